@@ -1,0 +1,104 @@
+import { z } from "zod";
+import {
+  Conversation,
+  ConversationId,
+  ConversationRecord,
+  ConversationSettingsPatch,
+  ConversationState,
+} from "./records.js";
+
+export const ConversationCreateParams = z
+  .object({
+    title: z.string().max(500).optional().describe("Title; defaults to empty."),
+    model: z.string().min(1).max(200).optional().describe("Model for this conversation; defaults to the server's."),
+    system: z.string().max(1_000_000).optional().describe("System prompt sent first in every model request."),
+    workspace: z.string().min(1).max(4096).optional().describe("Working directory for tools (absolute, or relative to the server's working directory)."),
+    settings: ConversationSettingsPatch.optional(),
+  })
+  .describe("Parameters of conversation.create.");
+export const ConversationCreateResult = Conversation;
+
+export const ConversationListParams = z
+  .object({
+    limit: z.number().int().min(1).max(500).optional().describe("Most conversations to return; default 50."),
+    cursor: z.string().min(1).optional().describe("nextCursor of the previous page; omit for the first page."),
+  })
+  .describe("Parameters of conversation.list. Conversations come newest first (by creation).");
+export const ConversationListResult = z
+  .object({
+    data: z.array(Conversation).describe("This page, newest first."),
+    nextCursor: z.string().optional().describe("Pass as `cursor` for the next page; absent on the last page."),
+  })
+  .describe("A page of conversations.");
+
+export const ConversationGetParams = z
+  .object({
+    conversationId: ConversationId,
+    includeRecords: z.boolean().optional().describe("Also return every record, oldest first. Default false."),
+  })
+  .describe("Parameters of conversation.get.");
+export const ConversationGetResult = z
+  .object({
+    conversation: Conversation,
+    records: z.array(ConversationRecord).optional().describe("Every record, oldest first, when includeRecords was true."),
+    state: ConversationState,
+  })
+  .describe("A conversation, its live state and, on request, its records.");
+
+export const ConversationUpdateParams = z
+  .object({
+    conversationId: ConversationId,
+    title: z.string().max(500).optional().describe("New title."),
+    model: z.string().min(1).max(200).nullable().optional().describe("New model; null returns to the server default."),
+    system: z.string().max(1_000_000).nullable().optional().describe("New system prompt; null removes it."),
+    workspace: z.string().min(1).max(4096).nullable().optional().describe("New tool working directory; null returns to the server's."),
+    settings: ConversationSettingsPatch.optional(),
+  })
+  .describe("Parameters of conversation.update. Fields left out are unchanged.");
+export const ConversationUpdateResult = Conversation;
+
+export const ConversationDeleteParams = z
+  .object({ conversationId: ConversationId })
+  .describe("Parameters of conversation.delete. A running generation is interrupted first.");
+export const ConversationDeleteResult = z.object({}).describe("Empty on success.");
+
+export const ConversationSubscribeParams = z
+  .object({
+    conversationId: ConversationId,
+    afterSeq: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe("Replay every event with a greater seq before any new one. Omit to receive only new events."),
+  })
+  .describe("Parameters of conversation.subscribe. Subscribing twice is harmless.");
+export const ConversationSubscribeResult = z
+  .object({
+    conversation: Conversation,
+    state: ConversationState,
+    replayed: z
+      .number()
+      .int()
+      .describe("How many missed events were sent (as notifications, before this response) to fill the gap after afterSeq."),
+    resync: z
+      .boolean()
+      .describe("True when events after afterSeq are no longer held: reload with conversation.get (includeRecords) and continue from state.seq."),
+  })
+  .describe("Snapshot of the conversation at the moment of subscribing.");
+
+export const ConversationUnsubscribeParams = z
+  .object({ conversationId: ConversationId })
+  .describe("Parameters of conversation.unsubscribe.");
+export const ConversationUnsubscribeResult = z.object({}).describe("Empty on success.");
+
+export type ConversationCreateParams = z.infer<typeof ConversationCreateParams>;
+export type ConversationListParams = z.infer<typeof ConversationListParams>;
+export type ConversationListResult = z.infer<typeof ConversationListResult>;
+export type ConversationGetParams = z.infer<typeof ConversationGetParams>;
+export type ConversationGetResult = z.infer<typeof ConversationGetResult>;
+export type ConversationUpdateParams = z.infer<typeof ConversationUpdateParams>;
+export type ConversationDeleteParams = z.infer<typeof ConversationDeleteParams>;
+export type ConversationSubscribeParams = z.infer<typeof ConversationSubscribeParams>;
+export type ConversationSubscribeResult = z.infer<typeof ConversationSubscribeResult>;
+export type ConversationUnsubscribeParams = z.infer<typeof ConversationUnsubscribeParams>;

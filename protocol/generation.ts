@@ -1,0 +1,74 @@
+import { z } from "zod";
+import { ConversationId, ToolCallStatus } from "./records.js";
+
+export const StepParams = z
+  .object({
+    conversationId: ConversationId,
+    autoConfirm: z
+      .union([z.boolean(), z.number().int().min(0).max(100_000)])
+      .optional()
+      .describe("true: run every tool call of this step without asking; a number: run that many without asking, then ask. Default: ask for each."),
+    model: z.string().min(1).max(200).optional().describe("Model for this step only; overrides the conversation's and the server's."),
+  })
+  .describe("Parameters of step: run the agent on the conversation until the model answers without tools.");
+export const StepResult = z
+  .object({
+    generationId: z.string().describe("Id of the generation started; every notification of it carries the same id."),
+  })
+  .describe("Answered at once; the work is reported by notifications.");
+
+export const InterruptParams = z
+  .object({ conversationId: ConversationId })
+  .describe("Parameters of interrupt.");
+export const InterruptResult = z
+  .object({
+    interrupted: z
+      .boolean()
+      .describe("True when a generation was running and has now ended; false when nothing was running. Idempotent."),
+  })
+  .describe("Result of interrupt. When true, the generation has fully stopped before this answer is sent.");
+
+export const ToolConfirmParams = z
+  .object({
+    conversationId: ConversationId,
+    toolCallId: z.string().min(1).describe("The pending tool call (from tool_pending)."),
+    action: z
+      .enum(["confirm", "edit", "skip", "auto"])
+      .describe("confirm: run it. edit: run it with `arguments` instead. skip: do not run it; the model is told the user declined. auto: run it and the next `count` tool uses of this conversation without asking."),
+    arguments: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe("With action \"edit\": the arguments to run with, validated against the tool's parameter schema."),
+    count: z
+      .number()
+      .int()
+      .min(0)
+      .max(100_000)
+      .optional()
+      .describe("With action \"auto\": how many further tool uses to run without asking (default 0: only this one)."),
+  })
+  .superRefine((v, ctx) => {
+    if (v.action === "edit" && v.arguments === undefined) {
+      ctx.addIssue({ code: "custom", path: ["arguments"], message: "arguments is required when action is \"edit\"" });
+    }
+    if (v.action !== "edit" && v.arguments !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["arguments"], message: "arguments is only allowed when action is \"edit\"" });
+    }
+    if (v.action !== "auto" && v.count !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["count"], message: "count is only allowed when action is \"auto\"" });
+    }
+  })
+  .describe("Parameters of tool.confirm: the decision on one pending tool call.");
+export const ToolConfirmResult = z
+  .object({
+    status: ToolCallStatus.describe("Status of the tool call right after the decision (executing or skipped)."),
+    autoConfirmRemaining: z.number().int().min(0).describe("Tool uses the conversation will still run without asking."),
+  })
+  .describe("Result of tool.confirm.");
+
+export type StepParams = z.infer<typeof StepParams>;
+export type StepResult = z.infer<typeof StepResult>;
+export type InterruptParams = z.infer<typeof InterruptParams>;
+export type InterruptResult = z.infer<typeof InterruptResult>;
+export type ToolConfirmParams = z.infer<typeof ToolConfirmParams>;
+export type ToolConfirmResult = z.infer<typeof ToolConfirmResult>;

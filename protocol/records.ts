@@ -1,0 +1,191 @@
+import { z } from "zod";
+
+/** Opaque identifiers. Conversations, records and generations use prefixed random ids. */
+export const ConversationId = z
+  .string()
+  .min(1)
+  .max(128)
+  .describe("Conversation id, as returned by conversation.create (e.g. \"c_7f3a…\").");
+
+export const Timestamp = z
+  .string()
+  .describe("ISO-8601 UTC timestamp with milliseconds, e.g. \"2026-11-22T04:52:41.123Z\".");
+
+export const ConversationSettings = z
+  .object({
+    toolHistoryRounds: z
+      .number()
+      .int()
+      .min(0)
+      .max(10_000)
+      .describe(
+        "How many of the most recent tool calls reach the model in full; older ones are reduced to their name (arguments and result dropped). Default 8.",
+      ),
+    maxIterations: z
+      .number()
+      .int()
+      .min(1)
+      .max(1_000)
+      .describe("Most model calls one `step` may make before it stops with a stored notice. Default 20."),
+    toolTimeoutMs: z
+      .number()
+      .int()
+      .min(100)
+      .max(86_400_000)
+      .describe("Per-tool-call time limit in milliseconds; on expiry the tool's whole process group is killed. Default 120000."),
+  })
+  .describe("Per-conversation settings; every field has a server default.");
+
+export const ConversationSettingsPatch = ConversationSettings.partial().describe(
+  "Settings to change; fields left out keep their value.",
+);
+
+export const Conversation = z
+  .object({
+    id: ConversationId,
+    title: z.string().describe("Human-readable title; empty when none was given."),
+    createdAt: Timestamp,
+    updatedAt: Timestamp.describe("When the conversation or any of its records last changed."),
+    model: z
+      .string()
+      .nullable()
+      .describe("Model used by `step` unless `step` names one; null means the server default."),
+    system: z
+      .string()
+      .nullable()
+      .describe("System prompt sent first in every model request; null for none."),
+    workspace: z
+      .string()
+      .nullable()
+      .describe("Working directory for tools; null means the server's working directory."),
+    settings: ConversationSettings,
+    recordCount: z.number().int().min(0).describe("Number of records stored in the conversation."),
+  })
+  .describe("A conversation: its metadata, without its records.");
+
+export const MessageRole = z
+  .enum(["system", "user", "assistant"])
+  .describe("Who wrote the message. `system` messages are instructions to the model; `assistant` ones come from the model.");
+
+export const BinaryContent = z
+  .object({
+    mimeType: z.string().describe("MIME type, e.g. image/png."),
+    data: z.string().describe("Base64-encoded bytes."),
+  })
+  .describe("Binary payload attached to a message (e.g. an image).");
+
+export const ToolCallRef = z
+  .object({
+    toolCallId: z.string().describe("Id the model gave the call; the matching ToolCallRecord carries the same id."),
+    toolName: z.string().describe("Name of the tool the model asked for."),
+  })
+  .describe("A tool call the assistant requested in this message.");
+
+export const MessageRecord = z
+  .object({
+    type: z.literal("message").describe("Discriminator: a chat message."),
+    id: z.string().describe("Record id, unique within the server."),
+    role: MessageRole,
+    content: z.string().describe("Text content of the message."),
+    binaryContent: z.array(BinaryContent).optional().describe("Binary attachments, if any."),
+    reasoning: z
+      .string()
+      .optional()
+      .describe("Reasoning (\"thinking\") text the model streamed before or alongside its answer."),
+    toolCalls: z
+      .array(ToolCallRef)
+      .optional()
+      .describe("For assistant messages: the tool calls the model requested, in order."),
+    interrupted: z
+      .boolean()
+      .optional()
+      .describe("True when an interrupt cut the model's stream: `content` is the partial text received."),
+    notice: z
+      .string()
+      .optional()
+      .describe("Set on server-written notices (e.g. \"max_iterations\"): why the server wrote this message."),
+    generationId: z.string().optional().describe("The generation that produced this record, if any."),
+    timestamp: Timestamp,
+  })
+  .describe("A chat message stored in a conversation.");
+
+export const ToolCallStatus = z
+  .enum(["pending", "executing", "completed", "failed", "skipped"])
+  .describe(
+    "pending: waiting for confirmation; executing: running; completed: ran and succeeded; failed: ran and failed (or could not run); skipped: declined or interrupted before it ran.",
+  );
+
+export const ToolCallRecord = z
+  .object({
+    type: z.literal("tool_call").describe("Discriminator: a tool call and its outcome."),
+    id: z.string().describe("Record id, unique within the server."),
+    toolCallId: z.string().describe("Id the model gave the call (OpenAI `tool_calls[].id`)."),
+    toolName: z.string().describe("Name of the tool."),
+    arguments: z
+      .record(z.string(), z.unknown())
+      .describe("Arguments the tool runs (or ran) with; after an edit, the edited ones."),
+    originalArguments: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe("Present when the user edited the arguments: what the model proposed."),
+    edited: z.boolean().optional().describe("True when the user edited the arguments before running."),
+    result: z
+      .string()
+      .nullable()
+      .describe("Text returned to the model: the tool's output (capped), an error, or the skip reason. Null while pending or executing."),
+    success: z.boolean().nullable().describe("Whether the tool succeeded; null until it has finished."),
+    status: ToolCallStatus,
+    exitCode: z.number().int().nullable().optional().describe("Process exit code, for tools that run a process."),
+    generationId: z.string().optional().describe("The generation that produced this call."),
+    timestamp: Timestamp.describe("When the call was stored (proposed by the model)."),
+    completedAt: Timestamp.optional().describe("When the call reached completed, failed or skipped."),
+  })
+  .describe("A tool call requested by the model, with its confirmation state and result.");
+
+export const ConversationRecord = z
+  .discriminatedUnion("type", [MessageRecord, ToolCallRecord])
+  .describe("One entry of a conversation's history: a message or a tool call.");
+
+export const PendingTool = z
+  .object({
+    toolCallId: z.string().describe("The pending call's id; answer it with tool.confirm."),
+    toolName: z.string().describe("Tool name."),
+    arguments: z.record(z.string(), z.unknown()).describe("Arguments the model proposed."),
+  })
+  .describe("A tool call waiting for a decision.");
+
+export const LastError = z
+  .object({
+    code: z.number().int().describe("Error code from the error table (e.g. LLM_ERROR)."),
+    message: z.string().describe("What went wrong, in words."),
+    status: z.number().int().optional().describe("HTTP status from the model endpoint, when there was one."),
+    timestamp: Timestamp,
+  })
+  .describe("The most recent error of the conversation's generations.");
+
+export const ConversationState = z
+  .object({
+    generating: z.boolean().describe("True while a generation runs (streaming, waiting for confirmation or running tools)."),
+    generationId: z.string().nullable().describe("The running generation's id, or null."),
+    pendingTools: z.array(PendingTool).describe("Tool calls waiting for tool.confirm."),
+    autoConfirmRemaining: z
+      .number()
+      .int()
+      .min(0)
+      .describe("How many further tool uses this conversation will run without asking (set by tool.confirm action \"auto\")."),
+    lastError: LastError.nullable().describe("Last generation error, cleared when a generation succeeds."),
+    seq: z.number().int().min(0).describe("Seq of the latest event of this conversation; subscribe with afterSeq = this to miss nothing."),
+  })
+  .describe("Live state of a conversation.");
+
+export type ConversationId = z.infer<typeof ConversationId>;
+export type ConversationSettings = z.infer<typeof ConversationSettings>;
+export type Conversation = z.infer<typeof Conversation>;
+export type MessageRole = z.infer<typeof MessageRole>;
+export type MessageRecord = z.infer<typeof MessageRecord>;
+export type ToolCallStatus = z.infer<typeof ToolCallStatus>;
+export type ToolCallRecord = z.infer<typeof ToolCallRecord>;
+export type ConversationRecord = z.infer<typeof ConversationRecord>;
+export type PendingTool = z.infer<typeof PendingTool>;
+export type LastError = z.infer<typeof LastError>;
+export type ConversationState = z.infer<typeof ConversationState>;

@@ -1,0 +1,16 @@
+/**
+ * Chat messages as the OpenAI chat completions API takes them. Kept as our
+ * own minimal types (structurally compatible with the SDK's) so that the
+ * context builder and the loop do not depend on one provider's package.
+ */
+export interface ChatToolCall {
+  id: string;
+  type: "function";
+  function: { name: string; arguments: string };
+}
+
+export type ChatMessage =
+  | { role: "system"; content: string }
+  | { role: "user"; content: string }
+  | { role: "assistant"; content: string | null; tool_calls?: ChatToolCall[] }
+  | { role: "tool"; tool_call_id: string; content: string };

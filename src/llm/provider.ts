@@ -1,0 +1,64 @@
+import type { ChatMessage } from "./chat-message.js";
+
+export interface LlmToolSpec {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments. */
+  parameters: Record<string, unknown>;
+}
+
+export interface ChatRequest {
+  model: string;
+  messages: ChatMessage[];
+  tools: LlmToolSpec[];
+  /** Aborting ends the stream (and the HTTP request) at once. */
+  signal: AbortSignal;
+}
+
+export interface Usage {
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+}
+
+export interface ProposedToolCall {
+  id: string;
+  name: string;
+  /** Raw JSON text as the model produced it (may be invalid JSON). */
+  arguments: string;
+}
+
+export type StreamEvent =
+  | { type: "text"; delta: string }
+  | { type: "reasoning"; delta: string }
+  | { type: "done"; finishReason: string | null; usage: Usage | null; toolCalls: ProposedToolCall[] };
+
+export interface ModelInfo {
+  id: string;
+  ownedBy?: string;
+}
+
+/**
+ * The seam between the loop and a model endpoint. `stream` yields deltas and
+ * ends with exactly one `done` event, or throws LlmError. When the signal is
+ * aborted the iteration ends early without a `done`; callers check
+ * `signal.aborted`.
+ */
+export interface LlmProvider {
+  stream(request: ChatRequest): AsyncIterable<StreamEvent>;
+  listModels(signal?: AbortSignal): Promise<ModelInfo[]>;
+}
+
+export type LlmErrorKind = "http" | "connection" | "timeout" | "malformed";
+
+/** A model endpoint failure, with the provider's HTTP status when there was one. */
+export class LlmError extends Error {
+  constructor(
+    message: string,
+    readonly kind: LlmErrorKind,
+    readonly status?: number,
+  ) {
+    super(message);
+    this.name = "LlmError";
+  }
+}
