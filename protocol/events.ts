@@ -69,7 +69,9 @@ export const GenerationCompleteNotification = z
       .describe("Token usage, when the endpoint reports it."),
     final: z
       .boolean()
-      .describe("True when the step ends here (the model answered without tools, or maxIterations was reached)."),
+      .describe(
+        "True when the step ends here: the model answered without tools, or maxIterations was reached (its tool calls are then skipped and a notice is stored first). Every generation ends with exactly one of: generation_complete with final true, interrupted, error.",
+      ),
   })
   .describe("A model call ended and its assistant message was stored.");
 
@@ -128,7 +130,11 @@ export const ToolSkippedNotification = z
     ...EventBase,
     generationId: GenerationId,
     record: ToolCallRecord.describe("The tool call record, now skipped."),
-    reason: z.enum(["user", "interrupted"]).describe("user: declined with tool.confirm skip; interrupted: an interrupt ended the generation."),
+    reason: z
+      .enum(["user", "interrupted", "max_iterations"])
+      .describe(
+        "user: declined with tool.confirm skip; interrupted: an interrupt ended the generation; max_iterations: the step reached maxIterations, so no model call would see the result.",
+      ),
   })
   .describe("A tool call will not run.");
 

@@ -1,0 +1,26 @@
+import type { ServerConfig } from "./config.js";
+import type { Agent } from "./generation/agent.js";
+import type { Logger } from "./logging/logger.js";
+import type { CallContext } from "./rpc/dispatcher.js";
+import type { Connection } from "./sessions/connection.js";
+import type { ConversationHub } from "./sessions/conversation-hub.js";
+import type { ConversationStore } from "./store/conversation-store.js";
+
+/** The server's parts, as handlers see them. */
+export interface App {
+  readonly config: ServerConfig;
+  readonly log: Logger;
+  readonly store: ConversationStore;
+  readonly hub: ConversationHub;
+  readonly agent: Agent;
+  readonly connections: ReadonlySet<Connection>;
+  readonly startedAt: number;
+}
+
+/** Per-frame context handed to every handler. */
+export interface RequestContext extends CallContext {
+  connection: Connection;
+  app: App;
+  /** Work to run right after this frame's reply is sent (e.g. `connected` after initialize). */
+  afterReply: (() => void)[];
+}

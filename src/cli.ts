@@ -1,0 +1,70 @@
+#!/usr/bin/env node
+/**
+ * `agentwire serve` — flags and environment into a ServerConfig, then the
+ * one stdout line `agentwire listening on ws://HOST:PORT` once ready.
+ * Logs go to stderr.
+ */
+import { HELP, parseCli, UsageError } from "./cli-options.js";
+import { SERVER_VERSION } from "./server-version.js";
+
+async function main(): Promise<void> {
+  let parsed;
+  try {
+    parsed = parseCli(process.argv.slice(2), process.env);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`agentwire: ${error.message}\nRun agentwire --help for usage.\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  if (parsed.command === "help") {
+    process.stdout.write(HELP);
+    return;
+  }
+  if (parsed.command === "version") {
+    process.stdout.write(`${SERVER_VERSION}\n`);
+    return;
+  }
+  const config = parsed.config!;
+  const { startServer, ConfigError } = await import("./server.js");
+  const { DataDirLockedError } = await import("./store/conversation-store.js");
+  let server;
+  try {
+    server = await startServer(config);
+  } catch (error) {
+    const known = error instanceof ConfigError || error instanceof DataDirLockedError;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (known || code === "EADDRINUSE" || code === "EACCES" || code === "EADDRNOTAVAIL") {
+      const hint = code === "EADDRINUSE" ? ` (port ${config.port} is in use; pick another with --port, or --port 0)` : "";
+      process.stderr.write(`agentwire: ${(error as Error).message}${hint}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+  process.stdout.write(`agentwire listening on ${server.url}\n`);
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) process.exit(1); // second signal: stop now
+    stopping = true;
+    server.app.log.info(`${signal}: shutting down`);
+    server.close().then(
+      () => process.exit(0),
+      (error) => {
+        server.app.log.error("shutdown failed", error);
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGINT", () => stop("SIGINT"));
+  process.on("SIGTERM", () => stop("SIGTERM"));
+}
+
+// Last line of defence: log and keep serving rather than drop every client.
+process.on("uncaughtException", (error) => process.stderr.write(`agentwire: uncaught exception: ${error.stack ?? error}\n`));
+process.on("unhandledRejection", (error) => process.stderr.write(`agentwire: unhandled rejection: ${(error as Error)?.stack ?? error}\n`));
+
+main().catch((error) => {
+  process.stderr.write(`agentwire: failed to start: ${(error as Error)?.stack ?? error}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,66 @@
+import type { PendingTool } from "../../protocol/index.js";
+import type { ActiveGeneration } from "../sessions/conversation-runtime.js";
+import { PendingToolCall } from "./tool-decision.js";
+
+export type GenerationPhase = "starting" | "streaming" | "pending" | "executing";
+
+/**
+ * The state of one running generation: its abort signal (threaded to the
+ * HTTP stream and to every tool process), its phase, its offered tool
+ * calls, and the promise that settles when it has fully ended.
+ */
+export class Generation implements ActiveGeneration {
+  readonly controller = new AbortController();
+  phase: GenerationPhase = "starting";
+  /** Offered calls of the current round, by toolCallId, in offer order. */
+  readonly offered = new Map<string, PendingToolCall>();
+  /** Tool uses this step may still run without asking (`step` autoConfirm). */
+  stepAutoConfirm: number;
+  private finish!: () => void;
+  readonly done: Promise<void>;
+  private ended = false;
+
+  constructor(
+    readonly id: string,
+    readonly model: string,
+    autoConfirm: boolean | number | undefined,
+  ) {
+    this.stepAutoConfirm = autoConfirm === true ? Number.POSITIVE_INFINITY : typeof autoConfirm === "number" ? autoConfirm : 0;
+    this.done = new Promise((resolve) => {
+      this.finish = resolve;
+    });
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  get interrupted(): boolean {
+    return this.controller.signal.aborted;
+  }
+
+  pendingTools(): PendingTool[] {
+    const out: PendingTool[] = [];
+    for (const call of this.offered.values()) {
+      if (!call.decided) {
+        out.push({ toolCallId: call.record.toolCallId, toolName: call.record.toolName, arguments: call.record.arguments });
+      }
+    }
+    return out;
+  }
+
+  /** Idempotent; resolves when the loop has settled everything and announced `interrupted`. */
+  interrupt(): Promise<void> {
+    if (!this.ended && !this.controller.signal.aborted) {
+      this.controller.abort();
+      for (const call of this.offered.values()) call.decide({ action: "interrupted" });
+    }
+    return this.done;
+  }
+
+  /** Called once by the loop when it has fully stopped. */
+  end(): void {
+    this.ended = true;
+    this.finish();
+  }
+}

@@ -1,0 +1,25 @@
+import type { RequestContext } from "../app.js";
+import type { HandlerTable } from "../rpc/dispatcher.js";
+import * as agent from "./agent-handlers.js";
+import * as conversation from "./conversation-handlers.js";
+import * as message from "./message-handlers.js";
+import * as session from "./session-handlers.js";
+
+/** One handler per inventory method; a missing one does not compile. */
+export const handlers: HandlerTable<RequestContext> = {
+  initialize: session.initialize,
+  "server.status": session.serverStatus,
+  "conversation.create": conversation.conversationCreate,
+  "conversation.list": conversation.conversationList,
+  "conversation.get": conversation.conversationGet,
+  "conversation.update": conversation.conversationUpdate,
+  "conversation.delete": conversation.conversationDelete,
+  "conversation.subscribe": conversation.conversationSubscribe,
+  "conversation.unsubscribe": conversation.conversationUnsubscribe,
+  "message.append": message.messageAppend,
+  step: agent.step,
+  interrupt: agent.interrupt,
+  "tool.confirm": agent.toolConfirm,
+  "tools.list": agent.toolsList,
+  "models.list": agent.modelsList,
+};

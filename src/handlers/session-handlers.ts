@@ -1,0 +1,58 @@
+import { notifications, PROTOCOL_MAJOR, PROTOCOL_VERSION, requests } from "../../protocol/index.js";
+import type { RequestContext } from "../app.js";
+import type { HandlerTable } from "../rpc/dispatcher.js";
+import { RpcError } from "../rpc/rpc-error.js";
+import { SERVER_VERSION } from "../server-version.js";
+
+type Handlers = HandlerTable<RequestContext>;
+
+export const initialize: Handlers["initialize"] = (params, { connection, app, afterReply }) => {
+  if (connection.initialized) throw RpcError.of("ALREADY_INITIALIZED", "initialize was already sent on this connection");
+  const major = Number.parseInt(params.protocolVersion.split(".")[0] ?? "", 10);
+  if (major !== PROTOCOL_MAJOR) {
+    throw RpcError.of(
+      "UNSUPPORTED_PROTOCOL_VERSION",
+      `client speaks "${params.protocolVersion}", server speaks "${PROTOCOL_VERSION}"`,
+      { supported: PROTOCOL_VERSION },
+    );
+  }
+  connection.initialized = true;
+  connection.clientInfo = params.clientInfo;
+  connection.optOut = new Set(params.capabilities?.notificationOptOut ?? []);
+  afterReply.push(() =>
+    connection.send(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        method: "connected",
+        params: { connectionId: connection.id, protocolVersion: PROTOCOL_VERSION, timestamp: new Date().toISOString() },
+      }),
+    ),
+  );
+  return {
+    protocolVersion: PROTOCOL_VERSION,
+    serverInfo: { name: "agentwire" as const, version: SERVER_VERSION },
+    capabilities: {
+      methods: Object.keys(requests),
+      notifications: Object.keys(notifications),
+      maxPayloadBytes: app.config.maxPayloadBytes,
+    },
+    connectionId: connection.id,
+  };
+};
+
+export const serverStatus: Handlers["server.status"] = (_params, { app }) => {
+  const memory = process.memoryUsage();
+  let initialized = 0;
+  for (const c of app.connections) if (c.initialized) initialized++;
+  return {
+    version: SERVER_VERSION,
+    uptimeMs: Date.now() - app.startedAt,
+    connections: app.connections.size,
+    initializedConnections: initialized,
+    subscriptions: app.hub.subscriptionCount(),
+    conversationsLoaded: app.hub.loadedCount(),
+    conversationsStored: app.store.count(),
+    generations: app.hub.generationCount(),
+    memory: { rss: memory.rss, heapUsed: memory.heapUsed },
+  };
+};

@@ -1,0 +1,29 @@
+import type { NotificationMethod } from "../../protocol/index.js";
+
+/** The transport-independent view of one client connection. */
+export interface Connection {
+  readonly id: string;
+  initialized: boolean;
+  clientInfo?: { name: string; version?: string };
+  /** Notification methods this client opted out of at initialize. */
+  optOut: ReadonlySet<string>;
+  /** Conversations this connection is subscribed to. */
+  readonly subscriptions: Set<string>;
+  /** Send a pre-serialized frame. Must never throw. */
+  send(frame: string): void;
+  wants(method: NotificationMethod): boolean;
+}
+
+export function createConnection(id: string, send: (frame: string) => void): Connection {
+  const connection: Connection = {
+    id,
+    initialized: false,
+    optOut: new Set(),
+    subscriptions: new Set(),
+    send,
+    wants(method) {
+      return connection.optOut.size === 0 || !connection.optOut.has(method);
+    },
+  };
+  return connection;
+}

@@ -1,0 +1,107 @@
+import type {
+  ConversationState,
+  LastError,
+  NotificationMethod,
+  NotificationParams,
+  PendingTool,
+} from "../../protocol/index.js";
+import type { Logger } from "../logging/logger.js";
+import type { ConversationHandle } from "../store/conversation-store.js";
+import type { Connection } from "./connection.js";
+import { EventLog } from "./event-log.js";
+
+/** Seqs are reserved on disk this many at a time, so no event costs a write. */
+const SEQ_BLOCK = 1024;
+/** Renew the reservation this far before it runs out, so the write lands before it is needed. */
+const SEQ_MARGIN = 256;
+
+/** What the runtime needs to know of a running generation (implemented by the loop). */
+export interface ActiveGeneration {
+  readonly id: string;
+  pendingTools(): PendingTool[];
+  /** Stop everything; resolves once the generation has fully ended. */
+  interrupt(): Promise<void>;
+}
+
+type EventPayload<N extends NotificationMethod> = Omit<NotificationParams<N>, "conversationId" | "seq" | "timestamp">;
+
+/**
+ * The live side of one loaded conversation: its event numbering, recent
+ * event log, subscribers and running generation. Every event is serialized
+ * once and the same string goes to every subscriber.
+ */
+export class ConversationRuntime {
+  private seqValue: number;
+  private reserved: number;
+  readonly events: EventLog;
+  readonly subscribers = new Set<Connection>();
+  generation: ActiveGeneration | null = null;
+  /** Tool uses still to run without asking; belongs to the conversation, not to a client. */
+  autoConfirmRemaining = 0;
+  lastError: LastError | null = null;
+  deleted = false;
+
+  constructor(
+    readonly handle: ConversationHandle,
+    eventLogSize: number,
+    private readonly log: Logger,
+  ) {
+    // After a restart, numbering resumes above everything that may have been handed out.
+    this.seqValue = handle.seqReserved;
+    this.reserved = handle.seqReserved;
+    this.events = new EventLog(eventLogSize);
+  }
+
+  get id(): string {
+    return this.handle.conversation.id;
+  }
+
+  get seq(): number {
+    return this.seqValue;
+  }
+
+  publish<N extends NotificationMethod>(method: N, payload: EventPayload<N>): number {
+    const seq = ++this.seqValue;
+    if (seq > this.reserved - SEQ_MARGIN) this.reserve(seq + SEQ_BLOCK);
+    const params = { conversationId: this.id, seq, timestamp: new Date().toISOString(), ...payload };
+    const frame = JSON.stringify({ jsonrpc: "2.0", method, params });
+    this.events.push({ seq, frame });
+    for (const connection of this.subscribers) {
+      if (connection.wants(method)) connection.send(frame);
+    }
+    return seq;
+  }
+
+  state(): ConversationState {
+    return {
+      generating: this.generation !== null,
+      generationId: this.generation?.id ?? null,
+      pendingTools: this.generation?.pendingTools() ?? this.storedPendingTools(),
+      autoConfirmRemaining: this.autoConfirmRemaining,
+      lastError: this.lastError,
+      seq: this.seqValue,
+    };
+  }
+
+  /** Pending calls stored by an earlier process (offered again by the next step or tool.confirm). */
+  private storedPendingTools(): PendingTool[] {
+    const records = this.handle.records;
+    const out: PendingTool[] = [];
+    for (let i = records.length - 1; i >= 0; i--) {
+      const r = records[i]!;
+      if (r.type === "message") {
+        if (r.role === "assistant") break;
+        continue;
+      }
+      if (r.status === "pending") out.unshift({ toolCallId: r.toolCallId, toolName: r.toolName, arguments: r.arguments });
+    }
+    return out;
+  }
+
+  private reserve(upTo: number): void {
+    this.reserved = upTo;
+    this.handle.reserveSeq(upTo).catch((error) => {
+      this.log.error(`could not persist seq reservation of conversation ${this.id}`, error);
+    });
+  }
+}
