@@ -43,6 +43,9 @@ async function main(): Promise<void> {
     throw error;
   }
   process.stdout.write(`agentwire listening on ${server.url}\n`);
+  // Tool process groups must not outlive the server, however it ends.
+  const { killAllProcessGroups } = await import("./tools/process-group.js");
+  process.on("exit", killAllProcessGroups);
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) process.exit(1); // second signal: stop now

@@ -1,0 +1,18 @@
+import { z } from "zod";
+import type { ToolSpec } from "../../protocol/tools.js";
+import type { Tool } from "./tool.js";
+
+/**
+ * JSON Schema (draft 7) of a tool's arguments as the model should write them
+ * (`io: "input"`: optional and defaulted fields are not required). `$schema`
+ * is dropped: the OpenAI tools API and tools.list do not want it.
+ */
+export function toolParametersJsonSchema(schema: z.ZodType): Record<string, unknown> {
+  const { $schema: _dropped, ...rest } = z.toJSONSchema(schema, { target: "draft-7", io: "input" }) as Record<string, unknown>;
+  return rest;
+}
+
+/** What tools.list returns and what the LLM request offers for one tool. */
+export function toolSpec(tool: Tool): ToolSpec {
+  return { name: tool.name, description: tool.description, parameters: toolParametersJsonSchema(tool.parameters) };
+}

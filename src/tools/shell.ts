@@ -1,0 +1,364 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { stat } from "node:fs/promises";
+import { StringDecoder } from "node:string_decoder";
+import { z } from "zod";
+import { isProcessGroupAlive, signalProcessGroup, trackProcessGroup } from "./process-group.js";
+import type { Tool, ToolResult, ToolRunContext } from "./tool.js";
+
+export interface ShellToolOptions {
+  /** Output kept for the model; beyond it the middle is cut (head and tail kept). Default 64 KiB. */
+  maxOutputBytes?: number;
+  /** Output streamed through onOutput; beyond it one notice is sent and streaming stops. Default 8 MiB. */
+  maxStreamBytes?: number;
+  /** On timeout, time between SIGTERM and SIGKILL to the process group. Default 500 ms. */
+  killGraceMs?: number;
+  /** After killing the group, resolve at most this much later even if the pipes stay open. Default 1000 ms. */
+  closeWaitMs?: number;
+  /**
+   * After bash exits, how long background processes may keep its stdout/stderr
+   * open before the group is killed. Background jobs that redirected their
+   * output (`server > log 2>&1 &`) do not hold the pipes and are left running.
+   * Default 500 ms.
+   */
+  exitDrainMs?: number;
+}
+
+const DEFAULTS: Required<ShellToolOptions> = {
+  maxOutputBytes: 64 * 1024,
+  maxStreamBytes: 8 * 1024 * 1024,
+  killGraceMs: 500,
+  closeWaitMs: 1000,
+  exitDrainMs: 500,
+};
+
+/** setTimeout fires at once for delays above this. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+export const ShellArguments = z.object({
+  command: z
+    .string()
+    .min(1)
+    .describe("The bash command line to run, e.g. `ls -la src` or `npm test 2>&1 | tail -n 50`."),
+  timeoutMs: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe("Time limit for this command in milliseconds. Capped by the server's limit; omit to use it."),
+});
+export type ShellArguments = z.infer<typeof ShellArguments>;
+
+export function createShellTool(options: ShellToolOptions = {}): Tool<ShellArguments> {
+  const settings: Required<ShellToolOptions> = { ...DEFAULTS, ...definedOnly(options) };
+  return {
+    name: "shell",
+    description:
+      "Run a command with `bash -c` in the workspace directory and return its stdout and stderr " +
+      "interleaved, followed by the exit code when it is not 0. Non-interactive: no stdin and no " +
+      "terminal, so avoid commands that prompt, page or open an editor. Output beyond " +
+      `${Math.round(settings.maxOutputBytes / 1024)} KiB is cut in the middle (start and end kept); ` +
+      "pipe through `head`, `tail` or `grep` for long output. The command is stopped at the time " +
+      "limit, and background processes still attached to its output are stopped when it ends.",
+    parameters: ShellArguments,
+    run: (args, context) =>
+      runShellCommand(args.command, { ...context, timeoutMs: effectiveTimeout(context.timeoutMs, args.timeoutMs) }, settings),
+  };
+}
+
+/** The smaller of the configured and per-call limits; undefined when neither is a positive finite number. */
+function effectiveTimeout(configured: number, perCall: number | undefined): number | undefined {
+  const limits = [configured, perCall].filter((ms): ms is number => typeof ms === "number" && Number.isFinite(ms) && ms > 0);
+  return limits.length > 0 ? Math.min(...limits) : undefined;
+}
+
+type RunContext = Omit<ToolRunContext, "timeoutMs"> & { timeoutMs: number | undefined };
+
+function runShellCommand(command: string, context: RunContext, settings: Required<ShellToolOptions>): Promise<ToolResult> {
+  if (context.signal.aborted) {
+    return Promise.resolve({ success: false, exitCode: null, output: "[interrupted before the command started]" });
+  }
+  return new Promise<ToolResult>((resolve) => {
+    let child: ChildProcess;
+    try {
+      child = spawn("bash", ["-c", command], {
+        cwd: context.cwd,
+        env: process.env,
+        stdio: ["ignore", "pipe", "pipe"],
+        detached: true,
+      });
+    } catch (error) {
+      // Synchronous failures: e.g. a NUL byte in the command.
+      resolve({ success: false, exitCode: null, output: `[could not start the command: ${errorMessage(error)}]` });
+      return;
+    }
+    new ShellRun(child, context, settings, resolve).start();
+  });
+}
+
+type Ending = "timeout" | "interrupt";
+
+/** One running command: owns its timers and listeners and removes them all when it settles. */
+class ShellRun {
+  private readonly output: CappedOutput;
+  private readonly stream: StreamGate;
+  private readonly decoders = { stdout: new StringDecoder("utf8"), stderr: new StringDecoder("utf8") };
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly cleanups: Array<() => void> = [];
+  private ending: Ending | null = null;
+  private exitCode: number | null = null;
+  private exitSignal: NodeJS.Signals | null = null;
+  private exited = false;
+  private holdersKilled = false;
+  private settled = false;
+
+  constructor(
+    private readonly child: ChildProcess,
+    private readonly context: RunContext,
+    private readonly settings: Required<ShellToolOptions>,
+    private readonly resolve: (result: ToolResult) => void,
+  ) {
+    this.output = new CappedOutput(settings.maxOutputBytes);
+    this.stream = new StreamGate(settings.maxStreamBytes, context.onOutput);
+  }
+
+  start(): void {
+    const { child, context } = this;
+    this.listen(child, "error", (error: Error) => void this.onError(error));
+    // Without a pid the spawn failed: 'error' settles, with a message naming the cause.
+    this.listen(child, "exit", (code: number | null, signal: NodeJS.Signals | null) => {
+      if (child.pid !== undefined) this.onExit(code, signal);
+    });
+    this.listen(child, "close", (code: number | null, signal: NodeJS.Signals | null) => {
+      if (child.pid === undefined) return;
+      this.onExit(code, signal);
+      this.settle();
+    });
+    for (const kind of ["stdout", "stderr"] as const) {
+      const pipe = child[kind];
+      if (!pipe) continue;
+      this.listen(pipe, "data", (chunk: Buffer) => this.receive(kind, this.decoders[kind].write(chunk)));
+      this.listen(pipe, "end", () => this.receive(kind, this.decoders[kind].end()));
+    }
+    if (child.pid !== undefined) this.cleanups.push(trackProcessGroup(child.pid));
+
+    const onAbort = () => this.kill("interrupt");
+    context.signal.addEventListener("abort", onAbort, { once: true });
+    this.cleanups.push(() => context.signal.removeEventListener("abort", onAbort));
+    if (context.timeoutMs !== undefined) {
+      this.later(Math.min(context.timeoutMs, MAX_TIMER_MS), () => this.kill("timeout"));
+    }
+  }
+
+  private listen(emitter: NodeJS.EventEmitter, event: string, listener: (...args: never[]) => void): void {
+    const handler = listener as (...args: unknown[]) => void;
+    emitter.on(event, handler);
+    this.cleanups.push(() => emitter.off(event, handler));
+  }
+
+  private later(ms: number, action: () => void): void {
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      action();
+    }, ms);
+    this.timers.add(timer);
+  }
+
+  private receive(kind: "stdout" | "stderr", text: string): void {
+    if (text === "") return;
+    this.output.append(text);
+    this.stream.send(kind, text);
+  }
+
+  private onExit(code: number | null, signal: NodeJS.Signals | null): void {
+    if (this.exited) return;
+    this.exited = true;
+    this.exitCode = code;
+    this.exitSignal = signal;
+    if (this.ending !== null) return;
+    // bash is gone; anything still holding the pipes is a background job of
+    // this command. Give it a moment to finish writing, then end it.
+    this.later(this.settings.exitDrainMs, () => {
+      const pid = this.child.pid;
+      if (pid !== undefined && signalProcessGroup(pid, "SIGKILL")) this.holdersKilled = true;
+      this.later(this.settings.closeWaitMs, () => this.settle());
+    });
+  }
+
+  private async onError(error: Error): Promise<void> {
+    if (this.child.pid !== undefined) return; // Spawned fine; 'close' still comes.
+    const message = await describeSpawnError(error, this.context.cwd);
+    this.settle(message);
+  }
+
+  private kill(ending: Ending): void {
+    const pid = this.child.pid;
+    if (this.settled || this.ending !== null || pid === undefined) return;
+    this.ending = ending;
+    if (ending === "interrupt") {
+      signalProcessGroup(pid, "SIGKILL");
+    } else {
+      signalProcessGroup(pid, "SIGTERM");
+      this.later(this.settings.killGraceMs, () => {
+        if (isProcessGroupAlive(pid)) signalProcessGroup(pid, "SIGKILL");
+      });
+    }
+    // A process that left the group may still hold the pipes: do not wait for it.
+    this.later(this.settings.closeWaitMs, () => this.settle());
+  }
+
+  private settle(spawnError?: string): void {
+    if (this.settled) return;
+    this.settled = true;
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+    for (const cleanup of this.cleanups.splice(0)) cleanup();
+
+    const pid = this.child.pid;
+    // Cut the SIGTERM grace short rather than leave a timer or a survivor behind.
+    if (this.ending !== null && pid !== undefined && isProcessGroupAlive(pid)) signalProcessGroup(pid, "SIGKILL");
+    this.child.stdout?.destroy();
+    this.child.stderr?.destroy();
+    for (const kind of ["stdout", "stderr"] as const) {
+      const rest = this.decoders[kind].end();
+      if (rest !== "") this.output.append(rest);
+    }
+
+    if (spawnError !== undefined) {
+      this.resolve({ success: false, exitCode: null, output: spawnError });
+      return;
+    }
+    const notes: string[] = [];
+    if (this.ending === "timeout") notes.push(`[timed out after ${this.context.timeoutMs} ms]`);
+    else if (this.ending === "interrupt") notes.push("[interrupted]");
+    else if (this.exitSignal !== null) notes.push(`[killed by signal ${this.exitSignal}]`);
+    else if (this.exitCode !== 0) notes.push(`[exit code: ${this.exitCode ?? "unknown"}]`);
+    if (this.holdersKilled) notes.push("[background processes that kept the output open were stopped]");
+
+    let text = this.output.toString();
+    if (notes.length > 0) text += (text === "" || text.endsWith("\n") ? "" : "\n") + notes.join("\n");
+    this.resolve({
+      success: this.ending === null && this.exitCode === 0,
+      exitCode: this.exitCode,
+      output: text,
+    });
+  }
+}
+
+async function describeSpawnError(error: Error, cwd: string): Promise<string> {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === "ENOENT" || code === "ENOTDIR") {
+    // Node reports a bad cwd as "spawn bash ENOENT"; say which one it was.
+    try {
+      const info = await stat(cwd);
+      if (!info.isDirectory()) return `[could not start the command: working directory ${cwd} is not a directory]`;
+    } catch {
+      return `[could not start the command: working directory ${cwd} does not exist]`;
+    }
+    return "[could not start the command: bash was not found on PATH]";
+  }
+  return `[could not start the command in ${cwd}: ${error.message}]`;
+}
+
+/** Forwards chunks to onOutput up to a byte budget, then sends one notice and stops. */
+class StreamGate {
+  private sent = 0;
+  private closed = false;
+
+  constructor(
+    private readonly limit: number,
+    private readonly onOutput: ToolRunContext["onOutput"],
+  ) {}
+
+  send(kind: "stdout" | "stderr", text: string): void {
+    if (this.closed) return;
+    const bytes = Buffer.byteLength(text, "utf8");
+    if (this.sent + bytes <= this.limit) {
+      this.sent += bytes;
+      this.emit(kind, text);
+      return;
+    }
+    const head = utf8Prefix(Buffer.from(text, "utf8"), this.limit - this.sent);
+    if (head !== "") this.emit(kind, head);
+    this.closed = true;
+    this.emit(kind, `\n[output beyond ${this.limit} bytes is not streamed; the command keeps running]\n`);
+  }
+
+  private emit(kind: "stdout" | "stderr", text: string): void {
+    try {
+      this.onOutput(kind, text);
+    } catch {
+      // A failing listener must not take down the process reading the pipes.
+    }
+  }
+}
+
+/** Keeps the first and last halves of the text (in UTF-8 bytes) and counts what falls between. */
+class CappedOutput {
+  private readonly head: Buffer[] = [];
+  private headBytes = 0;
+  private readonly tail: Buffer[] = [];
+  private tailBytes = 0;
+  private totalBytes = 0;
+  private readonly headLimit: number;
+  private readonly tailLimit: number;
+
+  constructor(limit: number) {
+    this.headLimit = Math.floor(limit / 2);
+    this.tailLimit = limit - this.headLimit;
+  }
+
+  append(text: string): void {
+    let bytes = Buffer.from(text, "utf8");
+    this.totalBytes += bytes.length;
+    if (this.headBytes < this.headLimit) {
+      const take = Math.min(bytes.length, this.headLimit - this.headBytes);
+      this.head.push(bytes.subarray(0, take));
+      this.headBytes += take;
+      bytes = bytes.subarray(take);
+    }
+    if (bytes.length === 0) return;
+    this.tail.push(bytes);
+    this.tailBytes += bytes.length;
+    while (this.tail.length > 1 && this.tailBytes - this.tail[0].length >= this.tailLimit) {
+      this.tailBytes -= this.tail.shift()!.length;
+    }
+  }
+
+  toString(): string {
+    const head = Buffer.concat(this.head);
+    let tail = Buffer.concat(this.tail);
+    if (head.length + tail.length === this.totalBytes && tail.length <= this.tailLimit) {
+      return Buffer.concat([head, tail]).toString("utf8");
+    }
+    tail = tail.subarray(tail.length - this.tailLimit);
+    let tailStart = 0;
+    while (tailStart < tail.length && (tail[tailStart] & 0xc0) === 0x80) tailStart++;
+    const headText = utf8Prefix(head, head.length);
+    const tailText = tail.subarray(tailStart).toString("utf8");
+    const cut = this.totalBytes - Buffer.byteLength(headText, "utf8") - (tail.length - tailStart);
+    return `${headText}\n[… ${cut} bytes cut …]\n${tailText}`;
+  }
+}
+
+/** The longest prefix of at most `limit` bytes that ends on a character boundary, decoded. */
+function utf8Prefix(bytes: Buffer, limit: number): string {
+  let end = Math.max(0, Math.min(limit, bytes.length));
+  if (end > 0) {
+    let lead = end - 1;
+    while (lead >= 0 && (bytes[lead] & 0xc0) === 0x80) lead--;
+    if (lead >= 0) {
+      const first = bytes[lead];
+      const width = first >= 0xf0 ? 4 : first >= 0xe0 ? 3 : first >= 0xc0 ? 2 : 1;
+      if (lead + width > end) end = lead;
+    }
+  }
+  return bytes.subarray(0, end).toString("utf8");
+}
+
+function definedOnly<T extends object>(options: T): Partial<T> {
+  return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as Partial<T>;
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,50 @@
+import type { z } from "zod";
+
+/** One problem with a tool call's arguments; `path` names the field, e.g. "command" or "edits[0].text" ("" for the whole value). */
+export interface ArgumentIssue {
+  path: string;
+  message: string;
+}
+
+export type ArgumentValidation<A> = { ok: true; value: A } | { ok: false; issues: ArgumentIssue[] };
+
+/** Checks already-decoded arguments against a tool's schema (its `parameters`). */
+export function validateArguments<A>(schema: z.ZodType<A>, raw: unknown): ArgumentValidation<A> {
+  const parsed = schema.safeParse(raw);
+  if (parsed.success) return { ok: true, value: parsed.data };
+  return {
+    ok: false,
+    issues: parsed.error.issues.map((issue) => ({ path: formatPath(issue.path), message: issue.message })),
+  };
+}
+
+/**
+ * Decodes the JSON text a model produced for a tool call, then validates it.
+ * Empty text counts as `{}`: some models send nothing for a call without arguments.
+ */
+export function validateArgumentsJson<A>(schema: z.ZodType<A>, text: string): ArgumentValidation<A> {
+  let raw: unknown = {};
+  if (text.trim() !== "") {
+    try {
+      raw = JSON.parse(text);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      return { ok: false, issues: [{ path: "", message: `arguments are not valid JSON: ${reason}` }] };
+    }
+  }
+  return validateArguments(schema, raw);
+}
+
+/** One line per issue, e.g. "command: Invalid input: expected string, received number". */
+export function formatArgumentIssues(issues: ArgumentIssue[]): string {
+  return issues.map((issue) => `${issue.path === "" ? "arguments" : issue.path}: ${issue.message}`).join("\n");
+}
+
+function formatPath(path: readonly PropertyKey[]): string {
+  let text = "";
+  for (const key of path) {
+    if (typeof key === "number") text += `[${key}]`;
+    else text += text === "" ? String(key) : `.${String(key)}`;
+  }
+  return text;
+}
