@@ -1,0 +1,377 @@
+/**
+ * Runtime of the generated TypeScript client (clients/typescript/runtime.ts).
+ *
+ * `npm run gen` copies this file verbatim, under a banner, next to the generated
+ * `index.ts`; edit it here. It is typechecked in place, so it may import only
+ * what resolves from both src/codegen/ and clients/typescript/ (both sit two
+ * levels below the repository root): protocol types, type-only (erased, so the
+ * client carries no zod at run time), and protocol/version.ts, which has no
+ * imports.
+ *
+ * Works with the browser WebSocket and with the `ws` package (both offer
+ * addEventListener; ws hands text frames over as strings and binary frames as
+ * Buffers or ArrayBuffers).
+ */
+import type {
+  NotificationMethod,
+  NotificationParams,
+  RequestMethod,
+  RequestParams,
+  RequestResult,
+} from "../../protocol/index.js";
+import { PROTOCOL_VERSION } from "../../protocol/version.js";
+
+/** The part of a WebSocket the client uses; the browser's and ws's both fit. */
+export interface WebSocketLike {
+  readonly readyState: number;
+  binaryType?: string;
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+  addEventListener(type: "open" | "message" | "close" | "error", listener: (event: any) => void): void;
+}
+
+/** A WebSocket constructor: `globalThis.WebSocket` or `import { WebSocket } from "ws"`. */
+export type WebSocketConstructor = new (url: string, protocols?: string | string[]) => WebSocketLike;
+
+export interface AgentwireClientOptions {
+  /** WebSocket implementation. Default: globalThis.WebSocket (browsers, Node ≥ 22); in Node 20 pass ws's WebSocket. */
+  WebSocket?: WebSocketConstructor;
+  /** Access token, sent as the `token` query parameter (browsers cannot set headers). */
+  token?: string;
+  /** WebSocket subprotocols to offer. */
+  protocols?: string[];
+  /** Who is connecting; shown in server.status and the server log. */
+  clientInfo?: RequestParams<"initialize">["clientInfo"];
+  /** Sent in initialize, e.g. `{ notificationOptOut: ["generation_progress"] }`. */
+  capabilities?: RequestParams<"initialize">["capabilities"];
+  /** Reject a request (and the connect steps) not answered within this many ms. Default: no limit. */
+  requestTimeoutMs?: number;
+}
+
+/** An error answered by the server: `code` is a number from the protocol's ErrorCodes table. */
+export class AgentwireRpcError extends Error {
+  override readonly name = "AgentwireRpcError";
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+/** Local failures that never crossed the wire. */
+export type AgentwireConnectionErrorCode = "CONNECTION_CLOSED" | "TIMEOUT";
+
+/** The socket closed (or could not open) before an answer came, or the answer took too long. */
+export class AgentwireConnectionError extends Error {
+  override readonly name = "AgentwireConnectionError";
+  constructor(
+    readonly code: AgentwireConnectionErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface CloseInfo {
+  /** WebSocket close code (1000 normal, 1006 abnormal, 1009 frame too big, …). */
+  code: number;
+  reason: string;
+}
+
+export type NotificationHandler<N extends NotificationMethod> = (params: NotificationParams<N>) => void;
+
+/** Called with every notification; narrowing on `method` narrows `params`. */
+export type AnyNotificationHandler = (
+  ...args: { [N in NotificationMethod]: [method: N, params: NotificationParams<N>] }[NotificationMethod]
+) => void;
+
+/** Params are optional exactly when the method's params type accepts `{}`. */
+export type ParamsArgs<M extends RequestMethod> = {} extends RequestParams<M>
+  ? [params?: RequestParams<M>]
+  : [params: RequestParams<M>];
+
+type Disposer = () => void;
+
+interface PendingCall {
+  method: string;
+  resolve(result: unknown): void;
+  reject(error: Error): void;
+  timer?: ReturnType<typeof setTimeout>;
+}
+
+const OPEN = 1;
+const METHOD_NOT_FOUND = -32601;
+
+/**
+ * Connection, request/response matching and notification dispatch. The
+ * generated `AgentwireClient` adds one typed method per request; use its
+ * static `connect`. Private state uses `#` names so generated members can
+ * never collide with it.
+ */
+export class AgentwireClientBase {
+  readonly #options: AgentwireClientOptions;
+  #socket: WebSocketLike | undefined;
+  #nextId = 1;
+  readonly #pending = new Map<number, PendingCall>();
+  readonly #handlers = new Map<string, Set<(params: any) => void>>();
+  readonly #anyHandlers = new Set<(method: any, params: any) => void>();
+  readonly #closeHandlers = new Set<(info: CloseInfo) => void>();
+  #closeInfo: CloseInfo | undefined;
+  #lastError: string | undefined;
+  #closing = false;
+  #closeWaiters: Array<() => void> = [];
+  #initializeResult: RequestResult<"initialize"> | undefined;
+
+  protected constructor(options: AgentwireClientOptions = {}) {
+    this.#options = options;
+  }
+
+  /** What the server answered to `initialize` (its version, capabilities, connection id). */
+  get initializeResult(): RequestResult<"initialize"> {
+    if (!this.#initializeResult) throw new Error("agentwire client: not connected yet");
+    return this.#initializeResult;
+  }
+
+  /** Id of this connection, as shown in server.status. */
+  get connectionId(): string {
+    return this.initializeResult.connectionId;
+  }
+
+  /** True once the socket has closed (or close() was called). */
+  get closed(): boolean {
+    return this.#closing || this.#closeInfo !== undefined;
+  }
+
+  /**
+   * Open the socket and send `initialize`. Rejects with AgentwireRpcError when
+   * the server refuses, AgentwireConnectionError when the socket fails or a
+   * step exceeds requestTimeoutMs; the socket is closed in every failure case.
+   *
+   * The server pushes `connected` right after the initialize answer, possibly
+   * before the caller can subscribe to it; its content is in initializeResult.
+   */
+  protected async handshake(url: string | URL): Promise<void> {
+    const Ctor = this.#options.WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
+    if (!Ctor) {
+      throw new TypeError("agentwire client: no global WebSocket here; pass options.WebSocket (in Node 20: the ws package's WebSocket)");
+    }
+    const target = new URL(url);
+    if (this.#options.token !== undefined) target.searchParams.set("token", this.#options.token);
+    const socket = new Ctor(target.toString(), this.#options.protocols);
+    this.#socket = socket;
+    if ("binaryType" in socket) socket.binaryType = "arraybuffer";
+
+    const opened = new Promise<void>((resolve, reject) => {
+      const timer = this.#startTimer(() => {
+        reject(new AgentwireConnectionError("TIMEOUT", `WebSocket did not open within ${this.#options.requestTimeoutMs} ms`));
+        this.#abort();
+      });
+      socket.addEventListener("open", () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      this.#closeWaiters.push(() => {
+        clearTimeout(timer);
+        reject(this.#closedError());
+      });
+    });
+    socket.addEventListener("message", (event: { data: unknown }) => this.#onFrame(event.data));
+    // Browsers and ws follow every error with a close event, which settles everything; ws also
+    // needs a listener here or it throws. Keep the message (ws has one) for the close error.
+    socket.addEventListener("error", (event: { message?: unknown }) => {
+      if (typeof event?.message === "string" && event.message) this.#lastError = event.message;
+    });
+    socket.addEventListener("close", (event: { code?: number; reason?: unknown }) =>
+      this.#onClose(event.code ?? 1006, typeof event.reason === "string" ? event.reason : ""),
+    );
+
+    try {
+      await opened;
+      const params: RequestParams<"initialize"> = { protocolVersion: PROTOCOL_VERSION };
+      if (this.#options.clientInfo) params.clientInfo = this.#options.clientInfo;
+      if (this.#options.capabilities) params.capabilities = this.#options.capabilities;
+      this.#initializeResult = await this.request("initialize", params);
+    } catch (error) {
+      this.#abort();
+      throw error;
+    }
+  }
+
+  /** Send one request and resolve with its result; typed by the protocol inventory. */
+  request<M extends RequestMethod>(method: M, ...args: ParamsArgs<M>): Promise<RequestResult<M>> {
+    return new Promise<RequestResult<M>>((resolve, reject) => {
+      const socket = this.#socket;
+      if (this.closed || !socket || socket.readyState !== OPEN) {
+        reject(this.#closedError());
+        return;
+      }
+      const id = this.#nextId++;
+      let frame: string;
+      try {
+        frame = JSON.stringify({ jsonrpc: "2.0", id, method, params: args[0] ?? {} });
+      } catch (error) {
+        reject(error instanceof Error ? error : new Error(String(error)));
+        return;
+      }
+      const call: PendingCall = { method, resolve: resolve as (result: unknown) => void, reject };
+      call.timer = this.#startTimer(() => {
+        this.#pending.delete(id);
+        reject(new AgentwireConnectionError("TIMEOUT", `${method}: no answer within ${this.#options.requestTimeoutMs} ms`));
+      });
+      this.#pending.set(id, call);
+      try {
+        socket.send(frame);
+      } catch (error) {
+        this.#settle(id);
+        reject(new AgentwireConnectionError("CONNECTION_CLOSED", `${method}: send failed: ${String(error)}`));
+      }
+    });
+  }
+
+  /** Call `handler` with the params of every `method` notification until the returned disposer is called. */
+  on<N extends NotificationMethod>(method: N, handler: NotificationHandler<N>): Disposer {
+    let set = this.#handlers.get(method);
+    if (!set) this.#handlers.set(method, (set = new Set()));
+    const entry = (params: any) => handler(params);
+    set.add(entry);
+    return () => {
+      set.delete(entry);
+    };
+  }
+
+  /** Call `handler` with every notification (method and params) until the returned disposer is called. */
+  onAny(handler: AnyNotificationHandler): Disposer {
+    const entry = (method: any, params: any) => handler(method, params);
+    this.#anyHandlers.add(entry);
+    return () => {
+      this.#anyHandlers.delete(entry);
+    };
+  }
+
+  /** Call `handler` once when the socket closes (at once, asynchronously, if it already has). */
+  onClose(handler: (info: CloseInfo) => void): Disposer {
+    const entry = (info: CloseInfo) => handler(info);
+    this.#closeHandlers.add(entry);
+    const info = this.#closeInfo;
+    if (info) queueMicrotask(() => this.#closeHandlers.has(entry) && this.#fire(entry, info));
+    return () => {
+      this.#closeHandlers.delete(entry);
+    };
+  }
+
+  /** Close the connection; resolves once the socket has closed. Pending requests reject with CONNECTION_CLOSED. */
+  close(code = 1000, reason = ""): Promise<void> {
+    if (this.#closeInfo) return Promise.resolve();
+    const done = new Promise<void>((resolve) => this.#closeWaiters.push(resolve));
+    this.#closing = true;
+    try {
+      this.#socket?.close(code, reason);
+    } catch {
+      this.#onClose(code, reason);
+    }
+    if (!this.#socket) this.#onClose(code, reason);
+    return done;
+  }
+
+  #startTimer(onTimeout: () => void): ReturnType<typeof setTimeout> | undefined {
+    const ms = this.#options.requestTimeoutMs;
+    return ms === undefined ? undefined : setTimeout(onTimeout, ms);
+  }
+
+  /** Close after a failed connect; the close event settles everything still waiting. */
+  #abort(): void {
+    if (this.#closeInfo) return;
+    this.#closing = true;
+    try {
+      this.#socket?.close(1000, "connect failed");
+    } catch {
+      this.#onClose(1006, "connect failed");
+    }
+  }
+
+  #closedError(): AgentwireConnectionError {
+    const info = this.#closeInfo;
+    let how = info ? `code ${info.code}` : "closed by the client";
+    if (info?.reason) how += `, reason "${info.reason}"`;
+    if (this.#lastError) how += `, error: ${this.#lastError}`;
+    return new AgentwireConnectionError("CONNECTION_CLOSED", `agentwire connection closed (${how})`);
+  }
+
+  #settle(id: number): PendingCall | undefined {
+    const call = this.#pending.get(id);
+    if (!call) return undefined;
+    this.#pending.delete(id);
+    clearTimeout(call.timer);
+    return call;
+  }
+
+  #onFrame(data: unknown): void {
+    let text: string;
+    if (typeof data === "string") text = data;
+    else if (data instanceof ArrayBuffer || ArrayBuffer.isView(data)) text = new TextDecoder().decode(data);
+    else return; // e.g. a Blob from a socket whose binaryType could not be set; the server sends text only
+    let message: unknown;
+    try {
+      message = JSON.parse(text);
+    } catch {
+      return;
+    }
+    for (const item of Array.isArray(message) ? message : [message]) this.#onMessage(item);
+  }
+
+  #onMessage(message: unknown): void {
+    if (typeof message !== "object" || message === null) return;
+    const m = message as { id?: unknown; method?: unknown; params?: unknown; result?: unknown; error?: unknown };
+    if (typeof m.method === "string") {
+      if (m.id !== undefined) this.#refuseServerRequest(m.id, m.method);
+      else this.#dispatch(m.method, m.params);
+      return;
+    }
+    if (typeof m.id !== "number") return; // id null: the server could not read one of our frames
+    const call = this.#settle(m.id);
+    if (!call) return; // timed out already
+    if ("error" in m) {
+      const e = (m.error ?? {}) as { code?: unknown; message?: unknown; data?: unknown };
+      const code = typeof e.code === "number" ? e.code : 0;
+      const text = typeof e.message === "string" ? e.message : `${call.method} failed`;
+      call.reject(new AgentwireRpcError(code, text, e.data));
+    } else {
+      call.resolve(m.result);
+    }
+  }
+
+  /** No server→client requests exist in this protocol version. */
+  #refuseServerRequest(id: unknown, method: string): void {
+    if (this.#socket?.readyState !== OPEN) return;
+    const error = { code: METHOD_NOT_FOUND, message: `Method not found: ${method}` };
+    this.#socket.send(JSON.stringify({ jsonrpc: "2.0", id, error }));
+  }
+
+  #dispatch(method: string, params: unknown): void {
+    for (const handler of [...(this.#handlers.get(method) ?? [])]) this.#fire(handler, params);
+    for (const handler of [...this.#anyHandlers]) this.#fire(handler, method, params);
+  }
+
+  /** A throwing handler must not starve the others; its error still surfaces, as an uncaught one. */
+  #fire<A extends unknown[]>(handler: (...args: A) => void, ...args: A): void {
+    try {
+      handler(...args);
+    } catch (error) {
+      queueMicrotask(() => {
+        throw error;
+      });
+    }
+  }
+
+  #onClose(code: number, reason: string): void {
+    if (this.#closeInfo) return;
+    const info: CloseInfo = { code, reason };
+    this.#closeInfo = info;
+    const error = this.#closedError();
+    for (const id of [...this.#pending.keys()]) this.#settle(id)?.reject(error);
+    for (const waiter of this.#closeWaiters.splice(0)) waiter();
+    for (const handler of [...this.#closeHandlers]) this.#fire(handler, info);
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * protocol/openrpc.json: the OpenRPC 1.3 document of the protocol, derived
+ * from the inventory. Notifications and the error table have no place in
+ * OpenRPC, so they go under the `x-notifications` and `x-error-codes`
+ * extensions.
+ */
+import ts from "typescript";
+import { ErrorCodes, ErrorMeanings, type ErrorCodeName } from "../../protocol/errors.js";
+import { notifications, requests, type RequestMethod } from "../../protocol/inventory.js";
+import { GENERATED_NOTE, toJsonSchema, type JsonSchema } from "./json-schema.js";
+
+export interface OpenRpcInputs {
+  packageVersion: string;
+  protocolVersion: string;
+  /** Text of protocol/errors.ts: the doc comment of each ErrorCodes entry becomes its description. */
+  errorsSource: string;
+}
+
+export function buildOpenRpcDocument(inputs: OpenRpcInputs): JsonSchema {
+  const errorDocs = readErrorDocs(inputs.errorsSource);
+  const errorObject = (name: ErrorCodeName) => ({ code: ErrorCodes[name], message: ErrorMeanings[name] });
+
+  const methods = Object.entries(requests).map(([method, entry]) => {
+    const params = toJsonSchema(entry.params, "input", `${method} params`);
+    const result = toJsonSchema(entry.result, "output", `${method} result`);
+    const properties = (params.properties ?? {}) as Record<string, JsonSchema>;
+    const required = new Set((params.required ?? []) as string[]);
+    return {
+      name: method,
+      description: entry.description,
+      paramStructure: "by-name",
+      params: Object.entries(properties).map(([name, schema]) => ({
+        name,
+        ...describedBy(schema),
+        required: required.has(name),
+        schema,
+      })),
+      result: { name: entry.names.result, ...describedBy(result), schema: result },
+      errors: methodErrors(method as RequestMethod).map(errorObject),
+      "x-params-type": entry.names.params,
+    };
+  });
+
+  return {
+    openrpc: "1.3.2",
+    "x-generated": GENERATED_NOTE,
+    info: {
+      title: "agentwire",
+      version: inputs.packageVersion,
+      description:
+        "Agent protocol server: runs LLM agents with tools, driven over one WebSocket speaking JSON-RPC 2.0. " +
+        "Send `initialize` first. Params are always an object (by name). Notifications (`x-notifications`) " +
+        "are pushed by the server; every error code is listed in `x-error-codes`.",
+      "x-protocol-version": inputs.protocolVersion,
+    },
+    methods,
+    "x-notifications": Object.entries(notifications).map(([method, entry]) => {
+      const params = toJsonSchema(entry.params, "output", `${method} notification`);
+      return { name: method, description: entry.description, params: { name: entry.name, ...describedBy(params), schema: params } };
+    }),
+    "x-error-codes": (Object.keys(ErrorCodes) as ErrorCodeName[]).map((name) => ({
+      name,
+      ...errorObject(name),
+      description: errorDocs.get(name),
+    })),
+  };
+}
+
+/**
+ * The errors a method lists: its application errors, then INVALID_PARAMS when
+ * it has fields to get wrong. The other standard codes apply to any call.
+ */
+export function methodErrors(method: RequestMethod): ErrorCodeName[] {
+  const entry = requests[method];
+  const errors: ErrorCodeName[] = [...entry.errors];
+  const params = toJsonSchema(entry.params, "input", `${method} params`);
+  if (Object.keys((params.properties ?? {}) as object).length > 0) errors.push("INVALID_PARAMS");
+  return [...new Set(errors)];
+}
+
+function describedBy(schema: JsonSchema): { description?: string } {
+  return typeof schema.description === "string" ? { description: schema.description } : {};
+}
+
+/** The doc comment above each `ErrorCodes` entry, by code name; every entry must have one. */
+function readErrorDocs(source: string): Map<string, string> {
+  const file = ts.createSourceFile("errors.ts", source, ts.ScriptTarget.Latest, true);
+  const docs = new Map<string, string>();
+  const visit = (node: ts.Node): void => {
+    if (ts.isVariableDeclaration(node) && node.name.getText(file) === "ErrorCodes" && node.initializer) {
+      let init: ts.Expression = node.initializer;
+      while (ts.isAsExpression(init) || ts.isSatisfiesExpression(init) || ts.isParenthesizedExpression(init)) init = init.expression;
+      if (!ts.isObjectLiteralExpression(init)) return;
+      for (const prop of init.properties) {
+        const text = ts
+          .getJSDocCommentsAndTags(prop)
+          .map((doc) => (ts.isJSDoc(doc) ? (ts.getTextOfJSDocComment(doc.comment) ?? "") : ""))
+          .join(" ")
+          .trim();
+        if (prop.name && text) docs.set(prop.name.getText(file), text);
+      }
+      return;
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
+  const missing = Object.keys(ErrorCodes).filter((name) => !docs.has(name));
+  if (missing.length > 0) throw new Error(`codegen: ErrorCodes in protocol/errors.ts lacks a doc comment for ${missing.join(", ")}`);
+  return docs;
+}

@@ -1,0 +1,127 @@
+/**
+ * An agentwire server wired to the fake OpenAI-compatible server through the
+ * real `openai` SDK, plus a recorder of every notification a client sees.
+ */
+import type { AgentwireClient, NotificationMethod } from "../../clients/typescript/index.js";
+import type { ServerConfig } from "../../src/config.js";
+import { OpenAIProvider, type OpenAIProviderOptions } from "../../src/llm/openai-provider.js";
+import { startFakeOpenAI, type FakeOpenAI, type FakeOpenAIOptions } from "../fake-openai/server.js";
+import { startTestServer, type TestServer } from "./test-server.js";
+
+export interface AgentFixture {
+  fake: FakeOpenAI;
+  server: TestServer;
+  client: AgentwireClient;
+  close(): Promise<void>;
+}
+
+export async function startAgentFixture(
+  options: { config?: Partial<ServerConfig>; provider?: OpenAIProviderOptions; fake?: FakeOpenAIOptions } = {},
+): Promise<AgentFixture> {
+  const fake = await startFakeOpenAI({ apiKey: "test-key", ...options.fake });
+  const server = await startTestServer(
+    { model: "fake-model", ...options.config },
+    {
+      provider: async () =>
+        new OpenAIProvider({
+          apiKey: "test-key",
+          baseURL: fake.url,
+          retryBaseDelayMs: 10,
+          retryMaxDelayMs: 20,
+          idleTimeoutMs: 2000,
+          ...options.provider,
+        }),
+    },
+  );
+  const client = await server.connect();
+  return {
+    fake,
+    server,
+    client,
+    async close() {
+      await server.close();
+      await fake.close();
+    },
+  };
+}
+
+export interface RecordedEvent {
+  method: NotificationMethod;
+  params: any;
+}
+
+/** Every notification of one conversation, in arrival order, with waiting helpers. */
+export class EventRecorder {
+  readonly events: RecordedEvent[] = [];
+  private waiters: { test: (e: RecordedEvent) => boolean; resolve: (e: RecordedEvent) => void }[] = [];
+  readonly dispose: () => void;
+
+  constructor(client: AgentwireClient, readonly conversationId: string) {
+    this.dispose = client.onAny((method, params: any) => {
+      if (params?.conversationId !== conversationId) return;
+      const event = { method, params };
+      this.events.push(event);
+      this.waiters = this.waiters.filter((w) => {
+        if (!w.test(event)) return true;
+        w.resolve(event);
+        return false;
+      });
+    });
+  }
+
+  /** The first event (already seen or future) after index `from` matching the test. */
+  waitFor(test: (e: RecordedEvent) => boolean, timeoutMs = 5000, from = 0): Promise<RecordedEvent> {
+    const seen = this.events.slice(from).find(test);
+    if (seen) return Promise.resolve(seen);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        reject(new Error(`timed out waiting for an event; saw: ${this.methods().join(", ")}`));
+      }, timeoutMs);
+      this.waiters.push({
+        test,
+        resolve: (e) => {
+          clearTimeout(timer);
+          resolve(e);
+        },
+      });
+    });
+  }
+
+  waitForMethod(method: NotificationMethod, timeoutMs?: number, from = 0): Promise<RecordedEvent> {
+    return this.waitFor((e) => e.method === method, timeoutMs, from);
+  }
+
+  /** Resolves when the generation has ended (final complete, interrupted or error). */
+  waitForEnd(generationId: string, timeoutMs = 5000): Promise<RecordedEvent> {
+    return this.waitFor(
+      (e) =>
+        e.params.generationId === generationId &&
+        ((e.method === "generation_complete" && e.params.final) || e.method === "interrupted" || e.method === "error"),
+      timeoutMs,
+    );
+  }
+
+  methods(): string[] {
+    return this.events.map((e) => e.method);
+  }
+
+  /** Methods with consecutive generation_progress / tool_output collapsed, for readable sequence checks. */
+  flow(): string[] {
+    const out: string[] = [];
+    for (const m of this.methods()) if (!((m === "generation_progress" || m === "tool_output") && out.at(-1) === m)) out.push(m);
+    return out;
+  }
+}
+
+/** Create a conversation, subscribe the client, append a user message; returns the id and a recorder. */
+export async function newConversation(
+  client: AgentwireClient,
+  create: Parameters<AgentwireClient["conversation"]["create"]>[0] = {},
+  userMessage = "hello",
+): Promise<{ id: string; events: EventRecorder }> {
+  const conversation = await client.conversation.create(create);
+  const events = new EventRecorder(client, conversation.id);
+  await client.conversation.subscribe({ conversationId: conversation.id });
+  await client.message.append({ conversationId: conversation.id, role: "user", content: userMessage });
+  return { id: conversation.id, events };
+}
