@@ -1,0 +1,139 @@
+import type { ConversationRecord, MessageRecord, ToolCallRecord } from "../../protocol/index.js";
+import type { ChatMessage, ChatToolCall } from "../llm/chat-message.js";
+
+export interface LlmContextOptions {
+  /** How many of the most recent tool calls reach the model in full. */
+  toolHistoryRounds: number;
+  /** The conversation's system prompt; null, undefined or "" for none. */
+  system?: string | null;
+}
+
+/** Output of a call whose record is missing or still pending (e.g. interrupted before it ran). */
+export const NOT_RUN_TEXT = "[not run: interrupted]";
+/** Output of a call interrupted while it was running. */
+export const INTERRUPTED_WHILE_RUNNING_TEXT = "[interrupted while running: no result]";
+/** Output of a skipped call whose record gives no reason. */
+export const DECLINED_TEXT = "The user declined to run this tool.";
+/** Output of a finished call that produced no text. */
+export const NO_OUTPUT_TEXT = "[no output]";
+
+export function omittedOutputText(toolName: string, kept: number): string {
+  return `[output omitted: ${toolName} — older than the last ${kept} tool calls]`;
+}
+
+interface PairedCall {
+  toolCallId: string;
+  toolName: string;
+  record?: ToolCallRecord;
+}
+
+/**
+ * Turns stored records into the messages of a chat completions request.
+ *
+ * - `system` (the conversation's prompt) comes first; system-role records stay
+ *   where they are.
+ * - Notice records (`notice` set, e.g. "max_iterations") are written for
+ *   humans and are left out. So is `reasoning` (providers reject or ignore it
+ *   in requests) and `binaryContent` (ChatMessage carries text only).
+ * - An assistant message's tool calls are answered, right after it, by one
+ *   `tool` message each, whatever happened to them: the request must be valid
+ *   for the OpenAI API even when a call was interrupted, never stored, or its
+ *   record is older than the truncation horizon.
+ * - Truncation: the last `toolHistoryRounds` tool calls go in full; older ones
+ *   keep their name, with arguments `{}` and a fixed marker as output.
+ *
+ * Pairing: a ToolCallRecord answers the most recent assistant message listing
+ * its toolCallId (it follows that message). A record nobody asked for, or a
+ * second record for an already answered call, is dropped.
+ */
+export function buildLlmContext(records: readonly ConversationRecord[], options: LlmContextOptions): ChatMessage[] {
+  const callsByMessage = pairToolCalls(records);
+  let total = 0;
+  for (const calls of callsByMessage.values()) total += calls.length;
+  const kept = Number.isFinite(options.toolHistoryRounds)
+    ? Math.max(0, Math.floor(options.toolHistoryRounds))
+    : options.toolHistoryRounds > 0
+      ? Infinity
+      : 0;
+  const firstFull = total - kept;
+
+  const messages: ChatMessage[] = [];
+  if (options.system) messages.push({ role: "system", content: options.system });
+  let ordinal = 0;
+  for (const record of records) {
+    if (record.type !== "message" || record.notice !== undefined) continue;
+    if (record.role !== "assistant") {
+      messages.push({ role: record.role, content: record.content });
+      continue;
+    }
+    const calls = callsByMessage.get(record) ?? [];
+    if (calls.length === 0) {
+      // Nothing to say (e.g. interrupted before the first token).
+      if (record.content !== "") messages.push({ role: "assistant", content: record.content });
+      continue;
+    }
+    const toolCalls: ChatToolCall[] = [];
+    const answers: ChatMessage[] = [];
+    for (const call of calls) {
+      const full = ordinal++ >= firstFull;
+      toolCalls.push({
+        id: call.toolCallId,
+        type: "function",
+        function: {
+          name: call.toolName,
+          arguments: full && call.record ? JSON.stringify(call.record.arguments) : "{}",
+        },
+      });
+      answers.push({
+        role: "tool",
+        tool_call_id: call.toolCallId,
+        content: full ? outcomeText(call.record) : omittedOutputText(call.toolName, kept),
+      });
+    }
+    messages.push({ role: "assistant", content: record.content === "" ? null : record.content, tool_calls: toolCalls });
+    messages.push(...answers);
+  }
+  return messages;
+}
+
+/** For each assistant message with tool calls: its calls (duplicates removed), each with its record if any. */
+function pairToolCalls(records: readonly ConversationRecord[]): Map<MessageRecord, PairedCall[]> {
+  const byMessage = new Map<MessageRecord, PairedCall[]>();
+  const awaiting = new Map<string, PairedCall>();
+  for (const record of records) {
+    if (record.type === "tool_call") {
+      const call = awaiting.get(record.toolCallId);
+      if (call) {
+        call.record = record;
+        awaiting.delete(record.toolCallId);
+      }
+      continue;
+    }
+    if (record.role !== "assistant" || record.notice !== undefined || !record.toolCalls?.length) continue;
+    const calls: PairedCall[] = [];
+    for (const ref of record.toolCalls) {
+      if (calls.some((call) => call.toolCallId === ref.toolCallId)) continue;
+      const call: PairedCall = { toolCallId: ref.toolCallId, toolName: ref.toolName };
+      calls.push(call);
+      // A reused id (some servers number calls per response) now belongs to this message.
+      awaiting.set(ref.toolCallId, call);
+    }
+    byMessage.set(record, calls);
+  }
+  return byMessage;
+}
+
+function outcomeText(record: ToolCallRecord | undefined): string {
+  switch (record?.status) {
+    case undefined:
+    case "pending":
+      return NOT_RUN_TEXT;
+    case "executing":
+      return INTERRUPTED_WHILE_RUNNING_TEXT;
+    case "skipped":
+      return record.result || DECLINED_TEXT;
+    case "completed":
+    case "failed":
+      return record.result || NO_OUTPUT_TEXT;
+  }
+}

@@ -1,0 +1,259 @@
+/**
+ * LlmProvider over any OpenAI-compatible chat completions endpoint, through
+ * the openai SDK's raw `create({ stream: true })` (the `.stream()` helper
+ * mangles interleaved tool calls and reasoning; see LIBRARY-NOTES).
+ *
+ * Retries are ours, not the SDK's: an attempt is repeated only while nothing
+ * has been yielded, so a caller never sees a token twice.
+ */
+import OpenAI from "openai";
+import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
+import { isRetryable, toLlmError } from "./openai-errors.js";
+import {
+  LlmError,
+  type ChatRequest,
+  type LlmProvider,
+  type ModelInfo,
+  type ProposedToolCall,
+  type StreamEvent,
+  type Usage,
+} from "./provider.js";
+
+export interface OpenAIProviderOptions {
+  /** Sent as a bearer token; local endpoints often need none ("none" is sent then). */
+  apiKey?: string;
+  /** Default https://api.openai.com/v1. The environment is not read here. */
+  baseURL?: string;
+  /** Extra attempts after the first for 429/5xx/connection failures before the first event (default 2). */
+  maxRetries?: number;
+  /** Backoff before retry n is base·2^(n-1), capped at the max, ±20 % jitter (defaults 250 ms and 1 s). */
+  retryBaseDelayMs?: number;
+  retryMaxDelayMs?: number;
+  /** Abort when no chunk (or no response headers) arrives for this long (default 60 s). */
+  idleTimeoutMs?: number;
+  /** Abort one attempt that has not finished after this long, however lively (default 10 min). */
+  requestTimeoutMs?: number;
+}
+
+const DEFAULT_BASE_URL = "https://api.openai.com/v1";
+
+/** Fields some servers add to the delta (DeepSeek, vLLM, OpenRouter); not in the SDK's types. */
+interface ReasoningDelta {
+  reasoning_content?: unknown;
+  reasoning?: unknown;
+}
+
+/** Collects tool-call fragments, which arrive keyed by `index` and may interleave. */
+class ToolCallAccumulator {
+  private readonly calls = new Map<number, ProposedToolCall>();
+  private lastIndex = -1;
+
+  add(fragment: ChatCompletionChunk.Choice.Delta.ToolCall): void {
+    // Some servers omit `index`; a new id then means a new call.
+    let index = fragment.index;
+    if (typeof index !== "number") {
+      const existing = [...this.calls.entries()].find(([, call]) => fragment.id && call.id === fragment.id);
+      if (existing) index = existing[0];
+      else index = fragment.id || this.lastIndex < 0 ? this.lastIndex + 1 : this.lastIndex;
+    }
+    this.lastIndex = Math.max(this.lastIndex, index);
+    let call = this.calls.get(index);
+    if (!call) {
+      call = { id: "", name: "", arguments: "" };
+      this.calls.set(index, call);
+    }
+    if (fragment.id && !call.id) call.id = fragment.id;
+    // The name comes once; some servers repeat it in later fragments, so never append.
+    if (fragment.function?.name && !call.name) call.name = fragment.function.name;
+    if (typeof fragment.function?.arguments === "string") call.arguments += fragment.function.arguments;
+  }
+
+  /** In index order; a call the server sent without an id gets one, so the history stays answerable. */
+  result(): ProposedToolCall[] {
+    return [...this.calls.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([index, call]) => ({ ...call, id: call.id || `call_${index}_${Math.random().toString(36).slice(2, 10)}` }));
+  }
+}
+
+function toUsage(usage: ChatCompletionChunk["usage"]): Usage | null {
+  if (!usage) return null;
+  return {
+    promptTokens: usage.prompt_tokens ?? 0,
+    completionTokens: usage.completion_tokens ?? 0,
+    totalTokens: usage.total_tokens ?? (usage.prompt_tokens ?? 0) + (usage.completion_tokens ?? 0),
+  };
+}
+
+function reasoningOf(delta: ReasoningDelta): string {
+  // Servers that send both fields send the same text twice: take one.
+  if (typeof delta.reasoning_content === "string" && delta.reasoning_content !== "") return delta.reasoning_content;
+  if (typeof delta.reasoning === "string") return delta.reasoning;
+  return "";
+}
+
+/** Resolves after `ms`, or early (false) when the signal aborts. */
+function pause(ms: number, signal: AbortSignal): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve(false);
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve(true);
+    }, ms);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+export class OpenAIProvider implements LlmProvider {
+  private readonly client: OpenAI;
+  private readonly baseURL: string;
+  private readonly maxRetries: number;
+  private readonly retryBaseDelayMs: number;
+  private readonly retryMaxDelayMs: number;
+  private readonly idleTimeoutMs: number;
+  private readonly requestTimeoutMs: number;
+
+  constructor(options: OpenAIProviderOptions = {}) {
+    this.baseURL = (options.baseURL ?? DEFAULT_BASE_URL).replace(/\/+$/, "");
+    this.maxRetries = options.maxRetries ?? 2;
+    this.retryBaseDelayMs = options.retryBaseDelayMs ?? 250;
+    this.retryMaxDelayMs = options.retryMaxDelayMs ?? 1000;
+    this.idleTimeoutMs = options.idleTimeoutMs ?? 60_000;
+    this.requestTimeoutMs = options.requestTimeoutMs ?? 600_000;
+    this.client = new OpenAI({
+      apiKey: options.apiKey || "none",
+      baseURL: this.baseURL,
+      maxRetries: 0,
+      timeout: this.requestTimeoutMs,
+      // The SDK logs unparsable chunks to the console; we report them as LlmError instead.
+      logLevel: "off",
+    });
+  }
+
+  async *stream(request: ChatRequest): AsyncGenerator<StreamEvent> {
+    const progress = { yielded: false };
+    for (let attempt = 0; ; attempt++) {
+      if (request.signal.aborted) return;
+      try {
+        yield* this.attempt(request, progress);
+        return;
+      } catch (err) {
+        if (request.signal.aborted) return;
+        const error = toLlmError(err, this.baseURL);
+        if (progress.yielded || attempt >= this.maxRetries || !isRetryable(error)) throw error;
+        const backoff = Math.min(this.retryMaxDelayMs, this.retryBaseDelayMs * 2 ** attempt);
+        if (!(await pause(backoff * (0.8 + Math.random() * 0.4), request.signal))) return;
+      }
+    }
+  }
+
+  /** One HTTP request. Throws on failure; returns quietly when the caller aborted. */
+  private async *attempt(request: ChatRequest, progress: { yielded: boolean }): AsyncGenerator<StreamEvent> {
+    const { signal } = request;
+    // Our own controller, so the idle and request timeouts can abort without touching the caller's signal.
+    const controller = new AbortController();
+    const onCallerAbort = () => controller.abort();
+    signal.addEventListener("abort", onCallerAbort, { once: true });
+    let timedOut: LlmError | null = null;
+    const expire = (error: LlmError) => {
+      timedOut ??= error;
+      controller.abort();
+    };
+    let idleTimer: NodeJS.Timeout | undefined;
+    const armIdle = () => {
+      clearTimeout(idleTimer);
+      idleTimer = setTimeout(
+        () => expire(new LlmError(`no data from the model endpoint for ${this.idleTimeoutMs} ms; gave up`, "timeout")),
+        this.idleTimeoutMs,
+      );
+    };
+    const requestTimer = setTimeout(
+      () => expire(new LlmError(`the model did not finish its answer within ${this.requestTimeoutMs} ms`, "timeout")),
+      this.requestTimeoutMs,
+    );
+
+    const body: ChatCompletionCreateParamsStreaming = {
+      model: request.model,
+      messages: request.messages,
+      stream: true,
+      stream_options: { include_usage: true },
+    };
+    if (request.tools.length > 0) {
+      body.tools = request.tools.map((tool) => ({
+        type: "function",
+        function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+      }));
+    }
+
+    const toolCalls = new ToolCallAccumulator();
+    let finishReason: string | null | undefined;
+    let usage: Usage | null = null;
+    try {
+      armIdle();
+      try {
+        const chunks = await this.client.chat.completions.create(body, { signal: controller.signal });
+        armIdle();
+        for await (const chunk of chunks) {
+          clearTimeout(idleTimer);
+          usage = toUsage(chunk.usage) ?? usage;
+          const choice = chunk.choices?.[0];
+          if (choice) {
+            const delta = choice.delta ?? {};
+            const reasoning = reasoningOf(delta as ReasoningDelta);
+            if (reasoning) {
+              progress.yielded = true;
+              yield { type: "reasoning", delta: reasoning };
+            }
+            if (typeof delta.content === "string" && delta.content !== "") {
+              progress.yielded = true;
+              yield { type: "text", delta: delta.content };
+            }
+            for (const fragment of delta.tool_calls ?? []) toolCalls.add(fragment);
+            if (choice.finish_reason) finishReason = choice.finish_reason;
+          }
+          // The idle clock measures the endpoint, not how long our consumer took.
+          armIdle();
+        }
+      } catch (err) {
+        if (timedOut) throw timedOut;
+        if (signal.aborted) return;
+        // The answer was complete; only the trailing usage chunk or [DONE] got lost.
+        if (finishReason === undefined) throw err;
+      }
+      if (timedOut) throw timedOut;
+      if (signal.aborted) return;
+      if (finishReason === undefined) {
+        throw new LlmError("the model endpoint's stream ended before completion (no finish_reason)", "connection");
+      }
+      yield { type: "done", finishReason, usage, toolCalls: toolCalls.result() };
+    } finally {
+      clearTimeout(idleTimer);
+      clearTimeout(requestTimer);
+      signal.removeEventListener("abort", onCallerAbort);
+      // Releases the socket on every early exit (error, timeout, consumer `break`).
+      controller.abort();
+    }
+  }
+
+  async listModels(signal?: AbortSignal): Promise<ModelInfo[]> {
+    const noModels = (detail: string) =>
+      new LlmError(`the endpoint at ${this.baseURL} lists no models (${detail})`, "http", 404);
+    try {
+      const page = await this.client.models.list({ signal, timeout: this.idleTimeoutMs });
+      const models = page.data.map((model) => ({ id: model.id, ownedBy: model.owned_by || undefined }));
+      if (models.length === 0) throw noModels("empty list");
+      return models;
+    } catch (err) {
+      if (signal?.aborted) signal.throwIfAborted();
+      if (err instanceof OpenAI.APIError && err.status === 404) {
+        const body = err.error as { message?: unknown } | undefined;
+        throw noModels(typeof body?.message === "string" ? `404: ${body.message}` : "404");
+      }
+      throw toLlmError(err, this.baseURL);
+    }
+  }
+}

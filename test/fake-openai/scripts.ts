@@ -1,0 +1,123 @@
+/**
+ * What the fake OpenAI server answers. A script is plain data: tests enqueue
+ * scripts on a server, and a client in another process picks one per request
+ * with the `x-fake-script` header (JSON) or a `bench-*` model name.
+ */
+
+/** One tool call the fake streams. Its arguments go out in the given pieces. */
+export interface FakeToolCallScript {
+  /** Defaults to `call_<n>`. */
+  id?: string;
+  name: string;
+  /** The argument JSON text, as one string or as the fragments to stream. */
+  args: string | string[];
+}
+
+export interface FakeUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
+
+/**
+ * A normal answer. Chunk order: role chunk, reasoning, text, tool-call
+ * fragments, finish chunk, usage chunk (when `stream_options.include_usage`),
+ * `[DONE]`. The modifiers (`cutAfter`, `malformedAfter`, `hangAfter`) count
+ * delta chunks after the role chunk.
+ */
+export interface FakeReplyScript {
+  kind: "reply";
+  text?: string[];
+  reasoning?: string[];
+  /** Which delta field carries reasoning; "both" sends the same piece in both. */
+  reasoningField?: "reasoning_content" | "reasoning" | "both";
+  toolCalls?: FakeToolCallScript[];
+  /** Round-robin the argument fragments of different indices (default true). */
+  interleave?: boolean;
+  /** Pause between chunks. */
+  delayMs?: number;
+  /** Default "tool_calls" when there are tool calls, else "stop"; null sends none. */
+  finishReason?: string | null;
+  /** Default: computed from the request and the chunks. */
+  usage?: FakeUsage;
+  /** Destroy the socket after this many delta chunks. */
+  cutAfter?: number;
+  /** Send `data: {not json` after this many delta chunks, then end the stream. */
+  malformedAfter?: number;
+  /** Stop writing (keep the connection open) after this many delta chunks. */
+  hangAfter?: number;
+}
+
+/** An HTTP failure with an OpenAI-style error body (or `rawBody` verbatim). */
+export interface FakeErrorScript {
+  kind: "error";
+  status: number;
+  message?: string;
+  type?: string;
+  code?: string | null;
+  rawBody?: string;
+}
+
+/** Accept the request and never answer, or send headers and then nothing. */
+export interface FakeHangScript {
+  kind: "hang";
+  when?: "before_headers" | "after_headers";
+}
+
+/**
+ * `tokens` content deltas, `delayMs` apart (0 = as fast as the socket takes
+ * them). Each delta is `t:<ns>;` where <ns> is `process.hrtime.bigint()` at the
+ * moment the fake wrote it (CLOCK_MONOTONIC on Linux, so comparable with
+ * another process's `process.hrtime.bigint()` on the same machine).
+ */
+export interface FakePacedScript {
+  kind: "paced";
+  tokens: number;
+  delayMs: number;
+}
+
+export type FakeScript = FakeReplyScript | FakeErrorScript | FakeHangScript | FakePacedScript;
+
+export const DEFAULT_SCRIPT: FakeReplyScript = { kind: "reply", text: ["Hello", " from", " the fake."] };
+
+/** Prefix and terminator of one paced token: `t:<ns>;`. */
+export const STAMP_PREFIX = "t:";
+export const STAMP_END = ";";
+
+export function stampToken(): string {
+  return `${STAMP_PREFIX}${process.hrtime.bigint()}${STAMP_END}`;
+}
+
+/** Parses concatenated `t:<ns>;` tokens (deltas may be merged downstream). */
+export function parseStamps(text: string): bigint[] {
+  const out: bigint[] = [];
+  for (const match of text.matchAll(/t:(\d+);/g)) out.push(BigInt(match[1]));
+  return out;
+}
+
+/**
+ * `bench-burst-<N>`: N stamped tokens back to back.
+ * `bench-paced-<N>-<D>`: N stamped tokens D ms apart.
+ */
+export function scriptFromModel(model: string): FakeScript | null {
+  const burst = /^bench-burst-(\d+)$/.exec(model);
+  if (burst) return { kind: "paced", tokens: Number(burst[1]), delayMs: 0 };
+  const paced = /^bench-paced-(\d+)-(\d+)$/.exec(model);
+  if (paced) return { kind: "paced", tokens: Number(paced[1]), delayMs: Number(paced[2]) };
+  return null;
+}
+
+/** Reads the `x-fake-script` header; throws with a readable message when it is not a script. */
+export function scriptFromHeader(value: string): FakeScript {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    throw new Error("x-fake-script is not JSON");
+  }
+  const kind = (parsed as { kind?: unknown } | null)?.kind;
+  if (kind !== "reply" && kind !== "error" && kind !== "hang" && kind !== "paced") {
+    throw new Error("x-fake-script needs kind reply, error, hang or paced");
+  }
+  return parsed as FakeScript;
+}
