@@ -248,7 +248,7 @@ describe("tool round trips", () => {
     fx.fake.enqueue({ kind: "reply", text: ["resumed"] });
     const next = await fx.client.step({ conversationId: id });
     await events.waitForEnd(next.generationId);
-    expect(JSON.stringify(fx.fake.requests[2]!.messages)).not.toContain("maxIterations");
+    expect(JSON.stringify(fx.fake.requests[2]!.messages)).not.toContain("Stopped after");
   });
 
   it("an unknown tool fails at once without asking, and the model is told", async () => {
