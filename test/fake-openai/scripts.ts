@@ -98,8 +98,15 @@ export function parseStamps(text: string): bigint[] {
 /**
  * `bench-burst-<N>`: N stamped tokens back to back.
  * `bench-paced-<N>-<D>`: N stamped tokens D ms apart.
+ * `bench-tool-true`: one shell tool call `{"command":"true"}`, unless the last
+ * message is a tool result, which gets a short stamped text reply — one tool
+ * round trip per step.
  */
-export function scriptFromModel(model: string): FakeScript | null {
+export function scriptFromModel(model: string, messages: readonly { role?: unknown }[] = []): FakeScript | null {
+  if (model === "bench-tool-true") {
+    if (messages.at(-1)?.role === "tool") return { kind: "paced", tokens: 5, delayMs: 0 };
+    return { kind: "reply", toolCalls: [{ id: `call_${process.hrtime.bigint()}`, name: "shell", args: '{"command":"true"}' }] };
+  }
   const burst = /^bench-burst-(\d+)$/.exec(model);
   if (burst) return { kind: "paced", tokens: Number(burst[1]), delayMs: 0 };
   const paced = /^bench-paced-(\d+)-(\d+)$/.exec(model);

@@ -130,7 +130,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
   function pickScript(req: IncomingMessage, body: FakeChatBody): FakeScript {
     const header = req.headers["x-fake-script"];
     if (typeof header === "string") return scriptFromHeader(header);
-    return scriptFromModel(body.model) ?? queue.shift() ?? options.defaultScript ?? DEFAULT_SCRIPT;
+    return scriptFromModel(body.model, Array.isArray(body.messages) ? body.messages : []) ?? queue.shift() ?? options.defaultScript ?? DEFAULT_SCRIPT;
   }
 
   async function chat(req: IncomingMessage, res: ServerResponse): Promise<void> {
