@@ -1,4 +1,4 @@
-import type { Conversation } from "../../protocol/index.js";
+import type { Conversation, NotificationMethod } from "../../protocol/index.js";
 import type { Logger } from "../logging/logger.js";
 import type { ConversationStore } from "../store/conversation-store.js";
 import { conversationNotFound } from "../rpc/rpc-error.js";
@@ -68,6 +68,7 @@ export class ConversationHub {
         resync = true;
       } else {
         for (const event of missed) {
+          if (!connection.wants(event.method as NotificationMethod)) continue;
           connection.send(event.frame);
           replayed++;
         }

@@ -65,7 +65,7 @@ export class ConversationRuntime {
     if (seq > this.reserved - SEQ_MARGIN) this.reserve(seq + SEQ_BLOCK);
     const params = { conversationId: this.id, seq, timestamp: new Date().toISOString(), ...payload };
     const frame = JSON.stringify({ jsonrpc: "2.0", method, params });
-    this.events.push({ seq, frame });
+    this.events.push({ seq, method, frame });
     for (const connection of this.subscribers) {
       if (connection.wants(method)) connection.send(frame);
     }

@@ -4,6 +4,8 @@
  */
 export interface LoggedEvent {
   seq: number;
+  /** Notification method, so a replay can honour a client's opt-outs. */
+  method: string;
   frame: string;
 }
 

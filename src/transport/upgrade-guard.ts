@@ -14,13 +14,18 @@ export interface GuardOptions {
   token?: string;
   /** Origins allowed besides the server's own. */
   allowOrigins: readonly string[];
+  /**
+   * The server's own origins, from the address it is bound to — never from
+   * the request's Host header, which a DNS-rebinding page controls.
+   */
+  ownOrigins: readonly string[];
 }
 
 export type GuardVerdict = { ok: true } | { ok: false; status: 401 | 403; reason: string };
 
 export function checkUpgrade(request: IncomingMessage, options: GuardOptions): GuardVerdict {
   const origin = request.headers.origin;
-  if (origin !== undefined && !originAllowed(origin, request.headers.host, options.allowOrigins)) {
+  if (origin !== undefined && !originAllowed(origin, options)) {
     return { ok: false, status: 403, reason: `origin ${origin} is not allowed (see --allow-origin)` };
   }
   if (options.token !== undefined && !tokenMatches(presentedTokens(request), options.token)) {
@@ -29,12 +34,23 @@ export function checkUpgrade(request: IncomingMessage, options: GuardOptions): G
   return { ok: true };
 }
 
-/** The server's own origin (same host:port as the request was sent to) is always allowed. */
-function originAllowed(origin: string, host: string | undefined, allowed: readonly string[]): boolean {
-  const normalized = origin.toLowerCase().replace(/\/$/, "");
-  if (allowed.some((a) => a.toLowerCase().replace(/\/$/, "") === normalized)) return true;
-  if (!host) return false;
-  return normalized === `http://${host.toLowerCase()}` || normalized === `https://${host.toLowerCase()}`;
+const normalizeOrigin = (origin: string) => origin.trim().toLowerCase().replace(/\/$/, "");
+
+function originAllowed(origin: string, options: GuardOptions): boolean {
+  const normalized = normalizeOrigin(origin);
+  return [...options.ownOrigins, ...options.allowOrigins].some((a) => normalizeOrigin(a) === normalized);
+}
+
+/** http(s)://host:port for each name the bound address is known by (loopback has three). */
+export function ownOriginsFor(host: string, port: number): string[] {
+  const bare = host.replace(/^\[|\]$/g, "");
+  const names = new Set([bare.includes(":") ? `[${bare}]` : bare]);
+  if (isLoopbackName(bare)) for (const n of ["127.0.0.1", "localhost", "[::1]"]) names.add(n);
+  return [...names].flatMap((n) => [`http://${n}:${port}`, `https://${n}:${port}`]);
+}
+
+function isLoopbackName(host: string): boolean {
+  return host === "localhost" || host === "::1" || /^127\./.test(host);
 }
 
 function presentedTokens(request: IncomingMessage): string[] {

@@ -5,6 +5,7 @@
  * (ws raises an error for an oversized frame and would otherwise crash us).
  */
 import type { IncomingMessage, Server as HttpServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import { WebSocket, WebSocketServer, type RawData } from "ws";
 import type { App, RequestContext } from "../app.js";
@@ -13,7 +14,7 @@ import { newId } from "../ids.js";
 import type { Logger } from "../logging/logger.js";
 import type { Dispatcher } from "../rpc/dispatcher.js";
 import { createConnection, type Connection } from "../sessions/connection.js";
-import { checkUpgrade, selectProtocol } from "./upgrade-guard.js";
+import { checkUpgrade, ownOriginsFor, selectProtocol } from "./upgrade-guard.js";
 
 export interface WebSocketTransport {
   readonly connections: Set<Connection>;
@@ -39,9 +40,11 @@ export function attachWebSocket(
     handleProtocols: (offered) => selectProtocol(offered),
   });
 
+  let ownOrigins: string[] | undefined;
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on("error", () => socket.destroy());
-    const verdict = checkUpgrade(request, { token: config.token, allowOrigins: config.allowOrigins });
+    ownOrigins ??= ownOriginsFor(config.host, (http.address() as AddressInfo).port);
+    const verdict = checkUpgrade(request, { token: config.token, allowOrigins: config.allowOrigins, ownOrigins });
     if (!verdict.ok) {
       const text = verdict.status === 401 ? "Unauthorized" : "Forbidden";
       const body = JSON.stringify({ error: verdict.reason });
