@@ -110,6 +110,9 @@ class Loop {
     this.rt.publish("generation_started", { generationId: this.gen.id, model: this.gen.model, iteration });
     let text = "";
     let reasoning = "";
+    const progress = new ProgressCoalescer((kind, delta) =>
+      this.rt.publish("generation_progress", { generationId: this.gen.id, kind, delta }),
+    );
     let done: { finishReason: string | null; usage: Usage | null; toolCalls: ProposedToolCall[] } | undefined;
     try {
       const provider = await this.deps.provider();
@@ -123,20 +126,23 @@ class Loop {
         if (this.gen.interrupted) break;
         if (event.type === "text") {
           text += event.delta;
-          this.rt.publish("generation_progress", { generationId: this.gen.id, kind: "text", delta: event.delta });
+          progress.add("text", event.delta);
         } else if (event.type === "reasoning") {
           reasoning += event.delta;
-          this.rt.publish("generation_progress", { generationId: this.gen.id, kind: "reasoning", delta: event.delta });
+          progress.add("reasoning", event.delta);
         } else {
           done = event;
         }
       }
     } catch (error) {
       if (!this.gen.interrupted) {
+        progress.flush();
         this.fail(error);
         return undefined;
       }
     }
+    // Whatever was shown stays consistent with what is stored next.
+    progress.flush();
     if (this.gen.interrupted) {
       // Keep what the user already saw; the record says it was cut.
       if (text || reasoning) {
@@ -252,7 +258,8 @@ class Loop {
       status: "executing",
       ...(edited ? { arguments: edited, originalArguments: call.record.arguments, edited: true } : {}),
     };
-    await this.replace(call, executing, () =>
+    // Not awaited before the run: the tool starts at once and the write lands meanwhile.
+    const executingWritten = this.replace(call, executing, () =>
       this.rt.publish("tool_executing", {
         generationId: this.gen.id,
         toolCallId: executing.toolCallId,
@@ -261,6 +268,7 @@ class Loop {
         edited: executing.edited === true,
       }),
     );
+    executingWritten.catch(() => {}); // observed below; this only keeps a failure from being "unhandled" meanwhile
     let success = false;
     let result: string;
     let exitCode: number | null | undefined;
@@ -294,6 +302,7 @@ class Loop {
       ...(exitCode !== undefined ? { exitCode } : {}),
       completedAt: new Date().toISOString(),
     };
+    await executingWritten;
     await this.replace(call, finished, () =>
       this.rt.publish(success ? "tool_completed" : "tool_failed", { generationId: this.gen.id, record: finished }),
     );
@@ -355,6 +364,39 @@ class Loop {
     const written = this.rt.handle.replaceRecord(record);
     announce();
     await written;
+  }
+}
+
+/**
+ * Deltas that arrive in the same tick (one network read often carries many
+ * SSE chunks) leave as one `generation_progress` frame: fewer frames, less
+ * CPU, and no added latency, since the flush runs before the next I/O poll.
+ */
+class ProgressCoalescer {
+  private kind: "text" | "reasoning" = "text";
+  private buffered = "";
+  private scheduled = false;
+
+  constructor(private readonly emit: (kind: "text" | "reasoning", delta: string) => void) {}
+
+  add(kind: "text" | "reasoning", delta: string): void {
+    if (kind !== this.kind) this.flush();
+    this.kind = kind;
+    this.buffered += delta;
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => {
+        this.scheduled = false;
+        this.flush();
+      });
+    }
+  }
+
+  flush(): void {
+    if (!this.buffered) return;
+    const delta = this.buffered;
+    this.buffered = "";
+    this.emit(this.kind, delta);
   }
 }
 

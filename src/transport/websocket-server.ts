@@ -31,6 +31,23 @@ export function attachWebSocket(
 ): WebSocketTransport {
   const connections = new Set<Connection>();
   const sockets = new Set<WebSocket>();
+  // One timer for all sockets (not one each): a peer that did not answer the
+  // previous ping is terminated, the others are pinged again.
+  const alive = new Set<WebSocket>();
+  const heartbeat =
+    config.heartbeatMs > 0
+      ? setInterval(() => {
+          for (const socket of sockets) {
+            if (!alive.has(socket)) {
+              socket.terminate();
+              continue;
+            }
+            alive.delete(socket);
+            socket.ping();
+          }
+        }, config.heartbeatMs)
+      : undefined;
+  heartbeat?.unref();
 
   const wss = new WebSocketServer({
     noServer: true,
@@ -60,7 +77,7 @@ export function attachWebSocket(
 
   wss.on("connection", (socket: WebSocket) => {
     sockets.add(socket);
-    let alive = true;
+    alive.add(socket);
     const connection = createConnection(newId("k"), (frame) => {
       if (socket.readyState !== WebSocket.OPEN) return;
       if (socket.bufferedAmount > config.maxBufferedBytes) {
@@ -75,9 +92,7 @@ export function attachWebSocket(
     connections.add(connection);
 
     socket.on("error", (error) => log.debug(`socket error on ${connection.id}: ${error.message}`));
-    socket.on("pong", () => {
-      alive = true;
-    });
+    socket.on("pong", () => alive.add(socket));
     socket.on("message", (data) => {
       const text = frameText(data);
       const context: RequestContext = { connection, app: app(), afterReply: [] };
@@ -89,21 +104,9 @@ export function attachWebSocket(
         (error) => log.error("frame handling failed", error),
       );
     });
-    const heartbeat =
-      config.heartbeatMs > 0
-        ? setInterval(() => {
-            if (!alive) {
-              socket.terminate();
-              return;
-            }
-            alive = false;
-            socket.ping();
-          }, config.heartbeatMs)
-        : undefined;
-    heartbeat?.unref();
     socket.on("close", () => {
-      if (heartbeat) clearInterval(heartbeat);
       sockets.delete(socket);
+      alive.delete(socket);
       connections.delete(connection);
       app().hub.disconnect(connection);
     });
@@ -112,6 +115,7 @@ export function attachWebSocket(
   return {
     connections,
     close: async () => {
+      if (heartbeat) clearInterval(heartbeat);
       http.off("upgrade", onUpgrade);
       for (const socket of sockets) socket.close(1001, "server shutting down");
       await new Promise<void>((resolve) => {
