@@ -26,11 +26,15 @@ export interface AgentOptions {
 }
 
 export class Agent {
-  readonly toolSpecs: LlmToolSpec[];
+  private specs: LlmToolSpec[] | undefined;
   private providerPromise: Promise<LlmProvider> | undefined;
 
-  constructor(private readonly options: AgentOptions) {
-    this.toolSpecs = options.tools.list().map((t) => toolSpec(t));
+  constructor(private readonly options: AgentOptions) {}
+
+  /** Tool specs offered to the model, derived once, on first use (keeps start-up short). */
+  get toolSpecs(): LlmToolSpec[] {
+    this.specs ??= this.options.tools.list().map((t) => toolSpec(t));
+    return this.specs;
   }
 
   provider(): Promise<LlmProvider> {
@@ -125,7 +129,7 @@ export class Agent {
   }
 
   listTools() {
-    return { tools: this.options.tools.list().map((t) => toolSpec(t)) };
+    return { tools: this.toolSpecs };
   }
 
   async listModels() {
