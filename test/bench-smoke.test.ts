@@ -1,0 +1,40 @@
+/**
+ * The benchmark runs and prints every row: `bench/run.ts --smoke` from
+ * source (tiny sizes, ~20-30 s). No timed assertions: a missed target is
+ * not a failure here, a scenario that errors is.
+ */
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { expect, it } from "vitest";
+import { ROW_SPECS } from "../bench/rows.js";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+
+function runSmoke(): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", "bench/run.ts", "--smoke"], {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+      timeout: 170_000,
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    child.once("error", reject);
+    child.once("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+it("bench --smoke runs every scenario and prints every row of the table", async () => {
+  const { code, stdout, stderr } = await runSmoke();
+  const table = stdout.slice(stdout.indexOf("agentwire benchmark, smoke run"));
+  expect(table, `no final table; stderr:\n${stderr.slice(-3000)}`).not.toBe("");
+  const lines = table.split("\n");
+  for (const spec of ROW_SPECS) {
+    const line = lines.find((l) => l.includes(`| ${spec.label} `));
+    expect(line, `row "${spec.scenario}: ${spec.label}" missing`).toBeDefined();
+    expect(line, `row "${spec.label}" has no figure; stderr:\n${stderr.slice(-3000)}`).not.toContain("error:");
+  }
+  expect(code, stderr.slice(-3000)).toBe(0);
+}, 180_000);

@@ -1,0 +1,90 @@
+/**
+ * Runs the real CLI (`node --import tsx src/cli.ts …`) as a child process
+ * and reads its output. Every child is tracked so a test can kill what it
+ * left running.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+export interface CliProcess {
+  child: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  /** Resolves with the exit code (null when killed by a signal) and the signal. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Resolves with the URL of the listening line, or rejects when the process exits first or `timeoutMs` passes. */
+  listening(timeoutMs?: number): Promise<string>;
+}
+
+const children = new Set<ChildProcess>();
+
+/** Environment without anything that would change the CLI's behaviour from outside the test. */
+function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (/^(AGENTWIRE_|OPENAI_)/.test(key) || key === "NODE_OPTIONS") continue;
+    env[key] = value;
+  }
+  return { ...env, ...extra };
+}
+
+export function runCli(args: string[], extraEnv: Record<string, string> = {}): CliProcess {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/cli.ts", ...args], {
+    cwd: REPO_ROOT,
+    env: cleanEnv(extraEnv),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  children.add(child);
+  let out = "";
+  let err = "";
+  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (out += chunk));
+  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (err += chunk));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.on("close", (code, signal) => {
+      children.delete(child);
+      resolve({ code, signal });
+    });
+  });
+  return {
+    child,
+    stdout: () => out,
+    stderr: () => err,
+    exited,
+    listening(timeoutMs = 10_000) {
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => finish(new Error(`no listening line within ${timeoutMs} ms; stderr: ${err}`)), timeoutMs);
+        const check = () => {
+          const match = /agentwire listening on (ws:\/\/\S+)\n/.exec(out);
+          if (match) finish(undefined, match[1]);
+        };
+        const finish = (error?: Error, url?: string) => {
+          clearTimeout(timer);
+          child.stdout!.off("data", check);
+          if (error) reject(error);
+          else resolve(url!);
+        };
+        child.stdout!.on("data", check);
+        void exited.then(({ code, signal }) =>
+          finish(new Error(`exited (code ${code}, signal ${signal}) before listening; stderr: ${err}`)),
+        );
+        check();
+      });
+    },
+  };
+}
+
+/** Kill every child still running (by its own pid) and wait for it to be gone. */
+export async function killAllCli(): Promise<void> {
+  const waits = [...children].map(
+    (child) =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once("close", () => resolve());
+        child.kill("SIGKILL");
+      }),
+  );
+  await Promise.all(waits);
+  children.clear();
+}
