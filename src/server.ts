@@ -8,6 +8,7 @@ import type { AddressInfo } from "node:net";
 import type { App } from "./app.js";
 import { isLoopbackHost, type ServerConfig } from "./config.js";
 import { Agent } from "./generation/agent.js";
+import { recoverAfterRestart } from "./generation/recovery.js";
 import { handlers } from "./handlers/handler-table.js";
 import type { LlmProvider } from "./llm/provider.js";
 import { createLogger, type Logger } from "./logging/logger.js";
@@ -61,7 +62,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
         idleTimeoutMs: config.llmIdleTimeoutMs,
       });
     });
-  const hub = new ConversationHub(store, config.eventLogSize, log);
+  const hub = new ConversationHub(store, config.eventLogSize, log, recoverAfterRestart);
   const agent = new Agent({ config, tools, log, provider });
   const dispatcher = new Dispatcher(handlers, log);
   const startedAt = Date.now();
@@ -94,7 +95,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
     app,
     close: () => {
       closing ??= (async () => {
-        await hub.interruptAll();
+        await hub.shutdownAll();
         await ws.close();
         await new Promise<void>((resolve) => http.close(() => resolve()));
         await store.close();

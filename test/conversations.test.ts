@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { AgentwireClient, Conversation } from "../clients/typescript/index.js";
 import { eventually, NotificationLog } from "./harness/notification-log.js";
 import { expectInvalidParams, expectNotFound, rpcError } from "./harness/rpc-errors.js";
-import { openRaw, startTestServer, type TestServer } from "./harness/test-server.js";
+import { openInitialized, openRaw, startTestServer, type TestServer } from "./harness/test-server.js";
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -187,6 +187,43 @@ describe("conversation.delete", () => {
     const status = await client.server.status();
     expect(status.subscriptions).toBe(0);
     expect(status.conversationsStored).toBe(1);
+  });
+});
+
+describe("delete racing other requests", () => {
+  it("nothing is stored or announced after a delete: an append in the same batch either precedes it or is refused", async () => {
+    for (let i = 0; i < 10; i++) {
+      const c = await client.conversation.create({ title: `race ${i}` });
+      const raw = await openInitialized(ts.url);
+      raw.send(JSON.stringify({ jsonrpc: "2.0", id: "s", method: "conversation.subscribe", params: { conversationId: c.id } }));
+      await raw.next();
+      raw.send(
+        JSON.stringify([
+          { jsonrpc: "2.0", id: "d", method: "conversation.delete", params: { conversationId: c.id } },
+          { jsonrpc: "2.0", id: "a", method: "message.append", params: { conversationId: c.id, role: "user", content: "late" } },
+        ]),
+      );
+      const frames: any[] = [];
+      let batch: any[] | undefined;
+      while (!batch) {
+        const frame: any = await raw.next();
+        if (Array.isArray(frame)) batch = frame;
+        else frames.push(frame);
+      }
+      const append = batch.find((r) => r.id === "a");
+      const deletedSeq = frames.find((f) => f.method === "conversation_updated" && f.params.deleted)?.params.seq;
+      expect(deletedSeq).toBeTypeOf("number");
+      const added = frames.filter((f) => f.method === "message_added");
+      if (append.error) {
+        expect(append.error.code).toBe(-32010);
+        expect(added).toHaveLength(0);
+      } else {
+        expect(added).toHaveLength(1);
+        expect(added[0].params.seq).toBeLessThan(deletedSeq);
+      }
+      raw.close();
+      await expectNotFound(client.conversation.get({ conversationId: c.id }), c.id);
+    }
   });
 });
 

@@ -81,6 +81,14 @@ describe("token", () => {
     await expectUsable(ts.url, {}, ["agentwire.v1", `bearer.${TOKEN}`]);
   });
 
+  it("answers 400 with a clear reason when bearer.<token> is the only subprotocol offered", async () => {
+    ts = await startTestServer({ token: TOKEN });
+    const outcome = await attemptUpgrade(ts.url, {}, [`bearer.${TOKEN}`]);
+    expect(outcome.status).toBe(400);
+    expect(outcome.body).toContain("agentwire.v1");
+    expect(outcome.body).not.toContain(TOKEN);
+  });
+
   it("needs no token when none is configured", async () => {
     ts = await startTestServer();
     expect((await attemptUpgrade(ts.url)).status).toBe(101);

@@ -16,6 +16,7 @@ import type { ToolRegistry } from "../tools/tool.js";
 import { formatArgumentIssues, validateArguments } from "../tools/validate-arguments.js";
 import { Generation } from "./generation.js";
 import { runGeneration, takeAutoConfirm } from "./loop.js";
+import { storedPendingCalls } from "./recovery.js";
 
 export interface AgentOptions {
   config: ServerConfig;
@@ -43,6 +44,7 @@ export class Agent {
   }
 
   step(runtime: ConversationRuntime, params: { autoConfirm?: boolean | number; model?: string }): { generationId: string } {
+    runtime.assertLive();
     if (runtime.generation) {
       throw RpcError.of("GENERATION_IN_PROGRESS", `generation ${runtime.generation.id} is running; interrupt it or wait`, {
         generationId: runtime.generation.id,
@@ -57,7 +59,7 @@ export class Agent {
     }
     const generation = new Generation(newId("g"), model, params.autoConfirm);
     runtime.generation = generation;
-    const resumed = failStaleAndCollectPending(runtime);
+    const resumed = storedPendingCalls(runtime.handle.records);
     void runGeneration(generation, runtime, this.deps(), resumed);
     return { generationId: generation.id };
   }
@@ -74,6 +76,7 @@ export class Agent {
    * so of two clients answering the same call exactly one wins.
    */
   confirm(runtime: ConversationRuntime, params: ToolConfirmParams): ToolConfirmResult {
+    runtime.assertLive();
     let generation = runtime.generation instanceof Generation ? runtime.generation : undefined;
     if (!generation?.offered.has(params.toolCallId)) {
       const stored = findToolRecord(runtime, params.toolCallId);
@@ -166,33 +169,4 @@ function findToolRecord(runtime: ConversationRuntime, toolCallId: string): ToolC
     if (r.type === "tool_call" && r.toolCallId === toolCallId) return r;
   }
   return undefined;
-}
-
-/**
- * Records left by an earlier server process: calls that were running are
- * marked failed (their process is gone); calls still pending after the last
- * assistant message are returned so the loop offers them again.
- */
-function failStaleAndCollectPending(runtime: ConversationRuntime): ToolCallRecord[] {
-  const records = runtime.handle.records;
-  const pending: ToolCallRecord[] = [];
-  for (let i = records.length - 1; i >= 0; i--) {
-    const r = records[i]!;
-    if (r.type === "message") {
-      if (r.role === "assistant") break;
-      continue;
-    }
-    if (r.status === "executing") {
-      void runtime.handle.replaceRecord({
-        ...r,
-        status: "failed",
-        success: false,
-        result: "[failed: the server stopped while this tool was running]",
-        completedAt: new Date().toISOString(),
-      });
-    } else if (r.status === "pending") {
-      pending.unshift(r);
-    }
-  }
-  return pending;
 }

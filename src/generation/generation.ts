@@ -49,6 +49,15 @@ export class Generation implements ActiveGeneration {
     return out;
   }
 
+  /** Set by shutdown: calls not yet run stay pending on disk, to be offered again after a restart. */
+  keepPending = false;
+
+  /** Stop for a server shutdown: like interrupt, but undecided calls are kept, not skipped. */
+  shutdown(): Promise<void> {
+    if (!this.controller.signal.aborted) this.keepPending = true;
+    return this.interrupt();
+  }
+
   /** Idempotent; resolves when the loop has settled everything and announced `interrupted`. */
   interrupt(): Promise<void> {
     if (!this.ended && !this.controller.signal.aborted) {

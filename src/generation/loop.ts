@@ -258,8 +258,9 @@ class Loop {
       status: "executing",
       ...(edited ? { arguments: edited, originalArguments: call.record.arguments, edited: true } : {}),
     };
-    // Not awaited before the run: the tool starts at once and the write lands meanwhile.
-    const executingWritten = this.replace(call, executing, () =>
+    // Durable before the tool starts: a crash must never leave a call that ran looking "pending",
+    // or the next process would offer it again and it could run twice.
+    await this.replace(call, executing, () =>
       this.rt.publish("tool_executing", {
         generationId: this.gen.id,
         toolCallId: executing.toolCallId,
@@ -268,7 +269,6 @@ class Loop {
         edited: executing.edited === true,
       }),
     );
-    executingWritten.catch(() => {}); // observed below; this only keeps a failure from being "unhandled" meanwhile
     let success = false;
     let result: string;
     let exitCode: number | null | undefined;
@@ -302,7 +302,6 @@ class Loop {
       ...(exitCode !== undefined ? { exitCode } : {}),
       completedAt: new Date().toISOString(),
     };
-    await executingWritten;
     await this.replace(call, finished, () =>
       this.rt.publish(success ? "tool_completed" : "tool_failed", { generationId: this.gen.id, record: finished }),
     );
@@ -328,7 +327,7 @@ class Loop {
   async settleInterrupted(): Promise<void> {
     const phase = this.gen.phase;
     for (const call of this.gen.offered.values()) {
-      if (call.started) continue;
+      if (call.started || this.gen.keepPending) continue;
       call.started = true;
       await this.skip(call.record, "interrupted", NOT_RUN_INTERRUPTED);
     }

@@ -77,6 +77,7 @@ export const conversationUpdate: Handlers["conversation.update"] = async (params
     settings: { ...current.settings, ...params.settings },
     updatedAt: new Date().toISOString(),
   };
+  runtime.assertLive();
   const written = runtime.handle.update(next);
   runtime.publish("conversation_updated", { conversation: runtime.handle.conversation, deleted: false });
   await written;

@@ -17,6 +17,7 @@ export const messageAppend: Handlers["message.append"] = async (params, { app })
   };
   // The record joins memory and gets its seq in the same tick, so the order
   // of records always matches the order of their message_added events.
+  runtime.assertLive();
   const written = runtime.handle.append(record);
   runtime.publish("message_added", { record });
   try {

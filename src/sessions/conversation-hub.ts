@@ -1,6 +1,6 @@
 import type { Conversation, NotificationMethod } from "../../protocol/index.js";
 import type { Logger } from "../logging/logger.js";
-import type { ConversationStore } from "../store/conversation-store.js";
+import type { ConversationHandle, ConversationStore } from "../store/conversation-store.js";
 import { conversationNotFound } from "../rpc/rpc-error.js";
 import type { Connection } from "./connection.js";
 import { ConversationRuntime } from "./conversation-runtime.js";
@@ -23,16 +23,22 @@ export class ConversationHub {
     readonly store: ConversationStore,
     private readonly eventLogSize: number,
     private readonly log: Logger,
+    /** Runs once on a conversation loaded from disk, before anyone sees it (crash recovery). */
+    private readonly onLoad: (handle: ConversationHandle) => Promise<void> = async () => {},
   ) {}
 
   /** The runtime, loading it if needed; throws CONVERSATION_NOT_FOUND. */
   async get(id: string): Promise<ConversationRuntime> {
     const ready = this.runtimes.get(id);
-    if (ready) return ready;
+    if (ready) {
+      if (ready.deleted) throw conversationNotFound(id);
+      return ready;
+    }
     let pending = this.loading.get(id);
     if (!pending) {
-      pending = this.store.get(id).then((handle) => {
+      pending = this.store.get(id).then(async (handle) => {
         if (!handle) return undefined;
+        await this.onLoad(handle);
         const existing = this.runtimes.get(id);
         if (existing) return existing;
         const runtime = new ConversationRuntime(handle, this.eventLogSize, this.log);
@@ -91,8 +97,9 @@ export class ConversationHub {
   }
 
   async delete(runtime: ConversationRuntime): Promise<void> {
-    if (runtime.generation) await runtime.generation.interrupt();
+    // Marked first, so a request that arrives while the delete is under way already gets "not found".
     runtime.deleted = true;
+    if (runtime.generation) await runtime.generation.interrupt();
     runtime.publish("conversation_updated", { conversation: runtime.handle.conversation, deleted: true });
     for (const connection of runtime.subscribers) connection.subscriptions.delete(runtime.id);
     runtime.subscribers.clear();
@@ -116,8 +123,8 @@ export class ConversationHub {
     return n;
   }
 
-  /** Interrupt every running generation (server shutdown). */
-  async interruptAll(): Promise<void> {
-    await Promise.all([...this.runtimes.values()].map((r) => r.generation?.interrupt()));
+  /** Stop every running generation for a server shutdown (pending calls stay pending on disk). */
+  async shutdownAll(): Promise<void> {
+    await Promise.all([...this.runtimes.values()].map((r) => r.generation?.shutdown()));
   }
 }

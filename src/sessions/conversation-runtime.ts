@@ -8,6 +8,8 @@ import type {
 import type { Logger } from "../logging/logger.js";
 import type { ConversationHandle } from "../store/conversation-store.js";
 import type { Connection } from "./connection.js";
+import { storedPendingCalls } from "../generation/recovery.js";
+import { conversationNotFound } from "../rpc/rpc-error.js";
 import { EventLog } from "./event-log.js";
 
 /** Seqs are reserved on disk this many at a time, so no event costs a write. */
@@ -21,6 +23,8 @@ export interface ActiveGeneration {
   pendingTools(): PendingTool[];
   /** Stop everything; resolves once the generation has fully ended. */
   interrupt(): Promise<void>;
+  /** Stop for a server shutdown, keeping calls that have not run pending for the next process. */
+  shutdown(): Promise<void>;
 }
 
 type EventPayload<N extends NotificationMethod> = Omit<NotificationParams<N>, "conversationId" | "seq" | "timestamp">;
@@ -52,6 +56,14 @@ export class ConversationRuntime {
     this.events = new EventLog(eventLogSize);
   }
 
+  /**
+   * Call right before changing the conversation: a delete may have started
+   * while the caller awaited, and nothing may be written after it.
+   */
+  assertLive(): void {
+    if (this.deleted) throw conversationNotFound(this.id);
+  }
+
   get id(): string {
     return this.handle.conversation.id;
   }
@@ -76,26 +88,13 @@ export class ConversationRuntime {
     return {
       generating: this.generation !== null,
       generationId: this.generation?.id ?? null,
-      pendingTools: this.generation?.pendingTools() ?? this.storedPendingTools(),
+      pendingTools:
+        this.generation?.pendingTools() ??
+        storedPendingCalls(this.handle.records).map((r) => ({ toolCallId: r.toolCallId, toolName: r.toolName, arguments: r.arguments })),
       autoConfirmRemaining: this.autoConfirmRemaining,
       lastError: this.lastError,
       seq: this.seqValue,
     };
-  }
-
-  /** Pending calls stored by an earlier process (offered again by the next step or tool.confirm). */
-  private storedPendingTools(): PendingTool[] {
-    const records = this.handle.records;
-    const out: PendingTool[] = [];
-    for (let i = records.length - 1; i >= 0; i--) {
-      const r = records[i]!;
-      if (r.type === "message") {
-        if (r.role === "assistant") break;
-        continue;
-      }
-      if (r.status === "pending") out.unshift({ toolCallId: r.toolCallId, toolName: r.toolName, arguments: r.arguments });
-    }
-    return out;
   }
 
   private reserve(upTo: number): void {

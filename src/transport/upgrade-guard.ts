@@ -21,7 +21,7 @@ export interface GuardOptions {
   ownOrigins: readonly string[];
 }
 
-export type GuardVerdict = { ok: true } | { ok: false; status: 401 | 403; reason: string };
+export type GuardVerdict = { ok: true } | { ok: false; status: 400 | 401 | 403; reason: string };
 
 export function checkUpgrade(request: IncomingMessage, options: GuardOptions): GuardVerdict {
   const origin = request.headers.origin;
@@ -30,6 +30,12 @@ export function checkUpgrade(request: IncomingMessage, options: GuardOptions): G
   }
   if (options.token !== undefined && !tokenMatches(presentedTokens(request), options.token)) {
     return { ok: false, status: 401, reason: "a valid token is required" };
+  }
+  const offered = request.headers["sec-websocket-protocol"];
+  if (offered && offered.split(",").every((p) => p.trim().startsWith(TOKEN_PROTOCOL_PREFIX))) {
+    // The token entry is never echoed back, and a client that offered protocols
+    // aborts when none is selected: say so instead of failing obscurely.
+    return { ok: false, status: 400, reason: `offer a subprotocol such as "agentwire.v1" next to "${TOKEN_PROTOCOL_PREFIX}<token>"` };
   }
   return { ok: true };
 }

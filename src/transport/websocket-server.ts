@@ -63,7 +63,7 @@ export function attachWebSocket(
     ownOrigins ??= ownOriginsFor(config.host, (http.address() as AddressInfo).port);
     const verdict = checkUpgrade(request, { token: config.token, allowOrigins: config.allowOrigins, ownOrigins });
     if (!verdict.ok) {
-      const text = verdict.status === 401 ? "Unauthorized" : "Forbidden";
+      const text = { 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden" }[verdict.status];
       const body = JSON.stringify({ error: verdict.reason });
       socket.end(
         `HTTP/1.1 ${verdict.status} ${text}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,

@@ -29,7 +29,13 @@ export async function startTestServer(
 ): Promise<TestServer> {
   const dataDir = config.dataDir ?? (await mkdtemp(join(tmpdir(), "agentwire-test-")));
   const full = defaultConfig({ port: 0, logLevel: "silent", heartbeatMs: 0, ...config, dataDir });
-  const server = await startServer(full, { log: createLogger(process.env.AGENTWIRE_TEST_LOG ? "debug" : "silent"), ...parts });
+  let server: RunningServer;
+  try {
+    server = await startServer(full, { log: createLogger(process.env.AGENTWIRE_TEST_LOG ? "debug" : "silent"), ...parts });
+  } catch (error) {
+    if (!config.dataDir) await rm(dataDir, { recursive: true, force: true });
+    throw error;
+  }
   const clients: AgentwireClient[] = [];
   let stopped = false;
   const stop = async () => {
@@ -104,18 +110,16 @@ export async function openRaw(url: string, options: ConstructorParameters<typeof
     async silentFor(ms) {
       if (queue.length) return false;
       return new Promise((resolve) => {
-        const w = () => {
+        const waiter = (v: unknown) => {
           clearTimeout(timer);
+          queue.unshift(v);
           resolve(false);
         };
         const timer = setTimeout(() => {
-          waiters.splice(waiters.indexOf(w), 1);
+          waiters.splice(waiters.indexOf(waiter), 1);
           resolve(true);
         }, ms);
-        waiters.push((v) => {
-          queue.unshift(v);
-          w();
-        });
+        waiters.push(waiter);
       });
     },
     close: () => socket.close(),
