@@ -167,7 +167,7 @@ export class OpenAIProvider implements LlmProvider {
     const armIdle = () => {
       clearTimeout(idleTimer);
       idleTimer = setTimeout(
-        () => expire(new LlmError(`no data from the model endpoint for ${this.idleTimeoutMs} ms; gave up`, "timeout")),
+        () => expire(new LlmError(`timed out: no data from the model endpoint for ${this.idleTimeoutMs} ms (--llm-idle-timeout)`, "timeout")),
         this.idleTimeoutMs,
       );
     };
