@@ -38,6 +38,7 @@ export function attachWebSocket(
     config.heartbeatMs > 0
       ? setInterval(() => {
           for (const socket of sockets) {
+            if (socket.readyState !== WebSocket.OPEN) continue; // ping() throws on a closing socket
             if (!alive.has(socket)) {
               socket.terminate();
               continue;

@@ -1,0 +1,28 @@
+/**
+ * Dead peers are found and dropped: the server pings every heartbeat
+ * interval and terminates a socket that did not answer the previous ping.
+ */
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { openRaw, startTestServer, type TestServer } from "./harness/test-server.js";
+
+let ts: TestServer;
+beforeAll(async () => {
+  ts = await startTestServer({ heartbeatMs: 100 });
+});
+afterAll(async () => {
+  await ts.close();
+});
+
+it("terminates a peer that stops answering pings and keeps one that answers", async () => {
+  const silent = await openRaw(ts.url, { autoPong: false });
+  const lively = await ts.connect();
+  const started = Date.now();
+  const closed = await silent.closed;
+  // Terminated (no close frame), after at least one unanswered ping.
+  expect(closed.code).toBe(1006);
+  expect(Date.now() - started).toBeGreaterThanOrEqual(100);
+  // The answering client is still served after several intervals.
+  await new Promise((r) => setTimeout(r, 350));
+  const status = await lively.server.status();
+  expect(status.connections).toBe(1);
+});
