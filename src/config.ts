@@ -18,6 +18,8 @@ export interface ServerConfig {
   eventLogSize: number;
   /** Ping interval; a peer that misses a pong is terminated. 0 disables. */
   heartbeatMs: number;
+  /** Unload a conversation from memory after this long without subscribers, generation or requests. 0 disables. */
+  idleUnloadMs: number;
   /** Default model (AGENTWIRE_MODEL / --model). */
   model?: string;
   openaiBaseUrl?: string;
@@ -41,6 +43,7 @@ export function defaultConfig(overrides: Partial<ServerConfig> = {}): ServerConf
     maxBufferedBytes: 64 * 1024 * 1024,
     eventLogSize: 4096,
     heartbeatMs: 30_000,
+    idleUnloadMs: 10 * 60_000,
     llmIdleTimeoutMs: 60_000,
     toolTimeoutMs: 120_000,
     logLevel: "info",

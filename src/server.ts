@@ -85,6 +85,10 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
     await store.close();
     throw error;
   }
+  const sweep =
+    config.idleUnloadMs > 0
+      ? setInterval(() => void hub.unloadIdle(config.idleUnloadMs), Math.min(60_000, config.idleUnloadMs)).unref()
+      : undefined;
   const address = http.address() as AddressInfo;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   let closing: Promise<void> | undefined;
@@ -95,6 +99,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
     app,
     close: () => {
       closing ??= (async () => {
+        if (sweep) clearInterval(sweep);
         await hub.shutdownAll();
         await ws.close();
         await new Promise<void>((resolve) => http.close(() => resolve()));

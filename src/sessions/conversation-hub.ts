@@ -32,6 +32,7 @@ export class ConversationHub {
     const ready = this.runtimes.get(id);
     if (ready) {
       if (ready.deleted) throw conversationNotFound(id);
+      ready.lastUsed = Date.now();
       return ready;
     }
     let pending = this.loading.get(id);
@@ -105,6 +106,23 @@ export class ConversationHub {
     runtime.subscribers.clear();
     this.runtimes.delete(runtime.id);
     await this.store.delete(runtime.id);
+  }
+
+  /**
+   * Unload conversations nobody watches or runs and nobody touched for
+   * `idleMs`, so a long-running server's memory follows its active
+   * conversations, not every one it ever opened. Their events' replay log
+   * goes with them (a later subscribe with an old afterSeq gets resync).
+   */
+  async unloadIdle(idleMs: number, now = Date.now()): Promise<number> {
+    const idle = [...this.runtimes.values()].filter(
+      (r) => r.subscribers.size === 0 && !r.generation && now - r.lastUsed >= idleMs,
+    );
+    for (const runtime of idle) this.runtimes.delete(runtime.id);
+    await Promise.all(
+      idle.map((r) => this.store.unload(r.id).catch((error) => this.log.error(`unloading conversation ${r.id} failed`, error))),
+    );
+    return idle.length;
   }
 
   loadedCount(): number {

@@ -44,6 +44,8 @@ export class ConversationRuntime {
   autoConfirmRemaining = 0;
   lastError: LastError | null = null;
   deleted = false;
+  /** Last time a request or an event touched it (ms since epoch), for idle unloading. */
+  lastUsed = Date.now();
 
   constructor(
     readonly handle: ConversationHandle,
@@ -74,6 +76,7 @@ export class ConversationRuntime {
 
   publish<N extends NotificationMethod>(method: N, payload: EventPayload<N>): number {
     const seq = ++this.seqValue;
+    this.lastUsed = Date.now();
     if (seq > this.reserved - SEQ_MARGIN) this.reserve(seq + SEQ_BLOCK);
     const params = { conversationId: this.id, seq, timestamp: new Date().toISOString(), ...payload };
     const frame = JSON.stringify({ jsonrpc: "2.0", method, params });

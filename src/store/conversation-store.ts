@@ -43,6 +43,12 @@ export interface ConversationStore {
   /** Newest first by creation. `cursor` is opaque; a malformed one throws InvalidCursorError. */
   list(options: { limit: number; cursor?: string }): Promise<ConversationPage>;
   delete(id: string): Promise<boolean>;
+  /**
+   * Drop the conversation from memory once its writes are on disk; the
+   * handle becomes unusable and the next `get` reads it again. Stores that
+   * keep everything in memory only (no disk) may ignore it.
+   */
+  unload(id: string): Promise<void>;
   /** Conversations stored. */
   count(): number;
   /** Conversations held in memory. */

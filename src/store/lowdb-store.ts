@@ -73,6 +73,8 @@ export class LowdbConversationStore implements ConversationStore {
   readonly #creating = new Map<string, Promise<LowdbConversationHandle>>();
   /** Deletions in progress: their folder removal must finish before the id is reused. */
   readonly #deleting = new Map<string, Promise<void>>();
+  /** Unloads under way: a `get` waits for the old handle's writes before reading the files again. */
+  readonly #unloading = new Map<string, Promise<void>>();
   #state: "new" | "open" | "closed" = "new";
 
   constructor(dataDir: string, options: LowdbStoreOptions = {}) {
@@ -101,7 +103,12 @@ export class LowdbConversationStore implements ConversationStore {
   async close(): Promise<void> {
     if (this.#state !== "open") return;
     this.#state = "closed";
-    await Promise.allSettled([...this.#creating.values(), ...this.#loading.values(), ...this.#deleting.values()]);
+    await Promise.allSettled([
+      ...this.#creating.values(),
+      ...this.#loading.values(),
+      ...this.#deleting.values(),
+      ...this.#unloading.values(),
+    ]);
     const handles = [...this.#handles.values()];
     this.#handles.clear();
     await Promise.all(handles.map((handle) => handle.retire("the store is closed")));
@@ -159,6 +166,7 @@ export class LowdbConversationStore implements ConversationStore {
     if (!isValidConversationId(id) || !this.#entries.has(id)) return undefined;
     const cached = this.#handles.get(id);
     if (cached) return cached;
+    await this.#unloading.get(id);
     let loading = this.#loading.get(id);
     if (!loading) {
       loading = this.#load(id).finally(() => this.#loading.delete(id));
@@ -199,6 +207,17 @@ export class LowdbConversationStore implements ConversationStore {
       if (this.#deleting.get(id) === work) this.#deleting.delete(id);
     }
     return true;
+  }
+
+  async unload(id: string): Promise<void> {
+    const handle = this.#handles.get(id);
+    if (!handle) return;
+    this.#handles.delete(id);
+    const work = handle.retire(`conversation ${id} was unloaded`).finally(() => {
+      if (this.#unloading.get(id) === work) this.#unloading.delete(id);
+    });
+    this.#unloading.set(id, work);
+    await work;
   }
 
   count(): number {

@@ -33,6 +33,9 @@ export class MemoryConversationStore implements ConversationStore {
     return this.#handles.delete(id);
   }
 
+  /** Memory is the only copy here: nothing to unload. */
+  async unload(_id: string): Promise<void> {}
+
   count(): number {
     return this.#handles.size;
   }
