@@ -1,0 +1,70 @@
+/** What each mode runs: the full run, `--quick` (under a minute) and `--smoke` (the test's, ~20 s). */
+
+export type Mode = "full" | "quick" | "smoke";
+
+export interface BenchConfig {
+  mode: Mode;
+  /** Server launches per scenario. */
+  launches: number;
+  /** Warm-up and measured turns per launch. */
+  warmup: number;
+  turns: number;
+  /** Cold start: launches measured after one warm-up launch. */
+  coldStarts: number;
+  burstTokens: number;
+  pacedTokens: number;
+  pacedDelayMs: number;
+  /** Measured paced turns per launch (after one short warm-up). */
+  pacedTurns: number;
+  fanoutConversations: number;
+  fanoutSubscribers: number;
+  fanoutTokens: number;
+  fanoutDelayMs: number;
+  /** Measured fan-out turns per launch (after one warm-up). */
+  fanoutTurns: number;
+  idleConnections: number;
+  /** Conversation sizes for the storage scenario (the first is the baseline). */
+  storageSizes: { id: string; records: number }[];
+  /** Awaited appends per storage turn. */
+  appendsPerTurn: number;
+}
+
+const STORAGE_SIZES = [
+  { id: "100", records: 100 },
+  { id: "1k", records: 1_000 },
+  { id: "10k", records: 10_000 },
+  { id: "100k", records: 100_000 },
+  { id: "99k9", records: 99_900 },
+];
+
+export function configFor(mode: Mode): BenchConfig {
+  const common = {
+    mode,
+    burstTokens: 2000,
+    pacedTokens: 200,
+    pacedDelayMs: 10,
+    fanoutConversations: 100,
+    fanoutSubscribers: 3,
+    fanoutTokens: 200,
+    fanoutDelayMs: 10,
+    idleConnections: 10_000,
+    storageSizes: STORAGE_SIZES,
+    appendsPerTurn: 10,
+    warmup: 1,
+  };
+  if (mode === "full") return { ...common, launches: 3, turns: 5, pacedTurns: 5, coldStarts: 10, fanoutTurns: 5 };
+  if (mode === "quick") return { ...common, launches: 1, turns: 2, pacedTurns: 1, coldStarts: 3, fanoutTurns: 1 };
+  return {
+    ...common,
+    launches: 1,
+    turns: 1,
+    pacedTurns: 1,
+    coldStarts: 1,
+    pacedTokens: 40,
+    fanoutConversations: 10,
+    fanoutTokens: 40,
+    fanoutTurns: 1,
+    idleConnections: 200,
+    appendsPerTurn: 3,
+  };
+}

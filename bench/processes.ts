@@ -1,0 +1,233 @@
+/**
+ * The benchmark's child processes: the fake OpenAI server and `agentwire
+ * serve`, each its own process on 127.0.0.1, plus what /proc says about
+ * them. Run from dist/ (compiled, `npm run bench`), children run compiled
+ * too; run from bench/*.ts under tsx (the smoke test), children run from
+ * source with `--import tsx`.
+ */
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = fileURLToPath(import.meta.url);
+/** True when this file runs as TypeScript source (tsx), false when compiled into dist/. */
+export const FROM_SOURCE = here.endsWith(".ts");
+/** Repository root. */
+export const ROOT = FROM_SOURCE ? resolve(here, "../..") : resolve(here, "../../..");
+const CODE = FROM_SOURCE ? ROOT : join(ROOT, "dist");
+const EXT = FROM_SOURCE ? "ts" : "js";
+const NODE_ARGS = FROM_SOURCE ? ["--import", "tsx"] : [];
+
+export const SERVER_ENTRY = join(CODE, "src", `cli.${EXT}`);
+export const FAKE_ENTRY = join(CODE, "test", "fake-openai", `main.${EXT}`);
+export const RELAY_ENTRY = join(CODE, "bench", `relay.${EXT}`);
+
+export interface Launched {
+  child: ChildProcess;
+  pid: number;
+  /** The capture groups of the awaited line. */
+  match: RegExpExecArray;
+  /** ms from just before spawn() to the awaited line being read. */
+  startMs: number;
+  stderr(): string;
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves once the process is gone. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+const running = new Set<ChildProcess>();
+
+/** Environment without anything that would steer the children from outside the benchmark. */
+function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (/^(AGENTWIRE_|OPENAI_)/.test(key) || key === "NODE_OPTIONS") continue;
+    env[key] = value;
+  }
+  return { ...env, ...extra };
+}
+
+/** Spawn `node [nodeArgs] args…` and resolve once stdout has a line matching `pattern`. */
+export function launch(
+  args: string[],
+  pattern: RegExp,
+  options: { env?: Record<string, string>; timeoutMs?: number; nodeArgs?: string[] } = {},
+): Promise<Launched> {
+  const timeoutMs = options.timeoutMs ?? 20_000;
+  const t0 = process.hrtime.bigint();
+  const child = spawn(process.execPath, [...NODE_ARGS, ...(options.nodeArgs ?? []), ...args], {
+    cwd: ROOT,
+    env: cleanEnv(options.env ?? {}),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  running.add(child);
+  let out = "";
+  let err = "";
+  const exited = new Promise<void>((done) => child.once("exit", () => done()));
+  void exited.then(() => running.delete(child));
+  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
+    err = (err + chunk).slice(-8000);
+  });
+  const stop = async (graceMs = 5000) => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill("SIGTERM");
+    const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
+    await exited;
+    clearTimeout(timer);
+  };
+  return new Promise<Launched>((resolveLaunch, reject) => {
+    let settled = false;
+    const fail = (why: string) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      void stop(500);
+      reject(new Error(`${args.join(" ")}: ${why}${err ? `; stderr: ${err.trim().slice(-2000)}` : ""}`));
+    };
+    const timer = setTimeout(() => fail(`no line matching ${pattern} within ${timeoutMs} ms`), timeoutMs);
+    child.once("error", (error) => fail(`could not start: ${error.message}`));
+    void exited.then(() => fail(`exited (code ${child.exitCode}, signal ${child.signalCode}) before its ready line`));
+    child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
+      if (settled) return;
+      out += chunk;
+      const match = pattern.exec(out);
+      if (!match) return;
+      const startMs = Number(process.hrtime.bigint() - t0) / 1e6;
+      settled = true;
+      clearTimeout(timer);
+      out = "";
+      resolveLaunch({ child, pid: child.pid!, match, startMs, stderr: () => err, stop });
+    });
+  });
+}
+
+export interface FakeProcess extends Launched {
+  /** Base URL including /v1. */
+  url: string;
+}
+
+export async function startFake(): Promise<FakeProcess> {
+  const launched = await launch([FAKE_ENTRY, "--port", "0", "--host", "127.0.0.1"], /fake-openai listening on (http:\/\/\S+)\n/);
+  return { ...launched, url: launched.match[1] };
+}
+
+export interface ServerProcess extends Launched {
+  /** ws://127.0.0.1:PORT */
+  url: string;
+  dataDir: string;
+  /** Stops the server and removes its data dir (unless it was given). */
+  close(): Promise<void>;
+}
+
+/** Extra Node flags for every server launch (e.g. --cpu-prof), set by `--profile`. */
+let serverNodeArgs: string[] = [];
+export function setServerNodeArgs(args: string[]): void {
+  serverNodeArgs = args;
+}
+
+/** `agentwire serve --port 0 --data-dir <dir>` against the fake; a fresh temp data dir unless one is given. */
+export async function startServer(
+  fakeUrl: string,
+  options: { dataDir?: string; nodeArgs?: string[]; extraArgs?: string[] } = {},
+): Promise<ServerProcess> {
+  const ownDir = options.dataDir === undefined;
+  const dataDir = options.dataDir ?? (await tempDir("data"));
+  try {
+    const launched = await launch(
+      [SERVER_ENTRY, "serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", dataDir, ...(options.extraArgs ?? [])],
+      /agentwire listening on (ws:\/\/\S+)\n/,
+      { env: { OPENAI_BASE_URL: fakeUrl, OPENAI_API_KEY: "bench" }, nodeArgs: [...serverNodeArgs, ...(options.nodeArgs ?? [])] },
+    );
+    return {
+      ...launched,
+      url: launched.match[1],
+      dataDir,
+      close: async () => {
+        await launched.stop();
+        if (ownDir) await rm(dataDir, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    if (ownDir) await rm(dataDir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+export interface RelayProcess extends Launched {
+  url: string;
+}
+
+/** The two-hop floor (bench/relay.ts) in front of the fake. */
+export async function startRelay(fakeUrl: string): Promise<RelayProcess> {
+  const launched = await launch([RELAY_ENTRY, "--fake", fakeUrl], /relay listening on (ws:\/\/\S+)\n/);
+  return { ...launched, url: launched.match[1] };
+}
+
+/** A bare Node process that prints a line and idles: the floor for cold start and idle RSS. */
+export function startBareNode(): Promise<Launched> {
+  return launch(["-e", "console.log('ready'); setInterval(() => {}, 1 << 30);"], /ready\n/);
+}
+
+/** Stop every child still running (each by its own pid). */
+export async function stopAll(): Promise<void> {
+  await Promise.all(
+    [...running].map(
+      (child) =>
+        new Promise<void>((done) => {
+          if (child.exitCode !== null || child.signalCode !== null) return done();
+          child.once("exit", () => done());
+          child.kill("SIGKILL");
+        }),
+    ),
+  );
+}
+
+export function tempDir(what: string): Promise<string> {
+  return mkdtemp(join(tmpdir(), `agentwire-bench-${what}-`));
+}
+
+let clockTicks: number | undefined;
+function ticksPerSecond(): number {
+  if (clockTicks === undefined) {
+    try {
+      clockTicks = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+    } catch {
+      clockTicks = 100;
+    }
+  }
+  return clockTicks;
+}
+
+/** CPU time (user + system, all threads) of a process so far, in ms, from /proc/<pid>/stat. */
+export function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  // Fields after the command name (which may hold spaces), from field 3 (state) on.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const utime = Number(fields[11]);
+  const stime = Number(fields[12]);
+  return ((utime + stime) * 1000) / ticksPerSecond();
+}
+
+/** Resident set size in MiB, from /proc/<pid>/status VmRSS. */
+export function rssMiB(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(status);
+  if (!match) throw new Error(`no VmRSS for pid ${pid}`);
+  return Number(match[1]) / 1024;
+}
+
+/** The soft limit on open files of this process. */
+export function openFileLimit(): number {
+  try {
+    const limits = readFileSync("/proc/self/limits", "utf8");
+    const match = /^Max open files\s+(\d+|unlimited)/m.exec(limits);
+    if (match) return match[1] === "unlimited" ? Number.MAX_SAFE_INTEGER : Number(match[1]);
+  } catch {
+    // not Linux: fall through
+  }
+  return 1024;
+}
+
+export const sleep = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));

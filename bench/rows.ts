@@ -1,0 +1,89 @@
+/**
+ * Every row the benchmark prints, in order. Scenarios fill in the figures;
+ * a row whose scenario failed still prints, with the error. The smoke test
+ * checks that every label here appears in the output.
+ */
+
+export interface Target {
+  op: "<=" | ">=";
+  value: number;
+  /** How the issue states it, e.g. "≥ 60k tok/s". */
+  text: string;
+}
+
+export interface RowSpec {
+  id: string;
+  scenario: string;
+  label: string;
+  unit: string;
+  target?: Target;
+  /** Lower is better (for the ×floor column); default true. */
+  lowerIsBetter?: boolean;
+}
+
+export interface RowResult {
+  median: number;
+  /** Min–max of the per-launch figures. */
+  spread?: [number, number];
+  /** launches × samples. */
+  n?: string;
+  floor?: number;
+  floorSpread?: [number, number];
+  note?: string;
+}
+
+export interface Row extends RowSpec, Partial<RowResult> {
+  error?: string;
+}
+
+const le = (value: number, text: string): Target => ({ op: "<=", value, text });
+const ge = (value: number, text: string): Target => ({ op: ">=", value, text });
+
+export const ROW_SPECS: RowSpec[] = [
+  { id: "cold.start", scenario: "cold start", label: "spawn → listening line", unit: "ms", target: le(300, "≤ 300 ms") },
+
+  { id: "burst.tps", scenario: "burst", label: "tokens/s delivered (step sent → last token)", unit: "tok/s", target: ge(60_000, "≥ 60k tok/s"), lowerIsBetter: false },
+  { id: "burst.ttft", scenario: "burst", label: "TTFT (step sent → first generation_progress)", unit: "ms", target: le(10, "≤ 10 ms") },
+  { id: "burst.frames", scenario: "burst", label: "WebSocket frames per token", unit: "frames/tok" },
+
+  { id: "cost.cpu", scenario: "server cost", label: "server CPU per 2000-token turn (utime+stime)", unit: "ms", target: le(90, "≤ 90 ms") },
+  { id: "cost.rss_idle", scenario: "server cost", label: "server RSS idle (after start)", unit: "MiB", target: le(60, "≤ 60 MiB") },
+  { id: "cost.rss_after", scenario: "server cost", label: "server RSS after the turns", unit: "MiB" },
+
+  { id: "paced.p50", scenario: "paced", label: "per-token latency p50 (client recv − stamp)", unit: "ms", target: le(0.3, "≤ 0.3 ms") },
+  { id: "paced.p99", scenario: "paced", label: "per-token latency p99 (client recv − stamp)", unit: "ms", target: le(1.2, "≤ 1.2 ms") },
+  { id: "paced.relay_p50", scenario: "paced", label: "two-hop floor p50 (fake → bare relay → driver)", unit: "ms" },
+  { id: "paced.relay_p99", scenario: "paced", label: "two-hop floor p99 (fake → bare relay → driver)", unit: "ms" },
+
+  { id: "tool.ack", scenario: "tool round trip", label: "approve → tool.confirm answer", unit: "ms", target: le(1, "≤ 1 ms") },
+  { id: "tool.done", scenario: "tool round trip", label: "approve → tool_completed", unit: "ms", target: le(15, "≤ 15 ms") },
+  { id: "tool.next", scenario: "tool round trip", label: "approve → next generation_progress", unit: "ms" },
+
+  { id: "fanout.p50", scenario: "fan-out", label: "per-token latency p50, every subscriber", unit: "ms" },
+  { id: "fanout.p99", scenario: "fan-out", label: "per-token latency p99, every subscriber", unit: "ms", target: le(5, "≤ 5 ms") },
+
+  { id: "idle.rss", scenario: "idle sockets", label: "server RSS with the connections open", unit: "MiB", target: le(300, "≤ 300 MiB") },
+  { id: "idle.per_conn", scenario: "idle sockets", label: "server RSS per connection", unit: "KiB" },
+
+  { id: "storage.100", scenario: "storage", label: "message.append over the socket at 100 records", unit: "ms" },
+  { id: "storage.1k", scenario: "storage", label: "message.append over the socket at 1k records", unit: "ms" },
+  { id: "storage.10k", scenario: "storage", label: "message.append over the socket at 10k records", unit: "ms" },
+  { id: "storage.100k", scenario: "storage", label: "message.append over the socket at 100k records", unit: "ms" },
+  { id: "storage.99k9", scenario: "storage", label: "message.append over the socket at 99.9k records", unit: "ms" },
+  { id: "storage.ratio", scenario: "storage", label: "#100k ÷ #100 (socket)", unit: "×", target: le(2, "#100k ≤ 2× #100") },
+  { id: "storage.ratio_worst", scenario: "storage", label: "#99.9k ÷ #100 (socket)", unit: "×", target: le(2, "≤ 2× #100 (same aim)") },
+  { id: "storage.direct.100", scenario: "storage", label: "store direct append at 100 records", unit: "ms" },
+  { id: "storage.direct.100k", scenario: "storage", label: "store direct append at 100k records", unit: "ms" },
+  { id: "storage.direct.99k9", scenario: "storage", label: "store direct append at 99.9k records", unit: "ms" },
+];
+
+export function met(row: Row): boolean | undefined {
+  if (!row.target || row.median === undefined || Number.isNaN(row.median) || row.error) return undefined;
+  return row.target.op === "<=" ? row.median <= row.target.value : row.median >= row.target.value;
+}
+
+/** value ÷ floor, when both exist. */
+export function ratio(row: Row): number | undefined {
+  if (row.median === undefined || row.floor === undefined || !row.floor || Number.isNaN(row.median)) return undefined;
+  return row.median / row.floor;
+}

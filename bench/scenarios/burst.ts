@@ -1,0 +1,110 @@
+/**
+ * Burst: one model answer of N tokens written as fast as the socket takes
+ * them (`bench-burst-N`), one fresh conversation per turn. Also the server
+ * cost scenario: CPU (utime+stime from /proc) around each turn, RSS idle
+ * and after. The floor (the driver reading the fake directly) runs in the
+ * same launches.
+ */
+import { agentTurn, connect, newConversation, type AgentTurn, type FrameCounter } from "../client.js";
+import { floorTurn } from "../floor.js";
+import { cpuMs, rssMiB, sleep, startBareNode, startFake, startServer } from "../processes.js";
+import type { RowResult } from "../rows.js";
+import { mean, median, nsToMs, summarize } from "../stats.js";
+import { launchesText, turns, type Scenario } from "./scenario.js";
+
+/** Idle time after a turn before its CPU is read, so trailing work (store write, GC) counts. */
+const SETTLE_MS = 50;
+
+function rates(turn: AgentTurn, expected: number): { tps: number; ttft: number } {
+  if (turn.tokens !== expected || turn.firstNs === undefined || turn.lastNs === undefined) {
+    throw new Error(`turn delivered ${turn.tokens} of ${expected} tokens`);
+  }
+  return {
+    tps: turn.tokens / (nsToMs(turn.lastNs - turn.sentNs) / 1000),
+    ttft: nsToMs(turn.firstNs - turn.sentNs),
+  };
+}
+
+export const burst: Scenario = {
+  name: "burst + server cost",
+  rows: ["burst.tps", "burst.ttft", "burst.frames", "cost.cpu", "cost.rss_idle", "cost.rss_after"],
+  describe: (cfg) => `${cfg.burstTokens} tokens, no delay, fresh conversation per turn; ${launchesText(cfg)}`,
+  async run({ cfg, log }) {
+    const model = `bench-burst-${cfg.burstTokens}`;
+    const fake = await startFake();
+    const m = {
+      tps: [] as number[][],
+      ttft: [] as number[][],
+      frames: [] as number[][],
+      cpu: [] as number[][],
+      rssIdle: [] as number[][],
+      rssAfter: [] as number[][],
+      floorTps: [] as number[][],
+      floorTtft: [] as number[][],
+      floorRss: [] as number[][],
+    };
+    const firstFrame: number[] = [];
+    try {
+      for (let launch = 0; launch < cfg.launches; launch++) {
+        const bare = await startBareNode();
+        await sleep(300);
+        m.floorRss.push([rssMiB(bare.pid)]);
+        await bare.stop();
+
+        const server = await startServer(fake.url);
+        try {
+          await sleep(300);
+          m.rssIdle.push([rssMiB(server.pid)]);
+          const counter: FrameCounter = { frames: 0 };
+          const client = await connect(server.url, counter);
+          const { tools } = await client.tools.list();
+
+          const floor = await turns(cfg, () => floorTurn(fake.url, model, tools));
+          const floorRates = floor.map((t) => rates(t, cfg.burstTokens));
+          m.floorTps.push(floorRates.map((r) => r.tps));
+          m.floorTtft.push(floorRates.map((r) => r.ttft));
+
+          const measured = await turns(cfg, async () => {
+            const conversationId = await newConversation(client);
+            await sleep(SETTLE_MS);
+            const frames0 = counter.frames;
+            const cpu0 = cpuMs(server.pid);
+            const turn = await agentTurn(client, conversationId, model);
+            await sleep(SETTLE_MS);
+            const cpu = cpuMs(server.pid) - cpu0;
+            const frames = counter.frames - frames0;
+            return { ...rates(turn, cfg.burstTokens), frames: frames / turn.tokens, cpu, firstFrameTokens: turn.firstFrameTokens };
+          });
+          m.tps.push(measured.map((r) => r.tps));
+          m.ttft.push(measured.map((r) => r.ttft));
+          m.frames.push(measured.map((r) => r.frames));
+          firstFrame.push(...measured.map((r) => r.firstFrameTokens));
+          // /proc counts in clock ticks (10 ms): the launch's figure is its turns' mean.
+          m.cpu.push([mean(measured.map((r) => r.cpu))]);
+          m.rssAfter.push([rssMiB(server.pid)]);
+          log(
+            `burst launch ${launch + 1}: ${measured.map((r) => `${Math.round(r.tps)} tok/s ttft ${r.ttft.toFixed(2)} ms (${r.firstFrameTokens} tok in 1st frame) cpu ${r.cpu.toFixed(0)} ms`).join("; ")}` +
+              ` | floor ${floorRates.map((r) => Math.round(r.tps)).join(", ")} tok/s`,
+          );
+          await client.close();
+        } finally {
+          await server.close();
+        }
+      }
+    } finally {
+      await fake.stop();
+    }
+    const withFloor = (value: number[][], floor: number[][]): RowResult => {
+      const f = summarize(floor);
+      return { ...summarize(value), floor: f.median, floorSpread: f.spread };
+    };
+    return {
+      "burst.tps": withFloor(m.tps, m.floorTps),
+      "burst.ttft": { ...withFloor(m.ttft, m.floorTtft), note: `tokens carried by the first generation_progress frame: median ${median(firstFrame)}, max ${Math.max(...firstFrame)}` },
+      "burst.frames": { ...summarize(m.frames), note: "every WebSocket frame received during the turn ÷ tokens" },
+      "cost.cpu": { ...summarize(m.cpu), note: "per launch: mean of its measured turns (/proc ticks are 10 ms)" },
+      "cost.rss_idle": { ...withFloor(m.rssIdle, m.floorRss), note: "floor: a bare node process" },
+      "cost.rss_after": summarize(m.rssAfter),
+    };
+  },
+};

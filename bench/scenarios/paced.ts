@@ -1,0 +1,85 @@
+/**
+ * Paced: N tokens D ms apart (`bench-paced-N-D`). Per token, the latency is
+ * the client's receive time minus the stamp the fake wrote into the token
+ * (both process.hrtime.bigint(), CLOCK_MONOTONIC, system-wide). Percentiles
+ * over every measured token of a launch; the floor's own latency alongside.
+ */
+import { agentTurn, connect, newConversation } from "../client.js";
+import { floorTurn, openRelaySocket, relayTurn } from "../floor.js";
+import { startFake, startRelay, startServer } from "../processes.js";
+import type { RowResult } from "../rows.js";
+import { percentile, summarize } from "../stats.js";
+import { launchesText, turns, type Scenario } from "./scenario.js";
+
+export const WARMUP_TOKENS = 20;
+
+export const paced: Scenario = {
+  name: "paced",
+  rows: ["paced.p50", "paced.p99", "paced.relay_p50", "paced.relay_p99"],
+  describe: (cfg) =>
+    `${cfg.pacedTokens} tokens at ${cfg.pacedDelayMs} ms, fresh conversation per turn; ${launchesText(cfg, cfg.pacedTurns)} (warm-up: ${WARMUP_TOKENS} tokens)`,
+  async run({ cfg, log }) {
+    const model = `bench-paced-${cfg.pacedTokens}-${cfg.pacedDelayMs}`;
+    // The warm-up turn only needs to exercise the path, not to last the full 2 s.
+    const warmModel = `bench-paced-${WARMUP_TOKENS}-${cfg.pacedDelayMs}`;
+    const schedule = { warmup: cfg.warmup, turns: cfg.pacedTurns };
+    const modelOf = (turn: number) => (turn < schedule.warmup ? warmModel : model);
+    const fake = await startFake();
+    const p50: number[][] = [];
+    const p99: number[][] = [];
+    const floorP50: number[][] = [];
+    const floorP99: number[][] = [];
+    const relayP50: number[][] = [];
+    const relayP99: number[][] = [];
+    const relay = await startRelay(fake.url);
+    try {
+      for (let launch = 0; launch < cfg.launches; launch++) {
+        const server = await startServer(fake.url);
+        try {
+          const client = await connect(server.url);
+          const { tools } = await client.tools.list();
+          const floor = (await turns(schedule, (i) => floorTurn(fake.url, modelOf(i), tools))).flatMap((t) => t.latencies);
+          const relaySocket = await openRelaySocket(relay.url);
+          const relayed = (await turns(schedule, (i) => relayTurn(relaySocket, modelOf(i)))).flatMap((t) => t.latencies);
+          relaySocket.close();
+          relayP50.push([percentile(relayed, 0.5)]);
+          relayP99.push([percentile(relayed, 0.99)]);
+          const measured = await turns(schedule, async (i) => {
+            const conversationId = await newConversation(client);
+            const turn = await agentTurn(client, conversationId, modelOf(i));
+            if (i < schedule.warmup) return [];
+            if (turn.tokens !== cfg.pacedTokens) throw new Error(`turn delivered ${turn.tokens} of ${cfg.pacedTokens} tokens`);
+            return turn.latencies;
+          });
+          const all = measured.flat();
+          p50.push([percentile(all, 0.5)]);
+          p99.push([percentile(all, 0.99)]);
+          floorP50.push([percentile(floor, 0.5)]);
+          floorP99.push([percentile(floor, 0.99)]);
+          log(
+            `paced launch ${launch + 1}: p50 ${percentile(all, 0.5).toFixed(3)} p99 ${percentile(all, 0.99).toFixed(3)} ms ` +
+              `(${all.length} tokens) | floor p50 ${percentile(floor, 0.5).toFixed(3)} p99 ${percentile(floor, 0.99).toFixed(3)} ms` +
+              ` | relay p50 ${percentile(relayed, 0.5).toFixed(3)} p99 ${percentile(relayed, 0.99).toFixed(3)} ms`,
+          );
+          await client.close();
+        } finally {
+          await server.close();
+        }
+      }
+    } finally {
+      await relay.stop();
+      await fake.stop();
+    }
+    const withFloor = (value: number[][], floor: number[][]): RowResult => {
+      const f = summarize(floor);
+      return { ...summarize(value), floor: f.median, floorSpread: f.spread, note: "per launch: percentile over every measured token" };
+    };
+    const relayNote = "a bare Node relay (bench/relay.ts: node:http in, ws out, no protocol) between the fake and the driver: what any server in the middle costs here";
+    return {
+      "paced.p50": withFloor(p50, floorP50),
+      "paced.p99": withFloor(p99, floorP99),
+      "paced.relay_p50": { ...withFloor(relayP50, floorP50), note: relayNote },
+      "paced.relay_p99": { ...withFloor(relayP99, floorP99), note: relayNote },
+    };
+  },
+};
