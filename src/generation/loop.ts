@@ -367,28 +367,31 @@ class Loop {
 }
 
 /**
- * Deltas that arrive in the same tick (one network read often carries many
- * SSE chunks) leave as one `generation_progress` frame: fewer frames, less
- * CPU, and no added latency, since the flush runs before the next I/O poll.
+ * The first delta of a tick leaves at once (no added latency for a paced
+ * stream); deltas that follow in the same tick are merged and leave as one
+ * `generation_progress` frame right after it (setImmediate), so a burst costs
+ * a few frames, not one per token.
  */
 class ProgressCoalescer {
   private kind: "text" | "reasoning" = "text";
   private buffered = "";
-  private scheduled = false;
+  private holding = false;
 
   constructor(private readonly emit: (kind: "text" | "reasoning", delta: string) => void) {}
 
   add(kind: "text" | "reasoning", delta: string): void {
+    if (!this.holding) {
+      this.holding = true;
+      setImmediate(() => {
+        this.holding = false;
+        this.flush();
+      });
+      this.emit(kind, delta);
+      return;
+    }
     if (kind !== this.kind) this.flush();
     this.kind = kind;
     this.buffered += delta;
-    if (!this.scheduled) {
-      this.scheduled = true;
-      setImmediate(() => {
-        this.scheduled = false;
-        this.flush();
-      });
-    }
   }
 
   flush(): void {

@@ -18,6 +18,7 @@ import {
   type StreamEvent,
   type Usage,
 } from "./provider.js";
+import { readSseData } from "./sse-reader.js";
 
 export interface OpenAIProviderOptions {
   /** Sent as a bearer token; local endpoints often need none ("none" is sent then). */
@@ -83,6 +84,21 @@ function toUsage(usage: ChatCompletionChunk["usage"]): Usage | null {
     completionTokens: usage.completion_tokens ?? 0,
     totalTokens: usage.total_tokens ?? (usage.prompt_tokens ?? 0) + (usage.completion_tokens ?? 0),
   };
+}
+
+/** One event's JSON; an `{"error": …}` event is the endpoint failing mid-stream. */
+function parseChunk(data: string): ChatCompletionChunk {
+  let chunk: ChatCompletionChunk & { error?: { message?: unknown } };
+  try {
+    chunk = JSON.parse(data);
+  } catch (error) {
+    throw new LlmError(`the model endpoint sent a chunk that is not valid JSON (${(error as Error).message})`, "malformed");
+  }
+  if (chunk && typeof chunk === "object" && chunk.error) {
+    const message = typeof chunk.error.message === "string" ? chunk.error.message : JSON.stringify(chunk.error);
+    throw new LlmError(`the model endpoint reported an error mid-stream: ${message}`, "http");
+  }
+  return chunk;
 }
 
 function reasoningOf(delta: ReasoningDelta): string {
@@ -163,14 +179,13 @@ export class OpenAIProvider implements LlmProvider {
       timedOut ??= error;
       controller.abort();
     };
-    let idleTimer: NodeJS.Timeout | undefined;
-    const armIdle = () => {
-      clearTimeout(idleTimer);
-      idleTimer = setTimeout(
-        () => expire(new LlmError(`timed out: no data from the model endpoint for ${this.idleTimeoutMs} ms (--llm-idle-timeout)`, "timeout")),
-        this.idleTimeoutMs,
-      );
-    };
+    // One timer, refreshed per network read (cheaper than a new timer per chunk).
+    // While our consumer handles events the clock is held: it measures the endpoint.
+    let consumerBusy = false;
+    const idleTimer: NodeJS.Timeout = setTimeout(() => {
+      if (consumerBusy) idleTimer.refresh();
+      else expire(new LlmError(`timed out: no data from the model endpoint for ${this.idleTimeoutMs} ms (--llm-idle-timeout)`, "timeout"));
+    }, this.idleTimeoutMs);
     const requestTimer = setTimeout(
       () => expire(new LlmError(`the model did not finish its answer within ${this.requestTimeoutMs} ms`, "timeout")),
       this.requestTimeoutMs,
@@ -193,36 +208,64 @@ export class OpenAIProvider implements LlmProvider {
     let finishReason: string | null | undefined;
     let usage: Usage | null = null;
     try {
-      armIdle();
       try {
-        const chunks = await this.client.chat.completions.create(body, { signal: controller.signal });
-        armIdle();
-        for await (const chunk of chunks) {
-          clearTimeout(idleTimer);
-          usage = toUsage(chunk.usage) ?? usage;
-          const choice = chunk.choices?.[0];
-          if (choice) {
+        // The SDK builds and sends the request and turns HTTP errors into APIError;
+        // the event stream itself is read by readSseData (see sse-reader.ts for why).
+        const response = await this.client.chat.completions.create(body, { signal: controller.signal }).asResponse();
+        if (!response.body) throw new LlmError("the model endpoint answered without a body", "connection");
+        idleTimer.refresh();
+        reading: for await (const batch of readSseData(response.body)) {
+          const events: StreamEvent[] = [];
+          // Consecutive deltas of one kind within a read become one event.
+          let kind: "text" | "reasoning" | null = null;
+          let pending = "";
+          const add = (k: "text" | "reasoning", piece: string) => {
+            if (kind !== k && pending) events.push({ type: kind!, delta: pending });
+            if (kind !== k) pending = "";
+            kind = k;
+            pending += piece;
+          };
+          let sawDone = false;
+          let failure: LlmError | undefined;
+          for (const data of batch) {
+            if (data === "[DONE]") {
+              sawDone = true;
+              break;
+            }
+            let chunk: ChatCompletionChunk;
+            try {
+              chunk = parseChunk(data);
+            } catch (error) {
+              failure = error as LlmError; // reported after the deltas that came before it
+              break;
+            }
+            usage = toUsage(chunk.usage) ?? usage;
+            const choice = chunk.choices?.[0];
+            if (!choice) continue;
             const delta = choice.delta ?? {};
             const reasoning = reasoningOf(delta as ReasoningDelta);
-            if (reasoning) {
-              progress.yielded = true;
-              yield { type: "reasoning", delta: reasoning };
-            }
-            if (typeof delta.content === "string" && delta.content !== "") {
-              progress.yielded = true;
-              yield { type: "text", delta: delta.content };
-            }
+            if (reasoning) add("reasoning", reasoning);
+            if (typeof delta.content === "string" && delta.content !== "") add("text", delta.content);
             for (const fragment of delta.tool_calls ?? []) toolCalls.add(fragment);
             if (choice.finish_reason) finishReason = choice.finish_reason;
           }
+          if (kind && pending) events.push({ type: kind, delta: pending });
+          consumerBusy = true;
+          for (const event of events) {
+            progress.yielded = true;
+            yield event;
+          }
+          consumerBusy = false;
+          if (failure) throw failure;
           // The idle clock measures the endpoint, not how long our consumer took.
-          armIdle();
+          idleTimer.refresh();
+          if (sawDone) break reading;
         }
       } catch (err) {
         if (timedOut) throw timedOut;
         if (signal.aborted) return;
         // The answer was complete; only the trailing usage chunk or [DONE] got lost.
-        if (finishReason === undefined) throw err;
+        if (finishReason === undefined || err instanceof LlmError) throw err;
       }
       if (timedOut) throw timedOut;
       if (signal.aborted) return;
