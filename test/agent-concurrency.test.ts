@@ -2,22 +2,10 @@
  * Many generations at once, several watchers of one generation, and a long
  * conversation where tool history truncation kicks in.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { EventRecorder, newConversation, startAgentFixture, type AgentFixture } from "./harness/agent-fixture.js";
+import { describe, expect, it } from "vitest";
+import { EventRecorder, newConversation, useAgentFixture } from "./harness/agent-fixture.js";
 
-let fx: AgentFixture;
-
-beforeAll(async () => {
-  fx = await startAgentFixture();
-});
-afterAll(async () => {
-  await fx.close();
-});
-afterEach(() => {
-  const rejected = [...fx.fake.rejected];
-  fx.fake.reset();
-  expect(rejected).toEqual([]);
-});
+const fx = useAgentFixture();
 
 function strictlyIncreasing(values: number[]): boolean {
   return values.every((v, i) => i === 0 || v > values[i - 1]!);

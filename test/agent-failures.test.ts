@@ -6,25 +6,13 @@
  */
 import { createServer } from "node:net";
 import { performance } from "node:perf_hooks";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { FakeScript } from "./fake-openai/server.js";
-import { newConversation, startAgentFixture, type AgentFixture, type EventRecorder } from "./harness/agent-fixture.js";
+import { newConversation, startAgentFixture, useAgentFixture, type EventRecorder } from "./harness/agent-fixture.js";
 
 const LLM_ERROR = -32030;
 
-let fx: AgentFixture;
-
-beforeAll(async () => {
-  fx = await startAgentFixture({ provider: { maxRetries: 1, idleTimeoutMs: 300 } });
-});
-afterAll(async () => {
-  await fx.close();
-});
-afterEach(() => {
-  const rejected = [...fx.fake.rejected];
-  fx.fake.reset();
-  expect(rejected).toEqual([]);
-});
+const fx = useAgentFixture({ provider: { maxRetries: 1, idleTimeoutMs: 300 } });
 
 function ofMethod(events: EventRecorder, method: string) {
   return events.events.filter((e) => e.method === method);

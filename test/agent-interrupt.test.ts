@@ -7,23 +7,11 @@
  */
 import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { AgentwireClient } from "../clients/typescript/index.js";
-import { newConversation, startAgentFixture, type AgentFixture, type EventRecorder } from "./harness/agent-fixture.js";
+import { newConversation, useAgentFixture, type EventRecorder } from "./harness/agent-fixture.js";
 
-let fx: AgentFixture;
-
-beforeAll(async () => {
-  fx = await startAgentFixture();
-});
-afterAll(async () => {
-  await fx.close();
-});
-afterEach(() => {
-  const rejected = [...fx.fake.rejected];
-  fx.fake.reset();
-  expect(rejected).toEqual([]);
-});
+const fx = useAgentFixture();
 
 const shellCall = (command: string, id: string) => ({ id, name: "shell", args: JSON.stringify({ command }) });
 

@@ -2,24 +2,11 @@
  * The agent loop end to end: a real server, the real openai SDK, the fake
  * OpenAI-compatible server (which rejects any request the real API would).
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { AgentwireRpcError } from "../clients/typescript/index.js";
-import { newConversation, startAgentFixture, type AgentFixture } from "./harness/agent-fixture.js";
+import { newConversation, startAgentFixture, useAgentFixture } from "./harness/agent-fixture.js";
 
-let fx: AgentFixture;
-
-beforeAll(async () => {
-  fx = await startAgentFixture();
-});
-afterAll(async () => {
-  await fx.close();
-});
-afterEach(() => {
-  // Whatever a test did, no request may have been one the real API would refuse.
-  const rejected = [...fx.fake.rejected];
-  fx.fake.reset();
-  expect(rejected).toEqual([]);
-});
+const fx = useAgentFixture();
 
 async function rpcError(promise: Promise<unknown>): Promise<AgentwireRpcError> {
   const error = await promise.then(

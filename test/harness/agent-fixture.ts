@@ -2,6 +2,7 @@
  * An agentwire server wired to the fake OpenAI-compatible server through the
  * real `openai` SDK, plus a recorder of every notification a client sees.
  */
+import { afterAll, afterEach, beforeAll, expect } from "vitest";
 import type { AgentwireClient, NotificationMethod } from "../../clients/typescript/index.js";
 import type { ServerConfig } from "../../src/config.js";
 import { OpenAIProvider, type OpenAIProviderOptions } from "../../src/llm/openai-provider.js";
@@ -124,4 +125,41 @@ export async function newConversation(
   await client.conversation.subscribe({ conversationId: conversation.id });
   await client.message.append({ conversationId: conversation.id, role: "user", content: userMessage });
   return { id: conversation.id, events };
+}
+
+/**
+ * One fixture for a test file: started before the first test, closed after
+ * the last, and checked after each test — no request may have been one the
+ * real API would refuse (the fake records those), and the fake's queue and
+ * records are cleared.
+ */
+export function useAgentFixture(options: Parameters<typeof startAgentFixture>[0] = {}): AgentFixture {
+  let current: AgentFixture | undefined;
+  beforeAll(async () => {
+    current = await startAgentFixture(options);
+  });
+  afterAll(async () => {
+    await current?.close();
+  });
+  afterEach(() => {
+    const rejected = [...get().fake.rejected];
+    get().fake.reset();
+    expect(rejected).toEqual([]);
+  });
+  const get = (): AgentFixture => {
+    if (!current) throw new Error("the agent fixture is not started (use it inside a test)");
+    return current;
+  };
+  return {
+    get fake() {
+      return get().fake;
+    },
+    get server() {
+      return get().server;
+    },
+    get client() {
+      return get().client;
+    },
+    close: () => get().close(),
+  };
 }
