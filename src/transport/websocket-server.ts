@@ -83,9 +83,10 @@ export function attachWebSocket(
       if (socket.readyState !== WebSocket.OPEN) return;
       if (socket.bufferedAmount > config.maxBufferedBytes) {
         // A client that stops reading must not grow our memory without bound;
-        // it can reconnect and resume with afterSeq.
-        log.warn(`connection ${connection.id} is not reading; closing it`);
-        socket.close(1013, "send backlog too large; reconnect with afterSeq");
+        // it can reconnect and resume with afterSeq. Terminated, not closed: a
+        // peer that reads nothing would never read a close frame either.
+        log.warn(`connection ${connection.id} is not reading (send backlog over ${config.maxBufferedBytes} bytes); dropping it`);
+        socket.terminate();
         return;
       }
       socket.send(frame);
