@@ -12,6 +12,7 @@ import type { LlmProvider, LlmToolSpec, ProposedToolCall, Usage } from "../llm/p
 import { LlmError } from "../llm/provider.js";
 import type { Logger } from "../logging/logger.js";
 import type { ConversationRuntime } from "../sessions/conversation-runtime.js";
+import { StoreFileError } from "../store/store-file-error.js";
 import type { ToolRegistry } from "../tools/tool.js";
 import { formatArgumentIssues, validateArguments } from "../tools/validate-arguments.js";
 import type { Generation } from "./generation.js";
@@ -344,6 +345,11 @@ class Loop {
       code = ErrorCodes.LLM_ERROR;
       message = error.message;
       status = error.status;
+    } else if (error instanceof StoreFileError) {
+      // The path stays in the server log; the client learns what kind of failure it was.
+      this.deps.log.error(`generation ${this.gen.id} could not write its records`, error);
+      code = ErrorCodes.STORAGE_ERROR;
+      message = "Storage error: the conversation could not be written to disk";
     } else {
       this.deps.log.error(`generation ${this.gen.id} failed`, error);
     }
