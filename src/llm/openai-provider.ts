@@ -18,6 +18,7 @@ import {
   type StreamEvent,
   type Usage,
 } from "./provider.js";
+import { createNodeHttpFetch, type NodeHttpFetch } from "./node-http-fetch.js";
 import { readSseData } from "./sse-reader.js";
 
 export interface OpenAIProviderOptions {
@@ -34,6 +35,11 @@ export interface OpenAIProviderOptions {
   idleTimeoutMs?: number;
   /** Abort one attempt that has not finished after this long, however lively (default 10 min). */
   requestTimeoutMs?: number;
+  /**
+   * HTTP transport under the SDK: "node" (default; node:http, streams read
+   * without web streams — see node-http-fetch.ts) or "fetch" (the built-in fetch).
+   */
+  transport?: "node" | "fetch";
 }
 
 const DEFAULT_BASE_URL = "https://api.openai.com/v1";
@@ -132,6 +138,7 @@ export class OpenAIProvider implements LlmProvider {
   private readonly retryMaxDelayMs: number;
   private readonly idleTimeoutMs: number;
   private readonly requestTimeoutMs: number;
+  private readonly http: NodeHttpFetch | undefined;
 
   constructor(options: OpenAIProviderOptions = {}) {
     this.baseURL = (options.baseURL ?? DEFAULT_BASE_URL).replace(/\/+$/, "");
@@ -140,7 +147,9 @@ export class OpenAIProvider implements LlmProvider {
     this.retryMaxDelayMs = options.retryMaxDelayMs ?? 1000;
     this.idleTimeoutMs = options.idleTimeoutMs ?? 60_000;
     this.requestTimeoutMs = options.requestTimeoutMs ?? 600_000;
+    this.http = options.transport === "fetch" ? undefined : createNodeHttpFetch();
     this.client = new OpenAI({
+      ...(this.http ? { fetch: this.http.fetch } : {}),
       apiKey: options.apiKey || "none",
       baseURL: this.baseURL,
       maxRetries: 0,
@@ -212,9 +221,11 @@ export class OpenAIProvider implements LlmProvider {
         // The SDK builds and sends the request and turns HTTP errors into APIError;
         // the event stream itself is read by readSseData (see sse-reader.ts for why).
         const response = await this.client.chat.completions.create(body, { signal: controller.signal }).asResponse();
-        if (!response.body) throw new LlmError("the model endpoint answered without a body", "connection");
+        const events: AsyncIterable<Uint8Array> | ReadableStream<Uint8Array> | null =
+          this.http?.takeNodeBody(response) ?? response.body;
+        if (!events) throw new LlmError("the model endpoint answered without a body", "connection");
         idleTimer.refresh();
-        reading: for await (const batch of readSseData(response.body)) {
+        reading: for await (const batch of readSseData(events)) {
           const events: StreamEvent[] = [];
           // Consecutive deltas of one kind within a read become one event.
           let kind: "text" | "reasoning" | null = null;

@@ -1,0 +1,123 @@
+/**
+ * A `fetch` for the openai SDK built on node:http / node:https.
+ *
+ * Measured on this project's machine, a token stream read through the
+ * built-in fetch (undici's wasm HTTP parser, web streams, a promise per
+ * chunk) arrived 0.1–0.2 ms later at p50 and about 1 ms later at p99 than
+ * the same stream read from node:http, and costs more CPU per token. The SDK
+ * still builds every request and maps every error; only the transport
+ * underneath changes. A streamed body can be taken as the Node stream itself
+ * (`takeNodeBody`), skipping web streams; anything else (error bodies,
+ * `models.list`) reads the web `Response.body` as usual.
+ */
+import http, { type IncomingMessage } from "node:http";
+import https from "node:https";
+
+export interface NodeHttpFetch {
+  fetch: (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+  /**
+   * The response's Node stream, if its web body has not been read: the caller
+   * then owns it (and must consume or destroy it).
+   */
+  takeNodeBody(response: Response): IncomingMessage | undefined;
+  /** Close idle keep-alive sockets. */
+  close(): void;
+}
+
+interface BodySource {
+  message: IncomingMessage;
+  /** Set once the web body or the Node stream has been handed out. */
+  claimed: boolean;
+}
+
+const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304]);
+
+export function createNodeHttpFetch(): NodeHttpFetch {
+  const agents = {
+    "http:": new http.Agent({ keepAlive: true }),
+    "https:": new https.Agent({ keepAlive: true }),
+  };
+  const sources = new WeakMap<Response, BodySource>();
+
+  const fetchImpl = (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
+    const url = new URL(typeof input === "string" ? input : input instanceof URL ? input.href : input.url);
+    const transport = url.protocol === "https:" ? https : url.protocol === "http:" ? http : undefined;
+    if (!transport) return Promise.reject(new TypeError(`fetch: unsupported protocol ${url.protocol}`));
+    const headers: Record<string, string> = {};
+    new Headers(init.headers).forEach((value, key) => {
+      headers[key] = value;
+    });
+    const body = init.body;
+    if (body !== undefined && body !== null && typeof body !== "string" && !(body instanceof Uint8Array)) {
+      return Promise.reject(new TypeError("fetch: only string and byte bodies are supported"));
+    }
+    return new Promise<Response>((resolve, reject) => {
+      const request = transport.request(
+        url,
+        {
+          method: init.method ?? "GET",
+          headers,
+          agent: agents[url.protocol as "http:" | "https:"],
+          signal: init.signal ?? undefined,
+        },
+        (message) => {
+          const responseHeaders = new Headers();
+          for (const [key, value] of Object.entries(message.headers)) {
+            if (Array.isArray(value)) for (const v of value) responseHeaders.append(key, v);
+            else if (value !== undefined) responseHeaders.set(key, value);
+          }
+          const status = message.statusCode ?? 0;
+          if (NULL_BODY_STATUS.has(status) || init.method === "HEAD") {
+            message.resume();
+            resolve(new Response(null, { status, statusText: message.statusMessage, headers: responseHeaders }));
+            return;
+          }
+          const source: BodySource = { message, claimed: false };
+          let attached = false;
+          const webBody = new ReadableStream<Uint8Array>(
+            {
+              // Attached on the first read only, so an unread body can still be taken as the Node stream.
+              pull(controller) {
+                if (!attached) {
+                  if (source.claimed) return; // taken as the Node stream
+                  source.claimed = attached = true;
+                  message.on("data", (chunk: Buffer) => {
+                    controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+                    // Backpressure: wait for the next pull.
+                    if ((controller.desiredSize ?? 1) <= 0) message.pause();
+                  });
+                  message.on("end", () => controller.close());
+                  message.on("error", (error) => controller.error(error));
+                }
+                message.resume();
+              },
+              cancel() {
+                message.destroy();
+              },
+            },
+            { highWaterMark: 0 },
+          );
+          const response = new Response(webBody, { status, statusText: message.statusMessage, headers: responseHeaders });
+          sources.set(response, source);
+          resolve(response);
+        },
+      );
+      request.on("error", reject);
+      request.end(body ?? undefined);
+    });
+  };
+
+  return {
+    fetch: fetchImpl,
+    takeNodeBody(response) {
+      const source = sources.get(response);
+      if (!source || source.claimed) return undefined;
+      source.claimed = true;
+      return source.message;
+    },
+    close() {
+      agents["http:"].destroy();
+      agents["https:"].destroy();
+    },
+  };
+}
