@@ -21,7 +21,8 @@ const CODE = FROM_SOURCE ? ROOT : join(ROOT, "dist");
 const EXT = FROM_SOURCE ? "ts" : "js";
 const NODE_ARGS = FROM_SOURCE ? ["--import", "tsx"] : [];
 
-export const SERVER_ENTRY = join(CODE, "src", `cli.${EXT}`);
+/** Compiled runs start the bundled server (dist/bundle, what `npm start` and the `agentwire` bin run). */
+export const SERVER_ENTRY = FROM_SOURCE ? join(ROOT, "src", "cli.ts") : join(ROOT, "dist", "bundle", "cli.mjs");
 export const FAKE_ENTRY = join(CODE, "test", "fake-openai", `main.${EXT}`);
 export const RELAY_ENTRY = join(CODE, "bench", `relay.${EXT}`);
 

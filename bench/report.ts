@@ -193,7 +193,7 @@ export function markdown(
     "## How it is measured",
     "",
     "Three processes on 127.0.0.1: the fake OpenAI server (`dist/test/fake-openai/main.js`), `agentwire serve --port 0 --data-dir <tmp>`",
-    "(`dist/src/cli.js`, a new process per launch), and the driver (this benchmark, with the generated TypeScript client over `ws`).",
+    "(`dist/bundle/cli.mjs`, the bundle `npm start` runs, a new process per launch), and the driver (this benchmark, with the generated TypeScript client over `ws`).",
     "The fake stamps every token with `process.hrtime.bigint()` when it writes it; the driver takes the same clock when a frame arrives.",
     "The **floor** is the same driver reading the fake directly (POST /v1/chat/completions with the body agentwire sends, SSE parsed),",
     "measured in the same launches; `÷ floor` is the median divided by the floor's median.",

@@ -30,8 +30,10 @@ function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
-export function runCli(args: string[], extraEnv: Record<string, string> = {}): CliProcess {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli.ts", ...args], {
+/** `entry` defaults to the source (run through tsx); pass a built file such as "dist/bundle/cli.mjs" to run that. */
+export function runCli(args: string[], extraEnv: Record<string, string> = {}, entry = "src/cli.ts"): CliProcess {
+  const runner = entry.endsWith(".ts") ? ["--import", "tsx", entry] : [entry];
+  const child = spawn(process.execPath, [...runner, ...args], {
     cwd: REPO_ROOT,
     env: cleanEnv(extraEnv),
     stdio: ["ignore", "pipe", "pipe"],

@@ -1,0 +1,48 @@
+/**
+ * The bundle that `npm start` and the `agentwire` bin run (dist/bundle,
+ * built by esbuild) serves like the source does. The build runs first, so
+ * this tests what a user would start.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { WebSocket } from "ws";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { AgentwireClient } from "../clients/typescript/index.js";
+import { killAllCli, REPO_ROOT, runCli } from "./harness/cli-process.js";
+
+let dataDir: string;
+beforeAll(async () => {
+  execFileSync("npm", ["run", "build", "--silent"], { cwd: REPO_ROOT, stdio: "pipe" });
+  dataDir = await mkdtemp(join(tmpdir(), "agentwire-bundle-"));
+}, 120_000);
+afterAll(async () => {
+  await killAllCli();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+it("starts, answers HTTP and JSON-RPC, loads its lazy parts, and stops on SIGTERM", async () => {
+  // A closed port as the model endpoint: models.list must fail fast and clearly.
+  const cli = runCli(["serve", "--port", "0", "--data-dir", dataDir], { OPENAI_BASE_URL: "http://127.0.0.1:9/v1" }, "dist/bundle/cli.mjs");
+  const url = await cli.listening();
+  const http = url.replace("ws://", "http://");
+  expect(await (await fetch(`${http}/healthz`)).json()).toMatchObject({ ok: true });
+  expect(await (await fetch(`${http}/openrpc.json`)).json()).toMatchObject({ openrpc: expect.any(String) });
+
+  const client = await AgentwireClient.connect(url, { WebSocket });
+  const { id } = await client.conversation.create({ title: "bundled" });
+  await client.message.append({ conversationId: id, role: "user", content: "hi" });
+  expect((await client.tools.list()).tools.map((t) => t.name)).toContain("shell");
+  // models.list loads the provider chunk (the openai SDK); no endpoint is reachable, so a clear error comes back.
+  const error = await client.models.list().then(
+    () => undefined,
+    (e: { code: number }) => e,
+  );
+  expect(error?.code).toBe(-32030);
+  await client.close();
+
+  cli.child.kill("SIGTERM");
+  expect((await cli.exited).code).toBe(0);
+  expect(cli.stderr()).not.toMatch(/Dynamic require|ERR_|uncaught/i);
+}, 60_000);
