@@ -43,6 +43,12 @@ async function main(): Promise<void> {
     throw error;
   }
   process.stdout.write(`agentwire listening on ${server.url}\n`);
+  // What an operator needs to know at a glance (stderr; stdout keeps its one line).
+  server.app.log.info(
+    `data dir ${config.dataDir}; model endpoint ${config.openaiBaseUrl ?? "https://api.openai.com/v1 (OPENAI_BASE_URL unset)"}; ` +
+      `default model ${config.model ?? "none (set AGENTWIRE_MODEL or --model, or pass one per conversation or step)"}; ` +
+      `token ${config.token ? "required" : "not required (loopback only)"}`,
+  );
   // Tool process groups must not outlive the server, however it ends.
   const { killAllProcessGroups } = await import("./tools/process-group.js");
   process.on("exit", killAllProcessGroups);

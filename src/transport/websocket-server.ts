@@ -92,6 +92,7 @@ export function attachWebSocket(
       socket.send(frame);
     });
     connections.add(connection);
+    log.debug(`connection ${connection.id} opened`);
 
     socket.on("error", (error) => log.debug(`socket error on ${connection.id}: ${error.message}`));
     socket.on("pong", () => alive.add(socket));
@@ -111,6 +112,7 @@ export function attachWebSocket(
       alive.delete(socket);
       connections.delete(connection);
       app().hub.disconnect(connection);
+      log.debug(`connection ${connection.id} closed`);
     });
   });
 
