@@ -120,6 +120,8 @@ export class AgentwireClientBase {
   readonly #handlers = new Map<string, Set<(params: any) => void>>();
   readonly #anyHandlers = new Set<(method: any, params: any) => void>();
   readonly #closeHandlers = new Set<(info: CloseInfo) => void>();
+  /** Params of the `connected` notification, once it has arrived. */
+  #connected: unknown;
   #closeInfo: CloseInfo | undefined;
   #lastError: string | undefined;
   #closing = false;
@@ -152,7 +154,8 @@ export class AgentwireClientBase {
    * step exceeds requestTimeoutMs; the socket is closed in every failure case.
    *
    * The server pushes `connected` right after the initialize answer, possibly
-   * before the caller can subscribe to it; its content is in initializeResult.
+   * before the caller can subscribe to it: `on("connected", …)` registered
+   * later is still called once with it (its content is also in initializeResult).
    */
   protected async handshake(url: string | URL): Promise<void> {
     const Ctor = this.#options.WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
@@ -238,6 +241,13 @@ export class AgentwireClientBase {
     if (!set) this.#handlers.set(method, (set = new Set()));
     const entry = (params: any) => handler(params);
     set.add(entry);
+    // `connected` is a one-time state, not a stream: a late subscriber still hears it.
+    const connected = this.#connected;
+    if (method === "connected" && connected !== undefined) {
+      queueMicrotask(() => {
+        if (set.has(entry)) this.#fire(entry, connected);
+      });
+    }
     return () => {
       set.delete(entry);
     };
@@ -352,6 +362,7 @@ export class AgentwireClientBase {
   }
 
   #dispatch(method: string, params: unknown): void {
+    if (method === "connected") this.#connected = params;
     for (const handler of [...(this.#handlers.get(method) ?? [])]) this.#fire(handler, params);
     for (const handler of [...this.#anyHandlers]) this.#fire(handler, method, params);
   }
