@@ -8,7 +8,7 @@ import {
 } from "./records.js";
 
 export const ConversationCreateParams = z
-  .object({
+  .strictObject({
     title: z.string().max(500).optional().describe("Title; defaults to empty."),
     model: z.string().min(1).max(200).optional().describe("Model for this conversation; defaults to the server's."),
     system: z.string().max(1_000_000).optional().describe("System prompt sent first in every model request."),
@@ -19,7 +19,7 @@ export const ConversationCreateParams = z
 export const ConversationCreateResult = Conversation;
 
 export const ConversationListParams = z
-  .object({
+  .strictObject({
     limit: z.number().int().min(1).max(500).optional().describe("Most conversations to return; default 50."),
     cursor: z.string().min(1).optional().describe("nextCursor of the previous page; omit for the first page."),
   })
@@ -32,7 +32,7 @@ export const ConversationListResult = z
   .describe("A page of conversations.");
 
 export const ConversationGetParams = z
-  .object({
+  .strictObject({
     conversationId: ConversationId,
     includeRecords: z.boolean().optional().describe("Also return every record, oldest first. Default false."),
   })
@@ -46,7 +46,7 @@ export const ConversationGetResult = z
   .describe("A conversation, its live state and, on request, its records.");
 
 export const ConversationUpdateParams = z
-  .object({
+  .strictObject({
     conversationId: ConversationId,
     title: z.string().max(500).optional().describe("New title."),
     model: z.string().min(1).max(200).nullable().optional().describe("New model; null returns to the server default."),
@@ -58,12 +58,12 @@ export const ConversationUpdateParams = z
 export const ConversationUpdateResult = Conversation;
 
 export const ConversationDeleteParams = z
-  .object({ conversationId: ConversationId })
+  .strictObject({ conversationId: ConversationId })
   .describe("Parameters of conversation.delete. A running generation is interrupted first.");
 export const ConversationDeleteResult = z.object({}).describe("Empty on success.");
 
 export const ConversationSubscribeParams = z
-  .object({
+  .strictObject({
     conversationId: ConversationId,
     afterSeq: z
       .number()
@@ -88,7 +88,7 @@ export const ConversationSubscribeResult = z
   .describe("Snapshot of the conversation at the moment of subscribing.");
 
 export const ConversationUnsubscribeParams = z
-  .object({ conversationId: ConversationId })
+  .strictObject({ conversationId: ConversationId })
   .describe("Parameters of conversation.unsubscribe.");
 export const ConversationUnsubscribeResult = z.object({}).describe("Empty on success.");
 

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ConversationId, ToolCallStatus } from "./records.js";
 
 export const StepParams = z
-  .object({
+  .strictObject({
     conversationId: ConversationId,
     autoConfirm: z
       .union([z.boolean(), z.number().int().min(0).max(100_000)])
@@ -18,7 +18,7 @@ export const StepResult = z
   .describe("Answered at once; the work is reported by notifications.");
 
 export const InterruptParams = z
-  .object({ conversationId: ConversationId })
+  .strictObject({ conversationId: ConversationId })
   .describe("Parameters of interrupt.");
 export const InterruptResult = z
   .object({
@@ -29,7 +29,7 @@ export const InterruptResult = z
   .describe("Result of interrupt. When true, the generation has fully stopped before this answer is sent.");
 
 export const ToolConfirmParams = z
-  .object({
+  .strictObject({
     conversationId: ConversationId,
     toolCallId: z.string().min(1).describe("The pending tool call (from tool_pending)."),
     action: z
@@ -45,7 +45,9 @@ export const ToolConfirmParams = z
       .min(0)
       .max(100_000)
       .optional()
-      .describe("With action \"auto\": how many further tool uses to run without asking (default 0: only this one)."),
+      .describe(
+        "With action \"auto\": how many further tool uses to run without asking (default 0: only this one). Sets the conversation's remaining count, replacing any earlier one.",
+      ),
   })
   .superRefine((v, ctx) => {
     if (v.action === "edit" && v.arguments === undefined) {
@@ -61,7 +63,9 @@ export const ToolConfirmParams = z
   .describe("Parameters of tool.confirm: the decision on one pending tool call.");
 export const ToolConfirmResult = z
   .object({
-    status: ToolCallStatus.describe("Status of the tool call right after the decision (executing or skipped)."),
+    status: ToolCallStatus.describe(
+      "\"skipped\" after skip; otherwise \"executing\": the call is confirmed and runs as soon as the calls offered before it are done (calls of one message run in order).",
+    ),
     autoConfirmRemaining: z.number().int().min(0).describe("Tool uses the conversation will still run without asking."),
   })
   .describe("Result of tool.confirm.");

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ConversationId, MessageRecord } from "./records.js";
 
 export const MessageAppendParams = z
-  .object({
+  .strictObject({
     conversationId: ConversationId,
     role: z
       .enum(["user", "system"])

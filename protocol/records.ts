@@ -36,7 +36,7 @@ export const ConversationSettings = z
   })
   .describe("Per-conversation settings; every field has a server default.");
 
-export const ConversationSettingsPatch = ConversationSettings.partial().describe(
+export const ConversationSettingsPatch = ConversationSettings.partial().strict().describe(
   "Settings to change; fields left out keep their value.",
 );
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 export const InitializeParams = z
-  .object({
+  .strictObject({
     protocolVersion: z
       .string()
       .describe("Protocol version the client speaks, e.g. \"1.0\". A different major version is refused."),
@@ -44,7 +44,7 @@ export const InitializeResult = z
   })
   .describe("Result of initialize.");
 
-export const ServerStatusParams = z.object({}).describe("No parameters.");
+export const ServerStatusParams = z.strictObject({}).describe("No parameters.");
 
 export const ServerStatusResult = z
   .object({

@@ -8,12 +8,12 @@ export const ToolSpec = z
   })
   .describe("A tool the model may call.");
 
-export const ToolsListParams = z.object({}).describe("No parameters.");
+export const ToolsListParams = z.strictObject({}).describe("No parameters.");
 export const ToolsListResult = z
   .object({ tools: z.array(ToolSpec).describe("Every tool offered to the model.") })
   .describe("Result of tools.list.");
 
-export const ModelsListParams = z.object({}).describe("No parameters.");
+export const ModelsListParams = z.strictObject({}).describe("No parameters.");
 export const ModelsListResult = z
   .object({
     models: z

@@ -92,6 +92,13 @@ describe("single requests", () => {
     expect(reply.error.message).toContain("conversationId");
   });
 
+  it("refuses a field the method does not know (a typo must not silently change behaviour), naming it", async () => {
+    const reply = await roundTrip('{"jsonrpc":"2.0","method":"conversation.create","params":{"titel":"x","settings":{"maxIteration":3}},"id":8}');
+    expect(reply.error.code).toBe(-32602);
+    expect(reply.error.message).toContain("titel");
+    expect(JSON.stringify(reply.error.data)).toContain("maxIteration");
+  });
+
   it("never answers a notification, even one for an unknown method or with bad params", async () => {
     raw.send('{"jsonrpc":"2.0","method":"server.status"}');
     raw.send('{"jsonrpc":"2.0","method":"foobar"}');
