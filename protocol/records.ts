@@ -3,12 +3,11 @@ import { z } from "zod";
 /** Opaque identifiers. Conversations, records and generations use prefixed random ids. */
 export const ConversationId = z
   .string()
-  .min(1)
-  .max(128)
-  .describe("Conversation id, as returned by conversation.create (e.g. \"c_7f3a…\").");
+  .regex(/^[A-Za-z0-9_-]{1,128}$/, "must be 1–128 letters, digits, \"_\" or \"-\" (an id from conversation.create)")
+  .describe("Conversation id, as returned by conversation.create (e.g. \"c_7f3a…\"): 1–128 of A–Z, a–z, 0–9, _ and -.");
 
-export const Timestamp = z
-  .string()
+export const Timestamp = z.iso
+  .datetime()
   .describe("ISO-8601 UTC timestamp with milliseconds, e.g. \"2026-11-22T04:52:41.123Z\".");
 
 export const ConversationSettings = z

@@ -364,8 +364,12 @@ describe("unknown conversation id", () => {
     expect(error.data).toEqual({ conversationId: ghost });
   });
 
-  it("ids that look like paths are simply not found", async () => {
-    for (const ghost of ["../../etc", "..", "c_a/b", "index.json", "LOCK"]) {
+  it("ids that look like paths are refused as invalid; well-formed names of store files are simply not found", async () => {
+    for (const ghost of ["../../etc", "..", "c_a/b", "index.json", ""]) {
+      await expectInvalidParams(client.conversation.get({ conversationId: ghost }), "conversationId");
+      await expectInvalidParams(client.conversation.delete({ conversationId: ghost }), "conversationId");
+    }
+    for (const ghost of ["LOCK", "index", "conversations"]) {
       await expectNotFound(client.conversation.get({ conversationId: ghost }), ghost);
       await expectNotFound(client.conversation.delete({ conversationId: ghost }), ghost);
     }
