@@ -60,6 +60,11 @@ export interface TurnSeen {
   doneNs: bigint | undefined;
 }
 
+/** A turn with nothing seen yet. */
+export function emptyTurn(): TurnSeen {
+  return { firstNs: undefined, lastNs: undefined, tokens: 0, firstFrameTokens: 0, progress: 0, latencies: [], doneNs: undefined };
+}
+
 /**
  * Watches one conversation on one client until its generation ends
  * (generation_complete with final: true). Rejects on `error`/`interrupted`
@@ -71,15 +76,7 @@ export function watchGeneration(
   timeoutMs: number,
   onProgress?: (nowNs: bigint) => void,
 ): { seen: TurnSeen; done: Promise<TurnSeen> } {
-  const seen: TurnSeen = {
-    firstNs: undefined,
-    lastNs: undefined,
-    tokens: 0,
-    firstFrameTokens: 0,
-    progress: 0,
-    latencies: [],
-    doneNs: undefined,
-  };
+  const seen = emptyTurn();
   const disposers: Array<() => void> = [];
   const done = new Promise<TurnSeen>((resolve, reject) => {
     const finish = (error?: Error) => {

@@ -8,7 +8,7 @@ import { spawn } from "node:child_process";
 import { Agent, request } from "node:http";
 import { WebSocket } from "ws";
 import { parseStamps } from "../test/fake-openai/scripts.js";
-import { USER_TEXT, type AgentTurn } from "./client.js";
+import { emptyTurn, USER_TEXT, type AgentTurn } from "./client.js";
 
 export interface FloorTool {
   name: string;
@@ -36,16 +36,7 @@ export function floorTurn(baseUrl: string, model: string, tools: FloorTool[], ti
   });
   const url = new URL(`${baseUrl.replace(/\/+$/, "")}/chat/completions`);
   return new Promise<AgentTurn>((resolve, reject) => {
-    const turn: AgentTurn = {
-      sentNs: 0n,
-      firstNs: undefined,
-      lastNs: undefined,
-      tokens: 0,
-      firstFrameTokens: 0,
-      progress: 0,
-      latencies: [],
-      doneNs: undefined,
-    };
+    const turn: AgentTurn = { ...emptyTurn(), sentNs: 0n };
     const timer = setTimeout(() => {
       req.destroy(new Error(`floor request did not finish within ${timeoutMs} ms`));
     }, timeoutMs);
@@ -131,16 +122,7 @@ export function closeFloorAgent(): void {
 /** One answer through the two-hop floor (bench/relay.ts) on an open socket. */
 export function relayTurn(socket: WebSocket, model: string, timeoutMs = 60_000): Promise<AgentTurn> {
   return new Promise<AgentTurn>((resolve, reject) => {
-    const turn: AgentTurn = {
-      sentNs: 0n,
-      firstNs: undefined,
-      lastNs: undefined,
-      tokens: 0,
-      firstFrameTokens: 0,
-      progress: 0,
-      latencies: [],
-      doneNs: undefined,
-    };
+    const turn: AgentTurn = { ...emptyTurn(), sentNs: 0n };
     const finish = (error?: Error) => {
       clearTimeout(timer);
       socket.off("message", onMessage);

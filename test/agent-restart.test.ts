@@ -17,6 +17,18 @@ import { AgentwireClient } from "../clients/typescript/index.js";
 import { startFakeOpenAI, type FakeOpenAI } from "./fake-openai/server.js";
 import { EventRecorder, newConversation, startAgentFixture, type AgentFixture } from "./harness/agent-fixture.js";
 
+/** What a client sees when a stored pending call is confirmed and the loop resumes. */
+const RESUMED_ROUND = [
+  "tool_pending",
+  "tool_executing",
+  "tool_output",
+  "tool_completed",
+  "generation_started",
+  "generation_progress",
+  "message_added",
+  "generation_complete",
+];
+
 const repoRoot = fileURLToPath(new URL("..", import.meta.url));
 
 let dataDir: string;
@@ -171,16 +183,7 @@ describe("after a crash with a tool call waiting for confirmation", () => {
     const end = await events.waitForEnd(generationId);
     expect(end.method).toBe("generation_complete");
     expect(end.params.final).toBe(true);
-    expect(events.flow()).toEqual([
-      "tool_pending",
-      "tool_executing",
-      "tool_output",
-      "tool_completed",
-      "generation_started",
-      "generation_progress",
-      "message_added",
-      "generation_complete",
-    ]);
+    expect(events.flow()).toEqual(RESUMED_ROUND);
     const seqs = events.events.map((e) => e.params.seq);
     expect(seqs.every((s, i) => s > seqBefore && (i === 0 || s > seqs[i - 1]!))).toBe(true);
 
@@ -214,16 +217,7 @@ describe("after a crash with a tool call waiting for confirmation", () => {
     const end = await events.waitForEnd(generationId);
     expect(end.method).toBe("generation_complete");
     expect(end.params.final).toBe(true);
-    expect(events.flow()).toEqual([
-      "tool_pending",
-      "tool_executing",
-      "tool_output",
-      "tool_completed",
-      "generation_started",
-      "generation_progress",
-      "message_added",
-      "generation_complete",
-    ]);
+    expect(events.flow()).toEqual(RESUMED_ROUND);
     expect(events.events.find((e) => e.method === "tool_completed")!.params.record.result).toContain("confirmed-directly");
     expect(fx.fake.requests).toHaveLength(1);
     expect(fx.fake.requests[0]!.messages.at(-1)).toMatchObject({ role: "tool", tool_call_id: "keep_1" });
