@@ -21,8 +21,13 @@ export interface RequestEntry {
   description: string;
   /** Application errors this method can answer with (standard JSON-RPC ones apply to all). */
   errors: readonly ErrorCodeName[];
-  /** Type names used in generated schema and client. */
-  names: { params: string; result: string };
+  /**
+   * Set while the method's shape may still change: the reason, in words. Such
+   * a method is refused (EXPERIMENTAL_API_REQUIRED) unless the client sent
+   * `capabilities.experimentalApi: true` in `initialize`, and it is marked
+   * `x-experimental` in OpenRPC and in the generated client's docs.
+   */
+  experimental?: string;
 }
 
 const NOT_FOUND = ["NOT_INITIALIZED", "CONVERSATION_NOT_FOUND"] as const;
@@ -34,42 +39,36 @@ export const requests = {
     description:
       "Must be the first request on a connection. Agrees on the protocol version and announces capabilities; the server then sends `connected`.",
     errors: ["ALREADY_INITIALIZED", "UNSUPPORTED_PROTOCOL_VERSION"],
-    names: { params: "InitializeParams", result: "InitializeResult" },
   },
   "server.status": {
     params: S.ServerStatusParams,
     result: S.ServerStatusResult,
     description: "Server health and load: connections, subscriptions, loaded conversations, generations, uptime, memory.",
     errors: ["NOT_INITIALIZED"],
-    names: { params: "ServerStatusParams", result: "ServerStatusResult" },
   },
   "conversation.create": {
     params: C.ConversationCreateParams,
     result: C.ConversationCreateResult,
     description: "Create an empty conversation. A `system` prompt is kept on the conversation and sent first in every model request.",
     errors: ["NOT_INITIALIZED", "STORAGE_ERROR"],
-    names: { params: "ConversationCreateParams", result: "ConversationCreateResult" },
   },
   "conversation.list": {
     params: C.ConversationListParams,
     result: C.ConversationListResult,
     description: "List conversations, newest first, a page at a time: pass `nextCursor` back as `cursor`.",
     errors: ["NOT_INITIALIZED"],
-    names: { params: "ConversationListParams", result: "ConversationListResult" },
   },
   "conversation.get": {
     params: C.ConversationGetParams,
     result: C.ConversationGetResult,
     description: "A conversation with its live state and, with includeRecords, every record.",
     errors: NOT_FOUND,
-    names: { params: "ConversationGetParams", result: "ConversationGetResult" },
   },
   "conversation.update": {
     params: C.ConversationUpdateParams,
     result: C.ConversationUpdateResult,
     description: "Change title, model, system prompt, workspace or settings. Subscribers get `conversation_updated`.",
     errors: [...NOT_FOUND, "STORAGE_ERROR"],
-    names: { params: "ConversationUpdateParams", result: "ConversationUpdateResult" },
   },
   "conversation.delete": {
     params: C.ConversationDeleteParams,
@@ -77,7 +76,6 @@ export const requests = {
     description:
       "Delete a conversation and its records. A running generation is interrupted first; subscribers get `conversation_updated` with deleted: true and are unsubscribed.",
     errors: [...NOT_FOUND, "STORAGE_ERROR"],
-    names: { params: "ConversationDeleteParams", result: "ConversationDeleteResult" },
   },
   "conversation.subscribe": {
     params: C.ConversationSubscribeParams,
@@ -85,21 +83,18 @@ export const requests = {
     description:
       "Receive the conversation's notifications on this connection. With afterSeq, the missed events are sent first, in order, before this response and before any new event; if they are no longer held, the result says resync: true.",
     errors: NOT_FOUND,
-    names: { params: "ConversationSubscribeParams", result: "ConversationSubscribeResult" },
   },
   "conversation.unsubscribe": {
     params: C.ConversationUnsubscribeParams,
     result: C.ConversationUnsubscribeResult,
     description: "Stop receiving the conversation's notifications on this connection. Harmless when not subscribed.",
     errors: NOT_FOUND,
-    names: { params: "ConversationUnsubscribeParams", result: "ConversationUnsubscribeResult" },
   },
   "message.append": {
     params: M.MessageAppendParams,
     result: M.MessageAppendResult,
     description: "Append a user or system message. Answered once it is stored; subscribers get `message_added`.",
     errors: [...NOT_FOUND, "STORAGE_ERROR"],
-    names: { params: "MessageAppendParams", result: "MessageAppendResult" },
   },
   step: {
     params: G.StepParams,
@@ -107,7 +102,6 @@ export const requests = {
     description:
       "Run the agent: call the model with the conversation, offer its tool calls for confirmation, run them, and repeat until the model answers without tools or maxIterations is reached. Answered at once with the generation id; progress comes as notifications to subscribers.",
     errors: [...NOT_FOUND, "GENERATION_IN_PROGRESS", "MODEL_NOT_CONFIGURED"],
-    names: { params: "StepParams", result: "StepResult" },
   },
   interrupt: {
     params: G.InterruptParams,
@@ -115,7 +109,6 @@ export const requests = {
     description:
       "Stop the running generation at once, whatever it is doing: the model stream is aborted (partial text kept), pending tools are skipped, a running tool's process group is killed. Idempotent.",
     errors: NOT_FOUND,
-    names: { params: "InterruptParams", result: "InterruptResult" },
   },
   "tool.confirm": {
     params: G.ToolConfirmParams,
@@ -123,58 +116,75 @@ export const requests = {
     description:
       "Decide on a pending tool call: confirm, edit (run with new arguments), skip, or auto (run this one and the next `count` without asking). When two clients answer the same call, the first wins and the other gets TOOL_CALL_NOT_PENDING.",
     errors: [...NOT_FOUND, "TOOL_CALL_NOT_FOUND", "TOOL_CALL_NOT_PENDING"],
-    names: { params: "ToolConfirmParams", result: "ToolConfirmResult" },
   },
   "tools.list": {
     params: T.ToolsListParams,
     result: T.ToolsListResult,
     description: "The tools offered to the model, with their parameter schemas.",
     errors: ["NOT_INITIALIZED"],
-    names: { params: "ToolsListParams", result: "ToolsListResult" },
   },
   "models.list": {
     params: T.ModelsListParams,
     result: T.ModelsListResult,
     description: "Models served by the configured OpenAI-compatible endpoint (its /models route).",
     errors: ["NOT_INITIALIZED", "MODELS_UNAVAILABLE", "LLM_ERROR"],
-    names: { params: "ModelsListParams", result: "ModelsListResult" },
   },
 } as const satisfies Record<string, RequestEntry>;
 
 export interface NotificationEntry {
   params: z.ZodType;
   description: string;
-  name: string;
 }
 
 export const notifications = {
-  connected: { params: E.ConnectedNotification, description: "Sent once after initialize.", name: "ConnectedNotification" },
-  message_added: { params: E.MessageAddedNotification, description: "A message was stored.", name: "MessageAddedNotification" },
+  connected: { params: E.ConnectedNotification, description: "Sent once after initialize." },
+  message_added: { params: E.MessageAddedNotification, description: "A message was stored." },
   conversation_updated: {
     params: E.ConversationUpdatedNotification,
     description: "Conversation metadata changed or the conversation was deleted.",
-    name: "ConversationUpdatedNotification",
   },
-  generation_started: { params: E.GenerationStartedNotification, description: "A model call began.", name: "GenerationStartedNotification" },
+  generation_started: { params: E.GenerationStartedNotification, description: "A model call began." },
   generation_progress: {
     params: E.GenerationProgressNotification,
     description: "Streamed text or reasoning tokens.",
-    name: "GenerationProgressNotification",
   },
   generation_complete: {
     params: E.GenerationCompleteNotification,
     description: "A model call ended; `final` tells whether the step ended too.",
-    name: "GenerationCompleteNotification",
   },
-  tool_pending: { params: E.ToolPendingNotification, description: "A tool call awaits a decision.", name: "ToolPendingNotification" },
-  tool_executing: { params: E.ToolExecutingNotification, description: "A tool call started running.", name: "ToolExecutingNotification" },
-  tool_output: { params: E.ToolOutputNotification, description: "Output of a running tool.", name: "ToolOutputNotification" },
-  tool_completed: { params: E.ToolCompletedNotification, description: "A tool call succeeded.", name: "ToolCompletedNotification" },
-  tool_failed: { params: E.ToolFailedNotification, description: "A tool call failed.", name: "ToolFailedNotification" },
-  tool_skipped: { params: E.ToolSkippedNotification, description: "A tool call will not run.", name: "ToolSkippedNotification" },
-  interrupted: { params: E.InterruptedNotification, description: "The generation was interrupted.", name: "InterruptedNotification" },
-  error: { params: E.ErrorNotification, description: "The generation failed.", name: "ErrorNotification" },
+  tool_pending: { params: E.ToolPendingNotification, description: "A tool call awaits a decision." },
+  tool_executing: { params: E.ToolExecutingNotification, description: "A tool call started running." },
+  tool_output: { params: E.ToolOutputNotification, description: "Output of a running tool." },
+  tool_completed: { params: E.ToolCompletedNotification, description: "A tool call succeeded." },
+  tool_failed: { params: E.ToolFailedNotification, description: "A tool call failed." },
+  tool_skipped: { params: E.ToolSkippedNotification, description: "A tool call will not run." },
+  interrupted: { params: E.InterruptedNotification, description: "The generation was interrupted." },
+  error: { params: E.ErrorNotification, description: "The generation failed." },
 } as const satisfies Record<string, NotificationEntry>;
+
+/** "conversation.create" → "ConversationCreate", "message_added" → "MessageAdded". */
+function pascal(method: string): string {
+  return method
+    .split(/[._]/)
+    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
+    .join("");
+}
+
+/** Names of a request's params and result types in the generated schema and client: `ConversationCreateParams`, `ConversationCreateResult`. */
+export function requestTypeNames(method: string): { params: string; result: string } {
+  const base = pascal(method);
+  return { params: `${base}Params`, result: `${base}Result` };
+}
+
+/** Name of a notification's params type: `message_added` → `MessageAddedNotification`. */
+export function notificationTypeName(method: string): string {
+  return `${pascal(method)}Notification`;
+}
+
+/** The experimental reason of a method, if it is experimental. */
+export function experimentalReason(method: string): string | undefined {
+  return (requests as Record<string, RequestEntry>)[method]?.experimental;
+}
 
 export type Requests = typeof requests;
 export type RequestMethod = keyof Requests;

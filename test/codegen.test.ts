@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { validateOpenRPCDocument } from "@open-rpc/schema-utils-js";
 import { afterAll, describe, expect, it } from "vitest";
 import { ErrorCodes } from "../protocol/errors.js";
-import { notifications, requests } from "../protocol/inventory.js";
+import { notifications, notificationTypeName, requests, requestTypeNames } from "../protocol/inventory.js";
 import { renderOutputs } from "../src/codegen/outputs.js";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -72,8 +72,8 @@ describe("protocol/schema.json", () => {
   it("is draft-07 with a definition for every params, result, notification and record type", () => {
     expect(schema.$schema).toBe("http://json-schema.org/draft-07/schema#");
     const names = [
-      ...Object.values(requests).flatMap((e) => [e.names.params, e.names.result]),
-      ...Object.values(notifications).map((e) => e.name),
+      ...Object.keys(requests).flatMap((m) => [requestTypeNames(m).params, requestTypeNames(m).result]),
+      ...Object.keys(notifications).map((m) => notificationTypeName(m)),
       "Conversation",
       "MessageRecord",
       "ToolCallRecord",

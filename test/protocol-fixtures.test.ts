@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { notifications, requests } from "../protocol/inventory.js";
+import { notifications, notificationTypeName, requests, requestTypeNames } from "../protocol/inventory.js";
 import { Conversation, MessageRecord, ToolCallRecord } from "../protocol/records.js";
 
 const FIXTURES = fileURLToPath(new URL("./fixtures/protocol", import.meta.url));
@@ -29,11 +29,11 @@ function knownTypes(): Map<string, z.ZodType> {
     if (existing && existing !== schema) throw new Error(`type name ${name} is used for two different schemas`);
     types.set(name, schema);
   };
-  for (const entry of Object.values(requests)) {
-    add(entry.names.params, entry.params);
-    add(entry.names.result, entry.result);
+  for (const [method, entry] of Object.entries(requests)) {
+    add(requestTypeNames(method).params, entry.params);
+    add(requestTypeNames(method).result, entry.result);
   }
-  for (const entry of Object.values(notifications)) add(entry.name, entry.params);
+  for (const [method, entry] of Object.entries(notifications)) add(notificationTypeName(method), entry.params);
   add("Conversation", Conversation);
   add("MessageRecord", MessageRecord);
   add("ToolCallRecord", ToolCallRecord);

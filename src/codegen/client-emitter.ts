@@ -6,7 +6,7 @@
  * sends it.
  */
 import { ErrorCodes } from "../../protocol/errors.js";
-import { notifications, requests, type RequestMethod } from "../../protocol/inventory.js";
+import { notifications, notificationTypeName, requests, requestTypeNames, type RequestMethod } from "../../protocol/inventory.js";
 import { AgentwireClientBase } from "./client-runtime.js";
 import { records, toJsonSchema } from "./json-schema.js";
 import { methodErrors } from "./openrpc.js";
@@ -168,8 +168,8 @@ function planMethod(method: RequestMethod, member: string): MethodPlan {
     method,
     member,
     params,
-    paramsType: entry.names.params,
-    resultType: entry.names.result,
+    paramsType: requestTypeNames(method).params,
+    resultType: requestTypeNames(method).result,
     doc: [`\`${method}\`: ${entry.description}`, "", `Errors: ${errors.join(", ")}.`],
   };
 }
@@ -182,12 +182,12 @@ function emitTypeAliases(): string[] {
     return `export type ${name} = ${type};`;
   };
   const out = ["// Params and results of each request, as named in protocol/schema.json."];
-  for (const [method, entry] of Object.entries(requests)) {
-    out.push(alias(entry.names.params, `RequestParams<"${method}">`));
-    out.push(alias(entry.names.result, `RequestResult<"${method}">`));
+  for (const method of Object.keys(requests)) {
+    out.push(alias(requestTypeNames(method).params, `RequestParams<"${method}">`));
+    out.push(alias(requestTypeNames(method).result, `RequestResult<"${method}">`));
   }
   out.push("", "// Params of each notification.");
-  for (const [method, entry] of Object.entries(notifications)) out.push(alias(entry.name, `NotificationParams<"${method}">`));
+  for (const method of Object.keys(notifications)) out.push(alias(notificationTypeName(method), `NotificationParams<"${method}">`));
   out.push("");
   return out;
 }

@@ -3,7 +3,7 @@
  * protocol/schema.json document itself.
  */
 import { z } from "zod";
-import { notifications, requests } from "../../protocol/inventory.js";
+import { notifications, notificationTypeName, requests, requestTypeNames } from "../../protocol/inventory.js";
 import { Conversation, ConversationRecord, ConversationState, MessageRecord, ToolCallRecord } from "../../protocol/records.js";
 
 export type JsonSchema = Record<string, unknown>;
@@ -37,11 +37,12 @@ export function buildSchemaDocument(protocolVersion: string): JsonSchema {
     definitions[name] = schema;
   };
   for (const [method, entry] of Object.entries(requests)) {
-    add(entry.names.params, toJsonSchema(entry.params, "input", `${method} params`));
-    add(entry.names.result, toJsonSchema(entry.result, "output", `${method} result`));
+    const names = requestTypeNames(method);
+    add(names.params, toJsonSchema(entry.params, "input", `${method} params`));
+    add(names.result, toJsonSchema(entry.result, "output", `${method} result`));
   }
   for (const [method, entry] of Object.entries(notifications)) {
-    add(entry.name, toJsonSchema(entry.params, "output", `${method} notification`));
+    add(notificationTypeName(method), toJsonSchema(entry.params, "output", `${method} notification`));
   }
   for (const [name, schema] of Object.entries(records)) add(name, toJsonSchema(schema, "output", name));
   return {

@@ -2,11 +2,19 @@
  * protocol/openrpc.json: the OpenRPC 1.3 document of the protocol, derived
  * from the inventory. Notifications and the error table have no place in
  * OpenRPC, so they go under the `x-notifications` and `x-error-codes`
- * extensions.
+ * extensions; each error code's `data` shape, when it has one, is its `data`
+ * schema there. An experimental method carries `x-experimental` (the reason).
  */
 import ts from "typescript";
-import { ErrorCodes, ErrorMeanings, type ErrorCodeName } from "../../protocol/errors.js";
-import { notifications, requests, type RequestMethod } from "../../protocol/inventory.js";
+import { ErrorCodes, ErrorData, ErrorMeanings, type ErrorCodeName } from "../../protocol/errors.js";
+import {
+  notifications,
+  notificationTypeName,
+  requests,
+  requestTypeNames,
+  type RequestEntry,
+  type RequestMethod,
+} from "../../protocol/inventory.js";
 import { GENERATED_NOTE, toJsonSchema, type JsonSchema } from "./json-schema.js";
 
 export interface OpenRpcInputs {
@@ -20,7 +28,8 @@ export function buildOpenRpcDocument(inputs: OpenRpcInputs): JsonSchema {
   const errorDocs = readErrorDocs(inputs.errorsSource);
   const errorObject = (name: ErrorCodeName) => ({ code: ErrorCodes[name], message: ErrorMeanings[name] });
 
-  const methods = Object.entries(requests).map(([method, entry]) => {
+  const methods = Object.entries(requests as Record<string, RequestEntry>).map(([method, entry]) => {
+    const names = requestTypeNames(method);
     const params = toJsonSchema(entry.params, "input", `${method} params`);
     const result = toJsonSchema(entry.result, "output", `${method} result`);
     const properties = (params.properties ?? {}) as Record<string, JsonSchema>;
@@ -35,9 +44,10 @@ export function buildOpenRpcDocument(inputs: OpenRpcInputs): JsonSchema {
         required: required.has(name),
         schema,
       })),
-      result: { name: entry.names.result, ...describedBy(result), schema: result },
+      result: { name: names.result, ...describedBy(result), schema: result },
       errors: methodErrors(method as RequestMethod).map(errorObject),
-      "x-params-type": entry.names.params,
+      "x-params-type": names.params,
+      ...(entry.experimental ? { "x-experimental": entry.experimental } : {}),
     };
   });
 
@@ -56,12 +66,13 @@ export function buildOpenRpcDocument(inputs: OpenRpcInputs): JsonSchema {
     methods,
     "x-notifications": Object.entries(notifications).map(([method, entry]) => {
       const params = toJsonSchema(entry.params, "output", `${method} notification`);
-      return { name: method, description: entry.description, params: { name: entry.name, ...describedBy(params), schema: params } };
+      return { name: method, description: entry.description, params: { name: notificationTypeName(method), ...describedBy(params), schema: params } };
     }),
     "x-error-codes": (Object.keys(ErrorCodes) as ErrorCodeName[]).map((name) => ({
       name,
       ...errorObject(name),
       description: errorDocs.get(name),
+      ...(name in ErrorData ? { data: toJsonSchema(ErrorData[name as keyof typeof ErrorData], "output", `${name} data`) } : {}),
     })),
   };
 }

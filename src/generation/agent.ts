@@ -3,7 +3,7 @@
  * `tools.list` and `models.list`. It owns the model provider and the tool
  * registry; the loop itself lives in loop.ts.
  */
-import { ErrorCodes, type ToolCallRecord, type ToolConfirmParams, type ToolConfirmResult } from "../../protocol/index.js";
+import type { ToolCallRecord, ToolConfirmParams, ToolConfirmResult } from "../../protocol/index.js";
 import type { ServerConfig } from "../config.js";
 import { newId } from "../ids.js";
 import type { LlmProvider, LlmToolSpec } from "../llm/provider.js";
@@ -13,7 +13,7 @@ import { RpcError } from "../rpc/rpc-error.js";
 import type { ConversationRuntime } from "../sessions/conversation-runtime.js";
 import { toolSpec } from "../tools/json-schema.js";
 import type { ToolRegistry } from "../tools/tool.js";
-import { formatArgumentIssues, validateArguments } from "../tools/validate-arguments.js";
+import { validateArguments } from "../tools/validate-arguments.js";
 import { Generation } from "./generation.js";
 import { runGeneration, takeAutoConfirm } from "./loop.js";
 import { storedPendingCalls } from "./recovery.js";
@@ -46,16 +46,11 @@ export class Agent {
   step(runtime: ConversationRuntime, params: { autoConfirm?: boolean | number; model?: string }): { generationId: string } {
     runtime.assertLive();
     if (runtime.generation) {
-      throw RpcError.of("GENERATION_IN_PROGRESS", `generation ${runtime.generation.id} is running; interrupt it or wait`, {
-        generationId: runtime.generation.id,
-      });
+      throw RpcError.generationInProgress(runtime.generation.id);
     }
     const model = params.model ?? runtime.handle.conversation.model ?? this.options.config.model;
     if (!model) {
-      throw RpcError.of(
-        "MODEL_NOT_CONFIGURED",
-        "set AGENTWIRE_MODEL or --model, the conversation's model, or step's model",
-      );
+      throw RpcError.modelNotConfigured();
     }
     const generation = new Generation(newId("g"), model, params.autoConfirm);
     runtime.generation = generation;
@@ -81,9 +76,7 @@ export class Agent {
     if (!generation?.offered.has(params.toolCallId)) {
       const stored = findToolRecord(runtime, params.toolCallId);
       if (!stored) {
-        throw RpcError.of("TOOL_CALL_NOT_FOUND", `no tool call "${params.toolCallId}" in this conversation`, {
-          toolCallId: params.toolCallId,
-        });
+        throw RpcError.toolCallNotFound(params.toolCallId);
       }
       if (stored.status !== "pending" || runtime.generation) {
         throw notPending(stored.toolCallId, stored.status);
@@ -104,11 +97,8 @@ export class Agent {
         const tool = this.options.tools.get(call.record.toolName);
         const checked = tool ? validateArguments(tool.parameters, params.arguments) : undefined;
         if (checked && !checked.ok) {
-          const issues = checked.issues.map((i) => ({ path: i.path ? `arguments.${i.path}` : "arguments", message: i.message }));
-          throw new RpcError(
-            ErrorCodes.INVALID_PARAMS,
-            `Invalid params: arguments do not fit the ${call.record.toolName} tool: ${formatArgumentIssues(checked.issues).replace(/\n/g, "; ")}`,
-            { issues },
+          throw RpcError.invalidParams(
+            checked.issues.map((i) => ({ path: i.path ? `arguments.${i.path}` : "arguments", message: i.message, code: i.code })),
           );
         }
         call.decide({ action: "edit", arguments: params.arguments! });
@@ -139,12 +129,12 @@ export class Agent {
     try {
       const provider = await this.provider();
       const models = await provider.listModels(AbortSignal.timeout(15_000));
-      if (models.length === 0) throw RpcError.of("MODELS_UNAVAILABLE", "the endpoint lists no models");
+      if (models.length === 0) throw RpcError.modelsUnavailable("the endpoint lists no models");
       return { models, defaultModel: this.options.config.model ?? null };
     } catch (error) {
       if (error instanceof LlmError) {
-        if (error.status === 404) throw RpcError.of("MODELS_UNAVAILABLE", error.message, { status: 404 });
-        throw RpcError.of("LLM_ERROR", error.message, error.status !== undefined ? { status: error.status } : undefined);
+        if (error.status === 404) throw RpcError.modelsUnavailable(error.message, 404);
+        throw RpcError.llmError(error.message, error.status);
       }
       throw error;
     }
@@ -155,12 +145,7 @@ export class Agent {
   }
 }
 
-function notPending(toolCallId: string, status: string): RpcError {
-  return RpcError.of("TOOL_CALL_NOT_PENDING", `tool call "${toolCallId}" was already decided (${status})`, {
-    toolCallId,
-    status,
-  });
-}
+const notPending = (toolCallId: string, status: string) => RpcError.toolCallNotPending(toolCallId, status);
 
 function findToolRecord(runtime: ConversationRuntime, toolCallId: string): ToolCallRecord | undefined {
   const records = runtime.handle.records;

@@ -1,6 +1,6 @@
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
-import { ErrorCodes, type Conversation, type ConversationSettings } from "../../protocol/index.js";
+import type { Conversation, ConversationSettings } from "../../protocol/index.js";
 import type { App, RequestContext } from "../app.js";
 import { newId } from "../ids.js";
 import type { HandlerTable } from "../rpc/dispatcher.js";
@@ -18,9 +18,7 @@ async function checkWorkspace(workspace: string): Promise<string> {
   const absolute = resolve(workspace);
   const info = await stat(absolute).catch(() => undefined);
   if (!info?.isDirectory()) {
-    throw new RpcError(ErrorCodes.INVALID_PARAMS, `Invalid params: workspace: "${absolute}" is not an existing directory`, {
-      issues: [{ path: "workspace", message: "not an existing directory", code: "custom" }],
-    });
+    throw RpcError.invalidParam("workspace", `"${absolute}" is not an existing directory`);
   }
   return absolute;
 }
@@ -47,9 +45,7 @@ export const conversationList: Handlers["conversation.list"] = async (params, { 
     return await app.store.list({ limit: params.limit ?? 50, cursor: params.cursor });
   } catch (error) {
     if (error instanceof InvalidCursorError) {
-      throw new RpcError(ErrorCodes.INVALID_PARAMS, `Invalid params: cursor: ${error.message}`, {
-        issues: [{ path: "cursor", message: error.message, code: "custom" }],
-      });
+      throw RpcError.invalidParam("cursor", error.message);
     }
     throw error;
   }

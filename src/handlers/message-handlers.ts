@@ -24,7 +24,7 @@ export const messageAppend: Handlers["message.append"] = async (params, { app })
     await written;
   } catch (error) {
     app.log.error(`append to conversation ${runtime.id} failed`, error);
-    throw RpcError.of("STORAGE_ERROR", "the message could not be written to disk");
+    throw RpcError.storageError("the message could not be written to disk");
   }
   return record;
 };

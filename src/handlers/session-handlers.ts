@@ -7,14 +7,10 @@ import { SERVER_VERSION } from "../server-version.js";
 type Handlers = HandlerTable<RequestContext>;
 
 export const initialize: Handlers["initialize"] = (params, { connection, app, afterReply }) => {
-  if (connection.initialized) throw RpcError.of("ALREADY_INITIALIZED", "initialize was already sent on this connection");
+  if (connection.initialized) throw RpcError.alreadyInitialized();
   const major = Number.parseInt(params.protocolVersion.split(".")[0] ?? "", 10);
   if (major !== PROTOCOL_MAJOR) {
-    throw RpcError.of(
-      "UNSUPPORTED_PROTOCOL_VERSION",
-      `client speaks "${params.protocolVersion}", server speaks "${PROTOCOL_VERSION}"`,
-      { supported: PROTOCOL_VERSION },
-    );
+    throw RpcError.unsupportedProtocolVersion(params.protocolVersion, PROTOCOL_VERSION);
   }
   connection.initialized = true;
   connection.clientInfo = params.clientInfo;

@@ -111,16 +111,14 @@ export class Dispatcher<C extends CallContext> {
   private async invoke<M extends RequestMethod>(method: M, rawParams: unknown, context: C): Promise<unknown> {
     try {
       if (method !== "initialize" && !context.connection.initialized) {
-        throw RpcError.of("NOT_INITIALIZED", `"${method}" was sent before initialize`);
+        throw RpcError.notInitialized(method);
       }
       if (Array.isArray(rawParams)) {
-        throw new RpcError(ErrorCodes.INVALID_PARAMS, "Invalid params: params must be an object (by-name), not an array", {
-          issues: [{ path: "", message: "expected an object" }],
-        });
+        throw RpcError.invalidParam("", "params must be an object (by-name), not an array", "invalid_type");
       }
       const schema = requests[method].params as z.ZodType;
       const parsed = schema.safeParse(rawParams ?? {});
-      if (!parsed.success) throw invalidParams(parsed.error);
+      if (!parsed.success) throw RpcError.fromZod(parsed.error);
       const handler = this.handlers[method] as unknown as (p: unknown, c: C) => unknown;
       return await handler(parsed.data, context);
     } catch (error) {
@@ -128,21 +126,4 @@ export class Dispatcher<C extends CallContext> {
       throw error;
     }
   }
-}
-
-export interface ParamIssue {
-  path: string;
-  message: string;
-  code: string;
-}
-
-/** -32602 whose message names every offending field and whose data lists them by path. */
-export function invalidParams(error: z.ZodError): RpcError {
-  const issues: ParamIssue[] = error.issues.map((i) => ({
-    path: i.path.map(String).join("."),
-    message: i.message,
-    code: i.code,
-  }));
-  const summary = issues.map((i) => `${i.path || "params"}: ${i.message}`).join("; ");
-  return new RpcError(ErrorCodes.INVALID_PARAMS, `Invalid params: ${summary}`, { issues });
 }

@@ -1,7 +1,7 @@
 import type { Conversation, NotificationMethod } from "../../protocol/index.js";
 import type { Logger } from "../logging/logger.js";
 import type { ConversationHandle, ConversationStore } from "../store/conversation-store.js";
-import { conversationNotFound } from "../rpc/rpc-error.js";
+import { RpcError } from "../rpc/rpc-error.js";
 import type { Connection } from "./connection.js";
 import { ConversationRuntime } from "./conversation-runtime.js";
 
@@ -31,7 +31,7 @@ export class ConversationHub {
   async get(id: string): Promise<ConversationRuntime> {
     const ready = this.runtimes.get(id);
     if (ready) {
-      if (ready.deleted) throw conversationNotFound(id);
+      if (ready.deleted) throw RpcError.conversationNotFound(id);
       ready.lastUsed = Date.now();
       return ready;
     }
@@ -50,7 +50,7 @@ export class ConversationHub {
       pending.finally(() => this.loading.delete(id)).catch(() => {});
     }
     const runtime = await pending;
-    if (!runtime || runtime.deleted) throw conversationNotFound(id);
+    if (!runtime || runtime.deleted) throw RpcError.conversationNotFound(id);
     return runtime;
   }
 

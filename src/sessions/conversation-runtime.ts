@@ -9,7 +9,7 @@ import type { Logger } from "../logging/logger.js";
 import type { ConversationHandle } from "../store/conversation-store.js";
 import type { Connection } from "./connection.js";
 import { storedPendingCalls } from "../generation/recovery.js";
-import { conversationNotFound } from "../rpc/rpc-error.js";
+import { RpcError } from "../rpc/rpc-error.js";
 import { EventLog } from "./event-log.js";
 
 /** Seqs are reserved on disk this many at a time, so no event costs a write. */
@@ -63,7 +63,7 @@ export class ConversationRuntime {
    * while the caller awaited, and nothing may be written after it.
    */
   assertLive(): void {
-    if (this.deleted) throw conversationNotFound(this.id);
+    if (this.deleted) throw RpcError.conversationNotFound(this.id);
   }
 
   get id(): string {

@@ -1,9 +1,12 @@
 import type { z } from "zod";
+import { formatIssuePath } from "../rpc/issue-path.js";
 
 /** One problem with a tool call's arguments; `path` names the field, e.g. "command" or "edits[0].text" ("" for the whole value). */
 export interface ArgumentIssue {
   path: string;
   message: string;
+  /** zod's issue code ("invalid_type", "unrecognized_keys", …), or "invalid_json". */
+  code: string;
 }
 
 export type ArgumentValidation<A> = { ok: true; value: A } | { ok: false; issues: ArgumentIssue[] };
@@ -14,7 +17,7 @@ export function validateArguments<A>(schema: z.ZodType<A>, raw: unknown): Argume
   if (parsed.success) return { ok: true, value: parsed.data };
   return {
     ok: false,
-    issues: parsed.error.issues.map((issue) => ({ path: formatPath(issue.path), message: issue.message })),
+    issues: parsed.error.issues.map((issue) => ({ path: formatIssuePath(issue.path), message: issue.message, code: issue.code })),
   };
 }
 
@@ -29,7 +32,7 @@ export function validateArgumentsJson<A>(schema: z.ZodType<A>, text: string): Ar
       raw = JSON.parse(text);
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      return { ok: false, issues: [{ path: "", message: `arguments are not valid JSON: ${reason}` }] };
+      return { ok: false, issues: [{ path: "", message: `arguments are not valid JSON: ${reason}`, code: "invalid_json" }] };
     }
   }
   return validateArguments(schema, raw);
@@ -38,13 +41,4 @@ export function validateArgumentsJson<A>(schema: z.ZodType<A>, text: string): Ar
 /** One line per issue, e.g. "command: Invalid input: expected string, received number". */
 export function formatArgumentIssues(issues: ArgumentIssue[]): string {
   return issues.map((issue) => `${issue.path === "" ? "arguments" : issue.path}: ${issue.message}`).join("\n");
-}
-
-function formatPath(path: readonly PropertyKey[]): string {
-  let text = "";
-  for (const key of path) {
-    if (typeof key === "number") text += `[${key}]`;
-    else text += text === "" ? String(key) : `.${String(key)}`;
-  }
-  return text;
 }
