@@ -1,9 +1,16 @@
 import { z } from "zod";
 
+/**
+ * What a conversation id may look like. Ids become folder names in the store,
+ * so the alphabet is safe there too (no dots, slashes or empty ids); the store
+ * checks ids against this same pattern.
+ */
+export const CONVERSATION_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
+
 /** Opaque identifiers. Conversations, records and generations use prefixed random ids. */
 export const ConversationId = z
   .string()
-  .regex(/^[A-Za-z0-9_-]{1,128}$/, "must be 1–128 letters, digits, \"_\" or \"-\" (an id from conversation.create)")
+  .regex(CONVERSATION_ID_PATTERN, "must be 1–128 letters, digits, \"_\" or \"-\" (an id from conversation.create)")
   .describe("Conversation id, as returned by conversation.create (e.g. \"c_7f3a…\"): 1–128 of A–Z, a–z, 0–9, _ and -.");
 
 export const Timestamp = z.iso

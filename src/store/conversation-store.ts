@@ -1,47 +1,83 @@
-import type { Conversation, ConversationRecord } from "../../protocol/index.js";
+import type { Conversation, ConversationRecord, ToolCallRecord } from "../../protocol/index.js";
 
 /**
- * One open conversation: its metadata and records, held in memory and
- * persisted by the store. The store hands out at most one handle per
- * conversation, so there is exactly one writer per file.
+ * One open conversation, as the store hands it out (at most one handle per
+ * conversation, so there is exactly one writer per file or row).
  *
- * Mutations change the in-memory state synchronously (before the returned
- * promise settles), so callers can order events by call order; the promise
- * resolves once the change is durable.
+ * Durable first, visible second: a mutation shows in `conversation`,
+ * `recordCount`, `openToolCalls` and `readRecords` only once it is durable,
+ * and its promise resolves right after that. A mutation that rejects changed
+ * nothing — not in memory, not on disk — and rejects with a StoreFileError
+ * (whose message names the file for the server log). Mutations of one handle
+ * take effect in the order they were called.
+ *
+ * Records are paged: a handle keeps only small state in memory (metadata,
+ * the open round's tool calls) and reads records from disk on demand, so a
+ * long conversation costs disk, not memory.
  */
 export interface ConversationHandle {
   readonly conversation: Conversation;
-  readonly records: readonly ConversationRecord[];
   /**
-   * Highest event seq that may have been handed out. Seqs are not persisted
-   * per event (that would mean a disk write per token); instead the runtime
+   * Highest event seq that may have been handed out (durable). Seqs are not
+   * persisted per event (that would mean a disk write per token); the runtime
    * reserves blocks ahead, and after a restart numbering resumes above the
    * reservation, so no seq is ever reused.
    */
   readonly seqReserved: number;
+  /** Records stored. */
+  readonly recordCount: number;
+  /**
+   * The tool-call records stored after the last assistant message, in order:
+   * the open round, which a stop may have left pending or executing. Held in
+   * memory (at most the calls of one model reply).
+   */
+  readonly openToolCalls: readonly ToolCallRecord[];
+  /** Records at positions [from, to) (clamped to what exists), oldest first. */
+  readRecords(from?: number, to?: number): Promise<ConversationRecord[]>;
+  /** The latest tool-call record with this toolCallId anywhere in the conversation. */
+  findToolCall(toolCallId: string): Promise<ToolCallRecord | undefined>;
   append(record: ConversationRecord): Promise<void>;
   /** Replace the record with the same `id` (e.g. a tool call changing status). */
   replaceRecord(record: ConversationRecord): Promise<void>;
-  /** Replace the metadata (title, model, settings, updatedAt…). recordCount is kept by the store. */
+  /** Replace the metadata (title, model, settings, updatedAt…). recordCount and createdAt are kept by the store. */
   update(conversation: Conversation): Promise<void>;
+  /** Durable once resolved; lowering it is a no-op. */
   reserveSeq(upTo: number): Promise<void>;
+}
+
+export interface DamagedConversation {
+  id: string;
+  /** What is wrong, without local paths (it reaches clients). */
+  problem: string;
 }
 
 export interface ConversationPage {
   data: Conversation[];
   nextCursor?: string;
+  /** Conversations of this page that could not be read: listed here instead of in `data`. */
+  damaged?: DamagedConversation[];
 }
 
 export interface ConversationStore {
-  /** Acquire the data dir (refusing if another process holds it) and read the index. */
+  /**
+   * Acquire the data dir (refusing if another process holds it) and read the
+   * index. Checking every stored conversation for damage may go on in the
+   * background afterwards; `damaged()` reports what it has found.
+   */
   open(): Promise<void>;
   /** Flush pending writes and release the data dir. */
   close(): Promise<void>;
+  /** Durable once resolved; on failure nothing is left behind (no folder, no temp file, no index entry). */
   create(conversation: Conversation): Promise<ConversationHandle>;
-  /** The conversation's handle, loading it on first use; undefined when it does not exist. */
+  /**
+   * The conversation's handle, loading it on first use; undefined when it
+   * does not exist; rejects with ConversationDamagedError when its files
+   * cannot be read.
+   */
   get(id: string): Promise<ConversationHandle | undefined>;
   /** Newest first by creation. `cursor` is opaque; a malformed one throws InvalidCursorError. */
   list(options: { limit: number; cursor?: string }): Promise<ConversationPage>;
+  /** Removes it, damaged or not. */
   delete(id: string): Promise<boolean>;
   /**
    * Drop the conversation from memory once its writes are on disk; the
@@ -53,11 +89,24 @@ export interface ConversationStore {
   count(): number;
   /** Conversations held in memory. */
   loadedCount(): number;
+  /** Damaged conversations found so far (at start-up, by a load, or by a listing). */
+  damaged(): readonly DamagedConversation[];
 }
 
 export class InvalidCursorError extends Error {
   constructor() {
     super("cursor is not a value returned as nextCursor");
+  }
+}
+
+/** The conversation exists but its files cannot be read; delete still works. */
+export class ConversationDamagedError extends Error {
+  constructor(
+    readonly conversationId: string,
+    readonly problem: string,
+  ) {
+    super(`conversation ${conversationId} is damaged: ${problem}`);
+    this.name = "ConversationDamagedError";
   }
 }
 
