@@ -18,6 +18,10 @@ export const InitializeParams = z
           .array(z.string())
           .optional()
           .describe("Notification methods this connection does not want (e.g. [\"generation_progress\"]). Their seq numbers still advance."),
+        experimentalApi: z
+          .boolean()
+          .optional()
+          .describe("True to use methods marked experimental (x-experimental in OpenRPC), whose shape may still change. Default false: they answer EXPERIMENTAL_API_REQUIRED."),
       })
       .optional()
       .describe("What the client can do or wants."),
