@@ -53,7 +53,7 @@ export async function prefillDataDir(dataDir: string, sizes: readonly number[]):
       const writes: Promise<void>[] = [];
       for (let n = 0; n < size; n++) writes.push(handle.append(benchRecord(n)));
       await Promise.all(writes);
-      if (handle.records.length !== size) throw new Error(`prefill: ${handle.records.length} != ${size}`);
+      if (handle.recordCount !== size) throw new Error(`prefill: ${handle.recordCount} != ${size}`);
     }
   } finally {
     await store.close();
@@ -84,7 +84,7 @@ export async function measureStoreAppends(
       const handle = await store.get(benchConversationId(size));
       const loadMs = performance.now() - t0;
       if (!handle) throw new Error(`no conversation ${benchConversationId(size)} in the template`);
-      if (handle.records.length !== size) throw new Error(`loaded ${handle.records.length} records, expected ${size}`);
+      if (handle.recordCount !== size) throw new Error(`loaded ${handle.recordCount} records, expected ${size}`);
       for (let n = 0; n < options.warmup; n++) await handle.append(benchRecord(n, "w"));
       const times: number[] = [];
       for (let n = 0; n < options.appends; n++) {

@@ -5,6 +5,7 @@ import {
   ConversationRecord,
   ConversationSettingsPatch,
   ConversationState,
+  DamagedConversationEntry,
 } from "./records.js";
 
 export const ConversationCreateParams = z
@@ -27,6 +28,10 @@ export const ConversationListParams = z
 export const ConversationListResult = z
   .object({
     data: z.array(Conversation).describe("This page, newest first."),
+    damaged: z
+      .array(DamagedConversationEntry)
+      .optional()
+      .describe("Conversations of this page whose files cannot be read, listed here instead of in data. Absent when there are none."),
     nextCursor: z.string().optional().describe("Pass as `cursor` for the next page; absent on the last page."),
   })
   .describe("A page of conversations.");
@@ -34,13 +39,34 @@ export const ConversationListResult = z
 export const ConversationGetParams = z
   .strictObject({
     conversationId: ConversationId,
-    includeRecords: z.boolean().optional().describe("Also return every record, oldest first. Default false."),
+    includeRecords: z
+      .boolean()
+      .optional()
+      .describe("Also return the records, oldest first (all of them, or the page recordsFrom/recordsLimit selects). Default false."),
+    recordsFrom: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe("With includeRecords: position of the first record to return (0 = the oldest). Default 0."),
+    recordsLimit: z
+      .number()
+      .int()
+      .min(1)
+      .max(100_000)
+      .optional()
+      .describe(
+        "With includeRecords: most records to return. Default: all from recordsFrom on. A reply over the server's maxReplyBytes is refused with LIMIT_EXCEEDED: page through a long conversation with recordsFrom/recordsLimit (conversation.recordCount says how many there are).",
+      ),
   })
   .describe("Parameters of conversation.get.");
 export const ConversationGetResult = z
   .object({
     conversation: Conversation,
-    records: z.array(ConversationRecord).optional().describe("Every record, oldest first, when includeRecords was true."),
+    records: z
+      .array(ConversationRecord)
+      .optional()
+      .describe("With includeRecords: the records asked for, oldest first (recordsFrom is the position of the first)."),
     state: ConversationState,
   })
   .describe("A conversation, its live state and, on request, its records.");

@@ -99,6 +99,7 @@ export const ErrorData = {
       limit: z.string().optional().describe("The frame limit that was exceeded (\"maxBatch\", \"maxDepth\"), when that was the problem."),
       max: z.number().int().optional().describe("The limit's value."),
     })
+    .optional()
     .describe("Data of INVALID_REQUEST: present when a frame limit was exceeded."),
   INVALID_PARAMS: z
     .object({ issues: z.array(ParamIssue).min(1).describe("Every problem found, each naming its field.") })

@@ -17,6 +17,9 @@ export const Timestamp = z.iso
   .datetime()
   .describe("ISO-8601 UTC timestamp with milliseconds, e.g. \"2026-11-22T04:52:41.123Z\".");
 
+/** Settings a conversation gets unless it names others (toolTimeoutMs: unless the server's --tool-timeout says otherwise). */
+export const DEFAULT_CONVERSATION_SETTINGS = { toolHistoryRounds: 8, maxIterations: 20, toolTimeoutMs: 120_000 } as const;
+
 export const ConversationSettings = z
   .object({
     toolHistoryRounds: z
@@ -25,20 +28,22 @@ export const ConversationSettings = z
       .min(0)
       .max(10_000)
       .describe(
-        "How many of the most recent tool calls reach the model in full; older ones are reduced to their name (arguments and result dropped). Default 8.",
+        `How many of the most recent tool calls reach the model in full; older ones are reduced to their name (arguments and result dropped). Default ${DEFAULT_CONVERSATION_SETTINGS.toolHistoryRounds}.`,
       ),
     maxIterations: z
       .number()
       .int()
       .min(1)
       .max(1_000)
-      .describe("Most model calls one `step` may make before it stops with a stored notice. Default 20."),
+      .describe(`Most model calls one \`step\` may make before it stops with a stored notice. Default ${DEFAULT_CONVERSATION_SETTINGS.maxIterations}.`),
     toolTimeoutMs: z
       .number()
       .int()
       .min(100)
       .max(86_400_000)
-      .describe("Per-tool-call time limit in milliseconds; on expiry the tool's whole process group is killed. Default 120000."),
+      .describe(
+        `Per-tool-call time limit in milliseconds; on expiry the tool's whole process group is killed. Default: the server's --tool-timeout (${DEFAULT_CONVERSATION_SETTINGS.toolTimeoutMs} unless set).`,
+      ),
   })
   .describe("Per-conversation settings; every field has a server default.");
 
@@ -159,6 +164,13 @@ export const PendingTool = z
     arguments: z.record(z.string(), z.unknown()).describe("Arguments the model proposed."),
   })
   .describe("A tool call waiting for a decision.");
+
+export const DamagedConversationEntry = z
+  .object({
+    conversationId: z.string().describe("The damaged conversation's id; conversation.delete removes it."),
+    problem: z.string().describe("What is wrong with its stored files."),
+  })
+  .describe("A stored conversation whose files cannot be read.");
 
 export const LastError = z
   .object({

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DamagedConversationEntry } from "./records.js";
 
 export const InitializeParams = z
   .strictObject({
@@ -15,7 +16,8 @@ export const InitializeParams = z
     capabilities: z
       .object({
         notificationOptOut: z
-          .array(z.string())
+          .array(z.string().max(64))
+          .max(64)
           .optional()
           .describe("Notification methods this connection does not want (e.g. [\"generation_progress\"]). Their seq numbers still advance."),
         experimentalApi: z
@@ -42,6 +44,15 @@ export const InitializeResult = z
         methods: z.array(z.string()).describe("Request methods this server implements."),
         notifications: z.array(z.string()).describe("Notification methods this server may send."),
         maxPayloadBytes: z.number().int().describe("Largest frame the server accepts; a larger one closes the socket with 1009."),
+        limits: z
+          .object({
+            maxBatch: z.number().int().describe("Most requests in one batch."),
+            maxDepth: z.number().int().describe("Deepest nesting of arrays and objects in one frame."),
+            maxReplyBytes: z.number().int().describe("Largest reply to one frame; page or split requests to stay under it."),
+            maxMessageBytes: z.number().int().describe("Largest message content (UTF-8 bytes) message.append accepts, and largest system prompt."),
+            maxSubscriptionsPerConnection: z.number().int().describe("Most conversations one connection may subscribe to."),
+          })
+          .describe("Limits a client should stay within; going past one is answered with a clear error (INVALID_REQUEST or LIMIT_EXCEEDED)."),
       })
       .describe("What the server offers."),
     connectionId: z.string().describe("Id of this connection, as shown in server.status."),
@@ -60,6 +71,9 @@ export const ServerStatusResult = z
     conversationsLoaded: z.number().int().describe("Conversations held in memory."),
     conversationsStored: z.number().int().describe("Conversations in the store."),
     generations: z.number().int().describe("Generations running now."),
+    damagedConversations: z
+      .array(DamagedConversationEntry)
+      .describe("Stored conversations found damaged so far (checked in the background from start-up, and on every load)."),
     memory: z
       .object({
         rss: z.number().describe("Resident set size, bytes."),

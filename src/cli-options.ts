@@ -30,7 +30,16 @@ Options:
   --model MODEL          default model (else AGENTWIRE_MODEL)
   --tool-timeout MS      default time limit of one tool call (default 120000)
   --llm-idle-timeout MS  fail a model stream silent this long (default 60000)
-  --event-log-size N     recent events kept per conversation for replay (default 4096)
+  --event-log-size N     recent events kept per conversation for replay (default 4096,
+                         and at most 8 MiB of them)
+  --max-connections N    open WebSocket connections at most (default 10000, or fewer
+                         when the open-file limit is lower); more get HTTP 503
+  --max-connections-per-address N
+                         open connections from one address at most (default 1024)
+  --max-message-bytes N  largest message content or system prompt (default 1048576)
+  --max-loaded-conversations N
+                         conversations kept in memory at most; the least recently
+                         used idle ones are unloaded beyond it (default 10000)
   --log-level LEVEL      debug | info | warn | error | silent (default info)
   -h, --help             show this help
   -v, --version          print the version
@@ -69,6 +78,10 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): { command: "se
         "tool-timeout": { type: "string" },
         "llm-idle-timeout": { type: "string" },
         "event-log-size": { type: "string" },
+        "max-connections": { type: "string" },
+        "max-connections-per-address": { type: "string" },
+        "max-message-bytes": { type: "string" },
+        "max-loaded-conversations": { type: "string" },
         "log-level": { type: "string" },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean", short: "v" },
@@ -109,6 +122,14 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): { command: "se
   if (idle !== undefined) config.llmIdleTimeoutMs = idle;
   const logSize = intOption("event-log-size", values["event-log-size"], 1);
   if (logSize !== undefined) config.eventLogSize = logSize;
+  const maxConnections = intOption("max-connections", values["max-connections"], 1);
+  if (maxConnections !== undefined) config.maxConnections = maxConnections;
+  const perAddress = intOption("max-connections-per-address", values["max-connections-per-address"], 1);
+  if (perAddress !== undefined) config.maxConnectionsPerAddress = perAddress;
+  const messageBytes = intOption("max-message-bytes", values["max-message-bytes"], 1024);
+  if (messageBytes !== undefined) config.maxMessageBytes = messageBytes;
+  const loaded = intOption("max-loaded-conversations", values["max-loaded-conversations"], 1);
+  if (loaded !== undefined) config.maxLoadedConversations = loaded;
   return { command: "serve", config };
 }
 

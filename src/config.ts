@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import type { LogLevel } from "./logging/logger.js";
 
 /** Everything the server needs to start; the CLI fills it from flags and environment. */
@@ -12,14 +13,44 @@ export interface ServerConfig {
   allowOrigins: string[];
   /** Largest accepted frame; a larger one closes that socket with 1009. */
   maxPayloadBytes: number;
-  /** A socket whose unsent backlog exceeds this is closed (1013); it can reconnect with afterSeq. */
+  /** A socket whose unsent backlog exceeds this is terminated; it can reconnect with afterSeq. */
   maxBufferedBytes: number;
-  /** Recent events kept per conversation for replay on reconnect. */
+  /** Recent events kept per conversation for replay on reconnect: at most this many… */
   eventLogSize: number;
+  /** …and at most this many bytes of frames per conversation. */
+  eventLogBytes: number;
+  /** Bytes of replay frames kept across all conversations; beyond it the least recently used logs are trimmed. */
+  replayBudgetBytes: number;
   /** Ping interval; a peer that misses a pong is terminated. 0 disables. */
   heartbeatMs: number;
   /** Unload a conversation from memory after this long without subscribers, generation or requests. 0 disables. */
   idleUnloadMs: number;
+  /** Conversations held in memory at most; beyond it the least recently used idle ones are unloaded. */
+  maxLoadedConversations: number;
+  /** Bytes of record data the store keeps cached in memory across all conversations. */
+  storeCacheBytes: number;
+  /** Open WebSocket connections at most (new upgrades get HTTP 503). */
+  maxConnections: number;
+  /** Open WebSocket connections from one remote address at most. */
+  maxConnectionsPerAddress: number;
+  /** A connection that has not sent initialize this long after opening is closed. 0 disables. */
+  initializeTimeoutMs: number;
+  /** Frames of one connection handled at once; further frames wait (the socket is paused). */
+  maxInFlightPerConnection: number;
+  /** Most members in one JSON-RPC batch. */
+  maxBatch: number;
+  /** Deepest nesting of arrays/objects in one frame. */
+  maxDepth: number;
+  /** Largest reply to one frame, in bytes. */
+  maxReplyBytes: number;
+  /** Largest message content accepted by message.append, in UTF-8 bytes. */
+  maxMessageBytes: number;
+  /** Largest model request a generation may build from the conversation, in bytes of message text. */
+  maxContextBytes: number;
+  /** Conversations one connection may subscribe to at once. */
+  maxSubscriptionsPerConnection: number;
+  /** Generations running at once across the server. */
+  maxGenerations: number;
   /** Default model (AGENTWIRE_MODEL / --model). */
   model?: string;
   openaiBaseUrl?: string;
@@ -33,6 +64,9 @@ export interface ServerConfig {
 
 export const DEFAULT_PORT = 8765;
 
+/** File descriptors kept free for the store, tool processes and model requests, whatever the connections do. */
+export const FD_RESERVE = 512;
+
 export function defaultConfig(overrides: Partial<ServerConfig> = {}): ServerConfig {
   return {
     host: "127.0.0.1",
@@ -42,13 +76,48 @@ export function defaultConfig(overrides: Partial<ServerConfig> = {}): ServerConf
     maxPayloadBytes: 16 * 1024 * 1024,
     maxBufferedBytes: 64 * 1024 * 1024,
     eventLogSize: 4096,
+    eventLogBytes: 8 * 1024 * 1024,
+    replayBudgetBytes: 256 * 1024 * 1024,
     heartbeatMs: 30_000,
     idleUnloadMs: 10 * 60_000,
+    maxLoadedConversations: 10_000,
+    storeCacheBytes: 64 * 1024 * 1024,
+    maxConnections: defaultMaxConnections(),
+    maxConnectionsPerAddress: 1024,
+    initializeTimeoutMs: 10_000,
+    maxInFlightPerConnection: 64,
+    maxBatch: 100,
+    maxDepth: 64,
+    maxReplyBytes: 16 * 1024 * 1024,
+    maxMessageBytes: 1024 * 1024,
+    maxContextBytes: 32 * 1024 * 1024,
+    maxSubscriptionsPerConnection: 1000,
+    maxGenerations: 1000,
     llmIdleTimeoutMs: 60_000,
     toolTimeoutMs: 120_000,
     logLevel: "info",
     ...overrides,
   };
+}
+
+/** 10,000, or fewer when the open-file limit would not leave FD_RESERVE descriptors for everything else. */
+export function defaultMaxConnections(): number {
+  const limit = openFileLimit();
+  return limit === undefined ? 10_000 : Math.max(16, Math.min(10_000, limit - FD_RESERVE));
+}
+
+/** The soft limit on open files (Linux: /proc/self/limits); undefined when it cannot be read or is unlimited. */
+export function openFileLimit(): number | undefined {
+  try {
+    const line = readFileSync("/proc/self/limits", "utf8")
+      .split("\n")
+      .find((l) => l.startsWith("Max open files"));
+    const soft = line?.split(/\s{2,}/)[1];
+    const n = Number(soft);
+    return Number.isFinite(n) && n > 0 ? n : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export function isLoopbackHost(host: string): boolean {

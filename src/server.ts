@@ -6,19 +6,24 @@
 import { createServer as createHttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { App } from "./app.js";
-import { isLoopbackHost, type ServerConfig } from "./config.js";
+import { FD_RESERVE, isLoopbackHost, openFileLimit, type ServerConfig } from "./config.js";
 import { Agent } from "./generation/agent.js";
 import { recoverAfterRestart } from "./generation/recovery.js";
+import { translateError } from "./handlers/error-translation.js";
 import { handlers } from "./handlers/handler-table.js";
+import { newId } from "./ids.js";
 import type { LlmProvider } from "./llm/provider.js";
 import { createLogger, type Logger } from "./logging/logger.js";
 import { Dispatcher } from "./rpc/dispatcher.js";
+import type { Connection } from "./sessions/connection.js";
 import { ConversationHub } from "./sessions/conversation-hub.js";
 import type { ConversationStore } from "./store/conversation-store.js";
 import { LowdbConversationStore } from "./store/lowdb-store.js";
 import { createBuiltinRegistry, defaultTools } from "./tools/builtin-registry.js";
 import type { ToolRegistry } from "./tools/tool.js";
 import { handleHttp } from "./transport/http-routes.js";
+import type { Link } from "./transport/link.js";
+import { openSession, type LinkSession, type SessionOptions } from "./transport/link-session.js";
 import { attachWebSocket } from "./transport/websocket-server.js";
 
 export interface ServerParts {
@@ -33,6 +38,12 @@ export interface RunningServer {
   readonly host: string;
   readonly port: number;
   readonly app: App;
+  /**
+   * Serve a client over any message-passing link (the WebSocket server does
+   * this for each socket; tests use an in-memory pair). Call `closed()` on
+   * the returned session when the link closes.
+   */
+  acceptLink(link: Link): LinkSession;
   close(): Promise<void>;
 }
 
@@ -47,7 +58,20 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
     );
   }
   const log = parts.log ?? createLogger(config.logLevel);
-  const store = parts.store ?? new LowdbConversationStore(config.dataDir);
+  const fdLimit = openFileLimit();
+  if (fdLimit !== undefined && config.maxConnections + FD_RESERVE > fdLimit) {
+    log.warn(
+      `--max-connections ${config.maxConnections} leaves fewer than ${FD_RESERVE} of the ${fdLimit} open files this process may have ` +
+        `for the store, tools and model requests; raise the limit (ulimit -n) or lower --max-connections`,
+    );
+  }
+  const store =
+    parts.store ??
+    new LowdbConversationStore(config.dataDir, {
+      cacheBytes: config.storeCacheBytes,
+      onDamaged: (d) => log.warn(`conversation ${d.id} is damaged (${d.problem}); it is listed as damaged and can be deleted`),
+      onWarning: (message) => log.warn(message),
+    });
   await store.open();
 
   const tools = parts.tools ?? createBuiltinRegistry(defaultTools());
@@ -62,16 +86,31 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
         idleTimeoutMs: config.llmIdleTimeoutMs,
       });
     });
-  const hub = new ConversationHub(store, config.eventLogSize, log, recoverAfterRestart);
+  const hub = new ConversationHub(store, config, log, recoverAfterRestart);
   const agent = new Agent({ config, tools, log, provider });
-  const dispatcher = new Dispatcher(handlers, log);
+  const dispatcher = new Dispatcher({
+    handlers,
+    log,
+    limits: { maxBatch: config.maxBatch, maxDepth: config.maxDepth, maxReplyBytes: config.maxReplyBytes },
+    translateError: translateError(log),
+  });
   const startedAt = Date.now();
+  const connections = new Set<Connection>();
 
   let app!: App;
+  const session: Omit<SessionOptions, "log"> = {
+    dispatcher,
+    app: () => app,
+    initializeTimeoutMs: config.initializeTimeoutMs,
+    maxInFlight: config.maxInFlightPerConnection,
+  };
   const http = createHttpServer((req, res) => handleHttp(req, res, startedAt));
   http.on("clientError", (_error, socket) => socket.destroy());
-  const ws = attachWebSocket(http, config, log, dispatcher, () => app);
-  app = { config, log, store, hub, agent, connections: ws.connections, startedAt };
+  // Raw TCP connections (upgraded or not) beyond this are dropped at once; the
+  // headroom over the WebSocket cap keeps /healthz answering when it is full.
+  http.maxConnections = config.maxConnections + 64;
+  const ws = attachWebSocket(http, config, log, session, connections);
+  app = { config, log, store, hub, agent, connections, startedAt };
 
   try {
     await new Promise<void>((resolve, reject) => {
@@ -97,6 +136,18 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
     host,
     port: address.port,
     app,
+    acceptLink(link) {
+      const s = openSession(link, newId("k"), { ...session, log });
+      connections.add(s.connection);
+      return {
+        connection: s.connection,
+        receive: (text) => s.receive(text),
+        closed: () => {
+          connections.delete(s.connection);
+          s.closed();
+        },
+      };
+    },
     close: () => {
       closing ??= (async () => {
         if (sweep) clearInterval(sweep);

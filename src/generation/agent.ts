@@ -3,7 +3,7 @@
  * `tools.list` and `models.list`. It owns the model provider and the tool
  * registry; the loop itself lives in loop.ts.
  */
-import type { ToolCallRecord, ToolConfirmParams, ToolConfirmResult } from "../../protocol/index.js";
+import type { ToolConfirmParams, ToolConfirmResult } from "../../protocol/index.js";
 import type { ServerConfig } from "../config.js";
 import { newId } from "../ids.js";
 import type { LlmProvider, LlmToolSpec } from "../llm/provider.js";
@@ -15,8 +15,7 @@ import { toolSpec } from "../tools/json-schema.js";
 import type { ToolRegistry } from "../tools/tool.js";
 import { validateArguments } from "../tools/validate-arguments.js";
 import { Generation } from "./generation.js";
-import { runGeneration, takeAutoConfirm } from "./loop.js";
-import { storedPendingCalls } from "./recovery.js";
+import { runGeneration } from "./loop.js";
 
 export interface AgentOptions {
   config: ServerConfig;
@@ -29,6 +28,8 @@ export interface AgentOptions {
 export class Agent {
   private specs: LlmToolSpec[] | undefined;
   private providerPromise: Promise<LlmProvider> | undefined;
+  /** Generations running now, across conversations. */
+  private running = 0;
 
   constructor(private readonly options: AgentOptions) {}
 
@@ -45,17 +46,17 @@ export class Agent {
 
   step(runtime: ConversationRuntime, params: { autoConfirm?: boolean | number; model?: string }): { generationId: string } {
     runtime.assertLive();
-    if (runtime.generation) {
-      throw RpcError.generationInProgress(runtime.generation.id);
-    }
+    if (runtime.generation) throw RpcError.generationInProgress(runtime.generation.id);
     const model = params.model ?? runtime.handle.conversation.model ?? this.options.config.model;
-    if (!model) {
-      throw RpcError.modelNotConfigured();
+    if (!model) throw RpcError.modelNotConfigured();
+    const max = this.options.config.maxGenerations;
+    if (this.running >= max) {
+      throw RpcError.limitExceeded(`${this.running} generations are running, the most this server runs at once; try again when one ends`, "maxGenerations", max);
     }
-    const generation = new Generation(newId("g"), model, params.autoConfirm);
+    const generation = new Generation(newId("g"), model, params.autoConfirm, runtime);
     runtime.generation = generation;
-    const resumed = storedPendingCalls(runtime.handle.records);
-    void runGeneration(generation, runtime, this.deps(), resumed);
+    this.running++;
+    void runGeneration(generation, runtime, this.deps(), runtime.storedPendingCalls()).finally(() => this.running--);
     return { generationId: generation.id };
   }
 
@@ -67,53 +68,51 @@ export class Agent {
   }
 
   /**
-   * Settle one pending call. Everything before the decision is synchronous,
-   * so of two clients answering the same call exactly one wins.
+   * Settle one pending call. Everything from the lookup to the decision is
+   * synchronous, so of two clients answering the same call exactly one wins.
    */
-  confirm(runtime: ConversationRuntime, params: ToolConfirmParams): ToolConfirmResult {
+  async confirm(runtime: ConversationRuntime, params: ToolConfirmParams): Promise<ToolConfirmResult> {
     runtime.assertLive();
-    let generation = runtime.generation instanceof Generation ? runtime.generation : undefined;
-    if (!generation?.offered.has(params.toolCallId)) {
-      const stored = findToolRecord(runtime, params.toolCallId);
-      if (!stored) {
-        throw RpcError.toolCallNotFound(params.toolCallId);
+    const { toolCallId } = params;
+    if (!runtime.generation?.offered(toolCallId)) {
+      const storedPending = runtime.storedPendingCalls().some((r) => r.toolCallId === toolCallId);
+      if (storedPending && !runtime.generation) {
+        // A pending call left by an earlier server process: resume the loop to offer it again.
+        this.step(runtime, {});
+      } else {
+        const stored = await runtime.handle.findToolCall(toolCallId);
+        if (!stored) throw RpcError.toolCallNotFound(toolCallId);
+        throw RpcError.toolCallNotPending(toolCallId, stored.status);
       }
-      if (stored.status !== "pending" || runtime.generation) {
-        throw notPending(stored.toolCallId, stored.status);
-      }
-      // A pending call left by an earlier server process: resume the loop to offer it again.
-      this.step(runtime, {});
-      generation = runtime.generation as Generation | null ?? undefined;
-      if (!generation?.offered.has(params.toolCallId)) throw notPending(stored.toolCallId, stored.status);
     }
-    const call = generation.offered.get(params.toolCallId)!;
-    if (call.decided || call.started) throw notPending(call.record.toolCallId, call.current?.action ?? call.record.status);
+    const generation = runtime.generation!;
+    const offered = generation.offered(toolCallId);
+    if (!offered) throw RpcError.toolCallNotPending(toolCallId, "pending in another round");
+    if (offered.stage !== "undecided") throw RpcError.toolCallNotPending(toolCallId, offered.status);
 
     switch (params.action) {
       case "skip":
-        call.decide({ action: "skip" });
+        generation.decide(toolCallId, { action: "skip" });
         break;
       case "edit": {
-        const tool = this.options.tools.get(call.record.toolName);
+        const tool = this.options.tools.get(offered.toolName);
         const checked = tool ? validateArguments(tool.parameters, params.arguments) : undefined;
         if (checked && !checked.ok) {
           throw RpcError.invalidParams(
             checked.issues.map((i) => ({ path: i.path ? `arguments.${i.path}` : "arguments", message: i.message, code: i.code })),
           );
         }
-        call.decide({ action: "edit", arguments: params.arguments! });
+        generation.decide(toolCallId, { action: "edit", arguments: params.arguments! });
         break;
       }
       case "auto":
-        call.decide({ action: "confirm" });
+        generation.decide(toolCallId, { action: "confirm" });
         runtime.autoConfirmRemaining = params.count ?? 0;
         // Calls offered together with this one and still waiting fall under the same budget.
-        for (const other of generation.offered.values()) {
-          if (!other.decided && takeAutoConfirm(generation, runtime)) other.decide({ action: "confirm" });
-        }
+        generation.autoConfirmWaiting();
         break;
       default:
-        call.decide({ action: "confirm" });
+        generation.decide(toolCallId, { action: "confirm" });
     }
     return {
       status: params.action === "skip" ? "skipped" : "executing",
@@ -141,17 +140,12 @@ export class Agent {
   }
 
   private deps() {
-    return { provider: () => this.provider(), tools: this.options.tools, toolSpecs: this.toolSpecs, log: this.options.log };
+    return {
+      provider: () => this.provider(),
+      tools: this.options.tools,
+      toolSpecs: this.toolSpecs,
+      log: this.options.log,
+      maxContextBytes: this.options.config.maxContextBytes,
+    };
   }
-}
-
-const notPending = (toolCallId: string, status: string) => RpcError.toolCallNotPending(toolCallId, status);
-
-function findToolRecord(runtime: ConversationRuntime, toolCallId: string): ToolCallRecord | undefined {
-  const records = runtime.handle.records;
-  for (let i = records.length - 1; i >= 0; i--) {
-    const r = records[i]!;
-    if (r.type === "tool_call" && r.toolCallId === toolCallId) return r;
-  }
-  return undefined;
 }

@@ -1,5 +1,6 @@
 import type { PendingTool } from "../../protocol/index.js";
-import type { ActiveGeneration } from "../sessions/conversation-runtime.js";
+import type { ActiveGeneration, OfferedCallState, ToolDecision } from "../sessions/active-generation.js";
+import type { ConversationRuntime } from "../sessions/conversation-runtime.js";
 import { PendingToolCall } from "./tool-decision.js";
 
 export type GenerationPhase = "starting" | "streaming" | "pending" | "executing";
@@ -13,9 +14,11 @@ export class Generation implements ActiveGeneration {
   readonly controller = new AbortController();
   phase: GenerationPhase = "starting";
   /** Offered calls of the current round, by toolCallId, in offer order. */
-  readonly offered = new Map<string, PendingToolCall>();
+  readonly calls = new Map<string, PendingToolCall>();
   /** Tool uses this step may still run without asking (`step` autoConfirm). */
-  stepAutoConfirm: number;
+  private stepAutoConfirm: number;
+  /** Set by shutdown: calls not yet run stay pending on disk, to be offered again after a restart. */
+  keepPending = false;
   private finish!: () => void;
   readonly done: Promise<void>;
   private ended = false;
@@ -24,6 +27,7 @@ export class Generation implements ActiveGeneration {
     readonly id: string,
     readonly model: string,
     autoConfirm: boolean | number | undefined,
+    private readonly runtime: ConversationRuntime,
   ) {
     this.stepAutoConfirm = autoConfirm === true ? Number.POSITIVE_INFINITY : typeof autoConfirm === "number" ? autoConfirm : 0;
     this.done = new Promise((resolve) => {
@@ -41,7 +45,7 @@ export class Generation implements ActiveGeneration {
 
   pendingTools(): PendingTool[] {
     const out: PendingTool[] = [];
-    for (const call of this.offered.values()) {
+    for (const call of this.calls.values()) {
       if (!call.decided) {
         out.push({ toolCallId: call.record.toolCallId, toolName: call.record.toolName, arguments: call.record.arguments });
       }
@@ -49,8 +53,36 @@ export class Generation implements ActiveGeneration {
     return out;
   }
 
-  /** Set by shutdown: calls not yet run stay pending on disk, to be offered again after a restart. */
-  keepPending = false;
+  offered(toolCallId: string): OfferedCallState | undefined {
+    const call = this.calls.get(toolCallId);
+    if (!call) return undefined;
+    const stage = call.started ? "started" : call.decided ? "decided" : "undecided";
+    return { toolName: call.record.toolName, stage, status: call.current?.action ?? call.record.status };
+  }
+
+  decide(toolCallId: string, decision: ToolDecision): boolean {
+    const call = this.calls.get(toolCallId);
+    return call !== undefined && !call.started && call.decide(decision);
+  }
+
+  autoConfirmWaiting(): void {
+    for (const call of this.calls.values()) {
+      if (!call.decided && this.takeAutoConfirm()) call.decide({ action: "confirm" });
+    }
+  }
+
+  /** Consume one unit of auto-confirm budget: the step's first, then the conversation's. */
+  takeAutoConfirm(): boolean {
+    if (this.stepAutoConfirm > 0) {
+      this.stepAutoConfirm--;
+      return true;
+    }
+    if (this.runtime.autoConfirmRemaining > 0) {
+      this.runtime.autoConfirmRemaining--;
+      return true;
+    }
+    return false;
+  }
 
   /** Stop for a server shutdown: like interrupt, but undecided calls are kept, not skipped. */
   shutdown(): Promise<void> {
@@ -62,7 +94,7 @@ export class Generation implements ActiveGeneration {
   interrupt(): Promise<void> {
     if (!this.ended && !this.controller.signal.aborted) {
       this.controller.abort();
-      for (const call of this.offered.values()) call.decide({ action: "interrupted" });
+      for (const call of this.calls.values()) call.decide({ action: "interrupted" });
     }
     return this.done;
   }

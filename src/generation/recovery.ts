@@ -1,4 +1,4 @@
-import type { ConversationRecord, ToolCallRecord } from "../../protocol/index.js";
+import type { ToolCallRecord } from "../../protocol/index.js";
 import type { ConversationHandle } from "../store/conversation-store.js";
 
 /**
@@ -6,10 +6,10 @@ import type { ConversationHandle } from "../store/conversation-store.js";
  * so a call stored as "executing" was running when the previous process
  * died: its process is gone and its result unknown — it is marked failed
  * (never re-run). Calls stored as "pending" are left alone: the next `step`
- * or `tool.confirm` offers them again.
+ * or `tool.confirm` offers them again. Both can only be in the open round.
  */
 export async function recoverAfterRestart(handle: ConversationHandle): Promise<void> {
-  const stale = handle.records.filter((r): r is ToolCallRecord => r.type === "tool_call" && r.status === "executing");
+  const stale = handle.openToolCalls.filter((r): r is ToolCallRecord => r.status === "executing");
   for (const record of stale) {
     await handle.replaceRecord({
       ...record,
@@ -19,18 +19,4 @@ export async function recoverAfterRestart(handle: ConversationHandle): Promise<v
       completedAt: new Date().toISOString(),
     });
   }
-}
-
-/** Calls still pending after the last assistant message: offered again by the next step. */
-export function storedPendingCalls(records: readonly ConversationRecord[]): ToolCallRecord[] {
-  const pending: ToolCallRecord[] = [];
-  for (let i = records.length - 1; i >= 0; i--) {
-    const r = records[i]!;
-    if (r.type === "message") {
-      if (r.role === "assistant") break;
-      continue;
-    }
-    if (r.status === "pending") pending.unshift(r);
-  }
-  return pending;
 }

@@ -1,11 +1,5 @@
 import type { ToolCallRecord } from "../../protocol/index.js";
-
-/** How a pending tool call was settled. */
-export type ToolDecision =
-  | { action: "confirm" }
-  | { action: "edit"; arguments: Record<string, unknown> }
-  | { action: "skip" }
-  | { action: "interrupted" };
+import type { ToolDecision } from "../sessions/active-generation.js";
 
 /**
  * One offered tool call of the running generation. `decide` is

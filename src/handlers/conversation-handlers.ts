@@ -1,29 +1,38 @@
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
-import type { Conversation, ConversationSettings } from "../../protocol/index.js";
+import {
+  DEFAULT_CONVERSATION_SETTINGS,
+  type Conversation,
+  type ConversationRecord,
+  type ConversationSettings,
+} from "../../protocol/index.js";
 import type { App, RequestContext } from "../app.js";
 import { newId } from "../ids.js";
 import type { HandlerTable } from "../rpc/dispatcher.js";
 import { RpcError } from "../rpc/rpc-error.js";
-import { InvalidCursorError } from "../store/conversation-store.js";
+import { ConversationDamagedError, InvalidCursorError } from "../store/conversation-store.js";
+import { checkTextSize } from "./text-size.js";
 
 type Handlers = HandlerTable<RequestContext>;
 
+/** Records are read this many at a time for conversation.get, so an oversized answer is refused before it is built. */
+const READ_CHUNK = 500;
+
 export function defaultSettings(app: App): ConversationSettings {
-  return { toolHistoryRounds: 8, maxIterations: 20, toolTimeoutMs: app.config.toolTimeoutMs };
+  return { ...DEFAULT_CONVERSATION_SETTINGS, toolTimeoutMs: app.config.toolTimeoutMs };
 }
 
 /** A workspace must be an existing directory; relative paths are taken from the server's cwd. */
 async function checkWorkspace(workspace: string): Promise<string> {
   const absolute = resolve(workspace);
   const info = await stat(absolute).catch(() => undefined);
-  if (!info?.isDirectory()) {
-    throw RpcError.invalidParam("workspace", `"${absolute}" is not an existing directory`);
-  }
+  if (!info?.isDirectory()) throw RpcError.invalidParam("workspace", `"${absolute}" is not an existing directory`);
   return absolute;
 }
 
 export const conversationCreate: Handlers["conversation.create"] = async (params, { app }) => {
+  if (params.system) checkTextSize("system", params.system, app.config.maxMessageBytes);
+  const workspace = params.workspace ? await checkWorkspace(params.workspace) : null;
   const now = new Date().toISOString();
   const conversation: Conversation = {
     id: newId("c"),
@@ -32,7 +41,7 @@ export const conversationCreate: Handlers["conversation.create"] = async (params
     updatedAt: now,
     model: params.model ?? null,
     system: params.system ?? null,
-    workspace: params.workspace ? await checkWorkspace(params.workspace) : null,
+    workspace,
     settings: { ...defaultSettings(app), ...params.settings },
     recordCount: 0,
   };
@@ -42,25 +51,49 @@ export const conversationCreate: Handlers["conversation.create"] = async (params
 
 export const conversationList: Handlers["conversation.list"] = async (params, { app }) => {
   try {
-    return await app.store.list({ limit: params.limit ?? 50, cursor: params.cursor });
+    const page = await app.store.list({ limit: params.limit ?? 50, cursor: params.cursor });
+    return {
+      data: page.data,
+      ...(page.nextCursor !== undefined ? { nextCursor: page.nextCursor } : {}),
+      ...(page.damaged?.length ? { damaged: page.damaged.map((d) => ({ conversationId: d.id, problem: d.problem })) } : {}),
+    };
   } catch (error) {
-    if (error instanceof InvalidCursorError) {
-      throw RpcError.invalidParam("cursor", error.message);
-    }
+    if (error instanceof InvalidCursorError) throw RpcError.invalidParam("cursor", error.message);
     throw error;
   }
 };
 
 export const conversationGet: Handlers["conversation.get"] = async (params, { app }) => {
   const runtime = await app.hub.get(params.conversationId);
-  return {
-    conversation: runtime.handle.conversation,
-    ...(params.includeRecords ? { records: [...runtime.handle.records] } : {}),
-    state: runtime.state(),
-  };
+  const { handle } = runtime;
+  const conversation = handle.conversation;
+  const state = runtime.state();
+  if (!params.includeRecords) return { conversation, state };
+  const from = params.recordsFrom ?? 0;
+  const to = Math.min(handle.recordCount, params.recordsLimit === undefined ? Infinity : from + params.recordsLimit);
+  const max = app.config.maxReplyBytes;
+  const records: ConversationRecord[] = [];
+  let bytes = 0;
+  for (let at = from; at < to; at += READ_CHUNK) {
+    for (const record of await handle.readRecords(at, Math.min(to, at + READ_CHUNK))) {
+      bytes += JSON.stringify(record).length;
+      if (bytes > max) {
+        throw RpcError.limitExceeded(
+          `the records from position ${from} are over ${max} bytes, the most one reply may carry; page with recordsFrom and recordsLimit (the conversation has ${handle.recordCount} records)`,
+          "maxReplyBytes",
+          max,
+        );
+      }
+      records.push(record);
+    }
+  }
+  return { conversation, records, state };
 };
 
 export const conversationUpdate: Handlers["conversation.update"] = async (params, { app }) => {
+  if (params.system) checkTextSize("system", params.system, app.config.maxMessageBytes);
+  const workspace =
+    params.workspace === undefined || params.workspace === null ? params.workspace : await checkWorkspace(params.workspace);
   const runtime = await app.hub.get(params.conversationId);
   const current = runtime.handle.conversation;
   const next: Conversation = {
@@ -68,20 +101,26 @@ export const conversationUpdate: Handlers["conversation.update"] = async (params
     title: params.title ?? current.title,
     model: params.model === undefined ? current.model : params.model,
     system: params.system === undefined ? current.system : params.system,
-    workspace:
-      params.workspace === undefined ? current.workspace : params.workspace === null ? null : await checkWorkspace(params.workspace),
+    workspace: workspace === undefined ? current.workspace : workspace,
     settings: { ...current.settings, ...params.settings },
     updatedAt: new Date().toISOString(),
   };
   runtime.assertLive();
-  const written = runtime.handle.update(next);
-  runtime.publish("conversation_updated", { conversation: runtime.handle.conversation, deleted: false });
-  await written;
+  await runtime.commit(runtime.handle.update(next), () =>
+    runtime.publish("conversation_updated", { conversation: runtime.handle.conversation, deleted: false }),
+  );
   return runtime.handle.conversation;
 };
 
 export const conversationDelete: Handlers["conversation.delete"] = async (params, { app }) => {
-  const runtime = await app.hub.get(params.conversationId);
+  let runtime;
+  try {
+    runtime = await app.hub.get(params.conversationId);
+  } catch (error) {
+    // A conversation whose files are damaged cannot be loaded, but it can be removed.
+    if (error instanceof ConversationDamagedError && (await app.hub.deleteUnloaded(params.conversationId))) return {};
+    throw error;
+  }
   await app.hub.delete(runtime);
   return {};
 };
@@ -93,7 +132,8 @@ export const conversationSubscribe: Handlers["conversation.subscribe"] = async (
 };
 
 export const conversationUnsubscribe: Handlers["conversation.unsubscribe"] = async (params, { app, connection }) => {
-  await app.hub.get(params.conversationId);
+  // Leaving works even for a conversation that was deleted or damaged meanwhile.
+  if (!connection.subscriptions.has(params.conversationId)) await app.hub.get(params.conversationId);
   app.hub.unsubscribe(connection, params.conversationId);
   return {};
 };

@@ -2,11 +2,12 @@ import type { MessageRecord } from "../../protocol/index.js";
 import type { RequestContext } from "../app.js";
 import { newId } from "../ids.js";
 import type { HandlerTable } from "../rpc/dispatcher.js";
-import { RpcError } from "../rpc/rpc-error.js";
+import { checkTextSize } from "./text-size.js";
 
 type Handlers = HandlerTable<RequestContext>;
 
 export const messageAppend: Handlers["message.append"] = async (params, { app }) => {
+  checkTextSize("content", params.content, app.config.maxMessageBytes);
   const runtime = await app.hub.get(params.conversationId);
   const record: MessageRecord = {
     type: "message",
@@ -15,16 +16,8 @@ export const messageAppend: Handlers["message.append"] = async (params, { app })
     content: params.content,
     timestamp: new Date().toISOString(),
   };
-  // The record joins memory and gets its seq in the same tick, so the order
-  // of records always matches the order of their message_added events.
   runtime.assertLive();
-  const written = runtime.handle.append(record);
-  runtime.publish("message_added", { record });
-  try {
-    await written;
-  } catch (error) {
-    app.log.error(`append to conversation ${runtime.id} failed`, error);
-    throw RpcError.storageError("the message could not be written to disk");
-  }
+  // Announced once durable; a failed write answers STORAGE_ERROR and leaves no trace.
+  await runtime.commit(runtime.handle.append(record), () => runtime.publish("message_added", { record }));
   return record;
 };

@@ -3,34 +3,42 @@ import type { RequestContext } from "../app.js";
 import type { HandlerTable } from "../rpc/dispatcher.js";
 import { RpcError } from "../rpc/rpc-error.js";
 import { SERVER_VERSION } from "../server-version.js";
+import { notificationFrame } from "../sessions/notification-frame.js";
 
 type Handlers = HandlerTable<RequestContext>;
 
 export const initialize: Handlers["initialize"] = (params, { connection, app, afterReply }) => {
   if (connection.initialized) throw RpcError.alreadyInitialized();
   const major = Number.parseInt(params.protocolVersion.split(".")[0] ?? "", 10);
-  if (major !== PROTOCOL_MAJOR) {
-    throw RpcError.unsupportedProtocolVersion(params.protocolVersion, PROTOCOL_VERSION);
-  }
+  if (major !== PROTOCOL_MAJOR) throw RpcError.unsupportedProtocolVersion(params.protocolVersion, PROTOCOL_VERSION);
   connection.initialized = true;
   connection.clientInfo = params.clientInfo;
+  connection.experimentalApi = params.capabilities?.experimentalApi === true;
   connection.optOut = new Set(params.capabilities?.notificationOptOut ?? []);
   afterReply.push(() =>
     connection.send(
-      JSON.stringify({
-        jsonrpc: "2.0",
-        method: "connected",
-        params: { connectionId: connection.id, protocolVersion: PROTOCOL_VERSION, timestamp: new Date().toISOString() },
+      notificationFrame("connected", {
+        connectionId: connection.id,
+        protocolVersion: PROTOCOL_VERSION,
+        timestamp: new Date().toISOString(),
       }),
     ),
   );
+  const { config } = app;
   return {
     protocolVersion: PROTOCOL_VERSION,
     serverInfo: { name: "agentwire" as const, version: SERVER_VERSION },
     capabilities: {
       methods: Object.keys(requests),
       notifications: Object.keys(notifications),
-      maxPayloadBytes: app.config.maxPayloadBytes,
+      maxPayloadBytes: config.maxPayloadBytes,
+      limits: {
+        maxBatch: config.maxBatch,
+        maxDepth: config.maxDepth,
+        maxReplyBytes: config.maxReplyBytes,
+        maxMessageBytes: config.maxMessageBytes,
+        maxSubscriptionsPerConnection: config.maxSubscriptionsPerConnection,
+      },
     },
     connectionId: connection.id,
   };
@@ -49,6 +57,7 @@ export const serverStatus: Handlers["server.status"] = (_params, { app }) => {
     conversationsLoaded: app.hub.loadedCount(),
     conversationsStored: app.store.count(),
     generations: app.hub.generationCount(),
+    damagedConversations: app.store.damaged().map((d) => ({ conversationId: d.id, problem: d.problem })),
     memory: { rss: memory.rss, heapUsed: memory.heapUsed },
   };
 };

@@ -1,16 +1,17 @@
 /**
- * Turns one WebSocket text frame into (at most) one response frame.
+ * Turns one text frame into (at most) one reply frame.
  *
- * Envelope checks and batching are ours (spec-exact); valid single requests
- * go through json-rpc-2.0's JSONRPCServer, whose per-call `serverParams`
- * carries the connection. Params are validated here, once, with the
- * method's zod schema, so handlers receive typed values.
+ * Envelope checks, batching and frame limits are ours (spec-exact); valid
+ * single requests go through json-rpc-2.0's JSONRPCServer, whose per-call
+ * `serverParams` carries the connection. Params are validated here, once,
+ * with the method's zod schema, so handlers receive typed values.
  */
 import { JSONRPCErrorException, JSONRPCServer, type JSONRPCRequest, type JSONRPCResponse } from "json-rpc-2.0";
 import type { z } from "zod";
-import { ErrorCodes, requests, type RequestMethod, type Requests } from "../../protocol/index.js";
+import { experimentalReason, requests, type RequestMethod, type Requests } from "../../protocol/index.js";
 import type { Logger } from "../logging/logger.js";
-import { classify, errorResponse, parseErrorResponse, type Classified, type ErrorResponse } from "./envelope.js";
+import { classify, errorResponse, type Classified, type ErrorResponse, type JsonRpcId } from "./envelope.js";
+import { DEFAULT_FRAME_LIMITS, nestsDeeperThan, TimeSlicer, type FrameLimits } from "./frame-limits.js";
 import { RpcError } from "./rpc-error.js";
 
 /** What a handler knows about the caller. */
@@ -18,6 +19,8 @@ export interface CallContext {
   connection: {
     readonly id: string;
     initialized: boolean;
+    /** Sent `capabilities.experimentalApi: true` in initialize. */
+    experimentalApi: boolean;
   };
 }
 
@@ -29,20 +32,32 @@ export type Handler<M extends RequestMethod, C extends CallContext> = (
 /** Every method of the inventory must have a handler: the type makes a missing one a compile error. */
 export type HandlerTable<C extends CallContext> = { [M in RequestMethod]: Handler<M, C> };
 
-export interface FrameOutcome {
-  /** The response frame to send, if any (notifications and client responses get none). */
-  reply?: string;
-  /** Responses from the client to server-initiated requests, for the client half. */
-  clientResponses?: Record<string, unknown>[];
+export interface DispatcherOptions<C extends CallContext> {
+  handlers: HandlerTable<C>;
+  log: Logger;
+  limits?: Partial<FrameLimits>;
+  /**
+   * Turns an error a handler threw that is not an RpcError into one (e.g. a
+   * store failure into STORAGE_ERROR), or returns undefined: then it is an
+   * internal fault, logged and answered with a generic -32603.
+   */
+  translateError?: (error: unknown) => RpcError | undefined;
 }
+
+type Reply = JSONRPCResponse | ErrorResponse;
 
 export class Dispatcher<C extends CallContext> {
   private readonly server: JSONRPCServer<C>;
+  private readonly handlers: HandlerTable<C>;
+  private readonly log: Logger;
+  readonly limits: FrameLimits;
+  private readonly translateError: (error: unknown) => RpcError | undefined;
 
-  constructor(
-    private readonly handlers: HandlerTable<C>,
-    private readonly log: Logger,
-  ) {
+  constructor(options: DispatcherOptions<C>) {
+    this.handlers = options.handlers;
+    this.log = options.log;
+    this.limits = { ...DEFAULT_FRAME_LIMITS, ...options.limits };
+    this.translateError = options.translateError ?? (() => undefined);
     this.server = new JSONRPCServer<C>({
       // Expected application errors are not worth a log line; faults are.
       errorListener: (message, error) => {
@@ -53,49 +68,96 @@ export class Dispatcher<C extends CallContext> {
       if (error instanceof JSONRPCErrorException) {
         return errorResponse(id, error.code, error.message, error.data) as never;
       }
-      return errorResponse(id, ErrorCodes.INTERNAL_ERROR, "Internal error") as never;
+      return wire(id, RpcError.internal()) as never;
     };
     for (const method of Object.keys(requests) as RequestMethod[]) {
       this.server.addMethod(method, (params, context) => this.invoke(method, params, context));
     }
   }
 
-  async handleFrame(text: string, context: C): Promise<FrameOutcome> {
+  /** The reply frame to send, if any (notifications and responses from the client get none). */
+  async handleFrame(text: string, context: C): Promise<string | undefined> {
+    const { maxDepth, maxBatch } = this.limits;
+    if (nestsDeeperThan(text, maxDepth)) {
+      return JSON.stringify(
+        wire(null, RpcError.invalidRequest(`the frame nests deeper than ${maxDepth} levels (maxDepth)`, { limit: "maxDepth", max: maxDepth })),
+      );
+    }
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
     } catch {
-      return { reply: JSON.stringify(parseErrorResponse()) };
+      return JSON.stringify(wire(null, RpcError.parseError()));
     }
-    const clientResponses: Record<string, unknown>[] = [];
+    const slicer = new TimeSlicer(this.limits.sliceMs);
+    const budget = { left: this.limits.maxReplyBytes };
     if (!Array.isArray(parsed)) {
-      const reply = await this.handleOne(classify(parsed), context, clientResponses);
-      return { reply: reply ? JSON.stringify(reply) : undefined, clientResponses };
+      const reply = await this.handleOne(classify(parsed), context);
+      return reply ? this.serialize(reply, budget) : undefined;
     }
-    if (parsed.length === 0) {
-      return {
-        reply: JSON.stringify(errorResponse(null, ErrorCodes.INVALID_REQUEST, "Invalid request: empty batch")),
-      };
+    if (parsed.length === 0) return JSON.stringify(wire(null, RpcError.invalidRequest("empty batch")));
+    if (parsed.length > maxBatch) {
+      return JSON.stringify(
+        wire(
+          null,
+          RpcError.invalidRequest(`a batch of ${parsed.length} requests is over the limit of ${maxBatch} (maxBatch)`, {
+            limit: "maxBatch",
+            max: maxBatch,
+          }),
+        ),
+      );
     }
-    // Members run concurrently, as the spec allows; answers keep member order.
-    const replies = await Promise.all(parsed.map((m) => this.handleOne(classify(m), context, clientResponses)));
-    const answered = replies.filter((r): r is JSONRPCResponse | ErrorResponse => r !== null);
-    return { reply: answered.length ? JSON.stringify(answered) : undefined, clientResponses };
+    // Members start in order and run concurrently, as the spec allows; a long
+    // batch yields between members so other connections are served meanwhile.
+    const pending: Promise<Reply | null>[] = [];
+    for (const member of parsed) {
+      await slicer.pause();
+      pending.push(this.handleOne(classify(member), context));
+    }
+    const replies = await Promise.all(pending);
+    const parts: string[] = [];
+    for (const reply of replies) {
+      if (!reply) continue;
+      await slicer.pause();
+      parts.push(this.serialize(reply, budget));
+    }
+    return parts.length ? `[${parts.join(",")}]` : undefined;
   }
 
-  private async handleOne(
-    message: Classified,
-    context: C,
-    clientResponses: Record<string, unknown>[],
-  ): Promise<JSONRPCResponse | ErrorResponse | null> {
-    if (message.kind === "invalid") return errorResponse(message.id, ErrorCodes.INVALID_REQUEST, message.message);
-    if (message.kind === "response") {
-      clientResponses.push(message.message);
-      return null;
+  /** JSON of one reply, or of a LIMIT_EXCEEDED error in its place when it would overdraw the frame's reply budget. */
+  private serialize(reply: Reply, budget: { left: number }): string {
+    let text = JSON.stringify(reply);
+    // Characters undercount bytes only for non-ASCII text; count bytes when it could matter.
+    const bytes = text.length * 3 > budget.left ? Buffer.byteLength(text) : text.length;
+    if (bytes > budget.left) {
+      const max = this.limits.maxReplyBytes;
+      text = JSON.stringify(
+        wire(
+          reply.id ?? null,
+          RpcError.limitExceeded(
+            `the answer would be ${bytes} bytes, over the ${max}-byte limit of one reply frame (maxReplyBytes)${
+              budget.left < max ? " with the rest of the batch" : ""
+            }; ask for less (a smaller limit, or page)`,
+            "maxReplyBytes",
+            max,
+            bytes,
+          ),
+        ),
+      );
+      budget.left -= text.length;
+      return text;
     }
+    budget.left -= bytes;
+    return text;
+  }
+
+  private async handleOne(message: Classified, context: C): Promise<Reply | null> {
+    if (message.kind === "invalid") return wire(message.id, RpcError.invalidRequest(message.detail));
+    // Responses to server-initiated requests: the server sends none yet, so there is nothing to route.
+    if (message.kind === "response") return null;
     if (!Object.prototype.hasOwnProperty.call(requests, message.method)) {
       if (message.id === undefined) return null;
-      return errorResponse(message.id, ErrorCodes.METHOD_NOT_FOUND, `Method not found: "${message.method}"`);
+      return wire(message.id, RpcError.methodNotFound(message.method));
     }
     const request: JSONRPCRequest = { jsonrpc: "2.0", method: message.method, params: message.params as never };
     if (message.id !== undefined) request.id = message.id;
@@ -104,26 +166,31 @@ export class Dispatcher<C extends CallContext> {
     } catch (error) {
       // receive() itself should never reject; if it does, the connection must survive.
       this.log.error(`dispatch of "${message.method}" failed`, error);
-      return message.id === undefined ? null : errorResponse(message.id, ErrorCodes.INTERNAL_ERROR, "Internal error");
+      return message.id === undefined ? null : wire(message.id, RpcError.internal());
     }
   }
 
   private async invoke<M extends RequestMethod>(method: M, rawParams: unknown, context: C): Promise<unknown> {
     try {
-      if (method !== "initialize" && !context.connection.initialized) {
-        throw RpcError.notInitialized(method);
+      if (method !== "initialize" && !context.connection.initialized) throw RpcError.notInitialized(method);
+      const experimental = experimentalReason(method);
+      if (experimental !== undefined && !context.connection.experimentalApi) {
+        throw RpcError.experimentalApiRequired(method, experimental);
       }
-      if (Array.isArray(rawParams)) {
-        throw RpcError.invalidParam("", "params must be an object (by-name), not an array", "invalid_type");
-      }
+      if (Array.isArray(rawParams)) throw RpcError.invalidParam("", "params must be an object (by-name), not an array", "invalid_type");
       const schema = requests[method].params as z.ZodType;
       const parsed = schema.safeParse(rawParams ?? {});
       if (!parsed.success) throw RpcError.fromZod(parsed.error);
       const handler = this.handlers[method] as unknown as (p: unknown, c: C) => unknown;
       return await handler(parsed.data, context);
     } catch (error) {
-      if (error instanceof RpcError) throw new JSONRPCErrorException(error.message, error.code, error.data);
+      const rpc = error instanceof RpcError ? error : this.translateError(error);
+      if (rpc) throw new JSONRPCErrorException(rpc.message, rpc.code, rpc.data);
       throw error;
     }
   }
+}
+
+function wire(id: JsonRpcId, error: RpcError): ErrorResponse {
+  return errorResponse(id, error.code, error.message, error.data);
 }

@@ -4,8 +4,6 @@
  * non-string methods differently from the spec (see LIBRARY-NOTES). Every
  * frame is classified before anything reaches a handler.
  */
-import { ErrorCodes } from "../../protocol/index.js";
-
 export type JsonRpcId = string | number | null;
 
 export interface ValidRequest {
@@ -20,7 +18,8 @@ export interface InvalidMessage {
   kind: "invalid";
   /** The id to answer with (null when it could not be read). */
   id: JsonRpcId;
-  message: string;
+  /** What is wrong, after "Invalid request: ". */
+  detail: string;
 }
 
 export interface ResponseMessage {
@@ -42,10 +41,6 @@ export function errorResponse(id: JsonRpcId, code: number, message: string, data
   return { jsonrpc: "2.0", id, error };
 }
 
-export function parseErrorResponse(): ErrorResponse {
-  return errorResponse(null, ErrorCodes.PARSE_ERROR, "Parse error: the frame is not valid JSON");
-}
-
 function isId(value: unknown): value is JsonRpcId {
   return value === null || typeof value === "string" || (typeof value === "number" && Number.isFinite(value));
 }
@@ -53,7 +48,7 @@ function isId(value: unknown): value is JsonRpcId {
 /** Classify one member of a frame (a single message, or one element of a batch). */
 export function classify(value: unknown): Classified {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    return { kind: "invalid", id: null, message: "Invalid request: expected a JSON-RPC 2.0 request object" };
+    return { kind: "invalid", id: null, detail: "expected a JSON-RPC 2.0 request object" };
   }
   const msg = value as Record<string, unknown>;
   const hasId = Object.prototype.hasOwnProperty.call(msg, "id");
@@ -61,19 +56,19 @@ export function classify(value: unknown): Classified {
 
   if (!("method" in msg) && ("result" in msg || "error" in msg)) {
     if (msg.jsonrpc === "2.0" && hasId && isId(msg.id)) return { kind: "response", message: msg };
-    return { kind: "invalid", id, message: "Invalid request: malformed response object" };
+    return { kind: "invalid", id, detail: "malformed response object" };
   }
   if (msg.jsonrpc !== "2.0") {
-    return { kind: "invalid", id, message: 'Invalid request: "jsonrpc" must be exactly "2.0"' };
+    return { kind: "invalid", id, detail: '"jsonrpc" must be exactly "2.0"' };
   }
   if (typeof msg.method !== "string") {
-    return { kind: "invalid", id, message: 'Invalid request: "method" must be a string' };
+    return { kind: "invalid", id, detail: '"method" must be a string' };
   }
   if (hasId && !isId(msg.id)) {
-    return { kind: "invalid", id: null, message: 'Invalid request: "id" must be a string, a number or null' };
+    return { kind: "invalid", id: null, detail: '"id" must be a string, a number or null' };
   }
   if ("params" in msg && (typeof msg.params !== "object" || msg.params === null)) {
-    return { kind: "invalid", id, message: 'Invalid request: "params" must be an object or an array' };
+    return { kind: "invalid", id, detail: '"params" must be an object or an array' };
   }
   return { kind: "request", id: hasId ? (msg.id as JsonRpcId) : undefined, method: msg.method, params: msg.params };
 }

@@ -5,6 +5,8 @@ export interface Connection {
   readonly id: string;
   initialized: boolean;
   clientInfo?: { name: string; version?: string };
+  /** Sent `capabilities.experimentalApi: true` in initialize: experimental methods are allowed. */
+  experimentalApi: boolean;
   /** Notification methods this client opted out of at initialize. */
   optOut: ReadonlySet<string>;
   /** Conversations this connection is subscribed to. */
@@ -18,6 +20,7 @@ export function createConnection(id: string, send: (frame: string) => void): Con
   const connection: Connection = {
     id,
     initialized: false,
+    experimentalApi: false,
     optOut: new Set(),
     subscriptions: new Set(),
     send,

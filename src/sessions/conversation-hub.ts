@@ -1,33 +1,59 @@
 import type { Conversation, NotificationMethod } from "../../protocol/index.js";
 import type { Logger } from "../logging/logger.js";
-import type { ConversationHandle, ConversationStore } from "../store/conversation-store.js";
 import { RpcError } from "../rpc/rpc-error.js";
+import type { ConversationHandle, ConversationStore } from "../store/conversation-store.js";
 import type { Connection } from "./connection.js";
-import { ConversationRuntime } from "./conversation-runtime.js";
+import { ConversationRuntime, type RuntimeLimits } from "./conversation-runtime.js";
+import { ReplayBudget } from "./event-log.js";
 
 export interface SubscribeOutcome {
   replayed: number;
   resync: boolean;
 }
 
+export interface HubLimits extends RuntimeLimits {
+  /** Bytes of replay frames across all conversations. */
+  replayBudgetBytes: number;
+  /** Conversations held in memory at most (least recently used idle ones are unloaded beyond it). */
+  maxLoadedConversations: number;
+  /** Conversations one connection may subscribe to. */
+  maxSubscriptionsPerConnection: number;
+}
+
+/** Under memory pressure, a conversation untouched this long may be unloaded even while subscribed. */
+const EVICTION_GRACE_MS = 1000;
+
 /**
  * Loaded conversations and who listens to them. Loading is shared: two
  * requests for the same conversation get the same runtime (and the store
  * keeps one handle per file).
+ *
+ * Memory follows use, not history: subscriptions are kept here, by
+ * conversation id, so a runtime can be unloaded (idle for a while, or the
+ * least recently used when more than `maxLoadedConversations` are loaded)
+ * without its subscribers noticing anything but a resync if they reconnect;
+ * the next request or event loads it again. A conversation that is running,
+ * writing or announcing is never unloaded.
  */
 export class ConversationHub {
   private readonly runtimes = new Map<string, ConversationRuntime>();
   private readonly loading = new Map<string, Promise<ConversationRuntime | undefined>>();
+  private readonly subscribers = new Map<string, Set<Connection>>();
+  readonly replay: ReplayBudget;
+  private trimming = false;
 
   constructor(
     readonly store: ConversationStore,
-    private readonly eventLogSize: number,
+    private readonly limits: HubLimits,
     private readonly log: Logger,
     /** Runs once on a conversation loaded from disk, before anyone sees it (crash recovery). */
     private readonly onLoad: (handle: ConversationHandle) => Promise<void> = async () => {},
-  ) {}
+  ) {
+    this.replay = new ReplayBudget(limits.replayBudgetBytes);
+    this.replay.onOverflow = () => this.trimReplay();
+  }
 
-  /** The runtime, loading it if needed; throws CONVERSATION_NOT_FOUND. */
+  /** The runtime, loading it if needed; throws CONVERSATION_NOT_FOUND (or the store's damage error). */
   async get(id: string): Promise<ConversationRuntime> {
     const ready = this.runtimes.get(id);
     if (ready) {
@@ -40,11 +66,7 @@ export class ConversationHub {
       pending = this.store.get(id).then(async (handle) => {
         if (!handle) return undefined;
         await this.onLoad(handle);
-        const existing = this.runtimes.get(id);
-        if (existing) return existing;
-        const runtime = new ConversationRuntime(handle, this.eventLogSize, this.log);
-        this.runtimes.set(id, runtime);
-        return runtime;
+        return this.runtimes.get(id) ?? this.adopt(handle);
       });
       this.loading.set(id, pending);
       pending.finally(() => this.loading.delete(id)).catch(() => {});
@@ -55,18 +77,23 @@ export class ConversationHub {
   }
 
   async create(conversation: Conversation): Promise<ConversationRuntime> {
-    const handle = await this.store.create(conversation);
-    const runtime = new ConversationRuntime(handle, this.eventLogSize, this.log);
-    this.runtimes.set(conversation.id, runtime);
-    return runtime;
+    return this.adopt(await this.store.create(conversation));
   }
 
   /**
-   * Subscribe and replay, synchronously: no event can be published between
-   * the replay and the subscription taking effect, so nothing is missed or
-   * sent twice.
+   * Subscribe and replay, synchronously: no event can be sent between the
+   * replay and the subscription taking effect, so nothing is missed or sent
+   * twice.
    */
   subscribe(connection: Connection, runtime: ConversationRuntime, afterSeq?: number): SubscribeOutcome {
+    const max = this.limits.maxSubscriptionsPerConnection;
+    if (!connection.subscriptions.has(runtime.id) && connection.subscriptions.size >= max) {
+      throw RpcError.limitExceeded(
+        `this connection is subscribed to ${connection.subscriptions.size} conversations, the most one connection may watch; unsubscribe from some first`,
+        "maxSubscriptionsPerConnection",
+        max,
+      );
+    }
     let replayed = 0;
     let resync = false;
     if (afterSeq !== undefined) {
@@ -87,14 +114,15 @@ export class ConversationHub {
   }
 
   unsubscribe(connection: Connection, conversationId: string): void {
-    this.runtimes.get(conversationId)?.subscribers.delete(connection);
+    const set = this.subscribers.get(conversationId);
+    set?.delete(connection);
+    if (set?.size === 0 && !this.runtimes.has(conversationId)) this.subscribers.delete(conversationId);
     connection.subscriptions.delete(conversationId);
   }
 
   /** Drop every subscription of a closed connection. */
   disconnect(connection: Connection): void {
-    for (const id of connection.subscriptions) this.runtimes.get(id)?.subscribers.delete(connection);
-    connection.subscriptions.clear();
+    for (const id of [...connection.subscriptions]) this.unsubscribe(connection, id);
   }
 
   async delete(runtime: ConversationRuntime): Promise<void> {
@@ -102,26 +130,33 @@ export class ConversationHub {
     runtime.deleted = true;
     if (runtime.generation) await runtime.generation.interrupt();
     runtime.publish("conversation_updated", { conversation: runtime.handle.conversation, deleted: true });
+    await runtime.delivered();
     for (const connection of runtime.subscribers) connection.subscriptions.delete(runtime.id);
     runtime.subscribers.clear();
+    this.subscribers.delete(runtime.id);
     this.runtimes.delete(runtime.id);
+    runtime.dispose();
     await this.store.delete(runtime.id);
+  }
+
+  /** Remove a conversation that cannot be loaded (damaged): nothing is in memory to stop. */
+  async deleteUnloaded(id: string): Promise<boolean> {
+    for (const connection of this.subscribers.get(id) ?? []) connection.subscriptions.delete(id);
+    this.subscribers.delete(id);
+    return this.store.delete(id);
   }
 
   /**
    * Unload conversations nobody watches or runs and nobody touched for
    * `idleMs`, so a long-running server's memory follows its active
-   * conversations, not every one it ever opened. Their events' replay log
-   * goes with them (a later subscribe with an old afterSeq gets resync).
+   * conversations, not every one it ever opened. Their replay log goes with
+   * them (a later subscribe with an old afterSeq gets resync).
    */
   async unloadIdle(idleMs: number, now = Date.now()): Promise<number> {
     const idle = [...this.runtimes.values()].filter(
-      (r) => r.subscribers.size === 0 && !r.generation && now - r.lastUsed >= idleMs,
+      (r) => r.subscribers.size === 0 && !r.busy && now - r.lastUsed >= idleMs,
     );
-    for (const runtime of idle) this.runtimes.delete(runtime.id);
-    await Promise.all(
-      idle.map((r) => this.store.unload(r.id).catch((error) => this.log.error(`unloading conversation ${r.id} failed`, error))),
-    );
+    await Promise.all(idle.map((r) => this.unload(r)));
     return idle.length;
   }
 
@@ -131,7 +166,7 @@ export class ConversationHub {
 
   subscriptionCount(): number {
     let n = 0;
-    for (const runtime of this.runtimes.values()) n += runtime.subscribers.size;
+    for (const set of this.subscribers.values()) n += set.size;
     return n;
   }
 
@@ -144,5 +179,54 @@ export class ConversationHub {
   /** Stop every running generation for a server shutdown (pending calls stay pending on disk). */
   async shutdownAll(): Promise<void> {
     await Promise.all([...this.runtimes.values()].map((r) => r.generation?.shutdown()));
+  }
+
+  private adopt(handle: ConversationHandle): ConversationRuntime {
+    const id = handle.conversation.id;
+    let subscribers = this.subscribers.get(id);
+    if (!subscribers) {
+      subscribers = new Set();
+      this.subscribers.set(id, subscribers);
+    }
+    const runtime = new ConversationRuntime(handle, subscribers, this.limits, this.replay, this.log);
+    this.runtimes.set(id, runtime);
+    if (this.runtimes.size > this.limits.maxLoadedConversations) this.evictForRoom();
+    return runtime;
+  }
+
+  private async unload(runtime: ConversationRuntime): Promise<void> {
+    if (this.runtimes.get(runtime.id) !== runtime) return;
+    this.runtimes.delete(runtime.id);
+    if (runtime.subscribers.size === 0) this.subscribers.delete(runtime.id);
+    runtime.dispose();
+    await this.store.unload(runtime.id).catch((error) => this.log.error(`unloading conversation ${runtime.id} failed`, error));
+  }
+
+  /** Over the loaded limit: unload the least recently used conversations that are safe to unload. */
+  private evictForRoom(): void {
+    const excess = this.runtimes.size - this.limits.maxLoadedConversations;
+    const now = Date.now();
+    const candidates = [...this.runtimes.values()]
+      .filter((r) => !r.busy && now - r.lastUsed >= EVICTION_GRACE_MS)
+      .sort((a, b) => a.lastUsed - b.lastUsed);
+    // Unload a tenth more than needed, so the sort is not paid on every load at the limit.
+    const count = Math.min(candidates.length, excess + Math.ceil(this.limits.maxLoadedConversations / 10));
+    for (const runtime of candidates.slice(0, count)) void this.unload(runtime);
+  }
+
+  /** Over the replay budget: drop the oldest events of the least recently used logs until 90% of it is used. */
+  private trimReplay(): void {
+    if (this.trimming) return;
+    this.trimming = true;
+    try {
+      const target = this.replay.limit * 0.9;
+      const byAge = [...this.runtimes.values()].sort((a, b) => a.lastUsed - b.lastUsed);
+      for (const runtime of byAge) {
+        while (this.replay.used > target && runtime.events.dropOldest()) {}
+        if (this.replay.used <= target) break;
+      }
+    } finally {
+      this.trimming = false;
+    }
   }
 }

@@ -3,59 +3,79 @@ import type {
   LastError,
   NotificationMethod,
   NotificationParams,
-  PendingTool,
+  ToolCallRecord,
 } from "../../protocol/index.js";
 import type { Logger } from "../logging/logger.js";
-import type { ConversationHandle } from "../store/conversation-store.js";
-import type { Connection } from "./connection.js";
-import { storedPendingCalls } from "../generation/recovery.js";
 import { RpcError } from "../rpc/rpc-error.js";
-import { EventLog } from "./event-log.js";
+import type { ConversationHandle } from "../store/conversation-store.js";
+import type { ActiveGeneration } from "./active-generation.js";
+import type { Connection } from "./connection.js";
+import { EventLog, type LoggedEvent, type ReplayBudget } from "./event-log.js";
+import { notificationFrame } from "./notification-frame.js";
 
 /** Seqs are reserved on disk this many at a time, so no event costs a write. */
 const SEQ_BLOCK = 1024;
 /** Renew the reservation this far before it runs out, so the write lands before it is needed. */
 const SEQ_MARGIN = 256;
-
-/** What the runtime needs to know of a running generation (implemented by the loop). */
-export interface ActiveGeneration {
-  readonly id: string;
-  pendingTools(): PendingTool[];
-  /** Stop everything; resolves once the generation has fully ended. */
-  interrupt(): Promise<void>;
-  /** Stop for a server shutdown, keeping calls that have not run pending for the next process. */
-  shutdown(): Promise<void>;
-}
+/** After a failed reservation write, try again this much later. */
+const RESERVE_RETRY_MS = 1000;
 
 type EventPayload<N extends NotificationMethod> = Omit<NotificationParams<N>, "conversationId" | "seq" | "timestamp">;
 
+export interface RuntimeLimits {
+  eventLogSize: number;
+  eventLogBytes: number;
+}
+
 /**
  * The live side of one loaded conversation: its event numbering, recent
- * event log, subscribers and running generation. Every event is serialized
- * once and the same string goes to every subscriber.
+ * event log, subscribers and running generation.
+ *
+ * Nothing is announced before it is durable. A change to the conversation is
+ * written first and announced after (`commit`), in the order the changes
+ * were made. Every event's seq is inside the reservation already on disk
+ * before the event leaves (`publish` holds events in an outbox while a
+ * reservation is being written), so a seq is never handed out twice, even
+ * after kill -9. Every event is serialized once and the same string goes to
+ * every subscriber.
  */
 export class ConversationRuntime {
-  private seqValue: number;
-  private reserved: number;
+  /** Seq of the last event numbered (sent or waiting in the outbox). */
+  private numbered: number;
+  /** Seq of the last event sent; what a client resumes from. */
+  private sent: number;
+  /** Reservation on disk: events up to this seq may leave. */
+  private durable: number;
+  /** Reservation being written (or to write), if above `durable`. */
+  private reserving: Promise<void> | null = null;
+  private wanted: number;
+  private retryTimer: NodeJS.Timeout | null = null;
+  /** Events numbered but held until their seq is durable, in order. */
+  private readonly outbox: LoggedEvent[] = [];
+  private outboxWaiters: (() => void)[] = [];
+  /** Resolves once every earlier commit has announced (or failed), so announcements keep call order. */
+  private announced: Promise<void> = Promise.resolve();
+  private commitsInFlight = 0;
   readonly events: EventLog;
-  readonly subscribers = new Set<Connection>();
   generation: ActiveGeneration | null = null;
   /** Tool uses still to run without asking; belongs to the conversation, not to a client. */
   autoConfirmRemaining = 0;
   lastError: LastError | null = null;
   deleted = false;
-  /** Last time a request or an event touched it (ms since epoch), for idle unloading. */
+  /** Last time a request or an event touched it (ms since epoch), for unloading. */
   lastUsed = Date.now();
 
   constructor(
     readonly handle: ConversationHandle,
-    eventLogSize: number,
+    /** Shared with the hub: subscriptions outlive an unload of the runtime. */
+    readonly subscribers: Set<Connection>,
+    limits: RuntimeLimits,
+    budget: ReplayBudget,
     private readonly log: Logger,
   ) {
-    // After a restart, numbering resumes above everything that may have been handed out.
-    this.seqValue = handle.seqReserved;
-    this.reserved = handle.seqReserved;
-    this.events = new EventLog(eventLogSize);
+    // After a restart or an unload, numbering resumes above everything that may have been handed out.
+    this.numbered = this.sent = this.durable = this.wanted = handle.seqReserved;
+    this.events = new EventLog(limits.eventLogSize, limits.eventLogBytes, budget);
   }
 
   /**
@@ -70,21 +90,65 @@ export class ConversationRuntime {
     return this.handle.conversation.id;
   }
 
+  /** Seq of the last event sent to subscribers. */
   get seq(): number {
-    return this.seqValue;
+    return this.sent;
   }
 
-  publish<N extends NotificationMethod>(method: N, payload: EventPayload<N>): number {
-    const seq = ++this.seqValue;
-    this.lastUsed = Date.now();
-    if (seq > this.reserved - SEQ_MARGIN) this.reserve(seq + SEQ_BLOCK);
-    const params = { conversationId: this.id, seq, timestamp: new Date().toISOString(), ...payload };
-    const frame = JSON.stringify({ jsonrpc: "2.0", method, params });
-    this.events.push({ seq, method, frame });
-    for (const connection of this.subscribers) {
-      if (connection.wants(method)) connection.send(frame);
+  /** True while something is being written or waits to be announced: not safe to unload. */
+  get busy(): boolean {
+    return this.generation !== null || this.commitsInFlight > 0 || this.outbox.length > 0;
+  }
+
+  /**
+   * Write a change, then announce it. `announce` runs only after `write` is
+   * durable and after every earlier commit has announced; resolves once the
+   * announcement's events have left. When the write fails, nothing is
+   * announced and the write's error is thrown.
+   */
+  async commit(write: Promise<void>, announce: () => void): Promise<void> {
+    this.commitsInFlight++;
+    const previous = this.announced;
+    const done = (async () => {
+      try {
+        await write;
+      } finally {
+        await previous;
+      }
+      announce();
+    })();
+    this.announced = done.then(
+      () => undefined,
+      () => undefined,
+    );
+    try {
+      await done;
+      await this.delivered();
+    } finally {
+      this.commitsInFlight--;
     }
+  }
+
+  /** Number an event and send it (or hold it until its seq is durable). Returns its seq. */
+  publish<N extends NotificationMethod>(method: N, payload: EventPayload<N>): number {
+    const seq = ++this.numbered;
+    this.lastUsed = Date.now();
+    const params = { conversationId: this.id, seq, timestamp: new Date().toISOString(), ...payload } as NotificationParams<N>;
+    const event: LoggedEvent = { seq, method, frame: notificationFrame(method, params) };
+    if (seq > this.wanted - SEQ_MARGIN) this.reserve(seq + SEQ_BLOCK);
+    if (seq <= this.durable && this.outbox.length === 0) this.send(event);
+    else this.outbox.push(event);
     return seq;
+  }
+
+  /**
+   * Resolves once every event published so far has been sent — or once a
+   * reservation write has failed: the events then leave when a retry
+   * succeeds, and a caller waiting to answer its client must not hang.
+   */
+  delivered(): Promise<void> {
+    if (this.outbox.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.outboxWaiters.push(resolve));
   }
 
   state(): ConversationState {
@@ -93,17 +157,74 @@ export class ConversationRuntime {
       generationId: this.generation?.id ?? null,
       pendingTools:
         this.generation?.pendingTools() ??
-        storedPendingCalls(this.handle.records).map((r) => ({ toolCallId: r.toolCallId, toolName: r.toolName, arguments: r.arguments })),
+        this.storedPendingCalls().map((r) => ({ toolCallId: r.toolCallId, toolName: r.toolName, arguments: r.arguments })),
       autoConfirmRemaining: this.autoConfirmRemaining,
       lastError: this.lastError,
-      seq: this.seqValue,
+      seq: this.sent,
     };
   }
 
+  /** Calls of the open round still pending on disk (left by a stop): the next step offers them again. */
+  storedPendingCalls(): ToolCallRecord[] {
+    return this.handle.openToolCalls.filter((r) => r.status === "pending");
+  }
+
+  /** Drop what only memory held (the replay log); the runtime is not used after this. */
+  dispose(): void {
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.events.clear();
+    this.releaseWaiters();
+  }
+
+  private send(event: LoggedEvent): void {
+    this.sent = event.seq;
+    this.events.push(event);
+    for (const connection of this.subscribers) {
+      if (connection.wants(event.method as NotificationMethod)) connection.send(event.frame);
+    }
+  }
+
   private reserve(upTo: number): void {
-    this.reserved = upTo;
-    this.handle.reserveSeq(upTo).catch((error) => {
-      this.log.error(`could not persist seq reservation of conversation ${this.id}`, error);
-    });
+    if (upTo <= this.wanted) return;
+    this.wanted = upTo;
+    if (this.reserving || this.retryTimer) return;
+    this.writeReservation();
+  }
+
+  private writeReservation(): void {
+    const target = this.wanted;
+    this.reserving = this.handle.reserveSeq(target).then(
+      () => {
+        this.reserving = null;
+        this.durable = Math.max(this.durable, target);
+        this.flushOutbox();
+        if (this.wanted > this.durable) this.writeReservation();
+      },
+      (error: unknown) => {
+        this.reserving = null;
+        this.releaseWaiters();
+        // Held events wait: sending them without a durable seq could reuse it after a crash.
+        this.log.error(`could not persist the seq reservation of conversation ${this.id}; retrying`, error);
+        this.retryTimer = setTimeout(() => {
+          this.retryTimer = null;
+          if (!this.deleted) this.writeReservation();
+        }, RESERVE_RETRY_MS);
+        this.retryTimer.unref();
+      },
+    );
+  }
+
+  private flushOutbox(): void {
+    let i = 0;
+    while (i < this.outbox.length && this.outbox[i]!.seq <= this.durable) this.send(this.outbox[i++]!);
+    if (i > 0) this.outbox.splice(0, i);
+    if (this.outbox.length === 0) this.releaseWaiters();
+  }
+
+  private releaseWaiters(): void {
+    if (this.outboxWaiters.length === 0) return;
+    const waiters = this.outboxWaiters;
+    this.outboxWaiters = [];
+    for (const resolve of waiters) resolve();
   }
 }

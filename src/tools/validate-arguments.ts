@@ -22,20 +22,28 @@ export function validateArguments<A>(schema: z.ZodType<A>, raw: unknown): Argume
 }
 
 /**
- * Decodes the JSON text a model produced for a tool call, then validates it.
+ * Decodes the JSON text a model produced for a tool call into an object.
  * Empty text counts as `{}`: some models send nothing for a call without arguments.
  */
-export function validateArgumentsJson<A>(schema: z.ZodType<A>, text: string): ArgumentValidation<A> {
-  let raw: unknown = {};
-  if (text.trim() !== "") {
-    try {
-      raw = JSON.parse(text);
-    } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      return { ok: false, issues: [{ path: "", message: `arguments are not valid JSON: ${reason}`, code: "invalid_json" }] };
-    }
+export function decodeArguments(text: string): ArgumentValidation<Record<string, unknown>> {
+  if (text.trim() === "") return { ok: true, value: {} };
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return { ok: false, issues: [{ path: "", message: `arguments are not valid JSON: ${reason}`, code: "invalid_json" }] };
   }
-  return validateArguments(schema, raw);
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
+    return { ok: false, issues: [{ path: "", message: "arguments must be a JSON object", code: "invalid_type" }] };
+  }
+  return { ok: true, value: raw as Record<string, unknown> };
+}
+
+/** Decodes the JSON text a model produced for a tool call, then validates it against the tool's schema. */
+export function validateArgumentsJson<A>(schema: z.ZodType<A>, text: string): ArgumentValidation<A> {
+  const decoded = decodeArguments(text);
+  return decoded.ok ? validateArguments(schema, decoded.value) : decoded;
 }
 
 /** One line per issue, e.g. "command: Invalid input: expected string, received number". */

@@ -1,19 +1,20 @@
 /**
- * The WebSocket side: one Connection per socket, frames through the
- * dispatcher, a bounded send backlog and a heartbeat. Whatever a client
- * sends, the process must survive it: every socket has an error listener
- * (ws raises an error for an oversized frame and would otherwise crash us).
+ * The WebSocket adapter: one Link per socket, handed to a session. What is
+ * specific to sockets lives here: who may upgrade (token, Origin, connection
+ * caps), a bounded send backlog, and a heartbeat. Whatever a client sends,
+ * the process must survive it: every socket has an error listener (ws raises
+ * an error for an oversized frame and would otherwise crash us).
  */
 import type { IncomingMessage, Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import { WebSocket, WebSocketServer, type RawData } from "ws";
-import type { App, RequestContext } from "../app.js";
 import type { ServerConfig } from "../config.js";
 import { newId } from "../ids.js";
 import type { Logger } from "../logging/logger.js";
-import type { Dispatcher } from "../rpc/dispatcher.js";
-import { createConnection, type Connection } from "../sessions/connection.js";
+import type { Connection } from "../sessions/connection.js";
+import type { Link } from "./link.js";
+import { openSession, type SessionOptions } from "./link-session.js";
 import { checkUpgrade, ownOriginsFor, selectProtocol } from "./upgrade-guard.js";
 
 export interface WebSocketTransport {
@@ -25,12 +26,12 @@ export function attachWebSocket(
   http: HttpServer,
   config: ServerConfig,
   log: Logger,
-  dispatcher: Dispatcher<RequestContext>,
-  /** The app is assembled after the transport (it needs the connection set). */
-  app: () => App,
+  session: Omit<SessionOptions, "log">,
+  /** Every connection of every transport, kept by the server. */
+  connections: Set<Connection>,
 ): WebSocketTransport {
-  const connections = new Set<Connection>();
   const sockets = new Set<WebSocket>();
+  const perAddress = new Map<string, number>();
   // One timer for all sockets (not one each): a peer that did not answer the
   // previous ping is terminated, the others are pinged again.
   const alive = new Set<WebSocket>();
@@ -58,63 +59,79 @@ export function attachWebSocket(
     handleProtocols: (offered) => selectProtocol(offered),
   });
 
+  const refuse = (socket: Duplex, status: 400 | 401 | 403 | 503, reason: string, request: IncomingMessage) => {
+    const text = { 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 503: "Service Unavailable" }[status];
+    const body = JSON.stringify({ error: reason });
+    const retry = status === 503 ? "Retry-After: 5\r\n" : "";
+    socket.end(
+      `HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${retry}Connection: close\r\n\r\n${body}`,
+    );
+    log.info(`refused upgrade from ${request.socket.remoteAddress}: ${reason}`);
+  };
+
   let ownOrigins: string[] | undefined;
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on("error", () => socket.destroy());
     ownOrigins ??= ownOriginsFor(config.host, (http.address() as AddressInfo).port);
     const verdict = checkUpgrade(request, { token: config.token, allowOrigins: config.allowOrigins, ownOrigins });
-    if (!verdict.ok) {
-      const text = { 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden" }[verdict.status];
-      const body = JSON.stringify({ error: verdict.reason });
-      socket.end(
-        `HTTP/1.1 ${verdict.status} ${text}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-      );
-      log.info(`refused upgrade from ${request.socket.remoteAddress}: ${verdict.reason}`);
-      return;
+    if (!verdict.ok) return refuse(socket, verdict.status, verdict.reason, request);
+    const address = request.socket.remoteAddress ?? "unknown";
+    if (sockets.size >= config.maxConnections) {
+      return refuse(socket, 503, `the server has its maximum of ${config.maxConnections} connections (--max-connections)`, request);
     }
-    wss.handleUpgrade(request, socket, head, (ws) => wss.emit("connection", ws, request));
+    if ((perAddress.get(address) ?? 0) >= config.maxConnectionsPerAddress) {
+      return refuse(
+        socket,
+        503,
+        `${address} has its maximum of ${config.maxConnectionsPerAddress} connections (--max-connections-per-address)`,
+        request,
+      );
+    }
+    wss.handleUpgrade(request, socket, head, (ws) => accept(ws, address));
   };
   http.on("upgrade", onUpgrade);
 
-  wss.on("connection", (socket: WebSocket) => {
+  const accept = (socket: WebSocket, address: string) => {
     sockets.add(socket);
     alive.add(socket);
-    const connection = createConnection(newId("k"), (frame) => {
-      if (socket.readyState !== WebSocket.OPEN) return;
-      if (socket.bufferedAmount > config.maxBufferedBytes) {
-        // A client that stops reading must not grow our memory without bound;
-        // it can reconnect and resume with afterSeq. Terminated, not closed: a
-        // peer that reads nothing would never read a close frame either.
-        log.warn(`connection ${connection.id} is not reading (send backlog over ${config.maxBufferedBytes} bytes); dropping it`);
-        socket.terminate();
-        return;
-      }
-      socket.send(frame);
-    });
-    connections.add(connection);
-    log.debug(`connection ${connection.id} opened`);
+    perAddress.set(address, (perAddress.get(address) ?? 0) + 1);
+    const id = newId("k");
+    const link: Link = {
+      remoteAddress: address,
+      send: (frame) => {
+        if (socket.readyState !== WebSocket.OPEN) return;
+        if (socket.bufferedAmount > config.maxBufferedBytes) {
+          // A client that stops reading must not grow our memory without bound;
+          // it can reconnect and resume with afterSeq. Terminated, not closed: a
+          // peer that reads nothing would never read a close frame either.
+          log.warn(`connection ${id} is not reading (send backlog over ${config.maxBufferedBytes} bytes); dropping it`);
+          socket.terminate();
+          return;
+        }
+        socket.send(frame);
+      },
+      close: (code, reason) => socket.close(code, reason),
+      pause: () => socket.pause(),
+      resume: () => socket.resume(),
+    };
+    const s = openSession(link, id, { ...session, log });
+    connections.add(s.connection);
+    log.debug(`connection ${id} opened from ${address}`);
 
-    socket.on("error", (error) => log.debug(`socket error on ${connection.id}: ${error.message}`));
+    socket.on("error", (error) => log.debug(`socket error on ${id}: ${error.message}`));
     socket.on("pong", () => alive.add(socket));
-    socket.on("message", (data) => {
-      const text = frameText(data);
-      const context: RequestContext = { connection, app: app(), afterReply: [] };
-      dispatcher.handleFrame(text, context).then(
-        (outcome) => {
-          if (outcome.reply !== undefined) connection.send(outcome.reply);
-          for (const after of context.afterReply) after();
-        },
-        (error) => log.error("frame handling failed", error),
-      );
-    });
+    socket.on("message", (data) => s.receive(frameText(data)));
     socket.on("close", () => {
       sockets.delete(socket);
       alive.delete(socket);
-      connections.delete(connection);
-      app().hub.disconnect(connection);
-      log.debug(`connection ${connection.id} closed`);
+      const left = (perAddress.get(address) ?? 1) - 1;
+      if (left > 0) perAddress.set(address, left);
+      else perAddress.delete(address);
+      connections.delete(s.connection);
+      s.closed();
+      log.debug(`connection ${id} closed`);
     });
-  });
+  };
 
   return {
     connections,

@@ -10,13 +10,19 @@ import { AgentwireClient, type AgentwireClientOptions } from "../../clients/type
 import { defaultConfig, type ServerConfig } from "../../src/config.js";
 import { createLogger } from "../../src/logging/logger.js";
 import { startServer, type RunningServer, type ServerParts } from "../../src/server.js";
+import { inMemoryWebSocket, type InMemorySocketPair } from "./in-memory-link.js";
 
 export interface TestServer {
   server: RunningServer;
   url: string;
   dataDir: string;
   config: ServerConfig;
+  /** A client over a real WebSocket on 127.0.0.1. */
   connect(options?: AgentwireClientOptions): Promise<AgentwireClient>;
+  /** A client over an in-memory link (JSON round-tripped, delivered asynchronously): for behaviour tests. */
+  connectInMemory(options?: AgentwireClientOptions): Promise<AgentwireClient>;
+  /** The in-memory links opened so far (e.g. to drop one from the server side). */
+  readonly links: InMemorySocketPair[];
   /** Stop the server (the data dir stays, for restart tests). */
   stop(): Promise<void>;
   /** Stop and remove the data dir. */
@@ -37,6 +43,7 @@ export async function startTestServer(
     throw error;
   }
   const clients: AgentwireClient[] = [];
+  const links: InMemorySocketPair[] = [];
   let stopped = false;
   const stop = async () => {
     if (stopped) return;
@@ -51,6 +58,12 @@ export async function startTestServer(
     config: full,
     async connect(options = {}) {
       const client = await AgentwireClient.connect(server.url, { WebSocket: WebSocket as never, ...options });
+      clients.push(client);
+      return client;
+    },
+    links,
+    async connectInMemory(options = {}) {
+      const client = await AgentwireClient.connect("memory://agentwire", { WebSocket: inMemoryWebSocket(server, links), ...options });
       clients.push(client);
       return client;
     },

@@ -1,0 +1,39 @@
+import type { PendingTool } from "../../protocol/index.js";
+
+/** How a pending tool call was settled. */
+export type ToolDecision =
+  | { action: "confirm" }
+  | { action: "edit"; arguments: Record<string, unknown> }
+  | { action: "skip" }
+  | { action: "interrupted" };
+
+/** Where an offered call stands: waiting, decided but not yet run, or run (or settled) by the loop. */
+export interface OfferedCallState {
+  toolName: string;
+  stage: "undecided" | "decided" | "started";
+  /** For a decided or started call: the decision's action, or the record's status. */
+  status: string;
+}
+
+/**
+ * What the rest of the server sees of a running generation (the loop
+ * implements it): enough to show its state, settle its tool calls and stop
+ * it, without knowing how the loop works.
+ */
+export interface ActiveGeneration {
+  readonly id: string;
+  pendingTools(): PendingTool[];
+  /** The state of a call this generation offered; undefined when it did not offer it. */
+  offered(toolCallId: string): OfferedCallState | undefined;
+  /**
+   * Settle an offered call. Synchronous and first-wins, so when two clients
+   * answer the same call exactly one decision takes effect: false for the other.
+   */
+  decide(toolCallId: string, decision: ToolDecision): boolean;
+  /** Confirm every still-undecided call that the auto-confirm budgets allow (after tool.confirm "auto"). */
+  autoConfirmWaiting(): void;
+  /** Stop everything; resolves once the generation has fully ended. */
+  interrupt(): Promise<void>;
+  /** Stop for a server shutdown, keeping calls that have not run pending for the next process. */
+  shutdown(): Promise<void>;
+}

@@ -1,0 +1,96 @@
+/**
+ * One client's session over any Link: each received frame goes through the
+ * dispatcher and its reply (if any) goes back, then the work queued for
+ * "right after the reply" runs (e.g. `connected` after initialize). The
+ * session also bounds what a client can make it hold: frames in flight, and
+ * how long it may stay connected without initializing.
+ */
+import type { App, RequestContext } from "../app.js";
+import type { Logger } from "../logging/logger.js";
+import type { Dispatcher } from "../rpc/dispatcher.js";
+import { createConnection, type Connection } from "../sessions/connection.js";
+import type { Link } from "./link.js";
+
+export interface SessionOptions {
+  dispatcher: Dispatcher<RequestContext>;
+  /** The app is assembled after the transports (it needs their connection set). */
+  app: () => App;
+  log: Logger;
+  /** A link that has not initialized this long after opening is closed (1008). 0 disables. */
+  initializeTimeoutMs: number;
+  /** Frames being handled at once; beyond it the link is paused (or, if it cannot pause, frames wait in order). */
+  maxInFlight: number;
+}
+
+export interface LinkSession {
+  readonly connection: Connection;
+  /** Feed one received text frame. */
+  receive(text: string): void;
+  /** The link has closed: drop subscriptions and timers. Idempotent. */
+  closed(): void;
+}
+
+export function openSession(link: Link, id: string, options: SessionOptions): LinkSession {
+  const { dispatcher, log } = options;
+  const connection = createConnection(id, (frame) => link.send(frame));
+  let inFlight = 0;
+  let paused = false;
+  let ended = false;
+  const waiting: string[] = [];
+
+  const initTimer =
+    options.initializeTimeoutMs > 0
+      ? setTimeout(() => {
+          if (connection.initialized || ended) return;
+          log.info(`connection ${id} sent no initialize within ${options.initializeTimeoutMs} ms; closing it`);
+          link.close(1008, `initialize was not sent within ${options.initializeTimeoutMs} ms`);
+        }, options.initializeTimeoutMs)
+      : undefined;
+  initTimer?.unref();
+
+  const handle = (text: string) => {
+    inFlight++;
+    const context: RequestContext = { connection, app: options.app(), afterReply: [] };
+    dispatcher
+      .handleFrame(text, context)
+      .then(
+        (reply) => {
+          if (reply !== undefined) connection.send(reply);
+          for (const after of context.afterReply) after();
+        },
+        (error) => log.error("frame handling failed", error),
+      )
+      .finally(() => {
+        inFlight--;
+        if (ended) return;
+        while (waiting.length > 0 && inFlight < options.maxInFlight) handle(waiting.shift()!);
+        if (paused && inFlight < options.maxInFlight) {
+          paused = false;
+          link.resume?.();
+        }
+      });
+  };
+
+  return {
+    connection,
+    receive(text) {
+      if (ended) return;
+      if (inFlight < options.maxInFlight && waiting.length === 0) {
+        handle(text);
+      } else {
+        waiting.push(text);
+      }
+      if (inFlight >= options.maxInFlight && !paused && link.pause) {
+        paused = true;
+        link.pause();
+      }
+    },
+    closed() {
+      if (ended) return;
+      ended = true;
+      waiting.length = 0;
+      if (initTimer) clearTimeout(initTimer);
+      options.app().hub.disconnect(connection);
+    },
+  };
+}
