@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -8,7 +8,8 @@ import ts from "typescript";
 import { afterAll, describe, expect, it } from "vitest";
 import { ErrorCodes } from "../protocol/errors.js";
 import { notifications, notificationTypeName, requests, requestTypeNames } from "../protocol/inventory.js";
-import { renderOutputs } from "../src/codegen/outputs.js";
+import { readBlock, spliceBlock } from "../src/codegen/blocks.js";
+import { renderBlocks, renderOutputs } from "../src/codegen/outputs.js";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const readJson = (path: string) => JSON.parse(readFileSync(join(root, path), "utf8"));
@@ -154,6 +155,7 @@ describe("gen --check", { timeout: 60_000 }, () => {
       mkdirSync(dirname(join(scratch, path)), { recursive: true });
       writeFileSync(join(scratch, path), content);
     }
+    copyFileSync(join(root, "README.md"), join(scratch, "README.md"));
 
     const altered = join(scratch, "clients/typescript/index.ts");
     writeFileSync(altered, `${readFileSync(altered, "utf8")}// hand edit\n`);
@@ -169,5 +171,62 @@ describe("gen --check", { timeout: 60_000 }, () => {
     expect(fix.status).toBe(0);
     expect(fix.out).toContain("clients/typescript/index.ts");
     expect(runGenerator("--check", "--out-dir", scratch).status).toBe(0);
+  });
+});
+
+describe("README.md method list", { timeout: 60_000 }, () => {
+  const scratch = mkdtempSync(join(tmpdir(), "agentwire-readme-test-"));
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+  const [block] = renderBlocks();
+  const copyAll = () => {
+    for (const [path, content] of renderOutputs(root)) {
+      mkdirSync(dirname(join(scratch, path)), { recursive: true });
+      writeFileSync(join(scratch, path), content);
+    }
+    copyFileSync(join(root, "README.md"), join(scratch, "README.md"));
+  };
+
+  it("lists every request and notification once, by the first sentence of its description", () => {
+    const readme = readFileSync(join(root, "README.md"), "utf8");
+    const current = readBlock(readme, "methods");
+    expect(current).toEqual({ content: block.content });
+    for (const method of [...Object.keys(requests), ...Object.keys(notifications)]) {
+      expect(block.content.match(new RegExp(`^- \`${method.replace(".", "\\.")}\` — `, "gm")), method).toHaveLength(1);
+    }
+    expect(block.content).toContain("- `conversation.create` — Create an empty conversation.\n");
+    expect(block.content).not.toContain("A `system` prompt"); // the second sentence
+  });
+
+  it("gen:check compares only the block: text around it may change, the block may not", () => {
+    copyAll();
+    const readme = join(scratch, "README.md");
+    writeFileSync(readme, `${readFileSync(readme, "utf8")}\nA hand-written line after the block.\n`);
+    expect(runGenerator("--check", "--out-dir", scratch).status).toBe(0);
+
+    const original = readFileSync(readme, "utf8");
+    const edited = spliceBlock(original, "methods", block.content.replace("Create an empty conversation.", "Make one."));
+    writeFileSync(readme, edited);
+    const stale = runGenerator("--check", "--out-dir", scratch);
+    expect(stale.status).toBe(1);
+    expect(stale.out).toContain('README.md (generated block "methods")');
+    expect(stale.out).not.toContain("clients/typescript");
+
+    const fix = runGenerator("--out-dir", scratch);
+    expect(fix.status).toBe(0);
+    expect(fix.out).toContain('README.md (block "methods")');
+    expect(readFileSync(readme, "utf8")).toBe(original); // only the block was rewritten
+    expect(runGenerator("--check", "--out-dir", scratch).status).toBe(0);
+  });
+
+  it("gen:check reports a README without markers; gen refuses to guess where the block goes", () => {
+    copyAll();
+    const readme = join(scratch, "README.md");
+    writeFileSync(readme, readFileSync(readme, "utf8").replace("<!-- END GENERATED: methods -->", ""));
+    const stale = runGenerator("--check", "--out-dir", scratch);
+    expect(stale.status).toBe(1);
+    expect(stale.out).toContain("no <!-- END GENERATED: methods --> after");
+    const gen = runGenerator("--out-dir", scratch);
+    expect(gen.status).not.toBe(0);
+    expect(gen.out).toContain("cannot write the methods block");
   });
 });

@@ -1,6 +1,7 @@
 /**
- * Every generated file and its exact content, keyed by path from the
- * repository root. Pure apart from reading package.json and errors.ts, so
+ * Everything `npm run gen` owns: whole generated files (keyed by path from
+ * the repository root, with their exact content) and generated blocks inside
+ * hand-written files. Pure apart from reading package.json and errors.ts, so
  * `generate.ts` can write it or compare it.
  *
  * clients/typescript/runtime.ts is hand-written and not listed: codegen
@@ -9,10 +10,12 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { PROTOCOL_VERSION } from "../../protocol/version.js";
+import type { GeneratedBlock } from "./blocks.js";
 import { emitClientIndex } from "./client-emitter.js";
 import { emitClientErrors, emitClientTypes } from "./client-types.js";
 import { buildSchemaDocument } from "./json-schema.js";
 import { buildOpenRpcDocument } from "./openrpc.js";
+import { readmeMethodsBlock } from "./readme-methods.js";
 
 export function renderOutputs(root: string): Map<string, string> {
   const read = (path: string) => readFileSync(join(root, path), "utf8");
@@ -27,4 +30,8 @@ export function renderOutputs(root: string): Map<string, string> {
     ["clients/typescript/errors.ts", emitClientErrors(errorsSource)],
     ["clients/typescript/index.ts", emitClientIndex(PROTOCOL_VERSION)],
   ]);
+}
+
+export function renderBlocks(): GeneratedBlock[] {
+  return [readmeMethodsBlock()];
 }
