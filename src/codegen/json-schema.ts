@@ -8,7 +8,7 @@ import { Conversation, ConversationRecord, ConversationState, MessageRecord, Too
 
 export type JsonSchema = Record<string, unknown>;
 
-/** Shared record types published under their own names (schema.json, client type aliases). */
+/** Shared record types published under their own names (schema.json definitions, named types of the client). */
 export const records = { Conversation, MessageRecord, ToolCallRecord, ConversationRecord, ConversationState } as const;
 
 /**
