@@ -6,7 +6,7 @@
 import type { IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { WebSocket, WebSocketServer } from "ws";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import {
   AgentwireClient,
   AgentwireConnectionError,
@@ -271,6 +271,66 @@ describe("AgentwireClient", () => {
     await roundTrip(client, peer);
   });
 
+  it("a call's own timeoutMs overrides requestTimeoutMs, shorter or longer", async () => {
+    const { client, peer } = await connect({ requestTimeoutMs: 40 });
+    const quick = client.tools.list({ timeoutMs: 10 });
+    const quickFrame = await peer.next();
+    const error = await quick.catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: "AgentwireConnectionError", code: "TIMEOUT" });
+    expect((error as Error).message).toContain("10 ms");
+    peer.send({ id: quickFrame.id, result: { tools: [] } }); // late: ignored
+
+    const patient = client.server.status({ timeoutMs: 5_000 });
+    const frame = await peer.next();
+    await new Promise((resolve) => setTimeout(resolve, 80)); // past requestTimeoutMs
+    peer.send({ id: frame.id, result: { version: "0.1.0" } });
+    expect(await patient).toEqual({ version: "0.1.0" });
+  });
+
+  it("an already aborted signal rejects at once with ABORTED and sends nothing", async () => {
+    const { client, peer } = await connect();
+    const controller = new AbortController();
+    controller.abort(new Error("user left"));
+    const error = await client.conversation.get({ conversationId: "c_1" }, { signal: controller.signal }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AgentwireConnectionError);
+    expect(error).toMatchObject({ code: "ABORTED", cause: expect.objectContaining({ message: "user left" }) });
+    const next = client.server.status();
+    expect((await peer.next()).method).toBe("server.status"); // the aborted call never reached the socket
+    void next.catch(() => {});
+  });
+
+  it("aborting a call in flight rejects it at once, ignores the late answer and drops the listener", async () => {
+    const { client, peer } = await connect();
+    const controller = new AbortController();
+    const removed = vi.spyOn(controller.signal, "removeEventListener");
+    const call = client.step({ conversationId: "c_1" }, { signal: controller.signal });
+    const frame = await peer.next();
+    controller.abort();
+    await expect(call).rejects.toMatchObject({ name: "AgentwireConnectionError", code: "ABORTED" });
+    expect(removed).toHaveBeenCalledWith("abort", expect.any(Function));
+    peer.send({ id: frame.id, result: { generationId: "g_1" } });
+    await roundTrip(client, peer);
+
+    // A signal shared by calls that settle normally is not left holding their listeners.
+    const shared = new AbortController();
+    const added = vi.spyOn(shared.signal, "addEventListener");
+    const unlistened = vi.spyOn(shared.signal, "removeEventListener");
+    const answered = client.interrupt({ conversationId: "c_1" }, { signal: shared.signal });
+    peer.send({ id: (await peer.next()).id, result: { interrupted: false } });
+    expect(await answered).toEqual({ interrupted: false });
+    expect(added).toHaveBeenCalledTimes(1);
+    expect(unlistened).toHaveBeenCalledTimes(1);
+  });
+
+  it("experimentalApi sends capabilities.experimentalApi: true, merged with the other capabilities", async () => {
+    const merged = await connect({ experimentalApi: true, capabilities: { notificationOptOut: ["tool_output"] } });
+    expect(merged.init.params.capabilities).toEqual({ notificationOptOut: ["tool_output"], experimentalApi: true });
+    const alone = await connect({ experimentalApi: true });
+    expect(alone.init.params.capabilities).toEqual({ experimentalApi: true });
+    const plain = await connect();
+    expect(plain.init.params).toEqual({ protocolVersion: PROTOCOL_VERSION });
+  });
+
   it("connect rejects with the server's error and closes the socket when initialize is refused", async () => {
     const connecting = AgentwireClient.connect(url, { WebSocket });
     const peer = await nextPeer();
@@ -307,6 +367,9 @@ export async function typeChecks(client: AgentwireClient): Promise<void> {
   // @ts-expect-error initialize is done by connect, not offered as a method
   await client.initialize();
   const list: { nextCursor?: string } = await client.conversation.list();
+  await client.tools.list({ signal: new AbortController().signal, timeoutMs: 1000 });
+  // @ts-expect-error tools.list takes options only, no params
+  await client.tools.list({}, {});
   const result: { generationId: string } = await client.request("step", { conversationId: "c" });
   client.on("tool_output", (p) => p.chunk.toUpperCase());
   client.onAny((method, params) => {

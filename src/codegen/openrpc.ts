@@ -13,7 +13,6 @@ import {
   requests,
   requestTypeNames,
   type RequestEntry,
-  type RequestMethod,
 } from "../../protocol/inventory.js";
 import { GENERATED_NOTE, toJsonSchema, type JsonSchema } from "./json-schema.js";
 
@@ -45,7 +44,7 @@ export function buildOpenRpcDocument(inputs: OpenRpcInputs): JsonSchema {
         schema,
       })),
       result: { name: names.result, ...describedBy(result), schema: result },
-      errors: methodErrors(method as RequestMethod).map(errorObject),
+      errors: methodErrors(method, entry).map(errorObject),
       "x-params-type": names.params,
       ...(entry.experimental ? { "x-experimental": entry.experimental } : {}),
     };
@@ -80,9 +79,10 @@ export function buildOpenRpcDocument(inputs: OpenRpcInputs): JsonSchema {
 /**
  * The errors a method lists: its application errors, then INVALID_PARAMS when
  * it has fields to get wrong. The other standard codes apply to any call.
+ * Takes the entry, not just the name, so the client emitter can be run on an
+ * injected inventory in tests.
  */
-export function methodErrors(method: RequestMethod): ErrorCodeName[] {
-  const entry = requests[method];
+export function methodErrors(method: string, entry: RequestEntry): ErrorCodeName[] {
   const errors: ErrorCodeName[] = [...entry.errors];
   const params = toJsonSchema(entry.params, "input", `${method} params`);
   if (Object.keys((params.properties ?? {}) as object).length > 0) errors.push("INVALID_PARAMS");
@@ -94,7 +94,7 @@ function describedBy(schema: JsonSchema): { description?: string } {
 }
 
 /** The doc comment above each `ErrorCodes` entry, by code name; every entry must have one. */
-function readErrorDocs(source: string): Map<string, string> {
+export function readErrorDocs(source: string): Map<string, string> {
   const file = ts.createSourceFile("errors.ts", source, ts.ScriptTarget.Latest, true);
   const docs = new Map<string, string>();
   const visit = (node: ts.Node): void => {

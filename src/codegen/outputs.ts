@@ -1,28 +1,37 @@
 /**
- * Every generated file and its exact content, keyed by path from the
- * repository root. Pure apart from reading package.json, errors.ts and the
- * client runtime template, so `generate.ts` can write it or compare it.
+ * Everything `npm run gen` owns: whole generated files (keyed by path from
+ * the repository root, with their exact content) and generated blocks inside
+ * hand-written files. Pure apart from reading package.json and errors.ts, so
+ * `generate.ts` can write it or compare it.
+ *
+ * clients/typescript/runtime.ts is hand-written and not listed: codegen
+ * imports it (client-emitter.ts) but never writes it.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { PROTOCOL_VERSION } from "../../protocol/version.js";
-import { emitClientIndex, emitClientRuntime } from "./client-emitter.js";
+import type { GeneratedBlock } from "./blocks.js";
+import { emitClientIndex } from "./client-emitter.js";
+import { emitClientErrors, emitClientTypes } from "./client-types.js";
 import { buildSchemaDocument } from "./json-schema.js";
 import { buildOpenRpcDocument } from "./openrpc.js";
+import { readmeMethodsBlock } from "./readme-methods.js";
 
 export function renderOutputs(root: string): Map<string, string> {
   const read = (path: string) => readFileSync(join(root, path), "utf8");
   const packageVersion = (JSON.parse(read("package.json")) as { version: string }).version;
   const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
-  const openrpc = buildOpenRpcDocument({
-    packageVersion,
-    protocolVersion: PROTOCOL_VERSION,
-    errorsSource: read("protocol/errors.ts"),
-  });
+  const errorsSource = read("protocol/errors.ts");
+  const openrpc = buildOpenRpcDocument({ packageVersion, protocolVersion: PROTOCOL_VERSION, errorsSource });
   return new Map<string, string>([
     ["protocol/openrpc.json", json(openrpc)],
     ["protocol/schema.json", json(buildSchemaDocument(PROTOCOL_VERSION))],
-    ["clients/typescript/runtime.ts", emitClientRuntime(read("src/codegen/client-runtime.ts"))],
+    ["clients/typescript/types.ts", emitClientTypes(PROTOCOL_VERSION)],
+    ["clients/typescript/errors.ts", emitClientErrors(errorsSource)],
     ["clients/typescript/index.ts", emitClientIndex(PROTOCOL_VERSION)],
   ]);
+}
+
+export function renderBlocks(): GeneratedBlock[] {
+  return [readmeMethodsBlock()];
 }
