@@ -94,7 +94,7 @@ export interface ErrorDataMap {
      * @integer
      */
     max?: number;
-  };
+  } | undefined;
   /** Data of INVALID_PARAMS. */
   INVALID_PARAMS: {
     /**

@@ -225,7 +225,7 @@ export interface ConversationSettings {
   maxIterations: number;
   /**
    * Per-tool-call time limit in milliseconds; on expiry the tool's whole process group is killed.
-   * Default 120000.
+   * Default: the server's --tool-timeout (120000 unless set).
    *
    * @integer
    * @minimum 100
@@ -277,6 +277,8 @@ export interface InitializeParams {
     /**
      * Notification methods this connection does not want (e.g. ["generation_progress"]). Their seq
      * numbers still advance.
+     *
+     * @maxItems 64
      */
     notificationOptOut?: string[];
     /**
@@ -310,6 +312,42 @@ export interface InitializeResult {
      * @integer
      */
     maxPayloadBytes: number;
+    /**
+     * Limits a client should stay within; going past one is answered with a clear error
+     * (INVALID_REQUEST or LIMIT_EXCEEDED).
+     */
+    limits: {
+      /**
+       * Most requests in one batch.
+       *
+       * @integer
+       */
+      maxBatch: number;
+      /**
+       * Deepest nesting of arrays and objects in one frame.
+       *
+       * @integer
+       */
+      maxDepth: number;
+      /**
+       * Largest reply to one frame; page or split requests to stay under it.
+       *
+       * @integer
+       */
+      maxReplyBytes: number;
+      /**
+       * Largest message content (UTF-8 bytes) message.append accepts, and largest system prompt.
+       *
+       * @integer
+       */
+      maxMessageBytes: number;
+      /**
+       * Most conversations one connection may subscribe to.
+       *
+       * @integer
+       */
+      maxSubscriptionsPerConnection: number;
+    };
   };
   /** Id of this connection, as shown in server.status. */
   connectionId: string;
@@ -364,6 +402,16 @@ export interface ServerStatusResult {
    * @integer
    */
   generations: number;
+  /**
+   * Stored conversations found damaged so far (checked in the background from start-up, and on
+   * every load).
+   */
+  damagedConversations: Array<{
+    /** The damaged conversation's id; conversation.delete removes it. */
+    conversationId: string;
+    /** What is wrong with its stored files. */
+    problem: string;
+  }>;
   /** Process memory. */
   memory: {
     /** Resident set size, bytes. */
@@ -422,7 +470,7 @@ export interface ConversationCreateParams {
     maxIterations?: number;
     /**
      * Per-tool-call time limit in milliseconds; on expiry the tool's whole process group is killed.
-     * Default 120000.
+     * Default: the server's --tool-timeout (120000 unless set).
      *
      * @integer
      * @minimum 100
@@ -465,6 +513,16 @@ export interface ConversationListParams {
 export interface ConversationListResult {
   /** This page, newest first. */
   data: Conversation[];
+  /**
+   * Conversations of this page whose files cannot be read, listed here instead of in data. Absent
+   * when there are none.
+   */
+  damaged?: Array<{
+    /** The damaged conversation's id; conversation.delete removes it. */
+    conversationId: string;
+    /** What is wrong with its stored files. */
+    problem: string;
+  }>;
   /** Pass as `cursor` for the next page; absent on the last page. */
   nextCursor?: string;
 }
@@ -478,8 +536,28 @@ export interface ConversationGetParams {
    * @pattern ^[A-Za-z0-9_-]{1,128}$
    */
   conversationId: string;
-  /** Also return every record, oldest first. Default false. */
+  /**
+   * Also return the records, oldest first (all of them, or the page recordsFrom/recordsLimit
+   * selects). Default false.
+   */
   includeRecords?: boolean;
+  /**
+   * With includeRecords: position of the first record to return (0 = the oldest). Default 0.
+   *
+   * @integer
+   * @minimum 0
+   */
+  recordsFrom?: number;
+  /**
+   * With includeRecords: most records to return. Default: all from recordsFrom on. A reply over the
+   * server's maxReplyBytes is refused with LIMIT_EXCEEDED: page through a long conversation with
+   * recordsFrom/recordsLimit (conversation.recordCount says how many there are).
+   *
+   * @integer
+   * @minimum 1
+   * @maximum 100000
+   */
+  recordsLimit?: number;
 }
 
 /**
@@ -490,7 +568,10 @@ export interface ConversationGetParams {
 export interface ConversationGetResult {
   /** A conversation: its metadata, without its records. */
   conversation: Conversation;
-  /** Every record, oldest first, when includeRecords was true. */
+  /**
+   * With includeRecords: the records asked for, oldest first (recordsFrom is the position of the
+   * first).
+   */
   records?: ConversationRecord[];
   /** Live state of a conversation. */
   state: ConversationState;
@@ -552,7 +633,7 @@ export interface ConversationUpdateParams {
     maxIterations?: number;
     /**
      * Per-tool-call time limit in milliseconds; on expiry the tool's whole process group is killed.
-     * Default 120000.
+     * Default: the server's --tool-timeout (120000 unless set).
      *
      * @integer
      * @minimum 100
