@@ -17,7 +17,7 @@ export class StoreFileError extends Error {
 export function describeError(error: unknown): string {
   if (error instanceof Error) {
     const code = (error as NodeJS.ErrnoException).code;
-    return code ? `${code}: ${error.message}` : error.message;
+    return code && !error.message.startsWith(code) ? `${code}: ${error.message}` : error.message;
   }
   return String(error);
 }
