@@ -6,6 +6,7 @@ import {
   checkMeta,
   checkSegment,
   checkSegmentNumbers,
+  plural,
   readJsonFile,
   segmentFileName,
   segmentNumber,
@@ -96,7 +97,7 @@ export async function loadConversation(dir: string, id: string): Promise<LoadOut
   const total = ids.size;
   const counted = meta.conversation.recordCount;
   if (total < counted) {
-    return { ok: false, problem: `${META_FILE} counts ${counted} records, the segment files hold ${total}` };
+    return { ok: false, problem: `${META_FILE} counts ${plural(counted, "record")}, the segment files hold ${total}` };
   }
   let conversation = meta.conversation;
   if (total !== counted) {

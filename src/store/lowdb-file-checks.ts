@@ -146,10 +146,14 @@ export async function quickCheckConversation(dir: string, id: string): Promise<s
       await stat(join(dir, first));
     } catch (error) {
       if (isTransientIoError(error)) return null;
-      return `${first} is missing but ${META_FILE} counts ${count} records`;
+      return `${first} is missing but ${META_FILE} counts ${plural(count, "record")}`;
     }
     return null;
   } catch {
     return null;
   }
+}
+
+export function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
 }
