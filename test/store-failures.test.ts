@@ -256,7 +256,7 @@ describe("out of file descriptors (EMFILE)", () => {
     // A child process under a low ulimit uses up its descriptors, then tries the store.
     const { stdout } = await promisify(execFile)(
       "bash",
-      ["-c", 'ulimit -n 64 && exec "$0" --import tsx test/harness/store-emfile-child.ts "$1"', process.execPath, dataDir],
+      ["-c", 'ulimit -n 256 && exec "$0" --import tsx test/harness/store-emfile-child.ts "$1"', process.execPath, dataDir],
       { cwd: REPO_ROOT, timeout: 20_000 },
     );
     const report = JSON.parse(stdout.trim().split("\n").at(-1)!);

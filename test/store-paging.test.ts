@@ -5,12 +5,12 @@
  * read; the open round (openToolCalls) stays right through appends,
  * replaces and reloads.
  */
-import { mkdtemp, readdir, rm, stat } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ConversationRecord } from "../protocol/index.js";
-import type { ConversationHandle, ConversationStore } from "../src/store/conversation-store.js";
+import { ConversationDamagedError, type ConversationHandle, type ConversationStore } from "../src/store/conversation-store.js";
 import { LowdbConversationStore, type LowdbStoreOptions } from "../src/store/lowdb-store.js";
 import { MemoryConversationStore } from "../src/store/memory-store.js";
 import { assistantMessage, conversation, message, range, toolCall, userMessage } from "./harness/store-records.js";
@@ -74,6 +74,66 @@ describe("a long conversation", () => {
     expect(again.openToolCalls).toEqual([]);
     await again.append(message(3000));
     expect(ids(await again.readRecords(2999))).toEqual(["m2999", "m3000"]);
+  });
+});
+
+describe("loading a long conversation", () => {
+  /** 40 records in 20 segments of 2: messages m0…m29, the assistant message m30 (segment 15), then the open round t31…t39. */
+  async function seedLong(): Promise<void> {
+    const store = await openStore({ segmentSize: 2 });
+    const handle = await store.create(conversation("long"));
+    await appendAll(handle, [...range(30).map((n) => message(n)), assistantMessage(30), ...range(9, 31).map((n) => toolCall(n, "pending", null))]);
+    await closeStore(store);
+  }
+  const segmentFile = (n: number) => join(conversationDir("long"), `records-${String(n).padStart(6, "0")}.json`);
+  const round = range(9, 31).map((n) => toolCall(n, "pending", null));
+
+  it("reads only the last segments, back to the last assistant message; older ones are checked when read", async () => {
+    await seedLong();
+    // Segments 3 and 14 (m28, m29: just before the round) are garbage: the load must not need them.
+    await writeFile(segmentFile(3), "garbage");
+    await writeFile(segmentFile(14), "garbage");
+    const store = await openStore({ segmentSize: 2, fullCheckSegments: 4 });
+    const handle = (await store.get("long"))!;
+    expect(handle.recordCount).toBe(40);
+    expect(handle.openToolCalls).toEqual(round);
+    expect(ids(await handle.readRecords(30))).toEqual(["m30", ...round.map((r) => r.id)]);
+    expect(ids(await handle.readRecords(0, 6))).toEqual(mIds(range(6)));
+    expect(store.damaged()).toEqual([]);
+
+    const error = await handle.readRecords(26, 30).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(ConversationDamagedError);
+    expect((error as ConversationDamagedError).problem).toMatch(/^records-000014\.json is not valid JSON/);
+    expect(store.damaged()).toEqual([{ id: "long", problem: (error as ConversationDamagedError).problem }]);
+    // The open round and appends do not need the damaged segments.
+    await handle.replaceRecord(toolCall(31, "completed", "done"));
+    await handle.append(assistantMessage(41));
+    expect(handle.openToolCalls).toEqual([]);
+  });
+
+  it("is read whole (and found damaged) when short enough, or when meta.json lacks segment counts (earlier files)", async () => {
+    await seedLong();
+    await writeFile(segmentFile(3), "garbage");
+    const whole = await openStore({ segmentSize: 2, fullCheckSegments: 20 });
+    await expect(whole.get("long")).rejects.toBeInstanceOf(ConversationDamagedError);
+    await closeStore(whole);
+
+    const metaFile = join(conversationDir("long"), "meta.json");
+    const { segments: _dropped, ...earlier } = JSON.parse(await readFile(metaFile, "utf8"));
+    await writeFile(metaFile, JSON.stringify(earlier));
+    const store = await openStore({ segmentSize: 2, fullCheckSegments: 4 });
+    await expect(store.get("long")).rejects.toThrow(/records-000003\.json is not valid JSON/);
+  });
+
+  it("a segment shorter than meta.json counts is damaged when read", async () => {
+    await seedLong();
+    await writeFile(segmentFile(5), JSON.stringify({ records: [message(10)] }));
+    const store = await openStore({ segmentSize: 2, fullCheckSegments: 4 });
+    const handle = (await store.get("long"))!;
+    await expect(handle.readRecords()).rejects.toThrow(/records-000005\.json holds 1 records, 2 were stored in it/);
   });
 });
 

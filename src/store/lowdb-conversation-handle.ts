@@ -2,7 +2,7 @@ import { join } from "node:path";
 import type { Conversation, ConversationRecord, ToolCallRecord } from "../../protocol/index.js";
 import { CommitQueue, type Queued } from "./commit-queue.js";
 import type { ConversationDamagedError, ConversationHandle } from "./conversation-store.js";
-import { jsonSize, stateOf, type HandleState, type OpenCall } from "./lowdb-conversation-load.js";
+import { isAssistantMessage, jsonSize, stateOf, type HandleState, type OpenCall } from "./lowdb-conversation-load.js";
 import { META_FILE, checkSegment, readJsonFile, segmentFileName, type MetaData, type SegmentData } from "./lowdb-file-checks.js";
 import { LowdbFile } from "./lowdb-file.js";
 import type { CachedSegment, SegmentCache } from "./segment-cache.js";
@@ -372,12 +372,13 @@ export class LowdbConversationHandle implements ConversationHandle {
   }
 
   #metaData(state: HandleState): MetaData {
-    return { version: 1, conversation: state.meta.conversation, seqReserved: state.meta.seqReserved };
+    return {
+      version: 1,
+      conversation: state.meta.conversation,
+      seqReserved: state.meta.seqReserved,
+      segments: [...state.segmentCounts],
+    };
   }
-}
-
-function isAssistantMessage(record: ConversationRecord): boolean {
-  return record.type === "message" && record.role === "assistant";
 }
 
 function clamp(value: number, min: number, max: number): number {

@@ -23,6 +23,12 @@ export interface MetaData {
   version: 1;
   conversation: Conversation;
   seqReserved: number;
+  /**
+   * Records per segment file when this meta was written, so a long
+   * conversation loads without reading every segment. Absent in files of
+   * earlier versions.
+   */
+  segments?: number[];
 }
 
 export interface SegmentData {
@@ -76,6 +82,11 @@ export function checkMeta(data: unknown): string | null {
   const count = conversation.recordCount;
   if (typeof count !== "number" || !Number.isInteger(count) || count < 0) return "conversation.recordCount is not a count";
   if (!isObject(conversation.settings)) return "conversation.settings is not an object";
+  const segments = data.segments;
+  if (segments !== undefined) {
+    if (!Array.isArray(segments) || !segments.every((n) => Number.isInteger(n) && n >= 0)) return "segments is not a list of counts";
+    if (segments.reduce((sum: number, n: number) => sum + n, 0) !== count) return "segments do not add up to conversation.recordCount";
+  }
   return null;
 }
 

@@ -59,18 +59,26 @@ export interface LowdbStoreOptions {
   onWarning?: (message: string) => void;
   /** Conversations the start-up check reads at once. Default 8. */
   checkConcurrency?: number;
+  /**
+   * A conversation of at most this many segments is checked whole when it
+   * loads; a longer one is loaded from meta.json and its last segments (back
+   * to the last assistant message), the rest checked when read. Default 8.
+   */
+  fullCheckSegments?: number;
 }
 
 const DEFAULT_SEGMENT_SIZE = 1000;
 const DEFAULT_SEGMENT_BYTES = 1 << 20;
 const DEFAULT_CACHE_BYTES = 64 << 20;
 const DEFAULT_CHECK_CONCURRENCY = 8;
+const DEFAULT_FULL_CHECK_SEGMENTS = 8;
 
 export class LowdbConversationStore implements ConversationStore {
   readonly #dataDir: string;
   readonly #segmentSize: number;
   readonly #segmentBytes: number;
   readonly #checkConcurrency: number;
+  readonly #fullCheckSegments: number;
   readonly #warn: (message: string) => void;
   readonly #cache: SegmentCache;
   readonly #damaged: DamagedConversations;
@@ -91,6 +99,7 @@ export class LowdbConversationStore implements ConversationStore {
     this.#segmentSize = positiveInt(options.segmentSize, DEFAULT_SEGMENT_SIZE, "segmentSize");
     this.#segmentBytes = positiveInt(options.segmentBytes, DEFAULT_SEGMENT_BYTES, "segmentBytes");
     this.#checkConcurrency = positiveInt(options.checkConcurrency, DEFAULT_CHECK_CONCURRENCY, "checkConcurrency");
+    this.#fullCheckSegments = positiveInt(options.fullCheckSegments, DEFAULT_FULL_CHECK_SEGMENTS, "fullCheckSegments");
     this.#cache = new SegmentCache(positiveInt(options.cacheBytes, DEFAULT_CACHE_BYTES, "cacheBytes"));
     this.#damaged = new DamagedConversations(options.onDamaged);
     const onWarning = options.onWarning;
@@ -181,7 +190,7 @@ export class LowdbConversationStore implements ConversationStore {
     await this.#deleting.get(id)?.catch(() => undefined);
     if (index.has(id)) throw new Error(`conversation ${id} already exists`);
     const dir = this.#dir(id);
-    const meta: MetaData = { version: 1, conversation: { ...conversation, recordCount: 0 }, seqReserved: 0 };
+    const meta: MetaData = { version: 1, conversation: { ...conversation, recordCount: 0 }, seqReserved: 0, segments: [] };
     try {
       // A folder without an index entry is left over from a crash: discard it.
       await rm(dir, { recursive: true, force: true });
@@ -223,7 +232,7 @@ export class LowdbConversationStore implements ConversationStore {
   }
 
   async #load(id: string): Promise<LowdbConversationHandle | undefined> {
-    const outcome = await loadConversation(this.#dir(id), id);
+    const outcome = await loadConversation(this.#dir(id), id, this.#fullCheckSegments);
     if (!outcome.ok) throw this.#damagedError(id, outcome.problem);
     if (this.#state !== "open" || !this.#index?.has(id) || this.#deleting.has(id)) return undefined;
     this.#damaged.forget(id);
