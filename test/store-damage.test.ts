@@ -4,12 +4,13 @@
  * others, `delete` removes it, the start-up check and `onDamaged` report it;
  * a damaged index.json is set aside and rebuilt.
  */
-import { mkdtemp, readdir, readFile, rename, rm, utimes, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ConversationDamagedError, type DamagedConversation } from "../src/store/conversation-store.js";
 import { LowdbConversationStore, type LowdbStoreOptions } from "../src/store/lowdb-store.js";
+import { StoreFileError } from "../src/store/store-file-error.js";
 import { conversation, message, range } from "./harness/store-records.js";
 
 let dataDir: string;
@@ -256,6 +257,25 @@ describe("a damaged index.json", () => {
     expect(reopened.reports.warnings).toEqual([]);
     expect(reopened.store.count()).toBe(2);
     expect((await reopened.store.list({ limit: 10 })).data.map((c) => c.id)).toEqual(["good2", "good1"]);
+  });
+});
+
+describe("a damaged index.json that cannot be rewritten", () => {
+  it("fails open with StoreFileError, releasing the lock and leaving the damaged index in place for the next start", async () => {
+    await seed();
+    await writeFile(join(dataDir, "index.json"), "{");
+    // A directory where steno writes its temp file: the rebuilt index cannot be written.
+    await mkdir(join(dataDir, ".index.json.tmp", "blocker"), { recursive: true });
+    const store = new LowdbConversationStore(dataDir, { onWarning: () => undefined });
+    await expect(store.open()).rejects.toBeInstanceOf(StoreFileError);
+    expect(await readFile(join(dataDir, "index.json"), "utf8")).toBe("{");
+    await expect(readFile(join(dataDir, "LOCK"), "utf8")).rejects.toThrow(/ENOENT/);
+
+    await rm(join(dataDir, ".index.json.tmp"), { recursive: true });
+    const { store: reopened, reports } = await openStore();
+    expect(reports.warnings).toHaveLength(1);
+    expect(reopened.count()).toBe(3);
+    expect(JSON.parse(await readFile(join(dataDir, "index.json"), "utf8")).conversations).toHaveLength(3);
   });
 });
 

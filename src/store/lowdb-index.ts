@@ -1,4 +1,4 @@
-import { readdir, rename, stat } from "node:fs/promises";
+import { copyFile, readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { CommitQueue, type Queued } from "./commit-queue.js";
 import { isValidConversationId } from "./conversation-id.js";
@@ -42,13 +42,15 @@ export class ConversationIndex {
     if (read.ok) return new ConversationIndex(file, new Map(read.data.conversations.map((e) => [e.id, e.createdAt])));
     if (read.missing) return new ConversationIndex(file, new Map());
 
+    const entries = await rebuild(join(dataDir, "conversations"));
+    // Copied aside, then replaced in one rename: if anything fails on the way,
+    // the damaged index is still where the next start will find (and rebuild) it.
     const aside = `${INDEX_FILE}.damaged-${new Date().toISOString().replace(/[:.]/g, "-")}`;
     try {
-      await rename(path, join(dataDir, aside));
+      await copyFile(path, join(dataDir, aside));
     } catch (error) {
       throw asStoreFileError(error, path, "is damaged and could not be set aside");
     }
-    const entries = await rebuild(join(dataDir, "conversations"));
     const index = new ConversationIndex(file, entries);
     await file.write(index.#data(entries));
     warn(`${read.problem}; set aside as ${aside} and rebuilt from ${entries.size} conversation folders`);

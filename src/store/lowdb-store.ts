@@ -72,6 +72,8 @@ const DEFAULT_SEGMENT_BYTES = 1 << 20;
 const DEFAULT_CACHE_BYTES = 64 << 20;
 const DEFAULT_CHECK_CONCURRENCY = 8;
 const DEFAULT_FULL_CHECK_SEGMENTS = 8;
+/** meta.json files one listing reads at once. */
+const PEEK_CONCURRENCY = 32;
 
 export class LowdbConversationStore implements ConversationStore {
   readonly #dataDir: string;
@@ -244,7 +246,7 @@ export class LowdbConversationStore implements ConversationStore {
   async list(options: { limit: number; cursor?: string }): Promise<ConversationPage> {
     const index = this.#open();
     const { page, nextCursor } = selectPage(index.sorted(), options.limit, options.cursor);
-    const peeked = await Promise.all(page.map((entry) => this.#peek(entry.id)));
+    const peeked = await mapBounded(page, PEEK_CONCURRENCY, (entry) => this.#peek(entry.id));
     const data: Conversation[] = [];
     const damaged: DamagedConversation[] = [];
     for (const [i, result] of peeked.entries()) {
