@@ -292,6 +292,7 @@ export class LowdbConversationHandle implements ConversationHandle {
         lastSegmentBytes: isLast ? lastBytes : state.lastSegmentBytes,
         openRound: round,
       });
+      // A LowdbFile per write is safe: this queue is the only writer of the conversation's files.
       await new LowdbFile<SegmentData>(join(this.#ctx.dir, segmentFileName(target))).write({ records });
     } catch (error) {
       for (const item of group) item.reject(error);

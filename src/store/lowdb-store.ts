@@ -29,7 +29,7 @@ import { asStoreFileError } from "./store-file-error.js";
  *
  *     LOCK                               pid of the owning process
  *     index.json                         [{id, createdAt}], rewritten on create/delete only
- *     conversations/<id>/meta.json       conversation, seqReserved
+ *     conversations/<id>/meta.json       conversation, seqReserved, records per segment
  *     conversations/<id>/records-000000.json, records-000001.json, …
  *
  * lowdb rewrites a whole file per write, so records are split into segments
