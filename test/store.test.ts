@@ -3,13 +3,14 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { once } from "node:events";
-import { Low } from "lowdb";
+import { JSONFile } from "lowdb/node";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { Conversation, ConversationRecord, MessageRecord, ToolCallRecord } from "../protocol/index.js";
+import type { ConversationRecord } from "../protocol/index.js";
 import { DataDirLockedError, InvalidCursorError, type ConversationStore } from "../src/store/conversation-store.js";
 import { DataDirLock } from "../src/store/data-dir-lock.js";
 import { LowdbConversationStore, type LowdbStoreOptions } from "../src/store/lowdb-store.js";
 import { MemoryConversationStore } from "../src/store/memory-store.js";
+import { assistantMessage, conversation, message, range, toolCall, userMessage } from "./harness/store-records.js";
 
 let dataDir: string;
 const opened: ConversationStore[] = [];
@@ -35,61 +36,142 @@ async function closeStore(store: ConversationStore): Promise<void> {
   await store.close();
 }
 
-function conversation(id: string, createdAt = "2026-01-01T00:00:00.000Z"): Conversation {
-  return {
-    id,
-    title: `title ${id}`,
-    createdAt,
-    updatedAt: createdAt,
-    model: null,
-    system: null,
-    workspace: null,
-    settings: { toolHistoryRounds: 8, maxIterations: 20, toolTimeoutMs: 120_000 },
-    recordCount: 0,
-  };
-}
-
-function message(n: number, content = `message ${n}`): MessageRecord {
-  return {
-    type: "message",
-    id: `m${n}`,
-    role: n % 2 ? "assistant" : "user",
-    content,
-    timestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString(),
-  };
-}
-
-function toolCall(n: number, status: ToolCallRecord["status"], result: string | null): ToolCallRecord {
-  return {
-    type: "tool_call",
-    id: `t${n}`,
-    toolCallId: `call_${n}`,
-    toolName: "shell",
-    arguments: { command: `echo ${n}` },
-    result,
-    success: status === "completed" ? true : null,
-    status,
-    timestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString(),
-  };
-}
-
 const conversationDir = (id: string) => join(dataDir, "conversations", id);
+const ids = (records: readonly ConversationRecord[]) => records.map((r) => r.id);
+
+/** The contract both stores keep: what the layers above may rely on. */
+describe.each([
+  ["LowdbConversationStore", () => openStore({ segmentSize: 4 })],
+  ["MemoryConversationStore", async (): Promise<ConversationStore> => new MemoryConversationStore()],
+] as const)("%s: the ConversationStore contract", (_name, makeStore) => {
+  it("appends, replaces, updates and reserves; readers see each change once its promise resolved", async () => {
+    const store = await makeStore();
+    const handle = await store.create(conversation("c1"));
+    expect(handle.recordCount).toBe(0);
+    expect(handle.conversation.recordCount).toBe(0);
+
+    const appending = handle.append(userMessage(1));
+    // Not visible before it is durable.
+    expect(handle.recordCount).toBe(0);
+    await appending;
+    expect(handle.recordCount).toBe(1);
+    expect(handle.conversation).toMatchObject({ recordCount: 1, updatedAt: userMessage(1).timestamp });
+
+    await handle.append(assistantMessage(2));
+    await handle.append(toolCall(3, "pending", null));
+    await handle.append(toolCall(4, "pending", null));
+    expect(handle.openToolCalls).toEqual([toolCall(3, "pending", null), toolCall(4, "pending", null)]);
+
+    const replacing = handle.replaceRecord(toolCall(3, "completed", "three"));
+    expect(handle.openToolCalls[0]).toEqual(toolCall(3, "pending", null));
+    await replacing;
+    expect(handle.openToolCalls).toEqual([toolCall(3, "completed", "three"), toolCall(4, "pending", null)]);
+    expect(await handle.findToolCall("call_3")).toEqual(toolCall(3, "completed", "three"));
+    expect(await handle.findToolCall("call_99")).toBeUndefined();
+
+    const updating = handle.update({ ...conversation("c1"), title: "renamed", recordCount: 999, createdAt: "1999-01-01T00:00:00.000Z" });
+    expect(handle.conversation.title).toBe("title c1");
+    await updating;
+    expect(handle.conversation).toMatchObject({ title: "renamed", recordCount: 4, createdAt: conversation("c1").createdAt });
+
+    const reserving = handle.reserveSeq(500);
+    expect(handle.seqReserved).toBe(0);
+    await reserving;
+    await handle.reserveSeq(100); // lower: keeps 500
+    expect(handle.seqReserved).toBe(500);
+
+    await handle.append(assistantMessage(5));
+    expect(handle.openToolCalls).toEqual([]);
+    expect(await handle.readRecords()).toEqual([
+      userMessage(1),
+      assistantMessage(2),
+      toolCall(3, "completed", "three"),
+      toolCall(4, "pending", null),
+      assistantMessage(5),
+    ]);
+    expect(store.damaged()).toEqual([]);
+  });
+
+  it("readRecords clamps [from, to) to what exists", async () => {
+    const store = await makeStore();
+    const handle = await store.create(conversation("c1"));
+    for (const n of range(10)) await handle.append(message(n));
+    expect(ids(await handle.readRecords(0, 3))).toEqual(["m0", "m1", "m2"]);
+    expect(ids(await handle.readRecords(3, 9))).toEqual(["m3", "m4", "m5", "m6", "m7", "m8"]);
+    expect(ids(await handle.readRecords(8))).toEqual(["m8", "m9"]);
+    expect(ids(await handle.readRecords(-5, 2))).toEqual(["m0", "m1"]);
+    expect(await handle.readRecords(6, 2)).toEqual([]);
+    expect(await handle.readRecords(10, 100)).toEqual([]);
+    expect(ids(await handle.readRecords(9, 100))).toEqual(["m9"]);
+  });
+
+  it("keeps all of 200 un-awaited appends, resolved and stored in call order", async () => {
+    const store = await makeStore();
+    const handle = await store.create(conversation("burst"));
+    const resolved: number[] = [];
+    const writes = range(200).map((n) => handle.append(message(n)).then(() => resolved.push(n)));
+    expect(handle.recordCount).toBe(0);
+    await Promise.all(writes);
+    expect(resolved).toEqual(range(200));
+    expect(handle.recordCount).toBe(200);
+    expect(handle.conversation.updatedAt).toBe(message(199).timestamp);
+    expect(ids(await handle.readRecords())).toEqual(range(200).map((n) => `m${n}`));
+  });
+
+  it("refuses a record id already in the open round, and a replace of an unknown id, changing nothing", async () => {
+    const store = await makeStore();
+    const handle = await store.create(conversation("c1"));
+    await handle.append(assistantMessage(1));
+    await handle.append(toolCall(2, "pending", null));
+    await expect(handle.append(toolCall(2, "completed", "again"))).rejects.toThrow(/already in the conversation/);
+    await expect(handle.replaceRecord(toolCall(99, "completed", "x"))).rejects.toThrow(/not in the conversation/);
+    await expect(handle.update({ ...conversation("other") })).rejects.toThrow(/update of c1 got conversation other/);
+    expect(handle.recordCount).toBe(2);
+    expect(await handle.readRecords()).toEqual([assistantMessage(1), toolCall(2, "pending", null)]);
+  });
+
+  it("findToolCall returns the latest record of a tool call id, from anywhere in the conversation", async () => {
+    const store = await makeStore();
+    const handle = await store.create(conversation("c1"));
+    await handle.append(assistantMessage(1));
+    await handle.append(toolCall(2, "completed", "first", "call_x"));
+    for (const n of range(10, 3)) await handle.append(message(n));
+    await handle.append(toolCall(13, "failed", "second", "call_x"));
+    await handle.append(assistantMessage(15));
+    expect(handle.openToolCalls).toEqual([]);
+    expect(await handle.findToolCall("call_x")).toEqual(toolCall(13, "failed", "second", "call_x"));
+    await handle.replaceRecord(toolCall(2, "completed", "first, edited", "call_x"));
+    expect((await handle.findToolCall("call_x"))!.id).toBe("t13");
+  });
+
+  it("lists newest first, ties by id, with a cursor; deletes", async () => {
+    const store = await makeStore();
+    const handle = await store.create(conversation("a", "2026-01-01T00:00:00.000Z"));
+    await store.create(conversation("b", "2026-01-02T00:00:00.000Z"));
+    await store.create(conversation("c", "2026-01-02T00:00:00.000Z"));
+    await handle.update({ ...handle.conversation, title: "t" });
+    const first = await store.list({ limit: 2 });
+    expect(first.data.map((c) => c.id)).toEqual(["c", "b"]);
+    expect(first.damaged).toBeUndefined();
+    const second = await store.list({ limit: 2, cursor: first.nextCursor });
+    expect(second).toEqual({ data: [expect.objectContaining({ id: "a", title: "t" })] });
+    await expect(store.list({ limit: 2, cursor: "bad!" })).rejects.toBeInstanceOf(InvalidCursorError);
+    expect(await store.delete("a")).toBe(true);
+    expect(await store.delete("a")).toBe(false);
+    expect(await store.get("a")).toBeUndefined();
+    expect(store.count()).toBe(2);
+  });
+});
 
 describe("LowdbConversationStore", () => {
   it("creates, appends, updates and reads back after close and reopen", async () => {
     const store = await openStore();
     const handle = await store.create(conversation("c1"));
-    expect(handle.conversation.recordCount).toBe(0);
     await handle.append(message(1));
     await handle.append(toolCall(2, "pending", null));
-    expect(handle.conversation.recordCount).toBe(2);
-    expect(handle.conversation.updatedAt).toBe(toolCall(2, "pending", null).timestamp);
     await handle.update({ ...conversation("c1"), title: "renamed", recordCount: 999, updatedAt: "2026-02-01T00:00:00.000Z" });
-    expect(handle.conversation.title).toBe("renamed");
-    expect(handle.conversation.recordCount).toBe(2);
     await handle.reserveSeq(500);
-    await handle.reserveSeq(100); // lower: keeps 500
-    expect(handle.seqReserved).toBe(500);
+    await handle.reserveSeq(100);
     expect(await store.get("c1")).toBe(handle);
     expect(store.count()).toBe(1);
     await closeStore(store);
@@ -97,11 +179,12 @@ describe("LowdbConversationStore", () => {
     const reopened = await openStore();
     expect(reopened.count()).toBe(1);
     expect(reopened.loadedCount()).toBe(0);
-    const again = await reopened.get("c1");
-    expect(again).toBeDefined();
-    expect(again!.records).toEqual([message(1), toolCall(2, "pending", null)]);
-    expect(again!.conversation).toMatchObject({ id: "c1", title: "renamed", recordCount: 2 });
-    expect(again!.seqReserved).toBe(500);
+    const again = (await reopened.get("c1"))!;
+    expect(await again.readRecords()).toEqual([message(1), toolCall(2, "pending", null)]);
+    expect(again.recordCount).toBe(2);
+    expect(again.openToolCalls).toEqual([toolCall(2, "pending", null)]);
+    expect(again.conversation).toMatchObject({ id: "c1", title: "renamed", recordCount: 2 });
+    expect(again.seqReserved).toBe(500);
     expect(reopened.loadedCount()).toBe(1);
   });
 
@@ -123,6 +206,7 @@ describe("LowdbConversationStore", () => {
     const first = store.create(conversation("dup"));
     await expect(store.create(conversation("dup"))).rejects.toThrow(/already exists/);
     await first;
+    await expect(store.create(conversation("dup"))).rejects.toThrow(/already exists/);
     expect(store.count()).toBe(1);
   });
 
@@ -137,7 +221,7 @@ describe("LowdbConversationStore", () => {
     expect((await store.list({ limit: 10 })).data.map((c) => c.id)).toEqual(["new", "old"]);
   });
 
-  it("lists newest first, ties by id, across pages with an opaque cursor", async () => {
+  it("lists newest first, ties by id, across pages with an opaque cursor, reading metadata only", async () => {
     const store = await openStore();
     const times = ["2026-01-03", "2026-01-01", "2026-01-02", "2026-01-02", "2026-01-05"];
     for (const [i, day] of times.entries()) await store.create(conversation(`c${i}`, `${day}T00:00:00.000Z`));
@@ -146,7 +230,8 @@ describe("LowdbConversationStore", () => {
     await closeStore(store);
 
     const reopened = await openStore();
-    await (await reopened.get("c2"))!.update({ ...(await reopened.get("c2"))!.conversation, title: "cached title" });
+    const c2 = (await reopened.get("c2"))!;
+    await c2.update({ ...c2.conversation, title: "cached title" });
     const seen: string[] = [];
     let cursor: string | undefined;
     let pages = 0;
@@ -163,7 +248,6 @@ describe("LowdbConversationStore", () => {
     const all = await reopened.list({ limit: 50 });
     expect(all.nextCursor).toBeUndefined();
     expect(all.data.find((c) => c.id === "c2")!.title).toBe("cached title");
-    // Listing reads metadata only: nothing else got loaded.
     expect(reopened.loadedCount()).toBe(1);
   });
 
@@ -195,8 +279,10 @@ describe("LowdbConversationStore", () => {
     expect(await store.delete("gone")).toBe(false);
     expect(await store.get("gone")).toBeUndefined();
     expect(store.count()).toBe(1);
+    expect(store.cachedBytes()).toBe(0);
     await expect(readdir(conversationDir("gone"))).rejects.toThrow(/ENOENT/);
     await expect(handle.append(message(2))).rejects.toThrow(/deleted/);
+    await expect(handle.readRecords()).rejects.toThrow(/deleted/);
     await closeStore(store);
     const reopened = await openStore();
     expect(reopened.count()).toBe(1);
@@ -219,7 +305,7 @@ describe("LowdbConversationStore", () => {
 
     const reopened = await openStore({ segmentSize: 10 });
     const again = (await reopened.get("seg"))!;
-    expect(again.records).toEqual(records);
+    expect(await again.readRecords()).toEqual(records);
     expect(again.conversation.recordCount).toBe(35);
     // Appending after reload continues in the partial last segment.
     await again.append(message(35));
@@ -235,7 +321,7 @@ describe("LowdbConversationStore", () => {
     expect(files.length).toBe(3);
     await closeStore(store);
     const again = (await (await openStore({ segmentSize: 1000, segmentBytes: 2000 })).get("big"))!;
-    expect(again.records.map((r) => r.id)).toEqual(["m0", "m1", "m2", "m3", "m4", "m5"]);
+    expect(ids(await again.readRecords())).toEqual(["m0", "m1", "m2", "m3", "m4", "m5"]);
   });
 
   it("replaceRecord rewrites only the record's own segment, across segments", async () => {
@@ -250,36 +336,34 @@ describe("LowdbConversationStore", () => {
     expect(after[0]).toBe(before[0]);
     expect(after[2]).toBe(before[2]);
     expect(after[1]).not.toBe(before[1]);
-    expect(handle.records[17]).toEqual(toolCall(17, "completed", "seventeen"));
+    expect(await handle.readRecords(17, 18)).toEqual([toolCall(17, "completed", "seventeen")]);
 
     await handle.replaceRecord(toolCall(3, "skipped", "declined"));
     await expect(handle.replaceRecord(toolCall(99, "completed", "x"))).rejects.toThrow(/not in the conversation/);
     await closeStore(store);
 
     const again = (await (await openStore({ segmentSize: 10 })).get("rep"))!;
-    expect(again.records[3]).toEqual(toolCall(3, "skipped", "declined"));
-    expect(again.records[17]).toEqual(toolCall(17, "completed", "seventeen"));
-    expect(again.records).toHaveLength(25);
+    const records = await again.readRecords();
+    expect(records[3]).toEqual(toolCall(3, "skipped", "declined"));
+    expect(records[17]).toEqual(toolCall(17, "completed", "seventeen"));
+    expect(records).toHaveLength(25);
   });
 
-  it("keeps all of 200 concurrent appends, in call order, with few writes", async () => {
+  it("coalesces 200 concurrent appends into a few writes (group commit), none visible before it is durable", async () => {
     const store = await openStore({ segmentSize: 64 });
     const handle = await store.create(conversation("burst"));
-    const lowWrite = vi.spyOn(Low.prototype, "write");
-    const writes: Promise<void>[] = [];
-    for (let i = 0; i < 200; i++) writes.push(handle.append(message(i)));
-    // Memory changed synchronously, before any write finished.
-    expect(handle.records.map((r) => r.id)).toEqual(Array.from({ length: 200 }, (_, i) => `m${i}`));
+    const fileWrite = vi.spyOn(JSONFile.prototype, "write");
+    const writes = range(200).map((n) => handle.append(message(n)));
+    expect(handle.recordCount).toBe(0);
     await Promise.all(writes);
-    // Coalesced: per file one write at once and one queued, not one per append
-    // (4 segments + meta, each at most 2-3 writes).
-    expect(lowWrite.mock.calls.length).toBeGreaterThanOrEqual(5);
-    expect(lowWrite.mock.calls.length).toBeLessThanOrEqual(15);
-    lowWrite.mockRestore();
+    // One segment write per group (a group ends where its segment is full)
+    // plus one meta write each: 4 segments, 8 writes.
+    expect(fileWrite.mock.calls.length).toBe(8);
+    fileWrite.mockRestore();
     await closeStore(store);
 
     const again = (await (await openStore({ segmentSize: 64 })).get("burst"))!;
-    expect(again.records.map((r) => r.id)).toEqual(Array.from({ length: 200 }, (_, i) => `m${i}`));
+    expect(ids(await again.readRecords())).toEqual(range(200).map((n) => `m${n}`));
     expect(again.conversation.recordCount).toBe(200);
     expect(again.conversation.updatedAt).toBe(message(199).timestamp);
   });
@@ -296,38 +380,21 @@ describe("LowdbConversationStore", () => {
     // The shared handle writes correctly (one writer per file).
     await Promise.all([handles[0]!.append(message(2)), handles[1]!.append(message(3))]);
     await closeStore(reopened);
-    expect((await (await openStore()).get("c1"))!.records.map((r) => r.id)).toEqual(["m1", "m2", "m3"]);
+    expect(ids(await (await (await openStore()).get("c1"))!.readRecords())).toEqual(["m1", "m2", "m3"]);
   });
 
-  it("names the file when a segment or meta file is corrupt, and lists fail the same way", async () => {
-    const store = await openStore({ segmentSize: 2 });
-    const handle = await store.create(conversation("bad"));
-    for (let i = 0; i < 5; i++) await handle.append(message(i));
-    await store.create(conversation("badmeta"));
-    await closeStore(store);
-
-    const segment = join(conversationDir("bad"), "records-000001.json");
-    await writeFile(segment, '{"records": [ {"type": "message", "id": "m2"', "utf8");
-    const meta = join(conversationDir("badmeta"), "meta.json");
-    await writeFile(meta, "not json", "utf8");
-
-    const reopened = await openStore({ segmentSize: 2 });
-    await expect(reopened.get("bad")).rejects.toThrow(segment);
-    await expect(reopened.get("bad")).rejects.toThrow(/is not valid JSON/);
-    await expect(reopened.get("badmeta")).rejects.toThrow(meta);
-    await expect(reopened.list({ limit: 10 })).rejects.toThrow(meta);
-
-    await writeFile(segment, JSON.stringify({ records: [{ nope: 1 }] }), "utf8");
-    await expect(reopened.get("bad")).rejects.toThrow(/records-000001\.json is damaged/);
-    await rm(segment);
-    await expect(reopened.get("bad")).rejects.toThrow(/records-000001\.json is missing/);
-  });
-
-  it("reports a corrupt index.json by name on open and releases the lock", async () => {
-    await writeFile(join(dataDir, "index.json"), "{", "utf8");
-    const store = new LowdbConversationStore(dataDir);
-    await expect(store.open()).rejects.toThrow(join(dataDir, "index.json"));
-    await expect(readFile(join(dataDir, "LOCK"), "utf8")).rejects.toThrow(/ENOENT/);
+  it("unload drops the records from memory; the next get reads them again", async () => {
+    const store = await openStore();
+    const handle = await store.create(conversation("c1"));
+    await handle.append(message(1));
+    expect(store.cachedBytes()).toBeGreaterThan(0);
+    await store.unload("c1");
+    expect(store.loadedCount()).toBe(0);
+    expect(store.cachedBytes()).toBe(0);
+    await expect(handle.append(message(2))).rejects.toThrow(/unloaded/);
+    const again = (await store.get("c1"))!;
+    expect(again).not.toBe(handle);
+    expect(await again.readRecords()).toEqual([message(1)]);
   });
 
   it("rejects mutations after close", async () => {
@@ -407,31 +474,5 @@ describe("data dir lock", () => {
     await writeFile(join(dataDir, "LOCK"), "1\n", "utf8");
     await lock.release();
     expect(await readFile(join(dataDir, "LOCK"), "utf8")).toBe("1\n");
-  });
-});
-
-describe("MemoryConversationStore", () => {
-  it("follows the same contract", async () => {
-    const store = new MemoryConversationStore();
-    await store.open();
-    const handle = await store.create(conversation("a", "2026-01-01T00:00:00.000Z"));
-    await store.create(conversation("b", "2026-01-02T00:00:00.000Z"));
-    await store.create(conversation("c", "2026-01-02T00:00:00.000Z"));
-    await handle.append(message(1));
-    await handle.replaceRecord(message(1, "edited"));
-    await handle.update({ ...handle.conversation, title: "t", recordCount: 0 });
-    await handle.reserveSeq(10);
-    await handle.reserveSeq(5);
-    expect(handle.records).toEqual([message(1, "edited")]);
-    expect(handle.conversation).toMatchObject({ title: "t", recordCount: 1, updatedAt: message(1).timestamp });
-    expect(handle.seqReserved).toBe(10);
-    const first = await store.list({ limit: 2 });
-    expect(first.data.map((c) => c.id)).toEqual(["c", "b"]);
-    const second = await store.list({ limit: 2, cursor: first.nextCursor });
-    expect(second).toEqual({ data: [expect.objectContaining({ id: "a" })] });
-    await expect(store.list({ limit: 2, cursor: "bad!" })).rejects.toBeInstanceOf(InvalidCursorError);
-    expect(await store.delete("a")).toBe(true);
-    expect(await store.get("a")).toBeUndefined();
-    expect(store.count()).toBe(2);
   });
 });

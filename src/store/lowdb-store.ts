@@ -1,12 +1,26 @@
-import { mkdir, readdir, readFile, rm } from "node:fs/promises";
+import { mkdir, rm } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import type { Conversation, ConversationRecord } from "../../protocol/index.js";
-import type { ConversationHandle, ConversationPage, ConversationStore } from "./conversation-store.js";
+import type { Conversation } from "../../protocol/index.js";
+import {
+  ConversationDamagedError,
+  DataDirLockedError,
+  type ConversationHandle,
+  type ConversationPage,
+  type ConversationStore,
+  type DamagedConversation,
+} from "./conversation-store.js";
 import { isValidConversationId } from "./conversation-id.js";
+import { mapBounded } from "./bounded-map.js";
+import { DamagedConversations } from "./damaged-conversations.js";
 import { DataDirLock } from "./data-dir-lock.js";
-import { compareNewestFirst, selectPage, toPage, type ListEntry } from "./list-page.js";
+import { selectPage, toPage } from "./list-page.js";
+import { LowdbConversationHandle, type HandleContext } from "./lowdb-conversation-handle.js";
+import { loadConversation, stateOf } from "./lowdb-conversation-load.js";
+import { META_FILE, checkMeta, quickCheckConversation, readJsonFile, type MetaData } from "./lowdb-file-checks.js";
 import { LowdbFile } from "./lowdb-file.js";
-import { StoreFileError, describeError } from "./store-file-error.js";
+import { ConversationIndex } from "./lowdb-index.js";
+import { SegmentCache } from "./segment-cache.js";
+import { asStoreFileError } from "./store-file-error.js";
 
 /**
  * The embedded default store, on lowdb.
@@ -15,94 +29,129 @@ import { StoreFileError, describeError } from "./store-file-error.js";
  *
  *     LOCK                               pid of the owning process
  *     index.json                         [{id, createdAt}], rewritten on create/delete only
- *     conversations/<id>/meta.json       conversation, seqReserved, segment limits
+ *     conversations/<id>/meta.json       conversation, seqReserved, records per segment
  *     conversations/<id>/records-000000.json, records-000001.json, …
  *
  * lowdb rewrites a whole file per write, so records are split into segments
  * and an append rewrites only the last segment and the small meta file: its
  * cost is bounded by the segment size, not by the conversation's length. A
  * segment closes at `segmentSize` records or when the next record would
- * bring it over `segmentBytes` of JSON (large tool outputs), whichever comes
- * first.
+ * bring it over `segmentBytes` of JSON, whichever comes first.
  *
- * Segments are the truth for records; meta's recordCount is recomputed on
- * load. A new segment is first written only after the previous one is
- * durable, so after a crash the records on disk are always a prefix of the
- * appends.
+ * Segments are the truth for records (meta's recordCount is recomputed on
+ * load), and a segment is written only after the previous one is durable, so
+ * after a crash the records on disk are a prefix of the appends.
+ *
+ * This file is the store's lifecycle: data dir, index, which conversations
+ * are loaded, damaged or on their way in or out. A loaded conversation is a
+ * LowdbConversationHandle; its records go through one SegmentCache.
  */
 export interface LowdbStoreOptions {
   /** Most records per segment file. Default 1000. */
   segmentSize?: number;
   /** A segment takes no further record that would bring its JSON over this many bytes (a single larger record gets a segment of its own). Default 1 MiB. */
   segmentBytes?: number;
-}
-
-interface IndexData {
-  conversations: ListEntry[];
-}
-
-interface MetaData {
-  version: 1;
-  conversation: Conversation;
-  seqReserved: number;
-}
-
-interface SegmentData {
-  records: ConversationRecord[];
+  /** Budget of the segment cache shared by all loaded conversations, in JSON bytes. Default 64 MiB. */
+  cacheBytes?: number;
+  /** Called once per conversation newly found damaged (the server logs it). */
+  onDamaged?: (damaged: DamagedConversation) => void;
+  /** Trouble the store recovered from, e.g. a damaged index.json it rebuilt (the server logs it). */
+  onWarning?: (message: string) => void;
+  /** Conversations the start-up check reads at once. Default 8. */
+  checkConcurrency?: number;
+  /**
+   * A conversation of at most this many segments is checked whole when it
+   * loads; a longer one is loaded from meta.json and its last segments (back
+   * to the last assistant message), the rest checked when read. Default 8.
+   */
+  fullCheckSegments?: number;
 }
 
 const DEFAULT_SEGMENT_SIZE = 1000;
 const DEFAULT_SEGMENT_BYTES = 1 << 20;
-const SEGMENT_NAME = /^records-(\d{6,})\.json$/;
-
-export function segmentFileName(index: number): string {
-  return `records-${String(index).padStart(6, "0")}.json`;
-}
+const DEFAULT_CACHE_BYTES = 64 << 20;
+const DEFAULT_CHECK_CONCURRENCY = 8;
+const DEFAULT_FULL_CHECK_SEGMENTS = 8;
+/** meta.json files one listing reads at once. */
+const PEEK_CONCURRENCY = 32;
 
 export class LowdbConversationStore implements ConversationStore {
   readonly #dataDir: string;
   readonly #segmentSize: number;
   readonly #segmentBytes: number;
+  readonly #checkConcurrency: number;
+  readonly #fullCheckSegments: number;
+  readonly #warn: (message: string) => void;
+  readonly #cache: SegmentCache;
+  readonly #damaged: DamagedConversations;
   #lock: DataDirLock | null = null;
-  #index: LowdbFile<IndexData> | null = null;
-  /** id → createdAt, for every stored conversation. */
-  readonly #entries = new Map<string, string>();
-  #sorted: ListEntry[] | null = null;
+  #index: ConversationIndex | null = null;
   readonly #handles = new Map<string, LowdbConversationHandle>();
-  readonly #loading = new Map<string, Promise<LowdbConversationHandle>>();
+  readonly #loading = new Map<string, Promise<LowdbConversationHandle | undefined>>();
   readonly #creating = new Map<string, Promise<LowdbConversationHandle>>();
   /** Deletions in progress: their folder removal must finish before the id is reused. */
   readonly #deleting = new Map<string, Promise<void>>();
   /** Unloads under way: a `get` waits for the old handle's writes before reading the files again. */
   readonly #unloading = new Map<string, Promise<void>>();
+  #checked: Promise<void> = Promise.resolve();
   #state: "new" | "open" | "closed" = "new";
 
   constructor(dataDir: string, options: LowdbStoreOptions = {}) {
     this.#dataDir = resolve(dataDir);
     this.#segmentSize = positiveInt(options.segmentSize, DEFAULT_SEGMENT_SIZE, "segmentSize");
     this.#segmentBytes = positiveInt(options.segmentBytes, DEFAULT_SEGMENT_BYTES, "segmentBytes");
+    this.#checkConcurrency = positiveInt(options.checkConcurrency, DEFAULT_CHECK_CONCURRENCY, "checkConcurrency");
+    this.#fullCheckSegments = positiveInt(options.fullCheckSegments, DEFAULT_FULL_CHECK_SEGMENTS, "fullCheckSegments");
+    this.#cache = new SegmentCache(positiveInt(options.cacheBytes, DEFAULT_CACHE_BYTES, "cacheBytes"));
+    this.#damaged = new DamagedConversations(options.onDamaged);
+    const onWarning = options.onWarning;
+    this.#warn = (message) => {
+      try {
+        onWarning?.(message);
+      } catch {
+        // A failing logger must not fail the store.
+      }
+    };
   }
 
   async open(): Promise<void> {
     if (this.#state !== "new") throw new Error("store was already opened");
-    await mkdir(join(this.#dataDir, "conversations"), { recursive: true });
-    const lock = await DataDirLock.acquire(this.#dataDir);
+    const conversations = join(this.#dataDir, "conversations");
+    await mkdir(conversations, { recursive: true }).catch((error: unknown) => {
+      throw asStoreFileError(error, conversations, "could not be created");
+    });
+    let lock: DataDirLock;
     try {
-      const index = new LowdbFile<IndexData>(join(this.#dataDir, "index.json"), { conversations: [] });
-      await index.load(checkIndex);
-      for (const entry of index.data.conversations) this.#entries.set(entry.id, entry.createdAt);
-      this.#index = index;
+      lock = await DataDirLock.acquire(this.#dataDir);
     } catch (error) {
-      await lock.release();
-      throw error;
+      if (error instanceof DataDirLockedError) throw error;
+      throw asStoreFileError(error, join(this.#dataDir, "LOCK"), "could not be taken");
+    }
+    try {
+      this.#index = await ConversationIndex.open(this.#dataDir, this.#warn);
+    } catch (error) {
+      await lock.release().catch(() => undefined);
+      throw asStoreFileError(error, join(this.#dataDir, "index.json"), "could not be read");
     }
     this.#lock = lock;
     this.#state = "open";
+    this.#checked = this.#checkAll(this.#index.ids());
+  }
+
+  /** Resolves once the start-up check of every stored conversation has finished (or the store closed). */
+  whenChecked(): Promise<void> {
+    return this.#checked;
+  }
+
+  /** JSON bytes of records held in memory, across all conversations (at most `cacheBytes`). */
+  cachedBytes(): number {
+    return this.#cache.bytes;
   }
 
   async close(): Promise<void> {
     if (this.#state !== "open") return;
     this.#state = "closed";
+    await this.#checked;
     await Promise.allSettled([
       ...this.#creating.values(),
       ...this.#loading.values(),
@@ -111,20 +160,25 @@ export class LowdbConversationStore implements ConversationStore {
     ]);
     const handles = [...this.#handles.values()];
     this.#handles.clear();
-    await Promise.all(handles.map((handle) => handle.retire("the store is closed")));
-    await this.#index?.settled();
-    await this.#lock?.release();
-    this.#lock = null;
+    await Promise.all(handles.map((handle) => handle.retire("the store is closed", true)));
+    await this.#index?.idle();
+    try {
+      await this.#lock?.release();
+    } catch (error) {
+      throw asStoreFileError(error, join(this.#dataDir, "LOCK"), "could not be released");
+    } finally {
+      this.#lock = null;
+    }
   }
 
   async create(conversation: Conversation): Promise<ConversationHandle> {
-    this.#open();
+    const index = this.#open();
     const { id } = conversation;
     if (!isValidConversationId(id)) throw new Error(`invalid conversation id ${JSON.stringify(id)}`);
-    if (this.#entries.has(id) || this.#creating.has(id)) throw new Error(`conversation ${id} already exists`);
+    if (index.has(id) || this.#creating.has(id)) throw new Error(`conversation ${id} already exists`);
     // Claimed synchronously, so a concurrent create of the same id fails; get
-    // and list see the conversation once its files are durable.
-    const work = this.#createFiles(conversation);
+    // and list see the conversation once its files and index entry are durable.
+    const work = this.#createFiles(index, conversation);
     this.#creating.set(id, work);
     try {
       return await work;
@@ -133,37 +187,39 @@ export class LowdbConversationStore implements ConversationStore {
     }
   }
 
-  async #createFiles(conversation: Conversation): Promise<LowdbConversationHandle> {
-    const index = this.#open();
+  async #createFiles(index: ConversationIndex, conversation: Conversation): Promise<LowdbConversationHandle> {
     const { id, createdAt } = conversation;
-    const dir = this.#dir(id);
     await this.#deleting.get(id)?.catch(() => undefined);
+    if (index.has(id)) throw new Error(`conversation ${id} already exists`);
+    const dir = this.#dir(id);
+    const meta: MetaData = { version: 1, conversation: { ...conversation, recordCount: 0 }, seqReserved: 0, segments: [] };
     try {
       // A folder without an index entry is left over from a crash: discard it.
       await rm(dir, { recursive: true, force: true });
-      await mkdir(dir, { recursive: true });
-      const meta = new LowdbFile<MetaData>(join(dir, "meta.json"), {
-        version: 1,
-        conversation: { ...conversation, recordCount: 0 },
-        seqReserved: 0,
-      });
-      await meta.persist();
-      index.data.conversations.push({ id, createdAt });
-      await index.persist();
-      const handle = new LowdbConversationHandle(dir, meta, [], [], this.#segmentSize, this.#segmentBytes);
-      this.#entries.set(id, createdAt);
-      this.#sorted = null;
-      this.#handles.set(id, handle);
-      return handle;
+      await mkdir(dir);
+      await new LowdbFile<MetaData>(join(dir, META_FILE)).write(meta);
+      await index.add(id, createdAt);
     } catch (error) {
-      index.data.conversations = index.data.conversations.filter((entry) => entry.id !== id);
-      throw error;
+      // Nothing may be left behind: no folder, no temp file, no index entry.
+      await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+      throw asStoreFileError(error, dir, "could not be created");
     }
+    const state = stateOf({
+      meta: { conversation: meta.conversation, seqReserved: 0 },
+      segmentCounts: [],
+      lastSegmentBytes: 0,
+      openRound: [],
+    });
+    const handle = new LowdbConversationHandle(this.#context(id), state, null, false);
+    this.#handles.set(id, handle);
+    return handle;
   }
 
   async get(id: string): Promise<ConversationHandle | undefined> {
-    this.#open();
-    if (!isValidConversationId(id) || !this.#entries.has(id)) return undefined;
+    const index = this.#open();
+    if (!isValidConversationId(id)) return undefined;
+    await this.#deleting.get(id)?.catch(() => undefined);
+    if (!index.has(id)) return undefined;
     const cached = this.#handles.get(id);
     if (cached) return cached;
     await this.#unloading.get(id);
@@ -173,38 +229,82 @@ export class LowdbConversationStore implements ConversationStore {
       this.#loading.set(id, loading);
     }
     const handle = await loading;
-    // Deleted while loading: report it gone.
-    return this.#handles.get(id) === handle ? handle : undefined;
+    // Deleted or closed while loading: report it gone.
+    return handle && this.#handles.get(id) === handle ? handle : undefined;
+  }
+
+  async #load(id: string): Promise<LowdbConversationHandle | undefined> {
+    const outcome = await loadConversation(this.#dir(id), id, this.#fullCheckSegments);
+    if (!outcome.ok) throw this.#damagedError(id, outcome.problem);
+    if (this.#state !== "open" || !this.#index?.has(id) || this.#deleting.has(id)) return undefined;
+    this.#damaged.forget(id);
+    const handle = new LowdbConversationHandle(this.#context(id), outcome.state, outcome.tail, outcome.metaBehind);
+    this.#handles.set(id, handle);
+    return handle;
   }
 
   async list(options: { limit: number; cursor?: string }): Promise<ConversationPage> {
-    this.#open();
-    const { page, nextCursor } = selectPage(this.#sortedEntries(), options.limit, options.cursor);
-    const conversations = await Promise.all(page.map((entry) => this.#peek(entry.id)));
-    const data = conversations.filter((conversation) => conversation !== undefined);
-    return toPage(data, nextCursor);
+    const index = this.#open();
+    const { page, nextCursor } = selectPage(index.sorted(), options.limit, options.cursor);
+    const peeked = await mapBounded(page, PEEK_CONCURRENCY, (entry) => this.#peek(entry.id));
+    const data: Conversation[] = [];
+    const damaged: DamagedConversation[] = [];
+    for (const [i, result] of peeked.entries()) {
+      if (result === undefined) continue;
+      if (typeof result === "string") damaged.push({ id: page[i].id, problem: result });
+      else data.push(result);
+    }
+    const result = toPage(data, nextCursor);
+    return damaged.length > 0 ? { ...result, damaged } : result;
+  }
+
+  /** Metadata without loading records: the live handle's, else meta.json; a problem text when it is damaged; undefined when deleted meanwhile. */
+  async #peek(id: string): Promise<Conversation | string | undefined> {
+    const handle = this.#handles.get(id);
+    if (handle) return handle.conversation;
+    const read = await readJsonFile<MetaData>(join(this.#dir(id), META_FILE), META_FILE, checkMeta);
+    let problem: string;
+    if (read.ok) {
+      if (read.data.conversation.id === id) return read.data.conversation;
+      problem = `${META_FILE} describes conversation ${read.data.conversation.id}`;
+    } else {
+      problem = read.problem;
+    }
+    if (!this.#index?.has(id) || this.#deleting.has(id)) return undefined;
+    this.#damaged.report(id, problem);
+    return problem;
   }
 
   async delete(id: string): Promise<boolean> {
     const index = this.#open();
-    if (!isValidConversationId(id) || !this.#entries.has(id)) return false;
-    this.#entries.delete(id);
-    this.#sorted = null;
-    index.data.conversations = index.data.conversations.filter((entry) => entry.id !== id);
+    if (!isValidConversationId(id)) return false;
+    const earlier = this.#deleting.get(id);
+    if (earlier) {
+      await earlier.catch(() => undefined);
+      return index.has(id) ? this.delete(id) : false;
+    }
+    await this.#creating.get(id)?.catch(() => undefined);
+    if (!index.has(id)) return false;
     const work = (async () => {
-      const loading = this.#loading.get(id);
-      if (loading) await loading.catch(() => undefined);
+      // Durable first: if the index cannot be written, nothing changed.
+      await index.remove(id);
+      this.#damaged.forget(id);
+      await this.#loading.get(id)?.catch(() => undefined);
       const handle = this.#handles.get(id);
       this.#handles.delete(id);
-      await index.persist();
-      await handle?.retire(`conversation ${id} was deleted`);
-      await rm(this.#dir(id), { recursive: true, force: true });
+      await this.#unloading.get(id);
+      await handle?.retire(`conversation ${id} was deleted`, false);
+      const dir = this.#dir(id);
+      await rm(dir, { recursive: true, force: true }).catch((error: unknown) => {
+        // The conversation is gone (no index entry); its folder is discarded by a later create of the id.
+        this.#warn(asStoreFileError(error, dir, "could not be removed after its conversation was deleted").message);
+      });
     })();
     this.#deleting.set(id, work);
     try {
       await work;
     } finally {
-      if (this.#deleting.get(id) === work) this.#deleting.delete(id);
+      this.#deleting.delete(id);
     }
     return true;
   }
@@ -213,7 +313,7 @@ export class LowdbConversationStore implements ConversationStore {
     const handle = this.#handles.get(id);
     if (!handle) return;
     this.#handles.delete(id);
-    const work = handle.retire(`conversation ${id} was unloaded`).finally(() => {
+    const work = handle.retire(`conversation ${id} was unloaded`, true).finally(() => {
       if (this.#unloading.get(id) === work) this.#unloading.delete(id);
     });
     this.#unloading.set(id, work);
@@ -221,14 +321,18 @@ export class LowdbConversationStore implements ConversationStore {
   }
 
   count(): number {
-    return this.#entries.size;
+    return this.#index?.size ?? 0;
   }
 
   loadedCount(): number {
     return this.#handles.size;
   }
 
-  #open(): LowdbFile<IndexData> {
+  damaged(): readonly DamagedConversation[] {
+    return this.#damaged.list();
+  }
+
+  #open(): ConversationIndex {
     if (this.#state !== "open" || !this.#index) {
       throw new Error(this.#state === "new" ? "store is not open" : "store is closed");
     }
@@ -239,262 +343,46 @@ export class LowdbConversationStore implements ConversationStore {
     return join(this.#dataDir, "conversations", id);
   }
 
-  #sortedEntries(): ListEntry[] {
-    if (!this.#sorted) {
-      this.#sorted = [...this.#entries].map(([id, createdAt]) => ({ id, createdAt })).sort(compareNewestFirst);
-    }
-    return this.#sorted;
-  }
-
-  /** Metadata without loading records: the live handle's, else meta.json read once. */
-  async #peek(id: string): Promise<Conversation | undefined> {
-    const handle = this.#handles.get(id);
-    if (handle) return handle.conversation;
-    const file = join(this.#dir(id), "meta.json");
-    let text: string;
-    try {
-      text = await readFile(file, "utf8");
-    } catch (error) {
-      // Deleted while this page was being read.
-      if (!this.#entries.has(id)) return undefined;
-      throw new StoreFileError(file, `cannot be read (${describeError(error)})`, { cause: error });
-    }
-    let data: unknown;
-    try {
-      data = JSON.parse(text);
-    } catch (error) {
-      throw new StoreFileError(file, `is not valid JSON (${describeError(error)})`, { cause: error });
-    }
-    const problem = checkMeta(data);
-    if (problem) throw new StoreFileError(file, `is damaged: ${problem}`);
-    return (data as MetaData).conversation;
-  }
-
-  async #load(id: string): Promise<LowdbConversationHandle> {
-    const dir = this.#dir(id);
-    const meta = new LowdbFile<MetaData>(join(dir, "meta.json"), { version: 1, conversation: {} as Conversation, seqReserved: 0 });
-    if (!(await meta.load(checkMeta))) throw new StoreFileError(meta.path, "is missing");
-    if (meta.data.conversation.id !== id) {
-      throw new StoreFileError(meta.path, `is damaged: it describes conversation ${meta.data.conversation.id}`);
-    }
-
-    const numbers: number[] = [];
-    for (const name of await readdir(dir)) {
-      const match = SEGMENT_NAME.exec(name);
-      if (match && segmentFileName(Number(match[1])) === name) numbers.push(Number(match[1]));
-    }
-    numbers.sort((a, b) => a - b);
-    const segments = numbers.map(
-      (n, i) => new LowdbFile<SegmentData>(join(dir, segmentFileName(i)), { records: [] }),
-    );
-    numbers.forEach((n, i) => {
-      if (n !== i) throw new StoreFileError(segments[i].path, "is missing (segment files must be numbered without gaps)");
-    });
-    await Promise.all(
-      segments.map(async (segment) => {
-        if (!(await segment.load(checkSegment))) throw new StoreFileError(segment.path, "vanished while loading");
-      }),
-    );
-
-    const records = segments.flatMap((segment) => segment.data.records);
-    const handle = new LowdbConversationHandle(
-      dir,
-      meta,
-      segments,
-      records,
-      this.#segmentSize,
-      this.#segmentBytes,
-    );
-    if (this.#state !== "open" || !this.#entries.has(id)) return handle;
-    this.#handles.set(id, handle);
-    return handle;
-  }
-}
-
-class LowdbConversationHandle implements ConversationHandle {
-  readonly #records: ConversationRecord[];
-  /** record id → position in #records. */
-  readonly #positions = new Map<string, number>();
-  /** Position in #records of each segment's first record (ascending). */
-  readonly #segmentStarts: number[];
-  /** Estimated JSON size of the last segment's records, to close it on size. */
-  #lastSegmentBytes = 0;
-  #retired: string | null = null;
-
-  constructor(
-    private readonly dir: string,
-    private readonly meta: LowdbFile<MetaData>,
-    private readonly segments: LowdbFile<SegmentData>[],
-    records: ConversationRecord[],
-    private readonly segmentSize: number,
-    private readonly segmentBytes: number,
-  ) {
-    this.#records = records;
-    records.forEach((record, position) => {
-      if (this.#positions.has(record.id)) {
-        const segment = segments[this.#segmentOf(position, segmentStartsOf(segments))];
-        throw new StoreFileError(segment.path, `is damaged: record id ${record.id} appears twice`);
-      }
-      this.#positions.set(record.id, position);
-    });
-    this.#segmentStarts = segmentStartsOf(segments);
-    const last = segments.at(-1);
-    if (last) this.#lastSegmentBytes = last.data.records.reduce((sum, record) => sum + jsonSize(record), 0);
-    if (meta.data.conversation.recordCount !== records.length) {
-      meta.data.conversation = { ...meta.data.conversation, recordCount: records.length };
-    }
-  }
-
-  get conversation(): Conversation {
-    return this.meta.data.conversation;
-  }
-
-  get records(): readonly ConversationRecord[] {
-    return this.#records;
-  }
-
-  get seqReserved(): number {
-    return this.meta.data.seqReserved;
-  }
-
-  async append(record: ConversationRecord): Promise<void> {
-    this.#assertLive();
-    if (this.#positions.has(record.id)) throw new Error(`record ${record.id} is already in the conversation`);
-    const size = jsonSize(record);
-    let segment = this.segments.at(-1);
-    if (
-      !segment ||
-      segment.data.records.length >= this.segmentSize ||
-      (segment.data.records.length > 0 && this.#lastSegmentBytes + size > this.segmentBytes)
-    ) {
-      const previous = segment;
-      segment = new LowdbFile<SegmentData>(
-        join(this.dir, segmentFileName(this.segments.length)),
-        { records: [] },
-        previous?.settled(),
-      );
-      this.segments.push(segment);
-      this.#segmentStarts.push(this.#records.length);
-      this.#lastSegmentBytes = 0;
-    }
-    this.#positions.set(record.id, this.#records.length);
-    this.#records.push(record);
-    segment.data.records.push(record);
-    this.#lastSegmentBytes += size;
-    this.meta.data.conversation = {
-      ...this.meta.data.conversation,
-      recordCount: this.#records.length,
-      updatedAt: record.timestamp,
+  #context(id: string): HandleContext {
+    return {
+      dir: this.#dir(id),
+      cache: this.#cache,
+      segmentSize: this.#segmentSize,
+      segmentBytes: this.#segmentBytes,
+      damaged: (problem) => this.#damagedError(id, problem),
     };
-    await Promise.all([segment.persist(), this.meta.persist()]);
   }
 
-  async replaceRecord(record: ConversationRecord): Promise<void> {
-    this.#assertLive();
-    const position = this.#positions.get(record.id);
-    if (position === undefined) throw new Error(`record ${record.id} is not in the conversation`);
-    const segmentIndex = this.#segmentOf(position, this.#segmentStarts);
-    const segment = this.segments[segmentIndex];
-    const offset = position - this.#segmentStarts[segmentIndex];
-    if (segmentIndex === this.segments.length - 1) {
-      this.#lastSegmentBytes += jsonSize(record) - jsonSize(segment.data.records[offset]);
-    }
-    this.#records[position] = record;
-    segment.data.records[offset] = record;
-    await segment.persist();
+  /** Records the damage (unless the conversation is being deleted) and returns the error for the caller. */
+  #damagedError(id: string, problem: string): ConversationDamagedError {
+    if (this.#index?.has(id) && !this.#deleting.has(id)) this.#damaged.report(id, problem);
+    return new ConversationDamagedError(id, problem);
   }
 
-  async update(conversation: Conversation): Promise<void> {
-    this.#assertLive();
-    const current = this.meta.data.conversation;
-    if (conversation.id !== current.id) throw new Error(`update of ${current.id} got conversation ${conversation.id}`);
-    // createdAt orders the index, recordCount is the store's own count.
-    this.meta.data.conversation = { ...conversation, createdAt: current.createdAt, recordCount: this.#records.length };
-    await this.meta.persist();
+  /**
+   * The start-up check: every stored conversation's meta (and that its first
+   * segment exists), a few at a time, in the background. Conversations
+   * loaded meanwhile were checked more thoroughly by their load.
+   */
+  async #checkAll(ids: string[]): Promise<void> {
+    // Let open() return first.
+    await new Promise((resolve) => setImmediate(resolve));
+    const stopped = () => this.#state !== "open";
+    await mapBounded(
+      ids,
+      this.#checkConcurrency,
+      async (id) => {
+        if (!this.#index?.has(id) || this.#handles.has(id) || this.#deleting.has(id)) return;
+        const problem = await quickCheckConversation(this.#dir(id), id);
+        if (problem !== null && !this.#handles.has(id)) this.#damagedError(id, problem);
+      },
+      stopped,
+    ).catch(() => undefined);
   }
-
-  async reserveSeq(upTo: number): Promise<void> {
-    this.#assertLive();
-    if (upTo > this.meta.data.seqReserved) {
-      this.meta.data.seqReserved = upTo;
-      await this.meta.persist();
-    } else {
-      await this.meta.settled();
-    }
-  }
-
-  /** Ends the handle: later mutations throw; resolves once its writes are on disk (or failed). */
-  async retire(reason: string): Promise<void> {
-    this.#retired ??= reason;
-    await Promise.all([this.meta.settled(), ...this.segments.map((segment) => segment.settled())]);
-  }
-
-  #assertLive(): void {
-    if (this.#retired !== null) throw new Error(`cannot change conversation: ${this.#retired}`);
-  }
-
-  #segmentOf(position: number, starts: readonly number[]): number {
-    let lo = 0;
-    let hi = starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >>> 1;
-      if (starts[mid] <= position) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo;
-  }
-}
-
-function segmentStartsOf(segments: readonly LowdbFile<SegmentData>[]): number[] {
-  const starts: number[] = [];
-  let total = 0;
-  for (const segment of segments) {
-    starts.push(total);
-    total += segment.data.records.length;
-  }
-  return starts;
-}
-
-function jsonSize(value: unknown): number {
-  return JSON.stringify(value)?.length ?? 0;
 }
 
 function positiveInt(value: number | undefined, fallback: number, name: string): number {
   if (value === undefined) return fallback;
   if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer`);
   return value;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function checkIndex(data: unknown): string | null {
-  if (!isObject(data) || !Array.isArray(data.conversations)) return "expected {conversations: [...]}";
-  for (const entry of data.conversations) {
-    if (!isObject(entry) || !isValidConversationId(entry.id) || typeof entry.createdAt !== "string") {
-      return `bad entry ${JSON.stringify(entry)}`;
-    }
-  }
-  return null;
-}
-
-function checkMeta(data: unknown): string | null {
-  if (!isObject(data) || !isObject(data.conversation)) return "expected {conversation: {...}, seqReserved}";
-  if (typeof data.seqReserved !== "number") return "seqReserved is not a number";
-  const conversation = data.conversation;
-  if (typeof conversation.id !== "string" || typeof conversation.createdAt !== "string") {
-    return "conversation lacks id or createdAt";
-  }
-  return null;
-}
-
-function checkSegment(data: unknown): string | null {
-  if (!isObject(data) || !Array.isArray(data.records)) return "expected {records: [...]}";
-  for (const [i, record] of data.records.entries()) {
-    if (!isObject(record) || typeof record.id !== "string" || (record.type !== "message" && record.type !== "tool_call")) {
-      return `record ${i} is not a message or tool_call record with an id`;
-    }
-  }
-  return null;
 }

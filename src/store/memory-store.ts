@@ -1,9 +1,14 @@
-import type { Conversation, ConversationRecord } from "../../protocol/index.js";
-import type { ConversationHandle, ConversationPage, ConversationStore } from "./conversation-store.js";
+import type { Conversation, ConversationRecord, ToolCallRecord } from "../../protocol/index.js";
+import type { ConversationHandle, ConversationPage, ConversationStore, DamagedConversation } from "./conversation-store.js";
 import { isValidConversationId } from "./conversation-id.js";
 import { compareNewestFirst, selectPage, toPage } from "./list-page.js";
 
-/** The ConversationStore contract held in memory: for tests of the layers above the store. */
+/**
+ * The ConversationStore contract held in memory: for tests of the layers
+ * above the store. Like the lowdb store, a mutation shows only once its
+ * promise settles (never synchronously at the call), so code tested against
+ * this store cannot come to rely on seeing its changes early.
+ */
 export class MemoryConversationStore implements ConversationStore {
   readonly #handles = new Map<string, MemoryConversationHandle>();
 
@@ -43,38 +48,84 @@ export class MemoryConversationStore implements ConversationStore {
   loadedCount(): number {
     return this.#handles.size;
   }
+
+  /** Memory cannot be damaged. */
+  damaged(): readonly DamagedConversation[] {
+    return [];
+  }
 }
 
 class MemoryConversationHandle implements ConversationHandle {
   conversation: Conversation;
-  readonly records: ConversationRecord[] = [];
   seqReserved = 0;
+  openToolCalls: readonly ToolCallRecord[] = [];
+  readonly #records: ConversationRecord[] = [];
   readonly #positions = new Map<string, number>();
 
   constructor(conversation: Conversation) {
     this.conversation = conversation;
   }
 
+  get recordCount(): number {
+    return this.#records.length;
+  }
+
+  async readRecords(from = 0, to = Number.POSITIVE_INFINITY): Promise<ConversationRecord[]> {
+    const start = Math.max(0, Math.floor(from) || 0);
+    return this.#records.slice(start, Math.max(start, Math.floor(to)));
+  }
+
+  async findToolCall(toolCallId: string): Promise<ToolCallRecord | undefined> {
+    for (let i = this.#records.length - 1; i >= 0; i--) {
+      const record = this.#records[i];
+      if (record.type === "tool_call" && record.toolCallId === toolCallId) return record;
+    }
+    return undefined;
+  }
+
   async append(record: ConversationRecord): Promise<void> {
+    await settle();
     if (this.#positions.has(record.id)) throw new Error(`record ${record.id} is already in the conversation`);
-    this.#positions.set(record.id, this.records.length);
-    this.records.push(record);
-    this.conversation = { ...this.conversation, recordCount: this.records.length, updatedAt: record.timestamp };
+    this.#positions.set(record.id, this.#records.length);
+    this.#records.push(record);
+    this.conversation = { ...this.conversation, recordCount: this.#records.length, updatedAt: record.timestamp };
+    if (record.type === "message" && record.role === "assistant") this.openToolCalls = [];
+    else if (record.type === "tool_call") this.openToolCalls = [...this.openToolCalls, record];
   }
 
   async replaceRecord(record: ConversationRecord): Promise<void> {
+    await settle();
     const position = this.#positions.get(record.id);
     if (position === undefined) throw new Error(`record ${record.id} is not in the conversation`);
-    this.records[position] = record;
+    this.#records[position] = record;
+    this.#refreshOpenRound();
   }
 
   async update(conversation: Conversation): Promise<void> {
     if (conversation.id !== this.conversation.id) throw new Error(`update of ${this.conversation.id} got conversation ${conversation.id}`);
+    await settle();
     const { createdAt, recordCount } = this.conversation;
     this.conversation = { ...conversation, createdAt, recordCount };
   }
 
   async reserveSeq(upTo: number): Promise<void> {
+    await settle();
     this.seqReserved = Math.max(this.seqReserved, upTo);
   }
+
+  /** The tool calls after the last assistant message. */
+  #refreshOpenRound(): void {
+    const calls: ToolCallRecord[] = [];
+    for (let i = this.#records.length - 1; i >= 0; i--) {
+      const record = this.#records[i];
+      if (record.type === "message" && record.role === "assistant") break;
+      if (record.type === "tool_call") calls.push(record);
+    }
+    this.openToolCalls = calls.reverse();
+  }
+}
+
+/** One turn of the event loop's microtasks: calls made together still apply in call order. */
+function settle(): Promise<void> {
+  return Promise.resolve();
 }

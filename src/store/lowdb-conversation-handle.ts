@@ -1,0 +1,388 @@
+import { join } from "node:path";
+import type { Conversation, ConversationRecord, ToolCallRecord } from "../../protocol/index.js";
+import { CommitQueue, type Queued } from "./commit-queue.js";
+import type { ConversationDamagedError, ConversationHandle } from "./conversation-store.js";
+import { isAssistantMessage, jsonSize, stateOf, type HandleState, type OpenCall } from "./lowdb-conversation-load.js";
+import { META_FILE, checkSegment, readJsonFile, segmentFileName, type MetaData, type SegmentData } from "./lowdb-file-checks.js";
+import { LowdbFile } from "./lowdb-file.js";
+import type { CachedSegment, SegmentCache } from "./segment-cache.js";
+
+/** What a handle needs from its store. */
+export interface HandleContext {
+  readonly dir: string;
+  readonly cache: SegmentCache;
+  readonly segmentSize: number;
+  readonly segmentBytes: number;
+  /** Records the conversation as damaged; returns the error to throw. */
+  damaged(problem: string): ConversationDamagedError;
+}
+
+type Op =
+  | { kind: "append"; record: ConversationRecord }
+  | { kind: "replace"; record: ConversationRecord }
+  | { kind: "update"; conversation: Conversation }
+  | { kind: "reserve"; upTo: number };
+
+/** JSON of `{"records":[]}` around the records. */
+const SEGMENT_OVERHEAD = 16;
+
+/**
+ * One loaded conversation of the lowdb store.
+ *
+ * Mutations go through a CommitQueue: each step builds the next state beside
+ * the committed one, writes it, and adopts it only once the write is durable
+ * (a failed step leaves the committed state as it was). One step writes at
+ * most one segment file, then meta:
+ *
+ * - records: the queued appends that fit in the last segment (or start a new
+ *   one) and the queued replaces of records in that same segment. The
+ *   segment is the truth; if it is written but meta is not, the records are
+ *   stored all the same (load recounts them), the step succeeds and the next
+ *   meta write carries the count.
+ * - metadata: the queued update/reserveSeq calls, in one meta write.
+ *
+ * Records live in the store-wide SegmentCache, or on disk; the handle keeps
+ * HandleState only.
+ */
+export class LowdbConversationHandle implements ConversationHandle {
+  readonly #ctx: HandleContext;
+  readonly #owner: number;
+  readonly #meta: LowdbFile<MetaData>;
+  readonly #queue = new CommitQueue<Op>((queue) => this.#step(queue));
+  #state: HandleState;
+  /** Meta on disk lags the committed state (its write failed after the segment's succeeded). */
+  #metaBehind: boolean;
+  /** Bumped by every segment commit: a disk read begun before one must not be cached after it. */
+  #epoch = 0;
+  readonly #reads = new Map<number, { epoch: number; promise: Promise<CachedSegment> }>();
+  #retired: string | null = null;
+
+  constructor(ctx: HandleContext, state: HandleState, tail: { segment: number; value: CachedSegment } | null, metaBehind: boolean) {
+    this.#ctx = ctx;
+    this.#owner = ctx.cache.newOwner();
+    this.#meta = new LowdbFile<MetaData>(join(ctx.dir, META_FILE));
+    this.#state = state;
+    this.#metaBehind = metaBehind;
+    if (tail) ctx.cache.put(this.#owner, tail.segment, tail.value);
+  }
+
+  get conversation(): Conversation {
+    return this.#state.meta.conversation;
+  }
+
+  get seqReserved(): number {
+    return this.#state.meta.seqReserved;
+  }
+
+  get recordCount(): number {
+    return this.#state.meta.conversation.recordCount;
+  }
+
+  get openToolCalls(): readonly ToolCallRecord[] {
+    return this.#state.openToolCalls;
+  }
+
+  async readRecords(from = 0, to = Number.POSITIVE_INFINITY): Promise<ConversationRecord[]> {
+    this.#assertUsable("read");
+    const { segmentCounts, meta } = this.#state;
+    const count = meta.conversation.recordCount;
+    const start = clamp(Math.floor(from), 0, count);
+    const end = clamp(Math.floor(to), start, count);
+    const out: ConversationRecord[] = [];
+    let segmentStart = 0;
+    for (let segment = 0; segment < segmentCounts.length && segmentStart < end; segment++) {
+      const n = segmentCounts[segment];
+      if (segmentStart + n > start) {
+        const { records } = await this.#segment(segment, n);
+        const stop = Math.min(end - segmentStart, n);
+        for (let i = Math.max(start - segmentStart, 0); i < stop; i++) out.push(records[i]);
+      }
+      segmentStart += n;
+    }
+    return out;
+  }
+
+  async findToolCall(toolCallId: string): Promise<ToolCallRecord | undefined> {
+    this.#assertUsable("read");
+    const { openRound, segmentCounts } = this.#state;
+    for (let i = openRound.length - 1; i >= 0; i--) {
+      if (openRound[i].record.toolCallId === toolCallId) return openRound[i].record;
+    }
+    for (let segment = segmentCounts.length - 1; segment >= 0; segment--) {
+      const { records } = await this.#segment(segment, segmentCounts[segment]);
+      for (let i = segmentCounts[segment] - 1; i >= 0; i--) {
+        const record = records[i];
+        if (record.type === "tool_call" && record.toolCallId === toolCallId) return record;
+      }
+    }
+    return undefined;
+  }
+
+  append(record: ConversationRecord): Promise<void> {
+    return this.#push({ kind: "append", record });
+  }
+
+  replaceRecord(record: ConversationRecord): Promise<void> {
+    return this.#push({ kind: "replace", record });
+  }
+
+  update(conversation: Conversation): Promise<void> {
+    const id = this.conversation.id;
+    if (conversation.id !== id) return Promise.reject(new Error(`update of ${id} got conversation ${conversation.id}`));
+    return this.#push({ kind: "update", conversation });
+  }
+
+  reserveSeq(upTo: number): Promise<void> {
+    return this.#push({ kind: "reserve", upTo });
+  }
+
+  /**
+   * Ends the handle: later calls fail; resolves once the mutations queued
+   * before are settled. With `flush`, a meta file left behind by a failed
+   * write gets one more try.
+   */
+  async retire(reason: string, flush: boolean): Promise<void> {
+    this.#retired ??= reason;
+    await this.#queue.idle();
+    if (flush && this.#metaBehind) {
+      await this.#meta.write(this.#metaData(this.#state)).then(
+        () => (this.#metaBehind = false),
+        () => undefined,
+      );
+    }
+    this.#ctx.cache.dropOwner(this.#owner);
+  }
+
+  #push(op: Op): Promise<void> {
+    if (this.#retired !== null) return Promise.reject(new Error(`cannot change conversation: ${this.#retired}`));
+    return this.#queue.push(op);
+  }
+
+  #assertUsable(what: string): void {
+    if (this.#retired !== null) throw new Error(`cannot ${what} conversation: ${this.#retired}`);
+  }
+
+  #step(queue: Queued<Op>[]): Promise<void> {
+    const kind = queue[0].op.kind;
+    return kind === "update" || kind === "reserve" ? this.#commitMeta(queue) : this.#commitRecords(queue);
+  }
+
+  async #commitMeta(queue: Queued<Op>[]): Promise<void> {
+    const group: Queued<Op>[] = [];
+    let { conversation, seqReserved } = this.#state.meta;
+    let changed = false;
+    while (queue.length > 0 && (queue[0].op.kind === "update" || queue[0].op.kind === "reserve")) {
+      const item = queue.shift()!;
+      const op = item.op;
+      group.push(item);
+      if (op.kind === "update") {
+        // createdAt orders the index; recordCount is the store's own count.
+        conversation = { ...op.conversation, createdAt: conversation.createdAt, recordCount: conversation.recordCount };
+        changed = true;
+      } else if (op.kind === "reserve" && op.upTo > seqReserved) {
+        seqReserved = op.upTo;
+        changed = true;
+      }
+    }
+    if (changed) {
+      const next = stateOf({ ...this.#state, meta: { conversation, seqReserved } });
+      try {
+        await this.#meta.write(this.#metaData(next));
+      } catch (error) {
+        for (const item of group) item.reject(error);
+        return;
+      }
+      this.#state = next;
+      this.#metaBehind = false;
+    }
+    for (const item of group) item.resolve();
+  }
+
+  async #commitRecords(queue: Queued<Op>[]): Promise<void> {
+    const state = this.#state;
+    const counts = state.segmentCounts;
+    const lastIndex = counts.length - 1;
+    const first = queue[0];
+    const firstOp = first.op as Extract<Op, { record: ConversationRecord }>;
+    let target: number;
+    let base: CachedSegment;
+    try {
+      if (firstOp.kind === "append") {
+        const size = jsonSize(firstOp.record);
+        target = lastIndex >= 0 && this.#hasRoom(counts[lastIndex], state.lastSegmentBytes, size) ? lastIndex : lastIndex + 1;
+        base = target === lastIndex ? await this.#segment(target, counts[target]) : { records: [], bytes: SEGMENT_OVERHEAD };
+      } else {
+        const found = await this.#locate(firstOp.record.id);
+        if (found === undefined) {
+          queue.shift();
+          first.reject(new Error(`record ${firstOp.record.id} is not in the conversation`));
+          return;
+        }
+        target = found;
+        base = await this.#segment(target, counts[target]);
+      }
+    } catch (error) {
+      queue.shift();
+      first.reject(error);
+      return;
+    }
+
+    const isLast = target >= lastIndex;
+    const records = base.records.slice(0, counts[target] ?? 0);
+    const positions = new Map(records.map((record, i) => [record.id, i]));
+    const openIds = new Set(state.openRound.map((call) => call.record.id));
+    let bytes = base.bytes;
+    let lastBytes = target === lastIndex ? state.lastSegmentBytes : 0;
+    let round: OpenCall[] = [...state.openRound];
+    let rescan = false;
+    let updatedAt: string | null = null;
+    let appended = 0;
+    const group: Queued<Op>[] = [];
+    while (queue.length > 0) {
+      const item = queue[0];
+      const { op } = item;
+      if (op.kind === "append") {
+        if (!isLast) break;
+        const size = jsonSize(op.record);
+        if (positions.has(op.record.id) || openIds.has(op.record.id)) {
+          queue.shift();
+          item.reject(new Error(`record ${op.record.id} is already in the conversation`));
+          continue;
+        }
+        if (records.length > 0 && !this.#hasRoom(records.length, lastBytes, size)) break;
+        positions.set(op.record.id, records.length);
+        records.push(op.record);
+        bytes += size + 1;
+        lastBytes += size;
+        updatedAt = op.record.timestamp;
+        appended++;
+        if (isAssistantMessage(op.record)) round = [];
+        else if (op.record.type === "tool_call") round.push({ record: op.record, segment: target });
+      } else if (op.kind === "replace") {
+        const offset = positions.get(op.record.id);
+        if (offset === undefined) break;
+        const old = records[offset];
+        const delta = jsonSize(op.record) - jsonSize(old);
+        records[offset] = op.record;
+        bytes += delta;
+        if (isLast) lastBytes += delta;
+        const i = round.findIndex((call) => call.record.id === op.record.id);
+        if (i >= 0 && op.record.type === "tool_call") round[i] = { record: op.record, segment: target };
+        else if (isAssistantMessage(old) !== isAssistantMessage(op.record) || old.type !== op.record.type) rescan = true;
+      } else {
+        break;
+      }
+      queue.shift();
+      group.push(item);
+    }
+    if (group.length === 0) return;
+
+    const segmentCounts = [...counts];
+    segmentCounts[target] = records.length;
+    let next: HandleState;
+    try {
+      if (rescan) round = await this.#scanOpenRound(segmentCounts, target, records);
+      const conversation =
+        appended > 0
+          ? { ...state.meta.conversation, recordCount: state.meta.conversation.recordCount + appended, updatedAt: updatedAt! }
+          : state.meta.conversation;
+      next = stateOf({
+        meta: { ...state.meta, conversation },
+        segmentCounts,
+        lastSegmentBytes: isLast ? lastBytes : state.lastSegmentBytes,
+        openRound: round,
+      });
+      // A LowdbFile per write is safe: this queue is the only writer of the conversation's files.
+      await new LowdbFile<SegmentData>(join(this.#ctx.dir, segmentFileName(target))).write({ records });
+    } catch (error) {
+      for (const item of group) item.reject(error);
+      return;
+    }
+    // The segment is durable: these mutations have happened, whatever meta does.
+    if (appended > 0 || this.#metaBehind) {
+      this.#metaBehind = await this.#meta.write(this.#metaData(next)).then(
+        () => false,
+        () => true,
+      );
+    }
+    this.#state = next;
+    this.#epoch++;
+    this.#ctx.cache.put(this.#owner, target, { records, bytes });
+    for (const item of group) item.resolve();
+  }
+
+  #hasRoom(count: number, bytes: number, size: number): boolean {
+    return count < this.#ctx.segmentSize && bytes + size <= this.#ctx.segmentBytes;
+  }
+
+  /** The segment holding a record: the open round knows its own; others are searched newest first. */
+  async #locate(recordId: string): Promise<number | undefined> {
+    const { openRound, segmentCounts } = this.#state;
+    const open = openRound.find((call) => call.record.id === recordId);
+    if (open) return open.segment;
+    for (let segment = segmentCounts.length - 1; segment >= 0; segment--) {
+      const { records } = await this.#segment(segment, segmentCounts[segment]);
+      for (let i = 0; i < segmentCounts[segment]; i++) if (records[i].id === recordId) return segment;
+    }
+    return undefined;
+  }
+
+  /** The open round from scratch (a replace changed which record is the last assistant message). */
+  async #scanOpenRound(counts: readonly number[], changed: number, changedRecords: readonly ConversationRecord[]): Promise<OpenCall[]> {
+    const round: OpenCall[] = [];
+    for (let segment = counts.length - 1; segment >= 0; segment--) {
+      const records = segment === changed ? changedRecords : (await this.#segment(segment, counts[segment])).records;
+      for (let i = counts[segment] - 1; i >= 0; i--) {
+        const record = records[i];
+        if (isAssistantMessage(record)) return round.reverse();
+        if (record.type === "tool_call") round.push({ record, segment });
+      }
+    }
+    return round.reverse();
+  }
+
+  /** A committed segment, from the cache or the disk (holding at least `count` records). */
+  async #segment(segment: number, count: number): Promise<CachedSegment> {
+    const cached = this.#ctx.cache.get(this.#owner, segment);
+    if (cached) return cached;
+    const epoch = this.#epoch;
+    let reading = this.#reads.get(segment);
+    if (!reading || reading.epoch !== epoch) {
+      const promise = this.#readSegment(segment, count);
+      const entry = { epoch, promise };
+      reading = entry;
+      this.#reads.set(segment, entry);
+      const forget = () => {
+        if (this.#reads.get(segment) === entry) this.#reads.delete(segment);
+      };
+      promise.then(forget, forget);
+    }
+    const value = await reading.promise;
+    if (this.#epoch === epoch && this.#retired === null) this.#ctx.cache.put(this.#owner, segment, value);
+    return value;
+  }
+
+  async #readSegment(segment: number, count: number): Promise<CachedSegment> {
+    const name = segmentFileName(segment);
+    const read = await readJsonFile<SegmentData>(join(this.#ctx.dir, name), name, checkSegment);
+    if (!read.ok) throw this.#ctx.damaged(read.problem);
+    if (read.data.records.length < count) {
+      throw this.#ctx.damaged(`${name} holds ${read.data.records.length} records, ${count} were stored in it`);
+    }
+    return { records: read.data.records, bytes: read.bytes };
+  }
+
+  #metaData(state: HandleState): MetaData {
+    return {
+      version: 1,
+      conversation: state.meta.conversation,
+      seqReserved: state.meta.seqReserved,
+      segments: [...state.segmentCounts],
+    };
+  }
+}
+
+function clamp(value: number, min: number, max: number): number {
+  if (Number.isNaN(value)) return min;
+  return Math.min(Math.max(value, min), max);
+}

@@ -1,0 +1,19 @@
+/**
+ * Child process for the crash test: appends records m0, m1, … to conversation
+ * "c" in bursts, printing `acked N` once the first N are durable, until it
+ * is killed.
+ *
+ *     node --import tsx test/harness/store-crash-child.ts <dataDir>
+ */
+import { LowdbConversationStore } from "../../src/store/lowdb-store.js";
+import { conversation, userMessage } from "./store-records.js";
+
+const store = new LowdbConversationStore(process.argv[2]!, { segmentSize: 7 });
+await store.open();
+const handle = (await store.get("c")) ?? (await store.create(conversation("c")));
+for (let next = handle.recordCount; ; ) {
+  const burst = Array.from({ length: 10 }, (_, i) => handle.append(userMessage(next + i)));
+  await Promise.all(burst);
+  next += burst.length;
+  process.stdout.write(`acked ${next}\n`);
+}
