@@ -54,6 +54,8 @@ describe("protocol/openrpc.json", () => {
     expect(get.params.map((p: { name: string; required: boolean }) => [p.name, p.required])).toEqual([
       ["conversationId", true],
       ["includeRecords", false],
+      ["recordsFrom", false],
+      ["recordsLimit", false],
     ]);
     expect(get.params[1].schema.type).toBe("boolean");
     expect(get.result.name).toBe("ConversationGetResult");

@@ -89,6 +89,7 @@ describe("reply size", () => {
   });
 
   it("refuses a single answer over the budget with LIMIT_EXCEEDED", async () => {
+    for (let i = 0; i < 120; i++) await roundTrip(JSON.stringify(req(`d${i}`, "conversation.create", { title: "x".repeat(400) })));
     const reply = await roundTrip(JSON.stringify(req("big", "conversation.list", { limit: 500 })));
     expect(reply.error).toMatchObject({ code: -32050, data: { limit: "maxReplyBytes" } });
     expect(reply.error.data.actual).toBeGreaterThan(64 * 1024);

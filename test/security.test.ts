@@ -186,7 +186,7 @@ describe("oversized frames", () => {
 });
 
 describe("faults do not leak", () => {
-  it("a damaged store file is answered with a generic -32603; the server keeps serving", async () => {
+  it("a damaged store file is answered without local paths: listed apart, CONVERSATION_DAMAGED on get; the server keeps serving", async () => {
     ts = await startTestServer();
     const client = await ts.connect();
     const c = await client.conversation.create({ title: "will be damaged" });
@@ -198,13 +198,16 @@ describe("faults do not leak", () => {
     await writeFile(join(dataDir, "conversations", c.id, "meta.json"), "{ not json");
     const again = await ts.connect();
 
-    for (const call of [() => again.conversation.list({}), () => again.conversation.get({ conversationId: c.id })]) {
-      const error = await rpcError(call());
-      expect([-32603, -32040]).toContain(error.code);
-      expect(error.message).not.toContain(dataDir);
-      expect(error.message).not.toContain("meta.json");
-      expect(JSON.stringify(error.data ?? null)).not.toContain(dataDir);
-    }
+    const page = await again.conversation.list({});
+    expect(page.data.map((x) => x.id)).not.toContain(c.id);
+    expect(page.damaged?.map((d) => d.conversationId)).toEqual([c.id]);
+    expect(JSON.stringify(page)).not.toContain(dataDir);
+    const error = await rpcError(again.conversation.get({ conversationId: c.id }));
+    expect(error.code).toBe(-32011);
+    expect(error.message).not.toContain(dataDir);
+    // It may name the damaged file within the conversation (meta.json), never where it lives.
+    expect(error.message).not.toContain("conversations/");
+    expect(JSON.stringify(error.data ?? null)).not.toContain(dataDir);
     const fresh = await again.conversation.create({ title: "fine" });
     expect((await again.conversation.get({ conversationId: fresh.id })).conversation.title).toBe("fine");
   });
