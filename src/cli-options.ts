@@ -31,7 +31,7 @@ Options:
   --tool-timeout MS      default time limit of one tool call (default 120000)
   --llm-idle-timeout MS  fail a model stream silent this long (default 60000)
   --event-log-size N     recent events kept per conversation for replay (default 4096,
-                         and at most 8 MiB of them)
+                         and at most 4 MiB of them)
   --max-connections N    open WebSocket connections at most (default 10000, or fewer
                          when the open-file limit is lower); more get HTTP 503
   --max-connections-per-address N
