@@ -35,7 +35,10 @@ const DEFAULTS: Required<ShellToolOptions> = {
 /** setTimeout fires at once for delays above this. */
 const MAX_TIMER_MS = 2_147_483_647;
 
-export const ShellArguments = z.object({
+// Strict: an unknown key (a misspelt `timeout`, an invented `cwd`) is refused
+// with an issue naming it, rather than silently dropped while the model
+// believes it took effect.
+export const ShellArguments = z.strictObject({
   command: z
     .string()
     .min(1)
