@@ -4,6 +4,7 @@ import { StringDecoder } from "node:string_decoder";
 import { z } from "zod";
 import { OutputBudget, StreamBudget } from "./output-budget.js";
 import { isProcessGroupAlive, signalProcessGroup, trackProcessGroup } from "./process-group.js";
+import { toolEnvironment } from "./tool-environment.js";
 import type { Tool, ToolResult, ToolRunContext } from "./tool.js";
 
 export interface ShellToolOptions {
@@ -22,9 +23,16 @@ export interface ShellToolOptions {
    * Default 500 ms.
    */
   exitDrainMs?: number;
+  /**
+   * The command's whole environment. Default: `toolEnvironment(process.env)`
+   * at creation — the harmless defaults only, never the server's secrets.
+   */
+  env?: Readonly<Record<string, string>>;
 }
 
-const DEFAULTS: Required<ShellToolOptions> = {
+type Settings = Required<ShellToolOptions>;
+
+const DEFAULTS: Omit<Settings, "env"> = {
   maxOutputBytes: 64 * 1024,
   maxStreamBytes: 8 * 1024 * 1024,
   killGraceMs: 500,
@@ -53,7 +61,7 @@ export const ShellArguments = z.strictObject({
 export type ShellArguments = z.infer<typeof ShellArguments>;
 
 export function createShellTool(options: ShellToolOptions = {}): Tool<ShellArguments> {
-  const settings: Required<ShellToolOptions> = { ...DEFAULTS, ...definedOnly(options) };
+  const settings: Settings = { ...DEFAULTS, ...definedOnly(options), env: options.env ?? toolEnvironment(process.env) };
   return {
     name: "shell",
     description:
@@ -77,7 +85,7 @@ function effectiveTimeout(configured: number, perCall: number | undefined): numb
 
 type RunContext = Omit<ToolRunContext, "timeoutMs"> & { timeoutMs: number | undefined };
 
-function runShellCommand(command: string, context: RunContext, settings: Required<ShellToolOptions>): Promise<ToolResult> {
+function runShellCommand(command: string, context: RunContext, settings: Settings): Promise<ToolResult> {
   if (context.signal.aborted) {
     return Promise.resolve({ success: false, exitCode: null, output: "[interrupted before the command started]" });
   }
@@ -86,7 +94,7 @@ function runShellCommand(command: string, context: RunContext, settings: Require
     try {
       child = spawn("bash", ["-c", command], {
         cwd: context.cwd,
-        env: process.env,
+        env: settings.env,
         stdio: ["ignore", "pipe", "pipe"],
         detached: true,
       });
@@ -118,7 +126,7 @@ class ShellRun {
   constructor(
     private readonly child: ChildProcess,
     private readonly context: RunContext,
-    private readonly settings: Required<ShellToolOptions>,
+    private readonly settings: Settings,
     private readonly resolve: (result: ToolResult) => void,
   ) {
     this.output = new OutputBudget(settings.maxOutputBytes);
