@@ -3,7 +3,7 @@ import { stat } from "node:fs/promises";
 import { StringDecoder } from "node:string_decoder";
 import { z } from "zod";
 import { OutputBudget, StreamBudget } from "./output-budget.js";
-import { isProcessGroupAlive, signalProcessGroup, trackProcessGroup } from "./process-group.js";
+import { isProcessGroupAlive, signalProcessGroup, toolProcessEnvironment, trackProcessGroup } from "./process-group.js";
 import { toolEnvironment } from "./tool-environment.js";
 import type { Tool, ToolResult, ToolRunContext } from "./tool.js";
 
@@ -19,8 +19,8 @@ export interface ShellToolOptions {
   /**
    * After bash exits, how long background processes may keep its stdout/stderr
    * open before the group is killed. Background jobs that redirected their
-   * output (`server > log 2>&1 &`) do not hold the pipes and are left running.
-   * Default 500 ms.
+   * output (`server > log 2>&1 &`) do not hold the pipes and are left running
+   * until the server stops. Default 500 ms.
    */
   exitDrainMs?: number;
   /**
@@ -94,7 +94,7 @@ function runShellCommand(command: string, context: RunContext, settings: Setting
     try {
       child = spawn("bash", ["-c", command], {
         cwd: context.cwd,
-        env: settings.env,
+        env: toolProcessEnvironment(settings.env),
         stdio: ["ignore", "pipe", "pipe"],
         detached: true,
       });
