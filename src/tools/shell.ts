@@ -24,8 +24,9 @@ export interface ShellToolOptions {
    */
   exitDrainMs?: number;
   /**
-   * The command's whole environment. Default: `toolEnvironment(process.env)`
-   * at creation — the harmless defaults only, never the server's secrets.
+   * The command's environment (plus the server's scope marker, see
+   * process-group.ts). Default: `toolEnvironment(process.env)` at creation —
+   * the harmless defaults only, never the server's secrets.
    */
   env?: Readonly<Record<string, string>>;
 }
