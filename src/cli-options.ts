@@ -6,6 +6,7 @@ import { parseArgs } from "node:util";
 import { DEFAULT_PORT, defaultConfig, type ServerConfig } from "./config.js";
 import type { LogLevel } from "./logging/logger.js";
 import { SERVER_VERSION } from "./server-version.js";
+import { isToolEnvEntry, splitToolEnvList } from "./tools/tool-environment.js";
 
 export const HELP = `agentwire ${SERVER_VERSION} — agent protocol server (JSON-RPC 2.0 over one WebSocket)
 
@@ -29,6 +30,10 @@ Options:
                          closes that socket with 1009
   --model MODEL          default model (else AGENTWIRE_MODEL)
   --tool-timeout MS      default time limit of one tool call (default 120000)
+  --tool-env NAME        let tools see environment variable NAME (repeatable, or
+                         comma-separated; PREFIX* for a prefix, which never matches
+                         names that look like credentials). Tools otherwise get only
+                         PATH HOME USER LOGNAME SHELL LANG LANGUAGE LC_* TERM TZ TMPDIR.
   --llm-idle-timeout MS  fail a model stream silent this long (default 60000)
   --event-log-size N     recent events kept per conversation for replay (default 4096,
                          and at most 4 MiB of them)
@@ -49,6 +54,7 @@ Environment:
   OPENAI_API_KEY         its API key (optional for local endpoints)
   AGENTWIRE_MODEL        default model
   AGENTWIRE_TOKEN        same as --token
+  AGENTWIRE_TOOL_ENV     same as --tool-env, comma-separated (ignored when --tool-env is given)
 `;
 
 export class UsageError extends Error {}
@@ -58,6 +64,18 @@ function intOption(name: string, value: string | undefined, min: number): number
   const n = Number(value);
   if (!Number.isInteger(n) || n < min) throw new UsageError(`--${name} must be an integer ≥ ${min}, got "${value}"`);
   return n;
+}
+
+/** `--tool-env` entries (each may be comma-separated), else AGENTWIRE_TOOL_ENV's; each checked. */
+function toolEnvOption(flags: string[] | undefined, fromEnv: string | undefined): string[] {
+  const source = flags !== undefined ? "--tool-env" : "AGENTWIRE_TOOL_ENV";
+  const entries = flags !== undefined ? flags.flatMap(splitToolEnvList) : splitToolEnvList(fromEnv ?? "");
+  for (const entry of entries) {
+    if (!isToolEnvEntry(entry)) {
+      throw new UsageError(`${source} takes environment variable names or NAME* prefixes, got "${entry}"`);
+    }
+  }
+  return [...new Set(entries)];
 }
 
 export function parseCli(argv: string[], env: NodeJS.ProcessEnv): { command: "serve" | "help" | "version"; config?: ServerConfig } {
@@ -76,6 +94,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): { command: "se
         "max-payload": { type: "string" },
         model: { type: "string" },
         "tool-timeout": { type: "string" },
+        "tool-env": { type: "string", multiple: true },
         "llm-idle-timeout": { type: "string" },
         "event-log-size": { type: "string" },
         "max-connections": { type: "string" },
@@ -118,6 +137,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): { command: "se
   if (maxPayload !== undefined) config.maxPayloadBytes = maxPayload;
   const toolTimeout = intOption("tool-timeout", values["tool-timeout"], 100);
   if (toolTimeout !== undefined) config.toolTimeoutMs = toolTimeout;
+  config.toolEnvAllow = toolEnvOption(values["tool-env"], env.AGENTWIRE_TOOL_ENV);
   const idle = intOption("llm-idle-timeout", values["llm-idle-timeout"], 100);
   if (idle !== undefined) config.llmIdleTimeoutMs = idle;
   const logSize = intOption("event-log-size", values["event-log-size"], 1);

@@ -29,9 +29,11 @@ async function main(): Promise<void> {
   const config = parsed.config!;
   const { startServer, ConfigError } = await import("./server.js");
   const { DataDirLockedError } = await import("./store/conversation-store.js");
+  const { createBuiltinRegistry, defaultTools } = await import("./tools/builtin-registry.js");
   let server;
   try {
-    server = await startServer(config);
+    // Tools are built here so that --tool-env reaches them whatever startServer's default does.
+    server = await startServer(config, { tools: createBuiltinRegistry(defaultTools({ envAllow: config.toolEnvAllow })) });
   } catch (error) {
     const known = error instanceof ConfigError || error instanceof DataDirLockedError;
     const code = (error as NodeJS.ErrnoException).code;

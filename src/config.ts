@@ -59,6 +59,12 @@ export interface ServerConfig {
   llmIdleTimeoutMs: number;
   /** Default per-tool-call time limit. */
   toolTimeoutMs: number;
+  /**
+   * Environment variables tools may see besides the harmless defaults: names,
+   * or prefixes ending in `*` (which never match credential-looking names).
+   * See src/tools/tool-environment.ts.
+   */
+  toolEnvAllow: string[];
   logLevel: LogLevel;
 }
 
@@ -95,6 +101,7 @@ export function defaultConfig(overrides: Partial<ServerConfig> = {}): ServerConf
     maxGenerations: 1000,
     llmIdleTimeoutMs: 60_000,
     toolTimeoutMs: 120_000,
+    toolEnvAllow: [],
     logLevel: "info",
     ...overrides,
   };

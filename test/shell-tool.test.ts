@@ -298,6 +298,19 @@ describe("tool arguments, schema and registry", () => {
     if (!wrong.ok) expect(wrong.issues[0].path).toBe("timeoutMs");
   });
 
+  it("refuses unknown keys, naming them, and tells the model so in the schema", () => {
+    const checked = validateArguments(shell.parameters, { command: "echo hi", cwd: "/", timeoutMs: 50 });
+    expect(checked.ok).toBe(false);
+    if (!checked.ok) {
+      expect(checked.issues).toEqual([{ path: "", code: "unrecognized_keys", message: expect.stringContaining('"cwd"') }]);
+      expect(formatArgumentIssues(checked.issues)).toMatch(/^arguments: .*cwd/);
+    }
+    const fromJson = validateArgumentsJson(shell.parameters, '{"command": "ls", "command2": "rm -rf /"}');
+    expect(fromJson.ok).toBe(false);
+    if (!fromJson.ok) expect(fromJson.issues.map((issue) => issue.code)).toEqual(["unrecognized_keys"]);
+    expect(toolParametersJsonSchema(shell.parameters)).toMatchObject({ additionalProperties: false });
+  });
+
   it("offers a JSON Schema with `command` required and every field described", () => {
     const schema = toolParametersJsonSchema(shell.parameters) as {
       $schema?: string;

@@ -15,7 +15,7 @@ export async function recoverAfterRestart(handle: ConversationHandle): Promise<v
       ...record,
       status: "failed",
       success: false,
-      result: "[failed: the server stopped while this tool was running; its outcome is unknown]",
+      result: "[failed: the server stopped while this tool was running, and the command was stopped with the server. It may have done some or all of its work before that; its output was lost.]",
       completedAt: new Date().toISOString(),
     });
   }

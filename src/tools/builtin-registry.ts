@@ -1,4 +1,5 @@
 import { createShellTool, type ShellToolOptions } from "./shell.js";
+import { toolEnvironment } from "./tool-environment.js";
 import type { Tool, ToolRegistry } from "./tool.js";
 
 /** A registry over a fixed list of tools, in the order given. Names must be unique. */
@@ -17,9 +18,17 @@ export function createBuiltinRegistry(tools: Tool[]): ToolRegistry {
 
 export interface DefaultToolsOptions {
   shell?: ShellToolOptions;
+  /**
+   * Environment variables tools may see besides the harmless defaults
+   * (`ServerConfig.toolEnvAllow`; see tool-environment.ts). Ignored by a
+   * tool whose options already carry an `env`.
+   */
+  envAllow?: readonly string[];
 }
 
 /** The tools every conversation gets. File tools, custom tools and MCP tools join here later. */
 export function defaultTools(options: DefaultToolsOptions = {}): Tool[] {
-  return [createShellTool(options.shell)];
+  // Computed once, from the environment the server started with.
+  const env = options.shell?.env ?? toolEnvironment(process.env, options.envAllow);
+  return [createShellTool({ ...options.shell, env })];
 }

@@ -1,8 +1,10 @@
 /**
  * Process-group helpers for tools that spawn `detached` children: the child
  * leads its own group, so signalling `-pid` reaches it and everything it
- * started (background jobs, pipelines, grandchildren) in one call.
+ * started (background jobs, pipelines, grandchildren) in one call. Tracked
+ * groups never outlive the server (see reaper.ts for when it dies hard).
  */
+import { ensureReaper, reaperForget, reaperWatch, toolScopeEnvironment } from "./reaper.js";
 
 /** Sends `signal` to the whole group led by `pid`. False when the group is already gone. */
 export function signalProcessGroup(pid: number, signal: NodeJS.Signals): boolean {
@@ -27,15 +29,34 @@ export function isProcessGroupAlive(pid: number): boolean {
 }
 
 /**
- * Groups started by this server and not yet finished. Because they are
- * detached, they would outlive the server; the `exit` hook below kills them.
+ * Groups started by this server that may still have members. A group stays
+ * here after its tool is done while anything of it lives (a background job
+ * that redirected its output), because it must still die with the server.
  */
 const liveGroups = new Set<number>();
 let exitHookInstalled = false;
+/** Released groups whose members were still running; polled until empty. */
+const lingering = new Set<number>();
+let lingerTimer: NodeJS.Timeout | null = null;
+const LINGER_POLL_MS = 1000;
 
 /**
- * Records a running group so that `killAllProcessGroups` (and the server's
- * `exit`) can end it. Returns the function that forgets it again.
+ * The environment to spawn a tool process with: `env` plus this server's
+ * scope marker. Also starts the reaper, so the process is covered by it from
+ * its first instruction: even if this server is killed before
+ * `trackProcessGroup`, the reaper finds the process by the marker (Linux).
+ */
+export function toolProcessEnvironment(env: Readonly<Record<string, string>>): Record<string, string> {
+  ensureReaper();
+  return { ...env, ...toolScopeEnvironment() };
+}
+
+/**
+ * Records a running group (led by `pid`, spawned `detached`) so that it is
+ * killed when this process ends: by `killAllProcessGroups` on a graceful exit,
+ * by the reaper when the process dies any other way. Returns `release`, which
+ * the tool calls when it is done with the group: it is forgotten at once if
+ * empty, else once its last member has exited.
  */
 export function trackProcessGroup(pid: number): () => void {
   if (!exitHookInstalled) {
@@ -43,8 +64,13 @@ export function trackProcessGroup(pid: number): () => void {
     process.on("exit", killAllProcessGroups);
   }
   liveGroups.add(pid);
+  reaperWatch(pid);
+  let released = false;
   return () => {
-    liveGroups.delete(pid);
+    if (released) return;
+    released = true;
+    if (isProcessGroupAlive(pid)) linger(pid);
+    else forget(pid);
   };
 }
 
@@ -59,8 +85,28 @@ export function killAllProcessGroups(): void {
     } catch {
       // Nothing more can be done while exiting.
     }
+    forget(pid);
   }
-  liveGroups.clear();
+}
+
+function forget(pid: number): void {
+  liveGroups.delete(pid);
+  lingering.delete(pid);
+  // Once empty, the pid may be reused by an unrelated group: nobody may kill it any more.
+  reaperForget(pid);
+}
+
+function linger(pid: number): void {
+  lingering.add(pid);
+  if (lingerTimer !== null) return;
+  lingerTimer = setInterval(() => {
+    for (const group of lingering) if (!isProcessGroupAlive(group)) forget(group);
+    if (lingering.size === 0) {
+      clearInterval(lingerTimer!);
+      lingerTimer = null;
+    }
+  }, LINGER_POLL_MS);
+  lingerTimer.unref();
 }
 
 function isErrnoException(error: unknown): error is NodeJS.ErrnoException {

@@ -2,7 +2,9 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { stat } from "node:fs/promises";
 import { StringDecoder } from "node:string_decoder";
 import { z } from "zod";
-import { isProcessGroupAlive, signalProcessGroup, trackProcessGroup } from "./process-group.js";
+import { OutputBudget, StreamBudget } from "./output-budget.js";
+import { isProcessGroupAlive, signalProcessGroup, toolProcessEnvironment, trackProcessGroup } from "./process-group.js";
+import { toolEnvironment } from "./tool-environment.js";
 import type { Tool, ToolResult, ToolRunContext } from "./tool.js";
 
 export interface ShellToolOptions {
@@ -17,13 +19,21 @@ export interface ShellToolOptions {
   /**
    * After bash exits, how long background processes may keep its stdout/stderr
    * open before the group is killed. Background jobs that redirected their
-   * output (`server > log 2>&1 &`) do not hold the pipes and are left running.
-   * Default 500 ms.
+   * output (`server > log 2>&1 &`) do not hold the pipes and are left running
+   * until the server stops. Default 500 ms.
    */
   exitDrainMs?: number;
+  /**
+   * The command's environment (plus the server's scope marker, see
+   * process-group.ts). Default: `toolEnvironment(process.env)` at creation —
+   * the harmless defaults only, never the server's secrets.
+   */
+  env?: Readonly<Record<string, string>>;
 }
 
-const DEFAULTS: Required<ShellToolOptions> = {
+type Settings = Required<ShellToolOptions>;
+
+const DEFAULTS: Omit<Settings, "env"> = {
   maxOutputBytes: 64 * 1024,
   maxStreamBytes: 8 * 1024 * 1024,
   killGraceMs: 500,
@@ -34,7 +44,10 @@ const DEFAULTS: Required<ShellToolOptions> = {
 /** setTimeout fires at once for delays above this. */
 const MAX_TIMER_MS = 2_147_483_647;
 
-export const ShellArguments = z.object({
+// Strict: an unknown key (a misspelt `timeout`, an invented `cwd`) is refused
+// with an issue naming it, rather than silently dropped while the model
+// believes it took effect.
+export const ShellArguments = z.strictObject({
   command: z
     .string()
     .min(1)
@@ -49,7 +62,7 @@ export const ShellArguments = z.object({
 export type ShellArguments = z.infer<typeof ShellArguments>;
 
 export function createShellTool(options: ShellToolOptions = {}): Tool<ShellArguments> {
-  const settings: Required<ShellToolOptions> = { ...DEFAULTS, ...definedOnly(options) };
+  const settings: Settings = { ...DEFAULTS, ...definedOnly(options), env: options.env ?? toolEnvironment(process.env) };
   return {
     name: "shell",
     description:
@@ -73,7 +86,7 @@ function effectiveTimeout(configured: number, perCall: number | undefined): numb
 
 type RunContext = Omit<ToolRunContext, "timeoutMs"> & { timeoutMs: number | undefined };
 
-function runShellCommand(command: string, context: RunContext, settings: Required<ShellToolOptions>): Promise<ToolResult> {
+function runShellCommand(command: string, context: RunContext, settings: Settings): Promise<ToolResult> {
   if (context.signal.aborted) {
     return Promise.resolve({ success: false, exitCode: null, output: "[interrupted before the command started]" });
   }
@@ -82,7 +95,7 @@ function runShellCommand(command: string, context: RunContext, settings: Require
     try {
       child = spawn("bash", ["-c", command], {
         cwd: context.cwd,
-        env: process.env,
+        env: toolProcessEnvironment(settings.env),
         stdio: ["ignore", "pipe", "pipe"],
         detached: true,
       });
@@ -99,8 +112,8 @@ type Ending = "timeout" | "interrupt";
 
 /** One running command: owns its timers and listeners and removes them all when it settles. */
 class ShellRun {
-  private readonly output: CappedOutput;
-  private readonly stream: StreamGate;
+  private readonly output: OutputBudget;
+  private readonly stream: StreamBudget;
   private readonly decoders = { stdout: new StringDecoder("utf8"), stderr: new StringDecoder("utf8") };
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly cleanups: Array<() => void> = [];
@@ -114,11 +127,15 @@ class ShellRun {
   constructor(
     private readonly child: ChildProcess,
     private readonly context: RunContext,
-    private readonly settings: Required<ShellToolOptions>,
+    private readonly settings: Settings,
     private readonly resolve: (result: ToolResult) => void,
   ) {
-    this.output = new CappedOutput(settings.maxOutputBytes);
-    this.stream = new StreamGate(settings.maxStreamBytes, context.onOutput);
+    this.output = new OutputBudget(settings.maxOutputBytes);
+    this.stream = new StreamBudget(
+      settings.maxStreamBytes,
+      context.onOutput,
+      `\n[output beyond ${settings.maxStreamBytes} bytes is not streamed; the command keeps running]\n`,
+    );
   }
 
   start(): void {
@@ -257,102 +274,6 @@ async function describeSpawnError(error: Error, cwd: string): Promise<string> {
     return "[could not start the command: bash was not found on PATH]";
   }
   return `[could not start the command in ${cwd}: ${error.message}]`;
-}
-
-/** Forwards chunks to onOutput up to a byte budget, then sends one notice and stops. */
-class StreamGate {
-  private sent = 0;
-  private closed = false;
-
-  constructor(
-    private readonly limit: number,
-    private readonly onOutput: ToolRunContext["onOutput"],
-  ) {}
-
-  send(kind: "stdout" | "stderr", text: string): void {
-    if (this.closed) return;
-    const bytes = Buffer.byteLength(text, "utf8");
-    if (this.sent + bytes <= this.limit) {
-      this.sent += bytes;
-      this.emit(kind, text);
-      return;
-    }
-    const head = utf8Prefix(Buffer.from(text, "utf8"), this.limit - this.sent);
-    if (head !== "") this.emit(kind, head);
-    this.closed = true;
-    this.emit(kind, `\n[output beyond ${this.limit} bytes is not streamed; the command keeps running]\n`);
-  }
-
-  private emit(kind: "stdout" | "stderr", text: string): void {
-    try {
-      this.onOutput(kind, text);
-    } catch {
-      // A failing listener must not take down the process reading the pipes.
-    }
-  }
-}
-
-/** Keeps the first and last halves of the text (in UTF-8 bytes) and counts what falls between. */
-class CappedOutput {
-  private readonly head: Buffer[] = [];
-  private headBytes = 0;
-  private readonly tail: Buffer[] = [];
-  private tailBytes = 0;
-  private totalBytes = 0;
-  private readonly headLimit: number;
-  private readonly tailLimit: number;
-
-  constructor(limit: number) {
-    this.headLimit = Math.floor(limit / 2);
-    this.tailLimit = limit - this.headLimit;
-  }
-
-  append(text: string): void {
-    let bytes = Buffer.from(text, "utf8");
-    this.totalBytes += bytes.length;
-    if (this.headBytes < this.headLimit) {
-      const take = Math.min(bytes.length, this.headLimit - this.headBytes);
-      this.head.push(bytes.subarray(0, take));
-      this.headBytes += take;
-      bytes = bytes.subarray(take);
-    }
-    if (bytes.length === 0) return;
-    this.tail.push(bytes);
-    this.tailBytes += bytes.length;
-    while (this.tail.length > 1 && this.tailBytes - this.tail[0].length >= this.tailLimit) {
-      this.tailBytes -= this.tail.shift()!.length;
-    }
-  }
-
-  toString(): string {
-    const head = Buffer.concat(this.head);
-    let tail = Buffer.concat(this.tail);
-    if (head.length + tail.length === this.totalBytes && tail.length <= this.tailLimit) {
-      return Buffer.concat([head, tail]).toString("utf8");
-    }
-    tail = tail.subarray(tail.length - this.tailLimit);
-    let tailStart = 0;
-    while (tailStart < tail.length && (tail[tailStart] & 0xc0) === 0x80) tailStart++;
-    const headText = utf8Prefix(head, head.length);
-    const tailText = tail.subarray(tailStart).toString("utf8");
-    const cut = this.totalBytes - Buffer.byteLength(headText, "utf8") - (tail.length - tailStart);
-    return `${headText}\n[… ${cut} bytes cut …]\n${tailText}`;
-  }
-}
-
-/** The longest prefix of at most `limit` bytes that ends on a character boundary, decoded. */
-function utf8Prefix(bytes: Buffer, limit: number): string {
-  let end = Math.max(0, Math.min(limit, bytes.length));
-  if (end > 0) {
-    let lead = end - 1;
-    while (lead >= 0 && (bytes[lead] & 0xc0) === 0x80) lead--;
-    if (lead >= 0) {
-      const first = bytes[lead];
-      const width = first >= 0xf0 ? 4 : first >= 0xe0 ? 3 : first >= 0xc0 ? 2 : 1;
-      if (lead + width > end) end = lead;
-    }
-  }
-  return bytes.subarray(0, end).toString("utf8");
 }
 
 function definedOnly<T extends object>(options: T): Partial<T> {

@@ -21,6 +21,8 @@ export interface ToolResult {
 /**
  * A tool the model may call. Arguments are validated with `parameters`
  * (zod) before `run`; the JSON Schema offered to the model is derived from it.
+ * Make `parameters` a `z.strictObject`: an unknown key is then an
+ * `unrecognized_keys` issue, and the schema says `additionalProperties: false`.
  */
 export interface Tool<A extends Record<string, unknown> = Record<string, unknown>> {
   name: string;
