@@ -29,11 +29,9 @@ async function main(): Promise<void> {
   const config = parsed.config!;
   const { startServer, ConfigError } = await import("./server.js");
   const { DataDirLockedError } = await import("./store/conversation-store.js");
-  const { createBuiltinRegistry, defaultTools } = await import("./tools/builtin-registry.js");
   let server;
   try {
-    // Tools are built here so that --tool-env reaches them whatever startServer's default does.
-    server = await startServer(config, { tools: createBuiltinRegistry(defaultTools({ envAllow: config.toolEnvAllow })) });
+    server = await startServer(config);
   } catch (error) {
     const known = error instanceof ConfigError || error instanceof DataDirLockedError;
     const code = (error as NodeJS.ErrnoException).code;

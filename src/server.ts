@@ -74,7 +74,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
     });
   await store.open();
 
-  const tools = parts.tools ?? createBuiltinRegistry(defaultTools());
+  const tools = parts.tools ?? createBuiltinRegistry(defaultTools({ envAllow: config.toolEnvAllow }));
   const provider =
     parts.provider ??
     (async () => {
