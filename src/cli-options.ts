@@ -59,6 +59,18 @@ Environment:
 
 export class UsageError extends Error {}
 
+/** Flags that set one whole-number field of the config: flag → [field, smallest value]. */
+const INTEGER_FLAGS = {
+  "max-payload": ["maxPayloadBytes", 1024],
+  "tool-timeout": ["toolTimeoutMs", 100],
+  "llm-idle-timeout": ["llmIdleTimeoutMs", 100],
+  "event-log-size": ["eventLogSize", 1],
+  "max-connections": ["maxConnections", 1],
+  "max-connections-per-address": ["maxConnectionsPerAddress", 1],
+  "max-message-bytes": ["maxMessageBytes", 1024],
+  "max-loaded-conversations": ["maxLoadedConversations", 1],
+} as const satisfies Record<string, readonly [keyof ServerConfig, number]>;
+
 function intOption(name: string, value: string | undefined, min: number): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
@@ -91,17 +103,13 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): { command: "se
         "data-dir": { type: "string" },
         token: { type: "string" },
         "allow-origin": { type: "string", multiple: true },
-        "max-payload": { type: "string" },
         model: { type: "string" },
-        "tool-timeout": { type: "string" },
         "tool-env": { type: "string", multiple: true },
-        "llm-idle-timeout": { type: "string" },
-        "event-log-size": { type: "string" },
-        "max-connections": { type: "string" },
-        "max-connections-per-address": { type: "string" },
-        "max-message-bytes": { type: "string" },
-        "max-loaded-conversations": { type: "string" },
         "log-level": { type: "string" },
+        ...(Object.fromEntries(Object.keys(INTEGER_FLAGS).map((flag) => [flag, { type: "string" }])) as Record<
+          keyof typeof INTEGER_FLAGS,
+          { type: "string" }
+        >),
         help: { type: "boolean", short: "h" },
         version: { type: "boolean", short: "v" },
       },
@@ -133,23 +141,11 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): { command: "se
     openaiApiKey: env.OPENAI_API_KEY || undefined,
     logLevel,
   });
-  const maxPayload = intOption("max-payload", values["max-payload"], 1024);
-  if (maxPayload !== undefined) config.maxPayloadBytes = maxPayload;
-  const toolTimeout = intOption("tool-timeout", values["tool-timeout"], 100);
-  if (toolTimeout !== undefined) config.toolTimeoutMs = toolTimeout;
   config.toolEnvAllow = toolEnvOption(values["tool-env"], env.AGENTWIRE_TOOL_ENV);
-  const idle = intOption("llm-idle-timeout", values["llm-idle-timeout"], 100);
-  if (idle !== undefined) config.llmIdleTimeoutMs = idle;
-  const logSize = intOption("event-log-size", values["event-log-size"], 1);
-  if (logSize !== undefined) config.eventLogSize = logSize;
-  const maxConnections = intOption("max-connections", values["max-connections"], 1);
-  if (maxConnections !== undefined) config.maxConnections = maxConnections;
-  const perAddress = intOption("max-connections-per-address", values["max-connections-per-address"], 1);
-  if (perAddress !== undefined) config.maxConnectionsPerAddress = perAddress;
-  const messageBytes = intOption("max-message-bytes", values["max-message-bytes"], 1024);
-  if (messageBytes !== undefined) config.maxMessageBytes = messageBytes;
-  const loaded = intOption("max-loaded-conversations", values["max-loaded-conversations"], 1);
-  if (loaded !== undefined) config.maxLoadedConversations = loaded;
+  for (const [flag, [field, min]] of Object.entries(INTEGER_FLAGS)) {
+    const value = intOption(flag, values[flag as keyof typeof INTEGER_FLAGS], min);
+    if (value !== undefined) config[field] = value;
+  }
   return { command: "serve", config };
 }
 

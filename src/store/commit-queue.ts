@@ -13,6 +13,22 @@ export interface Queued<Op> {
   reject(error: unknown): void;
 }
 
+/**
+ * Settles a group by one write: when the write fails, every mutation of the
+ * group is rejected with its error and nothing changes; once it is durable,
+ * `adopt` makes it visible and every mutation resolves.
+ */
+export async function settleGroup<Op>(group: readonly Queued<Op>[], write: () => Promise<void>, adopt: () => void): Promise<void> {
+  try {
+    await write();
+  } catch (error) {
+    for (const item of group) item.reject(error);
+    return;
+  }
+  adopt();
+  for (const item of group) item.resolve();
+}
+
 export class CommitQueue<Op> {
   readonly #queue: Queued<Op>[] = [];
   readonly #step: (queue: Queued<Op>[]) => Promise<void>;

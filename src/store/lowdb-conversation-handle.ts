@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import type { Conversation, ConversationRecord, ToolCallRecord } from "../../protocol/index.js";
-import { CommitQueue, type Queued } from "./commit-queue.js";
+import { CommitQueue, settleGroup, type Queued } from "./commit-queue.js";
 import type { ConversationDamagedError, ConversationHandle } from "./conversation-store.js";
 import { isAssistantMessage, jsonSize, stateOf, type HandleState, type OpenCall } from "./lowdb-conversation-load.js";
 import { META_FILE, checkSegment, readJsonFile, segmentFileName, type MetaData, type SegmentData } from "./lowdb-file-checks.js";
@@ -184,18 +184,17 @@ export class LowdbConversationHandle implements ConversationHandle {
         changed = true;
       }
     }
-    if (changed) {
-      const next = stateOf({ ...this.#state, meta: { conversation, seqReserved } });
-      try {
-        await this.#meta.write(this.#metaData(next));
-      } catch (error) {
-        for (const item of group) item.reject(error);
-        return;
-      }
-      this.#state = next;
-      this.#metaBehind = false;
+    if (!changed) {
+      for (const item of group) item.resolve();
+      return;
     }
-    for (const item of group) item.resolve();
+    const next = stateOf({ ...this.#state, meta: { conversation, seqReserved } });
+    await settleGroup(group, () => this.#meta.write(this.#metaData(next)), () => this.#adoptMeta(next));
+  }
+
+  #adoptMeta(next: HandleState): void {
+    this.#state = next;
+    this.#metaBehind = false;
   }
 
   async #commitRecords(queue: Queued<Op>[]): Promise<void> {

@@ -1,6 +1,6 @@
 import { copyFile, readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { CommitQueue, type Queued } from "./commit-queue.js";
+import { CommitQueue, settleGroup, type Queued } from "./commit-queue.js";
 import { isValidConversationId } from "./conversation-id.js";
 import { INDEX_FILE, META_FILE, checkIndex, checkMeta, readJsonFile, type IndexData, type MetaData } from "./lowdb-file-checks.js";
 import { LowdbFile } from "./lowdb-file.js";
@@ -95,15 +95,12 @@ export class ConversationIndex {
       if (op.kind === "add") next.set(op.id, op.createdAt);
       else next.delete(op.id);
     }
-    try {
-      await this.#file.write(this.#data(next));
-    } catch (error) {
-      for (const item of group) item.reject(error);
-      return;
-    }
-    this.#entries = next;
+    await settleGroup(group, () => this.#file.write(this.#data(next)), () => this.#adopt(next));
+  }
+
+  #adopt(entries: Map<string, string>): void {
+    this.#entries = entries;
     this.#sorted = null;
-    for (const item of group) item.resolve();
   }
 
   #data(entries: Map<string, string>): IndexData {
