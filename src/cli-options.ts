@@ -43,8 +43,9 @@ Options:
                          open connections from one address at most (default 1024)
   --max-message-bytes N  largest message content or system prompt (default 1048576)
   --max-loaded-conversations N
-                         conversations kept in memory at most; the least recently
-                         used idle ones are unloaded beyond it (default 10000)
+                         conversations kept in memory at most; beyond it the least
+                         recently used ones that are not running are unloaded
+                         (default 10000)
   --log-level LEVEL      debug | info | warn | error | silent (default info)
   -h, --help             show this help
   -v, --version          print the version

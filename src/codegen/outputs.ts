@@ -15,6 +15,7 @@ import { emitClientIndex } from "./client-emitter.js";
 import { emitClientErrors, emitClientTypes } from "./client-types.js";
 import { buildSchemaDocument } from "./json-schema.js";
 import { buildOpenRpcDocument } from "./openrpc.js";
+import { readmeFlagsBlock } from "./readme-flags.js";
 import { readmeMethodsBlock } from "./readme-methods.js";
 
 export function renderOutputs(root: string): Map<string, string> {
@@ -33,5 +34,5 @@ export function renderOutputs(root: string): Map<string, string> {
 }
 
 export function renderBlocks(): GeneratedBlock[] {
-  return [readmeMethodsBlock()];
+  return [readmeMethodsBlock(), readmeFlagsBlock()];
 }
