@@ -75,6 +75,7 @@ export const conversationGet: Handlers["conversation.get"] = async (params, { ap
   const records: ConversationRecord[] = [];
   let bytes = 0;
   for (let at = from; at < to; at += READ_CHUNK) {
+    runtime.lastUsed = Date.now(); // a long read keeps the conversation loaded
     for (const record of await handle.readRecords(at, Math.min(to, at + READ_CHUNK))) {
       bytes += JSON.stringify(record).length;
       if (bytes > max) {
