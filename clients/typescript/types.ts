@@ -77,7 +77,10 @@ export interface MessageRecord {
   reasoning?: string;
   /** For assistant messages: the tool calls the model requested, in order. */
   toolCalls?: Array<{
-    /** Id the model gave the call; the matching ToolCallRecord carries the same id. */
+    /**
+     * Id the model gave the call (its `tool_calls[].id`): the ToolCallRecord, the tool_*
+     * notifications and tool.confirm name the call by it.
+     */
     toolCallId: string;
     /** Name of the tool the model asked for. */
     toolName: string;
@@ -102,11 +105,17 @@ export interface ToolCallRecord {
   type: "tool_call";
   /** Record id, unique within the server. */
   id: string;
-  /** Id the model gave the call (OpenAI `tool_calls[].id`). */
+  /**
+   * Id the model gave the call (its `tool_calls[].id`): the ToolCallRecord, the tool_*
+   * notifications and tool.confirm name the call by it.
+   */
   toolCallId: string;
-  /** Name of the tool. */
+  /** Name of the tool the model asked for. */
   toolName: string;
-  /** Arguments the tool runs (or ran) with; after an edit, the edited ones. */
+  /**
+   * The call's arguments: as the model proposed them, or, after tool.confirm edited them, the
+   * edited ones.
+   */
   arguments: Record<string, unknown>;
   /** Present when the user edited the arguments: what the model proposed. */
   originalArguments?: Record<string, unknown>;
@@ -157,11 +166,17 @@ export interface ConversationState {
   generationId: string | null;
   /** Tool calls waiting for tool.confirm. */
   pendingTools: Array<{
-    /** The pending call's id; answer it with tool.confirm. */
+    /**
+     * Id the model gave the call (its `tool_calls[].id`): the ToolCallRecord, the tool_*
+     * notifications and tool.confirm name the call by it.
+     */
     toolCallId: string;
-    /** Tool name. */
+    /** Name of the tool the model asked for. */
     toolName: string;
-    /** Arguments the model proposed. */
+    /**
+     * The call's arguments: as the model proposed them, or, after tool.confirm edited them, the
+     * edited ones.
+     */
     arguments: Record<string, unknown>;
   }>;
   /**
@@ -180,7 +195,7 @@ export interface ConversationState {
      * @integer
      */
     code: number;
-    /** What went wrong, in words. */
+    /** What went wrong, in words (the provider's message for LLM errors). */
     message: string;
     /**
      * HTTP status from the model endpoint, when there was one.
@@ -409,7 +424,7 @@ export interface ServerStatusResult {
   damagedConversations: Array<{
     /** The damaged conversation's id; conversation.delete removes it. */
     conversationId: string;
-    /** What is wrong with its stored files. */
+    /** What is wrong with its stored files (no local paths). */
     problem: string;
   }>;
   /** Process memory. */
@@ -520,7 +535,7 @@ export interface ConversationListResult {
   damaged?: Array<{
     /** The damaged conversation's id; conversation.delete removes it. */
     conversationId: string;
-    /** What is wrong with its stored files. */
+    /** What is wrong with its stored files (no local paths). */
     problem: string;
   }>;
   /** Pass as `cursor` for the next page; absent on the last page. */
