@@ -7,7 +7,7 @@
  * documents are built from, never from zod types, so the client imports
  * nothing from protocol/ and can be copied or published alone.
  */
-import { ErrorCodes, ErrorData, ParamIssue, type ErrorCodeName } from "../../protocol/errors.js";
+import { ErrorData, ErrorTable, ParamIssue, type ErrorCodeName } from "../../protocol/errors.js";
 import {
   notifications,
   notificationTypeName,
@@ -19,7 +19,6 @@ import {
 import { ConversationSettings } from "../../protocol/records.js";
 import { records, toJsonSchema, TS_BANNER, type JsonSchema } from "./json-schema.js";
 import { docComment, firstSentence } from "./jsdoc.js";
-import { readErrorDocs } from "./openrpc.js";
 import { emitNamedType, NamedTypes, propertyKey, typeExpr } from "./ts-types.js";
 
 /** The two tables the client is generated from; tests pass a fake one (e.g. with an experimental method). */
@@ -132,12 +131,11 @@ export function emitClientTypes(protocolVersion: string, inventory: ClientInvent
 }
 
 /**
- * clients/typescript/errors.ts: the ErrorCodes table (each entry's doc
- * comment from protocol/errors.ts), the `data` each code carries, and the
+ * clients/typescript/errors.ts: the ErrorCodes table (each code documented
+ * by its `doc` in protocol/errors.ts), the `data` each code carries, and the
  * `isRpcError` guard that narrows `error.data` by code name.
  */
-export function emitClientErrors(errorsSource: string): string {
-  const docs = readErrorDocs(errorsSource);
+export function emitClientErrors(): string {
   const shared = sharedTypes();
   const named = new NamedTypes(shared);
   const usedShared = new Set<string>();
@@ -176,7 +174,7 @@ export function emitClientErrors(errorsSource: string): string {
     ),
     "export const ErrorCodes = {",
   ];
-  for (const [name, code] of Object.entries(ErrorCodes)) out.push(...docComment([docs.get(name)!], "  "), `  ${name}: ${code},`);
+  for (const [name, { code, doc }] of Object.entries(ErrorTable)) out.push(...docComment([doc], "  "), `  ${name}: ${code},`);
   out.push(
     "} as const;",
     "",
