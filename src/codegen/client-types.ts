@@ -16,7 +16,15 @@ import {
   type NotificationEntry,
   type RequestEntry,
 } from "../../protocol/inventory.js";
-import { ConversationSettings } from "../../protocol/records.js";
+import { ConversationEventBase, GenerationEventBase } from "../../protocol/events.js";
+import {
+  ConversationSettings,
+  DamagedConversationEntry,
+  GenerationError,
+  LastError,
+  ToolCall,
+  ToolCallRef,
+} from "../../protocol/records.js";
 import { records, toJsonSchema, TS_BANNER, type JsonSchema } from "./json-schema.js";
 import { docComment, firstSentence } from "./jsdoc.js";
 import { emitNamedType, NamedTypes, propertyKey, typeExpr } from "./ts-types.js";
@@ -31,12 +39,16 @@ export const protocolInventory: ClientInventory = { requests, notifications };
 
 /**
  * Types emitted once under their own name and referenced wherever the same
- * shape recurs: the records of schema.json, plus two shapes that recur in
- * the client's own types (settings inside Conversation, issues in error data).
+ * shape recurs: the records of schema.json; shapes that recur in the
+ * client's own types (settings inside Conversation, damaged entries in
+ * results and error data, issues in error data); and the field sets that
+ * types extend instead of repeating them (the fields of every conversation
+ * and generation event, a tool call's, a generation's error and the last one kept).
  */
 export function sharedTypes(): Record<string, JsonSchema> {
   const out: Record<string, JsonSchema> = {};
-  for (const [name, schema] of Object.entries({ ...records, ConversationSettings, ParamIssue })) {
+  const fieldSets = { ConversationEventBase, GenerationEventBase, ToolCallRef, ToolCall, GenerationError, LastError };
+  for (const [name, schema] of Object.entries({ ...records, ConversationSettings, DamagedConversationEntry, ParamIssue, ...fieldSets })) {
     out[name] = toJsonSchema(schema, "output", name);
   }
   return out;
@@ -78,7 +90,7 @@ export function emitClientTypes(protocolVersion: string, inventory: ClientInvent
     "/** The protocol version this client speaks, sent in `initialize`; a server of another major refuses it. */",
     `export const PROTOCOL_VERSION = ${JSON.stringify(protocolVersion)};`,
     "",
-    "// ── Shared records ──────────────────────────────────────────────────────────────────────────────",
+    "// ── Shared records and field sets ───────────────────────────────────────────────────────────────",
     "",
   ];
   for (const [name, schema] of Object.entries(shared)) out.push(...emit(name, schema, []));
