@@ -27,6 +27,15 @@ export const GenerationEventBase = ConversationEventBase.extend({ generationId: 
   "Fields every notification of a generation (generation_*, tool_*, interrupted) carries.",
 );
 
+/** What one model call cost, in tokens, as the endpoint reports it. */
+export const TokenUsage = z
+  .object({
+    promptTokens: z.number().int().describe("Prompt tokens."),
+    completionTokens: z.number().int().describe("Completion tokens."),
+    totalTokens: z.number().int().describe("Total tokens."),
+  })
+  .describe("Tokens one model call used, as the endpoint reports them.");
+
 export const ConnectedNotification = z
   .object({
     connectionId: z.string().describe("Id of this connection."),
@@ -57,14 +66,7 @@ export const GenerationProgressNotification = GenerationEventBase.extend({
 export const GenerationCompleteNotification = GenerationEventBase.extend({
   iteration: z.number().int().min(1).describe("Which model call of the step ended."),
   finishReason: z.string().nullable().describe("The endpoint's finish_reason (stop, tool_calls, length, …)."),
-  usage: z
-    .object({
-      promptTokens: z.number().int().describe("Prompt tokens."),
-      completionTokens: z.number().int().describe("Completion tokens."),
-      totalTokens: z.number().int().describe("Total tokens."),
-    })
-    .nullable()
-    .describe("Token usage, when the endpoint reports it."),
+  usage: TokenUsage.nullable().describe("Token usage, when the endpoint reports it."),
   final: z
     .boolean()
     .describe(

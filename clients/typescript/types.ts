@@ -219,6 +219,28 @@ export interface ParamIssue {
   code: string;
 }
 
+/** Tokens one model call used, as the endpoint reports them. */
+export interface TokenUsage {
+  /**
+   * Prompt tokens.
+   *
+   * @integer
+   */
+  promptTokens: number;
+  /**
+   * Completion tokens.
+   *
+   * @integer
+   */
+  completionTokens: number;
+  /**
+   * Total tokens.
+   *
+   * @integer
+   */
+  totalTokens: number;
+}
+
 /**
  * Fields every conversation notification carries. `seq` is per conversation, strictly increasing
  * and never reused (also across server restarts), so a client that reconnects can ask for
@@ -1031,26 +1053,7 @@ export interface GenerationCompleteNotification extends GenerationEventBase {
   /** The endpoint's finish_reason (stop, tool_calls, length, …). */
   finishReason: string | null;
   /** Token usage, when the endpoint reports it. */
-  usage: {
-    /**
-     * Prompt tokens.
-     *
-     * @integer
-     */
-    promptTokens: number;
-    /**
-     * Completion tokens.
-     *
-     * @integer
-     */
-    completionTokens: number;
-    /**
-     * Total tokens.
-     *
-     * @integer
-     */
-    totalTokens: number;
-  } | null;
+  usage: TokenUsage | null;
   /**
    * True when the step ends here: the model answered without tools, or maxIterations was reached
    * (its tool calls are then skipped and a notice is stored first). Every generation ends with

@@ -16,7 +16,7 @@ import {
   type NotificationEntry,
   type RequestEntry,
 } from "../../protocol/inventory.js";
-import { ConversationEventBase, GenerationEventBase } from "../../protocol/events.js";
+import { ConversationEventBase, GenerationEventBase, TokenUsage } from "../../protocol/events.js";
 import {
   ConversationSettings,
   DamagedConversationEntry,
@@ -40,15 +40,17 @@ export const protocolInventory: ClientInventory = { requests, notifications };
 /**
  * Types emitted once under their own name and referenced wherever the same
  * shape recurs: the records of schema.json; shapes that recur in the
- * client's own types (settings inside Conversation, damaged entries in
- * results and error data, issues in error data); and the field sets that
+ * client's own types or that a client names (settings inside Conversation,
+ * damaged entries in results and error data, issues in error data, a model
+ * call's token usage); and the field sets that
  * types extend instead of repeating them (the fields of every conversation
  * and generation event, a tool call's, a generation's error and the last one kept).
  */
 export function sharedTypes(): Record<string, JsonSchema> {
   const out: Record<string, JsonSchema> = {};
   const fieldSets = { ConversationEventBase, GenerationEventBase, ToolCallRef, ToolCall, GenerationError, LastError };
-  for (const [name, schema] of Object.entries({ ...records, ConversationSettings, DamagedConversationEntry, ParamIssue, ...fieldSets })) {
+  const recurring = { ConversationSettings, DamagedConversationEntry, ParamIssue, TokenUsage };
+  for (const [name, schema] of Object.entries({ ...records, ...recurring, ...fieldSets })) {
     out[name] = toJsonSchema(schema, "output", name);
   }
   return out;
