@@ -117,14 +117,3 @@ export const ConversationUnsubscribeParams = z
   .strictObject({ conversationId: ConversationId })
   .describe("Parameters of conversation.unsubscribe.");
 export const ConversationUnsubscribeResult = z.object({}).describe("Empty on success.");
-
-export type ConversationCreateParams = z.infer<typeof ConversationCreateParams>;
-export type ConversationListParams = z.infer<typeof ConversationListParams>;
-export type ConversationListResult = z.infer<typeof ConversationListResult>;
-export type ConversationGetParams = z.infer<typeof ConversationGetParams>;
-export type ConversationGetResult = z.infer<typeof ConversationGetResult>;
-export type ConversationUpdateParams = z.infer<typeof ConversationUpdateParams>;
-export type ConversationDeleteParams = z.infer<typeof ConversationDeleteParams>;
-export type ConversationSubscribeParams = z.infer<typeof ConversationSubscribeParams>;
-export type ConversationSubscribeResult = z.infer<typeof ConversationSubscribeResult>;
-export type ConversationUnsubscribeParams = z.infer<typeof ConversationUnsubscribeParams>;

@@ -119,18 +119,3 @@ export const ErrorNotification = ConversationEventBase.extend({
   generationId: GenerationId.nullable(),
   ...GenerationError.shape,
 }).describe("The generation failed and has ended; the conversation stays usable and its state.lastError holds this.");
-
-export type ConnectedNotification = z.infer<typeof ConnectedNotification>;
-export type MessageAddedNotification = z.infer<typeof MessageAddedNotification>;
-export type ConversationUpdatedNotification = z.infer<typeof ConversationUpdatedNotification>;
-export type GenerationStartedNotification = z.infer<typeof GenerationStartedNotification>;
-export type GenerationProgressNotification = z.infer<typeof GenerationProgressNotification>;
-export type GenerationCompleteNotification = z.infer<typeof GenerationCompleteNotification>;
-export type ToolPendingNotification = z.infer<typeof ToolPendingNotification>;
-export type ToolExecutingNotification = z.infer<typeof ToolExecutingNotification>;
-export type ToolOutputNotification = z.infer<typeof ToolOutputNotification>;
-export type ToolCompletedNotification = z.infer<typeof ToolCompletedNotification>;
-export type ToolFailedNotification = z.infer<typeof ToolFailedNotification>;
-export type ToolSkippedNotification = z.infer<typeof ToolSkippedNotification>;
-export type InterruptedNotification = z.infer<typeof InterruptedNotification>;
-export type ErrorNotification = z.infer<typeof ErrorNotification>;

@@ -70,9 +70,5 @@ export const ToolConfirmResult = z
   })
   .describe("Result of tool.confirm.");
 
-export type StepParams = z.infer<typeof StepParams>;
-export type StepResult = z.infer<typeof StepResult>;
-export type InterruptParams = z.infer<typeof InterruptParams>;
-export type InterruptResult = z.infer<typeof InterruptResult>;
 export type ToolConfirmParams = z.infer<typeof ToolConfirmParams>;
 export type ToolConfirmResult = z.infer<typeof ToolConfirmResult>;
