@@ -13,6 +13,9 @@ export const ConversationId = z
   .regex(CONVERSATION_ID_PATTERN, "must be 1–128 letters, digits, \"_\" or \"-\" (an id from conversation.create)")
   .describe("Conversation id, as returned by conversation.create (e.g. \"c_7f3a…\"): 1–128 of A–Z, a–z, 0–9, _ and -.");
 
+/** A model name as params accept it (conversation.create and .update, step). */
+export const ModelName = z.string().min(1).max(200);
+
 export const Timestamp = z.iso
   .datetime()
   .describe("ISO-8601 UTC timestamp with milliseconds, e.g. \"2026-11-22T04:52:41.123Z\".");
@@ -189,16 +192,19 @@ export const LastError = GenerationError.extend({ timestamp: Timestamp }).descri
   "The most recent error of the conversation's generations.",
 );
 
+/** How many further tool uses a conversation runs without asking: its state, and what tool.confirm answers. */
+export const AutoConfirmRemaining = z
+  .number()
+  .int()
+  .min(0)
+  .describe("How many further tool uses this conversation will run without asking (set by tool.confirm action \"auto\").");
+
 export const ConversationState = z
   .object({
     generating: z.boolean().describe("True while a generation runs (streaming, waiting for confirmation or running tools)."),
     generationId: z.string().nullable().describe("The running generation's id, or null."),
     pendingTools: z.array(PendingTool).describe("Tool calls waiting for tool.confirm."),
-    autoConfirmRemaining: z
-      .number()
-      .int()
-      .min(0)
-      .describe("How many further tool uses this conversation will run without asking (set by tool.confirm action \"auto\")."),
+    autoConfirmRemaining: AutoConfirmRemaining,
     lastError: LastError.nullable().describe("Last generation error, cleared when a generation succeeds."),
     seq: z.number().int().min(0).describe("Seq of the latest event of this conversation; subscribe with afterSeq = this to miss nothing."),
   })

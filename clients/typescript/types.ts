@@ -917,7 +917,8 @@ export interface ToolConfirmResult {
    */
   status: "pending" | "executing" | "completed" | "failed" | "skipped";
   /**
-   * Tool uses the conversation will still run without asking.
+   * How many further tool uses this conversation will run without asking (set by tool.confirm
+   * action "auto").
    *
    * @integer
    * @minimum 0
