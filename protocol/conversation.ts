@@ -6,14 +6,20 @@ import {
   ConversationSettingsPatch,
   ConversationState,
   DamagedConversationEntry,
+  ModelName,
 } from "./records.js";
+
+/** What conversation.create and conversation.update accept for the same fields. */
+const Title = z.string().max(500);
+const SystemPrompt = z.string().max(1_000_000);
+const Workspace = z.string().min(1).max(4096);
 
 export const ConversationCreateParams = z
   .strictObject({
-    title: z.string().max(500).optional().describe("Title; defaults to empty."),
-    model: z.string().min(1).max(200).optional().describe("Model for this conversation; defaults to the server's."),
-    system: z.string().max(1_000_000).optional().describe("System prompt sent first in every model request."),
-    workspace: z.string().min(1).max(4096).optional().describe("Working directory for tools (absolute, or relative to the server's working directory)."),
+    title: Title.optional().describe("Title; defaults to empty."),
+    model: ModelName.optional().describe("Model for this conversation; defaults to the server's."),
+    system: SystemPrompt.optional().describe("System prompt sent first in every model request."),
+    workspace: Workspace.optional().describe("Working directory for tools (absolute, or relative to the server's working directory)."),
     settings: ConversationSettingsPatch.optional(),
   })
   .describe("Parameters of conversation.create.");
@@ -74,10 +80,10 @@ export const ConversationGetResult = z
 export const ConversationUpdateParams = z
   .strictObject({
     conversationId: ConversationId,
-    title: z.string().max(500).optional().describe("New title."),
-    model: z.string().min(1).max(200).nullable().optional().describe("New model; null returns to the server default."),
-    system: z.string().max(1_000_000).nullable().optional().describe("New system prompt; null removes it."),
-    workspace: z.string().min(1).max(4096).nullable().optional().describe("New tool working directory; null returns to the server's."),
+    title: Title.optional().describe("New title."),
+    model: ModelName.nullable().optional().describe("New model; null returns to the server default."),
+    system: SystemPrompt.nullable().optional().describe("New system prompt; null removes it."),
+    workspace: Workspace.nullable().optional().describe("New tool working directory; null returns to the server's."),
     settings: ConversationSettingsPatch.optional(),
   })
   .describe("Parameters of conversation.update. Fields left out are unchanged.");
@@ -117,14 +123,3 @@ export const ConversationUnsubscribeParams = z
   .strictObject({ conversationId: ConversationId })
   .describe("Parameters of conversation.unsubscribe.");
 export const ConversationUnsubscribeResult = z.object({}).describe("Empty on success.");
-
-export type ConversationCreateParams = z.infer<typeof ConversationCreateParams>;
-export type ConversationListParams = z.infer<typeof ConversationListParams>;
-export type ConversationListResult = z.infer<typeof ConversationListResult>;
-export type ConversationGetParams = z.infer<typeof ConversationGetParams>;
-export type ConversationGetResult = z.infer<typeof ConversationGetResult>;
-export type ConversationUpdateParams = z.infer<typeof ConversationUpdateParams>;
-export type ConversationDeleteParams = z.infer<typeof ConversationDeleteParams>;
-export type ConversationSubscribeParams = z.infer<typeof ConversationSubscribeParams>;
-export type ConversationSubscribeResult = z.infer<typeof ConversationSubscribeResult>;
-export type ConversationUnsubscribeParams = z.infer<typeof ConversationUnsubscribeParams>;

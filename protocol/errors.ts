@@ -1,80 +1,5 @@
 import { z } from "zod";
-
-/**
- * Every error code a client can receive, in one table.
- *
- * Standard JSON-RPC 2.0 codes come first; application codes live in the
- * reserved server range -32000…-32099. Errors that never cross the wire
- * (socket closed, client-side timeout) are not here: the generated client
- * reports those with string codes of its own.
- */
-export const ErrorCodes = {
-  /** Invalid JSON was received. */
-  PARSE_ERROR: -32700,
-  /** The JSON sent is not a valid JSON-RPC 2.0 request object. */
-  INVALID_REQUEST: -32600,
-  /** The method does not exist. */
-  METHOD_NOT_FOUND: -32601,
-  /** Invalid method parameters; `data.issues` lists each problem with its path. */
-  INVALID_PARAMS: -32602,
-  /** An unexpected server fault. The message is generic; details go to the server log only. */
-  INTERNAL_ERROR: -32603,
-
-  /** A request other than `initialize` arrived before `initialize` succeeded on this connection. */
-  NOT_INITIALIZED: -32001,
-  /** `initialize` was sent twice on one connection. */
-  ALREADY_INITIALIZED: -32002,
-  /** The client speaks a protocol major version the server does not. `data.supported` names ours. */
-  UNSUPPORTED_PROTOCOL_VERSION: -32003,
-  /** The method is experimental (its shape may still change): send `capabilities.experimentalApi: true` in `initialize` to use it. */
-  EXPERIMENTAL_API_REQUIRED: -32004,
-  /** No conversation has the given id (it never existed or was deleted). */
-  CONVERSATION_NOT_FOUND: -32010,
-  /** The conversation's stored files are damaged, so it cannot be loaded; `conversation.delete` still removes it. `data.problem` says what is wrong. */
-  CONVERSATION_DAMAGED: -32011,
-  /** A generation is already running in this conversation; `interrupt` it or wait for it to end. */
-  GENERATION_IN_PROGRESS: -32020,
-  /** No tool call with this id exists in the conversation. */
-  TOOL_CALL_NOT_FOUND: -32021,
-  /** The tool call is no longer pending: it was already confirmed, skipped or ended. `data.status` tells which. */
-  TOOL_CALL_NOT_PENDING: -32022,
-  /** The language model endpoint failed (HTTP status, connection, stall). `data.status` carries its HTTP status when there is one. */
-  LLM_ERROR: -32030,
-  /** No model is configured: set AGENTWIRE_MODEL, --model, the conversation's model or `step`'s model. */
-  MODEL_NOT_CONFIGURED: -32031,
-  /** The endpoint lists no models (or has no `/models` route). */
-  MODELS_UNAVAILABLE: -32032,
-  /** Persisting to the store failed (read-only or full disk, no file descriptors…); the change did not happen and left no trace. */
-  STORAGE_ERROR: -32040,
-  /** A server limit was reached (message size, conversation size, reply size, subscriptions, generations…). `data.limit` names the limit and `data.max` its value; nothing was changed. */
-  LIMIT_EXCEEDED: -32050,
-} as const;
-
-export type ErrorCodeName = keyof typeof ErrorCodes;
-export type ErrorCode = (typeof ErrorCodes)[ErrorCodeName];
-
-/** One-line meanings, used in the OpenRPC document and in generic messages. */
-export const ErrorMeanings: Record<ErrorCodeName, string> = {
-  PARSE_ERROR: "Parse error: the frame is not valid JSON",
-  INVALID_REQUEST: "Invalid request: not a JSON-RPC 2.0 request object",
-  METHOD_NOT_FOUND: "Method not found",
-  INVALID_PARAMS: "Invalid params: data.issues lists each problem with its path",
-  INTERNAL_ERROR: "Internal error",
-  NOT_INITIALIZED: "Not initialized: send initialize first",
-  ALREADY_INITIALIZED: "Already initialized",
-  UNSUPPORTED_PROTOCOL_VERSION: "Unsupported protocol version",
-  EXPERIMENTAL_API_REQUIRED: "Experimental method: initialize with capabilities.experimentalApi true",
-  CONVERSATION_NOT_FOUND: "Conversation not found",
-  CONVERSATION_DAMAGED: "Conversation damaged",
-  GENERATION_IN_PROGRESS: "A generation is already in progress in this conversation",
-  TOOL_CALL_NOT_FOUND: "Tool call not found",
-  TOOL_CALL_NOT_PENDING: "Tool call is not pending",
-  LLM_ERROR: "The language model endpoint failed",
-  MODEL_NOT_CONFIGURED: "No model configured",
-  MODELS_UNAVAILABLE: "The endpoint lists no models",
-  STORAGE_ERROR: "Storage error",
-  LIMIT_EXCEEDED: "Limit exceeded",
-};
+import { DamagedConversationEntry, EndpointStatus } from "./records.js";
 
 /** One problem with a request's params. */
 export const ParamIssue = z
@@ -88,64 +13,187 @@ export const ParamIssue = z
   .describe("One problem with a request's params.");
 
 const ConversationRef = z.object({ conversationId: z.string().describe("The conversation concerned.") });
+const ToolCallAskedFor = z.object({ toolCallId: z.string().describe("The tool call id that was asked for.") });
+const EndpointFailure = z.object({ status: EndpointStatus });
+
+/** One code of the error table. */
+interface ErrorEntry {
+  /** The JSON-RPC `error.code`. */
+  readonly code: number;
+  /** One line: the OpenRPC `message`, and how every message with this code starts. */
+  readonly meaning: string;
+  /** When the code is answered and what to do about it: the OpenRPC description and the generated client's JSDoc. */
+  readonly doc: string;
+  /** The `error.data` it carries, typed for clients; a code without one carries no data. */
+  readonly data?: z.ZodType;
+}
 
 /**
- * The `error.data` each code carries, where it carries one. Clients can read
- * these typed; codes not listed here carry no data.
+ * Every error code a client can receive, in one table: one entry per code.
+ * ErrorCodes, ErrorMeanings and ErrorData are its columns.
+ *
+ * Standard JSON-RPC 2.0 codes come first; application codes live in the
+ * reserved server range -32000…-32099. Errors that never cross the wire
+ * (socket closed, client-side timeout) are not here: the generated client
+ * reports those with string codes of its own.
  */
-export const ErrorData = {
-  INVALID_REQUEST: z
-    .object({
-      limit: z.string().optional().describe("The frame limit that was exceeded (\"maxBatch\", \"maxDepth\"), when that was the problem."),
-      max: z.number().int().optional().describe("The limit's value."),
-    })
-    .optional()
-    .describe("Data of INVALID_REQUEST: present when a frame limit was exceeded."),
-  INVALID_PARAMS: z
-    .object({ issues: z.array(ParamIssue).min(1).describe("Every problem found, each naming its field.") })
-    .describe("Data of INVALID_PARAMS."),
-  UNSUPPORTED_PROTOCOL_VERSION: z
-    .object({ supported: z.string().describe("The protocol version the server speaks.") })
-    .describe("Data of UNSUPPORTED_PROTOCOL_VERSION."),
-  EXPERIMENTAL_API_REQUIRED: z
-    .object({
+export const ErrorTable = {
+  PARSE_ERROR: {
+    code: -32700,
+    meaning: "Parse error: the frame is not valid JSON",
+    doc: "Invalid JSON was received.",
+  },
+  INVALID_REQUEST: {
+    code: -32600,
+    meaning: "Invalid request: not a JSON-RPC 2.0 request object",
+    doc: "The JSON sent is not a valid JSON-RPC 2.0 request object.",
+    data: z
+      .object({
+        limit: z.string().optional().describe("The frame limit that was exceeded (\"maxBatch\", \"maxDepth\"), when that was the problem."),
+        max: z.number().int().optional().describe("The limit's value."),
+      })
+      .optional()
+      .describe("Data of INVALID_REQUEST: present when a frame limit was exceeded."),
+  },
+  METHOD_NOT_FOUND: {
+    code: -32601,
+    meaning: "Method not found",
+    doc: "The method does not exist.",
+  },
+  INVALID_PARAMS: {
+    code: -32602,
+    meaning: "Invalid params: data.issues lists each problem with its path",
+    doc: "Invalid method parameters; `data.issues` lists each problem with its path.",
+    data: z.object({ issues: z.array(ParamIssue).min(1).describe("Every problem found, each naming its field.") }),
+  },
+  INTERNAL_ERROR: {
+    code: -32603,
+    meaning: "Internal error",
+    doc: "An unexpected server fault. The message is generic; details go to the server log only.",
+  },
+
+  NOT_INITIALIZED: {
+    code: -32001,
+    meaning: "Not initialized: send initialize first",
+    doc: "A request other than `initialize` arrived before `initialize` succeeded on this connection.",
+  },
+  ALREADY_INITIALIZED: {
+    code: -32002,
+    meaning: "Already initialized",
+    doc: "`initialize` was sent twice on one connection.",
+  },
+  UNSUPPORTED_PROTOCOL_VERSION: {
+    code: -32003,
+    meaning: "Unsupported protocol version",
+    doc: "The client speaks a protocol major version the server does not. `data.supported` names ours.",
+    data: z.object({ supported: z.string().describe("The protocol version the server speaks.") }),
+  },
+  EXPERIMENTAL_API_REQUIRED: {
+    code: -32004,
+    meaning: "Experimental method: initialize with capabilities.experimentalApi true",
+    doc: "The method is experimental (its shape may still change): send `capabilities.experimentalApi: true` in `initialize` to use it.",
+    data: z.object({
       method: z.string().describe("The experimental method."),
       reason: z.string().describe("Why it is experimental (what may still change)."),
-    })
-    .describe("Data of EXPERIMENTAL_API_REQUIRED."),
-  CONVERSATION_NOT_FOUND: ConversationRef.describe("Data of CONVERSATION_NOT_FOUND."),
-  CONVERSATION_DAMAGED: ConversationRef.extend({
-    problem: z.string().describe("What is wrong with its stored files (no local paths)."),
-  }).describe("Data of CONVERSATION_DAMAGED."),
-  GENERATION_IN_PROGRESS: z
-    .object({ generationId: z.string().describe("The generation that is running.") })
-    .describe("Data of GENERATION_IN_PROGRESS."),
-  TOOL_CALL_NOT_FOUND: z
-    .object({ toolCallId: z.string().describe("The tool call id that was asked for.") })
-    .describe("Data of TOOL_CALL_NOT_FOUND."),
-  TOOL_CALL_NOT_PENDING: z
-    .object({
-      toolCallId: z.string().describe("The tool call."),
+    }),
+  },
+  CONVERSATION_NOT_FOUND: {
+    code: -32010,
+    meaning: "Conversation not found",
+    doc: "No conversation has the given id (it never existed or was deleted).",
+    data: ConversationRef,
+  },
+  CONVERSATION_DAMAGED: {
+    code: -32011,
+    meaning: "Conversation damaged",
+    doc: "The conversation's stored files are damaged, so it cannot be loaded; `conversation.delete` still removes it. `data.problem` says what is wrong.",
+    data: DamagedConversationEntry,
+  },
+  GENERATION_IN_PROGRESS: {
+    code: -32020,
+    meaning: "A generation is already in progress in this conversation",
+    doc: "A generation is already running in this conversation; `interrupt` it or wait for it to end.",
+    data: z.object({ generationId: z.string().describe("The generation that is running.") }),
+  },
+  TOOL_CALL_NOT_FOUND: {
+    code: -32021,
+    meaning: "Tool call not found",
+    doc: "No tool call with this id exists in the conversation.",
+    data: ToolCallAskedFor,
+  },
+  TOOL_CALL_NOT_PENDING: {
+    code: -32022,
+    meaning: "Tool call is not pending",
+    doc: "The tool call is no longer pending: it was already confirmed, skipped or ended. `data.status` tells which.",
+    data: ToolCallAskedFor.extend({
       status: z.string().describe("What happened to it instead (confirm, edit, skip, executing, completed, failed, skipped…)."),
-    })
-    .describe("Data of TOOL_CALL_NOT_PENDING."),
-  LLM_ERROR: z
-    .object({ status: z.number().int().optional().describe("HTTP status from the model endpoint, when there was one.") })
-    .describe("Data of LLM_ERROR."),
-  MODELS_UNAVAILABLE: z
-    .object({ status: z.number().int().optional().describe("HTTP status from the model endpoint, when there was one.") })
-    .describe("Data of MODELS_UNAVAILABLE."),
-  LIMIT_EXCEEDED: z
-    .object({
+    }),
+  },
+  LLM_ERROR: {
+    code: -32030,
+    meaning: "The language model endpoint failed",
+    doc: "The language model endpoint failed (HTTP status, connection, stall). `data.status` carries its HTTP status when there is one.",
+    data: EndpointFailure,
+  },
+  MODEL_NOT_CONFIGURED: {
+    code: -32031,
+    meaning: "No model configured",
+    doc: "No model is configured: set AGENTWIRE_MODEL, --model, the conversation's model or `step`'s model.",
+  },
+  MODELS_UNAVAILABLE: {
+    code: -32032,
+    meaning: "The endpoint lists no models",
+    doc: "The endpoint lists no models (or has no `/models` route).",
+    data: EndpointFailure,
+  },
+  STORAGE_ERROR: {
+    code: -32040,
+    meaning: "Storage error",
+    doc: "Persisting to the store failed (read-only or full disk, no file descriptors…); the change did not happen and left no trace.",
+  },
+  LIMIT_EXCEEDED: {
+    code: -32050,
+    meaning: "Limit exceeded",
+    doc: "A server limit was reached (message size, conversation size, reply size, subscriptions, generations…). `data.limit` names the limit and `data.max` its value; nothing was changed.",
+    data: z.object({
       limit: z
         .string()
         .describe("Which limit: maxMessageBytes, maxConversationBytes, maxReplyBytes, maxSubscriptions, maxGenerations, …"),
       max: z.number().describe("The limit's value (bytes or a count)."),
       actual: z.number().optional().describe("What the request would have needed, when known."),
-    })
-    .describe("Data of LIMIT_EXCEEDED."),
-} as const satisfies Partial<Record<ErrorCodeName, z.ZodType>>;
+    }),
+  },
+} as const satisfies Record<string, ErrorEntry>;
 
-export type ErrorDataCode = keyof typeof ErrorData;
+type Table = typeof ErrorTable;
+export type ErrorCodeName = keyof Table;
+
+/** The codes that carry `error.data`. */
+export type ErrorDataCode = { [N in ErrorCodeName]: Table[N] extends { data: z.ZodType } ? N : never }[ErrorCodeName];
+
+const names = Object.keys(ErrorTable) as ErrorCodeName[];
+
+/** Error codes by name, e.g. `ErrorCodes.INVALID_PARAMS` is -32602 (as a literal type). */
+export const ErrorCodes = Object.fromEntries(names.map((name) => [name, ErrorTable[name].code])) as {
+  readonly [N in ErrorCodeName]: Table[N]["code"];
+};
+export type ErrorCode = (typeof ErrorCodes)[ErrorCodeName];
+
+/** One-line meanings, used in the OpenRPC document and in generic messages. */
+export const ErrorMeanings = Object.fromEntries(names.map((name) => [name, ErrorTable[name].meaning])) as Record<ErrorCodeName, string>;
+
+/**
+ * The `error.data` each code carries, where it carries one, described as
+ * "Data of NAME." unless its schema has a description of its own. Clients
+ * can read these typed; codes not listed here carry no data.
+ */
+export const ErrorData = Object.fromEntries(
+  names.flatMap((name) => {
+    const data: z.ZodType | undefined = (ErrorTable[name] as ErrorEntry).data;
+    if (data === undefined) return [];
+    return [[name, data.description === undefined ? data.describe(`Data of ${name}.`) : data]];
+  }),
+) as { readonly [N in ErrorDataCode]: Table[N] extends { data: infer D extends z.ZodType } ? D : never };
+
 export type ErrorDataOf<N extends ErrorCodeName> = N extends ErrorDataCode ? z.infer<(typeof ErrorData)[N]> : undefined;
 export type ParamIssue = z.infer<typeof ParamIssue>;

@@ -1,19 +1,40 @@
 import { z } from "zod";
-import { Conversation, ConversationId, MessageRecord, Timestamp, ToolCallRecord } from "./records.js";
+import {
+  Conversation,
+  ConversationId,
+  GenerationError,
+  MessageRecord,
+  Timestamp,
+  ToolCall,
+  ToolCallRecord,
+} from "./records.js";
 
-/**
- * Fields every conversation notification carries. `seq` is per conversation,
- * strictly increasing and never reused (also across server restarts), so a
- * client that reconnects can ask for everything after the last seq it saw.
- */
-const EventBase = {
-  conversationId: ConversationId,
-  seq: z.number().int().min(1).describe("Per-conversation sequence number: strictly increasing, never reused."),
-  timestamp: Timestamp.describe("When the server emitted the event."),
-};
+/** Fields every conversation notification carries (all but `connected`). */
+export const ConversationEventBase = z
+  .object({
+    conversationId: ConversationId,
+    seq: z.number().int().min(1).describe("Per-conversation sequence number: strictly increasing, never reused."),
+    timestamp: Timestamp.describe("When the server emitted the event."),
+  })
+  .describe(
+    "Fields every conversation notification carries. `seq` is per conversation, strictly increasing and never reused (also across server restarts), so a client that reconnects can ask for everything after the last seq it saw.",
+  );
 
 const GenerationId = z.string().describe("The generation (one `step`) this event belongs to.");
-const ToolCallId = z.string().describe("The tool call's id (the model's `tool_calls[].id`).");
+
+/** Fields every notification of one generation carries: the conversation event's, and the generation's id. */
+export const GenerationEventBase = ConversationEventBase.extend({ generationId: GenerationId }).describe(
+  "Fields every notification of a generation (generation_*, tool_*, interrupted) carries.",
+);
+
+/** What one model call cost, in tokens, as the endpoint reports it. */
+export const TokenUsage = z
+  .object({
+    promptTokens: z.number().int().describe("Prompt tokens."),
+    completionTokens: z.number().int().describe("Completion tokens."),
+    totalTokens: z.number().int().describe("Total tokens."),
+  })
+  .describe("Tokens one model call used, as the endpoint reports them.");
 
 export const ConnectedNotification = z
   .object({
@@ -23,152 +44,78 @@ export const ConnectedNotification = z
   })
   .describe("Sent once right after a successful initialize. Carries no conversationId or seq.");
 
-export const MessageAddedNotification = z
-  .object({ ...EventBase, record: MessageRecord.describe("The stored message.") })
-  .describe("A message was stored (appended by a client, written by the model, or a server notice).");
+export const MessageAddedNotification = ConversationEventBase.extend({ record: MessageRecord.describe("The stored message.") }).describe(
+  "A message was stored (appended by a client, written by the model, or a server notice).",
+);
 
-export const ConversationUpdatedNotification = z
-  .object({
-    ...EventBase,
-    conversation: Conversation.describe("The conversation after the change."),
-    deleted: z.boolean().describe("True when the conversation was deleted; no further events follow."),
-  })
-  .describe("The conversation's metadata changed (update, or delete).");
+export const ConversationUpdatedNotification = ConversationEventBase.extend({
+  conversation: Conversation.describe("The conversation after the change."),
+  deleted: z.boolean().describe("True when the conversation was deleted; no further events follow."),
+}).describe("The conversation's metadata changed (update, or delete).");
 
-export const GenerationStartedNotification = z
-  .object({
-    ...EventBase,
-    generationId: GenerationId,
-    model: z.string().describe("Model asked."),
-    iteration: z.number().int().min(1).describe("1 for the first model call of the step, 2 after the first tool round, …"),
-  })
-  .describe("A model call began.");
+export const GenerationStartedNotification = GenerationEventBase.extend({
+  model: z.string().describe("Model asked."),
+  iteration: z.number().int().min(1).describe("1 for the first model call of the step, 2 after the first tool round, …"),
+}).describe("A model call began.");
 
-export const GenerationProgressNotification = z
-  .object({
-    ...EventBase,
-    generationId: GenerationId,
-    kind: z.enum(["text", "reasoning"]).describe("text: answer tokens; reasoning: thinking tokens."),
-    delta: z.string().describe("New text, to append to what came before (deltas that arrive together may be coalesced)."),
-  })
-  .describe("Streamed tokens of the current model call. Never stored one by one: the full text arrives in message_added.");
+export const GenerationProgressNotification = GenerationEventBase.extend({
+  kind: z.enum(["text", "reasoning"]).describe("text: answer tokens; reasoning: thinking tokens."),
+  delta: z.string().describe("New text, to append to what came before (deltas that arrive together may be coalesced)."),
+}).describe("Streamed tokens of the current model call. Never stored one by one: the full text arrives in message_added.");
 
-export const GenerationCompleteNotification = z
-  .object({
-    ...EventBase,
-    generationId: GenerationId,
-    iteration: z.number().int().min(1).describe("Which model call of the step ended."),
-    finishReason: z.string().nullable().describe("The endpoint's finish_reason (stop, tool_calls, length, …)."),
-    usage: z
-      .object({
-        promptTokens: z.number().int().describe("Prompt tokens."),
-        completionTokens: z.number().int().describe("Completion tokens."),
-        totalTokens: z.number().int().describe("Total tokens."),
-      })
-      .nullable()
-      .describe("Token usage, when the endpoint reports it."),
-    final: z
-      .boolean()
-      .describe(
-        "True when the step ends here: the model answered without tools, or maxIterations was reached (its tool calls are then skipped and a notice is stored first). Every generation ends with exactly one of: generation_complete with final true, interrupted, error.",
-      ),
-  })
-  .describe("A model call ended and its assistant message was stored.");
+export const GenerationCompleteNotification = GenerationEventBase.extend({
+  iteration: z.number().int().min(1).describe("Which model call of the step ended."),
+  finishReason: z.string().nullable().describe("The endpoint's finish_reason (stop, tool_calls, length, …)."),
+  usage: TokenUsage.nullable().describe("Token usage, when the endpoint reports it."),
+  final: z
+    .boolean()
+    .describe(
+      "True when the step ends here: the model answered without tools, or maxIterations was reached (its tool calls are then skipped and a notice is stored first). Every generation ends with exactly one of: generation_complete with final true, interrupted, error.",
+    ),
+}).describe("A model call ended and its assistant message was stored.");
 
-export const ToolPendingNotification = z
-  .object({
-    ...EventBase,
-    generationId: GenerationId,
-    toolCallId: ToolCallId,
-    toolName: z.string().describe("Tool name."),
-    arguments: z.record(z.string(), z.unknown()).describe("Arguments the model proposed."),
-    autoConfirmed: z
-      .boolean()
-      .describe("True when auto-confirm will run it at once (tool_executing follows without a tool.confirm)."),
-  })
-  .describe("The model proposed a tool call; unless autoConfirmed, it waits for tool.confirm.");
+export const ToolPendingNotification = GenerationEventBase.extend({
+  ...ToolCall.shape,
+  autoConfirmed: z
+    .boolean()
+    .describe("True when auto-confirm will run it at once (tool_executing follows without a tool.confirm)."),
+}).describe("The model proposed a tool call; unless autoConfirmed, it waits for tool.confirm.");
 
-export const ToolExecutingNotification = z
-  .object({
-    ...EventBase,
-    generationId: GenerationId,
-    toolCallId: ToolCallId,
-    toolName: z.string().describe("Tool name."),
-    arguments: z.record(z.string(), z.unknown()).describe("Arguments it runs with (edited ones, after an edit)."),
-    edited: z.boolean().describe("True when the user edited the arguments."),
-  })
-  .describe("A tool call started running.");
+export const ToolExecutingNotification = GenerationEventBase.extend({
+  ...ToolCall.shape,
+  edited: z.boolean().describe("True when the user edited the arguments."),
+}).describe("A tool call started running.");
 
-export const ToolOutputNotification = z
-  .object({
-    ...EventBase,
-    generationId: GenerationId,
-    toolCallId: ToolCallId,
-    stream: z.enum(["stdout", "stderr"]).describe("Which output stream the chunk came from."),
-    chunk: z.string().describe("Output text (UTF-8), in order."),
-  })
-  .describe("A chunk of a running tool's output.");
+export const ToolOutputNotification = GenerationEventBase.extend({
+  toolCallId: ToolCall.shape.toolCallId,
+  stream: z.enum(["stdout", "stderr"]).describe("Which output stream the chunk came from."),
+  chunk: z.string().describe("Output text (UTF-8), in order."),
+}).describe("A chunk of a running tool's output.");
 
-export const ToolCompletedNotification = z
-  .object({
-    ...EventBase,
-    generationId: GenerationId,
-    record: ToolCallRecord.describe("The tool call record, now completed, with its result."),
-  })
-  .describe("A tool call ran and succeeded.");
+export const ToolCompletedNotification = GenerationEventBase.extend({
+  record: ToolCallRecord.describe("The tool call record, now completed, with its result."),
+}).describe("A tool call ran and succeeded.");
 
-export const ToolFailedNotification = z
-  .object({
-    ...EventBase,
-    generationId: GenerationId,
-    record: ToolCallRecord.describe("The tool call record, now failed, with the error as result."),
-  })
-  .describe("A tool call ran and failed (non-zero exit, timeout, invalid arguments, unknown tool).");
+export const ToolFailedNotification = GenerationEventBase.extend({
+  record: ToolCallRecord.describe("The tool call record, now failed, with the error as result."),
+}).describe("A tool call ran and failed (non-zero exit, timeout, invalid arguments, unknown tool).");
 
-export const ToolSkippedNotification = z
-  .object({
-    ...EventBase,
-    generationId: GenerationId,
-    record: ToolCallRecord.describe("The tool call record, now skipped."),
-    reason: z
-      .enum(["user", "interrupted", "max_iterations"])
-      .describe(
-        "user: declined with tool.confirm skip; interrupted: an interrupt ended the generation; max_iterations: the step reached maxIterations, so no model call would see the result.",
-      ),
-  })
-  .describe("A tool call will not run.");
+export const ToolSkippedNotification = GenerationEventBase.extend({
+  record: ToolCallRecord.describe("The tool call record, now skipped."),
+  reason: z
+    .enum(["user", "interrupted", "max_iterations"])
+    .describe(
+      "user: declined with tool.confirm skip; interrupted: an interrupt ended the generation; max_iterations: the step reached maxIterations, so no model call would see the result.",
+    ),
+}).describe("A tool call will not run.");
 
-export const InterruptedNotification = z
-  .object({
-    ...EventBase,
-    generationId: GenerationId,
-    phase: z
-      .enum(["streaming", "pending", "executing", "starting"])
-      .describe("What the generation was doing when interrupted."),
-  })
-  .describe("The generation was interrupted and has ended. Sent exactly once per interrupted generation.");
+export const InterruptedNotification = GenerationEventBase.extend({
+  phase: z
+    .enum(["streaming", "pending", "executing", "starting"])
+    .describe("What the generation was doing when interrupted."),
+}).describe("The generation was interrupted and has ended. Sent exactly once per interrupted generation.");
 
-export const ErrorNotification = z
-  .object({
-    ...EventBase,
-    generationId: GenerationId.nullable(),
-    code: z.number().int().describe("Error code from the error table (e.g. LLM_ERROR)."),
-    message: z.string().describe("What went wrong, in words (the provider's message for LLM errors)."),
-    status: z.number().int().optional().describe("HTTP status from the model endpoint, when there was one."),
-  })
-  .describe("The generation failed and has ended; the conversation stays usable and its state.lastError holds this.");
-
-export type ConnectedNotification = z.infer<typeof ConnectedNotification>;
-export type MessageAddedNotification = z.infer<typeof MessageAddedNotification>;
-export type ConversationUpdatedNotification = z.infer<typeof ConversationUpdatedNotification>;
-export type GenerationStartedNotification = z.infer<typeof GenerationStartedNotification>;
-export type GenerationProgressNotification = z.infer<typeof GenerationProgressNotification>;
-export type GenerationCompleteNotification = z.infer<typeof GenerationCompleteNotification>;
-export type ToolPendingNotification = z.infer<typeof ToolPendingNotification>;
-export type ToolExecutingNotification = z.infer<typeof ToolExecutingNotification>;
-export type ToolOutputNotification = z.infer<typeof ToolOutputNotification>;
-export type ToolCompletedNotification = z.infer<typeof ToolCompletedNotification>;
-export type ToolFailedNotification = z.infer<typeof ToolFailedNotification>;
-export type ToolSkippedNotification = z.infer<typeof ToolSkippedNotification>;
-export type InterruptedNotification = z.infer<typeof InterruptedNotification>;
-export type ErrorNotification = z.infer<typeof ErrorNotification>;
+export const ErrorNotification = ConversationEventBase.extend({
+  generationId: GenerationId.nullable(),
+  ...GenerationError.shape,
+}).describe("The generation failed and has ended; the conversation stays usable and its state.lastError holds this.");

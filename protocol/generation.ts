@@ -1,14 +1,17 @@
 import { z } from "zod";
-import { ConversationId, ToolCallStatus } from "./records.js";
+import { AutoConfirmRemaining, ConversationId, ModelName, ToolCallStatus } from "./records.js";
+
+/** The most tool uses one step or one tool.confirm "auto" may let run without asking. */
+const AutoConfirmCount = z.number().int().min(0).max(100_000);
 
 export const StepParams = z
   .strictObject({
     conversationId: ConversationId,
     autoConfirm: z
-      .union([z.boolean(), z.number().int().min(0).max(100_000)])
+      .union([z.boolean(), AutoConfirmCount])
       .optional()
       .describe("true: run every tool call of this step without asking; a number: run that many without asking, then ask. Default: ask for each."),
-    model: z.string().min(1).max(200).optional().describe("Model for this step only; overrides the conversation's and the server's."),
+    model: ModelName.optional().describe("Model for this step only; overrides the conversation's and the server's."),
   })
   .describe("Parameters of step: run the agent on the conversation until the model answers without tools.");
 export const StepResult = z
@@ -39,15 +42,9 @@ export const ToolConfirmParams = z
       .record(z.string(), z.unknown())
       .optional()
       .describe("With action \"edit\": the arguments to run with, validated against the tool's parameter schema."),
-    count: z
-      .number()
-      .int()
-      .min(0)
-      .max(100_000)
-      .optional()
-      .describe(
-        "With action \"auto\": how many further tool uses to run without asking (default 0: only this one). Sets the conversation's remaining count, replacing any earlier one.",
-      ),
+    count: AutoConfirmCount.optional().describe(
+      "With action \"auto\": how many further tool uses to run without asking (default 0: only this one). Sets the conversation's remaining count, replacing any earlier one.",
+    ),
   })
   .superRefine((v, ctx) => {
     if (v.action === "edit" && v.arguments === undefined) {
@@ -66,13 +63,9 @@ export const ToolConfirmResult = z
     status: ToolCallStatus.describe(
       "\"skipped\" after skip; otherwise \"executing\": the call is confirmed and runs as soon as the calls offered before it are done (calls of one message run in order).",
     ),
-    autoConfirmRemaining: z.number().int().min(0).describe("Tool uses the conversation will still run without asking."),
+    autoConfirmRemaining: AutoConfirmRemaining,
   })
   .describe("Result of tool.confirm.");
 
-export type StepParams = z.infer<typeof StepParams>;
-export type StepResult = z.infer<typeof StepResult>;
-export type InterruptParams = z.infer<typeof InterruptParams>;
-export type InterruptResult = z.infer<typeof InterruptResult>;
 export type ToolConfirmParams = z.infer<typeof ToolConfirmParams>;
 export type ToolConfirmResult = z.infer<typeof ToolConfirmResult>;

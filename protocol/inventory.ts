@@ -186,6 +186,12 @@ export function experimentalReason(method: string): string | undefined {
   return (requests as Record<string, RequestEntry>)[method]?.experimental;
 }
 
+/**
+ * A method's payload types, by the method's name: `RequestParams<"step">`,
+ * `NotificationParams<"tool_pending">`. The schema files give a payload no
+ * alias of its own unless server code needs one; the generated client names
+ * every one (StepParams, ToolPendingNotification, …).
+ */
 export type Requests = typeof requests;
 export type RequestMethod = keyof Requests;
 export type RequestParams<M extends RequestMethod> = z.input<Requests[M]["params"]>;

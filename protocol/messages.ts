@@ -11,5 +11,3 @@ export const MessageAppendParams = z
   })
   .describe("Parameters of message.append. Attachments come in a later protocol version.");
 export const MessageAppendResult = MessageRecord;
-
-export type MessageAppendParams = z.infer<typeof MessageAppendParams>;

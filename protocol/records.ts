@@ -13,6 +13,9 @@ export const ConversationId = z
   .regex(CONVERSATION_ID_PATTERN, "must be 1–128 letters, digits, \"_\" or \"-\" (an id from conversation.create)")
   .describe("Conversation id, as returned by conversation.create (e.g. \"c_7f3a…\"): 1–128 of A–Z, a–z, 0–9, _ and -.");
 
+/** A model name as params accept it (conversation.create and .update, step). */
+export const ModelName = z.string().min(1).max(200);
+
 export const Timestamp = z.iso
   .datetime()
   .describe("ISO-8601 UTC timestamp with milliseconds, e.g. \"2026-11-22T04:52:41.123Z\".");
@@ -87,10 +90,21 @@ export const BinaryContent = z
 
 export const ToolCallRef = z
   .object({
-    toolCallId: z.string().describe("Id the model gave the call; the matching ToolCallRecord carries the same id."),
+    toolCallId: z
+      .string()
+      .describe(
+        "Id the model gave the call (its `tool_calls[].id`): the ToolCallRecord, the tool_* notifications and tool.confirm name the call by it.",
+      ),
     toolName: z.string().describe("Name of the tool the model asked for."),
   })
-  .describe("A tool call the assistant requested in this message.");
+  .describe("A tool call the model requested, by id and tool name.");
+
+/** A tool call with its arguments: what a pending call, a running call and the stored record all carry. */
+export const ToolCall = ToolCallRef.extend({
+  arguments: z
+    .record(z.string(), z.unknown())
+    .describe("The call's arguments: as the model proposed them, or, after tool.confirm edited them, the edited ones."),
+}).describe("A tool call the model requested, with its arguments.");
 
 export const MessageRecord = z
   .object({
@@ -130,11 +144,7 @@ export const ToolCallRecord = z
   .object({
     type: z.literal("tool_call").describe("Discriminator: a tool call and its outcome."),
     id: z.string().describe("Record id, unique within the server."),
-    toolCallId: z.string().describe("Id the model gave the call (OpenAI `tool_calls[].id`)."),
-    toolName: z.string().describe("Name of the tool."),
-    arguments: z
-      .record(z.string(), z.unknown())
-      .describe("Arguments the tool runs (or ran) with; after an edit, the edited ones."),
+    ...ToolCall.shape,
     originalArguments: z
       .record(z.string(), z.unknown())
       .optional()
@@ -157,40 +167,44 @@ export const ConversationRecord = z
   .discriminatedUnion("type", [MessageRecord, ToolCallRecord])
   .describe("One entry of a conversation's history: a message or a tool call.");
 
-export const PendingTool = z
-  .object({
-    toolCallId: z.string().describe("The pending call's id; answer it with tool.confirm."),
-    toolName: z.string().describe("Tool name."),
-    arguments: z.record(z.string(), z.unknown()).describe("Arguments the model proposed."),
-  })
-  .describe("A tool call waiting for a decision.");
+export const PendingTool = ToolCall.describe("A tool call waiting for a decision (tool.confirm).");
 
 export const DamagedConversationEntry = z
   .object({
     conversationId: z.string().describe("The damaged conversation's id; conversation.delete removes it."),
-    problem: z.string().describe("What is wrong with its stored files."),
+    problem: z.string().describe("What is wrong with its stored files (no local paths)."),
   })
   .describe("A stored conversation whose files cannot be read.");
 
-export const LastError = z
+/** The HTTP status of a failed call to the model endpoint. */
+export const EndpointStatus = z.number().int().optional().describe("HTTP status from the model endpoint, when there was one.");
+
+/** Why a generation failed: the `error` notification carries it, and the conversation keeps it as `state.lastError`. */
+export const GenerationError = z
   .object({
     code: z.number().int().describe("Error code from the error table (e.g. LLM_ERROR)."),
-    message: z.string().describe("What went wrong, in words."),
-    status: z.number().int().optional().describe("HTTP status from the model endpoint, when there was one."),
-    timestamp: Timestamp,
+    message: z.string().describe("What went wrong, in words (the provider's message for LLM errors)."),
+    status: EndpointStatus,
   })
-  .describe("The most recent error of the conversation's generations.");
+  .describe("Why a generation failed.");
+
+export const LastError = GenerationError.extend({ timestamp: Timestamp }).describe(
+  "The most recent error of the conversation's generations.",
+);
+
+/** How many further tool uses a conversation runs without asking: its state, and what tool.confirm answers. */
+export const AutoConfirmRemaining = z
+  .number()
+  .int()
+  .min(0)
+  .describe("How many further tool uses this conversation will run without asking (set by tool.confirm action \"auto\").");
 
 export const ConversationState = z
   .object({
     generating: z.boolean().describe("True while a generation runs (streaming, waiting for confirmation or running tools)."),
     generationId: z.string().nullable().describe("The running generation's id, or null."),
     pendingTools: z.array(PendingTool).describe("Tool calls waiting for tool.confirm."),
-    autoConfirmRemaining: z
-      .number()
-      .int()
-      .min(0)
-      .describe("How many further tool uses this conversation will run without asking (set by tool.confirm action \"auto\")."),
+    autoConfirmRemaining: AutoConfirmRemaining,
     lastError: LastError.nullable().describe("Last generation error, cleared when a generation succeeds."),
     seq: z.number().int().min(0).describe("Seq of the latest event of this conversation; subscribe with afterSeq = this to miss nothing."),
   })

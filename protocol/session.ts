@@ -82,8 +82,3 @@ export const ServerStatusResult = z
       .describe("Process memory."),
   })
   .describe("Result of server.status.");
-
-export type InitializeParams = z.infer<typeof InitializeParams>;
-export type InitializeResult = z.infer<typeof InitializeResult>;
-export type ServerStatusParams = z.infer<typeof ServerStatusParams>;
-export type ServerStatusResult = z.infer<typeof ServerStatusResult>;

@@ -31,4 +31,3 @@ export const ModelsListResult = z
   .describe("Result of models.list.");
 
 export type ToolSpec = z.infer<typeof ToolSpec>;
-export type ModelsListResult = z.infer<typeof ModelsListResult>;

@@ -16,7 +16,7 @@ import { requests, notifications } from "../protocol/inventory.js";
 import { emitClientIndex } from "../src/codegen/client-emitter.js";
 import { emitClientTypes, type ClientInventory } from "../src/codegen/client-types.js";
 import { readmeMethodsBlock } from "../src/codegen/readme-methods.js";
-import { NamedTypes, typeExpr } from "../src/codegen/ts-types.js";
+import { emitNamedType, NamedTypes, typeExpr } from "../src/codegen/ts-types.js";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const schema = JSON.parse(readFileSync(join(root, "protocol/schema.json"), "utf8")) as {
@@ -28,6 +28,7 @@ const USAGE = `
 import {
   AgentwireClient, AgentwireConnectionError, ErrorCodes, isRpcError,
   type ConversationGetParams, type ConversationRecord, type MessageRecord, type RequestParams,
+  type ToolPendingNotification,
 } from "./index.js";
 
 export async function usage(client: AgentwireClient, signal: AbortSignal): Promise<void> {
@@ -71,6 +72,19 @@ export async function usage(client: AgentwireClient, signal: AbortSignal): Promi
   const explicit: RequestParams<"conversation.update"> = { conversationId: "c", model: null };
   void explicit;
   await AgentwireClient.connect("ws://x", { experimentalApi: true, capabilities: { notificationOptOut: ["tool_output"] } });
+  // Notifications extend the shared field sets: the inherited fields are there, typed and documented.
+  client.on("tool_pending", (pending: ToolPendingNotification) => {
+    const seq: number = pending.seq;
+    const generationId: string = pending.generationId;
+    pending.toolName.toUpperCase();
+    void pending.arguments;
+    void [seq, generationId];
+  });
+  client.on("error", (failed) => {
+    // @ts-expect-error an error event's generationId may be null
+    const generationId: string = failed.generationId;
+    void [generationId, failed.code, failed.status];
+  });
 }
 `;
 
@@ -144,6 +158,10 @@ describe("the generated client's types", { timeout: 30_000 }, () => {
     expect(hover("INVALID_PARAMS;")).toContain("Invalid method parameters");
     expect(hover("path.toUpperCase")).toContain("dot-and-bracket notation");
     expect(hover("experimentalApi: true")).toContain("capabilities.experimentalApi: true");
+    // Fields a notification inherits from a shared field set keep the base's description.
+    const pending = schema.definitions.ToolPendingNotification.properties;
+    expect(hover("seq;")).toContain(pending.seq.description);
+    expect(hover("toolName.toUpperCase")).toContain(pending.toolName.description);
   });
 });
 
@@ -205,6 +223,37 @@ describe("JSON Schema → TypeScript", () => {
     const named = new NamedTypes({ Thing: { ...shared, description: "A thing." } });
     expect(typeExpr({ type: "array", items: { ...shared, description: "Other words." } }, named, "", "test")).toBe("Thing[]");
     expect(typeExpr({ ...shared, required: [] }, named, "", "test")).not.toBe("Thing");
+  });
+
+  it("extends a shared object type whose every field it holds with the identical schema, and writes only its own", () => {
+    const field = (description: string) => ({ type: "string", description });
+    const named = new NamedTypes({
+      Base: { type: "object", properties: { a: field("A."), b: field("B.") }, required: ["a", "b"], additionalProperties: false },
+      Small: { type: "object", properties: { a: field("A.") }, required: ["a"], additionalProperties: false },
+      Other: { type: "object", properties: { c: field("C.") }, required: ["c"], additionalProperties: false },
+    });
+    const object = (properties: Record<string, unknown>, required: string[]) => ({
+      type: "object",
+      properties,
+      required,
+      additionalProperties: false,
+    });
+    // Base covers Small's field, so Small is not named too; Other is disjoint and joins.
+    const emit = (name: string, schema: Record<string, unknown>) => emitNamedType(name, schema, named).join("\n");
+    expect(emit("Thing", object({ a: field("A."), b: field("B."), c: field("C."), d: field("D.") }, ["a", "b", "c", "d"]))).toBe(
+      "export interface Thing extends Base, Other {\n  /** D. */\n  d: string;\n}",
+    );
+    // Every field inherited: an empty body.
+    expect(emit("Both", object({ a: field("A."), b: field("B."), c: field("C.") }, ["a", "b", "c"]))).toBe(
+      "export interface Both extends Base, Other {}",
+    );
+    // A field with another description, or another optionality, is not the base's field: no extends for it.
+    expect(emit("Reworded", object({ a: field("A, said otherwise."), b: field("B."), d: field("D.") }, ["a", "b", "d"]))).toMatch(
+      /^export interface Reworded \{\n/,
+    );
+    expect(emit("Loose", object({ a: field("A."), b: field("B."), d: field("D.") }, ["a", "d"]))).toMatch(
+      /^export interface Loose extends Small \{\n {2}\/\*\* B\. \*\/\n {2}b\?: string;/,
+    );
   });
 
   it("refuses what it cannot express instead of dropping it", () => {

@@ -121,9 +121,9 @@ export interface ErrorDataMap {
     /** The conversation concerned. */
     conversationId: string;
   };
-  /** Data of CONVERSATION_DAMAGED. */
+  /** A stored conversation whose files cannot be read. */
   CONVERSATION_DAMAGED: {
-    /** The conversation concerned. */
+    /** The damaged conversation's id; conversation.delete removes it. */
     conversationId: string;
     /** What is wrong with its stored files (no local paths). */
     problem: string;
@@ -140,7 +140,7 @@ export interface ErrorDataMap {
   };
   /** Data of TOOL_CALL_NOT_PENDING. */
   TOOL_CALL_NOT_PENDING: {
-    /** The tool call. */
+    /** The tool call id that was asked for. */
     toolCallId: string;
     /**
      * What happened to it instead (confirm, edit, skip, executing, completed, failed, skipped…).

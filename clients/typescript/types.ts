@@ -11,7 +11,7 @@
 /** The protocol version this client speaks, sent in `initialize`; a server of another major refuses it. */
 export const PROTOCOL_VERSION = "1.0";
 
-// ── Shared records ──────────────────────────────────────────────────────────────────────────────
+// ── Shared records and field sets ───────────────────────────────────────────────────────────────
 
 /** A conversation: its metadata, without its records. */
 export interface Conversation {
@@ -76,12 +76,7 @@ export interface MessageRecord {
   /** Reasoning ("thinking") text the model streamed before or alongside its answer. */
   reasoning?: string;
   /** For assistant messages: the tool calls the model requested, in order. */
-  toolCalls?: Array<{
-    /** Id the model gave the call; the matching ToolCallRecord carries the same id. */
-    toolCallId: string;
-    /** Name of the tool the model asked for. */
-    toolName: string;
-  }>;
+  toolCalls?: ToolCallRef[];
   /** True when an interrupt cut the model's stream: `content` is the partial text received. */
   interrupted?: boolean;
   /** Set on server-written notices (e.g. "max_iterations"): why the server wrote this message. */
@@ -97,17 +92,11 @@ export interface MessageRecord {
 }
 
 /** A tool call requested by the model, with its confirmation state and result. */
-export interface ToolCallRecord {
+export interface ToolCallRecord extends ToolCall {
   /** Discriminator: a tool call and its outcome. */
   type: "tool_call";
   /** Record id, unique within the server. */
   id: string;
-  /** Id the model gave the call (OpenAI `tool_calls[].id`). */
-  toolCallId: string;
-  /** Name of the tool. */
-  toolName: string;
-  /** Arguments the tool runs (or ran) with; after an edit, the edited ones. */
-  arguments: Record<string, unknown>;
   /** Present when the user edited the arguments: what the model proposed. */
   originalArguments?: Record<string, unknown>;
   /** True when the user edited the arguments before running. */
@@ -156,14 +145,7 @@ export interface ConversationState {
   /** The running generation's id, or null. */
   generationId: string | null;
   /** Tool calls waiting for tool.confirm. */
-  pendingTools: Array<{
-    /** The pending call's id; answer it with tool.confirm. */
-    toolCallId: string;
-    /** Tool name. */
-    toolName: string;
-    /** Arguments the model proposed. */
-    arguments: Record<string, unknown>;
-  }>;
+  pendingTools: ToolCall[];
   /**
    * How many further tool uses this conversation will run without asking (set by tool.confirm
    * action "auto").
@@ -173,28 +155,7 @@ export interface ConversationState {
    */
   autoConfirmRemaining: number;
   /** Last generation error, cleared when a generation succeeds. */
-  lastError: {
-    /**
-     * Error code from the error table (e.g. LLM_ERROR).
-     *
-     * @integer
-     */
-    code: number;
-    /** What went wrong, in words. */
-    message: string;
-    /**
-     * HTTP status from the model endpoint, when there was one.
-     *
-     * @integer
-     */
-    status?: number;
-    /**
-     * ISO-8601 UTC timestamp with milliseconds, e.g. "2026-11-22T04:52:41.123Z".
-     *
-     * @format date-time
-     */
-    timestamp: string;
-  } | null;
+  lastError: LastError | null;
   /**
    * Seq of the latest event of this conversation; subscribe with afterSeq = this to miss nothing.
    *
@@ -234,6 +195,14 @@ export interface ConversationSettings {
   toolTimeoutMs: number;
 }
 
+/** A stored conversation whose files cannot be read. */
+export interface DamagedConversationEntry {
+  /** The damaged conversation's id; conversation.delete removes it. */
+  conversationId: string;
+  /** What is wrong with its stored files (no local paths). */
+  problem: string;
+}
+
 /** One problem with a request's params. */
 export interface ParamIssue {
   /**
@@ -248,6 +217,110 @@ export interface ParamIssue {
    * "unrecognized_keys", or "custom").
    */
   code: string;
+}
+
+/** Tokens one model call used, as the endpoint reports them. */
+export interface TokenUsage {
+  /**
+   * Prompt tokens.
+   *
+   * @integer
+   */
+  promptTokens: number;
+  /**
+   * Completion tokens.
+   *
+   * @integer
+   */
+  completionTokens: number;
+  /**
+   * Total tokens.
+   *
+   * @integer
+   */
+  totalTokens: number;
+}
+
+/**
+ * Fields every conversation notification carries. `seq` is per conversation, strictly increasing
+ * and never reused (also across server restarts), so a client that reconnects can ask for
+ * everything after the last seq it saw.
+ */
+export interface ConversationEventBase {
+  /**
+   * Conversation id, as returned by conversation.create (e.g. "c_7f3a…"): 1–128 of A–Z, a–z, 0–9, _
+   * and -.
+   *
+   * @pattern ^[A-Za-z0-9_-]{1,128}$
+   */
+  conversationId: string;
+  /**
+   * Per-conversation sequence number: strictly increasing, never reused.
+   *
+   * @integer
+   * @minimum 1
+   */
+  seq: number;
+  /**
+   * When the server emitted the event.
+   *
+   * @format date-time
+   */
+  timestamp: string;
+}
+
+/** Fields every notification of a generation (generation_*, tool_*, interrupted) carries. */
+export interface GenerationEventBase extends ConversationEventBase {
+  /** The generation (one `step`) this event belongs to. */
+  generationId: string;
+}
+
+/** A tool call the model requested, by id and tool name. */
+export interface ToolCallRef {
+  /**
+   * Id the model gave the call (its `tool_calls[].id`): the ToolCallRecord, the tool_*
+   * notifications and tool.confirm name the call by it.
+   */
+  toolCallId: string;
+  /** Name of the tool the model asked for. */
+  toolName: string;
+}
+
+/** A tool call the model requested, with its arguments. */
+export interface ToolCall extends ToolCallRef {
+  /**
+   * The call's arguments: as the model proposed them, or, after tool.confirm edited them, the
+   * edited ones.
+   */
+  arguments: Record<string, unknown>;
+}
+
+/** Why a generation failed. */
+export interface GenerationError {
+  /**
+   * Error code from the error table (e.g. LLM_ERROR).
+   *
+   * @integer
+   */
+  code: number;
+  /** What went wrong, in words (the provider's message for LLM errors). */
+  message: string;
+  /**
+   * HTTP status from the model endpoint, when there was one.
+   *
+   * @integer
+   */
+  status?: number;
+}
+
+/** The most recent error of the conversation's generations. */
+export interface LastError extends GenerationError {
+  /**
+   * ISO-8601 UTC timestamp with milliseconds, e.g. "2026-11-22T04:52:41.123Z".
+   *
+   * @format date-time
+   */
+  timestamp: string;
 }
 
 // ── Requests: params and results ────────────────────────────────────────────────────────────────
@@ -406,12 +479,7 @@ export interface ServerStatusResult {
    * Stored conversations found damaged so far (checked in the background from start-up, and on
    * every load).
    */
-  damagedConversations: Array<{
-    /** The damaged conversation's id; conversation.delete removes it. */
-    conversationId: string;
-    /** What is wrong with its stored files. */
-    problem: string;
-  }>;
+  damagedConversations: DamagedConversationEntry[];
   /** Process memory. */
   memory: {
     /** Resident set size, bytes. */
@@ -517,12 +585,7 @@ export interface ConversationListResult {
    * Conversations of this page whose files cannot be read, listed here instead of in data. Absent
    * when there are none.
    */
-  damaged?: Array<{
-    /** The damaged conversation's id; conversation.delete removes it. */
-    conversationId: string;
-    /** What is wrong with its stored files. */
-    problem: string;
-  }>;
+  damaged?: DamagedConversationEntry[];
   /** Pass as `cursor` for the next page; absent on the last page. */
   nextCursor?: string;
 }
@@ -854,7 +917,8 @@ export interface ToolConfirmResult {
    */
   status: "pending" | "executing" | "completed" | "failed" | "skipped";
   /**
-   * Tool uses the conversation will still run without asking.
+   * How many further tool uses this conversation will run without asking (set by tool.confirm
+   * action "auto").
    *
    * @integer
    * @minimum 0
@@ -927,27 +991,7 @@ export interface ConnectedNotification {
  *
  * A message was stored (appended by a client, written by the model, or a server notice).
  */
-export interface MessageAddedNotification {
-  /**
-   * Conversation id, as returned by conversation.create (e.g. "c_7f3a…"): 1–128 of A–Z, a–z, 0–9, _
-   * and -.
-   *
-   * @pattern ^[A-Za-z0-9_-]{1,128}$
-   */
-  conversationId: string;
-  /**
-   * Per-conversation sequence number: strictly increasing, never reused.
-   *
-   * @integer
-   * @minimum 1
-   */
-  seq: number;
-  /**
-   * When the server emitted the event.
-   *
-   * @format date-time
-   */
-  timestamp: string;
+export interface MessageAddedNotification extends ConversationEventBase {
   /** The stored message. */
   record: MessageRecord;
 }
@@ -957,27 +1001,7 @@ export interface MessageAddedNotification {
  *
  * The conversation's metadata changed (update, or delete).
  */
-export interface ConversationUpdatedNotification {
-  /**
-   * Conversation id, as returned by conversation.create (e.g. "c_7f3a…"): 1–128 of A–Z, a–z, 0–9, _
-   * and -.
-   *
-   * @pattern ^[A-Za-z0-9_-]{1,128}$
-   */
-  conversationId: string;
-  /**
-   * Per-conversation sequence number: strictly increasing, never reused.
-   *
-   * @integer
-   * @minimum 1
-   */
-  seq: number;
-  /**
-   * When the server emitted the event.
-   *
-   * @format date-time
-   */
-  timestamp: string;
+export interface ConversationUpdatedNotification extends ConversationEventBase {
   /** The conversation after the change. */
   conversation: Conversation;
   /** True when the conversation was deleted; no further events follow. */
@@ -989,29 +1013,7 @@ export interface ConversationUpdatedNotification {
  *
  * A model call began.
  */
-export interface GenerationStartedNotification {
-  /**
-   * Conversation id, as returned by conversation.create (e.g. "c_7f3a…"): 1–128 of A–Z, a–z, 0–9, _
-   * and -.
-   *
-   * @pattern ^[A-Za-z0-9_-]{1,128}$
-   */
-  conversationId: string;
-  /**
-   * Per-conversation sequence number: strictly increasing, never reused.
-   *
-   * @integer
-   * @minimum 1
-   */
-  seq: number;
-  /**
-   * When the server emitted the event.
-   *
-   * @format date-time
-   */
-  timestamp: string;
-  /** The generation (one `step`) this event belongs to. */
-  generationId: string;
+export interface GenerationStartedNotification extends GenerationEventBase {
   /** Model asked. */
   model: string;
   /**
@@ -1029,29 +1031,7 @@ export interface GenerationStartedNotification {
  * Streamed tokens of the current model call. Never stored one by one: the full text arrives in
  * message_added.
  */
-export interface GenerationProgressNotification {
-  /**
-   * Conversation id, as returned by conversation.create (e.g. "c_7f3a…"): 1–128 of A–Z, a–z, 0–9, _
-   * and -.
-   *
-   * @pattern ^[A-Za-z0-9_-]{1,128}$
-   */
-  conversationId: string;
-  /**
-   * Per-conversation sequence number: strictly increasing, never reused.
-   *
-   * @integer
-   * @minimum 1
-   */
-  seq: number;
-  /**
-   * When the server emitted the event.
-   *
-   * @format date-time
-   */
-  timestamp: string;
-  /** The generation (one `step`) this event belongs to. */
-  generationId: string;
+export interface GenerationProgressNotification extends GenerationEventBase {
   /** text: answer tokens; reasoning: thinking tokens. */
   kind: "text" | "reasoning";
   /** New text, to append to what came before (deltas that arrive together may be coalesced). */
@@ -1063,29 +1043,7 @@ export interface GenerationProgressNotification {
  *
  * A model call ended and its assistant message was stored.
  */
-export interface GenerationCompleteNotification {
-  /**
-   * Conversation id, as returned by conversation.create (e.g. "c_7f3a…"): 1–128 of A–Z, a–z, 0–9, _
-   * and -.
-   *
-   * @pattern ^[A-Za-z0-9_-]{1,128}$
-   */
-  conversationId: string;
-  /**
-   * Per-conversation sequence number: strictly increasing, never reused.
-   *
-   * @integer
-   * @minimum 1
-   */
-  seq: number;
-  /**
-   * When the server emitted the event.
-   *
-   * @format date-time
-   */
-  timestamp: string;
-  /** The generation (one `step`) this event belongs to. */
-  generationId: string;
+export interface GenerationCompleteNotification extends GenerationEventBase {
   /**
    * Which model call of the step ended.
    *
@@ -1096,26 +1054,7 @@ export interface GenerationCompleteNotification {
   /** The endpoint's finish_reason (stop, tool_calls, length, …). */
   finishReason: string | null;
   /** Token usage, when the endpoint reports it. */
-  usage: {
-    /**
-     * Prompt tokens.
-     *
-     * @integer
-     */
-    promptTokens: number;
-    /**
-     * Completion tokens.
-     *
-     * @integer
-     */
-    completionTokens: number;
-    /**
-     * Total tokens.
-     *
-     * @integer
-     */
-    totalTokens: number;
-  } | null;
+  usage: TokenUsage | null;
   /**
    * True when the step ends here: the model answered without tools, or maxIterations was reached
    * (its tool calls are then skipped and a notice is stored first). Every generation ends with
@@ -1129,35 +1068,7 @@ export interface GenerationCompleteNotification {
  *
  * The model proposed a tool call; unless autoConfirmed, it waits for tool.confirm.
  */
-export interface ToolPendingNotification {
-  /**
-   * Conversation id, as returned by conversation.create (e.g. "c_7f3a…"): 1–128 of A–Z, a–z, 0–9, _
-   * and -.
-   *
-   * @pattern ^[A-Za-z0-9_-]{1,128}$
-   */
-  conversationId: string;
-  /**
-   * Per-conversation sequence number: strictly increasing, never reused.
-   *
-   * @integer
-   * @minimum 1
-   */
-  seq: number;
-  /**
-   * When the server emitted the event.
-   *
-   * @format date-time
-   */
-  timestamp: string;
-  /** The generation (one `step`) this event belongs to. */
-  generationId: string;
-  /** The tool call's id (the model's `tool_calls[].id`). */
-  toolCallId: string;
-  /** Tool name. */
-  toolName: string;
-  /** Arguments the model proposed. */
-  arguments: Record<string, unknown>;
+export interface ToolPendingNotification extends GenerationEventBase, ToolCall {
   /** True when auto-confirm will run it at once (tool_executing follows without a tool.confirm). */
   autoConfirmed: boolean;
 }
@@ -1167,35 +1078,7 @@ export interface ToolPendingNotification {
  *
  * A tool call started running.
  */
-export interface ToolExecutingNotification {
-  /**
-   * Conversation id, as returned by conversation.create (e.g. "c_7f3a…"): 1–128 of A–Z, a–z, 0–9, _
-   * and -.
-   *
-   * @pattern ^[A-Za-z0-9_-]{1,128}$
-   */
-  conversationId: string;
-  /**
-   * Per-conversation sequence number: strictly increasing, never reused.
-   *
-   * @integer
-   * @minimum 1
-   */
-  seq: number;
-  /**
-   * When the server emitted the event.
-   *
-   * @format date-time
-   */
-  timestamp: string;
-  /** The generation (one `step`) this event belongs to. */
-  generationId: string;
-  /** The tool call's id (the model's `tool_calls[].id`). */
-  toolCallId: string;
-  /** Tool name. */
-  toolName: string;
-  /** Arguments it runs with (edited ones, after an edit). */
-  arguments: Record<string, unknown>;
+export interface ToolExecutingNotification extends GenerationEventBase, ToolCall {
   /** True when the user edited the arguments. */
   edited: boolean;
 }
@@ -1205,30 +1088,11 @@ export interface ToolExecutingNotification {
  *
  * A chunk of a running tool's output.
  */
-export interface ToolOutputNotification {
+export interface ToolOutputNotification extends GenerationEventBase {
   /**
-   * Conversation id, as returned by conversation.create (e.g. "c_7f3a…"): 1–128 of A–Z, a–z, 0–9, _
-   * and -.
-   *
-   * @pattern ^[A-Za-z0-9_-]{1,128}$
+   * Id the model gave the call (its `tool_calls[].id`): the ToolCallRecord, the tool_*
+   * notifications and tool.confirm name the call by it.
    */
-  conversationId: string;
-  /**
-   * Per-conversation sequence number: strictly increasing, never reused.
-   *
-   * @integer
-   * @minimum 1
-   */
-  seq: number;
-  /**
-   * When the server emitted the event.
-   *
-   * @format date-time
-   */
-  timestamp: string;
-  /** The generation (one `step`) this event belongs to. */
-  generationId: string;
-  /** The tool call's id (the model's `tool_calls[].id`). */
   toolCallId: string;
   /** Which output stream the chunk came from. */
   stream: "stdout" | "stderr";
@@ -1241,29 +1105,7 @@ export interface ToolOutputNotification {
  *
  * A tool call ran and succeeded.
  */
-export interface ToolCompletedNotification {
-  /**
-   * Conversation id, as returned by conversation.create (e.g. "c_7f3a…"): 1–128 of A–Z, a–z, 0–9, _
-   * and -.
-   *
-   * @pattern ^[A-Za-z0-9_-]{1,128}$
-   */
-  conversationId: string;
-  /**
-   * Per-conversation sequence number: strictly increasing, never reused.
-   *
-   * @integer
-   * @minimum 1
-   */
-  seq: number;
-  /**
-   * When the server emitted the event.
-   *
-   * @format date-time
-   */
-  timestamp: string;
-  /** The generation (one `step`) this event belongs to. */
-  generationId: string;
+export interface ToolCompletedNotification extends GenerationEventBase {
   /** The tool call record, now completed, with its result. */
   record: ToolCallRecord;
 }
@@ -1273,29 +1115,7 @@ export interface ToolCompletedNotification {
  *
  * A tool call ran and failed (non-zero exit, timeout, invalid arguments, unknown tool).
  */
-export interface ToolFailedNotification {
-  /**
-   * Conversation id, as returned by conversation.create (e.g. "c_7f3a…"): 1–128 of A–Z, a–z, 0–9, _
-   * and -.
-   *
-   * @pattern ^[A-Za-z0-9_-]{1,128}$
-   */
-  conversationId: string;
-  /**
-   * Per-conversation sequence number: strictly increasing, never reused.
-   *
-   * @integer
-   * @minimum 1
-   */
-  seq: number;
-  /**
-   * When the server emitted the event.
-   *
-   * @format date-time
-   */
-  timestamp: string;
-  /** The generation (one `step`) this event belongs to. */
-  generationId: string;
+export interface ToolFailedNotification extends GenerationEventBase {
   /** The tool call record, now failed, with the error as result. */
   record: ToolCallRecord;
 }
@@ -1305,29 +1125,7 @@ export interface ToolFailedNotification {
  *
  * A tool call will not run.
  */
-export interface ToolSkippedNotification {
-  /**
-   * Conversation id, as returned by conversation.create (e.g. "c_7f3a…"): 1–128 of A–Z, a–z, 0–9, _
-   * and -.
-   *
-   * @pattern ^[A-Za-z0-9_-]{1,128}$
-   */
-  conversationId: string;
-  /**
-   * Per-conversation sequence number: strictly increasing, never reused.
-   *
-   * @integer
-   * @minimum 1
-   */
-  seq: number;
-  /**
-   * When the server emitted the event.
-   *
-   * @format date-time
-   */
-  timestamp: string;
-  /** The generation (one `step`) this event belongs to. */
-  generationId: string;
+export interface ToolSkippedNotification extends GenerationEventBase {
   /** The tool call record, now skipped. */
   record: ToolCallRecord;
   /**
@@ -1342,29 +1140,7 @@ export interface ToolSkippedNotification {
  *
  * The generation was interrupted and has ended. Sent exactly once per interrupted generation.
  */
-export interface InterruptedNotification {
-  /**
-   * Conversation id, as returned by conversation.create (e.g. "c_7f3a…"): 1–128 of A–Z, a–z, 0–9, _
-   * and -.
-   *
-   * @pattern ^[A-Za-z0-9_-]{1,128}$
-   */
-  conversationId: string;
-  /**
-   * Per-conversation sequence number: strictly increasing, never reused.
-   *
-   * @integer
-   * @minimum 1
-   */
-  seq: number;
-  /**
-   * When the server emitted the event.
-   *
-   * @format date-time
-   */
-  timestamp: string;
-  /** The generation (one `step`) this event belongs to. */
-  generationId: string;
+export interface InterruptedNotification extends GenerationEventBase {
   /** What the generation was doing when interrupted. */
   phase: "streaming" | "pending" | "executing" | "starting";
 }
@@ -1375,43 +1151,9 @@ export interface InterruptedNotification {
  * The generation failed and has ended; the conversation stays usable and its state.lastError holds
  * this.
  */
-export interface ErrorNotification {
-  /**
-   * Conversation id, as returned by conversation.create (e.g. "c_7f3a…"): 1–128 of A–Z, a–z, 0–9, _
-   * and -.
-   *
-   * @pattern ^[A-Za-z0-9_-]{1,128}$
-   */
-  conversationId: string;
-  /**
-   * Per-conversation sequence number: strictly increasing, never reused.
-   *
-   * @integer
-   * @minimum 1
-   */
-  seq: number;
-  /**
-   * When the server emitted the event.
-   *
-   * @format date-time
-   */
-  timestamp: string;
+export interface ErrorNotification extends ConversationEventBase, GenerationError {
   /** The generation (one `step`) this event belongs to. */
   generationId: string | null;
-  /**
-   * Error code from the error table (e.g. LLM_ERROR).
-   *
-   * @integer
-   */
-  code: number;
-  /** What went wrong, in words (the provider's message for LLM errors). */
-  message: string;
-  /**
-   * HTTP status from the model endpoint, when there was one.
-   *
-   * @integer
-   */
-  status?: number;
 }
 
 // ── Method maps ─────────────────────────────────────────────────────────────────────────────────

@@ -7,7 +7,7 @@
  * documents are built from, never from zod types, so the client imports
  * nothing from protocol/ and can be copied or published alone.
  */
-import { ErrorCodes, ErrorData, ParamIssue, type ErrorCodeName } from "../../protocol/errors.js";
+import { ErrorData, ErrorTable, ParamIssue, type ErrorCodeName } from "../../protocol/errors.js";
 import {
   notifications,
   notificationTypeName,
@@ -16,10 +16,17 @@ import {
   type NotificationEntry,
   type RequestEntry,
 } from "../../protocol/inventory.js";
-import { ConversationSettings } from "../../protocol/records.js";
+import { ConversationEventBase, GenerationEventBase, TokenUsage } from "../../protocol/events.js";
+import {
+  ConversationSettings,
+  DamagedConversationEntry,
+  GenerationError,
+  LastError,
+  ToolCall,
+  ToolCallRef,
+} from "../../protocol/records.js";
 import { records, toJsonSchema, TS_BANNER, type JsonSchema } from "./json-schema.js";
 import { docComment, firstSentence } from "./jsdoc.js";
-import { readErrorDocs } from "./openrpc.js";
 import { emitNamedType, NamedTypes, propertyKey, typeExpr } from "./ts-types.js";
 
 /** The two tables the client is generated from; tests pass a fake one (e.g. with an experimental method). */
@@ -32,12 +39,18 @@ export const protocolInventory: ClientInventory = { requests, notifications };
 
 /**
  * Types emitted once under their own name and referenced wherever the same
- * shape recurs: the records of schema.json, plus two shapes that recur in
- * the client's own types (settings inside Conversation, issues in error data).
+ * shape recurs: the records of schema.json; shapes that recur in the
+ * client's own types or that a client names (settings inside Conversation,
+ * damaged entries in results and error data, issues in error data, a model
+ * call's token usage); and the field sets that
+ * types extend instead of repeating them (the fields of every conversation
+ * and generation event, a tool call's, a generation's error and the last one kept).
  */
 export function sharedTypes(): Record<string, JsonSchema> {
   const out: Record<string, JsonSchema> = {};
-  for (const [name, schema] of Object.entries({ ...records, ConversationSettings, ParamIssue })) {
+  const fieldSets = { ConversationEventBase, GenerationEventBase, ToolCallRef, ToolCall, GenerationError, LastError };
+  const recurring = { ConversationSettings, DamagedConversationEntry, ParamIssue, TokenUsage };
+  for (const [name, schema] of Object.entries({ ...records, ...recurring, ...fieldSets })) {
     out[name] = toJsonSchema(schema, "output", name);
   }
   return out;
@@ -79,7 +92,7 @@ export function emitClientTypes(protocolVersion: string, inventory: ClientInvent
     "/** The protocol version this client speaks, sent in `initialize`; a server of another major refuses it. */",
     `export const PROTOCOL_VERSION = ${JSON.stringify(protocolVersion)};`,
     "",
-    "// ── Shared records ──────────────────────────────────────────────────────────────────────────────",
+    "// ── Shared records and field sets ───────────────────────────────────────────────────────────────",
     "",
   ];
   for (const [name, schema] of Object.entries(shared)) out.push(...emit(name, schema, []));
@@ -132,12 +145,11 @@ export function emitClientTypes(protocolVersion: string, inventory: ClientInvent
 }
 
 /**
- * clients/typescript/errors.ts: the ErrorCodes table (each entry's doc
- * comment from protocol/errors.ts), the `data` each code carries, and the
+ * clients/typescript/errors.ts: the ErrorCodes table (each code documented
+ * by its `doc` in protocol/errors.ts), the `data` each code carries, and the
  * `isRpcError` guard that narrows `error.data` by code name.
  */
-export function emitClientErrors(errorsSource: string): string {
-  const docs = readErrorDocs(errorsSource);
+export function emitClientErrors(): string {
   const shared = sharedTypes();
   const named = new NamedTypes(shared);
   const usedShared = new Set<string>();
@@ -176,7 +188,7 @@ export function emitClientErrors(errorsSource: string): string {
     ),
     "export const ErrorCodes = {",
   ];
-  for (const [name, code] of Object.entries(ErrorCodes)) out.push(...docComment([docs.get(name)!], "  "), `  ${name}: ${code},`);
+  for (const [name, { code, doc }] of Object.entries(ErrorTable)) out.push(...docComment([doc], "  "), `  ${name}: ${code},`);
   out.push(
     "} as const;",
     "",

@@ -5,8 +5,7 @@
  * extensions; each error code's `data` shape, when it has one, is its `data`
  * schema there. An experimental method carries `x-experimental` (the reason).
  */
-import ts from "typescript";
-import { ErrorCodes, ErrorData, ErrorMeanings, type ErrorCodeName } from "../../protocol/errors.js";
+import { ErrorCodes, ErrorData, ErrorMeanings, ErrorTable, type ErrorCodeName } from "../../protocol/errors.js";
 import {
   notifications,
   notificationTypeName,
@@ -19,12 +18,9 @@ import { GENERATED_NOTE, toJsonSchema, type JsonSchema } from "./json-schema.js"
 export interface OpenRpcInputs {
   packageVersion: string;
   protocolVersion: string;
-  /** Text of protocol/errors.ts: the doc comment of each ErrorCodes entry becomes its description. */
-  errorsSource: string;
 }
 
 export function buildOpenRpcDocument(inputs: OpenRpcInputs): JsonSchema {
-  const errorDocs = readErrorDocs(inputs.errorsSource);
   const errorObject = (name: ErrorCodeName) => ({ code: ErrorCodes[name], message: ErrorMeanings[name] });
 
   const methods = Object.entries(requests as Record<string, RequestEntry>).map(([method, entry]) => {
@@ -70,7 +66,7 @@ export function buildOpenRpcDocument(inputs: OpenRpcInputs): JsonSchema {
     "x-error-codes": (Object.keys(ErrorCodes) as ErrorCodeName[]).map((name) => ({
       name,
       ...errorObject(name),
-      description: errorDocs.get(name),
+      description: ErrorTable[name].doc,
       ...(name in ErrorData ? { data: toJsonSchema(ErrorData[name as keyof typeof ErrorData], "output", `${name} data`) } : {}),
     })),
   };
@@ -91,31 +87,4 @@ export function methodErrors(method: string, entry: RequestEntry): ErrorCodeName
 
 function describedBy(schema: JsonSchema): { description?: string } {
   return typeof schema.description === "string" ? { description: schema.description } : {};
-}
-
-/** The doc comment above each `ErrorCodes` entry, by code name; every entry must have one. */
-export function readErrorDocs(source: string): Map<string, string> {
-  const file = ts.createSourceFile("errors.ts", source, ts.ScriptTarget.Latest, true);
-  const docs = new Map<string, string>();
-  const visit = (node: ts.Node): void => {
-    if (ts.isVariableDeclaration(node) && node.name.getText(file) === "ErrorCodes" && node.initializer) {
-      let init: ts.Expression = node.initializer;
-      while (ts.isAsExpression(init) || ts.isSatisfiesExpression(init) || ts.isParenthesizedExpression(init)) init = init.expression;
-      if (!ts.isObjectLiteralExpression(init)) return;
-      for (const prop of init.properties) {
-        const text = ts
-          .getJSDocCommentsAndTags(prop)
-          .map((doc) => (ts.isJSDoc(doc) ? (ts.getTextOfJSDocComment(doc.comment) ?? "") : ""))
-          .join(" ")
-          .trim();
-        if (prop.name && text) docs.set(prop.name.getText(file), text);
-      }
-      return;
-    }
-    ts.forEachChild(node, visit);
-  };
-  visit(file);
-  const missing = Object.keys(ErrorCodes).filter((name) => !docs.has(name));
-  if (missing.length > 0) throw new Error(`codegen: ErrorCodes in protocol/errors.ts lacks a doc comment for ${missing.join(", ")}`);
-  return docs;
 }

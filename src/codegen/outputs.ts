@@ -1,7 +1,7 @@
 /**
  * Everything `npm run gen` owns: whole generated files (keyed by path from
  * the repository root, with their exact content) and generated blocks inside
- * hand-written files. Pure apart from reading package.json and errors.ts, so
+ * hand-written files. Pure apart from reading package.json, so
  * `generate.ts` can write it or compare it.
  *
  * clients/typescript/runtime.ts is hand-written and not listed: codegen
@@ -19,16 +19,14 @@ import { readmeFlagsBlock } from "./readme-flags.js";
 import { readmeMethodsBlock } from "./readme-methods.js";
 
 export function renderOutputs(root: string): Map<string, string> {
-  const read = (path: string) => readFileSync(join(root, path), "utf8");
-  const packageVersion = (JSON.parse(read("package.json")) as { version: string }).version;
+  const packageVersion = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string }).version;
   const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
-  const errorsSource = read("protocol/errors.ts");
-  const openrpc = buildOpenRpcDocument({ packageVersion, protocolVersion: PROTOCOL_VERSION, errorsSource });
+  const openrpc = buildOpenRpcDocument({ packageVersion, protocolVersion: PROTOCOL_VERSION });
   return new Map<string, string>([
     ["protocol/openrpc.json", json(openrpc)],
     ["protocol/schema.json", json(buildSchemaDocument(PROTOCOL_VERSION))],
     ["clients/typescript/types.ts", emitClientTypes(PROTOCOL_VERSION)],
-    ["clients/typescript/errors.ts", emitClientErrors(errorsSource)],
+    ["clients/typescript/errors.ts", emitClientErrors()],
     ["clients/typescript/index.ts", emitClientIndex(PROTOCOL_VERSION)],
   ]);
 }

@@ -29,23 +29,63 @@ const SAFE_BOUND = Number.MAX_SAFE_INTEGER;
 /**
  * Named shared types (Conversation, MessageRecord, …): wherever a schema
  * equals one of them apart from its own description, the type is referenced
- * by name instead of being spelled out again.
+ * by name instead of being spelled out again. A named object type that holds
+ * every field of a shared object type, each with the identical schema,
+ * extends it instead of repeating those fields (`ToolPendingNotification
+ * extends GenerationEventBase, ToolCall`).
  */
 export class NamedTypes {
   readonly #byShape = new Map<string, string>();
+  /** Shared object types with named fields, largest first: the candidates for `extends`. */
+  readonly #bases: Array<{ name: string; schema: JsonSchema }> = [];
 
   constructor(types: Record<string, JsonSchema>) {
     for (const [name, schema] of Object.entries(types)) {
       const key = shapeKey(schema);
       if (this.#byShape.has(key)) throw new Error(`codegen: shared types ${this.#byShape.get(key)} and ${name} have the same shape`);
       this.#byShape.set(key, name);
+      const extensible = typeof schema.additionalProperties !== "object"; // an index signature would bind the extending type too
+      if (schema.type === "object" && Object.keys(propertiesOf(schema)).length > 0 && extensible) this.#bases.push({ name, schema });
     }
+    this.#bases.sort((a, b) => Object.keys(propertiesOf(b.schema)).length - Object.keys(propertiesOf(a.schema)).length);
   }
 
   /** The name of a shared type with this shape, for object and union schemas only (never a bare string). */
   nameOf(schema: JsonSchema): string | undefined {
     const structured = "properties" in schema || "oneOf" in schema || "anyOf" in schema;
     return structured ? this.#byShape.get(shapeKey(schema)) : undefined;
+  }
+
+  /**
+   * The shared object types the object type `self` can extend: each one's
+   * fields all stand in `schema` with the identical schema (description
+   * included, since the field's JSDoc then comes from the base) and the same
+   * optionality. Largest first; a base whose fields another chosen one
+   * already covers is left out, so the bases never share a field.
+   */
+  basesOf(schema: JsonSchema, self: string): Array<{ name: string; fields: string[] }> {
+    const properties = propertiesOf(schema);
+    const required = new Set((schema.required ?? []) as string[]);
+    const covered = new Set<string>();
+    const chosen: Array<{ name: string; fields: string[] }> = [];
+    for (const base of this.#bases) {
+      if (base.name === self) continue;
+      const baseProperties = propertiesOf(base.schema);
+      const baseRequired = new Set((base.schema.required ?? []) as string[]);
+      const keys = Object.keys(baseProperties);
+      if (keys.length >= Object.keys(properties).length) continue; // as large: the same shape, or not contained
+      const contained = keys.every(
+        (key) =>
+          key in properties &&
+          !covered.has(key) &&
+          canonical(properties[key]) === canonical(baseProperties[key]) &&
+          required.has(key) === baseRequired.has(key),
+      );
+      if (!contained) continue;
+      chosen.push({ name: base.name, fields: keys });
+      for (const key of keys) covered.add(key);
+    }
+    return chosen;
   }
 }
 
@@ -59,7 +99,14 @@ export function emitNamedType(name: string, schema: JsonSchema, named: NamedType
   if (shared && shared !== name) return [...doc, `export type ${name} = ${shared};`];
   const properties = schema.properties as Record<string, JsonSchema> | undefined;
   if (schema.type === "object" && properties && Object.keys(properties).length > 0) {
-    return [...doc, `export interface ${name} ${objectBody(schema, named, "", name)}`];
+    const bases = named.basesOf(schema, name);
+    if (bases.length === 0) return [...doc, `export interface ${name} ${objectBody(schema, named, "", name)}`];
+    // Only the fields the bases do not carry are written here; their JSDoc comes from the base.
+    const inherited = new Set(bases.flatMap((base) => base.fields));
+    const own = Object.fromEntries(Object.entries(properties).filter(([key]) => !inherited.has(key)));
+    const required = ((schema.required ?? []) as string[]).filter((key) => key in own);
+    const body = Object.keys(own).length > 0 ? objectBody({ ...schema, properties: own, required }, named, "", name) : "{}";
+    return [...doc, `export interface ${name} extends ${bases.map((base) => base.name).join(", ")} ${body}`];
   }
   return [...doc, `export type ${name} = ${typeExpr(schema, named, "", name, true)};`];
 }
@@ -179,10 +226,19 @@ export function propertyKey(key: string): string {
   return /^[A-Za-z_$][\w$]*$/.test(key) ? key : JSON.stringify(key);
 }
 
+function propertiesOf(schema: JsonSchema): Record<string, JsonSchema> {
+  return (schema.properties ?? {}) as Record<string, JsonSchema>;
+}
+
 /** A schema's identity for sharing: its JSON with sorted keys, minus its own description. */
 function shapeKey(schema: JsonSchema): string {
   const { description: _ignored, ...shape } = schema;
-  return JSON.stringify(shape, (_key, value: unknown) =>
+  return canonical(shape);
+}
+
+/** JSON with sorted keys: equal for schemas that say the same, whatever order their keys were written in. */
+function canonical(schema: JsonSchema): string {
+  return JSON.stringify(schema, (_key, value: unknown) =>
     value && typeof value === "object" && !Array.isArray(value)
       ? Object.fromEntries(Object.keys(value).sort().map((k) => [k, (value as Record<string, unknown>)[k]]))
       : value,
