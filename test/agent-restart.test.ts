@@ -6,16 +6,15 @@
  * with SIGKILL, so nothing gets a chance to settle. The next server is an
  * in-process fixture on the same data dir. A graceful stop is tested too.
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { WebSocket } from "ws";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AgentwireClient } from "../clients/typescript/index.js";
 import { startFakeOpenAI, type FakeOpenAI } from "./fake-openai/server.js";
 import { EventRecorder, newConversation, startAgentFixture, type AgentFixture } from "./harness/agent-fixture.js";
+import { runCli } from "./harness/cli-process.js";
 
 /** What a client sees when a stored pending call is confirmed and the loop resumes. */
 const RESUMED_ROUND = [
@@ -29,8 +28,6 @@ const RESUMED_ROUND = [
   "generation_complete",
 ];
 
-const repoRoot = fileURLToPath(new URL("..", import.meta.url));
-
 let dataDir: string;
 const cleanups: Array<() => Promise<void> | void> = [];
 
@@ -41,13 +38,6 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   await rm(dataDir, { recursive: true, force: true });
 });
-
-/** The test's environment minus anything that would configure the server from outside. */
-function inheritedEnv(): NodeJS.ProcessEnv {
-  return Object.fromEntries(
-    Object.entries(process.env).filter(([key]) => !/^(AGENTWIRE_|OPENAI_)/.test(key) && key !== "NODE_OPTIONS"),
-  );
-}
 
 /**
  * Resolves once the stored records of the conversation hold `status` for a
@@ -69,44 +59,18 @@ async function storedStatus(conversationId: string, status: string, timeoutMs = 
 }
 
 /** `agentwire serve` in a child process on `dataDir`, talking to `fake`. */
-async function spawnServer(fake: FakeOpenAI): Promise<{ url: string; child: ChildProcess; crash(): Promise<void> }> {
-  const child = spawn(
-    process.execPath,
-    ["--import", "tsx", "src/cli.ts", "serve", "--port", "0", "--data-dir", dataDir, "--log-level", "silent"],
-    {
-      cwd: repoRoot,
-      env: { ...inheritedEnv(), OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: "test-key", AGENTWIRE_MODEL: "fake-model" },
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  cleanups.push(async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-    await exited;
+async function spawnServer(fake: FakeOpenAI): Promise<{ url: string; crash(): Promise<void> }> {
+  const server = runCli(["serve", "--port", "0", "--data-dir", dataDir, "--log-level", "silent"], {
+    OPENAI_BASE_URL: fake.url,
+    OPENAI_API_KEY: "test-key",
+    AGENTWIRE_MODEL: "fake-model",
   });
-  let stderr = "";
-  child.stderr!.on("data", (d) => (stderr += d));
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = "";
-    const timer = setTimeout(() => reject(new Error(`server did not start; stderr: ${stderr}`)), 20_000);
-    child.stdout!.on("data", (d) => {
-      out += d;
-      const match = /agentwire listening on (ws:\/\/\S+)/.exec(out);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]!);
-      }
-    });
-    child.once("exit", (code) => reject(new Error(`server exited with ${code}; stderr: ${stderr}`)));
-  });
-  return {
-    url,
-    child,
-    async crash() {
-      child.kill("SIGKILL");
-      await exited;
-    },
+  const crash = async () => {
+    if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill("SIGKILL");
+    await server.exited;
   };
+  cleanups.push(crash);
+  return { url: await server.listening(20_000), crash };
 }
 
 async function fakeServer(): Promise<FakeOpenAI> {
