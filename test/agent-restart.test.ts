@@ -229,7 +229,6 @@ describe("after a crash while a tool was running", () => {
     await storedStatus(id, "executing");
     const seqBefore = (await client.conversation.get({ conversationId: id })).state.seq;
     await first.crash();
-    { const { readdir, readFile } = await import("node:fs/promises"); const dir = join(dataDir, "conversations", id); for (const f of await readdir(dir)) console.log("DUMP", f, (await readFile(join(dir, f), "utf8")).replace(/\s+/g, " ")); console.log("DUMP events", events.methods().join(",")); }
 
     const fx = await fixtureOnDataDir();
     const got = await fx.client.conversation.get({ conversationId: id, includeRecords: true });
@@ -293,8 +292,6 @@ describe("after a graceful stop", () => {
     const got = await fx2.client.conversation.get({ conversationId: id, includeRecords: true });
     expect(got.state.seq).toBeGreaterThan(seqBefore);
     // DESIGN: "Pending tool calls are stored, so a restart re-offers them instead of losing them."
-    // (Currently fails: server.close() → hub.interruptAll() settles the call as skipped/"interrupted"
-    // before the store closes, so a graceful restart loses it; only a crash keeps it pending.)
     expect(got.state.pendingTools).toEqual([
       { toolCallId: "grace_1", toolName: "shell", arguments: { command: "echo after-graceful-restart" } },
     ]);
