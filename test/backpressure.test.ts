@@ -4,7 +4,8 @@
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { eventually } from "./harness/notification-log.js";
-import { openInitialized, startTestServer, type TestServer } from "./harness/test-server.js";
+import { openInitialized } from "./harness/raw-socket.js";
+import { startTestServer, type TestServer } from "./harness/test-server.js";
 
 let ts: TestServer;
 beforeAll(async () => {

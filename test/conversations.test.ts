@@ -10,7 +10,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { AgentwireClient, Conversation } from "../clients/typescript/index.js";
 import { eventually, NotificationLog } from "./harness/notification-log.js";
 import { expectInvalidParams, expectNotFound, rpcError } from "./harness/rpc-errors.js";
-import { openInitialized, openRaw, startTestServer, type TestServer } from "./harness/test-server.js";
+import { openInitialized, openRaw } from "./harness/raw-socket.js";
+import { startTestServer, type TestServer } from "./harness/test-server.js";
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -9,13 +9,13 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { AgentwireClient } from "../clients/typescript/index.js";
 import { DataDirLockedError } from "../src/store/conversation-store.js";
 import { NotificationLog } from "./harness/notification-log.js";
-import { openFrameSocket, type FrameSocket } from "./harness/raw-frames.js";
+import { openInitialized, type RawSocket } from "./harness/raw-socket.js";
 import { expectNotFound } from "./harness/rpc-errors.js";
 import { startTestServer, type TestServer } from "./harness/test-server.js";
 
 let dataDir: string;
 const running: TestServer[] = [];
-const sockets: FrameSocket[] = [];
+const sockets: RawSocket[] = [];
 
 beforeEach(async () => {
   dataDir = await mkdtemp(join(tmpdir(), "agentwire-persist-"));
@@ -163,7 +163,7 @@ describe("restart on the same data dir", () => {
     client = await server.connect();
     const missed = await client.message.append({ conversationId: c.id, role: "user", content: "missed" });
 
-    const resumer = await openFrameSocket(server.url);
+    const resumer = await openInitialized(server.url);
     sockets.push(resumer);
     const { response, before } = await resumer.request("conversation.subscribe", { conversationId: c.id, afterSeq: lastSeen });
     const result = response.result;

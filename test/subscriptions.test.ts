@@ -7,13 +7,13 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { AgentwireClient } from "../clients/typescript/index.js";
 import { eventually, NotificationLog } from "./harness/notification-log.js";
-import { openFrameSocket, type FrameSocket } from "./harness/raw-frames.js";
+import { openInitialized, type RawSocket } from "./harness/raw-socket.js";
 import { startTestServer, type TestServer } from "./harness/test-server.js";
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 let ts: TestServer | undefined;
-const sockets: FrameSocket[] = [];
+const sockets: RawSocket[] = [];
 
 afterEach(async () => {
   for (const s of sockets.splice(0)) s.close();
@@ -21,8 +21,8 @@ afterEach(async () => {
   ts = undefined;
 });
 
-async function frameSocket(url: string, initialize: Record<string, unknown> = {}): Promise<FrameSocket> {
-  const s = await openFrameSocket(url, {}, initialize);
+async function frameSocket(url: string, initialize: Record<string, unknown> = {}): Promise<RawSocket> {
+  const s = await openInitialized(url, {}, initialize);
   sockets.push(s);
   return s;
 }
