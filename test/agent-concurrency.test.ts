@@ -3,7 +3,8 @@
  * conversation where tool history truncation kicks in.
  */
 import { describe, expect, it } from "vitest";
-import { EventRecorder, newConversation, useAgentFixture } from "./harness/agent-fixture.js";
+import { newConversation, useAgentFixture } from "./harness/agent-fixture.js";
+import { EventRecorder } from "./harness/event-recorder.js";
 
 const fx = useAgentFixture();
 

@@ -9,7 +9,8 @@ import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { describe, expect, it } from "vitest";
 import type { AgentwireClient } from "../clients/typescript/index.js";
-import { newConversation, useAgentFixture, type EventRecorder } from "./harness/agent-fixture.js";
+import { newConversation, useAgentFixture } from "./harness/agent-fixture.js";
+import type { EventRecorder } from "./harness/event-recorder.js";
 
 const fx = useAgentFixture();
 

@@ -13,8 +13,9 @@ import { WebSocket } from "ws";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AgentwireClient } from "../clients/typescript/index.js";
 import { startFakeOpenAI, type FakeOpenAI } from "./fake-openai/server.js";
-import { EventRecorder, newConversation, startAgentFixture, type AgentFixture } from "./harness/agent-fixture.js";
+import { newConversation, startAgentFixture, type AgentFixture } from "./harness/agent-fixture.js";
 import { runCli } from "./harness/cli-process.js";
+import { EventRecorder } from "./harness/event-recorder.js";
 
 /** What a client sees when a stored pending call is confirmed and the loop resumes. */
 const RESUMED_ROUND = [

@@ -3,7 +3,7 @@
  * maxBufferedBytes, and everyone else keeps being served.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { eventually } from "./harness/notification-log.js";
+import { eventually } from "./harness/eventually.js";
 import { openInitialized } from "./harness/raw-socket.js";
 import { startTestServer, type TestServer } from "./harness/test-server.js";
 

@@ -8,7 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { AgentwireClient, Conversation } from "../clients/typescript/index.js";
-import { eventually, NotificationLog } from "./harness/notification-log.js";
+import { EventRecorder } from "./harness/event-recorder.js";
+import { eventually } from "./harness/eventually.js";
 import { expectInvalidParams, expectNotFound, rpcError } from "./harness/rpc-errors.js";
 import { openInitialized, openRaw } from "./harness/raw-socket.js";
 import { startTestServer, type TestServer } from "./harness/test-server.js";
@@ -123,7 +124,7 @@ describe("conversation.update", () => {
   it("changes title, model (null returns to the default) and merges settings; subscribers hear it", async () => {
     const c = await client.conversation.create({ title: "old", model: "m1", settings: { maxIterations: 3 } });
     const watcher = await ts.connect();
-    const log = new NotificationLog(watcher);
+    const log = new EventRecorder(watcher);
     await watcher.conversation.subscribe({ conversationId: c.id });
     await sleep(5); // so updatedAt can differ from createdAt
 
@@ -137,7 +138,7 @@ describe("conversation.update", () => {
     expect(updated.settings).toEqual({ toolHistoryRounds: 2, maxIterations: 3, toolTimeoutMs: ts.config.toolTimeoutMs });
     expect(Date.parse(updated.updatedAt)).toBeGreaterThan(Date.parse(c.updatedAt));
 
-    await log.waitFor("conversation_updated", 1);
+    await log.waitForCount("conversation_updated", 1);
     const [event] = log.of("conversation_updated");
     expect(event).toMatchObject({ conversationId: c.id, seq: 1, deleted: false });
     expect(event!.timestamp).toMatch(ISO);
@@ -169,12 +170,12 @@ describe("conversation.delete", () => {
     const c = await client.conversation.create({ title: "doomed" });
     const keep = await client.conversation.create({ title: "kept" });
     const watcher = await ts.connect();
-    const log = new NotificationLog(watcher);
+    const log = new EventRecorder(watcher);
     await watcher.conversation.subscribe({ conversationId: c.id });
 
     expect(await client.conversation.delete({ conversationId: c.id })).toEqual({});
 
-    await log.waitFor("conversation_updated", 1);
+    await log.waitForCount("conversation_updated", 1);
     const [event] = log.of("conversation_updated");
     expect(event).toMatchObject({ conversationId: c.id, deleted: true, seq: 1 });
     expect(event!.conversation.id).toBe(c.id);

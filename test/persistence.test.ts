@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { AgentwireClient } from "../clients/typescript/index.js";
 import { DataDirLockedError } from "../src/store/conversation-store.js";
-import { NotificationLog } from "./harness/notification-log.js";
+import { EventRecorder } from "./harness/event-recorder.js";
 import { openInitialized, type RawSocket } from "./harness/raw-socket.js";
 import { expectNotFound } from "./harness/rpc-errors.js";
 import { startTestServer, type TestServer } from "./harness/test-server.js";
@@ -105,12 +105,12 @@ describe("restart on the same data dir", () => {
     let server = await start();
     let client = await server.connect();
     const c = await client.conversation.create({});
-    const log = new NotificationLog(client);
+    const log = new EventRecorder(client);
     await client.conversation.subscribe({ conversationId: c.id });
     await fill(client, c.id, 5, "before");
     await client.conversation.update({ conversationId: c.id, title: "t" });
-    await log.waitFor("conversation_updated", 1);
-    const seenBefore = log.events().map((e) => e.params.seq as number);
+    await log.waitForCount("conversation_updated", 1);
+    const seenBefore = log.events.map((e) => e.params.seq as number);
     expect(seenBefore).toHaveLength(6);
     const maxBefore = Math.max(...seenBefore);
 
@@ -119,11 +119,11 @@ describe("restart on the same data dir", () => {
     const got = await client.conversation.get({ conversationId: c.id });
     expect(got.state.seq).toBeGreaterThanOrEqual(maxBefore);
 
-    const after = new NotificationLog(client);
+    const after = new EventRecorder(client);
     const sub = await client.conversation.subscribe({ conversationId: c.id });
     expect(sub.state.seq).toBe(got.state.seq);
     await client.message.append({ conversationId: c.id, role: "user", content: "after" });
-    await after.waitFor("message_added", 1);
+    await after.waitForCount("message_added", 1);
     const [event] = after.of("message_added");
     expect(event!.seq).toBeGreaterThan(maxBefore);
     expect(event!.seq).toBe(sub.state.seq + 1);
@@ -143,10 +143,10 @@ describe("restart on the same data dir", () => {
 
     server = await restart(server);
     client = await server.connect();
-    const log = new NotificationLog(client);
+    const log = new EventRecorder(client);
     await client.conversation.subscribe({ conversationId: c.id });
     await client.message.append({ conversationId: c.id, role: "user", content: "after" });
-    await log.waitFor("message_added", 1);
+    await log.waitForCount("message_added", 1);
     expect(log.of("message_added")[0]!.seq).toBeGreaterThan(maxBefore);
     expect((await client.conversation.get({ conversationId: c.id })).conversation.recordCount).toBe(1201);
   });

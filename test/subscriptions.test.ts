@@ -6,7 +6,8 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { AgentwireClient } from "../clients/typescript/index.js";
-import { eventually, NotificationLog } from "./harness/notification-log.js";
+import { EventRecorder } from "./harness/event-recorder.js";
+import { eventually } from "./harness/eventually.js";
 import { openInitialized, type RawSocket } from "./harness/raw-socket.js";
 import { startTestServer, type TestServer } from "./harness/test-server.js";
 
@@ -44,8 +45,8 @@ describe("fan-out", () => {
     const subscribers = await Promise.all([ts.connect(), ts.connect(), ts.connect()]);
     const c = await writer.conversation.create({ title: "fan" });
     const other = await writer.conversation.create({ title: "other" });
-    const logs = subscribers.map((s) => new NotificationLog(s));
-    const outsiderLog = new NotificationLog(outsider);
+    const logs = subscribers.map((s) => new EventRecorder(s));
+    const outsiderLog = new EventRecorder(outsider);
     for (const s of subscribers) {
       const sub = await s.conversation.subscribe({ conversationId: c.id });
       expect(sub).toMatchObject({ replayed: 0, resync: false, conversation: { id: c.id } });
@@ -59,9 +60,9 @@ describe("fan-out", () => {
     appended.push(await writer.message.append({ conversationId: c.id, role: "system", content: "last" }));
 
     for (const log of logs) {
-      await log.waitFor("message_added", 4);
-      await log.waitFor("conversation_updated", 1);
-      const events = log.events();
+      await log.waitForCount("message_added", 4);
+      await log.waitForCount("conversation_updated", 1);
+      const events = log.events;
       expect(events.map((e) => e.method)).toEqual([
         "message_added",
         "message_added",
@@ -81,17 +82,17 @@ describe("fan-out", () => {
       expect(log.of("conversation_updated")[0]).toMatchObject({ deleted: false, conversation: updated });
     }
     // Every subscriber saw the very same events.
-    expect(logs[1]!.events()).toEqual(logs[0]!.events());
-    expect(logs[2]!.events()).toEqual(logs[0]!.events());
+    expect(logs[1]!.events).toEqual(logs[0]!.events);
+    expect(logs[2]!.events).toEqual(logs[0]!.events);
 
     // The subscriber of another conversation and the writer heard none of it.
     await barrier(outsider);
     await barrier(writer);
-    expect(outsiderLog.events()).toEqual([]);
-    const writerLog = new NotificationLog(writer);
+    expect(outsiderLog.events).toEqual([]);
+    const writerLog = new EventRecorder(writer);
     await writer.message.append({ conversationId: c.id, role: "user", content: "unheard" });
     await barrier(writer);
-    expect(writerLog.events()).toEqual([]);
+    expect(writerLog.events).toEqual([]);
 
     const state = await writer.conversation.get({ conversationId: c.id });
     expect(state.state.seq).toBe(6);
@@ -125,7 +126,7 @@ describe("fan-out", () => {
     const writers = await Promise.all([ts.connect(), ts.connect(), ts.connect(), ts.connect()]);
     const watcher = await ts.connect();
     const c = await writers[0]!.conversation.create({});
-    const log = new NotificationLog(watcher);
+    const log = new EventRecorder(watcher);
     await watcher.conversation.subscribe({ conversationId: c.id });
 
     const sends = writers.flatMap((w, wi) =>
@@ -134,7 +135,7 @@ describe("fan-out", () => {
     const results = await Promise.all(sends);
     expect(new Set(results.map((r) => r.id)).size).toBe(200);
 
-    await log.waitFor("message_added", 200);
+    await log.waitForCount("message_added", 200);
     const events = log.of("message_added");
     expect(events).toHaveLength(200);
     const seqs = events.map((e) => e.seq);
@@ -252,23 +253,23 @@ describe("stopping delivery", () => {
     const leaver = await ts.connect();
     const stayer = await ts.connect();
     const c = await writer.conversation.create({});
-    const leaverLog = new NotificationLog(leaver);
-    const stayerLog = new NotificationLog(stayer);
+    const leaverLog = new EventRecorder(leaver);
+    const stayerLog = new EventRecorder(stayer);
     await leaver.conversation.subscribe({ conversationId: c.id });
     await stayer.conversation.subscribe({ conversationId: c.id });
 
     await writer.message.append({ conversationId: c.id, role: "user", content: "both" });
-    await leaverLog.waitFor("message_added", 1);
+    await leaverLog.waitForCount("message_added", 1);
     expect(await leaver.conversation.unsubscribe({ conversationId: c.id })).toEqual({});
     // Unsubscribing again is harmless.
     expect(await leaver.conversation.unsubscribe({ conversationId: c.id })).toEqual({});
 
     await writer.message.append({ conversationId: c.id, role: "user", content: "stayer only" });
     await writer.conversation.update({ conversationId: c.id, title: "t" });
-    await stayerLog.waitFor("conversation_updated", 1);
+    await stayerLog.waitForCount("conversation_updated", 1);
     await barrier(leaver);
-    expect(leaverLog.events().map((e) => e.params.seq)).toEqual([1]);
-    expect(stayerLog.events().map((e) => e.params.seq)).toEqual([1, 2, 3]);
+    expect(leaverLog.events.map((e) => e.params.seq)).toEqual([1]);
+    expect(stayerLog.events.map((e) => e.params.seq)).toEqual([1, 2, 3]);
     expect((await writer.server.status()).subscriptions).toBe(1);
   });
 
@@ -296,15 +297,15 @@ describe("stopping delivery", () => {
     const writer = await ts.connect();
     const quiet = await ts.connect({ capabilities: { notificationOptOut: ["message_added"] } });
     const c = await writer.conversation.create({});
-    const log = new NotificationLog(quiet);
+    const log = new EventRecorder(quiet);
     await quiet.conversation.subscribe({ conversationId: c.id });
 
     await writer.message.append({ conversationId: c.id, role: "user", content: "a" });
     await writer.message.append({ conversationId: c.id, role: "user", content: "b" });
     await writer.conversation.update({ conversationId: c.id, title: "visible" });
-    await log.waitFor("conversation_updated", 1);
+    await log.waitForCount("conversation_updated", 1);
     await barrier(quiet);
-    expect(log.events().map((e) => [e.method, e.params.seq])).toEqual([["conversation_updated", 3]]);
+    expect(log.events.map((e) => [e.method, e.params.seq])).toEqual([["conversation_updated", 3]]);
   });
 
   it("notificationOptOut also applies to replayed events", async () => {

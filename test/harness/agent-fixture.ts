@@ -1,12 +1,13 @@
 /**
  * An agentwire server wired to the fake OpenAI-compatible server through the
- * real `openai` SDK, plus a recorder of every notification a client sees.
+ * real `openai` SDK, and a conversation to drive it with.
  */
 import { afterAll, afterEach, beforeAll, expect } from "vitest";
-import type { AgentwireClient, NotificationMethod } from "../../clients/typescript/index.js";
+import type { AgentwireClient } from "../../clients/typescript/index.js";
 import type { ServerConfig } from "../../src/config.js";
 import { OpenAIProvider, type OpenAIProviderOptions } from "../../src/llm/openai-provider.js";
 import { startFakeOpenAI, type FakeOpenAI, type FakeOpenAIOptions } from "../fake-openai/server.js";
+import { EventRecorder } from "./event-recorder.js";
 import { startTestServer, type TestServer } from "./test-server.js";
 
 export interface AgentFixture {
@@ -44,74 +45,6 @@ export async function startAgentFixture(
       await fake.close();
     },
   };
-}
-
-export interface RecordedEvent {
-  method: NotificationMethod;
-  params: any;
-}
-
-/** Every notification of one conversation, in arrival order, with waiting helpers. */
-export class EventRecorder {
-  readonly events: RecordedEvent[] = [];
-  private waiters: { test: (e: RecordedEvent) => boolean; resolve: (e: RecordedEvent) => void }[] = [];
-  readonly dispose: () => void;
-
-  constructor(client: AgentwireClient, readonly conversationId: string) {
-    this.dispose = client.onAny((method, params: any) => {
-      if (params?.conversationId !== conversationId) return;
-      const event = { method, params };
-      this.events.push(event);
-      this.waiters = this.waiters.filter((w) => {
-        if (!w.test(event)) return true;
-        w.resolve(event);
-        return false;
-      });
-    });
-  }
-
-  /** The first event (already seen or future) after index `from` matching the test. */
-  waitFor(test: (e: RecordedEvent) => boolean, timeoutMs = 5000, from = 0): Promise<RecordedEvent> {
-    const seen = this.events.slice(from).find(test);
-    if (seen) return Promise.resolve(seen);
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        reject(new Error(`timed out waiting for an event; saw: ${this.methods().join(", ")}`));
-      }, timeoutMs);
-      this.waiters.push({
-        test,
-        resolve: (e) => {
-          clearTimeout(timer);
-          resolve(e);
-        },
-      });
-    });
-  }
-
-  waitForMethod(method: NotificationMethod, timeoutMs?: number, from = 0): Promise<RecordedEvent> {
-    return this.waitFor((e) => e.method === method, timeoutMs, from);
-  }
-
-  /** Resolves when the generation has ended (final complete, interrupted or error). */
-  waitForEnd(generationId: string, timeoutMs = 5000): Promise<RecordedEvent> {
-    return this.waitFor(
-      (e) =>
-        e.params.generationId === generationId &&
-        ((e.method === "generation_complete" && e.params.final) || e.method === "interrupted" || e.method === "error"),
-      timeoutMs,
-    );
-  }
-
-  methods(): string[] {
-    return this.events.map((e) => e.method);
-  }
-
-  /** Methods with consecutive generation_progress / tool_output collapsed, for readable sequence checks. */
-  flow(): string[] {
-    const out: string[] = [];
-    for (const m of this.methods()) if (!((m === "generation_progress" || m === "tool_output") && out.at(-1) === m)) out.push(m);
-    return out;
-  }
 }
 
 /** Create a conversation, subscribe the client, append a user message; returns the id and a recorder. */
