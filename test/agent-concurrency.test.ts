@@ -90,6 +90,8 @@ describe("10 conversations generating at once", () => {
 
 describe("two clients watching one generation", () => {
   it("both receive the same events, with the same seqs and params, in the same order", async () => {
+    // The watcher is on a real WebSocket (the fixture's client on an in-memory link): this is the
+    // agent flow's round trip over a real socket, and both transports must carry the same events.
     const watcher = await fx.server.connect();
     const conversation = await fx.client.conversation.create({});
     const mine = new EventRecorder(fx.client, conversation.id);

@@ -339,7 +339,7 @@ describe("interrupt when nothing runs", () => {
   it("two clients interrupting the same generation at once: both answer only after the end, one interrupted event", async () => {
     fx.fake.enqueue({ kind: "reply", toolCalls: [shellCall("echo nope", "d1")] });
     const { id, events } = await newConversation(fx.client);
-    const other = await fx.server.connect();
+    const other = await fx.connect();
     const { generationId } = await fx.client.step({ conversationId: id });
     await events.waitForMethod("tool_pending");
     const results = await Promise.all([fx.client.interrupt({ conversationId: id }), other.interrupt({ conversationId: id })]);

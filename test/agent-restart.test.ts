@@ -4,7 +4,8 @@
  *
  * A crash is the real thing: `agentwire serve` in a child process, killed
  * with SIGKILL, so nothing gets a chance to settle. The next server is an
- * in-process fixture on the same data dir. A graceful stop is tested too.
+ * in-process fixture on the same data dir, its clients on in-memory links.
+ * A graceful stop is tested too.
  */
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";

@@ -1,25 +1,38 @@
 /**
  * An agentwire server wired to the fake OpenAI-compatible server through the
- * real `openai` SDK, and a conversation to drive it with.
+ * real `openai` SDK, with clients over in-memory links (or real WebSockets,
+ * `transport: "websocket"`), and a conversation to drive it with.
  */
 import { afterAll, afterEach, beforeAll, expect } from "vitest";
-import type { AgentwireClient } from "../../clients/typescript/index.js";
+import type { AgentwireClient, AgentwireClientOptions } from "../../clients/typescript/index.js";
 import type { ServerConfig } from "../../src/config.js";
 import { OpenAIProvider, type OpenAIProviderOptions } from "../../src/llm/openai-provider.js";
 import { startFakeOpenAI, type FakeOpenAI, type FakeOpenAIOptions } from "../fake-openai/server.js";
 import { EventRecorder } from "./event-recorder.js";
 import { startTestServer, type TestServer } from "./test-server.js";
 
+/** How the fixture's clients reach the server: an in-memory link (behaviour tests), or a real WebSocket. */
+export type ClientTransport = "memory" | "websocket";
+
 export interface AgentFixture {
   fake: FakeOpenAI;
   server: TestServer;
+  /** The first client, over the fixture's transport. */
   client: AgentwireClient;
+  /** Another client, over the fixture's transport. */
+  connect(options?: AgentwireClientOptions): Promise<AgentwireClient>;
   close(): Promise<void>;
 }
 
-export async function startAgentFixture(
-  options: { config?: Partial<ServerConfig>; provider?: OpenAIProviderOptions; fake?: FakeOpenAIOptions } = {},
-): Promise<AgentFixture> {
+export interface AgentFixtureOptions {
+  config?: Partial<ServerConfig>;
+  provider?: OpenAIProviderOptions;
+  fake?: FakeOpenAIOptions;
+  /** Default "memory". */
+  transport?: ClientTransport;
+}
+
+export async function startAgentFixture(options: AgentFixtureOptions = {}): Promise<AgentFixture> {
   const fake = await startFakeOpenAI({ apiKey: "test-key", ...options.fake });
   const server = await startTestServer(
     { model: "fake-model", ...options.config },
@@ -35,11 +48,14 @@ export async function startAgentFixture(
         }),
     },
   );
-  const client = await server.connect();
+  const connect = (clientOptions?: AgentwireClientOptions) =>
+    (options.transport ?? "memory") === "memory" ? server.connectInMemory(clientOptions) : server.connect(clientOptions);
+  const client = await connect();
   return {
     fake,
     server,
     client,
+    connect,
     async close() {
       await server.close();
       await fake.close();
@@ -66,7 +82,7 @@ export async function newConversation(
  * real API would refuse (the fake records those), and the fake's queue and
  * records are cleared.
  */
-export function useAgentFixture(options: Parameters<typeof startAgentFixture>[0] = {}): AgentFixture {
+export function useAgentFixture(options: AgentFixtureOptions = {}): AgentFixture {
   let current: AgentFixture | undefined;
   beforeAll(async () => {
     current = await startAgentFixture(options);
@@ -93,6 +109,7 @@ export function useAgentFixture(options: Parameters<typeof startAgentFixture>[0]
     get client() {
       return get().client;
     },
+    connect: (clientOptions) => get().connect(clientOptions),
     close: () => get().close(),
   };
 }

@@ -10,7 +10,8 @@ import { AgentwireClient, type AgentwireClientOptions } from "../../clients/type
 import { defaultConfig, type ServerConfig } from "../../src/config.js";
 import { createLogger } from "../../src/logging/logger.js";
 import { startServer, type RunningServer, type ServerParts } from "../../src/server.js";
-import { inMemoryWebSocket, type InMemorySocketPair } from "./in-memory-link.js";
+import { inMemoryWebSocket, type InMemoryClientSocket, type InMemorySocketPair } from "./in-memory-link.js";
+import { openRawInMemory, type RawSocket } from "./raw-socket.js";
 
 export interface TestServer {
   server: RunningServer;
@@ -21,6 +22,8 @@ export interface TestServer {
   connect(options?: AgentwireClientOptions): Promise<AgentwireClient>;
   /** A client over an in-memory link (JSON round-tripped, delivered asynchronously): for behaviour tests. */
   connectInMemory(options?: AgentwireClientOptions): Promise<AgentwireClient>;
+  /** A raw client (frames as text) over an in-memory link: for behaviour tests that need raw frames. */
+  openRawInMemory(): Promise<RawSocket<InMemoryClientSocket>>;
   /** The in-memory links opened so far (e.g. to drop one from the server side). */
   readonly links: InMemorySocketPair[];
   /** Stop the server (the data dir stays, for restart tests). */
@@ -49,6 +52,8 @@ export async function startTestServer(
     if (stopped) return;
     stopped = true;
     await Promise.all(clients.map((c) => c.close().catch(() => {})));
+    // The server closes its sockets, not links it was handed; raw in-memory clients are closed here.
+    for (const link of links) link.client.close();
     await server.close();
   };
   return {
@@ -67,6 +72,7 @@ export async function startTestServer(
       clients.push(client);
       return client;
     },
+    openRawInMemory: () => openRawInMemory(server, links),
     stop,
     async close() {
       await stop();
