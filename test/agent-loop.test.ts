@@ -4,19 +4,11 @@
  * clients over in-memory links.
  */
 import { describe, expect, it } from "vitest";
-import { AgentwireRpcError } from "../clients/typescript/index.js";
+import type { AgentwireRpcError } from "../clients/typescript/index.js";
 import { newConversation, startAgentFixture, useAgentFixture } from "./harness/agent-fixture.js";
+import { rpcError } from "./harness/rpc-errors.js";
 
 const fx = useAgentFixture();
-
-async function rpcError(promise: Promise<unknown>): Promise<AgentwireRpcError> {
-  const error = await promise.then(
-    () => undefined,
-    (e) => e,
-  );
-  expect(error).toBeInstanceOf(AgentwireRpcError);
-  return error as AgentwireRpcError;
-}
 
 describe("a plain answer", () => {
   it("streams text and reasoning, stores one assistant record, ends with a final generation_complete", async () => {
