@@ -11,6 +11,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { cleanEnv } from "../test/harness/child-env.js";
 
 const here = fileURLToPath(import.meta.url);
 /** True when this file runs as TypeScript source (tsx), false when compiled into dist/. */
@@ -39,16 +40,6 @@ export interface Launched {
 }
 
 const running = new Set<ChildProcess>();
-
-/** Environment without anything that would steer the children from outside the benchmark. */
-function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (/^(AGENTWIRE_|OPENAI_)/.test(key) || key === "NODE_OPTIONS") continue;
-    env[key] = value;
-  }
-  return { ...env, ...extra };
-}
 
 /** Spawn `node [nodeArgs] args…` and resolve once stdout has a line matching `pattern`. */
 export function launch(

@@ -3,7 +3,8 @@
  * conversation where tool history truncation kicks in.
  */
 import { describe, expect, it } from "vitest";
-import { EventRecorder, newConversation, useAgentFixture } from "./harness/agent-fixture.js";
+import { newConversation, useAgentFixture } from "./harness/agent-fixture.js";
+import { EventRecorder } from "./harness/event-recorder.js";
 
 const fx = useAgentFixture();
 
@@ -89,6 +90,8 @@ describe("10 conversations generating at once", () => {
 
 describe("two clients watching one generation", () => {
   it("both receive the same events, with the same seqs and params, in the same order", async () => {
+    // The watcher is on a real WebSocket (the fixture's client on an in-memory link): this is the
+    // agent flow's round trip over a real socket, and both transports must carry the same events.
     const watcher = await fx.server.connect();
     const conversation = await fx.client.conversation.create({});
     const mine = new EventRecorder(fx.client, conversation.id);

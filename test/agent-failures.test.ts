@@ -8,7 +8,8 @@ import { createServer } from "node:net";
 import { performance } from "node:perf_hooks";
 import { describe, expect, it } from "vitest";
 import type { FakeScript } from "./fake-openai/server.js";
-import { newConversation, startAgentFixture, useAgentFixture, type EventRecorder } from "./harness/agent-fixture.js";
+import { newConversation, startAgentFixture, useAgentFixture } from "./harness/agent-fixture.js";
+import type { EventRecorder } from "./harness/event-recorder.js";
 
 const LLM_ERROR = -32030;
 

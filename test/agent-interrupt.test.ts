@@ -5,11 +5,12 @@
  * keeps partial text, sends exactly one `interrupted`, and leaves a history
  * the next model call accepts.
  */
-import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { describe, expect, it } from "vitest";
 import type { AgentwireClient } from "../clients/typescript/index.js";
-import { newConversation, useAgentFixture, type EventRecorder } from "./harness/agent-fixture.js";
+import { newConversation, useAgentFixture } from "./harness/agent-fixture.js";
+import type { EventRecorder } from "./harness/event-recorder.js";
+import { isAlive, waitGone } from "./harness/process-liveness.js";
 
 const fx = useAgentFixture();
 
@@ -24,37 +25,6 @@ async function timedInterrupt(client: AgentwireClient, conversationId: string) {
 
 function count(events: EventRecorder, method: string, generationId?: string): number {
   return events.events.filter((e) => e.method === method && (generationId === undefined || e.params.generationId === generationId)).length;
-}
-
-/**
- * True once the process has died: kill(pid, 0) fails with ESRCH, or it is a
- * zombie. A killed background child is re-parented to PID 1, and how soon PID 1
- * collects it depends on the machine (in some containers over a second), so a
- * zombie counts as gone: it has exited and holds no resources but its pid.
- */
-function isGone(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ESRCH") return true;
-    throw error;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
-  } catch {
-    return true;
-  }
-}
-
-async function waitGone(pids: number[], withinMs: number): Promise<number[]> {
-  const deadline = performance.now() + withinMs;
-  let alive = pids.filter((p) => !isGone(p));
-  while (alive.length > 0 && performance.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 20));
-    alive = alive.filter((p) => !isGone(p));
-  }
-  return alive;
 }
 
 /** The next step on the conversation completes, and the fake accepted its request. */
@@ -250,8 +220,8 @@ describe("interrupt while a tool runs", () => {
       .join("");
     const bashPid = Number(/BASH:(\d+)/.exec(output)![1]);
     const childPid = Number(/CHILD:(\d+)/.exec(output)![1]);
-    expect(isGone(bashPid)).toBe(false);
-    expect(isGone(childPid)).toBe(false);
+    expect(isAlive(bashPid)).toBe(true);
+    expect(isAlive(childPid)).toBe(true);
 
     const started = performance.now();
     const result = await fx.client.interrupt({ conversationId: id });
@@ -338,7 +308,7 @@ describe("interrupt when nothing runs", () => {
   it("two clients interrupting the same generation at once: both answer only after the end, one interrupted event", async () => {
     fx.fake.enqueue({ kind: "reply", toolCalls: [shellCall("echo nope", "d1")] });
     const { id, events } = await newConversation(fx.client);
-    const other = await fx.server.connect();
+    const other = await fx.connect();
     const { generationId } = await fx.client.step({ conversationId: id });
     await events.waitForMethod("tool_pending");
     const results = await Promise.all([fx.client.interrupt({ conversationId: id }), other.interrupt({ conversationId: id })]);

@@ -1,21 +1,14 @@
 /**
  * The agent loop end to end: a real server, the real openai SDK, the fake
- * OpenAI-compatible server (which rejects any request the real API would).
+ * OpenAI-compatible server (which rejects any request the real API would),
+ * clients over in-memory links.
  */
 import { describe, expect, it } from "vitest";
-import { AgentwireRpcError } from "../clients/typescript/index.js";
+import type { AgentwireRpcError } from "../clients/typescript/index.js";
 import { newConversation, startAgentFixture, useAgentFixture } from "./harness/agent-fixture.js";
+import { rpcError } from "./harness/rpc-errors.js";
 
 const fx = useAgentFixture();
-
-async function rpcError(promise: Promise<unknown>): Promise<AgentwireRpcError> {
-  const error = await promise.then(
-    () => undefined,
-    (e) => e,
-  );
-  expect(error).toBeInstanceOf(AgentwireRpcError);
-  return error as AgentwireRpcError;
-}
 
 describe("a plain answer", () => {
   it("streams text and reasoning, stores one assistant record, ends with a final generation_complete", async () => {
@@ -265,7 +258,7 @@ describe("errors a client can cause", () => {
   it("tool.confirm on an unknown call, a settled call, and two clients racing for one call", async () => {
     fx.fake.enqueue({ kind: "reply", toolCalls: [{ id: "r1", name: "shell", args: '{"command":"true"}' }] }, { kind: "reply", text: ["k"] });
     const { id, events } = await newConversation(fx.client);
-    const other = await fx.server.connect();
+    const other = await fx.connect();
     const theirs: string[] = [];
     other.on("tool_executing", (p) => theirs.push(p.toolCallId));
     await other.conversation.subscribe({ conversationId: id });

@@ -3,8 +3,9 @@
  * maxBufferedBytes, and everyone else keeps being served.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { eventually } from "./harness/notification-log.js";
-import { openInitialized, startTestServer, type TestServer } from "./harness/test-server.js";
+import { eventually } from "./harness/eventually.js";
+import { openInitialized } from "./harness/raw-socket.js";
+import { startTestServer, type TestServer } from "./harness/test-server.js";
 
 let ts: TestServer;
 beforeAll(async () => {

@@ -1,7 +1,7 @@
 /**
  * `connected` arrives right after the initialize answer, often before the
  * caller of `connect()` can register for it; a late `on("connected")`
- * still hears it, once.
+ * still hears it, once. (The client's own logic: an in-memory link will do.)
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "./harness/test-server.js";
@@ -15,7 +15,7 @@ afterAll(async () => {
 });
 
 it("calls a handler registered after connect() with the connected notification, once", async () => {
-  const client = await ts.connect();
+  const client = await ts.connectInMemory();
   await new Promise((r) => setTimeout(r, 50)); // the notification has surely arrived by now
   const seen: unknown[] = [];
   client.on("connected", (p) => seen.push(p));

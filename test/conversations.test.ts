@@ -1,16 +1,19 @@
 /**
- * Conversation lifecycle over a real WebSocket: create, get, update, delete,
- * list paging, message.append, parameter validation, not-found errors and
- * the counters of server.status.
+ * Conversation lifecycle: create, get, update, delete, list paging,
+ * message.append, parameter validation, not-found errors and the counters of
+ * server.status. Clients are on in-memory links; the delete race sends a
+ * batch over a real WebSocket.
  */
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { AgentwireClient, Conversation } from "../clients/typescript/index.js";
-import { eventually, NotificationLog } from "./harness/notification-log.js";
+import { EventRecorder } from "./harness/event-recorder.js";
+import { eventually } from "./harness/eventually.js";
 import { expectInvalidParams, expectNotFound, rpcError } from "./harness/rpc-errors.js";
-import { openInitialized, openRaw, startTestServer, type TestServer } from "./harness/test-server.js";
+import { openInitialized } from "./harness/raw-socket.js";
+import { startTestServer, type TestServer } from "./harness/test-server.js";
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -27,7 +30,7 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   ts = await startTestServer();
-  client = await ts.connect();
+  client = await ts.connectInMemory();
 });
 afterEach(async () => {
   await ts.close();
@@ -121,8 +124,8 @@ describe("conversation.get", () => {
 describe("conversation.update", () => {
   it("changes title, model (null returns to the default) and merges settings; subscribers hear it", async () => {
     const c = await client.conversation.create({ title: "old", model: "m1", settings: { maxIterations: 3 } });
-    const watcher = await ts.connect();
-    const log = new NotificationLog(watcher);
+    const watcher = await ts.connectInMemory();
+    const log = new EventRecorder(watcher);
     await watcher.conversation.subscribe({ conversationId: c.id });
     await sleep(5); // so updatedAt can differ from createdAt
 
@@ -136,7 +139,7 @@ describe("conversation.update", () => {
     expect(updated.settings).toEqual({ toolHistoryRounds: 2, maxIterations: 3, toolTimeoutMs: ts.config.toolTimeoutMs });
     expect(Date.parse(updated.updatedAt)).toBeGreaterThan(Date.parse(c.updatedAt));
 
-    await log.waitFor("conversation_updated", 1);
+    await log.waitForCount("conversation_updated", 1);
     const [event] = log.of("conversation_updated");
     expect(event).toMatchObject({ conversationId: c.id, seq: 1, deleted: false });
     expect(event!.timestamp).toMatch(ISO);
@@ -167,13 +170,13 @@ describe("conversation.delete", () => {
   it("removes the conversation; get answers -32010 and subscribers hear deleted: true", async () => {
     const c = await client.conversation.create({ title: "doomed" });
     const keep = await client.conversation.create({ title: "kept" });
-    const watcher = await ts.connect();
-    const log = new NotificationLog(watcher);
+    const watcher = await ts.connectInMemory();
+    const log = new EventRecorder(watcher);
     await watcher.conversation.subscribe({ conversationId: c.id });
 
     expect(await client.conversation.delete({ conversationId: c.id })).toEqual({});
 
-    await log.waitFor("conversation_updated", 1);
+    await log.waitForCount("conversation_updated", 1);
     const [event] = log.of("conversation_updated");
     expect(event).toMatchObject({ conversationId: c.id, deleted: true, seq: 1 });
     expect(event!.conversation.id).toBe(c.id);
@@ -190,6 +193,7 @@ describe("conversation.delete", () => {
   });
 });
 
+// On a real WebSocket: the race is one batch frame, and conversations keep one real-socket test.
 describe("delete racing other requests", () => {
   it("nothing is stored or announced after a delete: an append in the same batch either precedes it or is refused", async () => {
     for (let i = 0; i < 10; i++) {
@@ -391,8 +395,8 @@ describe("server.status", () => {
     expect(initial.uptimeMs).toBeGreaterThanOrEqual(0);
     expect(initial.memory.rss).toBeGreaterThan(0);
 
-    const second = await ts.connect();
-    const raw = await openRaw(ts.url); // open, but never initialized
+    const second = await ts.connectInMemory();
+    const raw = await ts.openRawInMemory(); // open, but never initialized
     const c1 = await client.conversation.create({});
     const c2 = await client.conversation.create({});
     await client.conversation.subscribe({ conversationId: c1.id });

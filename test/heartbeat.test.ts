@@ -3,7 +3,8 @@
  * interval and terminates a socket that did not answer the previous ping.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { openRaw, startTestServer, type TestServer } from "./harness/test-server.js";
+import { openRaw } from "./harness/raw-socket.js";
+import { startTestServer, type TestServer } from "./harness/test-server.js";
 
 let ts: TestServer;
 beforeAll(async () => {

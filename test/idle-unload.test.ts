@@ -13,7 +13,7 @@ afterAll(async () => {
 });
 
 it("unloads only conversations nobody watches, and reloads them unchanged with seq still increasing", async () => {
-  const client = await ts.connect();
+  const client = await ts.connectInMemory();
   const idle = await client.conversation.create({ title: "idle" });
   const watched = await client.conversation.create({ title: "watched" });
   await client.conversation.subscribe({ conversationId: watched.id });

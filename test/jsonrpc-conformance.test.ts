@@ -4,7 +4,8 @@
  * json-rpc-2.0 gets wrong out of the box (see LIBRARY-NOTES).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openInitialized, openRaw, startTestServer, type RawSocket, type TestServer } from "./harness/test-server.js";
+import { openInitialized, openRaw, type RawSocket } from "./harness/raw-socket.js";
+import { startTestServer, type TestServer } from "./harness/test-server.js";
 
 let server: TestServer;
 let raw: RawSocket;

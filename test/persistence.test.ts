@@ -1,6 +1,7 @@
 /**
  * What survives a restart on the same data dir (records, metadata,
- * deletions, seq numbering), and the one-server-per-data-dir lock.
+ * deletions, seq numbering), and the one-server-per-data-dir lock. Clients
+ * are on in-memory links, except in the first test.
  */
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -8,14 +9,14 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { AgentwireClient } from "../clients/typescript/index.js";
 import { DataDirLockedError } from "../src/store/conversation-store.js";
-import { NotificationLog } from "./harness/notification-log.js";
-import { openFrameSocket, type FrameSocket } from "./harness/raw-frames.js";
+import { EventRecorder } from "./harness/event-recorder.js";
+import { initialize, type RawSocket } from "./harness/raw-socket.js";
 import { expectNotFound } from "./harness/rpc-errors.js";
 import { startTestServer, type TestServer } from "./harness/test-server.js";
 
 let dataDir: string;
 const running: TestServer[] = [];
-const sockets: FrameSocket[] = [];
+const sockets: RawSocket<unknown>[] = [];
 
 beforeEach(async () => {
   dataDir = await mkdtemp(join(tmpdir(), "agentwire-persist-"));
@@ -46,6 +47,7 @@ async function fill(client: AgentwireClient, conversationId: string, n: number, 
 
 describe("restart on the same data dir", () => {
   it("keeps conversations, their metadata and records exactly", async () => {
+    // Real WebSockets here (the other tests use in-memory links): text with ✓, quotes and newlines, over the wire and back.
     let server = await start();
     let client = await server.connect();
     const a = await client.conversation.create({ title: "first", system: "be kind", settings: { maxIterations: 7 } });
@@ -84,7 +86,7 @@ describe("restart on the same data dir", () => {
 
   it("keeps every one of 100 concurrent appends, in order", async () => {
     let server = await start();
-    const writers = await Promise.all([server.connect(), server.connect()]);
+    const writers = await Promise.all([server.connectInMemory(), server.connectInMemory()]);
     const c = await writers[0]!.conversation.create({});
     await Promise.all(
       writers.flatMap((w, wi) =>
@@ -95,7 +97,7 @@ describe("restart on the same data dir", () => {
     expect(before.records).toHaveLength(100);
 
     server = await restart(server);
-    const client = await server.connect();
+    const client = await server.connectInMemory();
     const after = await client.conversation.get({ conversationId: c.id, includeRecords: true });
     expect(after.records).toEqual(before.records);
     expect(after.conversation.recordCount).toBe(100);
@@ -103,27 +105,27 @@ describe("restart on the same data dir", () => {
 
   it("numbers events after a restart above every seq handed out before it", async () => {
     let server = await start();
-    let client = await server.connect();
+    let client = await server.connectInMemory();
     const c = await client.conversation.create({});
-    const log = new NotificationLog(client);
+    const log = new EventRecorder(client);
     await client.conversation.subscribe({ conversationId: c.id });
     await fill(client, c.id, 5, "before");
     await client.conversation.update({ conversationId: c.id, title: "t" });
-    await log.waitFor("conversation_updated", 1);
-    const seenBefore = log.events().map((e) => e.params.seq as number);
+    await log.waitForCount("conversation_updated", 1);
+    const seenBefore = log.events.map((e) => e.params.seq as number);
     expect(seenBefore).toHaveLength(6);
     const maxBefore = Math.max(...seenBefore);
 
     server = await restart(server);
-    client = await server.connect();
+    client = await server.connectInMemory();
     const got = await client.conversation.get({ conversationId: c.id });
     expect(got.state.seq).toBeGreaterThanOrEqual(maxBefore);
 
-    const after = new NotificationLog(client);
+    const after = new EventRecorder(client);
     const sub = await client.conversation.subscribe({ conversationId: c.id });
     expect(sub.state.seq).toBe(got.state.seq);
     await client.message.append({ conversationId: c.id, role: "user", content: "after" });
-    await after.waitFor("message_added", 1);
+    await after.waitForCount("message_added", 1);
     const [event] = after.of("message_added");
     expect(event!.seq).toBeGreaterThan(maxBefore);
     expect(event!.seq).toBe(sub.state.seq + 1);
@@ -131,7 +133,7 @@ describe("restart on the same data dir", () => {
 
   it("keeps seqs unique across a restart after more than a thousand events", async () => {
     let server = await start();
-    let client = await server.connect();
+    let client = await server.connectInMemory();
     const c = await client.conversation.create({});
     for (let batch = 0; batch < 3; batch++) {
       await Promise.all(
@@ -142,28 +144,28 @@ describe("restart on the same data dir", () => {
     expect(maxBefore).toBe(1200);
 
     server = await restart(server);
-    client = await server.connect();
-    const log = new NotificationLog(client);
+    client = await server.connectInMemory();
+    const log = new EventRecorder(client);
     await client.conversation.subscribe({ conversationId: c.id });
     await client.message.append({ conversationId: c.id, role: "user", content: "after" });
-    await log.waitFor("message_added", 1);
+    await log.waitForCount("message_added", 1);
     expect(log.of("message_added")[0]!.seq).toBeGreaterThan(maxBefore);
     expect((await client.conversation.get({ conversationId: c.id })).conversation.recordCount).toBe(1201);
   });
 
   it("a client resuming with an afterSeq from before the restart misses nothing (or is told to resync)", async () => {
     let server = await start();
-    let client = await server.connect();
+    let client = await server.connectInMemory();
     const c = await client.conversation.create({});
     await fill(client, c.id, 3, "old");
     const lastSeen = (await client.conversation.get({ conversationId: c.id })).state.seq;
     expect(lastSeen).toBe(3);
 
     server = await restart(server);
-    client = await server.connect();
+    client = await server.connectInMemory();
     const missed = await client.message.append({ conversationId: c.id, role: "user", content: "missed" });
 
-    const resumer = await openFrameSocket(server.url);
+    const resumer = await initialize(await server.openRawInMemory());
     sockets.push(resumer);
     const { response, before } = await resumer.request("conversation.subscribe", { conversationId: c.id, afterSeq: lastSeen });
     const result = response.result;
@@ -178,14 +180,14 @@ describe("restart on the same data dir", () => {
 
   it("a deleted conversation stays deleted", async () => {
     let server = await start();
-    let client = await server.connect();
+    let client = await server.connectInMemory();
     const gone = await client.conversation.create({ title: "gone" });
     await fill(client, gone.id, 2, "x");
     const kept = await client.conversation.create({ title: "kept" });
     await client.conversation.delete({ conversationId: gone.id });
 
     server = await restart(server);
-    client = await server.connect();
+    client = await server.connectInMemory();
     await expectNotFound(client.conversation.get({ conversationId: gone.id }), gone.id);
     expect((await client.conversation.list({})).data.map((x) => x.id)).toEqual([kept.id]);
     expect((await client.server.status()).conversationsStored).toBe(1);
@@ -195,7 +197,7 @@ describe("restart on the same data dir", () => {
 describe("one server per data dir", () => {
   it("a second server on a data dir in use is refused, naming the dir; the first keeps working", async () => {
     const first = await start();
-    const client = await first.connect();
+    const client = await first.connectInMemory();
     const c = await client.conversation.create({ title: "mine" });
 
     const second = startTestServer({ dataDir });
@@ -211,7 +213,7 @@ describe("one server per data dir", () => {
     await first.stop();
     running.splice(running.indexOf(first), 1);
     const third = await start();
-    const again = await third.connect();
+    const again = await third.connectInMemory();
     expect((await again.conversation.get({ conversationId: c.id, includeRecords: true })).records).toHaveLength(1);
   });
 });

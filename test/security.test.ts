@@ -10,9 +10,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { defaultConfig } from "../src/config.js";
 import { createLogger } from "../src/logging/logger.js";
 import { startServer } from "../src/server.js";
-import { attemptUpgrade, openFrameSocket } from "./harness/raw-frames.js";
+import { attemptUpgrade, openInitialized, openRaw } from "./harness/raw-socket.js";
 import { rpcError } from "./harness/rpc-errors.js";
-import { openRaw, startTestServer, type TestServer } from "./harness/test-server.js";
+import { startTestServer, type TestServer } from "./harness/test-server.js";
 
 const TOKEN = "s3cret-token-value";
 
@@ -26,7 +26,7 @@ afterEach(async () => {
 });
 
 /** The socket opened with these upgrade options completes initialize (the connection is usable). */
-async function expectUsable(url: string, options: Parameters<typeof openFrameSocket>[1], protocols?: string[]): Promise<void> {
+async function expectUsable(url: string, options: Parameters<typeof openRaw>[1], protocols?: string[]): Promise<void> {
   const raw = await openRaw(url, options, protocols);
   raw.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "1.0" } }));
   const reply = (await raw.next()) as { id: number; result?: { serverInfo: { name: string } } };
@@ -160,7 +160,7 @@ describe("oversized frames", () => {
     ts = await startTestServer({ maxPayloadBytes: 1024 });
     const bystander = await ts.connect();
     expect(bystander.initializeResult.capabilities.maxPayloadBytes).toBe(1024);
-    const offender = await openFrameSocket(ts.url);
+    const offender = await openInitialized(ts.url);
 
     // A frame of exactly the limit is still read.
     const base = JSON.stringify({ jsonrpc: "2.0", id: "fit", method: "conversation.create", params: { system: "" } });

@@ -1,5 +1,5 @@
 import { getEventListeners } from "node:events";
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -8,6 +8,7 @@ import { toolParametersJsonSchema, toolSpec } from "../src/tools/json-schema.js"
 import { createShellTool, type ShellToolOptions } from "../src/tools/shell.js";
 import type { Tool, ToolResult } from "../src/tools/tool.js";
 import { formatArgumentIssues, validateArguments, validateArgumentsJson } from "../src/tools/validate-arguments.js";
+import { isAlive, waitGone } from "./harness/process-liveness.js";
 
 const workDir = realpathSync(mkdtempSync(join(tmpdir(), "agentwire-shell-")));
 afterAll(() => rmSync(workDir, { recursive: true, force: true }));
@@ -49,26 +50,8 @@ async function run(command: string, options: RunOptions = {}) {
 const streamed = (chunks: Chunk[], stream?: "stdout" | "stderr") =>
   chunks.filter((chunk) => stream === undefined || chunk.stream === stream).map((chunk) => chunk.text).join("");
 
-/** Alive and not a zombie (an unreaped zombie has already been killed). */
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ESRCH") return false;
-    throw error;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
-  } catch {
-    return false;
-  }
-}
-
 async function expectGone(pid: number, withinMs = 1000): Promise<void> {
-  const deadline = Date.now() + withinMs;
-  while (isAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-  expect(isAlive(pid), `pid ${pid} should be dead`).toBe(false);
+  expect(await waitGone([pid], withinMs), `pid ${pid} should be dead`).toEqual([]);
 }
 
 function pidsIn(text: string): number[] {

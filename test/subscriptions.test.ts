@@ -1,19 +1,21 @@
 /**
- * Event fan-out over real WebSockets: every subscriber sees the same events
- * in the same seq order, concurrent appends lose nothing, a reconnecting
- * client gets what it missed (or is told to resync), and unsubscribe,
- * disconnect and notification opt-out stop delivery.
+ * Event fan-out: every subscriber sees the same events in the same seq
+ * order, concurrent appends lose nothing, a reconnecting client gets what it
+ * missed (or is told to resync), and unsubscribe, disconnect and
+ * notification opt-out stop delivery. Clients are on in-memory links, but
+ * where frames are compared byte for byte they are on real WebSockets.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { AgentwireClient } from "../clients/typescript/index.js";
-import { eventually, NotificationLog } from "./harness/notification-log.js";
-import { openFrameSocket, type FrameSocket } from "./harness/raw-frames.js";
+import { EventRecorder } from "./harness/event-recorder.js";
+import { eventually } from "./harness/eventually.js";
+import { initialize, openInitialized, type RawSocket } from "./harness/raw-socket.js";
 import { startTestServer, type TestServer } from "./harness/test-server.js";
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 let ts: TestServer | undefined;
-const sockets: FrameSocket[] = [];
+const sockets: RawSocket<unknown>[] = [];
 
 afterEach(async () => {
   for (const s of sockets.splice(0)) s.close();
@@ -21,8 +23,16 @@ afterEach(async () => {
   ts = undefined;
 });
 
-async function frameSocket(url: string, initialize: Record<string, unknown> = {}): Promise<FrameSocket> {
-  const s = await openFrameSocket(url, {}, initialize);
+/** An initialized raw socket over a real WebSocket (for tests that compare frames as bytes). */
+async function frameSocket(url: string): Promise<RawSocket> {
+  const s = await openInitialized(url);
+  sockets.push(s);
+  return s;
+}
+
+/** An initialized raw client over an in-memory link. */
+async function memorySocket(params: Record<string, unknown> = {}): Promise<RawSocket<unknown>> {
+  const s = await initialize(await ts!.openRawInMemory(), params);
   sockets.push(s);
   return s;
 }
@@ -39,13 +49,13 @@ function expectConsecutive(seqs: number[]): void {
 describe("fan-out", () => {
   it("message_added and conversation_updated reach every subscriber with conversationId, seq and timestamp", async () => {
     ts = await startTestServer();
-    const writer = await ts.connect();
-    const outsider = await ts.connect();
-    const subscribers = await Promise.all([ts.connect(), ts.connect(), ts.connect()]);
+    const writer = await ts.connectInMemory();
+    const outsider = await ts.connectInMemory();
+    const subscribers = await Promise.all([ts.connectInMemory(), ts.connectInMemory(), ts.connectInMemory()]);
     const c = await writer.conversation.create({ title: "fan" });
     const other = await writer.conversation.create({ title: "other" });
-    const logs = subscribers.map((s) => new NotificationLog(s));
-    const outsiderLog = new NotificationLog(outsider);
+    const logs = subscribers.map((s) => new EventRecorder(s));
+    const outsiderLog = new EventRecorder(outsider);
     for (const s of subscribers) {
       const sub = await s.conversation.subscribe({ conversationId: c.id });
       expect(sub).toMatchObject({ replayed: 0, resync: false, conversation: { id: c.id } });
@@ -59,9 +69,9 @@ describe("fan-out", () => {
     appended.push(await writer.message.append({ conversationId: c.id, role: "system", content: "last" }));
 
     for (const log of logs) {
-      await log.waitFor("message_added", 4);
-      await log.waitFor("conversation_updated", 1);
-      const events = log.events();
+      await log.waitForCount("message_added", 4);
+      await log.waitForCount("conversation_updated", 1);
+      const events = log.events;
       expect(events.map((e) => e.method)).toEqual([
         "message_added",
         "message_added",
@@ -81,23 +91,24 @@ describe("fan-out", () => {
       expect(log.of("conversation_updated")[0]).toMatchObject({ deleted: false, conversation: updated });
     }
     // Every subscriber saw the very same events.
-    expect(logs[1]!.events()).toEqual(logs[0]!.events());
-    expect(logs[2]!.events()).toEqual(logs[0]!.events());
+    expect(logs[1]!.events).toEqual(logs[0]!.events);
+    expect(logs[2]!.events).toEqual(logs[0]!.events);
 
     // The subscriber of another conversation and the writer heard none of it.
     await barrier(outsider);
     await barrier(writer);
-    expect(outsiderLog.events()).toEqual([]);
-    const writerLog = new NotificationLog(writer);
+    expect(outsiderLog.events).toEqual([]);
+    const writerLog = new EventRecorder(writer);
     await writer.message.append({ conversationId: c.id, role: "user", content: "unheard" });
     await barrier(writer);
-    expect(writerLog.events()).toEqual([]);
+    expect(writerLog.events).toEqual([]);
 
     const state = await writer.conversation.get({ conversationId: c.id });
     expect(state.state.seq).toBe(6);
   });
 
   it("two subscribers receive byte-identical frames", async () => {
+    // Real WebSockets: the frames are compared as the bytes the server sent.
     ts = await startTestServer();
     const writer = await ts.connect();
     const c = await writer.conversation.create({});
@@ -122,10 +133,10 @@ describe("fan-out", () => {
 
   it("200 concurrent appends from 4 clients are all stored, in the order of their seq", async () => {
     ts = await startTestServer();
-    const writers = await Promise.all([ts.connect(), ts.connect(), ts.connect(), ts.connect()]);
-    const watcher = await ts.connect();
+    const writers = await Promise.all([ts.connectInMemory(), ts.connectInMemory(), ts.connectInMemory(), ts.connectInMemory()]);
+    const watcher = await ts.connectInMemory();
     const c = await writers[0]!.conversation.create({});
-    const log = new NotificationLog(watcher);
+    const log = new EventRecorder(watcher);
     await watcher.conversation.subscribe({ conversationId: c.id });
 
     const sends = writers.flatMap((w, wi) =>
@@ -134,7 +145,7 @@ describe("fan-out", () => {
     const results = await Promise.all(sends);
     expect(new Set(results.map((r) => r.id)).size).toBe(200);
 
-    await log.waitFor("message_added", 200);
+    await log.waitForCount("message_added", 200);
     const events = log.of("message_added");
     expect(events).toHaveLength(200);
     const seqs = events.map((e) => e.seq);
@@ -153,6 +164,7 @@ describe("fan-out", () => {
 
 describe("replay on reconnect", () => {
   it("a subscriber that reconnects with afterSeq gets exactly the missed events, in order, before the response", async () => {
+    // Real WebSockets: a replayed frame is compared as bytes with the live one.
     ts = await startTestServer();
     const writer = await ts.connect();
     const c = await writer.conversation.create({});
@@ -203,14 +215,14 @@ describe("replay on reconnect", () => {
 
   it("afterSeq equal to the latest seq replays nothing", async () => {
     ts = await startTestServer();
-    const writer = await ts.connect();
+    const writer = await ts.connectInMemory();
     const c = await writer.conversation.create({});
     for (let i = 0; i < 3; i++) await writer.message.append({ conversationId: c.id, role: "user", content: `${i}` });
-    const s = await frameSocket(ts.url);
+    const s = await memorySocket();
     const { response, before } = await s.request("conversation.subscribe", { conversationId: c.id, afterSeq: 3 });
     expect(before).toEqual([]);
     expect(response.result).toMatchObject({ replayed: 0, resync: false, state: { seq: 3 } });
-    const zero = await frameSocket(ts.url);
+    const zero = await memorySocket();
     const fromStart = await zero.request("conversation.subscribe", { conversationId: c.id, afterSeq: 0 });
     expect(fromStart.response.result).toMatchObject({ replayed: 3, resync: false });
     expect(fromStart.before.map((f) => JSON.parse(f).params.seq)).toEqual([1, 2, 3]);
@@ -218,22 +230,22 @@ describe("replay on reconnect", () => {
 
   it("a gap older than the event log answers resync: true with the latest seq, and replays nothing", async () => {
     ts = await startTestServer({ eventLogSize: 5 });
-    const writer = await ts.connect();
+    const writer = await ts.connectInMemory();
     const c = await writer.conversation.create({});
     for (let i = 0; i < 20; i++) await writer.message.append({ conversationId: c.id, role: "user", content: `${i}` });
 
-    const s = await frameSocket(ts.url);
+    const s = await memorySocket();
     const { response, before } = await s.request("conversation.subscribe", { conversationId: c.id, afterSeq: 0 });
     expect(before).toEqual([]);
     expect(response.result).toMatchObject({ resync: true, replayed: 0 });
     expect(response.result.state.seq).toBe(20);
 
     // The log holds seqs 16..20: afterSeq 15 is still complete, 14 is not.
-    const edge = await frameSocket(ts.url);
+    const edge = await memorySocket();
     const held = await edge.request("conversation.subscribe", { conversationId: c.id, afterSeq: 15 });
     expect(held.response.result).toMatchObject({ resync: false, replayed: 5 });
     expect(held.before.map((f) => JSON.parse(f).params.seq)).toEqual([16, 17, 18, 19, 20]);
-    const past = await frameSocket(ts.url);
+    const past = await memorySocket();
     const gone = await past.request("conversation.subscribe", { conversationId: c.id, afterSeq: 14 });
     expect(gone.response.result).toMatchObject({ resync: true, replayed: 0 });
     expect(gone.before).toEqual([]);
@@ -248,34 +260,34 @@ describe("replay on reconnect", () => {
 describe("stopping delivery", () => {
   it("unsubscribe stops delivery to that connection only", async () => {
     ts = await startTestServer();
-    const writer = await ts.connect();
-    const leaver = await ts.connect();
-    const stayer = await ts.connect();
+    const writer = await ts.connectInMemory();
+    const leaver = await ts.connectInMemory();
+    const stayer = await ts.connectInMemory();
     const c = await writer.conversation.create({});
-    const leaverLog = new NotificationLog(leaver);
-    const stayerLog = new NotificationLog(stayer);
+    const leaverLog = new EventRecorder(leaver);
+    const stayerLog = new EventRecorder(stayer);
     await leaver.conversation.subscribe({ conversationId: c.id });
     await stayer.conversation.subscribe({ conversationId: c.id });
 
     await writer.message.append({ conversationId: c.id, role: "user", content: "both" });
-    await leaverLog.waitFor("message_added", 1);
+    await leaverLog.waitForCount("message_added", 1);
     expect(await leaver.conversation.unsubscribe({ conversationId: c.id })).toEqual({});
     // Unsubscribing again is harmless.
     expect(await leaver.conversation.unsubscribe({ conversationId: c.id })).toEqual({});
 
     await writer.message.append({ conversationId: c.id, role: "user", content: "stayer only" });
     await writer.conversation.update({ conversationId: c.id, title: "t" });
-    await stayerLog.waitFor("conversation_updated", 1);
+    await stayerLog.waitForCount("conversation_updated", 1);
     await barrier(leaver);
-    expect(leaverLog.events().map((e) => e.params.seq)).toEqual([1]);
-    expect(stayerLog.events().map((e) => e.params.seq)).toEqual([1, 2, 3]);
+    expect(leaverLog.events.map((e) => e.params.seq)).toEqual([1]);
+    expect(stayerLog.events.map((e) => e.params.seq)).toEqual([1, 2, 3]);
     expect((await writer.server.status()).subscriptions).toBe(1);
   });
 
   it("a closed connection's subscriptions are dropped", async () => {
     ts = await startTestServer();
-    const writer = await ts.connect();
-    const goner = await ts.connect();
+    const writer = await ts.connectInMemory();
+    const goner = await ts.connectInMemory();
     const c1 = await writer.conversation.create({});
     const c2 = await writer.conversation.create({});
     await goner.conversation.subscribe({ conversationId: c1.id });
@@ -293,29 +305,29 @@ describe("stopping delivery", () => {
 
   it("notificationOptOut suppresses those methods; their seqs still advance", async () => {
     ts = await startTestServer();
-    const writer = await ts.connect();
-    const quiet = await ts.connect({ capabilities: { notificationOptOut: ["message_added"] } });
+    const writer = await ts.connectInMemory();
+    const quiet = await ts.connectInMemory({ capabilities: { notificationOptOut: ["message_added"] } });
     const c = await writer.conversation.create({});
-    const log = new NotificationLog(quiet);
+    const log = new EventRecorder(quiet);
     await quiet.conversation.subscribe({ conversationId: c.id });
 
     await writer.message.append({ conversationId: c.id, role: "user", content: "a" });
     await writer.message.append({ conversationId: c.id, role: "user", content: "b" });
     await writer.conversation.update({ conversationId: c.id, title: "visible" });
-    await log.waitFor("conversation_updated", 1);
+    await log.waitForCount("conversation_updated", 1);
     await barrier(quiet);
-    expect(log.events().map((e) => [e.method, e.params.seq])).toEqual([["conversation_updated", 3]]);
+    expect(log.events.map((e) => [e.method, e.params.seq])).toEqual([["conversation_updated", 3]]);
   });
 
   it("notificationOptOut also applies to replayed events", async () => {
     ts = await startTestServer();
-    const writer = await ts.connect();
+    const writer = await ts.connectInMemory();
     const c = await writer.conversation.create({});
     await writer.message.append({ conversationId: c.id, role: "user", content: "a" });
     await writer.conversation.update({ conversationId: c.id, title: "t" });
     await writer.message.append({ conversationId: c.id, role: "user", content: "b" });
 
-    const quiet = await frameSocket(ts.url, { capabilities: { notificationOptOut: ["message_added"] } });
+    const quiet = await memorySocket({ capabilities: { notificationOptOut: ["message_added"] } });
     const { response, before } = await quiet.request("conversation.subscribe", { conversationId: c.id, afterSeq: 0 });
     expect(response.result.resync).toBe(false);
     const methods = before.map((f) => JSON.parse(f).method);

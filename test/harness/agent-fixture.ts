@@ -1,24 +1,38 @@
 /**
  * An agentwire server wired to the fake OpenAI-compatible server through the
- * real `openai` SDK, plus a recorder of every notification a client sees.
+ * real `openai` SDK, with clients over in-memory links (or real WebSockets,
+ * `transport: "websocket"`), and a conversation to drive it with.
  */
 import { afterAll, afterEach, beforeAll, expect } from "vitest";
-import type { AgentwireClient, NotificationMethod } from "../../clients/typescript/index.js";
+import type { AgentwireClient, AgentwireClientOptions } from "../../clients/typescript/index.js";
 import type { ServerConfig } from "../../src/config.js";
 import { OpenAIProvider, type OpenAIProviderOptions } from "../../src/llm/openai-provider.js";
 import { startFakeOpenAI, type FakeOpenAI, type FakeOpenAIOptions } from "../fake-openai/server.js";
+import { EventRecorder } from "./event-recorder.js";
 import { startTestServer, type TestServer } from "./test-server.js";
+
+/** How the fixture's clients reach the server: an in-memory link (behaviour tests), or a real WebSocket. */
+export type ClientTransport = "memory" | "websocket";
 
 export interface AgentFixture {
   fake: FakeOpenAI;
   server: TestServer;
+  /** The first client, over the fixture's transport. */
   client: AgentwireClient;
+  /** Another client, over the fixture's transport. */
+  connect(options?: AgentwireClientOptions): Promise<AgentwireClient>;
   close(): Promise<void>;
 }
 
-export async function startAgentFixture(
-  options: { config?: Partial<ServerConfig>; provider?: OpenAIProviderOptions; fake?: FakeOpenAIOptions } = {},
-): Promise<AgentFixture> {
+export interface AgentFixtureOptions {
+  config?: Partial<ServerConfig>;
+  provider?: OpenAIProviderOptions;
+  fake?: FakeOpenAIOptions;
+  /** Default "memory". */
+  transport?: ClientTransport;
+}
+
+export async function startAgentFixture(options: AgentFixtureOptions = {}): Promise<AgentFixture> {
   const fake = await startFakeOpenAI({ apiKey: "test-key", ...options.fake });
   const server = await startTestServer(
     { model: "fake-model", ...options.config },
@@ -34,84 +48,19 @@ export async function startAgentFixture(
         }),
     },
   );
-  const client = await server.connect();
+  const connect = (clientOptions?: AgentwireClientOptions) =>
+    (options.transport ?? "memory") === "memory" ? server.connectInMemory(clientOptions) : server.connect(clientOptions);
+  const client = await connect();
   return {
     fake,
     server,
     client,
+    connect,
     async close() {
       await server.close();
       await fake.close();
     },
   };
-}
-
-export interface RecordedEvent {
-  method: NotificationMethod;
-  params: any;
-}
-
-/** Every notification of one conversation, in arrival order, with waiting helpers. */
-export class EventRecorder {
-  readonly events: RecordedEvent[] = [];
-  private waiters: { test: (e: RecordedEvent) => boolean; resolve: (e: RecordedEvent) => void }[] = [];
-  readonly dispose: () => void;
-
-  constructor(client: AgentwireClient, readonly conversationId: string) {
-    this.dispose = client.onAny((method, params: any) => {
-      if (params?.conversationId !== conversationId) return;
-      const event = { method, params };
-      this.events.push(event);
-      this.waiters = this.waiters.filter((w) => {
-        if (!w.test(event)) return true;
-        w.resolve(event);
-        return false;
-      });
-    });
-  }
-
-  /** The first event (already seen or future) after index `from` matching the test. */
-  waitFor(test: (e: RecordedEvent) => boolean, timeoutMs = 5000, from = 0): Promise<RecordedEvent> {
-    const seen = this.events.slice(from).find(test);
-    if (seen) return Promise.resolve(seen);
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        reject(new Error(`timed out waiting for an event; saw: ${this.methods().join(", ")}`));
-      }, timeoutMs);
-      this.waiters.push({
-        test,
-        resolve: (e) => {
-          clearTimeout(timer);
-          resolve(e);
-        },
-      });
-    });
-  }
-
-  waitForMethod(method: NotificationMethod, timeoutMs?: number, from = 0): Promise<RecordedEvent> {
-    return this.waitFor((e) => e.method === method, timeoutMs, from);
-  }
-
-  /** Resolves when the generation has ended (final complete, interrupted or error). */
-  waitForEnd(generationId: string, timeoutMs = 5000): Promise<RecordedEvent> {
-    return this.waitFor(
-      (e) =>
-        e.params.generationId === generationId &&
-        ((e.method === "generation_complete" && e.params.final) || e.method === "interrupted" || e.method === "error"),
-      timeoutMs,
-    );
-  }
-
-  methods(): string[] {
-    return this.events.map((e) => e.method);
-  }
-
-  /** Methods with consecutive generation_progress / tool_output collapsed, for readable sequence checks. */
-  flow(): string[] {
-    const out: string[] = [];
-    for (const m of this.methods()) if (!((m === "generation_progress" || m === "tool_output") && out.at(-1) === m)) out.push(m);
-    return out;
-  }
 }
 
 /** Create a conversation, subscribe the client, append a user message; returns the id and a recorder. */
@@ -133,7 +82,7 @@ export async function newConversation(
  * real API would refuse (the fake records those), and the fake's queue and
  * records are cleared.
  */
-export function useAgentFixture(options: Parameters<typeof startAgentFixture>[0] = {}): AgentFixture {
+export function useAgentFixture(options: AgentFixtureOptions = {}): AgentFixture {
   let current: AgentFixture | undefined;
   beforeAll(async () => {
     current = await startAgentFixture(options);
@@ -160,6 +109,7 @@ export function useAgentFixture(options: Parameters<typeof startAgentFixture>[0]
     get client() {
       return get().client;
     },
+    connect: (clientOptions) => get().connect(clientOptions),
     close: () => get().close(),
   };
 }

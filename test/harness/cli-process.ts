@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { cleanEnv } from "./child-env.js";
 
 export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -19,16 +20,6 @@ export interface CliProcess {
 }
 
 const children = new Set<ChildProcess>();
-
-/** Environment without anything that would change the CLI's behaviour from outside the test. */
-function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (/^(AGENTWIRE_|OPENAI_)/.test(key) || key === "NODE_OPTIONS") continue;
-    env[key] = value;
-  }
-  return { ...env, ...extra };
-}
 
 /** `entry` defaults to the source (run through tsx); pass a built file such as "dist/bundle/cli.mjs" to run that. */
 export function runCli(args: string[], extraEnv: Record<string, string> = {}, entry = "src/cli.ts"): CliProcess {

@@ -10,7 +10,8 @@ import { AgentwireClient, type AgentwireClientOptions } from "../../clients/type
 import { defaultConfig, type ServerConfig } from "../../src/config.js";
 import { createLogger } from "../../src/logging/logger.js";
 import { startServer, type RunningServer, type ServerParts } from "../../src/server.js";
-import { inMemoryWebSocket, type InMemorySocketPair } from "./in-memory-link.js";
+import { inMemoryWebSocket, type InMemoryClientSocket, type InMemorySocketPair } from "./in-memory-link.js";
+import { openRawInMemory, type RawSocket } from "./raw-socket.js";
 
 export interface TestServer {
   server: RunningServer;
@@ -21,6 +22,8 @@ export interface TestServer {
   connect(options?: AgentwireClientOptions): Promise<AgentwireClient>;
   /** A client over an in-memory link (JSON round-tripped, delivered asynchronously): for behaviour tests. */
   connectInMemory(options?: AgentwireClientOptions): Promise<AgentwireClient>;
+  /** A raw client (frames as text) over an in-memory link: for behaviour tests that need raw frames. */
+  openRawInMemory(): Promise<RawSocket<InMemoryClientSocket>>;
   /** The in-memory links opened so far (e.g. to drop one from the server side). */
   readonly links: InMemorySocketPair[];
   /** Stop the server (the data dir stays, for restart tests). */
@@ -49,6 +52,8 @@ export async function startTestServer(
     if (stopped) return;
     stopped = true;
     await Promise.all(clients.map((c) => c.close().catch(() => {})));
+    // The server closes its sockets, not links it was handed; raw in-memory clients are closed here.
+    for (const link of links) link.client.close();
     await server.close();
   };
   return {
@@ -67,6 +72,7 @@ export async function startTestServer(
       clients.push(client);
       return client;
     },
+    openRawInMemory: () => openRawInMemory(server, links),
     stop,
     async close() {
       await stop();
@@ -75,75 +81,5 @@ export async function startTestServer(
   };
 }
 
-/** A bare socket for protocol-level tests: send raw text, read parsed frames in order. */
-export interface RawSocket {
-  send(text: string): void;
-  /** The next frame (parsed), waiting up to `timeoutMs`. */
-  next(timeoutMs?: number): Promise<unknown>;
-  /** Resolves to true if no frame arrives within `ms`. */
-  silentFor(ms: number): Promise<boolean>;
-  closed: Promise<{ code: number; reason: string }>;
-  socket: WebSocket;
-  close(): void;
-}
-
-export async function openRaw(url: string, options: ConstructorParameters<typeof WebSocket>[2] = {}, protocols?: string[]): Promise<RawSocket> {
-  const socket = new WebSocket(url, protocols, options);
-  const queue: unknown[] = [];
-  const waiters: ((v: unknown) => void)[] = [];
-  socket.on("message", (data) => {
-    const value = JSON.parse(data.toString());
-    const w = waiters.shift();
-    if (w) w(value);
-    else queue.push(value);
-  });
-  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
-    socket.on("close", (code, reason) => resolve({ code, reason: reason.toString() })),
-  );
-  await new Promise<void>((resolve, reject) => {
-    socket.once("open", () => resolve());
-    socket.once("error", reject);
-    socket.once("unexpected-response", (_req, res) => reject(new Error(`HTTP ${res.statusCode}`)));
-  });
-  socket.on("error", () => {});
-  return {
-    socket,
-    closed,
-    send: (text) => socket.send(text),
-    next(timeoutMs = 2000) {
-      if (queue.length) return Promise.resolve(queue.shift());
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error("no frame within " + timeoutMs + " ms")), timeoutMs);
-        waiters.push((v) => {
-          clearTimeout(timer);
-          resolve(v);
-        });
-      });
-    },
-    async silentFor(ms) {
-      if (queue.length) return false;
-      return new Promise((resolve) => {
-        const waiter = (v: unknown) => {
-          clearTimeout(timer);
-          queue.unshift(v);
-          resolve(false);
-        };
-        const timer = setTimeout(() => {
-          waiters.splice(waiters.indexOf(waiter), 1);
-          resolve(true);
-        }, ms);
-        waiters.push(waiter);
-      });
-    },
-    close: () => socket.close(),
-  };
-}
-
-/** Open a raw socket and complete initialize on it. */
-export async function openInitialized(url: string): Promise<RawSocket> {
-  const raw = await openRaw(url);
-  raw.send(JSON.stringify({ jsonrpc: "2.0", id: "init", method: "initialize", params: { protocolVersion: "1.0" } }));
-  await raw.next(); // result
-  await raw.next(); // connected
-  return raw;
-}
+/** Raw sockets live in raw-socket.ts; re-exported for the tests that import them from here. */
+export { openInitialized, openRaw, type RawSocket } from "./raw-socket.js";
