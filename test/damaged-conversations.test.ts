@@ -9,7 +9,7 @@ import { rm, truncate } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 import { createLogger } from "../src/logging/logger.js";
-import { eventually } from "./harness/notification-log.js";
+import { eventually } from "./harness/eventually.js";
 import { rpcError } from "./harness/rpc-errors.js";
 import { startTestServer, type TestServer } from "./harness/test-server.js";
 

@@ -13,7 +13,7 @@ import { createLogger } from "../src/logging/logger.js";
 import { ConversationHub } from "../src/sessions/conversation-hub.js";
 import { MemoryConversationStore } from "../src/store/memory-store.js";
 import { newConversation, startAgentFixture, type AgentFixture } from "./harness/agent-fixture.js";
-import { eventually } from "./harness/notification-log.js";
+import { eventually } from "./harness/eventually.js";
 import { rpcError } from "./harness/rpc-errors.js";
 
 let fx: AgentFixture | undefined;
@@ -23,7 +23,7 @@ afterEach(async () => {
 });
 
 async function fixture(config: Partial<ServerConfig>): Promise<AgentFixture> {
-  fx = await startAgentFixture({ config, transport: "memory" } as never);
+  fx = await startAgentFixture({ config, transport: "memory" });
   return fx;
 }
 
