@@ -130,6 +130,8 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
       : undefined;
   const address = http.address() as AddressInfo;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  /** Links served through acceptLink (not sockets): closed with the server like sockets are. */
+  const links = new Map<Link, LinkSession>();
   let closing: Promise<void> | undefined;
   return {
     url: `ws://${host}:${address.port}`,
@@ -138,20 +140,33 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
     app,
     acceptLink(link) {
       const s = openSession(link, newId("k"), { ...session, log });
-      connections.add(s.connection);
-      return {
+      const served: LinkSession = {
         connection: s.connection,
         receive: (text) => s.receive(text),
         closed: () => {
+          links.delete(link);
           connections.delete(s.connection);
           s.closed();
         },
       };
+      // The same cap as for sockets: every connection counts, whatever carries it.
+      if (connections.size >= config.maxConnections || closing) {
+        link.close(1013, `the server has its maximum of ${config.maxConnections} connections (--max-connections)`);
+        s.closed();
+        return served;
+      }
+      connections.add(s.connection);
+      links.set(link, served);
+      return served;
     },
     close: () => {
       closing ??= (async () => {
         if (sweep) clearInterval(sweep);
         await hub.shutdownAll();
+        for (const [link, served] of [...links]) {
+          link.close(1001, "server shutting down");
+          served.closed();
+        }
         await ws.close();
         await new Promise<void>((resolve) => http.close(() => resolve()));
         await store.close();

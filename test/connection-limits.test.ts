@@ -96,3 +96,17 @@ describe("initialize deadline", () => {
     expect(((await initialized.next()) as any).id).toBe(1);
   });
 });
+
+describe("links other than sockets", () => {
+  it("count toward --max-connections like sockets, and are closed with 1001 when the server stops", async () => {
+    server = await startTestServer({ maxConnections: 2, maxConnectionsPerAddress: 100 });
+    sockets.push(await openInitialized(server.url));
+    const inMemory = await server.connectInMemory();
+    const closed = new Promise<{ code: number }>((resolve) => inMemory.onClose((info) => resolve(info as { code: number })));
+    // Two connections now (a socket and a link): a third of either kind is refused.
+    expect((await refusedUpgrade(server.url)).status).toBe(503);
+    await expect(server.connectInMemory()).rejects.toThrow();
+    await server.server.close(); // the server itself, before the harness closes its clients
+    expect((await closed).code).toBe(1001);
+  });
+});

@@ -76,7 +76,7 @@ export function attachWebSocket(
     const verdict = checkUpgrade(request, { token: config.token, allowOrigins: config.allowOrigins, ownOrigins });
     if (!verdict.ok) return refuse(socket, verdict.status, verdict.reason, request);
     const address = request.socket.remoteAddress ?? "unknown";
-    if (sockets.size >= config.maxConnections) {
+    if (connections.size >= config.maxConnections) {
       return refuse(socket, 503, `the server has its maximum of ${config.maxConnections} connections (--max-connections)`, request);
     }
     if ((perAddress.get(address) ?? 0) >= config.maxConnectionsPerAddress) {
