@@ -27,6 +27,12 @@ export interface BenchConfig {
   storageSizes: { id: string; records: number }[];
   /** Awaited appends per storage turn. */
   appendsPerTurn: number;
+  /** Attack: stored conversations (conversation.list pages of up to 500 over them). */
+  attackConversations: number;
+  /** Attack: how long each phase (no attacker, each attack) is measured, ms. */
+  attackPhaseMs: number;
+  /** Attack: each normal client sends server.status this often, ms. */
+  attackPeriodMs: number;
 }
 
 const STORAGE_SIZES = [
@@ -50,10 +56,12 @@ export function configFor(mode: Mode): BenchConfig {
     idleConnections: 10_000,
     storageSizes: STORAGE_SIZES,
     appendsPerTurn: 10,
+    attackConversations: 1000,
+    attackPeriodMs: 20,
     warmup: 1,
   };
-  if (mode === "full") return { ...common, launches: 3, turns: 5, pacedTurns: 5, coldStarts: 10, fanoutTurns: 5 };
-  if (mode === "quick") return { ...common, launches: 1, turns: 2, pacedTurns: 1, coldStarts: 3, fanoutTurns: 1 };
+  if (mode === "full") return { ...common, launches: 3, turns: 5, pacedTurns: 5, coldStarts: 10, fanoutTurns: 5, attackPhaseMs: 5000 };
+  if (mode === "quick") return { ...common, launches: 1, turns: 2, pacedTurns: 1, coldStarts: 3, fanoutTurns: 1, attackPhaseMs: 2000 };
   return {
     ...common,
     launches: 1,
@@ -66,5 +74,7 @@ export function configFor(mode: Mode): BenchConfig {
     fanoutTurns: 1,
     idleConnections: 200,
     appendsPerTurn: 3,
+    attackConversations: 50,
+    attackPhaseMs: 500,
   };
 }

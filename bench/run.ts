@@ -23,6 +23,7 @@ import { closeFloorAgent } from "./floor.js";
 import { FAKE_ENTRY, FROM_SOURCE, ROOT, SERVER_ENTRY, setServerNodeArgs, stopAll } from "./processes.js";
 import { cpuJiffies, loadAverage, machine, markdown, soakSection, textRow, textTable } from "./report.js";
 import { ROW_SPECS, type Row } from "./rows.js";
+import { attack } from "./scenarios/attack.js";
 import { burst } from "./scenarios/burst.js";
 import { coldStart } from "./scenarios/cold-start.js";
 import { fanout } from "./scenarios/fanout.js";
@@ -39,6 +40,7 @@ const SCENARIOS: Record<string, Scenario> = {
   tool: toolRoundTrip,
   fanout,
   idle: idleSockets,
+  attack,
   storage,
 };
 
