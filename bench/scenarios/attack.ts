@@ -37,10 +37,16 @@ const UNUSED_MODEL_URL = "http://127.0.0.1:9/v1";
  * batch of lists is already many seconds of work; the refused frames are
  * cheap for the server, so a few are kept coming to leave it no gap.
  */
-const KINDS: { kind: AttackKind; row: string; text: string; window: number }[] = [
-  { kind: "batch", row: "batch", text: "100 × conversation.list {limit: 500}", window: 1 },
-  { kind: "nested", row: "nested", text: "5M nested arrays", window: 4 },
-  { kind: "overbatch", row: "over", text: "batch of 200k tools.list", window: 4 },
+const KINDS: { kind: AttackKind; row: string; text: string; window: number; before: string }[] = [
+  {
+    kind: "batch",
+    row: "batch",
+    text: "100 × conversation.list {limit: 500}",
+    window: 1,
+    before: "a batch of 30,000 conversation.list {limit: 100} stalled other clients 44 s, then failed with RangeError (no answer)",
+  },
+  { kind: "nested", row: "nested", text: "5M nested arrays", window: 4, before: "5M nested arrays (10 MB) stalled other clients 2.1 s" },
+  { kind: "overbatch", row: "over", text: "batch of 200k tools.list", window: 4, before: "a batch of 200k tools.list stalled other clients 7.8 s and built a 188 MB reply" },
 ];
 /** The normal clients. */
 const CLIENTS = 10;
@@ -210,9 +216,9 @@ export const attack: Scenario = {
     };
     const floor50 = p50(base);
     const floor99 = p99(base);
-    for (const { row } of KINDS) {
+    for (const { row, before } of KINDS) {
       const samples = under.get(row)!;
-      const note = `${maxText(row)}; the attacker, per launch: ${answers.get(row)!.join(" | ")}; server RSS after all attacks ${rss.map((v) => v.toFixed(0)).join(" / ")} MiB`;
+      const note = `before the fix (issue 7): ${before}. Now: ${maxText(row)}; the attacker, per launch: ${answers.get(row)!.join(" | ")}; server RSS after all attacks ${rss.map((v) => v.toFixed(0)).join(" / ")} MiB`;
       out[`attack.${row}_p50`] = { ...p50(samples), floor: floor50.median, floorSpread: floor50.spread, note };
       out[`attack.${row}_p99`] = { ...p99(samples), floor: floor99.median, floorSpread: floor99.spread, note };
     }
