@@ -122,7 +122,7 @@ function answersText(s: AttackSummary): string {
   const errors = Object.entries(s.errors).map(([code, n]) => `${n} × ${ERROR_NAMES[code] ?? code}`);
   const parts = [...(s.results ? [`${s.results} members with a result`] : []), ...errors];
   return (
-    `${s.sent} frames of ${(s.frameBytes / 1e6).toFixed(1)} MB sent, ${s.answered} answered (${parts.join(", ") || "nothing"}); ` +
+    `${s.sent} frame${s.sent === 1 ? "" : "s"} of ${s.frameBytes < 1e5 ? `${(s.frameBytes / 1e3).toFixed(1)} KB` : `${(s.frameBytes / 1e6).toFixed(1)} MB`} sent, ${s.answered} answered (${parts.join(", ") || "nothing"}); ` +
     `answer time median ${s.answerMsMedian.toFixed(0)} ms, max ${s.answerMsMax.toFixed(0)} ms${s.closed ? `; connection closed ${s.closed}` : ""}`
   );
 }
