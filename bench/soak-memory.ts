@@ -254,7 +254,15 @@ function section(legs: LegResult[], info: { machine: Machine; load: [string, str
     "",
     `**Old code** (before issue 7's fix): issue 7 reported +8 MB of RSS per 4 MB append on one conversation, i.e. about 2 bytes per byte appended: ` +
       `${mb(main.spec.appends)} MB of appends would take about ${((2 * main.spec.appends * MESSAGE_CHARS) / 1e9).toFixed(1)} GB more RSS, and the process died of heap exhaustion after about 2 GB of appends.` +
-      (legs.some((leg) => !leg.spec.checked) ? " The leg(s) not held to the ceiling above measure that code in this run." : ""),
+      legs
+        .filter((leg) => !leg.spec.checked)
+        .map(
+          (leg) =>
+            ` The "${leg.spec.name}" leg above measures that code in this run: the bundle \`${leg.spec.entry}\` of a checkout of the commit before the work ` +
+            "(`git worktree add <dir> <commit> && cd <dir> && npm ci`, whose prepare script builds it), " +
+            `kept to ${mb(leg.spec.appends)} MB because it grows without bound.`,
+        )
+        .join(""),
     "",
   ].join("\n");
 }
