@@ -24,8 +24,10 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
+import { totalmem } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { getHeapStatistics } from "node:v8";
 import { RawClient } from "./raw-client.js";
 import { ROOT, SERVER_ENTRY, rssMiB, sleep, startServer, stopAll, type ServerProcess } from "./processes.js";
 import { loadAverage, machine, replaceSoakSection, type Machine } from "./report.js";
@@ -43,12 +45,13 @@ const CEILING_MIB = 1024;
 const SAFETY_MIB = 4096;
 const CEILING_REASON =
   "what the server keeps alive is bounded: the replay logs (64 MiB across all conversations), the store's segment cache " +
-  "(64 MiB), the process at rest (~70 MiB RSS) and the frames in flight (a few MiB). A leg with --max-old-space-size=256 " +
-  "shows that live set fits: heapUsed at most ~190 MiB, RSS under 300 MiB, through all 2 GB. With the default heap limit " +
-  "(~4 GB on this 24 GB machine) V8 lets old space grow to a few times the live heap before a full collection, so RSS rises " +
-  "and falls between ~250 and ~670 MiB (measured peaks 639 and 667 MiB over 2 GB runs): garbage, not growth. The ceiling " +
-  "allows V8's largest heap growing factor (4x) over a ~190 MiB live heap (~760 MiB) plus ~100 MiB outside the heap, " +
-  "rounded up to 1 GiB: about 1.5x the highest measured peak. The old code passes it after ~400 MB of appends";
+  "(64 MiB), the process at rest (~70 MiB RSS) and the frames in flight (a few MiB). The leg with --max-old-space-size=256 " +
+  "shows that this live set fits: heapUsed at most ~200 MiB and RSS under 300 MiB through all 2 GB. With the default heap " +
+  "limit V8 lets old space grow to a few times the live heap before a full collection, so RSS rises and falls between " +
+  "~250 and ~670 MiB (peaks of 667 and 668 MiB in the two 2 GB runs made to choose the ceiling): garbage not yet " +
+  "collected, not growth. The ceiling allows V8's largest heap growing factor (4x) over a ~200 MiB live heap (~800 MiB) " +
+  "plus ~100 MiB outside the heap, rounded up to 1 GiB: about 1.5x the highest measured peak. The old code, at ~2.4 bytes " +
+  "of RSS per byte appended, passes it after about 400 MB of appends";
 
 interface Sample {
   appends: number;
@@ -242,6 +245,7 @@ function section(legs: LegResult[], info: { machine: Machine; load: [string, str
     "",
     `- Code: ${m.code}; Node ${m.node}; ${m.cpu}, ${m.cores} cores; ${m.os}; date ${m.date}`,
     `- Load average (1, 5, 15 min) at start: ${info.load[0]}; at end: ${info.load[1]} (the machine is shared with other work)`,
+    `- V8 heap limit of a Node process with default flags on this machine: ${(getHeapStatistics().heap_size_limit / MiB).toFixed(0)} MiB; memory ${(totalmem() / 2 ** 30).toFixed(1)} GiB`,
     `- What: one \`agentwire serve\` process (default limits, its own temp data dir) takes \`message.append\` of ${MESSAGE_CHARS.toLocaleString("en-US")}-character user messages, ` +
       `one after the other, round robin over ${info.conversations} conversations that the driver's connection subscribes to; the driver reads every \`message_added\` frame. ` +
       "RSS is /proc/PID/status VmRSS (read after every append and every 50 ms: the peak), heapUsed is `server.status` memory.heapUsed at each row.",
