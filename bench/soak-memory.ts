@@ -50,7 +50,7 @@ const CEILING_REASON =
   "limit V8 lets old space grow to a few times the live heap before a full collection, so RSS rises and falls between " +
   "~250 and ~670 MiB (peaks of 667 and 668 MiB in the two 2 GB runs made to choose the ceiling): garbage not yet " +
   "collected, not growth. The ceiling allows V8's largest heap growing factor (4x) over a ~200 MiB live heap (~800 MiB) " +
-  "plus ~100 MiB outside the heap, rounded up to 1 GiB: about 1.5x the highest measured peak. The old code, at ~2.4 bytes " +
+  "plus ~100 MiB outside the heap, rounded up to 1 GiB: about 1.5x the highest measured peak. The old code, at 2.2-2.4 bytes " +
   "of RSS per byte appended, passes it after about 400 MB of appends";
 
 interface Sample {
