@@ -45,7 +45,7 @@ const CEILING_MIB = 1024;
 const SAFETY_MIB = 4096;
 const CEILING_REASON =
   "what the server keeps alive is bounded: the replay logs (64 MiB across all conversations), the store's segment cache " +
-  "(64 MiB), the process at rest (~70 MiB RSS) and the frames in flight (a few MiB). The leg with --max-old-space-size=256 " +
+  "(64 MiB), the process at rest (~70 MiB RSS) and the frames in flight (a few MiB). A leg with --max-old-space-size=256 (--capped-heap 256) " +
   "shows that this live set fits: heapUsed at most ~200 MiB and RSS under 300 MiB through all 2 GB. With the default heap " +
   "limit V8 lets old space grow to a few times the live heap before a full collection, so RSS rises and falls between " +
   "~250 and ~670 MiB (peaks of 667 and 668 MiB in the two 2 GB runs made to choose the ceiling): garbage not yet " +
