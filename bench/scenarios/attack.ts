@@ -75,7 +75,7 @@ async function prefill(dataDir: string, count: number): Promise<void> {
  * staggered) until `until` resolves, without waiting for the previous answer
  * (open loop: a slow answer does not delay the next request, so the figures
  * are what each request met, not a backlog of the client's own making).
- * Latency counts from the due time.
+ * Latency counts from the due time (or from the send, if the timer fired early).
  */
 async function probe(clients: AgentwireClient[], periodMs: number, until: Promise<unknown>): Promise<number[]> {
   let over = false;
@@ -89,7 +89,8 @@ async function probe(clients: AgentwireClient[], periodMs: number, until: Promis
         const wait = due - performance.now();
         if (wait > 0) await sleep(wait);
         if (over) break;
-        const at = due;
+        // Timers may fire up to a millisecond early (libuv's clock is whole ms): then count from the actual send.
+        const at = Math.max(due, performance.now());
         answers.push(client.server.status().then(() => void latencies.push(performance.now() - at)));
       }
       await Promise.all(answers);
