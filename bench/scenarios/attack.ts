@@ -90,7 +90,7 @@ async function probe(clients: AgentwireClient[], periodMs: number, until: Promis
         if (wait > 0) await sleep(wait);
         if (over) break;
         // Timers may fire up to a millisecond early (libuv's clock is whole ms): then count from the actual send.
-        const at = Math.max(due, performance.now());
+        const at = Math.min(due, performance.now());
         answers.push(client.server.status().then(() => void latencies.push(performance.now() - at)));
       }
       await Promise.all(answers);
