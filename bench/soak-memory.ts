@@ -91,6 +91,9 @@ function message(n: number): string {
   return head + "lorem ipsum dolor sit amet, consectetur adipiscing elit. ".repeat(Math.ceil(MESSAGE_CHARS / 57)).slice(0, MESSAGE_CHARS - head.length);
 }
 
+/** The leg's server, so an interrupted run still stops it and removes its data dir (up to 2 GB). */
+let running: ServerProcess | undefined;
+
 async function runLeg(spec: LegSpec, opts: { conversations: number; every: number; safetyMiB: number }, log: (line: string) => void): Promise<LegResult> {
   const result: LegResult = {
     spec,
@@ -112,6 +115,7 @@ async function runLeg(spec: LegSpec, opts: { conversations: number; every: numbe
   const t0 = performance.now();
   try {
     server = await startServer(UNUSED_MODEL_URL, { entry: spec.entry, nodeArgs: spec.nodeArgs, extraArgs: ["--log-level", "warn"] });
+    running = server;
     const pid = server.pid;
     const readRss = () => {
       let rss: number;
@@ -190,6 +194,7 @@ async function runLeg(spec: LegSpec, opts: { conversations: number; every: numbe
       await client.close();
     }
     await server?.close();
+    running = undefined;
   }
   return result;
 }
@@ -339,7 +344,10 @@ async function main(): Promise<number> {
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, () => {
-    void stopAll().then(() => process.exit(130));
+    void Promise.resolve(running?.close())
+      .catch(() => undefined)
+      .then(stopAll)
+      .then(() => process.exit(130));
   });
 }
 
