@@ -1,4 +1,4 @@
-/** What each mode runs: the full run, `--quick` (under a minute) and `--smoke` (the test's, ~20 s). */
+/** What each mode runs: the full run, `--quick` (a minute or two) and `--smoke` (the test's, ~30–40 s). */
 
 export type Mode = "full" | "quick" | "smoke";
 
@@ -27,6 +27,12 @@ export interface BenchConfig {
   storageSizes: { id: string; records: number }[];
   /** Awaited appends per storage turn. */
   appendsPerTurn: number;
+  /** Attack: stored conversations (conversation.list pages of up to 500 over them). */
+  attackConversations: number;
+  /** Attack: how long each phase (no attacker, each attack) is measured, ms. */
+  attackPhaseMs: number;
+  /** Attack: each normal client sends server.status this often, ms. */
+  attackPeriodMs: number;
 }
 
 const STORAGE_SIZES = [
@@ -35,6 +41,19 @@ const STORAGE_SIZES = [
   { id: "10k", records: 10_000 },
   { id: "100k", records: 100_000 },
   { id: "99k9", records: 99_900 },
+];
+
+/**
+ * The smoke run's stand-ins: the same shapes (a first segment, two full
+ * 1000-record segments, a last segment 900 records full) at a fraction of
+ * the prefill time; the rows keep their labels, the description gives the sizes.
+ */
+const SMOKE_STORAGE_SIZES = [
+  { id: "100", records: 100 },
+  { id: "1k", records: 1_000 },
+  { id: "10k", records: 1_500 },
+  { id: "100k", records: 2_000 },
+  { id: "99k9", records: 1_900 },
 ];
 
 export function configFor(mode: Mode): BenchConfig {
@@ -50,10 +69,12 @@ export function configFor(mode: Mode): BenchConfig {
     idleConnections: 10_000,
     storageSizes: STORAGE_SIZES,
     appendsPerTurn: 10,
+    attackConversations: 1000,
+    attackPeriodMs: 20,
     warmup: 1,
   };
-  if (mode === "full") return { ...common, launches: 3, turns: 5, pacedTurns: 5, coldStarts: 10, fanoutTurns: 5 };
-  if (mode === "quick") return { ...common, launches: 1, turns: 2, pacedTurns: 1, coldStarts: 3, fanoutTurns: 1 };
+  if (mode === "full") return { ...common, launches: 3, turns: 5, pacedTurns: 5, coldStarts: 10, fanoutTurns: 5, attackPhaseMs: 5000 };
+  if (mode === "quick") return { ...common, launches: 1, turns: 2, pacedTurns: 1, coldStarts: 3, fanoutTurns: 1, attackPhaseMs: 2000 };
   return {
     ...common,
     launches: 1,
@@ -65,6 +86,9 @@ export function configFor(mode: Mode): BenchConfig {
     fanoutTokens: 40,
     fanoutTurns: 1,
     idleConnections: 200,
+    storageSizes: SMOKE_STORAGE_SIZES,
     appendsPerTurn: 3,
+    attackConversations: 50,
+    attackPhaseMs: 500,
   };
 }

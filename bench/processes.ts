@@ -26,6 +26,7 @@ const NODE_ARGS = FROM_SOURCE ? ["--import", "tsx"] : [];
 export const SERVER_ENTRY = FROM_SOURCE ? join(ROOT, "src", "cli.ts") : join(ROOT, "dist", "bundle", "cli.mjs");
 export const FAKE_ENTRY = join(CODE, "test", "fake-openai", `main.${EXT}`);
 export const RELAY_ENTRY = join(CODE, "bench", `relay.${EXT}`);
+export const ATTACKER_ENTRY = join(CODE, "bench", `attacker.${EXT}`);
 
 export interface Launched {
   child: ChildProcess;
@@ -49,7 +50,9 @@ export function launch(
 ): Promise<Launched> {
   const timeoutMs = options.timeoutMs ?? 20_000;
   const t0 = process.hrtime.bigint();
-  const child = spawn(process.execPath, [...NODE_ARGS, ...(options.nodeArgs ?? []), ...args], {
+  // A compiled entry (e.g. the bundle of another checkout) needs no tsx, even in a run from source.
+  const loader = /\.(mjs|js)$/.test(args[0] ?? "") ? [] : NODE_ARGS;
+  const child = spawn(process.execPath, [...loader, ...(options.nodeArgs ?? []), ...args], {
     cwd: ROOT,
     env: cleanEnv(options.env ?? {}),
     stdio: ["ignore", "pipe", "pipe"],
@@ -119,16 +122,19 @@ export function setServerNodeArgs(args: string[]): void {
   serverNodeArgs = args;
 }
 
-/** `agentwire serve --port 0 --data-dir <dir>` against the fake; a fresh temp data dir unless one is given. */
+/**
+ * `agentwire serve --port 0 --data-dir <dir>` against the fake; a fresh temp data dir unless one is given.
+ * `entry` runs another build of the server (e.g. the bundle of an older checkout) instead of SERVER_ENTRY.
+ */
 export async function startServer(
   fakeUrl: string,
-  options: { dataDir?: string; nodeArgs?: string[]; extraArgs?: string[] } = {},
+  options: { dataDir?: string; nodeArgs?: string[]; extraArgs?: string[]; entry?: string } = {},
 ): Promise<ServerProcess> {
   const ownDir = options.dataDir === undefined;
   const dataDir = options.dataDir ?? (await tempDir("data"));
   try {
     const launched = await launch(
-      [SERVER_ENTRY, "serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", dataDir, ...(options.extraArgs ?? [])],
+      [options.entry ?? SERVER_ENTRY, "serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", dataDir, ...(options.extraArgs ?? [])],
       /agentwire listening on (ws:\/\/\S+)\n/,
       { env: { OPENAI_BASE_URL: fakeUrl, OPENAI_API_KEY: "bench" }, nodeArgs: [...serverNodeArgs, ...(options.nodeArgs ?? [])] },
     );

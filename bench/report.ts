@@ -57,7 +57,8 @@ function codeVersion(): string {
   try {
     const git = (...args: string[]) => execFileSync("git", args, { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
     const head = git("rev-parse", "--short", "HEAD");
-    const dirty = git("status", "--porcelain", "--", "src", "protocol", "clients", "test/fake-openai", "bench") !== "";
+    // RESULTS.md is what the runs write (the bench and the soak each keep the other's part): not code.
+    const dirty = git("status", "--porcelain", "--", "src", "protocol", "clients", "test/fake-openai", "bench", ":(exclude)bench/RESULTS.md") !== "";
     return `${head}${dirty ? " + uncommitted changes" : ""}`;
   } catch {
     return "unknown (not a git checkout)";
@@ -213,4 +214,22 @@ export function markdown(
     "",
     ...(notes.length ? ["## Notes", "", ...notes, ""] : []),
   ].join("\n");
+}
+
+/** Marks around the memory soak's section of RESULTS.md (bench/soak-memory.ts writes it; the bench keeps it). */
+const SOAK_BEGIN = "<!-- soak:begin (written by npm run soak -- --write; kept by npm run bench) -->";
+const SOAK_END = "<!-- soak:end -->";
+
+/** The soak section of a RESULTS.md text, marks included, or "" when it has none. */
+export function soakSection(text: string): string {
+  const begin = text.indexOf(SOAK_BEGIN);
+  const end = text.indexOf(SOAK_END, begin);
+  return begin < 0 || end < 0 ? "" : text.slice(begin, end + SOAK_END.length);
+}
+
+/** `text` with its soak section replaced by (or, when it has none, followed by) `section` between the marks. */
+export function replaceSoakSection(text: string, section: string): string {
+  const marked = `${SOAK_BEGIN}\n${section.trimEnd()}\n${SOAK_END}`;
+  const old = soakSection(text);
+  return old ? text.replace(old, () => marked) : `${text.trimEnd()}\n\n${marked}\n`;
 }

@@ -65,6 +65,15 @@ export const ROW_SPECS: RowSpec[] = [
   { id: "idle.rss", scenario: "idle sockets", label: "server RSS with the connections open", unit: "MiB", target: le(300, "≤ 300 MiB") },
   { id: "idle.per_conn", scenario: "idle sockets", label: "server RSS per connection", unit: "KiB" },
 
+  { id: "attack.base_p50", scenario: "attack", label: "server.status p50, 10 clients, no attacker", unit: "ms" },
+  { id: "attack.base_p99", scenario: "attack", label: "server.status p99, 10 clients, no attacker", unit: "ms" },
+  { id: "attack.batch_p50", scenario: "attack", label: "p50 while one client sends batches of 100 × conversation.list {limit: 500}", unit: "ms" },
+  { id: "attack.batch_p99", scenario: "attack", label: "p99 while one client sends batches of 100 × conversation.list {limit: 500}", unit: "ms" },
+  { id: "attack.nested_p50", scenario: "attack", label: "p50 while one client sends frames of 5M nested arrays", unit: "ms" },
+  { id: "attack.nested_p99", scenario: "attack", label: "p99 while one client sends frames of 5M nested arrays", unit: "ms" },
+  { id: "attack.over_p50", scenario: "attack", label: "p50 while one client sends batches of 200k tools.list (over maxBatch)", unit: "ms" },
+  { id: "attack.over_p99", scenario: "attack", label: "p99 while one client sends batches of 200k tools.list (over maxBatch)", unit: "ms" },
+
   { id: "storage.100", scenario: "storage", label: "message.append over the socket at 100 records", unit: "ms" },
   { id: "storage.1k", scenario: "storage", label: "message.append over the socket at 1k records", unit: "ms" },
   { id: "storage.10k", scenario: "storage", label: "message.append over the socket at 10k records", unit: "ms" },

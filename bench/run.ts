@@ -14,15 +14,16 @@
  * progress goes to stderr. Exit code 1 when a scenario failed (a missed
  * target is not a failure).
  */
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { configFor, type Mode } from "./config.js";
 import { closeFloorAgent } from "./floor.js";
 import { FAKE_ENTRY, FROM_SOURCE, ROOT, SERVER_ENTRY, setServerNodeArgs, stopAll } from "./processes.js";
-import { cpuJiffies, loadAverage, machine, markdown, textRow, textTable } from "./report.js";
+import { cpuJiffies, loadAverage, machine, markdown, soakSection, textRow, textTable } from "./report.js";
 import { ROW_SPECS, type Row } from "./rows.js";
+import { attack } from "./scenarios/attack.js";
 import { burst } from "./scenarios/burst.js";
 import { coldStart } from "./scenarios/cold-start.js";
 import { fanout } from "./scenarios/fanout.js";
@@ -39,6 +40,7 @@ const SCENARIOS: Record<string, Scenario> = {
   tool: toolRoundTrip,
   fanout,
   idle: idleSockets,
+  attack,
   storage,
 };
 
@@ -124,7 +126,10 @@ async function main(): Promise<number> {
   if (((mode === "full" && !only) || values.write) && !values.profile) {
     const file = join(ROOT, "bench", "RESULTS.md");
     const command = `npm run bench${mode === "full" ? "" : ` -- --${mode}`}${values.write ? " --write" : ""}${only ? ` --only ${only.join(",")}` : ""}`;
-    await writeFile(file, markdown(rows, { machine: m, mode, durationS, scenarios: descriptions, command, load: [loadAtStart, loadAverage()], stealPercent }));
+    const results = markdown(rows, { machine: m, mode, durationS, scenarios: descriptions, command, load: [loadAtStart, loadAverage()], stealPercent });
+    // The memory soak's section (npm run soak -- --write) is not this run's: keep it as it was.
+    const soak = existsSync(file) ? soakSection(readFileSync(file, "utf8")) : "";
+    await writeFile(file, soak ? `${results.trimEnd()}\n\n${soak}\n` : results);
     log(`wrote ${file}`);
   }
   return failed ? 1 : 0;

@@ -29,7 +29,7 @@ export function benchConversationId(records: number): string {
   return `bench-${records}`;
 }
 
-function conversationOf(id: string): Conversation {
+export function conversationOf(id: string): Conversation {
   return {
     id,
     title: id,

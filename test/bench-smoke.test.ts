@@ -1,7 +1,9 @@
 /**
  * The benchmark runs and prints every row: `bench/run.ts --smoke` from
- * source (tiny sizes, ~20-30 s). No timed assertions: a missed target is
- * not a failure here, a scenario that errors is.
+ * source (tiny sizes, ~30-40 s; the storage sizes are stand-ins of 2000
+ * records or fewer). No timed assertions: a missed target is not a failure
+ * here, a scenario that errors is — including the attack scenario when the
+ * attacker's frames are not all answered with the expected refusals.
  */
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";

@@ -3,6 +3,9 @@
  * nothing; the server's RSS with all of them open. Bounded by this
  * process's open-file limit (each connection is one fd here and one in the
  * server); when the limit is lower, fewer are opened and the row says so.
+ * They all come from 127.0.0.1, over the server's default per-address cap
+ * (1024), so the launch raises --max-connections-per-address and
+ * --max-connections to the count (plus the one status connection's margin).
  */
 import { readdirSync } from "node:fs";
 import { closeAll, connectMany, type AgentwireClient } from "../client.js";
@@ -20,14 +23,15 @@ function connectionsPossible(wanted: number): number {
 export const idleSockets: Scenario = {
   name: "idle sockets",
   rows: ["idle.rss", "idle.per_conn"],
-  describe: (cfg) => `${cfg.idleConnections} initialized connections, idle; ${cfg.launches} launch${cfg.launches === 1 ? "" : "es"}, one measurement each`,
+  describe: (cfg) => `${cfg.idleConnections} initialized connections from 127.0.0.1 (both connection caps raised to match), idle; ${cfg.launches} launch${cfg.launches === 1 ? "" : "es"}, one measurement each`,
   async run({ cfg, log }) {
     const count = connectionsPossible(cfg.idleConnections);
     if (count < 1) throw new Error(`no file descriptors to spare (limit ${openFileLimit()})`);
     const rss: number[][] = [];
     const perConn: number[][] = [];
     for (let launch = 0; launch < cfg.launches; launch++) {
-      const server = await startServer(UNUSED_MODEL_URL);
+      const cap = String(count + 16);
+      const server = await startServer(UNUSED_MODEL_URL, { extraArgs: ["--max-connections", cap, "--max-connections-per-address", cap] });
       let clients: AgentwireClient[] = [];
       try {
         await sleep(300);
