@@ -26,7 +26,7 @@ Options:
   --allow-origin ORIGIN  let browser pages from ORIGIN connect (repeatable, or
                          comma-separated). The server's own origin is always allowed;
                          no other origin is by default.
-  --max-payload BYTES    largest accepted frame (default 16777216); a larger frame
+  --max-payload BYTES    largest accepted frame (default 4194304); a larger frame
                          closes that socket with 1009
   --model MODEL          default model (else AGENTWIRE_MODEL)
   --tool-timeout MS      default time limit of one tool call (default 120000)

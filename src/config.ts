@@ -79,7 +79,7 @@ export function defaultConfig(overrides: Partial<ServerConfig> = {}): ServerConf
     port: DEFAULT_PORT,
     dataDir: ".agentwire",
     allowOrigins: [],
-    maxPayloadBytes: 16 * 1024 * 1024,
+    maxPayloadBytes: 4 * 1024 * 1024,
     maxBufferedBytes: 64 * 1024 * 1024,
     eventLogSize: 4096,
     eventLogBytes: 4 * 1024 * 1024,

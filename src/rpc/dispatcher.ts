@@ -11,7 +11,7 @@ import type { z } from "zod";
 import { experimentalReason, requests, type RequestMethod, type Requests } from "../../protocol/index.js";
 import type { Logger } from "../logging/logger.js";
 import { classify, errorResponse, type Classified, type ErrorResponse, type JsonRpcId } from "./envelope.js";
-import { DEFAULT_FRAME_LIMITS, nestsDeeperThan, TimeSlicer, type FrameLimits } from "./frame-limits.js";
+import { DEFAULT_FRAME_LIMITS, frameShapeProblem, TimeSlicer, type FrameLimits } from "./frame-limits.js";
 import { RpcError } from "./rpc-error.js";
 
 /** What a handler knows about the caller. */
@@ -78,11 +78,13 @@ export class Dispatcher<C extends CallContext> {
   /** The reply frame to send, if any (notifications and responses from the client get none). */
   async handleFrame(text: string, context: C): Promise<string | undefined> {
     const { maxDepth, maxBatch } = this.limits;
-    if (nestsDeeperThan(text, maxDepth)) {
+    const shape = frameShapeProblem(text, maxDepth, maxBatch);
+    if (shape?.limit === "maxDepth") {
       return JSON.stringify(
         wire(null, RpcError.invalidRequest(`the frame nests deeper than ${maxDepth} levels (maxDepth)`, { limit: "maxDepth", max: maxDepth })),
       );
     }
+    if (shape?.limit === "maxBatch") return JSON.stringify(wire(null, batchTooLong(shape.members, maxBatch)));
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
@@ -96,30 +98,21 @@ export class Dispatcher<C extends CallContext> {
       return reply ? this.serialize(reply, budget) : undefined;
     }
     if (parsed.length === 0) return JSON.stringify(wire(null, RpcError.invalidRequest("empty batch")));
-    if (parsed.length > maxBatch) {
-      return JSON.stringify(
-        wire(
-          null,
-          RpcError.invalidRequest(`a batch of ${parsed.length} requests is over the limit of ${maxBatch} (maxBatch)`, {
-            limit: "maxBatch",
-            max: maxBatch,
-          }),
-        ),
-      );
-    }
-    // Members start in order and run concurrently, as the spec allows; a long
-    // batch yields between members so other connections are served meanwhile.
-    const pending: Promise<Reply | null>[] = [];
+    if (parsed.length > maxBatch) return JSON.stringify(wire(null, batchTooLong(String(parsed.length), maxBatch)));
+    // Members run one after another, as the spec allows, each answered and
+    // serialized before the next starts: other connections are served between
+    // members, and once the reply budget is spent the rest are refused without
+    // doing their work.
+    const parts: string[] = [];
     for (const member of parsed) {
       await slicer.pause();
-      pending.push(this.handleOne(classify(member), context));
-    }
-    const replies = await Promise.all(pending);
-    const parts: string[] = [];
-    for (const reply of replies) {
-      if (!reply) continue;
-      await slicer.pause();
-      parts.push(this.serialize(reply, budget));
+      const message = classify(member);
+      if (budget.left <= 0 && message.kind === "request" && message.id !== undefined) {
+        parts.push(JSON.stringify(wire(message.id, this.replyLimit(undefined, true))));
+        continue;
+      }
+      const reply = await this.handleOne(message, context);
+      if (reply) parts.push(this.serialize(reply, budget));
     }
     return parts.length ? `[${parts.join(",")}]` : undefined;
   }
@@ -130,25 +123,24 @@ export class Dispatcher<C extends CallContext> {
     // Characters undercount bytes only for non-ASCII text; count bytes when it could matter.
     const bytes = text.length * 3 > budget.left ? Buffer.byteLength(text) : text.length;
     if (bytes > budget.left) {
-      const max = this.limits.maxReplyBytes;
-      text = JSON.stringify(
-        wire(
-          reply.id ?? null,
-          RpcError.limitExceeded(
-            `the answer would be ${bytes} bytes, over the ${max}-byte limit of one reply frame (maxReplyBytes)${
-              budget.left < max ? " with the rest of the batch" : ""
-            }; ask for less (a smaller limit, or page)`,
-            "maxReplyBytes",
-            max,
-            bytes,
-          ),
-        ),
-      );
+      text = JSON.stringify(wire(reply.id ?? null, this.replyLimit(bytes, budget.left < this.limits.maxReplyBytes)));
       budget.left -= text.length;
       return text;
     }
     budget.left -= bytes;
     return text;
+  }
+
+  /** LIMIT_EXCEEDED for an answer that does not fit the frame's reply budget (`bytes` when it was built). */
+  private replyLimit(bytes: number | undefined, shared: boolean): RpcError {
+    const max = this.limits.maxReplyBytes;
+    const size = bytes === undefined ? "the batch's earlier answers filled" : `the answer would be ${bytes} bytes, over`;
+    return RpcError.limitExceeded(
+      `${size} the ${max}-byte limit of one reply frame (maxReplyBytes)${shared && bytes !== undefined ? " with the rest of the batch" : ""}; ask for less (a smaller limit, a page, or fewer requests per batch)`,
+      "maxReplyBytes",
+      max,
+      bytes,
+    );
   }
 
   private async handleOne(message: Classified, context: C): Promise<Reply | null> {
@@ -189,6 +181,10 @@ export class Dispatcher<C extends CallContext> {
       throw error;
     }
   }
+}
+
+function batchTooLong(members: string, max: number): RpcError {
+  return RpcError.invalidRequest(`a batch of ${members} requests is over the limit of ${max} (maxBatch)`, { limit: "maxBatch", max });
 }
 
 function wire(id: JsonRpcId, error: RpcError): ErrorResponse {

@@ -21,18 +21,22 @@ export const DEFAULT_FRAME_LIMITS: FrameLimits = {
   sliceMs: 4,
 };
 
+/** What a frame breaks before it is even parsed: too deep, or a batch too long. */
+export type FrameShapeProblem = { limit: "maxDepth" } | { limit: "maxBatch"; members: string };
+
 /**
- * True when the JSON text nests arrays/objects deeper than `maxDepth`.
- * Checked on the raw text, before JSON.parse, so a frame of millions of
- * nested brackets costs a scan that stops at the first level too deep —
- * not a parse of the whole frame and a stack overflow later when the value
- * is serialized again. Brackets inside strings do not count.
+ * Checks the raw JSON text, before JSON.parse, for nesting deeper than
+ * `maxDepth` and for a top-level array of more than `maxBatch` members. A
+ * frame of millions of nested brackets, or a batch of 200,000 requests,
+ * costs a scan that stops where the limit is passed — not a parse of the
+ * whole frame (and a stack overflow later when the value is serialized
+ * again). Brackets and commas inside strings do not count.
  */
-export function nestsDeeperThan(text: string, maxDepth: number): boolean {
-  // A text shorter than the limit cannot hold that many opening brackets.
-  if (text.length <= maxDepth) return false;
+export function frameShapeProblem(text: string, maxDepth: number, maxBatch: number): FrameShapeProblem | undefined {
   let depth = 0;
   let inString = false;
+  let batch = false;
+  let members = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
@@ -41,12 +45,15 @@ export function nestsDeeperThan(text: string, maxDepth: number): boolean {
     } else if (c === 0x22) {
       inString = true;
     } else if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
-      if (++depth > maxDepth) return true;
+      if (depth === 0 && c === 0x5b) batch = true;
+      if (++depth > maxDepth) return { limit: "maxDepth" };
     } else if (c === 0x5d /* ] */ || c === 0x7d /* } */) {
       depth--;
+    } else if (c === 0x2c /* , */ && depth === 1 && batch && ++members >= maxBatch) {
+      return { limit: "maxBatch", members: `more than ${maxBatch}` };
     }
   }
-  return false;
+  return undefined;
 }
 
 /**

@@ -11,11 +11,12 @@ import {
 } from "./conversation-store.js";
 import { isValidConversationId } from "./conversation-id.js";
 import { mapBounded } from "./bounded-map.js";
+import { ByteLru } from "./byte-lru.js";
 import { DamagedConversations } from "./damaged-conversations.js";
 import { DataDirLock } from "./data-dir-lock.js";
 import { selectPage, toPage } from "./list-page.js";
 import { LowdbConversationHandle, type HandleContext } from "./lowdb-conversation-handle.js";
-import { loadConversation, stateOf } from "./lowdb-conversation-load.js";
+import { jsonSize, loadConversation, stateOf } from "./lowdb-conversation-load.js";
 import { META_FILE, checkMeta, quickCheckConversation, readJsonFile, type MetaData } from "./lowdb-file-checks.js";
 import { LowdbFile } from "./lowdb-file.js";
 import { ConversationIndex } from "./lowdb-index.js";
@@ -53,6 +54,11 @@ export interface LowdbStoreOptions {
   segmentBytes?: number;
   /** Budget of the segment cache shared by all loaded conversations, in JSON bytes. Default 64 MiB. */
   cacheBytes?: number;
+  /**
+   * Budget of the metadata of conversations that are not loaded, kept so a
+   * listing need not read every meta.json again, in JSON bytes. Default 4 MiB.
+   */
+  metaCacheBytes?: number;
   /** Called once per conversation newly found damaged (the server logs it). */
   onDamaged?: (damaged: DamagedConversation) => void;
   /** Trouble the store recovered from, e.g. a damaged index.json it rebuilt (the server logs it). */
@@ -70,6 +76,7 @@ export interface LowdbStoreOptions {
 const DEFAULT_SEGMENT_SIZE = 1000;
 const DEFAULT_SEGMENT_BYTES = 1 << 20;
 const DEFAULT_CACHE_BYTES = 64 << 20;
+const DEFAULT_META_CACHE_BYTES = 4 << 20;
 const DEFAULT_CHECK_CONCURRENCY = 8;
 const DEFAULT_FULL_CHECK_SEGMENTS = 8;
 /** meta.json files one listing reads at once. */
@@ -83,6 +90,8 @@ export class LowdbConversationStore implements ConversationStore {
   readonly #fullCheckSegments: number;
   readonly #warn: (message: string) => void;
   readonly #cache: SegmentCache;
+  /** Metadata of conversations listed but not loaded (a loaded handle is the authority for its own). */
+  readonly #metas: ByteLru<string, Conversation>;
   readonly #damaged: DamagedConversations;
   #lock: DataDirLock | null = null;
   #index: ConversationIndex | null = null;
@@ -103,6 +112,7 @@ export class LowdbConversationStore implements ConversationStore {
     this.#checkConcurrency = positiveInt(options.checkConcurrency, DEFAULT_CHECK_CONCURRENCY, "checkConcurrency");
     this.#fullCheckSegments = positiveInt(options.fullCheckSegments, DEFAULT_FULL_CHECK_SEGMENTS, "fullCheckSegments");
     this.#cache = new SegmentCache(positiveInt(options.cacheBytes, DEFAULT_CACHE_BYTES, "cacheBytes"));
+    this.#metas = new ByteLru(positiveInt(options.metaCacheBytes, DEFAULT_META_CACHE_BYTES, "metaCacheBytes"));
     this.#damaged = new DamagedConversations(options.onDamaged);
     const onWarning = options.onWarning;
     this.#warn = (message) => {
@@ -262,10 +272,16 @@ export class LowdbConversationStore implements ConversationStore {
   async #peek(id: string): Promise<Conversation | string | undefined> {
     const handle = this.#handles.get(id);
     if (handle) return handle.conversation;
+    const cached = this.#metas.get(id);
+    if (cached) return cached;
     const read = await readJsonFile<MetaData>(join(this.#dir(id), META_FILE), META_FILE, checkMeta);
     let problem: string;
     if (read.ok) {
-      if (read.data.conversation.id === id) return read.data.conversation;
+      if (read.data.conversation.id === id) {
+        // Not if it was loaded or deleted meanwhile: the handle, or nothing, is the truth then.
+        if (!this.#handles.has(id) && this.#index?.has(id)) this.#metas.set(id, read.data.conversation, jsonSize(read.data.conversation));
+        return read.data.conversation;
+      }
       problem = `${META_FILE} describes conversation ${read.data.conversation.id}`;
     } else {
       problem = read.problem;
@@ -288,6 +304,7 @@ export class LowdbConversationStore implements ConversationStore {
     const work = (async () => {
       // Durable first: if the index cannot be written, nothing changed.
       await index.remove(id);
+      this.#metas.delete(id);
       this.#damaged.forget(id);
       await this.#loading.get(id)?.catch(() => undefined);
       const handle = this.#handles.get(id);
@@ -313,6 +330,7 @@ export class LowdbConversationStore implements ConversationStore {
     const handle = this.#handles.get(id);
     if (!handle) return;
     this.#handles.delete(id);
+    this.#metas.set(id, handle.conversation, jsonSize(handle.conversation));
     const work = handle.retire(`conversation ${id} was unloaded`, true).finally(() => {
       if (this.#unloading.get(id) === work) this.#unloading.delete(id);
     });

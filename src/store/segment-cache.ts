@@ -1,4 +1,5 @@
 import type { ConversationRecord } from "../../protocol/index.js";
+import { ByteLru } from "./byte-lru.js";
 
 /**
  * Record segments held in memory, for every conversation of one store,
@@ -11,15 +12,12 @@ import type { ConversationRecord } from "../../protocol/index.js";
  * write is durable, never while it is being written.
  */
 export class SegmentCache {
-  readonly #budget: number;
-  /** key → entry; Map order is the LRU order (oldest first). */
-  readonly #entries = new Map<string, Entry>();
+  readonly #lru: ByteLru<string, Entry>;
   readonly #keysByOwner = new Map<number, Set<string>>();
-  #bytes = 0;
   #nextOwner = 1;
 
   constructor(budgetBytes: number) {
-    this.#budget = budgetBytes;
+    this.#lru = new ByteLru<string, Entry>(budgetBytes, (key) => this.#forgetKey(key));
   }
 
   /** A fresh owner id: one per loaded handle, so a reloaded conversation never sees a retired handle's entries. */
@@ -28,51 +26,37 @@ export class SegmentCache {
   }
 
   get(owner: number, segment: number): CachedSegment | undefined {
-    const key = keyOf(owner, segment);
-    const entry = this.#entries.get(key);
-    if (!entry) return undefined;
-    this.#entries.delete(key);
-    this.#entries.set(key, entry);
-    return entry.value;
+    return this.#lru.get(keyOf(owner, segment))?.value;
   }
 
   /** Caches a segment; one larger than the whole budget is not kept (its user holds it while it needs it). */
   put(owner: number, segment: number, value: CachedSegment): void {
     const key = keyOf(owner, segment);
-    this.#remove(key);
-    if (value.bytes > this.#budget) return;
-    this.#entries.set(key, { owner, value });
+    this.#lru.set(key, { owner, value }, value.bytes);
+    if (this.#lru.get(key) === undefined) return;
     let keys = this.#keysByOwner.get(owner);
     if (!keys) this.#keysByOwner.set(owner, (keys = new Set()));
     keys.add(key);
-    this.#bytes += value.bytes;
-    for (const oldest of this.#entries.keys()) {
-      if (this.#bytes <= this.#budget) break;
-      this.#remove(oldest);
-    }
   }
 
   /** Forgets every segment of an owner (its handle was unloaded or deleted). */
   dropOwner(owner: number): void {
-    for (const key of [...(this.#keysByOwner.get(owner) ?? [])]) this.#remove(key);
+    for (const key of [...(this.#keysByOwner.get(owner) ?? [])]) this.#lru.delete(key);
   }
 
   get bytes(): number {
-    return this.#bytes;
+    return this.#lru.bytes;
   }
 
   get budget(): number {
-    return this.#budget;
+    return this.#lru.budget;
   }
 
-  #remove(key: string): void {
-    const entry = this.#entries.get(key);
-    if (!entry) return;
-    this.#entries.delete(key);
-    this.#bytes -= entry.value.bytes;
-    const keys = this.#keysByOwner.get(entry.owner);
+  #forgetKey(key: string): void {
+    const owner = Number(key.slice(0, key.indexOf(":")));
+    const keys = this.#keysByOwner.get(owner);
     keys?.delete(key);
-    if (keys?.size === 0) this.#keysByOwner.delete(entry.owner);
+    if (keys?.size === 0) this.#keysByOwner.delete(owner);
   }
 }
 
