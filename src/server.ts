@@ -142,7 +142,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
       const s = openSession(link, newId("k"), { ...session, log });
       const served: LinkSession = {
         connection: s.connection,
-        receive: (text) => s.receive(text),
+        receive: (frame) => s.receive(frame),
         closed: () => {
           links.delete(link);
           connections.delete(s.connection);

@@ -158,7 +158,9 @@ export const attack: Scenario = {
       await prefill(template, cfg.attackConversations);
       log(`attack: prefilled ${cfg.attackConversations} conversations in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
       for (let launchNo = 0; launchNo < cfg.launches; launchNo++) {
-        const server = await startServer(UNUSED_MODEL_URL, { dataDir: template });
+        // Frames up to 16 MiB (the default is 4 MiB, which closes the socket at a 10 MB frame's
+        // header): the issue's 10 MB nested-array frame must reach the depth check to be measured.
+        const server = await startServer(UNUSED_MODEL_URL, { dataDir: template, extraArgs: ["--max-payload", String(16 << 20)] });
         let clients: AgentwireClient[] = [];
         try {
           clients = await connectMany(server.url, CLIENTS, CLIENTS);

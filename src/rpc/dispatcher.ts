@@ -75,10 +75,14 @@ export class Dispatcher<C extends CallContext> {
     }
   }
 
-  /** The reply frame to send, if any (notifications and responses from the client get none). */
-  async handleFrame(text: string, context: C): Promise<string | undefined> {
+  /**
+   * The reply frame to send, if any (notifications and responses from the
+   * client get none). `frame` is the text, or the received UTF-8 bytes: a
+   * frame refused by its shape is then never decoded.
+   */
+  async handleFrame(frame: string | Buffer, context: C): Promise<string | undefined> {
     const { maxDepth, maxBatch } = this.limits;
-    const shape = frameShapeProblem(text, maxDepth, maxBatch);
+    const shape = frameShapeProblem(frame, maxDepth, maxBatch);
     if (shape?.limit === "maxDepth") {
       return JSON.stringify(
         wire(null, RpcError.invalidRequest(`the frame nests deeper than ${maxDepth} levels (maxDepth)`, { limit: "maxDepth", max: maxDepth })),
@@ -87,7 +91,7 @@ export class Dispatcher<C extends CallContext> {
     if (shape?.limit === "maxBatch") return JSON.stringify(wire(null, batchTooLong(shape.members, maxBatch)));
     let parsed: unknown;
     try {
-      parsed = JSON.parse(text);
+      parsed = JSON.parse(typeof frame === "string" ? frame : frame.toString("utf8"));
     } catch {
       return JSON.stringify(wire(null, RpcError.parseError()));
     }

@@ -31,19 +31,38 @@ export type FrameShapeProblem = { limit: "maxDepth" } | { limit: "maxBatch"; mem
  * costs a scan that stops where the limit is passed — not a parse of the
  * whole frame (and a stack overflow later when the value is serialized
  * again). Brackets and commas inside strings do not count.
+ *
+ * The frame may be the received bytes themselves (UTF-8): the characters
+ * that matter are ASCII, which never occur inside a multi-byte sequence, so
+ * a refused frame is never even decoded to a string.
  */
-export function frameShapeProblem(text: string, maxDepth: number, maxBatch: number): FrameShapeProblem | undefined {
+export function frameShapeProblem(frame: string | Uint8Array, maxDepth: number, maxBatch: number): FrameShapeProblem | undefined {
+  if (typeof frame === "string") {
+    return scanShape(frame.length, (i) => frame.charCodeAt(i), (from) => frame.indexOf('"', from), maxDepth, maxBatch);
+  }
+  const bytes = Buffer.isBuffer(frame) ? frame : Buffer.from(frame.buffer, frame.byteOffset, frame.byteLength);
+  return scanShape(bytes.length, (i) => bytes[i]!, (from) => bytes.indexOf(QUOTE, from), maxDepth, maxBatch);
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+function scanShape(
+  length: number,
+  at: (i: number) => number,
+  /** Next `"` from `from` (a native search: string contents, most of a large frame, are skipped at memchr speed). */
+  nextQuote: (from: number) => number,
+  maxDepth: number,
+  maxBatch: number,
+): FrameShapeProblem | undefined {
   let depth = 0;
-  let inString = false;
   let batch = false;
   let members = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c /* \ */) i++;
-      else if (c === 0x22 /* " */) inString = false;
-    } else if (c === 0x22) {
-      inString = true;
+  for (let i = 0; i < length; i++) {
+    const c = at(i);
+    if (c === QUOTE) {
+      i = closingQuote(i, at, nextQuote);
+      if (i < 0) return undefined; // unterminated: JSON.parse reports it
     } else if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
       if (depth === 0 && c === 0x5b) batch = true;
       if (++depth > maxDepth) return { limit: "maxDepth" };
@@ -54,6 +73,18 @@ export function frameShapeProblem(text: string, maxDepth: number, maxBatch: numb
     }
   }
   return undefined;
+}
+
+/** Index of the `"` that closes the string opened at `open`, skipping escaped ones; -1 when there is none. */
+function closingQuote(open: number, at: (i: number) => number, nextQuote: (from: number) => number): number {
+  for (let from = open + 1; ; ) {
+    const quote = nextQuote(from);
+    if (quote < 0) return -1;
+    let backslashes = 0;
+    while (at(quote - 1 - backslashes) === BACKSLASH) backslashes++;
+    if (backslashes % 2 === 0) return quote;
+    from = quote + 1;
+  }
 }
 
 /**

@@ -24,8 +24,8 @@ export interface SessionOptions {
 
 export interface LinkSession {
   readonly connection: Connection;
-  /** Feed one received text frame. */
-  receive(text: string): void;
+  /** Feed one received frame: its text, or its UTF-8 bytes. */
+  receive(frame: string | Buffer): void;
   /** The link has closed: drop subscriptions and timers. Idempotent. */
   closed(): void;
 }
@@ -36,7 +36,7 @@ export function openSession(link: Link, id: string, options: SessionOptions): Li
   let inFlight = 0;
   let paused = false;
   let ended = false;
-  const waiting: string[] = [];
+  const waiting: (string | Buffer)[] = [];
 
   const initTimer =
     options.initializeTimeoutMs > 0
@@ -48,11 +48,11 @@ export function openSession(link: Link, id: string, options: SessionOptions): Li
       : undefined;
   initTimer?.unref();
 
-  const handle = (text: string) => {
+  const handle = (frame: string | Buffer) => {
     inFlight++;
     const context: RequestContext = { connection, app: options.app(), afterReply: [] };
     dispatcher
-      .handleFrame(text, context)
+      .handleFrame(frame, context)
       .then(
         (reply) => {
           if (reply !== undefined) connection.send(reply);
@@ -73,12 +73,12 @@ export function openSession(link: Link, id: string, options: SessionOptions): Li
 
   return {
     connection,
-    receive(text) {
+    receive(frame) {
       if (ended) return;
       if (inFlight < options.maxInFlight && waiting.length === 0) {
-        handle(text);
+        handle(frame);
       } else {
-        waiting.push(text);
+        waiting.push(frame);
       }
       if (inFlight >= options.maxInFlight && !paused && link.pause) {
         paused = true;

@@ -120,7 +120,7 @@ export function attachWebSocket(
 
     socket.on("error", (error) => log.debug(`socket error on ${id}: ${error.message}`));
     socket.on("pong", () => alive.add(socket));
-    socket.on("message", (data) => s.receive(frameText(data)));
+    socket.on("message", (data) => s.receive(frameBytes(data)));
     socket.on("close", () => {
       sockets.delete(socket);
       alive.delete(socket);
@@ -153,9 +153,13 @@ export function attachWebSocket(
   };
 }
 
-/** Text frames are the protocol; a binary frame is read as UTF-8 JSON all the same. */
-function frameText(data: RawData): string {
-  if (Buffer.isBuffer(data)) return data.toString("utf8");
-  if (Array.isArray(data)) return Buffer.concat(data).toString("utf8");
-  return Buffer.from(data).toString("utf8");
+/**
+ * The frame's bytes, decoded later by the dispatcher (only when its shape is
+ * acceptable). Text frames are the protocol; a binary frame is read as UTF-8
+ * JSON all the same.
+ */
+function frameBytes(data: RawData): Buffer {
+  if (Buffer.isBuffer(data)) return data;
+  if (Array.isArray(data)) return Buffer.concat(data);
+  return Buffer.from(data);
 }
