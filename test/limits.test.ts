@@ -66,11 +66,14 @@ describe("generations", () => {
     const b = await newConversation(client);
     const running = await client.step({ conversationId: a.id });
     await expectLimit(client.step({ conversationId: b.id }), "maxGenerations", "running");
+    // The hanging request must have taken its script before the interrupt, or b's step would get it.
+    await eventually(() => fake.requests.length === 1, 3000, "the first model request");
     await client.interrupt({ conversationId: a.id });
     await a.events.waitForEnd(running.generationId);
     fake.enqueue({ kind: "reply", text: ["ok"] });
     const next = await client.step({ conversationId: b.id });
-    expect((await b.events.waitForEnd(next.generationId)).method).toBe("generation_complete");
+    const end = await b.events.waitForEnd(next.generationId);
+    expect(end.method, JSON.stringify(end.params)).toBe("generation_complete");
   });
 });
 
