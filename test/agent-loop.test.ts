@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { AgentwireRpcError } from "../clients/typescript/index.js";
-import { newConversation, startAgentFixture, useAgentFixture } from "./harness/agent-fixture.js";
+import { newConversation, startAgentFixture, TOOL_ROUND_FLOW, useAgentFixture } from "./harness/agent-fixture.js";
 import { rpcError } from "./harness/rpc-errors.js";
 
 const fx = useAgentFixture();
@@ -77,14 +77,7 @@ describe("tool round trips", () => {
       "generation_progress",
       "message_added",
       "generation_complete",
-      "tool_pending",
-      "tool_executing",
-      "tool_output",
-      "tool_completed",
-      "generation_started",
-      "generation_progress",
-      "message_added",
-      "generation_complete",
+      ...TOOL_ROUND_FLOW,
     ]);
     const completed = events.events.find((e) => e.method === "tool_completed")!.params.record;
     expect(completed).toMatchObject({ status: "completed", success: true, exitCode: 0 });

@@ -14,21 +14,12 @@ import { WebSocket } from "ws";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AgentwireClient } from "../clients/typescript/index.js";
 import { startFakeOpenAI, type FakeOpenAI } from "./fake-openai/server.js";
-import { newConversation, startAgentFixture, type AgentFixture } from "./harness/agent-fixture.js";
+import { newConversation, startAgentFixture, TOOL_ROUND_FLOW, type AgentFixture } from "./harness/agent-fixture.js";
 import { runCli } from "./harness/cli-process.js";
 import { EventRecorder } from "./harness/event-recorder.js";
 
 /** What a client sees when a stored pending call is confirmed and the loop resumes. */
-const RESUMED_ROUND = [
-  "tool_pending",
-  "tool_executing",
-  "tool_output",
-  "tool_completed",
-  "generation_started",
-  "generation_progress",
-  "message_added",
-  "generation_complete",
-];
+const RESUMED_ROUND = TOOL_ROUND_FLOW;
 
 let dataDir: string;
 const cleanups: Array<() => Promise<void> | void> = [];

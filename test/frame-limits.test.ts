@@ -4,26 +4,12 @@
  * budget, a long batch yields to other connections, and the opt-out list is
  * bounded. Over a real socket: these are transport-facing limits.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openInitialized, type RawSocket, startTestServer, type TestServer } from "./harness/test-server.js";
+import { describe, expect, it } from "vitest";
+import { openRaw, useRawServer } from "./harness/raw-socket.js";
 
-let server: TestServer;
-let raw: RawSocket;
-
-beforeAll(async () => {
-  // Frames up to 16 MiB, so the depth scan (not the frame size) is what refuses the 10 MB frame below.
-  server = await startTestServer({ maxBatch: 50, maxDepth: 32, maxReplyBytes: 64 * 1024, maxPayloadBytes: 16 << 20 });
-  raw = await openInitialized(server.url);
-});
-afterAll(async () => {
-  raw.close();
-  await server.close();
-});
-
-async function roundTrip(frame: string): Promise<any> {
-  raw.send(frame);
-  return raw.next(10_000);
-}
+// Frames up to 16 MiB, so the depth scan (not the frame size) is what refuses the 10 MB frame below.
+const fixture = useRawServer({ maxBatch: 50, maxDepth: 32, maxReplyBytes: 64 * 1024, maxPayloadBytes: 16 << 20 });
+const roundTrip = (frame: string) => fixture.roundTrip(frame, 10_000);
 
 const req = (id: unknown, method: string, params: unknown = {}) => ({ jsonrpc: "2.0", id, method, params });
 
@@ -99,7 +85,7 @@ describe("reply size", () => {
 
 describe("initialize options", () => {
   it("refuses a notificationOptOut list over 64 entries with -32602 naming the field", async () => {
-    const fresh = await (await import("./harness/test-server.js")).openRaw(server.url);
+    const fresh = await openRaw(fixture.server.url);
     fresh.send(
       JSON.stringify(
         req(1, "initialize", { protocolVersion: "1.0", capabilities: { notificationOptOut: Array.from({ length: 65 }, (_, i) => `m${i}`) } }),
@@ -112,7 +98,7 @@ describe("initialize options", () => {
   });
 
   it("announces the limits a client should stay within", async () => {
-    const fresh = await (await import("./harness/test-server.js")).openRaw(server.url);
+    const fresh = await openRaw(fixture.server.url);
     fresh.send(JSON.stringify(req(1, "initialize", { protocolVersion: "1.0" })));
     const reply: any = await fresh.next();
     expect(reply.result.capabilities.limits).toMatchObject({ maxBatch: 50, maxDepth: 32, maxReplyBytes: 65536 });

@@ -3,26 +3,11 @@
  * specification (section 7), adapted to our methods, plus the cases
  * json-rpc-2.0 gets wrong out of the box (see LIBRARY-NOTES).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openInitialized, openRaw, type RawSocket } from "./harness/raw-socket.js";
-import { startTestServer, type TestServer } from "./harness/test-server.js";
+import { describe, expect, it } from "vitest";
+import { openRaw, useRawServer } from "./harness/raw-socket.js";
 
-let server: TestServer;
-let raw: RawSocket;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  raw = await openInitialized(server.url);
-});
-afterAll(async () => {
-  raw.close();
-  await server.close();
-});
-
-async function roundTrip(frame: string): Promise<any> {
-  raw.send(frame);
-  return raw.next();
-}
+const fixture = useRawServer();
+const roundTrip = (frame: string) => fixture.roundTrip(frame);
 
 const status = (id: unknown) => JSON.stringify({ jsonrpc: "2.0", method: "server.status", id });
 
@@ -101,16 +86,16 @@ describe("single requests", () => {
   });
 
   it("never answers a notification, even one for an unknown method or with bad params", async () => {
-    raw.send('{"jsonrpc":"2.0","method":"server.status"}');
-    raw.send('{"jsonrpc":"2.0","method":"foobar"}');
-    raw.send('{"jsonrpc":"2.0","method":"conversation.get","params":{}}');
-    expect(await raw.silentFor(150)).toBe(true);
+    fixture.raw.send('{"jsonrpc":"2.0","method":"server.status"}');
+    fixture.raw.send('{"jsonrpc":"2.0","method":"foobar"}');
+    fixture.raw.send('{"jsonrpc":"2.0","method":"conversation.get","params":{}}');
+    expect(await fixture.raw.silentFor(150)).toBe(true);
   });
 
   it("runs a valid notification (its effect is visible) without answering it", async () => {
     const before = (await roundTrip(status(20))).result.conversationsStored;
-    raw.send('{"jsonrpc":"2.0","method":"conversation.create","params":{"title":"by notification"}}');
-    expect(await raw.silentFor(150)).toBe(true);
+    fixture.raw.send('{"jsonrpc":"2.0","method":"conversation.create","params":{"title":"by notification"}}');
+    expect(await fixture.raw.silentFor(150)).toBe(true);
     const after = (await roundTrip(status(21))).result.conversationsStored;
     expect(after).toBe(before + 1);
   });
@@ -166,8 +151,8 @@ describe("batches", () => {
   });
 
   it("sends nothing at all for a batch of only notifications", async () => {
-    raw.send('[{"jsonrpc":"2.0","method":"server.status"},{"jsonrpc":"2.0","method":"tools.list"}]');
-    expect(await raw.silentFor(150)).toBe(true);
+    fixture.raw.send('[{"jsonrpc":"2.0","method":"server.status"},{"jsonrpc":"2.0","method":"tools.list"}]');
+    expect(await fixture.raw.silentFor(150)).toBe(true);
   });
 
   it("answers a malformed batch (invalid JSON) with a single -32700", async () => {
@@ -178,7 +163,7 @@ describe("batches", () => {
 
 describe("session rules", () => {
   it("refuses everything but initialize before initialize, with the documented code", async () => {
-    const fresh = await openRaw(server.url);
+    const fresh = await openRaw(fixture.server.url);
     fresh.send(status(1));
     const reply: any = await fresh.next();
     expect(reply.error.code).toBe(-32001);
@@ -189,7 +174,7 @@ describe("session rules", () => {
   it("refuses a second initialize and an unsupported major version", async () => {
     const again = await roundTrip('{"jsonrpc":"2.0","method":"initialize","params":{"protocolVersion":"1.0"},"id":40}');
     expect(again.error.code).toBe(-32002);
-    const fresh = await openRaw(server.url);
+    const fresh = await openRaw(fixture.server.url);
     fresh.send('{"jsonrpc":"2.0","method":"initialize","params":{"protocolVersion":"2.0"},"id":41}');
     const reply: any = await fresh.next();
     expect(reply.error.code).toBe(-32003);
@@ -198,7 +183,7 @@ describe("session rules", () => {
   });
 
   it("sends connected after the initialize result", async () => {
-    const fresh = await openRaw(server.url);
+    const fresh = await openRaw(fixture.server.url);
     fresh.send('{"jsonrpc":"2.0","method":"initialize","params":{"protocolVersion":"1.0","clientInfo":{"name":"t"}},"id":1}');
     const first: any = await fresh.next();
     const second: any = await fresh.next();
@@ -209,7 +194,7 @@ describe("session rules", () => {
   });
 
   it("accepts a binary frame as UTF-8 JSON", async () => {
-    raw.socket.send(Buffer.from(status(50)), { binary: true });
-    expect(((await raw.next()) as any).id).toBe(50);
+    fixture.raw.socket.send(Buffer.from(status(50)), { binary: true });
+    expect(((await fixture.raw.next()) as any).id).toBe(50);
   });
 });

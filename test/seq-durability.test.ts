@@ -49,18 +49,18 @@ function gatedHandle(): ConversationHandle & { release(): void; reservations: nu
   };
 }
 
+/** A runtime on `handle` with one subscriber that hands every frame it gets to `receive`. */
+function runtimeOn(handle: ConversationHandle, receive: (frame: string) => void): ConversationRuntime {
+  const connection = createConnection("k_1", receive);
+  const limits = { eventLogSize: 4096, eventLogBytes: 1 << 20 };
+  return new ConversationRuntime(handle, new Set([connection]), limits, new ReplayBudget(1 << 30), createLogger("silent"));
+}
+
 describe("events wait for their seq to be durable", () => {
   it("sends nothing until the first reservation is on disk, then everything in order", async () => {
     const handle = gatedHandle();
     const frames: string[] = [];
-    const connection = createConnection("k_1", (f) => frames.push(f));
-    const runtime = new ConversationRuntime(
-      handle,
-      new Set([connection]),
-      { eventLogSize: 4096, eventLogBytes: 1 << 20 },
-      new ReplayBudget(1 << 30),
-      createLogger("silent"),
-    );
+    const runtime = runtimeOn(handle, (f) => frames.push(f));
     for (let i = 0; i < 5; i++) runtime.publish("generation_progress", { generationId: "g", kind: "text", delta: `t${i}` });
     expect(frames).toEqual([]);
     expect(runtime.state().seq).toBe(0);
@@ -73,14 +73,7 @@ describe("events wait for their seq to be durable", () => {
   it("holds events past the reservation while its renewal is being written, never sending a seq above what is durable", async () => {
     const handle = gatedHandle();
     const seqs: number[] = [];
-    const connection = createConnection("k_1", (f) => seqs.push(JSON.parse(f).params.seq));
-    const runtime = new ConversationRuntime(
-      handle,
-      new Set([connection]),
-      { eventLogSize: 4096, eventLogBytes: 1 << 20 },
-      new ReplayBudget(1 << 30),
-      createLogger("silent"),
-    );
+    const runtime = runtimeOn(handle, (f) => seqs.push(JSON.parse(f).params.seq));
     runtime.publish("generation_progress", { generationId: "g", kind: "text", delta: "x" });
     handle.release();
     await runtime.delivered();

@@ -4,26 +4,16 @@
  * others, `delete` removes it, the start-up check and `onDamaged` report it;
  * a damaged index.json is set aside and rebuilt.
  */
-import { mkdir, mkdtemp, readdir, readFile, rename, rm, utimes, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readdir, readFile, rename, rm, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ConversationDamagedError, type DamagedConversation } from "../src/store/conversation-store.js";
 import { LowdbConversationStore, type LowdbStoreOptions } from "../src/store/lowdb-store.js";
 import { StoreFileError } from "../src/store/store-file-error.js";
+import { useStoreDir } from "./harness/store-dir.js";
 import { conversation, message, range } from "./harness/store-records.js";
 
-let dataDir: string;
-const opened: LowdbConversationStore[] = [];
-
-beforeEach(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), "agentwire-damage-"));
-});
-
-afterEach(async () => {
-  for (const store of opened.splice(0)) await store.close();
-  await rm(dataDir, { recursive: true, force: true });
-});
+const storeDir = useStoreDir("damage");
 
 interface Reports {
   damaged: DamagedConversation[];
@@ -32,23 +22,17 @@ interface Reports {
 
 async function openStore(options: LowdbStoreOptions = {}): Promise<{ store: LowdbConversationStore; reports: Reports }> {
   const reports: Reports = { damaged: [], warnings: [] };
-  const store = new LowdbConversationStore(dataDir, {
+  const store = await storeDir.open({
     segmentSize: 2,
     onDamaged: (d) => reports.damaged.push(d),
     onWarning: (m) => reports.warnings.push(m),
     ...options,
   });
-  await store.open();
-  opened.push(store);
   return { store, reports };
 }
 
-async function closeStore(store: LowdbConversationStore): Promise<void> {
-  opened.splice(opened.indexOf(store), 1);
-  await store.close();
-}
-
-const dir = (id: string) => join(dataDir, "conversations", id);
+const closeStore = (store: LowdbConversationStore) => storeDir.close(store);
+const dir = storeDir.conversation;
 const file = (id: string, name: string) => join(dir(id), name);
 const segment = (n: number) => file("victim", `records-00000${n}.json`);
 
@@ -180,7 +164,7 @@ describe.each(cases)("a damaged conversation: $name", ({ damage, problem, metaDa
     const damaged = error as ConversationDamagedError;
     expect(damaged.conversationId).toBe("victim");
     expect(damaged.problem).toMatch(problem);
-    expect(damaged.problem).not.toContain(dataDir);
+    expect(damaged.problem).not.toContain(storeDir.path);
     expect(damaged.message).toBe(`conversation victim is damaged: ${damaged.problem}`);
     await expect(store.get("victim")).rejects.toBeInstanceOf(ConversationDamagedError);
 
@@ -212,7 +196,7 @@ describe.each(cases)("a damaged conversation: $name", ({ damage, problem, metaDa
     expect(await store.get("victim")).toBeUndefined();
     expect(store.damaged()).toEqual([]);
     expect(store.count()).toBe(2);
-    expect((await readdir(join(dataDir, "conversations"))).sort()).toEqual(["good1", "good2"]);
+    expect((await readdir(join(storeDir.path, "conversations"))).sort()).toEqual(["good1", "good2"]);
     expect(await store.list({ limit: 10 })).toEqual({ data: [expect.objectContaining({ id: "good2" }), expect.objectContaining({ id: "good1" })] });
     await closeStore(store);
 
@@ -230,7 +214,7 @@ describe("a damaged index.json", () => {
     ["of the wrong shape", JSON.stringify({ conversations: 5 }), /^index\.json is damaged: expected \{conversations: \[\.\.\.\]\}/],
   ])("(%s) is set aside and rebuilt from the folders; a folder with damaged meta is listed as damaged and deletable", async (_name, content, problem) => {
     await seed();
-    await writeFile(join(dataDir, "index.json"), content);
+    await writeFile(join(storeDir.path, "index.json"), content);
     await writeFile(file("victim", "meta.json"), "garbage");
     const folderTime = new Date("2026-01-02T12:00:00.000Z");
     await utimes(dir("victim"), folderTime, folderTime);
@@ -239,9 +223,9 @@ describe("a damaged index.json", () => {
     expect(reports.warnings).toHaveLength(1);
     expect(reports.warnings[0]).toMatch(problem);
     expect(reports.warnings[0]).toMatch(/; set aside as index\.json\.damaged-[0-9TZ-]+ and rebuilt from 3 conversation folders$/);
-    const aside = (await readdir(dataDir)).filter((name) => name.startsWith("index.json.damaged-"));
+    const aside = (await readdir(storeDir.path)).filter((name) => name.startsWith("index.json.damaged-"));
     expect(aside).toHaveLength(1);
-    expect(await readFile(join(dataDir, aside[0]), "utf8")).toBe(content);
+    expect(await readFile(join(storeDir.path, aside[0]), "utf8")).toBe(content);
 
     expect(store.count()).toBe(3);
     const page = await store.list({ limit: 10 });
@@ -263,19 +247,19 @@ describe("a damaged index.json", () => {
 describe("a damaged index.json that cannot be rewritten", () => {
   it("fails open with StoreFileError, releasing the lock and leaving the damaged index in place for the next start", async () => {
     await seed();
-    await writeFile(join(dataDir, "index.json"), "{");
+    await writeFile(join(storeDir.path, "index.json"), "{");
     // A directory where steno writes its temp file: the rebuilt index cannot be written.
-    await mkdir(join(dataDir, ".index.json.tmp", "blocker"), { recursive: true });
-    const store = new LowdbConversationStore(dataDir, { onWarning: () => undefined });
+    await mkdir(join(storeDir.path, ".index.json.tmp", "blocker"), { recursive: true });
+    const store = new LowdbConversationStore(storeDir.path, { onWarning: () => undefined });
     await expect(store.open()).rejects.toBeInstanceOf(StoreFileError);
-    expect(await readFile(join(dataDir, "index.json"), "utf8")).toBe("{");
-    await expect(readFile(join(dataDir, "LOCK"), "utf8")).rejects.toThrow(/ENOENT/);
+    expect(await readFile(join(storeDir.path, "index.json"), "utf8")).toBe("{");
+    await expect(readFile(join(storeDir.path, "LOCK"), "utf8")).rejects.toThrow(/ENOENT/);
 
-    await rm(join(dataDir, ".index.json.tmp"), { recursive: true });
+    await rm(join(storeDir.path, ".index.json.tmp"), { recursive: true });
     const { store: reopened, reports } = await openStore();
     expect(reports.warnings).toHaveLength(1);
     expect(reopened.count()).toBe(3);
-    expect(JSON.parse(await readFile(join(dataDir, "index.json"), "utf8")).conversations).toHaveLength(3);
+    expect(JSON.parse(await readFile(join(storeDir.path, "index.json"), "utf8")).conversations).toHaveLength(3);
   });
 });
 

@@ -9,44 +9,32 @@ import { execFile } from "node:child_process";
 import { mkdir, readdir, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Conversation } from "../protocol/index.js";
 import type { ConversationHandle } from "../src/store/conversation-store.js";
 import { LowdbConversationStore, type LowdbStoreOptions } from "../src/store/lowdb-store.js";
 import { StoreFileError } from "../src/store/store-file-error.js";
 import { REPO_ROOT } from "./harness/cli-process.js";
 import { TestDisk, diskSupport } from "./harness/store-disk.js";
+import { useStoreDir } from "./harness/store-dir.js";
 import { assistantMessage, conversation, toolCall, userMessage } from "./harness/store-records.js";
 
 if (diskSupport.reason) console.warn(`store-failures: ${diskSupport.reason}`);
 
 let disk: TestDisk;
-let dataDir: string;
-const opened: LowdbConversationStore[] = [];
-
-beforeEach(async () => {
-  disk = await TestDisk.create();
-  dataDir = join(disk.dir, "data");
+const storeDir = useStoreDir("failures", {
+  make: async () => {
+    disk = await TestDisk.create();
+    return join(disk.dir, "data");
+  },
+  dispose: async () => {
+    await disk.writable().catch(() => undefined);
+    await disk.free().catch(() => undefined);
+    await disk.dispose();
+  },
 });
-
-afterEach(async () => {
-  await disk.writable().catch(() => undefined);
-  await disk.free().catch(() => undefined);
-  for (const store of opened.splice(0)) await store.close().catch(() => undefined);
-  await disk.dispose();
-});
-
-async function openStore(options?: LowdbStoreOptions): Promise<LowdbConversationStore> {
-  const store = new LowdbConversationStore(dataDir, options);
-  await store.open();
-  opened.push(store);
-  return store;
-}
-
-async function closeStore(store: LowdbConversationStore): Promise<void> {
-  opened.splice(opened.indexOf(store), 1);
-  await store.close();
-}
+const openStore = (options?: LowdbStoreOptions) => storeDir.open(options);
+const closeStore = (store: LowdbConversationStore) => storeDir.close(store);
 
 /** Every file and folder under `dir`, relative, sorted (temp files included: they start with a dot). */
 async function tree(dir: string): Promise<string[]> {
@@ -113,7 +101,7 @@ describe.each(failures)("on $name", ({ supported, break: breakDisk, repair }) =>
     const handle = await seeded(store);
     await store.create(conversation("other", "2025-01-01T00:00:00.000Z"));
     const before = await visible(store, handle);
-    const filesBefore = await tree(dataDir);
+    const filesBefore = await tree(storeDir.path);
 
     await breakDisk();
     await expectStoreFileError(handle.append(userMessage(4)));
@@ -124,12 +112,12 @@ describe.each(failures)("on $name", ({ supported, break: breakDisk, repair }) =>
     await expectStoreFileError(handle.update({ ...handle.conversation, title: "after" }));
     await expectStoreFileError(handle.reserveSeq(100));
     const created = await expectStoreFileError(store.create(conversation("c2", "2026-06-01T00:00:00.000Z")));
-    expect(created.message).toContain(join(dataDir, "conversations", "c2"));
+    expect(created.message).toContain(join(storeDir.path, "conversations", "c2"));
 
     expect(await visible(store, handle)).toEqual(before);
     expect(await store.get("c2")).toBeUndefined();
     // No folder, no temp file, nothing else new on disk.
-    expect(await tree(dataDir)).toEqual(filesBefore);
+    expect(await tree(storeDir.path)).toEqual(filesBefore);
 
     await repair();
     expect(await visible(store, handle)).toEqual(before);
@@ -150,7 +138,7 @@ describe.each(failures)("on $name", ({ supported, break: breakDisk, repair }) =>
     expect(again.seqReserved).toBe(20);
     expect((await reopened.list({ limit: 10 })).data.map((c) => c.id)).toEqual(["c2", "c1", "other"]);
     expect(reopened.damaged()).toEqual([]);
-    expect((await readdir(join(dataDir, "conversations", "c1"))).sort()).toEqual(["meta.json", "records-000000.json"]);
+    expect((await readdir(join(storeDir.path, "conversations", "c1"))).sort()).toEqual(["meta.json", "records-000000.json"]);
   });
 
   it.skipIf(!supported)("delete rejects with StoreFileError and the conversation stays", async () => {
@@ -173,8 +161,8 @@ describe.skipIf(!diskSupport.full)("on a full disk at start", () => {
     const store = await openStore();
     await disk.fill();
     await expectStoreFileError(store.create(conversation("c1")));
-    expect(await tree(join(dataDir, "conversations"))).toEqual([]);
-    expect((await tree(dataDir)).filter((f) => f.includes(".tmp"))).toEqual([]);
+    expect(await tree(join(storeDir.path, "conversations"))).toEqual([]);
+    expect((await tree(storeDir.path)).filter((f) => f.includes(".tmp"))).toEqual([]);
     expect(store.count()).toBe(0);
     expect(await store.list({ limit: 10 })).toEqual({ data: [] });
     await closeStore(store);
@@ -190,7 +178,7 @@ describe.skipIf(!diskSupport.full)("on a full disk at start", () => {
  * (EISDIR). This splits "segment written" from "meta written".
  */
 describe("when one file cannot be written", () => {
-  const dir = () => join(dataDir, "conversations", "c1");
+  const dir = () => join(storeDir.path, "conversations", "c1");
   const block = (file: string) => mkdir(join(dir(), `.${file}.tmp`, "blocker"), { recursive: true });
   const unblock = (file: string) => rm(join(dir(), `.${file}.tmp`), { recursive: true, force: true });
   const metaOnDisk = async (): Promise<Conversation> => JSON.parse(await readFile(join(dir(), "meta.json"), "utf8")).conversation;
@@ -256,7 +244,7 @@ describe("out of file descriptors (EMFILE)", () => {
     // A child process under a low ulimit uses up its descriptors, then tries the store.
     const { stdout } = await promisify(execFile)(
       "bash",
-      ["-c", 'ulimit -n 256 && exec "$0" --import tsx test/harness/store-emfile-child.ts "$1"', process.execPath, dataDir],
+      ["-c", 'ulimit -n 256 && exec "$0" --import tsx test/harness/store-emfile-child.ts "$1"', process.execPath, storeDir.path],
       { cwd: REPO_ROOT, timeout: 20_000 },
     );
     const report = JSON.parse(stdout.trim().split("\n").at(-1)!);

@@ -5,43 +5,23 @@
  * read; the open round (openToolCalls) stays right through appends,
  * replaces and reloads.
  */
-import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ConversationRecord } from "../protocol/index.js";
 import { ConversationDamagedError, type ConversationHandle, type ConversationStore } from "../src/store/conversation-store.js";
 import { LowdbConversationStore, type LowdbStoreOptions } from "../src/store/lowdb-store.js";
 import { MemoryConversationStore } from "../src/store/memory-store.js";
+import { useStoreDir } from "./harness/store-dir.js";
 import { assistantMessage, conversation, message, range, toolCall, userMessage } from "./harness/store-records.js";
 
-let dataDir: string;
-const opened: ConversationStore[] = [];
-
-beforeEach(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), "agentwire-paging-"));
-});
-
-afterEach(async () => {
-  for (const store of opened.splice(0)) await store.close();
-  await rm(dataDir, { recursive: true, force: true });
-});
-
-async function openStore(options?: LowdbStoreOptions): Promise<LowdbConversationStore> {
-  const store = new LowdbConversationStore(dataDir, options);
-  await store.open();
-  opened.push(store);
-  return store;
-}
-
-async function closeStore(store: ConversationStore): Promise<void> {
-  opened.splice(opened.indexOf(store), 1);
-  await store.close();
-}
+const dir = useStoreDir("paging");
+const openStore = (options?: LowdbStoreOptions) => dir.open(options);
+const closeStore = (store: ConversationStore) => dir.close(store as LowdbConversationStore);
 
 const ids = (records: readonly ConversationRecord[]) => records.map((r) => r.id);
 const mIds = (ns: number[]) => ns.map((n) => `m${n}`);
-const conversationDir = (id: string) => join(dataDir, "conversations", id);
+const conversationDir = dir.conversation;
 
 /** Appends in bursts, so thousands of records cost a few dozen writes. */
 async function appendAll(handle: ConversationHandle, records: ConversationRecord[], burst = 100): Promise<void> {

@@ -1,42 +1,21 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { once } from "node:events";
 import { JSONFile } from "lowdb/node";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { ConversationRecord } from "../protocol/index.js";
 import { DataDirLockedError, InvalidCursorError, type ConversationStore } from "../src/store/conversation-store.js";
 import { DataDirLock } from "../src/store/data-dir-lock.js";
 import { LowdbConversationStore, type LowdbStoreOptions } from "../src/store/lowdb-store.js";
 import { MemoryConversationStore } from "../src/store/memory-store.js";
+import { useStoreDir } from "./harness/store-dir.js";
 import { assistantMessage, conversation, message, range, toolCall, userMessage } from "./harness/store-records.js";
 
-let dataDir: string;
-const opened: ConversationStore[] = [];
-
-beforeEach(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), "agentwire-store-"));
-});
-
-afterEach(async () => {
-  for (const store of opened.splice(0)) await store.close();
-  await rm(dataDir, { recursive: true, force: true });
-});
-
-async function openStore(options?: LowdbStoreOptions): Promise<LowdbConversationStore> {
-  const store = new LowdbConversationStore(dataDir, options);
-  await store.open();
-  opened.push(store);
-  return store;
-}
-
-async function closeStore(store: ConversationStore): Promise<void> {
-  opened.splice(opened.indexOf(store), 1);
-  await store.close();
-}
-
-const conversationDir = (id: string) => join(dataDir, "conversations", id);
+const dir = useStoreDir("store");
+const openStore = (options?: LowdbStoreOptions) => dir.open(options);
+const closeStore = (store: ConversationStore) => dir.close(store as LowdbConversationStore);
+const conversationDir = dir.conversation;
 const ids = (records: readonly ConversationRecord[]) => records.map((r) => r.id);
 
 /** The contract both stores keep: what the layers above may rely on. */
@@ -197,8 +176,8 @@ describe("LowdbConversationStore", () => {
       expect(await store.delete(id)).toBe(false);
     }
     await expect(store.create(conversation("../escape"))).rejects.toThrow(/invalid conversation id/);
-    expect(await readdir(join(dataDir, ".."))).not.toContain("escape");
-    expect(await readdir(join(dataDir, "conversations"))).toEqual(["c1"]);
+    expect(await readdir(join(dir.path, ".."))).not.toContain("escape");
+    expect(await readdir(join(dir.path, "conversations"))).toEqual(["c1"]);
   });
 
   it("refuses a second create of the same id", async () => {
@@ -420,7 +399,7 @@ describe("data dir lock", () => {
 
   it("refuses a second store on the same data dir in this process", async () => {
     const first = await openStore();
-    const second = new LowdbConversationStore(dataDir);
+    const second = new LowdbConversationStore(dir.path);
     const error = await second.open().then(
       () => null,
       (e: unknown) => e,
@@ -428,9 +407,9 @@ describe("data dir lock", () => {
     expect(error).toBeInstanceOf(DataDirLockedError);
     expect((error as Error).message).toContain(`(pid ${process.pid})`);
     // The refused store did not remove the owner's lock.
-    expect((await readFile(join(dataDir, "LOCK"), "utf8")).trim()).toBe(String(process.pid));
+    expect((await readFile(join(dir.path, "LOCK"), "utf8")).trim()).toBe(String(process.pid));
     await closeStore(first);
-    await expect(readFile(join(dataDir, "LOCK"), "utf8")).rejects.toThrow(/ENOENT/);
+    await expect(readFile(join(dir.path, "LOCK"), "utf8")).rejects.toThrow(/ENOENT/);
     await openStore(); // free again
   });
 
@@ -438,41 +417,41 @@ describe("data dir lock", () => {
     child = spawn("sleep", ["30"], { stdio: "ignore" });
     await once(child, "spawn");
     const pid = child.pid!;
-    await writeFile(join(dataDir, "LOCK"), `${pid}\n`, "utf8");
+    await writeFile(join(dir.path, "LOCK"), `${pid}\n`, "utf8");
 
-    const store = new LowdbConversationStore(dataDir);
+    const store = new LowdbConversationStore(dir.path);
     await expect(store.open()).rejects.toThrow(
-      `data dir ${dataDir} is in use by another agentwire process (pid ${pid}); stop it or use --data-dir`,
+      `data dir ${dir.path} is in use by another agentwire process (pid ${pid}); stop it or use --data-dir`,
     );
-    await expect(DataDirLock.acquire(dataDir)).rejects.toBeInstanceOf(DataDirLockedError);
+    await expect(DataDirLock.acquire(dir.path)).rejects.toBeInstanceOf(DataDirLockedError);
 
     const exited = once(child, "exit");
     child.kill("SIGKILL");
     await exited;
 
     const taken = await openStore();
-    expect((await readFile(join(dataDir, "LOCK"), "utf8")).trim()).toBe(String(process.pid));
+    expect((await readFile(join(dir.path, "LOCK"), "utf8")).trim()).toBe(String(process.pid));
     await closeStore(taken);
   });
 
   it("takes over a stale LOCK left by a previous run with our own pid (containers reuse pids)", async () => {
-    await writeFile(join(dataDir, "LOCK"), `${process.pid}\n`, "utf8");
-    const lock = await DataDirLock.acquire(dataDir);
-    await expect(DataDirLock.acquire(dataDir)).rejects.toBeInstanceOf(DataDirLockedError);
+    await writeFile(join(dir.path, "LOCK"), `${process.pid}\n`, "utf8");
+    const lock = await DataDirLock.acquire(dir.path);
+    await expect(DataDirLock.acquire(dir.path)).rejects.toBeInstanceOf(DataDirLockedError);
     await lock.release();
   });
 
   it("takes over an empty or garbled LOCK (crash while it was being written)", async () => {
-    await writeFile(join(dataDir, "LOCK"), "", "utf8");
-    const lock = await DataDirLock.acquire(dataDir);
-    expect((await readFile(join(dataDir, "LOCK"), "utf8")).trim()).toBe(String(process.pid));
+    await writeFile(join(dir.path, "LOCK"), "", "utf8");
+    const lock = await DataDirLock.acquire(dir.path);
+    expect((await readFile(join(dir.path, "LOCK"), "utf8")).trim()).toBe(String(process.pid));
     await lock.release();
   });
 
   it("release leaves a LOCK that is no longer ours", async () => {
-    const lock = await DataDirLock.acquire(dataDir);
-    await writeFile(join(dataDir, "LOCK"), "1\n", "utf8");
+    const lock = await DataDirLock.acquire(dir.path);
+    await writeFile(join(dir.path, "LOCK"), "1\n", "utf8");
     await lock.release();
-    expect(await readFile(join(dataDir, "LOCK"), "utf8")).toBe("1\n");
+    expect(await readFile(join(dir.path, "LOCK"), "utf8")).toBe("1\n");
   });
 });

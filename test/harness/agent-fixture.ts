@@ -113,3 +113,18 @@ export function useAgentFixture(options: AgentFixtureOptions = {}): AgentFixture
     close: () => get().close(),
   };
 }
+
+/**
+ * What a client sees of one confirmed tool round, as EventRecorder.flow()
+ * lists it: the call offered, run and finished, then the next model call.
+ */
+export const TOOL_ROUND_FLOW = [
+  "tool_pending",
+  "tool_executing",
+  "tool_output",
+  "tool_completed",
+  "generation_started",
+  "generation_progress",
+  "message_added",
+  "generation_complete",
+] as const;

@@ -8,8 +8,11 @@
  */
 import type { IncomingHttpHeaders } from "node:http";
 import { WebSocket, type ClientOptions } from "ws";
+import { afterAll, beforeAll } from "vitest";
+import type { ServerConfig } from "../../src/config.js";
 import type { RunningServer } from "../../src/server.js";
 import { linkedPair, type InMemoryClientSocket, type InMemorySocketPair } from "./in-memory-link.js";
+import { startTestServer, type TestServer } from "./test-server.js";
 
 export interface RawSocket<S = WebSocket> {
   /** What carries the frames: ws's WebSocket, or the client end of an in-memory link. */
@@ -222,4 +225,38 @@ export function attemptUpgrade(url: string, options: ClientOptions = {}, protoco
     });
     socket.on("error", (error) => reject(error));
   });
+}
+
+/**
+ * A server and one initialized raw socket for a whole test file (started
+ * before the first test, closed after the last), with `roundTrip`: send a
+ * frame, get the next frame back.
+ */
+export function useRawServer(config: Partial<ServerConfig> = {}): {
+  readonly server: TestServer;
+  readonly raw: RawSocket;
+  roundTrip(frame: string, timeoutMs?: number): Promise<any>;
+} {
+  let server: TestServer | undefined;
+  let raw: RawSocket | undefined;
+  beforeAll(async () => {
+    server = await startTestServer(config);
+    raw = await openInitialized(server.url);
+  });
+  afterAll(async () => {
+    raw?.close();
+    await server?.close();
+  });
+  return {
+    get server() {
+      return server!;
+    },
+    get raw() {
+      return raw!;
+    },
+    async roundTrip(frame, timeoutMs) {
+      raw!.send(frame);
+      return raw!.next(timeoutMs);
+    },
+  };
 }
