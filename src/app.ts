@@ -1,4 +1,4 @@
-import type { ServerConfig } from "./config.js";
+import type { ServerConfig } from "./config/server-config.js";
 import type { Agent } from "./generation/agent.js";
 import type { Logger } from "./logging/logger.js";
 import type { CallContext } from "./rpc/dispatcher.js";

@@ -3,7 +3,7 @@
  * cli.ts (which starts the server on import) so it can be tested.
  */
 import { parseArgs } from "node:util";
-import { DEFAULT_PORT, defaultConfig, type ServerConfig } from "./config.js";
+import { DEFAULT_PORT, defaultConfig, type ServerConfig } from "./config/server-config.js";
 import type { LogLevel } from "./logging/logger.js";
 import { SERVER_VERSION } from "./server-version.js";
 import { isToolEnvEntry, splitToolEnvList } from "./tools/tool-environment.js";

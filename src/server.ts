@@ -6,7 +6,7 @@
 import { createServer as createHttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { App } from "./app.js";
-import { FD_RESERVE, isLoopbackHost, openFileLimit, type ServerConfig } from "./config.js";
+import { FD_RESERVE, isLoopbackHost, openFileLimit, type ServerConfig } from "./config/server-config.js";
 import { Agent } from "./generation/agent.js";
 import { recoverAfterRestart } from "./generation/recovery.js";
 import { translateError } from "./handlers/error-translation.js";

@@ -8,7 +8,7 @@ import v8 from "node:v8";
 import { runInNewContext } from "node:vm";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Conversation } from "../protocol/index.js";
-import { defaultConfig, type ServerConfig } from "../src/config.js";
+import { defaultConfig, type ServerConfig } from "../src/config/server-config.js";
 import { createLogger } from "../src/logging/logger.js";
 import { ConversationHub } from "../src/sessions/conversation-hub.js";
 import { MemoryConversationStore } from "../src/store/memory-store.js";

@@ -7,7 +7,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { defaultConfig } from "../src/config.js";
+import { defaultConfig } from "../src/config/server-config.js";
 import { createLogger } from "../src/logging/logger.js";
 import { startServer } from "../src/server.js";
 import { attemptUpgrade, openInitialized, openRaw } from "./harness/raw-socket.js";

@@ -4,7 +4,7 @@
  * registry; the loop itself lives in loop.ts.
  */
 import type { ToolConfirmParams, ToolConfirmResult } from "../../protocol/index.js";
-import type { ServerConfig } from "../config.js";
+import type { ServerConfig } from "../config/server-config.js";
 import { newId } from "../ids.js";
 import type { LlmProvider, LlmToolSpec } from "../llm/provider.js";
 import { LlmError } from "../llm/provider.js";

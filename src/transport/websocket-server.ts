@@ -9,7 +9,7 @@ import type { IncomingMessage, Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import { WebSocket, WebSocketServer, type RawData } from "ws";
-import type { ServerConfig } from "../config.js";
+import type { ServerConfig } from "../config/server-config.js";
 import { newId } from "../ids.js";
 import type { Logger } from "../logging/logger.js";
 import type { Connection } from "../sessions/connection.js";

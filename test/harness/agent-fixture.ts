@@ -5,7 +5,7 @@
  */
 import { afterAll, afterEach, beforeAll, expect } from "vitest";
 import type { AgentwireClient, AgentwireClientOptions } from "../../clients/typescript/index.js";
-import type { ServerConfig } from "../../src/config.js";
+import type { ServerConfig } from "../../src/config/server-config.js";
 import { OpenAIProvider, type OpenAIProviderOptions } from "../../src/llm/openai-provider.js";
 import { startFakeOpenAI, type FakeOpenAI, type FakeOpenAIOptions } from "../fake-openai/server.js";
 import { EventRecorder } from "./event-recorder.js";

@@ -9,7 +9,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { WebSocket, type ClientOptions } from "ws";
 import { afterAll, beforeAll } from "vitest";
-import type { ServerConfig } from "../../src/config.js";
+import type { ServerConfig } from "../../src/config/server-config.js";
 import type { RunningServer } from "../../src/server.js";
 import { linkedPair, type InMemoryClientSocket, type InMemorySocketPair } from "./in-memory-link.js";
 import { startTestServer, type TestServer } from "./test-server.js";

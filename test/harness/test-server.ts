@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { WebSocket } from "ws";
 import { AgentwireClient, type AgentwireClientOptions } from "../../clients/typescript/index.js";
-import { defaultConfig, type ServerConfig } from "../../src/config.js";
+import { defaultConfig, type ServerConfig } from "../../src/config/server-config.js";
 import { createLogger } from "../../src/logging/logger.js";
 import { startServer, type RunningServer, type ServerParts } from "../../src/server.js";
 import { inMemoryWebSocket, type InMemoryClientSocket, type InMemorySocketPair } from "./in-memory-link.js";

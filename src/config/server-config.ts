@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import type { LogLevel } from "./logging/logger.js";
+import type { LogLevel } from "../logging/logger.js";
 
 /** Everything the server needs to start; the CLI fills it from flags and environment. */
 export interface ServerConfig {

@@ -1,0 +1,110 @@
+/**
+ * The configuration file, `agentwire.json` (JSON with comments). Looked up
+ * in the server's working directory and each parent (nearest first) and in
+ * `$XDG_CONFIG_HOME/agentwire/agentwire.json` (or
+ * `~/.config/agentwire/agentwire.json`). Precedence, lowest first: defaults <
+ * user file < parent files (farthest first) < nearest file < environment
+ * variables < command-line flags. Objects merge key by key; an array (or any
+ * other value) set by a later layer replaces the earlier one whole.
+ *
+ * Every key is optional; an unknown key is an error (a typo must not pass
+ * silently). `protocol/config.schema.json` is generated from this schema:
+ * point `"$schema"` at it for completion in an editor.
+ */
+import { z } from "zod";
+import { ConversationSettingsPatch } from "./records.js";
+
+const Bytes = (what: string) => z.number().int().min(1).describe(what);
+const Count = (what: string) => z.number().int().min(1).describe(what);
+const Millis = (what: string) => z.number().int().min(0).describe(what);
+
+export const ServerSection = z
+  .strictObject({
+    host: z.string().min(1).describe("Address to listen on (default 127.0.0.1). A non-loopback address requires a token. Flag: --host."),
+    port: z.number().int().min(0).max(65535).describe("Port (default 8765; 0 picks a free one). Flag: --port."),
+    dataDir: z
+      .string()
+      .min(1)
+      .describe("Where conversations are stored (default ./.agentwire), relative to the file that sets it. Flag: --data-dir."),
+    token: z
+      .string()
+      .min(1)
+      .describe("Require this token on every WebSocket upgrade. Secret: prefer the AGENTWIRE_TOKEN variable to a file. Flag: --token."),
+    allowOrigins: z
+      .array(z.string().min(1))
+      .describe("Browser origins allowed besides the server's own (e.g. http://localhost:5173). Flag: --allow-origin."),
+    heartbeatMs: Millis("Ping interval; a peer that misses a pong is terminated. 0 disables. Default 30000."),
+    logLevel: z.enum(["debug", "info", "warn", "error", "silent"]).describe("Log level on stderr (default info). Flag: --log-level."),
+  })
+  .partial()
+  .describe("Listening, storage and logging.");
+
+export const LimitsSection = z
+  .strictObject({
+    maxPayloadBytes: Bytes("Largest accepted frame; a larger one closes that socket with 1009. Default 4194304. Flag: --max-payload."),
+    maxBufferedBytes: Bytes("A connection whose unsent backlog passes this is terminated. Default 67108864."),
+    maxConnections: Count("Open connections at most. Default 10000, or fewer when the open-file limit is lower. Flag: --max-connections."),
+    maxConnectionsPerAddress: Count("Open connections from one address at most. Default 1024. Flag: --max-connections-per-address."),
+    initializeTimeoutMs: Millis("A connection that has not sent initialize this long is closed. 0 disables. Default 10000."),
+    maxInFlightPerConnection: Count("Frames of one connection handled at once. Default 64."),
+    maxBatch: Count("Most requests in one batch. Default 100."),
+    maxDepth: Count("Deepest nesting of arrays and objects in a frame. Default 64."),
+    maxReplyBytes: Bytes("Largest reply to one frame. Default 16777216."),
+    maxMessageBytes: Bytes("Largest message content or system prompt, in UTF-8 bytes. Default 1048576. Flag: --max-message-bytes."),
+    maxContextBytes: Bytes("Largest model request built from a conversation, in bytes of text. Default 33554432."),
+    maxSubscriptionsPerConnection: Count("Conversations one connection may subscribe to. Default 1000."),
+    maxGenerations: Count("Generations running at once. Default 1000."),
+    maxLoadedConversations: Count("Conversations kept in memory at most. Default 10000. Flag: --max-loaded-conversations."),
+    idleUnloadMs: Millis("Unload a conversation nobody watches or runs after this long. 0 disables. Default 600000."),
+    eventLogSize: Count("Recent events kept per conversation for replay. Default 4096. Flag: --event-log-size."),
+    eventLogBytes: Bytes("Bytes of replay frames kept per conversation. Default 4194304."),
+    replayBudgetBytes: Bytes("Bytes of replay frames kept across all conversations. Default 67108864."),
+    storeCacheBytes: Bytes("Bytes of records the store keeps cached in memory. Default 67108864."),
+  })
+  .partial()
+  .describe("Bounds on what clients can make the server hold; each answers with a clear error when reached.");
+
+export const LlmSection = z
+  .strictObject({
+    baseUrl: z.string().url().describe("OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 for Ollama. Environment: OPENAI_BASE_URL."),
+    apiKey: z.string().min(1).describe("Its API key. Secret: prefer apiKeyEnv or the OPENAI_API_KEY variable to a file."),
+    apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).describe("Name of the environment variable holding the API key."),
+    idleTimeoutMs: z.number().int().min(100).describe("Fail a model stream silent this long. Default 60000. Flag: --llm-idle-timeout."),
+  })
+  .partial()
+  .describe("The default model endpoint.");
+
+export const ToolsSection = z
+  .strictObject({
+    timeoutMs: z.number().int().min(100).describe("Default time limit of one tool call. Default 120000. Flag: --tool-timeout."),
+    envAllow: z
+      .array(z.string().min(1))
+      .describe("Environment variables tools may see besides the harmless defaults (NAME, or PREFIX* which never matches credential-like names). Flag: --tool-env."),
+  })
+  .partial()
+  .describe("Tools the model may call.");
+
+export const ConversationsSection = z
+  .strictObject({
+    settings: ConversationSettingsPatch.describe("Settings every new conversation starts with (a conversation.create may still set its own)."),
+  })
+  .partial()
+  .describe("Defaults for new conversations.");
+
+export const AgentwireConfigFile = z
+  .strictObject({
+    $schema: z.string().describe("Where an editor finds this schema (protocol/config.schema.json); ignored by the server."),
+    model: z.string().min(1).max(200).describe("Default model. Environment: AGENTWIRE_MODEL. Flag: --model."),
+    server: ServerSection,
+    limits: LimitsSection,
+    llm: LlmSection,
+    tools: ToolsSection,
+    conversations: ConversationsSection,
+  })
+  .partial()
+  .describe("agentwire configuration file (agentwire.json). Every key is optional.");
+
+export type AgentwireConfigFile = z.infer<typeof AgentwireConfigFile>;
+
+/** Paths (dot-separated) whose values are secrets: `agentwire config` masks them. */
+export const SECRET_CONFIG_PATHS: readonly string[] = ["server.token", "llm.apiKey"];
