@@ -12,6 +12,8 @@
  * point `"$schema"` at it for completion in an editor.
  */
 import { z } from "zod";
+import { McpServersConfig } from "./config-mcp.js";
+import { CustomToolDefinition, WebToolsConfig } from "./config-tools.js";
 import { ConversationSettingsPatch } from "./records.js";
 
 const Bytes = (what: string) => z.number().int().min(1).describe(what);
@@ -80,6 +82,8 @@ export const ToolsSection = z
     envAllow: z
       .array(z.string().min(1))
       .describe("Environment variables tools may see besides the harmless defaults (NAME, or PREFIX* which never matches credential-like names). Flag: --tool-env."),
+    custom: z.array(CustomToolDefinition).describe("Shell commands offered to the model as tools."),
+    web: WebToolsConfig,
   })
   .partial()
   .describe("Tools the model may call.");
@@ -100,6 +104,7 @@ export const AgentwireConfigFile = z
     llm: LlmSection,
     tools: ToolsSection,
     conversations: ConversationsSection,
+    mcpServers: McpServersConfig,
   })
   .partial()
   .describe("agentwire configuration file (agentwire.json). Every key is optional.");
@@ -107,4 +112,4 @@ export const AgentwireConfigFile = z
 export type AgentwireConfigFile = z.infer<typeof AgentwireConfigFile>;
 
 /** Paths (dot-separated) whose values are secrets: `agentwire config` masks them. */
-export const SECRET_CONFIG_PATHS: readonly string[] = ["server.token", "llm.apiKey"];
+export const SECRET_CONFIG_PATHS: readonly string[] = ["server.token", "llm.apiKey", "tools.web.search.apiKey", "mcpServers.*.env", "mcpServers.*.headers"];

@@ -5,6 +5,15 @@ export const ToolSpec = z
     name: z.string().describe("Tool name, as the model calls it."),
     description: z.string().describe("What the tool does, as told to the model."),
     parameters: z.record(z.string(), z.unknown()).describe("JSON Schema of the tool's arguments."),
+    annotations: z
+      .object({
+        readOnlyHint: z.boolean().optional().describe("The tool does not change its environment (files, processes, remote state)."),
+        destructiveHint: z.boolean().optional().describe("The tool may destroy or overwrite data."),
+      })
+      .describe("What the tool is known to do, as MCP's tool annotations; the approval policy reads them. Empty when unknown."),
+    source: z
+      .enum(["builtin", "custom", "web", "mcp"])
+      .describe("Where the tool comes from: built in, a command from the configuration, the web tools, or an MCP server (named mcp__<server>__<tool>)."),
   })
   .describe("A tool the model may call.");
 

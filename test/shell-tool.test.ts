@@ -36,6 +36,7 @@ async function run(command: string, options: RunOptions = {}) {
     { command, timeoutMs: options.argTimeoutMs },
     {
       cwd: options.cwd ?? workDir,
+      conversationId: "c_test",
       signal,
       timeoutMs: options.timeoutMs ?? 10_000,
       onOutput: (stream, text) => {

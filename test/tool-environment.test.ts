@@ -41,7 +41,7 @@ const PARENT: NodeJS.ProcessEnv = {
 async function envOf(tool: Tool): Promise<Record<string, string>> {
   const result = await tool.run(
     { command: "env" },
-    { cwd: realpathSync(tmpdir()), signal: new AbortController().signal, timeoutMs: 10_000, onOutput: () => {} },
+    { cwd: realpathSync(tmpdir()), conversationId: "c_test", signal: new AbortController().signal, timeoutMs: 10_000, onOutput: () => {} },
   );
   expect(result.success).toBe(true);
   return Object.fromEntries(

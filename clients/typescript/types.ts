@@ -943,6 +943,21 @@ export interface ToolsListResult {
     description: string;
     /** JSON Schema of the tool's arguments. */
     parameters: Record<string, unknown>;
+    /**
+     * What the tool is known to do, as MCP's tool annotations; the approval policy reads them.
+     * Empty when unknown.
+     */
+    annotations: {
+      /** The tool does not change its environment (files, processes, remote state). */
+      readOnlyHint?: boolean;
+      /** The tool may destroy or overwrite data. */
+      destructiveHint?: boolean;
+    };
+    /**
+     * Where the tool comes from: built in, a command from the configuration, the web tools, or an
+     * MCP server (named mcp__<server>__<tool>).
+     */
+    source: "builtin" | "custom" | "web" | "mcp";
   }>;
 }
 

@@ -1,4 +1,7 @@
 import { readFileSync } from "node:fs";
+import type { McpServersConfig } from "../../protocol/config-mcp.js";
+import type { CustomToolDefinition, WebToolsConfig } from "../../protocol/config-tools.js";
+import type { ConversationSettings } from "../../protocol/records.js";
 import type { LogLevel } from "../logging/logger.js";
 
 /** Everything the server needs to start; the CLI fills it from flags and environment. */
@@ -65,6 +68,14 @@ export interface ServerConfig {
    * See src/tools/tool-environment.ts.
    */
   toolEnvAllow: string[];
+  /** Shell commands offered as tools (config `tools.custom`). */
+  customTools: CustomToolDefinition[];
+  /** web_fetch / web_search (config `tools.web`); off unless enabled. */
+  webTools: WebToolsConfig;
+  /** MCP servers from the configuration file (config `mcpServers`); those added with mcp.add live in the data dir. */
+  mcpServers: McpServersConfig;
+  /** Settings new conversations start with (config `conversations.settings`), over the protocol's defaults. */
+  conversationDefaults: Partial<ConversationSettings>;
   logLevel: LogLevel;
 }
 
@@ -102,6 +113,10 @@ export function defaultConfig(overrides: Partial<ServerConfig> = {}): ServerConf
     llmIdleTimeoutMs: 60_000,
     toolTimeoutMs: 120_000,
     toolEnvAllow: [],
+    customTools: [],
+    webTools: {},
+    mcpServers: {},
+    conversationDefaults: {},
     logLevel: "info",
     ...overrides,
   };

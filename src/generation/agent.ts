@@ -4,9 +4,10 @@
  * registry; the loop itself lives in loop.ts.
  */
 import type { ToolConfirmParams, ToolConfirmResult } from "../../protocol/index.js";
+import type { ToolSpec } from "../../protocol/tools.js";
 import type { ServerConfig } from "../config/server-config.js";
 import { newId } from "../ids.js";
-import type { LlmProvider, LlmToolSpec } from "../llm/provider.js";
+import type { LlmProvider } from "../llm/provider.js";
 import { LlmError } from "../llm/provider.js";
 import type { Logger } from "../logging/logger.js";
 import { RpcError } from "../rpc/rpc-error.js";
@@ -26,17 +27,18 @@ export interface AgentOptions {
 }
 
 export class Agent {
-  private specs: LlmToolSpec[] | undefined;
+  private specs: { revision: number; list: ToolSpec[] } | undefined;
   private providerPromise: Promise<LlmProvider> | undefined;
   /** Generations running now, across conversations. */
   private running = 0;
 
   constructor(private readonly options: AgentOptions) {}
 
-  /** Tool specs offered to the model, derived once, on first use (keeps start-up short). */
-  get toolSpecs(): LlmToolSpec[] {
-    this.specs ??= this.options.tools.list().map((t) => toolSpec(t));
-    return this.specs;
+  /** Tool specs offered to the model, derived on first use (keeps start-up short) and again when the registry changes. */
+  get toolSpecs(): ToolSpec[] {
+    const revision = this.options.tools.revision?.() ?? 0;
+    if (this.specs?.revision !== revision) this.specs = { revision, list: this.options.tools.list().map((t) => toolSpec(t)) };
+    return this.specs.list;
   }
 
   provider(): Promise<LlmProvider> {
@@ -143,7 +145,7 @@ export class Agent {
     return {
       provider: () => this.provider(),
       tools: this.options.tools,
-      toolSpecs: this.toolSpecs,
+      toolSpecs: () => this.toolSpecs,
       log: this.options.log,
       maxContextBytes: this.options.config.maxContextBytes,
     };

@@ -24,7 +24,8 @@ import { PendingToolCall } from "./tool-decision.js";
 export interface LoopDeps {
   provider(): Promise<LlmProvider>;
   tools: ToolRegistry;
-  toolSpecs: LlmToolSpec[];
+  /** The tools offered now (MCP servers may come and go between model calls). */
+  toolSpecs(): LlmToolSpec[];
   log: Logger;
   /** Largest model request, in bytes of conversation text (maxContextBytes). */
   maxContextBytes: number;
@@ -165,7 +166,7 @@ class Loop {
       const stream = provider.stream({
         model: this.generation.model,
         messages,
-        tools: this.deps.toolSpecs,
+        tools: this.deps.toolSpecs(),
         signal: this.generation.signal,
       });
       for await (const event of stream) {
@@ -304,6 +305,7 @@ class Loop {
       try {
         const outcome = await tool.run(checked.value as Record<string, unknown>, {
           cwd: this.runtime.handle.conversation.workspace ?? process.cwd(),
+          conversationId: this.runtime.handle.conversation.id,
           signal: this.generation.signal,
           timeoutMs: this.runtime.handle.conversation.settings.toolTimeoutMs,
           onOutput: (stream, chunk) =>

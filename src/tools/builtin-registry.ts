@@ -1,6 +1,6 @@
 import { createShellTool, type ShellToolOptions } from "./shell.js";
 import { toolEnvironment } from "./tool-environment.js";
-import type { Tool, ToolRegistry } from "./tool.js";
+import type { Tool, ToolProvider, ToolRegistry } from "./tool.js";
 
 /** A registry over a fixed list of tools, in the order given. Names must be unique. */
 export function createBuiltinRegistry(tools: Tool[]): ToolRegistry {
@@ -13,6 +13,48 @@ export function createBuiltinRegistry(tools: Tool[]): ToolRegistry {
   return {
     list: () => [...ordered],
     get: (name) => byName.get(name),
+    revision: () => 0,
+  };
+}
+
+/**
+ * A registry over fixed tools followed by providers whose tools come and go
+ * (MCP servers). A name already taken by an earlier tool is not offered
+ * again: the first one wins, and `onConflict` hears of the other.
+ */
+export function createToolRegistry(
+  fixed: Tool[],
+  providers: ToolProvider[] = [],
+  onConflict: (name: string) => void = () => {},
+): ToolRegistry {
+  const base = createBuiltinRegistry(fixed);
+  let cachedRevision = -1;
+  let cached: { list: Tool[]; byName: Map<string, Tool> } = { list: [], byName: new Map() };
+  const revision = () => providers.reduce((sum, p) => sum + (p.revision?.() ?? 0), 0);
+  const current = () => {
+    const now = revision();
+    if (now !== cachedRevision || providers.length === 0) {
+      const byName = new Map(base.list().map((t) => [t.name, t] as const));
+      const list = base.list();
+      for (const provider of providers) {
+        for (const tool of provider.list()) {
+          if (byName.has(tool.name)) {
+            onConflict(tool.name);
+            continue;
+          }
+          byName.set(tool.name, tool);
+          list.push(tool);
+        }
+      }
+      cached = { list, byName };
+      cachedRevision = now;
+    }
+    return cached;
+  };
+  return {
+    list: () => [...current().list],
+    get: (name) => current().byName.get(name),
+    revision,
   };
 }
 

@@ -14,5 +14,11 @@ export function toolParametersJsonSchema(schema: z.ZodType): Record<string, unkn
 
 /** What tools.list returns and what the LLM request offers for one tool. */
 export function toolSpec(tool: Tool): ToolSpec {
-  return { name: tool.name, description: tool.description, parameters: toolParametersJsonSchema(tool.parameters) };
+  return {
+    name: tool.name,
+    description: tool.description,
+    parameters: tool.inputSchema ?? toolParametersJsonSchema(tool.parameters),
+    annotations: { ...tool.annotations },
+    source: tool.source ?? "builtin",
+  };
 }

@@ -73,6 +73,9 @@ export function createShellTool(options: ShellToolOptions = {}): Tool<ShellArgum
       "pipe through `head`, `tail` or `grep` for long output. The command is stopped at the time " +
       "limit, and background processes still attached to its output are stopped when it ends.",
     parameters: ShellArguments,
+    // A command can do anything: never read-only, possibly destructive.
+    annotations: { readOnlyHint: false, destructiveHint: true },
+    source: "builtin",
     run: (args, context) =>
       runShellCommand(args.command, { ...context, timeoutMs: effectiveTimeout(context.timeoutMs, args.timeoutMs) }, settings),
   };

@@ -1,9 +1,11 @@
 import type { z } from "zod";
 
 export interface ToolRunContext {
-  /** Working directory (the conversation's workspace). */
+  /** Working directory: the conversation's workspace (absolute). File tools confine every path to it. */
   cwd: string;
-  /** Aborted by interrupt: the tool must stop at once (kill its process group). */
+  /** The conversation the call belongs to. */
+  conversationId: string;
+  /** Aborted by interrupt: the tool must stop at once (kill its process group, cancel its request). */
   signal: AbortSignal;
   /** Time limit; on expiry the tool stops and fails. */
   timeoutMs: number;
@@ -19,19 +21,54 @@ export interface ToolResult {
 }
 
 /**
+ * What a tool is known to do, as MCP's `readOnlyHint` / `destructiveHint`.
+ * The approval policy reads them: `auto-read-only` runs read-only tools
+ * without asking.
+ */
+export interface ToolAnnotations {
+  /** The tool does not change its environment. */
+  readOnlyHint?: boolean;
+  /** The tool may destroy or overwrite data (meaningful when not read-only). */
+  destructiveHint?: boolean;
+}
+
+/** Where a tool comes from: built into the server, a configured command, the web tools, or an MCP server. */
+export type ToolSource = "builtin" | "custom" | "web" | "mcp";
+
+/**
  * A tool the model may call. Arguments are validated with `parameters`
- * (zod) before `run`; the JSON Schema offered to the model is derived from it.
- * Make `parameters` a `z.strictObject`: an unknown key is then an
- * `unrecognized_keys` issue, and the schema says `additionalProperties: false`.
+ * (zod) before `run`; the JSON Schema offered to the model is derived from it
+ * unless `inputSchema` gives one (tools declared in JSON Schema: custom
+ * commands, MCP servers). Make `parameters` a `z.strictObject`: an unknown
+ * key is then an `unrecognized_keys` issue, and the schema says
+ * `additionalProperties: false`.
  */
 export interface Tool<A extends Record<string, unknown> = Record<string, unknown>> {
   name: string;
   description: string;
   parameters: z.ZodType<A>;
+  /** JSON Schema offered to the model, when the tool was declared in JSON Schema rather than zod. */
+  inputSchema?: Record<string, unknown>;
+  annotations?: ToolAnnotations;
+  /** Default "builtin". */
+  source?: ToolSource;
   run(args: A, context: ToolRunContext): Promise<ToolResult>;
 }
 
 export interface ToolRegistry {
   list(): Tool[];
   get(name: string): Tool | undefined;
+  /**
+   * Changes whenever the set of tools does (an MCP server connected or went
+   * away), so callers that derive something from `list()` know to redo it.
+   * A fixed registry may omit it.
+   */
+  revision?(): number;
+}
+
+/** A provider of tools whose set may change at run time (an MCP server, a reloaded config). */
+export interface ToolProvider {
+  list(): Tool[];
+  /** As ToolRegistry.revision. */
+  revision?(): number;
 }

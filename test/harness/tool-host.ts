@@ -11,6 +11,6 @@ import { createShellTool } from "../../src/tools/shell.js";
 const command = process.argv[2] ?? "true";
 const result = await createShellTool().run(
   { command },
-  { cwd: process.cwd(), signal: new AbortController().signal, timeoutMs: 60_000, onOutput: (_stream, text) => process.stdout.write(text) },
+  { cwd: process.cwd(), conversationId: "c_test", signal: new AbortController().signal, timeoutMs: 60_000, onOutput: (_stream, text) => process.stdout.write(text) },
 );
 process.stderr.write(`[tool-host: ${result.success ? "done" : "failed"}]\n`);

@@ -1,0 +1,48 @@
+/**
+ * MCP servers as tool providers, in the `mcpServers` shape other MCP hosts
+ * use: a map from server name to either a command (stdio) or a URL
+ * (Streamable HTTP). Part of agentwire.json (protocol/config.ts) and of the
+ * mcp.add method.
+ */
+import { z } from "zod";
+
+export const MCP_SERVER_NAME_PATTERN = /^[A-Za-z0-9_-]{1,32}$/;
+
+export const McpServerName = z
+  .string()
+  .regex(MCP_SERVER_NAME_PATTERN)
+  .describe("Server name: letters, digits, _ and -, at most 32. Its tools are offered as mcp__<name>__<tool>.");
+
+const Common = {
+  timeoutMs: z.number().int().min(100).optional().describe("Time limit of one tool call; default: the conversation's toolTimeoutMs."),
+  disabled: z.boolean().optional().describe("Declared but not started."),
+};
+
+export const McpStdioServer = z
+  .strictObject({
+    type: z.literal("stdio").optional().describe("Optional; a definition with `command` is stdio."),
+    command: z.string().min(1).describe("Program to start, e.g. npx or node."),
+    args: z.array(z.string()).optional().describe("Its arguments."),
+    env: z.record(z.string(), z.string()).optional().describe("Environment variables for it, on top of the scrubbed tool environment."),
+    cwd: z.string().min(1).optional().describe("Its working directory (default: the server's)."),
+    ...Common,
+  })
+  .describe("An MCP server run as a child process, spoken to over stdio.");
+
+export const McpHttpServer = z
+  .strictObject({
+    type: z.enum(["http", "streamable-http"]).optional().describe("Optional; a definition with `url` is Streamable HTTP."),
+    url: z.string().url().describe("The server's Streamable HTTP endpoint, e.g. http://127.0.0.1:3000/mcp."),
+    headers: z.record(z.string(), z.string()).optional().describe("Extra request headers (e.g. Authorization)."),
+    ...Common,
+  })
+  .describe("An MCP server reached over Streamable HTTP.");
+
+export const McpServerDefinition = z.union([McpStdioServer, McpHttpServer]).describe("How to reach one MCP server.");
+
+export const McpServersConfig = z
+  .record(McpServerName, McpServerDefinition)
+  .describe("MCP servers whose tools the model may call, by name (the usual mcpServers shape).");
+
+export type McpServerDefinition = z.infer<typeof McpServerDefinition>;
+export type McpServersConfig = z.infer<typeof McpServersConfig>;

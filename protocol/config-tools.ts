@@ -1,0 +1,70 @@
+/**
+ * Configuration of the tools beyond the built-in ones: commands declared as
+ * tools (`tools.custom`) and the web tools (`tools.web`). Part of
+ * agentwire.json (protocol/config.ts).
+ */
+import { z } from "zod";
+
+export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+
+export const CustomToolDefinition = z
+  .strictObject({
+    name: z
+      .string()
+      .regex(TOOL_NAME_PATTERN)
+      .describe("Tool name as the model calls it: letters, digits, _ and -, at most 64."),
+    description: z.string().min(1).describe("What the tool does, as told to the model."),
+    parameters: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe('JSON Schema of the arguments (an object schema). Default: no arguments ({"type": "object", "properties": {}}).'),
+    command: z
+      .string()
+      .min(1)
+      .describe(
+        "The bash command line run for each call, in the workspace. Arguments arrive as data, never spliced into this text: " +
+          "each top-level argument as the environment variable ARG_<NAME> (upper-cased; objects and arrays as JSON), and all of them as JSON in AGENTWIRE_ARGS.",
+      ),
+    timeoutMs: z.number().int().min(100).optional().describe("Time limit of one call; default: the conversation's toolTimeoutMs."),
+    readOnly: z.boolean().optional().describe("The command changes nothing (readOnlyHint): the auto-read-only approval policy runs it without asking."),
+    destructive: z.boolean().optional().describe("The command may destroy data (destructiveHint)."),
+  })
+  .describe("A shell command offered to the model as a tool.");
+
+export const WebFetchConfig = z
+  .strictObject({
+    enabled: z.boolean().describe("Offer web_fetch to the model. Default false."),
+    maxBytes: z.number().int().min(1024).optional().describe("Largest response body read, in bytes. Default 2097152."),
+    timeoutMs: z.number().int().min(100).optional().describe("Time limit of one fetch. Default 30000."),
+  })
+  .describe("web_fetch: GET an http(s) URL and return its readable text (HTML as markdown).");
+
+export const WebSearchConfig = z
+  .strictObject({
+    enabled: z.boolean().describe("Offer web_search to the model. Default false."),
+    backend: z.enum(["searxng", "brave"]).describe("searxng: a SearXNG instance's JSON API (self-hosted); brave: the Brave Search API."),
+    url: z
+      .string()
+      .url()
+      .optional()
+      .describe("Endpoint: the SearXNG instance's base URL (required for searxng); for brave, default https://api.search.brave.com/res/v1/web/search."),
+    apiKey: z.string().min(1).optional().describe("API key (brave). Secret: prefer apiKeyEnv."),
+    apiKeyEnv: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+      .optional()
+      .describe("Name of the environment variable holding the API key."),
+    maxResults: z.number().int().min(1).max(50).optional().describe("Results returned per search. Default 8."),
+    timeoutMs: z.number().int().min(100).optional().describe("Time limit of one search. Default 15000."),
+  })
+  .describe("web_search: title / url / snippet results from a search backend.");
+
+export const WebToolsConfig = z
+  .strictObject({ fetch: WebFetchConfig, search: WebSearchConfig })
+  .partial()
+  .describe("The web tools; both are off unless enabled here.");
+
+export type CustomToolDefinition = z.infer<typeof CustomToolDefinition>;
+export type WebFetchConfig = z.infer<typeof WebFetchConfig>;
+export type WebSearchConfig = z.infer<typeof WebSearchConfig>;
+export type WebToolsConfig = z.infer<typeof WebToolsConfig>;
