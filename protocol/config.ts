@@ -112,4 +112,11 @@ export const AgentwireConfigFile = z
 export type AgentwireConfigFile = z.infer<typeof AgentwireConfigFile>;
 
 /** Paths (dot-separated) whose values are secrets: `agentwire config` masks them. */
-export const SECRET_CONFIG_PATHS: readonly string[] = ["server.token", "llm.apiKey", "tools.web.search.apiKey", "mcpServers.*.env", "mcpServers.*.headers"];
+/** `*` stands for one key: an MCP server's env and header names show, their values do not. */
+export const SECRET_CONFIG_PATHS: readonly string[] = [
+  "server.token",
+  "llm.apiKey",
+  "tools.web.search.apiKey",
+  "mcpServers.*.env.*",
+  "mcpServers.*.headers.*",
+];

@@ -2,19 +2,23 @@
  * Command-line flags and environment into a ServerConfig. Kept apart from
  * cli.ts (which starts the server on import) so it can be tested.
  */
+import { resolve as resolvePath } from "node:path";
 import { parseArgs } from "node:util";
-import { DEFAULT_PORT, defaultConfig, type ServerConfig } from "./config/server-config.js";
-import type { LogLevel } from "./logging/logger.js";
+import { type ConfigLayer, setAt } from "./config/config-layers.js";
+import { type ResolvedConfig, resolveConfig } from "./config/resolve-config.js";
+import { DEFAULT_PORT, type ServerConfig } from "./config/server-config.js";
 import { SERVER_VERSION } from "./server-version.js";
 import { isToolEnvEntry, splitToolEnvList } from "./tools/tool-environment.js";
 
 export const HELP = `agentwire ${SERVER_VERSION} — agent protocol server (JSON-RPC 2.0 over one WebSocket)
 
 Usage:
-  agentwire serve [options]
+  agentwire serve [options]     start the server
+  agentwire config [options]    print the effective configuration and where each
+                                value came from (secrets masked); --json for JSON
   agentwire --help | --version
 
-Options:
+Options (each can also be set in agentwire.json; see Configuration files):
   --host HOST            address to listen on (default 127.0.0.1). A non-loopback
                          address requires --token.
   --port PORT            port (default ${DEFAULT_PORT}; 0 picks a free one)
@@ -47,6 +51,7 @@ Options:
                          recently used ones that are not running are unloaded
                          (default 10000)
   --log-level LEVEL      debug | info | warn | error | silent (default info)
+  --config FILE          read FILE after the configuration files found (below)
   -h, --help             show this help
   -v, --version          print the version
 
@@ -56,21 +61,39 @@ Environment:
   AGENTWIRE_MODEL        default model
   AGENTWIRE_TOKEN        same as --token
   AGENTWIRE_TOOL_ENV     same as --tool-env, comma-separated (ignored when --tool-env is given)
+
+Configuration files:
+  agentwire.json (JSON with comments) in the working directory and each parent,
+  and $XDG_CONFIG_HOME/agentwire/agentwire.json (default ~/.config/agentwire/).
+  Precedence, lowest first: defaults < user file < parent files < nearest file
+  < --config FILE < environment < flags. Objects merge by key; a list set by a
+  later layer replaces the earlier one. Schema: protocol/config.schema.json.
+  A bad file stops the server, naming the file, the key and the problem.
 `;
 
 export class UsageError extends Error {}
 
-/** Flags that set one whole-number field of the config: flag → [field, smallest value]. */
+/** Flags that set one whole-number value: flag → [path in agentwire.json, smallest value]. */
 const INTEGER_FLAGS = {
-  "max-payload": ["maxPayloadBytes", 1024],
-  "tool-timeout": ["toolTimeoutMs", 100],
-  "llm-idle-timeout": ["llmIdleTimeoutMs", 100],
-  "event-log-size": ["eventLogSize", 1],
-  "max-connections": ["maxConnections", 1],
-  "max-connections-per-address": ["maxConnectionsPerAddress", 1],
-  "max-message-bytes": ["maxMessageBytes", 1024],
-  "max-loaded-conversations": ["maxLoadedConversations", 1],
-} as const satisfies Record<string, readonly [keyof ServerConfig, number]>;
+  port: ["server.port", 0],
+  "max-payload": ["limits.maxPayloadBytes", 1024],
+  "tool-timeout": ["tools.timeoutMs", 100],
+  "llm-idle-timeout": ["llm.idleTimeoutMs", 100],
+  "event-log-size": ["limits.eventLogSize", 1],
+  "max-connections": ["limits.maxConnections", 1],
+  "max-connections-per-address": ["limits.maxConnectionsPerAddress", 1],
+  "max-message-bytes": ["limits.maxMessageBytes", 1024],
+  "max-loaded-conversations": ["limits.maxLoadedConversations", 1],
+} as const satisfies Record<string, readonly [string, number]>;
+
+/** Flags that set one string value: flag → path. */
+const STRING_FLAGS = {
+  host: "server.host",
+  "data-dir": "server.dataDir",
+  token: "server.token",
+  model: "model",
+  "log-level": "server.logLevel",
+} as const;
 
 function intOption(name: string, value: string | undefined, min: number): number | undefined {
   if (value === undefined) return undefined;
@@ -79,19 +102,39 @@ function intOption(name: string, value: string | undefined, min: number): number
   return n;
 }
 
-/** `--tool-env` entries (each may be comma-separated), else AGENTWIRE_TOOL_ENV's; each checked. */
-function toolEnvOption(flags: string[] | undefined, fromEnv: string | undefined): string[] {
-  const source = flags !== undefined ? "--tool-env" : "AGENTWIRE_TOOL_ENV";
-  const entries = flags !== undefined ? flags.flatMap(splitToolEnvList) : splitToolEnvList(fromEnv ?? "");
+/** `--tool-env` entries (each may be comma-separated), each checked. */
+function toolEnvOption(flags: string[]): string[] {
+  const entries = flags.flatMap(splitToolEnvList);
   for (const entry of entries) {
-    if (!isToolEnvEntry(entry)) {
-      throw new UsageError(`${source} takes environment variable names or NAME* prefixes, got "${entry}"`);
-    }
+    if (!isToolEnvEntry(entry)) throw new UsageError(`--tool-env takes environment variable names or NAME* prefixes, got "${entry}"`);
   }
   return [...new Set(entries)];
 }
 
-export function parseCli(argv: string[], env: NodeJS.ProcessEnv): { command: "serve" | "help" | "version"; config?: ServerConfig } {
+export type CliCommand = "serve" | "config" | "help" | "version";
+
+export interface ParsedCli {
+  command: CliCommand;
+  /** The effective configuration (serve, config). */
+  config?: ServerConfig;
+  resolved?: ResolvedConfig;
+  /** `agentwire config --json`. */
+  json?: boolean;
+}
+
+export interface CliEnvironment {
+  /** Where the configuration file lookup starts; default process.cwd(). */
+  cwd?: string;
+  home?: string;
+  /** false: read no configuration file (only --config FILE). */
+  discover?: boolean;
+}
+
+/**
+ * Flags, environment and configuration files into a ServerConfig. A bad
+ * flag is a UsageError; a bad file or variable a ConfigFileError naming it.
+ */
+export function parseCli(argv: string[], env: NodeJS.ProcessEnv, where: CliEnvironment = {}): ParsedCli {
   let parsed;
   try {
     parsed = parseArgs({
@@ -99,14 +142,14 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): { command: "se
       allowPositionals: true,
       strict: true,
       options: {
-        host: { type: "string" },
-        port: { type: "string" },
-        "data-dir": { type: "string" },
-        token: { type: "string" },
+        ...(Object.fromEntries(Object.keys(STRING_FLAGS).map((flag) => [flag, { type: "string" }])) as Record<
+          keyof typeof STRING_FLAGS,
+          { type: "string" }
+        >),
         "allow-origin": { type: "string", multiple: true },
-        model: { type: "string" },
         "tool-env": { type: "string", multiple: true },
-        "log-level": { type: "string" },
+        config: { type: "string" },
+        json: { type: "boolean" },
         ...(Object.fromEntries(Object.keys(INTEGER_FLAGS).map((flag) => [flag, { type: "string" }])) as Record<
           keyof typeof INTEGER_FLAGS,
           { type: "string" }
@@ -122,31 +165,44 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): { command: "se
   if (values.help) return { command: "help" };
   if (values.version) return { command: "version" };
   if (positionals.length === 0) return { command: "help" };
-  if (positionals[0] !== "serve" || positionals.length > 1) {
-    throw new UsageError(`unknown command "${positionals.join(" ")}"; try: agentwire serve`);
+  const command = positionals[0];
+  if ((command !== "serve" && command !== "config") || positionals.length > 1) {
+    throw new UsageError(`unknown command "${positionals.join(" ")}"; try: agentwire serve, or agentwire config`);
   }
-  const logLevel = (values["log-level"] ?? "info") as LogLevel;
-  if (!["debug", "info", "warn", "error", "silent"].includes(logLevel)) {
+  if (values.json && command !== "config") throw new UsageError("--json goes with agentwire config");
+  const logLevel = values["log-level"];
+  if (logLevel !== undefined && !["debug", "info", "warn", "error", "silent"].includes(logLevel)) {
     throw new UsageError(`--log-level must be debug, info, warn, error or silent, got "${logLevel}"`);
   }
   const port = intOption("port", values.port, 0);
   if (port !== undefined && port > 65535) throw new UsageError(`--port must be at most 65535, got ${port}`);
-  const config = defaultConfig({
-    ...(values.host ? { host: values.host } : {}),
-    ...(port !== undefined ? { port } : {}),
-    ...(values["data-dir"] ? { dataDir: values["data-dir"] } : {}),
-    token: values.token ?? (env.AGENTWIRE_TOKEN || undefined),
-    allowOrigins: (values["allow-origin"] ?? []).flatMap((o) => o.split(",").map((s) => s.trim()).filter(Boolean)),
-    model: values.model ?? (env.AGENTWIRE_MODEL || undefined),
-    openaiBaseUrl: env.OPENAI_BASE_URL || undefined,
-    openaiApiKey: env.OPENAI_API_KEY || undefined,
-    logLevel,
-  });
-  config.toolEnvAllow = toolEnvOption(values["tool-env"], env.AGENTWIRE_TOOL_ENV);
-  for (const [flag, [field, min]] of Object.entries(INTEGER_FLAGS)) {
-    const value = intOption(flag, values[flag as keyof typeof INTEGER_FLAGS], min);
-    if (value !== undefined) config[field] = value;
-  }
-  return { command: "serve", config };
-}
 
+  const flags: ConfigLayer = { label: "flags", values: {}, sources: {} };
+  const set = (flag: string, path: string, value: unknown) => {
+    setAt(flags.values, path, value);
+    flags.sources![path] = `flag --${flag}`;
+  };
+  for (const [flag, path] of Object.entries(STRING_FLAGS)) {
+    const value = values[flag as keyof typeof STRING_FLAGS];
+    if (value !== undefined) set(flag, path, value);
+  }
+  for (const [flag, [path, min]] of Object.entries(INTEGER_FLAGS)) {
+    const value = intOption(flag, values[flag as keyof typeof INTEGER_FLAGS], min);
+    if (value !== undefined) set(flag, path, value);
+  }
+  if (values["allow-origin"]) {
+    set("allow-origin", "server.allowOrigins", values["allow-origin"].flatMap((o) => o.split(",").map((s) => s.trim()).filter(Boolean)));
+  }
+  if (values["tool-env"]) set("tool-env", "tools.envAllow", toolEnvOption(values["tool-env"]));
+
+  const cwd = where.cwd ?? process.cwd();
+  const resolved = resolveConfig({
+    cwd,
+    env,
+    home: where.home,
+    discover: where.discover,
+    flags,
+    explicitFile: values.config ? resolvePath(cwd, values.config) : undefined,
+  });
+  return { command, config: resolved.config, resolved, json: values.json === true };
+}

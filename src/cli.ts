@@ -5,6 +5,7 @@
  * Logs go to stderr.
  */
 import { HELP, parseCli, UsageError } from "./cli-options.js";
+import { ConfigFileError } from "./config/config-file.js";
 import { SERVER_VERSION } from "./server-version.js";
 
 async function main(): Promise<void> {
@@ -16,6 +17,10 @@ async function main(): Promise<void> {
       process.stderr.write(`agentwire: ${error.message}\nRun agentwire --help for usage.\n`);
       process.exit(2);
     }
+    if (error instanceof ConfigFileError) {
+      process.stderr.write(`agentwire: bad configuration: ${error.message}\n`);
+      process.exit(2);
+    }
     throw error;
   }
   if (parsed.command === "help") {
@@ -24,6 +29,11 @@ async function main(): Promise<void> {
   }
   if (parsed.command === "version") {
     process.stdout.write(`${SERVER_VERSION}\n`);
+    return;
+  }
+  if (parsed.command === "config") {
+    const { formatReport, reportJson } = await import("./config/config-report.js");
+    process.stdout.write(parsed.json ? reportJson(parsed.resolved!) : formatReport(parsed.resolved!));
     return;
   }
   const config = parsed.config!;

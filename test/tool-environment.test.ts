@@ -139,7 +139,7 @@ describe("--tool-env and AGENTWIRE_TOOL_ENV", () => {
   it("refuses what is not a variable name, naming the source", () => {
     expect(() => serve(["--tool-env", "MY-VAR"])).toThrow(UsageError);
     expect(() => serve(["--tool-env", "MY-VAR"])).toThrow(/--tool-env .*"MY-VAR"/);
-    expect(() => serve([], { AGENTWIRE_TOOL_ENV: "A=B" })).toThrow(/AGENTWIRE_TOOL_ENV .*"A=B"/);
+    expect(() => serve([], { AGENTWIRE_TOOL_ENV: "A=B" })).toThrow(/AGENTWIRE_TOOL_ENV.*"A=B"/);
   });
 });
 

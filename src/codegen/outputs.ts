@@ -13,6 +13,7 @@ import { PROTOCOL_VERSION } from "../../protocol/version.js";
 import type { GeneratedBlock } from "./blocks.js";
 import { emitClientIndex } from "./client-emitter.js";
 import { emitClientErrors, emitClientTypes } from "./client-types.js";
+import { buildConfigSchema } from "./config-schema.js";
 import { buildSchemaDocument } from "./json-schema.js";
 import { buildOpenRpcDocument } from "./openrpc.js";
 import { readmeFlagsBlock } from "./readme-flags.js";
@@ -25,6 +26,7 @@ export function renderOutputs(root: string): Map<string, string> {
   return new Map<string, string>([
     ["protocol/openrpc.json", json(openrpc)],
     ["protocol/schema.json", json(buildSchemaDocument(PROTOCOL_VERSION))],
+    ["protocol/config.schema.json", json(buildConfigSchema())],
     ["clients/typescript/types.ts", emitClientTypes(PROTOCOL_VERSION)],
     ["clients/typescript/errors.ts", emitClientErrors()],
     ["clients/typescript/index.ts", emitClientIndex(PROTOCOL_VERSION)],

@@ -18,8 +18,9 @@ type Handlers = HandlerTable<RequestContext>;
 /** Records are read this many at a time for conversation.get, so an oversized answer is refused before it is built. */
 const READ_CHUNK = 500;
 
+/** The protocol's defaults, under the server's tool time limit, under the configuration's `conversations.settings`. */
 export function defaultSettings(app: App): ConversationSettings {
-  return { ...DEFAULT_CONVERSATION_SETTINGS, toolTimeoutMs: app.config.toolTimeoutMs };
+  return { ...DEFAULT_CONVERSATION_SETTINGS, toolTimeoutMs: app.config.toolTimeoutMs, ...app.config.conversationDefaults };
 }
 
 /** A workspace must be an existing directory; relative paths are taken from the server's cwd. */

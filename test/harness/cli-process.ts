@@ -4,7 +4,8 @@
  * left running.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { cleanEnv } from "./child-env.js";
 
 export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -19,13 +20,16 @@ export interface CliProcess {
   listening(timeoutMs?: number): Promise<string>;
 }
 
+const TSX_LOADER = pathToFileURL(join(REPO_ROOT, "node_modules/tsx/dist/loader.mjs")).href;
+
 const children = new Set<ChildProcess>();
 
 /** `entry` defaults to the source (run through tsx); pass a built file such as "dist/bundle/cli.mjs" to run that. */
-export function runCli(args: string[], extraEnv: Record<string, string> = {}, entry = "src/cli.ts"): CliProcess {
-  const runner = entry.endsWith(".ts") ? ["--import", "tsx", entry] : [entry];
+export function runCli(args: string[], extraEnv: Record<string, string> = {}, entry = "src/cli.ts", cwd = REPO_ROOT): CliProcess {
+  // tsx by URL: `--import tsx` would be looked up from `cwd`, which may be a temp dir.
+  const runner = entry.endsWith(".ts") ? ["--import", TSX_LOADER, join(REPO_ROOT, entry)] : [join(REPO_ROOT, entry)];
   const child = spawn(process.execPath, [...runner, ...args], {
-    cwd: REPO_ROOT,
+    cwd,
     env: cleanEnv(extraEnv),
     stdio: ["ignore", "pipe", "pipe"],
   });

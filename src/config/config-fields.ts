@@ -1,0 +1,33 @@
+/**
+ * Where each ServerConfig field lives in agentwire.json. One table, read
+ * both ways: the merged file shape becomes a ServerConfig, and the
+ * defaults become a layer so `agentwire config` can say "default".
+ */
+import { LimitsSection } from "../../protocol/config.js";
+import type { ServerConfig } from "./server-config.js";
+
+type Field = keyof ServerConfig;
+
+/** Every limits.* key is the ServerConfig field of the same name (a test holds the two together). */
+const LIMIT_FIELDS = Object.keys(LimitsSection.shape) as Field[];
+
+export const CONFIG_FIELDS: readonly (readonly [path: string, field: Field])[] = [
+  ["model", "model"],
+  ["server.host", "host"],
+  ["server.port", "port"],
+  ["server.dataDir", "dataDir"],
+  ["server.token", "token"],
+  ["server.allowOrigins", "allowOrigins"],
+  ["server.heartbeatMs", "heartbeatMs"],
+  ["server.logLevel", "logLevel"],
+  ...LIMIT_FIELDS.map((field) => [`limits.${field}`, field] as const),
+  ["llm.baseUrl", "openaiBaseUrl"],
+  ["llm.apiKey", "openaiApiKey"],
+  ["llm.idleTimeoutMs", "llmIdleTimeoutMs"],
+  ["tools.timeoutMs", "toolTimeoutMs"],
+  ["tools.envAllow", "toolEnvAllow"],
+  ["tools.custom", "customTools"],
+  ["tools.web", "webTools"],
+  ["mcpServers", "mcpServers"],
+  ["conversations.settings", "conversationDefaults"],
+];

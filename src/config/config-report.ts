@@ -1,0 +1,75 @@
+/** `agentwire config`: the effective configuration, each value with where it came from, secrets masked. */
+import { SECRET_CONFIG_PATHS } from "../../protocol/config.js";
+import { CONFIG_FIELDS } from "./config-fields.js";
+import { isPlainObject, valueAt } from "./config-layers.js";
+import type { ResolvedConfig } from "./resolve-config.js";
+
+export const MASK = "•••••• (secret)";
+
+const SECRET_PATTERNS = SECRET_CONFIG_PATHS.map((p) => new RegExp(`^${p.replace(/\./g, "\\.").replace(/\*/g, "[^.]+")}$`));
+
+function isSecret(path: string): boolean {
+  return SECRET_PATTERNS.some((re) => re.test(path));
+}
+
+/** A copy of `value` (found at `path`) with every secret inside it replaced by MASK. */
+export function maskSecrets(value: unknown, path: string): unknown {
+  if (isSecret(path)) return MASK;
+  if (isPlainObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskSecrets(v, path ? `${path}.${k}` : k)]));
+  return value;
+}
+
+interface ReportLine {
+  path: string;
+  value: unknown;
+  source: string;
+}
+
+/** One line per value that was set, in the order of the configuration file's sections; unset fields show as not set. */
+export function reportLines(resolved: ResolvedConfig): ReportLine[] {
+  const { merged } = resolved;
+  const lines: ReportLine[] = [];
+  const shown = new Set<string>();
+  const setPaths = [...merged.sources.keys()];
+  const order = [...CONFIG_FIELDS.map(([path]) => path), "llm.apiKeyEnv"];
+  for (const root of order) {
+    const under = setPaths.filter((p) => p === root || p.startsWith(`${root}.`)).filter((p) => !shown.has(p));
+    for (const path of under) {
+      shown.add(path);
+      lines.push({ path, value: maskSecrets(valueAt(merged.values, path), path), source: merged.sources.get(path)! });
+    }
+    if (under.length === 0 && root !== "llm.apiKeyEnv") lines.push({ path: root, value: valueAt(merged.values, root), source: "default" });
+  }
+  // Anything else a file set ($schema, and keys without a ServerConfig field).
+  for (const path of setPaths) {
+    if (!shown.has(path)) lines.push({ path, value: maskSecrets(valueAt(merged.values, path), path), source: merged.sources.get(path)! });
+  }
+  return lines;
+}
+
+export function formatReport(resolved: ResolvedConfig): string {
+  const out: string[] = ["Configuration files (lowest precedence first; then environment, then flags):"];
+  out.push(...(resolved.files.length ? resolved.files.map((f) => `  ${f}`) : ["  (none found)"]));
+  out.push("");
+  const lines = reportLines(resolved).map((l) => ({
+    path: l.path,
+    value: l.value === undefined ? "(not set)" : JSON.stringify(l.value),
+    source: l.source,
+  }));
+  const pathWidth = Math.max(...lines.map((l) => l.path.length));
+  const valueWidth = Math.min(48, Math.max(...lines.map((l) => l.value.length)));
+  for (const l of lines) out.push(`${l.path.padEnd(pathWidth)}  ${l.value.padEnd(valueWidth)}  ${l.source}`);
+  return `${out.join("\n")}\n`;
+}
+
+export function reportJson(resolved: ResolvedConfig): string {
+  return `${JSON.stringify(
+    {
+      files: resolved.files,
+      values: maskSecrets(resolved.merged.values, ""),
+      sources: Object.fromEntries(resolved.merged.sources),
+    },
+    null,
+    2,
+  )}\n`;
+}

@@ -1,0 +1,208 @@
+/**
+ * agentwire.json: discovery (user file, parents, nearest), precedence
+ * against environment and flags, how objects and lists merge, errors that
+ * name the file and the key, `agentwire config` with its sources and masked
+ * secrets, and a configured default reaching a conversation.
+ */
+import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { AgentwireConfigFile } from "../protocol/config.js";
+import { parseCli } from "../src/cli-options.js";
+import { ConfigFileError } from "../src/config/config-file.js";
+import { CONFIG_FIELDS } from "../src/config/config-fields.js";
+import { formatReport, MASK } from "../src/config/config-report.js";
+import { defaultConfig } from "../src/config/server-config.js";
+import { killAllCli, runCli } from "./harness/cli-process.js";
+import { startTestServer } from "./harness/test-server.js";
+
+let root: string;
+let project: string;
+let xdg: string;
+
+beforeEach(async () => {
+  root = await mkdtemp(join(tmpdir(), "agentwire-config-"));
+  project = join(root, "work", "project");
+  xdg = join(root, "xdg");
+  await mkdir(project, { recursive: true });
+  await mkdir(join(xdg, "agentwire"), { recursive: true });
+});
+afterEach(async () => {
+  await killAllCli();
+  await rm(root, { recursive: true, force: true });
+});
+
+const write = (path: string, text: string) => writeFile(path, text);
+const serve = (argv: string[] = [], env: NodeJS.ProcessEnv = {}) => parseCli(["serve", ...argv], { XDG_CONFIG_HOME: xdg, ...env }, { cwd: project });
+
+function configError(run: () => unknown): ConfigFileError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof ConfigFileError) return error;
+    throw error;
+  }
+  throw new Error("expected a ConfigFileError");
+}
+
+describe("layers", () => {
+  it("defaults < user file < parent file < nearest file < environment < flags, each value with its source", async () => {
+    await write(join(xdg, "agentwire", "agentwire.json"), `{ "model": "user-model", "server": { "port": 1001, "heartbeatMs": 5 }, "limits": { "maxBatch": 7 } }`);
+    await write(join(root, "work", "agentwire.json"), `{ "server": { "port": 1002 }, "limits": { "maxDepth": 9 } }`);
+    await write(join(project, "agentwire.json"), `{ "server": { "port": 1003 }, "llm": { "baseUrl": "http://file.example/v1" } }`);
+    const { config, resolved } = serve(["--model", "flag-model"], { AGENTWIRE_MODEL: "env-model", OPENAI_BASE_URL: "http://env.example/v1" });
+
+    expect(resolved!.files).toEqual([
+      join(xdg, "agentwire", "agentwire.json"),
+      join(root, "work", "agentwire.json"),
+      join(project, "agentwire.json"),
+    ]);
+    expect(config).toMatchObject({
+      model: "flag-model",
+      port: 1003,
+      heartbeatMs: 5,
+      maxBatch: 7,
+      maxDepth: 9,
+      openaiBaseUrl: "http://env.example/v1",
+      maxPayloadBytes: defaultConfig().maxPayloadBytes,
+    });
+    const sources = resolved!.merged.sources;
+    expect(sources.get("model")).toBe("flag --model");
+    expect(sources.get("server.port")).toBe(join(project, "agentwire.json"));
+    expect(sources.get("server.heartbeatMs")).toBe(join(xdg, "agentwire", "agentwire.json"));
+    expect(sources.get("limits.maxDepth")).toBe(join(root, "work", "agentwire.json"));
+    expect(sources.get("llm.baseUrl")).toBe("env OPENAI_BASE_URL");
+    expect(sources.get("limits.maxPayloadBytes")).toBe("default");
+  });
+
+  it("merges objects key by key and replaces lists whole", async () => {
+    await write(join(root, "work", "agentwire.json"), `{ "server": { "allowOrigins": ["http://a", "http://b"] }, "conversations": { "settings": { "maxIterations": 3, "toolHistoryRounds": 2 } } }`);
+    await write(join(project, "agentwire.json"), `{ "server": { "allowOrigins": ["http://c"] }, "conversations": { "settings": { "maxIterations": 5 } } }`);
+    const { config } = serve();
+    expect(config!.allowOrigins).toEqual(["http://c"]);
+    expect(config!.conversationDefaults).toEqual({ maxIterations: 5, toolHistoryRounds: 2 });
+  });
+
+  it("takes comments and trailing commas, resolves a file's relative dataDir against the file, and reads --config last among files", async () => {
+    await write(join(root, "work", "agentwire.json"), `// shared\n{\n  /* where */ "server": { "dataDir": "store", },\n}\n`);
+    const extra = join(root, "extra.json");
+    await write(extra, `{ "server": { "logLevel": "debug" } }`);
+    const { config } = serve(["--config", extra]);
+    expect(config!.dataDir).toBe(join(root, "work", "store"));
+    expect(config!.logLevel).toBe("debug");
+  });
+
+  it("counts a file reached twice once", async () => {
+    await write(join(project, "agentwire.json"), `{ "limits": { "maxBatch": 3 } }`);
+    await symlink(project, join(xdg, "agentwire-link"));
+    const { resolved } = parseCli(["serve"], { XDG_CONFIG_HOME: join(xdg, "agentwire-link", "..") }, { cwd: project });
+    expect(resolved!.files).toEqual([join(project, "agentwire.json")]);
+  });
+
+  it("reads an API key from the variable llm.apiKeyEnv names, and a nearer apiKey wins over a farther apiKeyEnv", async () => {
+    await write(join(root, "work", "agentwire.json"), `{ "llm": { "apiKeyEnv": "MY_KEY" } }`);
+    expect(serve([], { MY_KEY: "sk-from-my-key" }).config!.openaiApiKey).toBe("sk-from-my-key");
+    expect(configError(() => serve()).message).toContain("llm.apiKeyEnv: names MY_KEY, which is not set");
+    await write(join(project, "agentwire.json"), `{ "llm": { "apiKey": "sk-nearer" } }`);
+    expect(serve([], { MY_KEY: "sk-from-my-key" }).config!.openaiApiKey).toBe("sk-nearer");
+  });
+
+  it("holds every limits key and ServerConfig field together", () => {
+    const defaults = defaultConfig() as unknown as Record<string, unknown>;
+    for (const [path, field] of CONFIG_FIELDS) {
+      expect(Object.keys(defaults).includes(field) || field === "model" || field === "token" || field.startsWith("openai"), path).toBe(true);
+    }
+  });
+});
+
+describe("errors name the file, the key and the problem", () => {
+  it("a syntax error with its line and column", async () => {
+    await write(join(project, "agentwire.json"), `{\n  "server": {\n    "port": 80,,\n  }\n}`);
+    const error = configError(() => serve());
+    expect(error.file).toBe(join(project, "agentwire.json"));
+    expect(error.where).toBe("line 3, column 16");
+    expect(error.problem).toContain("syntax error");
+  });
+
+  it("an unknown key, by its full path, and every other problem of the file too", async () => {
+    await write(join(project, "agentwire.json"), `{ "server": { "prot": 80 }, "limits": { "maxBatch": 0 } }`);
+    const error = configError(() => serve());
+    expect(error.where).toBe("server.prot");
+    expect(error.message).toContain("unknown key");
+    expect(error.message).toContain("limits.maxBatch");
+  });
+
+  it("a value of the wrong type", async () => {
+    await write(join(project, "agentwire.json"), `{ "mcpServers": { "bad name!": { "command": "x" } }, "tools": { "custom": [{ "name": "t", "description": "d" }] } }`);
+    const error = configError(() => serve());
+    expect(error.message).toMatch(/mcpServers|tools\.custom\[0\]\.command/);
+  });
+
+  it("an environment variable that is not valid, by its name", () => {
+    const error = configError(() => serve([], { OPENAI_BASE_URL: "not a url" }));
+    expect(error.where).toBe("env OPENAI_BASE_URL (llm.baseUrl)");
+  });
+});
+
+describe("agentwire config", { timeout: 20_000 }, () => {
+  it("prints every value with where it came from, and masks secrets", async () => {
+    await write(
+      join(project, "agentwire.json"),
+      `{ "server": { "token": "file-token-123" }, "mcpServers": { "gh": { "command": "gh-mcp", "env": { "GITHUB_TOKEN": "ghp_secret" } } } }`,
+    );
+    const { resolved } = serve(["--port", "9123"], { OPENAI_API_KEY: "sk-env-secret" });
+    const text = formatReport(resolved!);
+    expect(text).toMatch(/server\.port\s+9123\s+flag --port/);
+    const escape = (t: string) => t.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+    expect(text).toMatch(new RegExp(`server\\.token\\s+${escape(JSON.stringify(MASK))}\\s+${escape(join(project, "agentwire.json"))}`));
+    expect(text).toMatch(/llm\.apiKey\s+".+"\s+env OPENAI_API_KEY/);
+    expect(text).toMatch(/limits\.maxBatch\s+100\s+default/);
+    expect(text).toContain('"GITHUB_TOKEN"');
+    for (const secret of ["file-token-123", "ghp_secret", "sk-env-secret"]) expect(text).not.toContain(secret);
+  });
+
+  it("as the real binary: the report, --json, and a bad file stopping serve with exit 2 and no stack trace", async () => {
+    await write(join(project, "agentwire.json"), `{ "model": "m1", "llm": { "apiKey": "sk-file-secret" } }`);
+    const report = runCli(["config", "--json"], { XDG_CONFIG_HOME: xdg }, "src/cli.ts", project);
+    expect((await report.exited).code).toBe(0);
+    const json = JSON.parse(report.stdout()) as { files: string[]; values: { model: string; llm: { apiKey: string } }; sources: Record<string, string> };
+    expect(json.files).toEqual([join(project, "agentwire.json")]);
+    expect(json.values.model).toBe("m1");
+    expect(json.values.llm.apiKey).toBe(MASK);
+    expect(json.sources.model).toBe(join(project, "agentwire.json"));
+    expect(report.stdout()).not.toContain("sk-file-secret");
+
+    await write(join(project, "agentwire.json"), `{ "limits": { "maxBatch": "lots" } }`);
+    const bad = runCli(["serve", "--port", "0"], { XDG_CONFIG_HOME: xdg }, "src/cli.ts", project);
+    expect((await bad.exited).code).toBe(2);
+    expect(bad.stderr()).toContain(`${join(project, "agentwire.json")}: limits.maxBatch:`);
+    expect(bad.stderr()).not.toMatch(/\n\s+at /);
+    expect(bad.stdout()).toBe("");
+  });
+});
+
+it("conversations.settings from the configuration reaches a new conversation, under what conversation.create sets", async () => {
+  await write(join(project, "agentwire.json"), `{ "conversations": { "settings": { "maxIterations": 4, "toolHistoryRounds": 1 } } }`);
+  const { config } = serve();
+  const server = await startTestServer({ conversationDefaults: config!.conversationDefaults });
+  try {
+    const client = await server.connectInMemory();
+    const plain = await client.conversation.create({});
+    expect(plain.settings).toMatchObject({ maxIterations: 4, toolHistoryRounds: 1 });
+    const own = await client.conversation.create({ settings: { maxIterations: 9 } });
+    expect(own.settings).toMatchObject({ maxIterations: 9, toolHistoryRounds: 1 });
+  } finally {
+    await server.close();
+  }
+});
+
+it("the README's configuration example is a valid agentwire.json", async () => {
+  const { readFile } = await import("node:fs/promises");
+  const readme = await readFile(new URL("../README.md", import.meta.url), "utf8");
+  const example = /<!-- config-example -->\s*```jsonc\n([\s\S]*?)```/.exec(readme);
+  expect(example, "README has a ```jsonc block after <!-- config-example -->").not.toBeNull();
+  const { parse } = await import("jsonc-parser");
+  const parsed = AgentwireConfigFile.safeParse(parse(example![1]!));
+  expect(parsed.success ? "ok" : parsed.error.message).toBe("ok");
+});
