@@ -64,6 +64,7 @@ async function* walkDirectory(
   const levels = own ? [...inherited, own] : inherited;
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const entry of entries) {
+    throwIfStopped(signal);
     if (entry.name === ".git") continue;
     const kind: EntryKind = entry.isSymbolicLink() ? "symlink" : entry.isDirectory() ? "dir" : entry.isFile() ? "file" : "other";
     const display = dirRel === "" ? entry.name : `${dirRel}/${entry.name}`;
