@@ -104,7 +104,8 @@ export async function readWholeText(
  * the old file and no temporary one.
  */
 export async function writeAtomically(real: string, display: string, text: string, mode: number | undefined, signal: AbortSignal): Promise<void> {
-  const temp = join(dirname(real), `.${basename(real)}.agentwire-${randomBytes(6).toString("hex")}.tmp`);
+  // The name is cut so that a long file name still leaves room for the suffix (255 bytes per name).
+  const temp = join(dirname(real), `.${basename(real).slice(0, 100)}.agentwire-${randomBytes(6).toString("hex")}.tmp`);
   let handle: FileHandle | undefined;
   try {
     handle = await open(temp, "wx", mode ?? 0o666);
