@@ -157,6 +157,12 @@ export const ToolCallRecord = z
     success: z.boolean().nullable().describe("Whether the tool succeeded; null until it has finished."),
     status: ToolCallStatus,
     exitCode: z.number().int().nullable().optional().describe("Process exit code, for tools that run a process."),
+    diff: z
+      .string()
+      .optional()
+      .describe(
+        "For tools that change a file (write_file, edit_file): a unified diff of the change, with workspace-relative `a/`/`b/` paths, capped at 64 KiB (a note ends a cut diff).",
+      ),
     generationId: z.string().optional().describe("The generation that produced this call."),
     timestamp: Timestamp.describe("When the call was stored (proposed by the model)."),
     completedAt: Timestamp.optional().describe("When the call reached completed, failed or skipped."),

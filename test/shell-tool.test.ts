@@ -312,7 +312,15 @@ describe("tool arguments, schema and registry", () => {
   it("lists tools in order, finds them by name and refuses duplicate names", () => {
     const other: Tool = { ...(shell), name: "other" };
     const registry = createBuiltinRegistry([...defaultTools(), other]);
-    expect(registry.list().map((tool) => tool.name)).toEqual(["shell", "other"]);
+    expect(registry.list().map((tool) => tool.name)).toEqual([
+      "shell",
+      "read_file",
+      "list_files",
+      "search_files",
+      "write_file",
+      "edit_file",
+      "other",
+    ]);
     expect(registry.get("other")).toBe(other);
     expect(registry.get("missing")).toBeUndefined();
     expect(() => createBuiltinRegistry([other, other])).toThrow(/duplicate/);

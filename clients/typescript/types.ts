@@ -119,6 +119,11 @@ export interface ToolCallRecord extends ToolCall {
    * @integer
    */
   exitCode?: number | null;
+  /**
+   * For tools that change a file (write_file, edit_file): a unified diff of the change, with
+   * workspace-relative `a/`/`b/` paths, capped at 64 KiB (a note ends a cut diff).
+   */
+  diff?: string;
   /** The generation that produced this call. */
   generationId?: string;
   /**

@@ -296,6 +296,7 @@ class Loop {
     let success = false;
     let result: string;
     let exitCode: number | null | undefined;
+    let diff: string | undefined;
     const checked = tool ? validateArguments(tool.parameters, executing.arguments) : undefined;
     if (!tool || !checked) {
       result = `Unknown tool "${executing.toolName}".`;
@@ -314,6 +315,7 @@ class Loop {
         success = outcome.success && !this.generation.interrupted;
         result = outcome.output;
         exitCode = outcome.exitCode;
+        diff = outcome.diff;
       } catch (error) {
         this.deps.log.error(`tool ${executing.toolName} threw`, error);
         result = `The tool failed: ${error instanceof Error ? error.message : String(error)}`;
@@ -325,6 +327,7 @@ class Loop {
       success,
       result,
       ...(exitCode !== undefined ? { exitCode } : {}),
+      ...(diff !== undefined ? { diff } : {}),
       completedAt: new Date().toISOString(),
     };
     await this.replace(call, finished, () =>

@@ -1,3 +1,4 @@
+import { createFileTools } from "./files/file-tools.js";
 import { createShellTool, type ShellToolOptions } from "./shell.js";
 import { toolEnvironment } from "./tool-environment.js";
 import type { Tool, ToolProvider, ToolRegistry } from "./tool.js";
@@ -68,9 +69,9 @@ export interface DefaultToolsOptions {
   envAllow?: readonly string[];
 }
 
-/** The tools every conversation gets. File tools, custom tools and MCP tools join here later. */
+/** The tools every conversation gets: shell, then the file tools. Custom tools and MCP tools join later. */
 export function defaultTools(options: DefaultToolsOptions = {}): Tool[] {
   // Computed once, from the environment the server started with.
   const env = options.shell?.env ?? toolEnvironment(process.env, options.envAllow);
-  return [createShellTool({ ...options.shell, env })];
+  return [createShellTool({ ...options.shell, env }), ...createFileTools()];
 }

@@ -18,6 +18,8 @@ export interface ToolResult {
   /** Text for the model (capped by the tool, with a marker saying how much was cut). */
   output: string;
   exitCode?: number | null;
+  /** For tools that change a file: a unified diff of the change (capped), stored on the tool call record for clients to show. */
+  diff?: string;
 }
 
 /**

@@ -1,0 +1,84 @@
+/**
+ * edit_file: replace an exact string in a file — the old_string/new_string
+ * edit that coding agents use. The string must occur exactly once (or every
+ * occurrence is replaced with replace_all), so an edit never lands somewhere
+ * the model did not mean.
+ */
+import { z } from "zod";
+import type { Tool } from "../tool.js";
+import { fileChangeResult } from "./file-change-result.js";
+import { FileToolError } from "./file-tool-error.js";
+import { runFileTool, throwIfStopped } from "./file-tool-run.js";
+import { readWholeText, writeAtomically } from "./text-file.js";
+import { resolveInWorkspace } from "./workspace-path.js";
+
+/** Largest file edit_file rewrites: the whole file is held in memory. */
+export const EDIT_MAX_BYTES = 8 * 1024 * 1024;
+
+export const EditFileArguments = z.strictObject({
+  path: z.string().min(1).describe("The file to edit, relative to the workspace (or absolute, inside it). It must exist."),
+  old_string: z
+    .string()
+    .min(1)
+    .describe("The exact text to replace, including whitespace and indentation. It must occur exactly once unless replace_all is true: include enough surrounding lines to make it unique."),
+  new_string: z.string().describe("The text to put in its place (may be empty, to delete old_string)."),
+  replace_all: z.boolean().optional().describe("Replace every occurrence of old_string instead of requiring exactly one. Default false."),
+});
+export type EditFileArguments = z.infer<typeof EditFileArguments>;
+
+export function createEditFileTool(): Tool<EditFileArguments> {
+  return {
+    name: "edit_file",
+    description:
+      "Edit a text file in the workspace by replacing an exact string: old_string must match the file's text exactly " +
+      "(read the file first) and occur once, or set replace_all. The write is atomic; returns a unified diff of the change. " +
+      "Use write_file to create a file.",
+    parameters: EditFileArguments,
+    // It changes files, but only the text it names.
+    annotations: { readOnlyHint: false, destructiveHint: false },
+    source: "builtin",
+    run: (args, context) =>
+      runFileTool(context, { readOnly: false }, async (signal) => {
+        const target = await resolveInWorkspace(context.cwd, args.path);
+        if (!target.exists) throw new FileToolError(`"${target.display}" does not exist; use write_file to create it`);
+        if (args.old_string === args.new_string) throw new FileToolError("old_string and new_string are the same; there is nothing to change");
+        const { text, mode } = await readWholeText(target.real, target.display, EDIT_MAX_BYTES, signal);
+        const { oldString, newString, count } = locate(text, args.old_string, args.new_string);
+        if (count === 0) {
+          throw new FileToolError(
+            `old_string was not found in ${target.display}; it must match the file exactly, whitespace and indentation included (read the file to copy it)`,
+          );
+        }
+        if (count > 1 && args.replace_all !== true) {
+          throw new FileToolError(
+            `old_string occurs ${count} times in ${target.display}; include more surrounding text to make it unique, or set replace_all to replace every occurrence`,
+          );
+        }
+        // split/join, not String.replace: "$&" and friends in new_string stay literal.
+        const after = text.split(oldString).join(newString);
+        throwIfStopped(signal);
+        await writeAtomically(target.real, target.display, after, mode, signal);
+        const summary = `Edited ${target.display}: replaced ${count} occurrence${count === 1 ? "" : "s"}`;
+        return fileChangeResult(target.display, summary, text, after);
+      }),
+  };
+}
+
+/**
+ * Where old_string occurs. Models write "\n" line breaks; in a CRLF file the
+ * strings are tried with "\r\n" as well, so the edit keeps the file's line ends.
+ */
+function locate(text: string, oldString: string, newString: string): { oldString: string; newString: string; count: number } {
+  const count = occurrences(text, oldString);
+  if (count > 0 || !text.includes("\r\n") || !oldString.includes("\n") || oldString.includes("\r")) {
+    return { oldString, newString, count };
+  }
+  const crlf = (s: string) => s.replace(/\r?\n/g, "\r\n");
+  return { oldString: crlf(oldString), newString: crlf(newString), count: occurrences(text, crlf(oldString)) };
+}
+
+function occurrences(text: string, needle: string): number {
+  let count = 0;
+  for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length)) count++;
+  return count;
+}

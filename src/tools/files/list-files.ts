@@ -1,0 +1,63 @@
+/**
+ * list_files: what a directory holds, recursively, or the files matching a
+ * glob — as git sees the tree (.gitignore respected, .git/ skipped).
+ */
+import { stat } from "node:fs/promises";
+import picomatch from "picomatch";
+import { z } from "zod";
+import type { Tool } from "../tool.js";
+import { FileToolError, rethrowFsError } from "./file-tool-error.js";
+import { runFileTool } from "./file-tool-run.js";
+import { walkWorkspace } from "./workspace-walk.js";
+import { resolveInWorkspace, workspaceRoot } from "./workspace-path.js";
+
+/** Most entries one call returns. */
+export const LIST_MAX_ENTRIES = 1000;
+
+export const ListFilesArguments = z.strictObject({
+  path: z.string().min(1).optional().describe("Directory to list, relative to the workspace (or absolute, inside it). Default: the workspace itself."),
+  glob: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("Only list files whose path relative to `path` matches this glob, e.g. `**/*.ts` or `src/*.{js,json}`. Without it every file and directory is listed."),
+});
+export type ListFilesArguments = z.infer<typeof ListFilesArguments>;
+
+export function createListFilesTool(): Tool<ListFilesArguments> {
+  return {
+    name: "list_files",
+    description:
+      "List the files under a directory of the workspace, recursively, one workspace-relative path per line " +
+      "(directories end with `/`), or only the files matching a glob. Files ignored by .gitignore and the .git " +
+      `directory are left out; symlinks are listed but not followed. At most ${LIST_MAX_ENTRIES} entries; narrow a larger listing with path or glob.`,
+    parameters: ListFilesArguments,
+    annotations: { readOnlyHint: true, destructiveHint: false },
+    source: "builtin",
+    run: (args, context) =>
+      runFileTool(context, { readOnly: true }, async (signal) => {
+        const root = await workspaceRoot(context.cwd);
+        const start = await resolveInWorkspace(context.cwd, args.path ?? ".");
+        if (!start.exists) throw new FileToolError(`"${start.display}" does not exist`);
+        const info = await stat(start.real).catch((error: unknown) => rethrowFsError(error, start.display));
+        if (!info.isDirectory()) throw new FileToolError(`"${start.display}" is not a directory; use read_file to read a file`);
+        const matches = args.glob === undefined ? null : picomatch(args.glob, { dot: true });
+        const listed: string[] = [];
+        let more = false;
+        for await (const entry of walkWorkspace(root, start.real, signal)) {
+          if (matches !== null && (entry.kind === "dir" || !matches(entry.fromStart))) continue;
+          if (listed.length === LIST_MAX_ENTRIES) {
+            more = true;
+            break;
+          }
+          listed.push(entry.kind === "dir" ? `${entry.display}/` : entry.display);
+        }
+        if (listed.length === 0) {
+          const what = args.glob === undefined ? `${start.display} is empty (or holds only ignored files)` : `no files under ${start.display} match ${args.glob}`;
+          return { success: true, output: `[${what}]` };
+        }
+        if (more) listed.push(`[listing stopped at ${LIST_MAX_ENTRIES} entries; list a subdirectory or use a glob to see the rest]`);
+        return { success: true, output: listed.join("\n") };
+      }),
+  };
+}

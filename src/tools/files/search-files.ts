@@ -1,0 +1,139 @@
+/**
+ * search_files: a regular expression over the workspace's text files, as
+ * `path:line:text` lines. Files are taken one at a time with the signal
+ * checked between them, so a search of a huge tree stops when interrupted or
+ * out of time; the regex itself runs under a time limit per file (see
+ * regex-lines.ts). Ignored, binary and very large files are skipped.
+ */
+import { readFile, stat } from "node:fs/promises";
+import picomatch from "picomatch";
+import { z } from "zod";
+import type { Tool } from "../tool.js";
+import { FileToolError, rethrowFsError } from "./file-tool-error.js";
+import { runFileTool, throwIfStopped } from "./file-tool-run.js";
+import { RegexLines, RegexTimeout } from "./regex-lines.js";
+import { BINARY_SNIFF_BYTES, looksBinary } from "./text-file.js";
+import { walkWorkspace, type WalkEntry } from "./workspace-walk.js";
+import { resolveInWorkspace, workspaceRoot } from "./workspace-path.js";
+
+/** Most matching lines one call returns. */
+export const SEARCH_MAX_MATCHES = 200;
+/** Characters kept of a matching line. */
+export const SEARCH_MAX_LINE_CHARS = 300;
+/** Files larger than this are skipped (generated bundles, logs, data). */
+export const SEARCH_MAX_FILE_BYTES = 4 * 1024 * 1024;
+/** Time the pattern may take on one file before the search gives up on it as too slow. */
+const REGEX_FILE_TIME_MS = 1000;
+
+export const SearchFilesArguments = z.strictObject({
+  pattern: z
+    .string()
+    .min(1)
+    .describe("A JavaScript regular expression, matched against each line, e.g. `function\\s+main` or `TODO|FIXME`. No slashes or flags around it."),
+  path: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("Directory (searched recursively) or single file to search, relative to the workspace (or absolute, inside it). Default: the workspace."),
+  glob: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("Only search files whose path relative to `path` matches this glob, e.g. `**/*.ts`."),
+  case_insensitive: z.boolean().optional().describe("Match letters regardless of case. Default false."),
+});
+export type SearchFilesArguments = z.infer<typeof SearchFilesArguments>;
+
+export function createSearchFilesTool(): Tool<SearchFilesArguments> {
+  return {
+    name: "search_files",
+    description:
+      "Search the workspace's text files for lines matching a regular expression (JavaScript syntax). Returns " +
+      "`path:line:text` lines (paths relative to the workspace). Files ignored by .gitignore, the .git directory, " +
+      `binary files and files over ${SEARCH_MAX_FILE_BYTES / 1024 / 1024} MiB are skipped; symlinks are not followed. ` +
+      `At most ${SEARCH_MAX_MATCHES} matches, lines cut at ${SEARCH_MAX_LINE_CHARS} characters; narrow a larger search with path or glob.`,
+    parameters: SearchFilesArguments,
+    annotations: { readOnlyHint: true, destructiveHint: false },
+    source: "builtin",
+    run: (args, context) =>
+      runFileTool(context, { readOnly: true }, async (signal) => {
+        let re: RegExp;
+        try {
+          re = new RegExp(args.pattern, args.case_insensitive ? "i" : "");
+        } catch (error) {
+          const reason = error instanceof Error ? error.message : String(error);
+          throw new FileToolError(`the pattern ${JSON.stringify(args.pattern)} is not a valid regular expression: ${reason}`);
+        }
+        const root = await workspaceRoot(context.cwd);
+        const start = await resolveInWorkspace(context.cwd, args.path ?? ".");
+        if (!start.exists) throw new FileToolError(`"${start.display}" does not exist`);
+        const info = await stat(start.real).catch((error: unknown) => rethrowFsError(error, start.display));
+        const matchesGlob = args.glob === undefined ? () => true : picomatch(args.glob, { dot: true });
+        const files: AsyncIterable<WalkEntry> | WalkEntry[] = info.isDirectory()
+          ? walkWorkspace(root, start.real, signal)
+          : [{ kind: info.isFile() ? "file" : "other", display: start.display, fromStart: start.display.split("/").pop()!, real: start.real }];
+
+        const matcher = new RegexLines(re, SEARCH_MAX_LINE_CHARS);
+        const results: string[] = [];
+        let full = false;
+        let searched = 0;
+        const skipped = { binary: 0, large: 0 };
+        for await (const entry of files) {
+          throwIfStopped(signal);
+          if (entry.kind !== "file" || !matchesGlob(entry.fromStart)) continue;
+          const text = await readText(entry, signal, skipped);
+          if (text === null) continue;
+          searched++;
+          let found;
+          try {
+            found = matcher.match(text, SEARCH_MAX_MATCHES + 1 - results.length, REGEX_FILE_TIME_MS);
+          } catch (error) {
+            if (!(error instanceof RegexTimeout)) throw error;
+            throw new FileToolError(
+              `the pattern ${JSON.stringify(args.pattern)} took over ${REGEX_FILE_TIME_MS} ms on ${entry.display} (nested repetition such as (a+)+ backtracks without end); simplify it`,
+            );
+          }
+          for (const match of found) {
+            if (results.length === SEARCH_MAX_MATCHES) {
+              full = true;
+              break;
+            }
+            const cut = match.length > SEARCH_MAX_LINE_CHARS ? `… [line cut: ${match.length} characters]` : "";
+            results.push(`${entry.display}:${match.line}:${match.text}${cut}`);
+          }
+          if (full) break;
+        }
+
+        const notes: string[] = [];
+        if (full) notes.push(`[stopped at ${SEARCH_MAX_MATCHES} matches; narrow the search with path or glob]`);
+        if (skipped.binary > 0) notes.push(`[${skipped.binary} binary file${skipped.binary === 1 ? "" : "s"} skipped]`);
+        if (skipped.large > 0) notes.push(`[${skipped.large} file${skipped.large === 1 ? "" : "s"} over ${SEARCH_MAX_FILE_BYTES / 1024 / 1024} MiB skipped]`);
+        if (results.length === 0) {
+          return { success: true, output: [`[no matches in ${searched} file${searched === 1 ? "" : "s"} searched]`, ...notes].join("\n") };
+        }
+        return { success: true, output: [...results, ...notes].join("\n") };
+      }),
+  };
+}
+
+/** The file's text, or null (counted in `skipped`) for a binary or large file or one that went away. */
+async function readText(entry: WalkEntry, signal: AbortSignal, skipped: { binary: number; large: number }): Promise<string | null> {
+  let bytes: Buffer;
+  try {
+    const info = await stat(entry.real);
+    if (!info.isFile()) return null;
+    if (info.size > SEARCH_MAX_FILE_BYTES) {
+      skipped.large++;
+      return null;
+    }
+    bytes = await readFile(entry.real, { signal });
+  } catch (error) {
+    throwIfStopped(signal);
+    return null; // Gone or unreadable since the listing: nothing to search in it.
+  }
+  if (looksBinary(bytes.subarray(0, BINARY_SNIFF_BYTES), bytes.length > BINARY_SNIFF_BYTES)) {
+    skipped.binary++;
+    return null;
+  }
+  return bytes.toString("utf8");
+}
