@@ -7,6 +7,7 @@
  */
 import type { z } from "zod";
 import type { ErrorCodeName } from "./errors.js";
+import * as A from "./assets.js";
 import * as C from "./conversation.js";
 import * as E from "./events.js";
 import * as G from "./generation.js";
@@ -93,7 +94,15 @@ export const requests = {
   "message.append": {
     params: M.MessageAppendParams,
     result: M.MessageAppendResult,
-    description: "Append a user or system message. Answered once it is stored; subscribers get `message_added`.",
+    description:
+      "Append a user or system message, with optional attachments (workspace text files, whole or a line range, and images uploaded with asset.upload). Answered once it is stored; subscribers get `message_added`.",
+    errors: [...NOT_FOUND, "STORAGE_ERROR", "LIMIT_EXCEEDED"],
+  },
+  "asset.upload": {
+    params: A.AssetUploadParams,
+    result: A.AssetUploadResult,
+    description:
+      "Store an image (PNG, JPEG, GIF or WebP, recognised from its bytes) with a conversation, to attach to messages by its id. Assets are deleted with their conversation.",
     errors: [...NOT_FOUND, "STORAGE_ERROR"],
   },
   step: {

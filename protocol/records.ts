@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { Attachment, MAX_ATTACHMENTS } from "./attachments.js";
 
 /**
  * What a conversation id may look like. Ids become folder names in the store,
@@ -113,6 +114,11 @@ export const MessageRecord = z
     role: MessageRole,
     content: z.string().describe("Text content of the message."),
     binaryContent: z.array(BinaryContent).optional().describe("Binary attachments, if any."),
+    attachments: z
+      .array(Attachment)
+      .max(MAX_ATTACHMENTS)
+      .optional()
+      .describe("For user messages: the files and images attached with message.append, in the order given. Absent when there are none."),
     reasoning: z
       .string()
       .optional()

@@ -36,6 +36,9 @@ function gatedHandle(): ConversationHandle & { release(): void; reservations: nu
     append: async () => {},
     replaceRecord: async () => {},
     update: async () => {},
+    putAsset: async () => {},
+    assetInfo: async () => undefined,
+    readAsset: async () => undefined,
     reserveSeq(upTo: number) {
       this.reservations.push(upTo);
       return new Promise<void>((resolve) => waiting.push({ upTo, resolve }));

@@ -32,6 +32,8 @@ import {
   type ConversationUnsubscribeResult,
   type MessageAppendParams,
   type MessageAppendResult,
+  type AssetUploadParams,
+  type AssetUploadResult,
   type StepParams,
   type StepResult,
   type InterruptParams,
@@ -122,13 +124,26 @@ export interface ConversationMethods {
 /** The message.* requests, as `client.message.<name>(...)`. */
 export interface MessageMethods {
   /**
-   * `message.append`: Append a user or system message. Answered once it is stored; subscribers get
-   * `message_added`.
+   * `message.append`: Append a user or system message, with optional attachments (workspace text
+   * files, whole or a line range, and images uploaded with asset.upload). Answered once it is
+   * stored; subscribers get `message_added`.
+   *
+   * Errors: NOT_INITIALIZED (-32001), CONVERSATION_NOT_FOUND (-32010), STORAGE_ERROR (-32040),
+   * LIMIT_EXCEEDED (-32050), INVALID_PARAMS (-32602).
+   */
+  append(params: MessageAppendParams, options?: RequestOptions): Promise<MessageAppendResult>;
+}
+
+/** The asset.* requests, as `client.asset.<name>(...)`. */
+export interface AssetMethods {
+  /**
+   * `asset.upload`: Store an image (PNG, JPEG, GIF or WebP, recognised from its bytes) with a
+   * conversation, to attach to messages by its id. Assets are deleted with their conversation.
    *
    * Errors: NOT_INITIALIZED (-32001), CONVERSATION_NOT_FOUND (-32010), STORAGE_ERROR (-32040),
    * INVALID_PARAMS (-32602).
    */
-  append(params: MessageAppendParams, options?: RequestOptions): Promise<MessageAppendResult>;
+  upload(params: AssetUploadParams, options?: RequestOptions): Promise<AssetUploadResult>;
 }
 
 /** The tool.* requests, as `client.tool.<name>(...)`. */
@@ -201,6 +216,11 @@ export class AgentwireClient extends AgentwireClientBase {
   /** message.* requests. */
   readonly message: MessageMethods = {
     append: (params, options) => this.request("message.append", params, options),
+  };
+
+  /** asset.* requests. */
+  readonly asset: AssetMethods = {
+    upload: (params, options) => this.request("asset.upload", params, options),
   };
 
   /**

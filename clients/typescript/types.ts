@@ -73,6 +73,57 @@ export interface MessageRecord {
     /** Base64-encoded bytes. */
     data: string;
   }>;
+  /**
+   * For user messages: the files and images attached with message.append, in the order given.
+   * Absent when there are none.
+   *
+   * @maxItems 20
+   */
+  attachments?: Array<{
+    /** Discriminator: a text file from the workspace. */
+    type: "file";
+    /** The file's path relative to the workspace, with / separators, as the model sees it. */
+    path: string;
+    /** The lines included; absent when the whole file is. */
+    lines?: {
+      /**
+       * First line included.
+       *
+       * @integer
+       * @minimum 1
+       */
+      start: number;
+      /**
+       * Last line included.
+       *
+       * @integer
+       * @minimum 1
+       */
+      end: number;
+    };
+    /** The text as read when the message was appended. */
+    content: string;
+  } | {
+    /** Discriminator: an uploaded image. */
+    type: "image";
+    /**
+     * Asset id, as returned by asset.upload (e.g. "a_Qm9vZ…").
+     *
+     * @pattern ^a_[A-Za-z0-9_-]{1,100}$
+     */
+    assetId: string;
+    /** Image type, as recognised from the bytes themselves (PNG, JPEG, GIF or WebP). */
+    mimeType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+    /**
+     * Size of the image in bytes.
+     *
+     * @integer
+     * @minimum 0
+     */
+    size: number;
+    /** The name given at upload, if any. */
+    name?: string;
+  }>;
   /** Reasoning ("thinking") text the model streamed before or alongside its answer. */
   reasoning?: string;
   /** For assistant messages: the tool calls the model requested, in order. */
@@ -796,7 +847,7 @@ export interface ConversationUnsubscribeParams {
  */
 export type ConversationUnsubscribeResult = Record<string, never>;
 
-/** Parameters of message.append. Attachments come in a later protocol version. */
+/** Parameters of message.append. */
 export interface MessageAppendParams {
   /**
    * Conversation id, as returned by conversation.create (e.g. "c_7f3a…"): 1–128 of A–Z, a–z, 0–9, _
@@ -816,6 +867,55 @@ export interface MessageAppendParams {
    * @maxLength 4000000
    */
   content: string;
+  /**
+   * Files from the workspace and uploaded images, for user messages only; at most 20. Files are
+   * read now and stored with the message (at most 256 KiB each; the message text and all file
+   * contents together count toward the server's maxMessageBytes). Images are referenced by the id
+   * asset.upload returned (at most 5 MiB each). A problem with one is refused with -32602 naming
+   * it, e.g. `attachments[1].path`.
+   *
+   * @maxItems 20
+   */
+  attachments?: Array<{
+    /** Discriminator: a text file from the workspace. */
+    type: "file";
+    /**
+     * Path of a text file inside the conversation's workspace (relative to it, or absolute within
+     * it). `..` out of the workspace, absolute paths elsewhere and symlinks leading outside are
+     * refused.
+     *
+     * @minLength 1
+     * @maxLength 4096
+     */
+    path: string;
+    /** Only these lines; omit for the whole file. */
+    lines?: {
+      /**
+       * First line included, counting from 1.
+       *
+       * @integer
+       * @minimum 1
+       */
+      start: number;
+      /**
+       * Last line included (inclusive). An end past the last line is taken as the last line; the
+       * stored range says what was included.
+       *
+       * @integer
+       * @minimum 1
+       */
+      end: number;
+    };
+  } | {
+    /** Discriminator: an image uploaded with asset.upload. */
+    type: "image";
+    /**
+     * Asset id, as returned by asset.upload (e.g. "a_Qm9vZ…").
+     *
+     * @pattern ^a_[A-Za-z0-9_-]{1,100}$
+     */
+    assetId: string;
+  }>;
 }
 
 /**
@@ -824,6 +924,61 @@ export interface MessageAppendParams {
  * A chat message stored in a conversation.
  */
 export type MessageAppendResult = MessageRecord;
+
+/** Parameters of asset.upload. */
+export interface AssetUploadParams {
+  /**
+   * Conversation id, as returned by conversation.create (e.g. "c_7f3a…"): 1–128 of A–Z, a–z, 0–9, _
+   * and -.
+   *
+   * @pattern ^[A-Za-z0-9_-]{1,128}$
+   */
+  conversationId: string;
+  /**
+   * The type the client believes the image has. The server recognises the type from the bytes; a
+   * declared type that disagrees is refused.
+   */
+  mimeType?: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+  /**
+   * The image bytes, base64-encoded (standard alphabet, padding optional). At most 5 MiB decoded —
+   * but the whole frame must also fit the server's frame limit (--max-payload, 4 MiB by default),
+   * which caps an upload at about 3 MiB of image unless the limit is raised.
+   *
+   * @minLength 1
+   * @maxLength 6990508
+   */
+  data: string;
+  /**
+   * A name to show for the image (e.g. its file name); kept with the asset.
+   *
+   * @minLength 1
+   * @maxLength 255
+   */
+  name?: string;
+}
+
+/**
+ * Result of `asset.upload`.
+ *
+ * The stored asset: reference it in message.append as {type: "image", assetId}.
+ */
+export interface AssetUploadResult {
+  /**
+   * Asset id, as returned by asset.upload (e.g. "a_Qm9vZ…").
+   *
+   * @pattern ^a_[A-Za-z0-9_-]{1,100}$
+   */
+  assetId: string;
+  /** Image type, as recognised from the bytes themselves (PNG, JPEG, GIF or WebP). */
+  mimeType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+  /**
+   * Size of the stored image in bytes.
+   *
+   * @integer
+   * @minimum 1
+   */
+  size: number;
+}
 
 /** Parameters of step: run the agent on the conversation until the model answers without tools. */
 export interface StepParams {
@@ -1208,8 +1363,16 @@ export interface RequestMap {
    * `conversation.unsubscribe`: Stop receiving the conversation's notifications on this connection.
    */
   "conversation.unsubscribe": { params: ConversationUnsubscribeParams; result: ConversationUnsubscribeResult };
-  /** `message.append`: Append a user or system message. */
+  /**
+   * `message.append`: Append a user or system message, with optional attachments (workspace text
+   * files, whole or a line range, and images uploaded with asset.upload).
+   */
   "message.append": { params: MessageAppendParams; result: MessageAppendResult };
+  /**
+   * `asset.upload`: Store an image (PNG, JPEG, GIF or WebP, recognised from its bytes) with a
+   * conversation, to attach to messages by its id.
+   */
+  "asset.upload": { params: AssetUploadParams; result: AssetUploadResult };
   /**
    * `step`: Run the agent: call the model with the conversation, offer its tool calls for
    * confirmation, run them, and repeat until the model answers without tools or maxIterations is

@@ -1,11 +1,18 @@
 import type { ConversationRecord, MessageRecord, ToolCallRecord } from "../../protocol/index.js";
-import type { ChatMessage, ChatToolCall } from "../llm/chat-message.js";
+import { textWithFiles } from "../attachments/file-block.js";
+import type { ChatMessage, ChatToolCall, ChatUserPart } from "../llm/chat-message.js";
 
 export interface LlmContextOptions {
   /** How many of the most recent tool calls reach the model in full. */
   toolHistoryRounds: number;
   /** The conversation's system prompt; null, undefined or "" for none. */
   system?: string | null;
+  /**
+   * Data URLs of the images attached to messages, by asset id (see
+   * loadContextImages). An attached image missing here reaches the model as
+   * a note in the text instead.
+   */
+  images?: ReadonlyMap<string, string>;
 }
 
 /** Output of a call whose record is missing or still pending (e.g. interrupted before it ran). */
@@ -34,7 +41,11 @@ interface PairedCall {
  *   where they are.
  * - Notice records (`notice` set, e.g. "max_iterations") are written for
  *   humans and are left out. So is `reasoning` (providers reject or ignore it
- *   in requests) and `binaryContent` (ChatMessage carries text only).
+ *   in requests) and `binaryContent` (legacy; attachments replace it).
+ * - A user message's attachments: its files as tagged blocks after the text
+ *   (`<file path="…" lines="…">`), its images as image_url parts after the
+ *   text part. Attachments belong to messages, never to tool calls, so tool
+ *   history truncation never removes them.
  * - An assistant message's tool calls are answered, right after it, by one
  *   `tool` message each, whatever happened to them: the request must be valid
  *   for the OpenAI API even when a call was interrupted, never stored, or its
@@ -62,6 +73,10 @@ export function buildLlmContext(records: readonly ConversationRecord[], options:
   let ordinal = 0;
   for (const record of records) {
     if (record.type !== "message" || record.notice !== undefined) continue;
+    if (record.role === "user") {
+      messages.push(userMessage(record, options.images));
+      continue;
+    }
     if (record.role !== "assistant") {
       messages.push({ role: record.role, content: record.content });
       continue;
@@ -94,6 +109,23 @@ export function buildLlmContext(records: readonly ConversationRecord[], options:
     messages.push(...answers);
   }
   return messages;
+}
+
+/** Text with its file blocks; a content array when images are attached. */
+function userMessage(record: MessageRecord, images: ReadonlyMap<string, string> | undefined): ChatMessage {
+  const attachments = record.attachments ?? [];
+  if (attachments.length === 0) return { role: "user", content: record.content };
+  const files = attachments.filter((a) => a.type === "file");
+  let text = textWithFiles(record.content, files);
+  const parts: ChatUserPart[] = [];
+  for (const attachment of attachments) {
+    if (attachment.type !== "image") continue;
+    const url = images?.get(attachment.assetId);
+    if (url) parts.push({ type: "image_url", image_url: { url } });
+    else text += `${text === "" ? "" : "\n\n"}[image ${attachment.name ?? attachment.assetId} is no longer available]`;
+  }
+  if (parts.length === 0) return { role: "user", content: text };
+  return { role: "user", content: text === "" ? parts : [{ type: "text", text }, ...parts] };
 }
 
 /** For each assistant message with tool calls: its calls (duplicates removed), each with its record if any. */

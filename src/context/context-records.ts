@@ -68,6 +68,8 @@ export async function readContextRecords(
         continue;
       }
       bytes += record.content.length;
+      // Attached files reach the model as text; images are counted when they are loaded (loadContextImages).
+      for (const attachment of record.attachments ?? []) if (attachment.type === "file") bytes += attachment.content.length;
       out.push(record);
       if (record.role !== "assistant" || record.notice !== undefined || !record.toolCalls?.length) continue;
       const seen = new Set<string>();

@@ -7,6 +7,7 @@
  * to disk.
  */
 import { ErrorCodes, type MessageRecord, type ToolCallRecord } from "../../protocol/index.js";
+import { loadContextImages } from "../attachments/context-images.js";
 import { buildLlmContext, DECLINED_TEXT } from "../context/build-llm-context.js";
 import { ContextTooLargeError, readContextRecords } from "../context/context-records.js";
 import { newId } from "../ids.js";
@@ -152,9 +153,11 @@ class Loop {
       conversation.settings.toolHistoryRounds,
       this.deps.maxContextBytes,
     );
+    const images = await loadContextImages(records, (assetId) => handle.readAsset(assetId), this.deps.maxContextBytes);
     const messages = buildLlmContext(records, {
       toolHistoryRounds: conversation.settings.toolHistoryRounds,
       system: conversation.system ?? undefined,
+      images,
     });
     this.runtime.publish("generation_started", { generationId: this.generation.id, model: this.generation.model, iteration });
     const reply: ModelReply = { text: "", reasoning: "" };

@@ -1,6 +1,7 @@
 import type { RequestContext } from "../app.js";
 import type { HandlerTable } from "../rpc/dispatcher.js";
 import * as agent from "./agent-handlers.js";
+import * as asset from "./asset-handlers.js";
 import * as conversation from "./conversation-handlers.js";
 import * as message from "./message-handlers.js";
 import * as session from "./session-handlers.js";
@@ -17,6 +18,7 @@ export const handlers: HandlerTable<RequestContext> = {
   "conversation.subscribe": conversation.conversationSubscribe,
   "conversation.unsubscribe": conversation.conversationUnsubscribe,
   "message.append": message.messageAppend,
+  "asset.upload": asset.assetUpload,
   step: agent.step,
   interrupt: agent.interrupt,
   "tool.confirm": agent.toolConfirm,

@@ -1,19 +1,34 @@
 import type { MessageRecord } from "../../protocol/index.js";
 import type { RequestContext } from "../app.js";
+import { resolveAttachments } from "../attachments/resolve-attachments.js";
 import { newId } from "../ids.js";
 import type { HandlerTable } from "../rpc/dispatcher.js";
+import { RpcError } from "../rpc/rpc-error.js";
 import { checkTextSize } from "./text-size.js";
 
 type Handlers = HandlerTable<RequestContext>;
 
 export const messageAppend: Handlers["message.append"] = async (params, { app }) => {
   checkTextSize("content", params.content, app.config.maxMessageBytes);
+  const inputs = params.attachments ?? [];
+  // Images are not allowed in system messages by the chat API; files there would be read as instructions.
+  if (inputs.length > 0 && params.role !== "user") throw RpcError.invalidParam("attachments", "only user messages carry attachments");
   const runtime = await app.hub.get(params.conversationId);
+  const attachments =
+    inputs.length > 0
+      ? await resolveAttachments(inputs, {
+          workspace: runtime.handle.conversation.workspace ?? process.cwd(),
+          handle: runtime.handle,
+          contentBytes: Buffer.byteLength(params.content, "utf8"),
+          maxMessageBytes: app.config.maxMessageBytes,
+        })
+      : [];
   const record: MessageRecord = {
     type: "message",
     id: newId("r"),
     role: params.role,
     content: params.content,
+    ...(attachments.length > 0 ? { attachments } : {}),
     timestamp: new Date().toISOString(),
   };
   runtime.assertLive();

@@ -9,8 +9,11 @@ export interface ChatToolCall {
   function: { name: string; arguments: string };
 }
 
+/** A piece of a user message: text, or an image given as a URL (a data: URL for uploaded images). */
+export type ChatUserPart = { type: "text"; text: string } | { type: "image_url"; image_url: { url: string } };
+
 export type ChatMessage =
   | { role: "system"; content: string }
-  | { role: "user"; content: string }
+  | { role: "user"; content: string | ChatUserPart[] }
   | { role: "assistant"; content: string | null; tool_calls?: ChatToolCall[] }
   | { role: "tool"; tool_call_id: string; content: string };

@@ -1,4 +1,14 @@
-import type { Conversation, ConversationRecord, ToolCallRecord } from "../../protocol/index.js";
+import type { Conversation, ConversationRecord, ImageMimeType, ToolCallRecord } from "../../protocol/index.js";
+
+/** What the store keeps about an asset besides its bytes. */
+export interface AssetInfo {
+  assetId: string;
+  mimeType: ImageMimeType;
+  /** Bytes. */
+  size: number;
+  name?: string;
+  createdAt: string;
+}
 
 /**
  * One open conversation, as the store hands it out (at most one handle per
@@ -43,6 +53,17 @@ export interface ConversationHandle {
   update(conversation: Conversation): Promise<void>;
   /** Durable once resolved; lowering it is a no-op. */
   reserveSeq(upTo: number): Promise<void>;
+  /**
+   * Stores an asset (an uploaded image) with the conversation. Durable once
+   * resolved; a write that fails rejects with StoreFileError and leaves no
+   * file. Assets are not records: they are read only when a model request
+   * needs them, and they are removed by the store's `delete`.
+   */
+  putAsset(info: AssetInfo, bytes: Uint8Array): Promise<void>;
+  /** The asset's metadata; undefined when the conversation has no asset with this id. */
+  assetInfo(assetId: string): Promise<AssetInfo | undefined>;
+  /** The asset's metadata and bytes; undefined when the conversation has no asset with this id. */
+  readAsset(assetId: string): Promise<{ info: AssetInfo; bytes: Buffer } | undefined>;
 }
 
 export interface DamagedConversation {
@@ -77,7 +98,7 @@ export interface ConversationStore {
   get(id: string): Promise<ConversationHandle | undefined>;
   /** Newest first by creation. `cursor` is opaque; a malformed one throws InvalidCursorError. */
   list(options: { limit: number; cursor?: string }): Promise<ConversationPage>;
-  /** Removes it, damaged or not. */
+  /** Removes it, damaged or not, with its assets. */
   delete(id: string): Promise<boolean>;
   /**
    * Drop the conversation from memory once its writes are on disk; the

@@ -1,7 +1,8 @@
 import { join } from "node:path";
 import type { Conversation, ConversationRecord, ToolCallRecord } from "../../protocol/index.js";
 import { CommitQueue, settleGroup, type Queued } from "./commit-queue.js";
-import type { ConversationDamagedError, ConversationHandle } from "./conversation-store.js";
+import type { AssetInfo, ConversationDamagedError, ConversationHandle } from "./conversation-store.js";
+import { LowdbAssets } from "./lowdb-assets.js";
 import { isAssistantMessage, jsonSize, stateOf, type HandleState, type OpenCall } from "./lowdb-conversation-load.js";
 import { META_FILE, checkSegment, readJsonFile, segmentFileName, type MetaData, type SegmentData } from "./lowdb-file-checks.js";
 import { LowdbFile } from "./lowdb-file.js";
@@ -48,6 +49,7 @@ export class LowdbConversationHandle implements ConversationHandle {
   readonly #ctx: HandleContext;
   readonly #owner: number;
   readonly #meta: LowdbFile<MetaData>;
+  readonly #assets: LowdbAssets;
   readonly #queue = new CommitQueue<Op>((queue) => this.#step(queue));
   #state: HandleState;
   /** Meta on disk lags the committed state (its write failed after the segment's succeeded). */
@@ -61,6 +63,7 @@ export class LowdbConversationHandle implements ConversationHandle {
     this.#ctx = ctx;
     this.#owner = ctx.cache.newOwner();
     this.#meta = new LowdbFile<MetaData>(join(ctx.dir, META_FILE));
+    this.#assets = new LowdbAssets(ctx.dir);
     this.#state = state;
     this.#metaBehind = metaBehind;
     if (tail) ctx.cache.put(this.#owner, tail.segment, tail.value);
@@ -136,6 +139,21 @@ export class LowdbConversationHandle implements ConversationHandle {
     return this.#push({ kind: "reserve", upTo });
   }
 
+  putAsset(info: AssetInfo, bytes: Uint8Array): Promise<void> {
+    if (this.#retired !== null) return Promise.reject(new Error(`cannot change conversation: ${this.#retired}`));
+    return this.#assets.put(info, bytes);
+  }
+
+  async assetInfo(assetId: string): Promise<AssetInfo | undefined> {
+    this.#assertUsable("read");
+    return this.#assets.info(assetId);
+  }
+
+  async readAsset(assetId: string): Promise<{ info: AssetInfo; bytes: Buffer } | undefined> {
+    this.#assertUsable("read");
+    return this.#assets.read(assetId);
+  }
+
   /**
    * Ends the handle: later calls fail; resolves once the mutations queued
    * before are settled. With `flush`, a meta file left behind by a failed
@@ -143,7 +161,8 @@ export class LowdbConversationHandle implements ConversationHandle {
    */
   async retire(reason: string, flush: boolean): Promise<void> {
     this.#retired ??= reason;
-    await this.#queue.idle();
+    // Asset writes too: a deletion removes the folder only after them.
+    await Promise.all([this.#queue.idle(), this.#assets.idle()]);
     if (flush && this.#metaBehind) {
       await this.#meta.write(this.#metaData(this.#state)).then(
         () => (this.#metaBehind = false),

@@ -1,5 +1,5 @@
 import type { Conversation, ConversationRecord, ToolCallRecord } from "../../protocol/index.js";
-import type { ConversationHandle, ConversationPage, ConversationStore, DamagedConversation } from "./conversation-store.js";
+import type { AssetInfo, ConversationHandle, ConversationPage, ConversationStore, DamagedConversation } from "./conversation-store.js";
 import { isValidConversationId } from "./conversation-id.js";
 import { compareNewestFirst, selectPage, toPage } from "./list-page.js";
 
@@ -61,6 +61,8 @@ class MemoryConversationHandle implements ConversationHandle {
   openToolCalls: readonly ToolCallRecord[] = [];
   readonly #records: ConversationRecord[] = [];
   readonly #positions = new Map<string, number>();
+  /** Assets live and die with the handle: deleting the conversation drops them. */
+  readonly #assets = new Map<string, { info: AssetInfo; bytes: Buffer }>();
 
   constructor(conversation: Conversation) {
     this.conversation = conversation;
@@ -111,6 +113,22 @@ class MemoryConversationHandle implements ConversationHandle {
   async reserveSeq(upTo: number): Promise<void> {
     await settle();
     this.seqReserved = Math.max(this.seqReserved, upTo);
+  }
+
+  async putAsset(info: AssetInfo, bytes: Uint8Array): Promise<void> {
+    await settle();
+    // A copy: the caller's buffer may be reused.
+    this.#assets.set(info.assetId, { info: { ...info }, bytes: Buffer.from(bytes) });
+  }
+
+  async assetInfo(assetId: string): Promise<AssetInfo | undefined> {
+    const asset = this.#assets.get(assetId);
+    return asset && { ...asset.info };
+  }
+
+  async readAsset(assetId: string): Promise<{ info: AssetInfo; bytes: Buffer } | undefined> {
+    const asset = this.#assets.get(assetId);
+    return asset && { info: { ...asset.info }, bytes: Buffer.from(asset.bytes) };
   }
 
   /** The tool calls after the last assistant message. */
