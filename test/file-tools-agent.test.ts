@@ -81,10 +81,10 @@ it("a write outside the workspace fails as tool_failed, the model is told why, a
 
   const failed = events.of("tool_failed")[0]!.record;
   expect(failed).toMatchObject({ toolName: "write_file", status: "failed", success: false });
-  expect(failed.result).toMatch(/"\.\.\/escaped\.txt" is outside the workspace/);
+  expect(failed.result).toMatch(/"\.\.\/escaped\.txt" is outside the conversation's workspace/);
   expect(failed.diff).toBeUndefined();
   expect(events.of("tool_completed")).toEqual([]);
   await expect(readFile(outside)).rejects.toMatchObject({ code: "ENOENT" });
   expect(await readdir(base)).toEqual(["ws"]);
-  expect(fx.fake.requests[1]!.messages.at(-1).content).toMatch(/outside the workspace/);
+  expect(fx.fake.requests[1]!.messages.at(-1).content).toMatch(/outside the conversation's workspace/);
 });

@@ -76,18 +76,18 @@ describe("confinement to the workspace", () => {
     for (const path of ["../outside/secret.txt", join(outside, "secret.txt"), "sub/../../outside/secret.txt"]) {
       const read = await call("read_file", { path });
       expect(read.success).toBe(false);
-      expect(read.output).toMatch(/outside the workspace/);
+      expect(read.output).toMatch(/outside the conversation's workspace/);
       expect(read.output).not.toContain("top secret");
     }
     const write = await call("write_file", { path: "../outside/new.txt", content: "x" });
-    expect(write).toMatchObject({ success: false, output: expect.stringMatching(/outside the workspace/) });
+    expect(write).toMatchObject({ success: false, output: expect.stringMatching(/outside the conversation's workspace/) });
     const edit = await call("edit_file", { path: join(outside, "secret.txt"), old_string: "top", new_string: "no" });
     expect(edit.success).toBe(false);
     expect(await readdir(outside)).toEqual(["secret.txt"]);
     expect(await readFile(join(outside, "secret.txt"), "utf8")).toBe("top secret\n");
     // Listing or searching outside is refused the same way.
-    expect((await call("list_files", { path: ".." })).output).toMatch(/outside the workspace/);
-    expect((await call("search_files", { pattern: "secret", path: outside })).output).toMatch(/outside the workspace/);
+    expect((await call("list_files", { path: ".." })).output).toMatch(/outside the conversation's workspace/);
+    expect((await call("search_files", { pattern: "secret", path: outside })).output).toMatch(/outside the conversation's workspace/);
     // An absolute path inside the workspace, and .. that stays inside, are fine.
     await put("a.txt", "alpha\n");
     expect((await call("read_file", { path: join(ws, "a.txt") })).output).toContain("alpha");
@@ -97,7 +97,7 @@ describe("confinement to the workspace", () => {
   it("refuses a real symlink to a file outside: no read, no write, no edit, the target untouched", async () => {
     await symlink(join(outside, "secret.txt"), join(ws, "link.txt"));
     const read = await call("read_file", { path: "link.txt" });
-    expect(read).toMatchObject({ success: false, output: expect.stringMatching(/leads outside the workspace through a symlink/) });
+    expect(read).toMatchObject({ success: false, output: expect.stringMatching(/leads outside the conversation's workspace \(through a symlink\)/) });
     expect(read.output).not.toContain("top secret");
     expect((await call("write_file", { path: "link.txt", content: "overwritten" })).success).toBe(false);
     expect((await call("edit_file", { path: "link.txt", old_string: "top", new_string: "no" })).success).toBe(false);

@@ -1,14 +1,14 @@
 import { constants } from "node:fs";
-import { open, realpath, type FileHandle } from "node:fs/promises";
-import { isAbsolute, relative, resolve, sep } from "node:path";
+import { open, type FileHandle } from "node:fs/promises";
+import { resolve } from "node:path";
+import { FileToolError } from "../tools/files/file-tool-error.js";
+import { resolveInWorkspace } from "../tools/files/workspace-path.js";
 
 /**
  * Reading a workspace text file for an attachment, confined to the
- * workspace the way the file tools are: a path that leaves it — by `..`, as
- * an absolute path elsewhere, or through a symlink — is refused.
- *
- * (The file tools have their own confinement, src/tools/files/workspace-path.ts,
- * written in parallel; the two are meant to become one.)
+ * workspace by the file tools' own check (src/tools/files/workspace-path.ts):
+ * a path that leaves it — by `..`, as an absolute path elsewhere, or through
+ * a symlink — is refused.
  */
 
 /** A problem with one attachment, for the param it concerns (`path`, `lines.start`, `lines.end`). */
@@ -43,35 +43,19 @@ const CHUNK = 64 * 1024;
 
 /**
  * The file at `requested` (relative to `workspace`, or absolute inside it),
- * with its real path checked to be inside the workspace's real path.
+ * confined by the same check as the file tools (resolveInWorkspace), which
+ * must find an existing file here.
  */
 export async function confineToWorkspace(workspace: string, requested: string): Promise<{ real: string; relative: string }> {
-  if (requested.includes("\0")) throw new WorkspaceFileError("path", "contains a NUL character");
-  const root = resolve(workspace);
-  const absolute = resolve(root, requested);
-  const lexical = relative(root, absolute);
-  if (escapes(lexical)) throw new WorkspaceFileError("path", `"${requested}" is outside the conversation's workspace`);
-  let realRoot: string;
-  let real: string;
+  let found;
   try {
-    realRoot = await realpath(root);
-  } catch {
-    throw new WorkspaceFileError("path", "the conversation's workspace does not exist");
-  }
-  try {
-    real = await realpath(absolute);
+    found = await resolveInWorkspace(resolve(workspace), requested);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new WorkspaceFileError("path", code === "ENOENT" || code === "ENOTDIR" ? `"${requested}" does not exist in the workspace` : `"${requested}" cannot be opened (${code ?? "error"})`);
+    if (error instanceof FileToolError) throw new WorkspaceFileError("path", error.message);
+    throw error;
   }
-  if (escapes(relative(realRoot, real))) {
-    throw new WorkspaceFileError("path", `"${requested}" leads outside the conversation's workspace (through a symlink)`);
-  }
-  return { real, relative: lexical.split(sep).join("/") };
-}
-
-function escapes(rel: string): boolean {
-  return rel === "" || rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel);
+  if (!found.exists) throw new WorkspaceFileError("path", `"${requested}" does not exist in the workspace`);
+  return { real: found.real, relative: found.display };
 }
 
 /**

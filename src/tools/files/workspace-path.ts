@@ -49,14 +49,14 @@ export async function resolveInWorkspace(cwd: string, input: string): Promise<Wo
   const viaCwd = inside(cwd, lexical);
   const viaRoot = inside(root, lexical);
   if (viaCwd === null && viaRoot === null) {
-    throw new FileToolError(`"${input}" is outside the workspace; file tools only reach paths inside it`);
+    throw new FileToolError(`"${input}" is outside the conversation's workspace`);
   }
   const display = toDisplay((viaCwd ?? viaRoot)!);
   const onDisk = viaCwd !== null ? join(root, viaCwd) : lexical;
 
   const real = await realpathOrMissing(onDisk, input);
   if (real !== null) {
-    if (inside(root, real) === null) throw new FileToolError(`"${input}" leads outside the workspace through a symlink`);
+    if (inside(root, real) === null) throw new FileToolError(`"${input}" leads outside the conversation's workspace (through a symlink)`);
     return { real, display, exists: true };
   }
   // Nothing there. A dangling symlink would send a write wherever it points: refuse it.
@@ -70,7 +70,7 @@ export async function resolveInWorkspace(cwd: string, input: string): Promise<Wo
     const realAncestor = await realpathOrMissing(ancestor, input);
     if (realAncestor !== null) {
       if (inside(root, realAncestor) === null) {
-        throw new FileToolError(`"${input}" leads outside the workspace through a symlink`);
+        throw new FileToolError(`"${input}" leads outside the conversation's workspace (through a symlink)`);
       }
       return { real: join(realAncestor, ...missing), display, exists: false };
     }
