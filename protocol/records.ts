@@ -91,7 +91,9 @@ export const ConversationSettings = z
     approval: ApprovalMode.optional().describe(
       `${ApprovalMode.description} Default "${DEFAULT_CONVERSATION_SETTINGS.approval}" (also when absent, in conversations stored before this setting).`,
     ),
-    toolPolicy: ToolPolicy.optional().describe(`${ToolPolicy.description} Default {} (no overrides).`),
+    toolPolicy: ToolPolicy.optional().describe(
+      `${ToolPolicy.description} conversation.update replaces the whole map. Default {} (no overrides).`,
+    ),
     confirmTimeoutMs: z
       .number()
       .int()

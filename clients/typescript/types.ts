@@ -202,7 +202,8 @@ export interface ConversationSettings {
   /**
    * Per-tool overrides of settings.approval, by tool name. A key ending in * matches every tool
    * whose name starts with what comes before it (e.g. "mcp__github__*"); an exact name beats a
-   * prefix, and the longest matching prefix beats shorter ones. Default {} (no overrides).
+   * prefix, and the longest matching prefix beats shorter ones. conversation.update replaces the
+   * whole map. Default {} (no overrides).
    */
   toolPolicy?: Record<string, "always" | "ask" | "never">;
   /**
@@ -577,7 +578,8 @@ export interface ConversationCreateParams {
     /**
      * Per-tool overrides of settings.approval, by tool name. A key ending in * matches every tool
      * whose name starts with what comes before it (e.g. "mcp__github__*"); an exact name beats a
-     * prefix, and the longest matching prefix beats shorter ones. Default {} (no overrides).
+     * prefix, and the longest matching prefix beats shorter ones. conversation.update replaces the
+     * whole map. Default {} (no overrides).
      */
     toolPolicy?: Record<string, "always" | "ask" | "never">;
     /**
@@ -758,7 +760,8 @@ export interface ConversationUpdateParams {
     /**
      * Per-tool overrides of settings.approval, by tool name. A key ending in * matches every tool
      * whose name starts with what comes before it (e.g. "mcp__github__*"); an exact name beats a
-     * prefix, and the longest matching prefix beats shorter ones. Default {} (no overrides).
+     * prefix, and the longest matching prefix beats shorter ones. conversation.update replaces the
+     * whole map. Default {} (no overrides).
      */
     toolPolicy?: Record<string, "always" | "ask" | "never">;
     /**
