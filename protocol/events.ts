@@ -79,6 +79,12 @@ export const ToolPendingNotification = GenerationEventBase.extend({
   autoConfirmed: z
     .boolean()
     .describe("True when auto-confirm will run it at once (tool_executing follows without a tool.confirm)."),
+  autoReason: z
+    .enum(["policy", "budget"])
+    .optional()
+    .describe(
+      "Present when autoConfirmed: why it runs without asking. policy: the conversation's settings.approval / settings.toolPolicy allow it (no prompt to show, and no auto-confirm budget used); budget: the step's autoConfirm or tool.confirm \"auto\" count allowed it (one unit used).",
+    ),
 }).describe("The model proposed a tool call; unless autoConfirmed, it waits for tool.confirm.");
 
 export const ToolExecutingNotification = GenerationEventBase.extend({
@@ -103,9 +109,9 @@ export const ToolFailedNotification = GenerationEventBase.extend({
 export const ToolSkippedNotification = GenerationEventBase.extend({
   record: ToolCallRecord.describe("The tool call record, now skipped."),
   reason: z
-    .enum(["user", "interrupted", "max_iterations"])
+    .enum(["user", "interrupted", "max_iterations", "timeout"])
     .describe(
-      "user: declined with tool.confirm skip; interrupted: an interrupt ended the generation; max_iterations: the step reached maxIterations, so no model call would see the result.",
+      "user: declined with tool.confirm skip; interrupted: an interrupt ended the generation; max_iterations: the step reached maxIterations, so no model call would see the result; timeout: nobody decided within settings.confirmTimeoutMs (the generation goes on).",
     ),
 }).describe("A tool call will not run.");
 

@@ -22,7 +22,46 @@ export const Timestamp = z.iso
   .describe("ISO-8601 UTC timestamp with milliseconds, e.g. \"2026-11-22T04:52:41.123Z\".");
 
 /** Settings a conversation gets unless it names others (toolTimeoutMs: unless the server's --tool-timeout says otherwise). */
-export const DEFAULT_CONVERSATION_SETTINGS = { toolHistoryRounds: 8, maxIterations: 20, toolTimeoutMs: 120_000 } as const;
+export const DEFAULT_CONVERSATION_SETTINGS = {
+  toolHistoryRounds: 8,
+  maxIterations: 20,
+  toolTimeoutMs: 120_000,
+  approval: "ask",
+  toolPolicy: {},
+  confirmTimeoutMs: null,
+} as const;
+
+/** Most entries one `settings.toolPolicy` may hold (it is read on every tool call and every model request). */
+export const MAX_TOOL_POLICY_ENTRIES = 200;
+
+/** A tool name (as tools.list gives it), or a prefix of names ending in `*`. */
+export const TOOL_POLICY_KEY_PATTERN = /^(?:[A-Za-z0-9_-]{1,64}|[A-Za-z0-9_-]{0,64}\*)$/;
+
+export const ApprovalMode = z
+  .enum(["ask", "auto-read-only", "auto"])
+  .describe(
+    "Which tool calls run without tool.confirm. ask: none (every call waits); auto-read-only: calls of tools annotated readOnlyHint; auto: every call. settings.toolPolicy overrides it per tool.",
+  );
+
+export const ToolPolicyRule = z
+  .enum(["always", "ask", "never"])
+  .describe(
+    "always: runs without asking; ask: waits for tool.confirm whatever settings.approval says; never: not offered to the model, and a call to it fails at once without running.",
+  );
+
+export const ToolPolicy = z
+  .record(
+    z.string().regex(TOOL_POLICY_KEY_PATTERN),
+    ToolPolicyRule,
+    {
+      error: (issue) =>
+        issue.code === "invalid_key" ? "not a tool name: letters, digits, _ and - (at most 64), optionally ending in * (a prefix)" : undefined,
+    },
+  )
+  .refine((policy) => Object.keys(policy).length <= MAX_TOOL_POLICY_ENTRIES, `at most ${MAX_TOOL_POLICY_ENTRIES} entries`)
+  .describe(
+    "Per-tool overrides of settings.approval, by tool name. A key ending in * matches every tool whose name starts with what comes before it (e.g. \"mcp__github__*\"); an exact name beats a prefix, and the longest matching prefix beats shorter ones.",
+  );
 
 export const ConversationSettings = z
   .object({
@@ -47,6 +86,24 @@ export const ConversationSettings = z
       .max(86_400_000)
       .describe(
         `Per-tool-call time limit in milliseconds; on expiry the tool's whole process group is killed. Default: the server's --tool-timeout (${DEFAULT_CONVERSATION_SETTINGS.toolTimeoutMs} unless set).`,
+      ),
+    // The three approval settings are optional in the schema because conversations stored before they
+    // existed lack them; the server reads an absent one as its default.
+    approval: ApprovalMode.optional().describe(
+      `${ApprovalMode.description} Default "${DEFAULT_CONVERSATION_SETTINGS.approval}" (also when absent, in conversations stored before this setting).`,
+    ),
+    toolPolicy: ToolPolicy.optional().describe(
+      `${ToolPolicy.description} conversation.update replaces the whole map. Default {} (no overrides).`,
+    ),
+    confirmTimeoutMs: z
+      .number()
+      .int()
+      .min(100)
+      .max(86_400_000)
+      .nullable()
+      .optional()
+      .describe(
+        "How long an offered tool call may wait for tool.confirm, in milliseconds, counted from its tool_pending (a call offered again after a server restart gets a fresh wait). When it passes, the call is skipped with reason \"timeout\" and the generation goes on: the model learns that nobody confirmed it. null (the default): wait forever.",
       ),
   })
   .describe("Per-conversation settings; every field has a server default.");
@@ -224,6 +281,9 @@ export const ConversationState = z
 
 export type ConversationId = z.infer<typeof ConversationId>;
 export type ConversationSettings = z.infer<typeof ConversationSettings>;
+export type ApprovalMode = z.infer<typeof ApprovalMode>;
+export type ToolPolicyRule = z.infer<typeof ToolPolicyRule>;
+export type ToolPolicy = z.infer<typeof ToolPolicy>;
 export type Conversation = z.infer<typeof Conversation>;
 export type MessageRole = z.infer<typeof MessageRole>;
 export type MessageRecord = z.infer<typeof MessageRecord>;

@@ -249,6 +249,30 @@ export interface ConversationSettings {
    * @maximum 86400000
    */
   toolTimeoutMs: number;
+  /**
+   * Which tool calls run without tool.confirm. ask: none (every call waits); auto-read-only: calls
+   * of tools annotated readOnlyHint; auto: every call. settings.toolPolicy overrides it per tool.
+   * Default "ask" (also when absent, in conversations stored before this setting).
+   */
+  approval?: "ask" | "auto-read-only" | "auto";
+  /**
+   * Per-tool overrides of settings.approval, by tool name. A key ending in * matches every tool
+   * whose name starts with what comes before it (e.g. "mcp__github__*"); an exact name beats a
+   * prefix, and the longest matching prefix beats shorter ones. conversation.update replaces the
+   * whole map. Default {} (no overrides).
+   */
+  toolPolicy?: Record<string, "always" | "ask" | "never">;
+  /**
+   * How long an offered tool call may wait for tool.confirm, in milliseconds, counted from its
+   * tool_pending (a call offered again after a server restart gets a fresh wait). When it passes,
+   * the call is skipped with reason "timeout" and the generation goes on: the model learns that
+   * nobody confirmed it. null (the default): wait forever.
+   *
+   * @integer
+   * @minimum 100
+   * @maximum 86400000
+   */
+  confirmTimeoutMs?: number | null;
 }
 
 /** A stored conversation whose files cannot be read. */
@@ -601,6 +625,30 @@ export interface ConversationCreateParams {
      * @maximum 86400000
      */
     toolTimeoutMs?: number;
+    /**
+     * Which tool calls run without tool.confirm. ask: none (every call waits); auto-read-only:
+     * calls of tools annotated readOnlyHint; auto: every call. settings.toolPolicy overrides it per
+     * tool. Default "ask" (also when absent, in conversations stored before this setting).
+     */
+    approval?: "ask" | "auto-read-only" | "auto";
+    /**
+     * Per-tool overrides of settings.approval, by tool name. A key ending in * matches every tool
+     * whose name starts with what comes before it (e.g. "mcp__github__*"); an exact name beats a
+     * prefix, and the longest matching prefix beats shorter ones. conversation.update replaces the
+     * whole map. Default {} (no overrides).
+     */
+    toolPolicy?: Record<string, "always" | "ask" | "never">;
+    /**
+     * How long an offered tool call may wait for tool.confirm, in milliseconds, counted from its
+     * tool_pending (a call offered again after a server restart gets a fresh wait). When it passes,
+     * the call is skipped with reason "timeout" and the generation goes on: the model learns that
+     * nobody confirmed it. null (the default): wait forever.
+     *
+     * @integer
+     * @minimum 100
+     * @maximum 86400000
+     */
+    confirmTimeoutMs?: number | null;
   };
 }
 
@@ -759,6 +807,30 @@ export interface ConversationUpdateParams {
      * @maximum 86400000
      */
     toolTimeoutMs?: number;
+    /**
+     * Which tool calls run without tool.confirm. ask: none (every call waits); auto-read-only:
+     * calls of tools annotated readOnlyHint; auto: every call. settings.toolPolicy overrides it per
+     * tool. Default "ask" (also when absent, in conversations stored before this setting).
+     */
+    approval?: "ask" | "auto-read-only" | "auto";
+    /**
+     * Per-tool overrides of settings.approval, by tool name. A key ending in * matches every tool
+     * whose name starts with what comes before it (e.g. "mcp__github__*"); an exact name beats a
+     * prefix, and the longest matching prefix beats shorter ones. conversation.update replaces the
+     * whole map. Default {} (no overrides).
+     */
+    toolPolicy?: Record<string, "always" | "ask" | "never">;
+    /**
+     * How long an offered tool call may wait for tool.confirm, in milliseconds, counted from its
+     * tool_pending (a call offered again after a server restart gets a fresh wait). When it passes,
+     * the call is skipped with reason "timeout" and the generation goes on: the model learns that
+     * nobody confirmed it. null (the default): wait forever.
+     *
+     * @integer
+     * @minimum 100
+     * @maximum 86400000
+     */
+    confirmTimeoutMs?: number | null;
   };
 }
 
@@ -1246,6 +1318,12 @@ export interface GenerationCompleteNotification extends GenerationEventBase {
 export interface ToolPendingNotification extends GenerationEventBase, ToolCall {
   /** True when auto-confirm will run it at once (tool_executing follows without a tool.confirm). */
   autoConfirmed: boolean;
+  /**
+   * Present when autoConfirmed: why it runs without asking. policy: the conversation's
+   * settings.approval / settings.toolPolicy allow it (no prompt to show, and no auto-confirm budget
+   * used); budget: the step's autoConfirm or tool.confirm "auto" count allowed it (one unit used).
+   */
+  autoReason?: "policy" | "budget";
 }
 
 /**
@@ -1305,9 +1383,10 @@ export interface ToolSkippedNotification extends GenerationEventBase {
   record: ToolCallRecord;
   /**
    * user: declined with tool.confirm skip; interrupted: an interrupt ended the generation;
-   * max_iterations: the step reached maxIterations, so no model call would see the result.
+   * max_iterations: the step reached maxIterations, so no model call would see the result; timeout:
+   * nobody decided within settings.confirmTimeoutMs (the generation goes on).
    */
-  reason: "user" | "interrupted" | "max_iterations";
+  reason: "user" | "interrupted" | "max_iterations" | "timeout";
 }
 
 /**

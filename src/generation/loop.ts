@@ -18,6 +18,7 @@ import type { ConversationRuntime } from "../sessions/conversation-runtime.js";
 import { StoreFileError } from "../store/store-file-error.js";
 import type { ToolRegistry } from "../tools/tool.js";
 import { decodeArguments, formatArgumentIssues, validateArguments } from "../tools/validate-arguments.js";
+import { approvalVerdict, deniedByPolicyText, isDeniedByPolicy } from "./approval-policy.js";
 import type { Generation } from "./generation.js";
 import { ProgressCoalescer } from "./progress-coalescer.js";
 import { PendingToolCall } from "./tool-decision.js";
@@ -34,6 +35,8 @@ export interface LoopDeps {
 
 const NOT_RUN_INTERRUPTED = "[not run: the generation was interrupted]";
 const NOT_RUN_MAX_ITERATIONS = "[not run: the step reached maxIterations]";
+const notRunTimeout = (ms: number) =>
+  `[not run: nobody confirmed or declined this call within ${ms} ms (settings.confirmTimeoutMs), so it was skipped]`;
 
 /** What one streamed model call produced. */
 interface ModelReply {
@@ -72,7 +75,13 @@ class Loop {
 
   async run(resumed: readonly ToolCallRecord[]): Promise<void> {
     if (resumed.length > 0) {
-      await this.toolRound(resumed.map((r) => this.offer(r)));
+      const allowed: ToolCallRecord[] = [];
+      // The policy may have changed since these calls were stored: a tool now denied is refused, not offered.
+      for (const record of resumed) {
+        if (this.deniedByPolicy(record.toolName)) await this.refuse(record, deniedByPolicyText(record.toolName));
+        else allowed.push(record);
+      }
+      await this.toolRound(allowed.map((r) => this.offer(r)));
       if (this.generation.interrupted) return;
     }
     const maxIterations = this.runtime.handle.conversation.settings.maxIterations;
@@ -169,7 +178,7 @@ class Loop {
       const stream = provider.stream({
         model: this.generation.model,
         messages,
-        tools: this.deps.toolSpecs(),
+        tools: this.deps.toolSpecs().filter((spec) => !isDeniedByPolicy(spec.name, conversation.settings)),
         signal: this.generation.signal,
       });
       for await (const event of stream) {
@@ -206,18 +215,22 @@ class Loop {
 
   /**
    * Store every proposed call. Calls that cannot run at all (unknown tool,
-   * arguments that are not a JSON object) fail at once without asking.
+   * a tool the conversation's policy denies, arguments that are not a JSON
+   * object) fail at once without asking.
    */
   private async storeToolCalls(calls: ProposedToolCall[]): Promise<ToolCallRecord[]> {
     const records: ToolCallRecord[] = [];
     for (const call of calls) {
       const decoded = decodeArguments(call.arguments);
       const tool = this.deps.tools.get(call.name);
+      const allowed = () => this.deps.tools.list().filter((t) => !this.deniedByPolicy(t.name));
       const failure = !tool
-        ? `Unknown tool "${call.name}". Available tools: ${this.deps.tools.list().map((t) => t.name).join(", ") || "none"}.`
-        : decoded.ok
-          ? undefined
-          : formatArgumentIssues(decoded.issues);
+        ? `Unknown tool "${call.name}". Available tools: ${allowed().map((t) => t.name).join(", ") || "none"}.`
+        : this.deniedByPolicy(call.name)
+          ? deniedByPolicyText(call.name)
+          : decoded.ok
+            ? undefined
+            : formatArgumentIssues(decoded.issues);
       const record: ToolCallRecord = {
         type: "tool_call",
         id: newId("r"),
@@ -239,20 +252,42 @@ class Loop {
     return records;
   }
 
-  /** Offer a stored pending call: announce it, auto-confirming it when a budget allows. */
+  /**
+   * Offer a stored pending call: announce it, confirming it at once when the
+   * conversation's approval policy runs it without asking, or else when an
+   * auto-confirm budget allows (the policy goes first, so it spends no
+   * budget). A call left waiting gets its confirmation timer.
+   */
   private offer(record: ToolCallRecord): PendingToolCall {
     const call = new PendingToolCall(record);
     this.generation.calls.set(record.toolCallId, call);
-    const autoConfirmed = this.generation.takeAutoConfirm();
-    if (autoConfirmed) call.decide({ action: "confirm" });
+    const settings = this.runtime.handle.conversation.settings;
+    const tool = this.deps.tools.get(record.toolName);
+    const autoReason =
+      tool && approvalVerdict(tool, settings) === "run" ? "policy" : this.generation.takeAutoConfirm() ? "budget" : undefined;
+    if (autoReason) call.decide({ action: "confirm" });
+    else if (settings.confirmTimeoutMs) call.startTimeout(settings.confirmTimeoutMs);
     this.runtime.publish("tool_pending", {
       generationId: this.generation.id,
       toolCallId: record.toolCallId,
       toolName: record.toolName,
       arguments: record.arguments,
-      autoConfirmed,
+      autoConfirmed: autoReason !== undefined,
+      ...(autoReason ? { autoReason } : {}),
     });
     return call;
+  }
+
+  private deniedByPolicy(toolName: string): boolean {
+    return isDeniedByPolicy(toolName, this.runtime.handle.conversation.settings);
+  }
+
+  /** Fail a stored pending call without running it (its tool is now denied by the policy). */
+  private refuse(record: ToolCallRecord, result: string): Promise<void> {
+    const failed: ToolCallRecord = { ...record, status: "failed", success: false, result, completedAt: new Date().toISOString() };
+    return this.runtime.commit(this.runtime.handle.replaceRecord(failed), () =>
+      this.runtime.publish("tool_failed", { generationId: this.generation.id, record: failed }),
+    );
   }
 
   /** Decide and run offered calls in order. */
@@ -266,13 +301,16 @@ class Loop {
         if (call.started) continue;
         call.started = true;
         if (decision.action === "skip") {
-          await this.skip(call.record, "user", DECLINED_TEXT);
+          if (call.timedOutAfterMs !== undefined) await this.skip(call.record, "timeout", notRunTimeout(call.timedOutAfterMs));
+          else await this.skip(call.record, "user", DECLINED_TEXT);
           continue;
         }
         await this.execute(call, decision.action === "edit" ? decision.arguments : undefined);
         if (this.generation.interrupted) return;
       }
     } finally {
+      // A round left early (a storage failure) still cancels every confirmation timer it started.
+      for (const call of calls) call.dispose();
       if (!this.generation.interrupted) this.generation.calls.clear();
     }
   }
@@ -339,7 +377,7 @@ class Loop {
   }
 
   /** Mark a not-yet-run call skipped (and announce it). */
-  async skip(record: ToolCallRecord, reason: "user" | "interrupted" | "max_iterations", result: string): Promise<void> {
+  async skip(record: ToolCallRecord, reason: "user" | "interrupted" | "max_iterations" | "timeout", result: string): Promise<void> {
     const skipped: ToolCallRecord = {
       ...record,
       status: "skipped",

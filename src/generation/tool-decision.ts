@@ -11,8 +11,31 @@ export class PendingToolCall {
   private waiter: ((d: ToolDecision) => void) | undefined;
   /** Set once the loop has started running (or settled) this call. */
   started = false;
+  /** Set when the confirmation timeout skipped it (its decision is then a skip): the wait it was given, in ms. */
+  timedOutAfterMs: number | undefined;
+  private timer: NodeJS.Timeout | undefined;
 
   constructor(public record: ToolCallRecord) {}
+
+  /**
+   * Skip the call if it is still undecided after `ms` (settings.confirmTimeoutMs).
+   * Any decision cancels the timer, and so does `dispose`.
+   */
+  startTimeout(ms: number): void {
+    if (this.decision || this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      if (this.decision) return;
+      this.timedOutAfterMs = ms;
+      this.decide({ action: "skip" });
+    }, ms);
+  }
+
+  /** Cancel the confirmation timer, if any (the round is over; nothing may fire after the generation ends). */
+  dispose(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
 
   get decided(): boolean {
     return this.decision !== undefined;
@@ -26,6 +49,7 @@ export class PendingToolCall {
   decide(decision: ToolDecision): boolean {
     if (this.decision) return false;
     this.decision = decision;
+    this.dispose();
     this.waiter?.(decision);
     return true;
   }

@@ -1,0 +1,64 @@
+/**
+ * Which tool calls need tool.confirm: a pure function of the tool's name and
+ * annotations and the conversation's `settings.approval` /
+ * `settings.toolPolicy`. The loop asks it when it offers a call, when it
+ * stores one (a denied tool fails at once) and when it lists the tools for a
+ * model request (a denied tool is not offered).
+ */
+import {
+  DEFAULT_CONVERSATION_SETTINGS,
+  type ApprovalMode,
+  type ConversationSettings,
+  type ToolPolicy,
+  type ToolPolicyRule,
+} from "../../protocol/index.js";
+import type { ToolAnnotations } from "../tools/tool.js";
+
+/** run: without asking; ask: wait for tool.confirm (or the auto-confirm budget); deny: never run it. */
+export type ApprovalVerdict = "run" | "ask" | "deny";
+
+/** The part of the settings this module reads; absent fields (conversations stored before them) mean the defaults. */
+export type ApprovalSettings = Pick<ConversationSettings, "approval" | "toolPolicy">;
+
+/**
+ * The toolPolicy rule that applies to a tool name: an exact key first, else
+ * the longest `prefix*` key the name starts with; undefined when none does.
+ */
+export function toolPolicyRule(name: string, policy: ToolPolicy | undefined): ToolPolicyRule | undefined {
+  if (!policy) return undefined;
+  // Own keys only: a tool named "constructor" or "__proto__" must not find Object.prototype's members.
+  if (Object.hasOwn(policy, name)) return policy[name];
+  let best: { length: number; rule: ToolPolicyRule } | undefined;
+  for (const [key, rule] of Object.entries(policy)) {
+    if (!key.endsWith("*")) continue;
+    const prefix = key.slice(0, -1);
+    if (name.startsWith(prefix) && (!best || prefix.length > best.length)) best = { length: prefix.length, rule };
+  }
+  return best?.rule;
+}
+
+/** What to do with a call of this tool under these settings. */
+export function approvalVerdict(
+  tool: { name: string; annotations?: ToolAnnotations },
+  settings: ApprovalSettings,
+): ApprovalVerdict {
+  const rule = toolPolicyRule(tool.name, settings.toolPolicy);
+  if (rule === "never") return "deny";
+  if (rule === "always") return "run";
+  if (rule === "ask") return "ask";
+  const mode: ApprovalMode = settings.approval ?? DEFAULT_CONVERSATION_SETTINGS.approval;
+  if (mode === "auto") return "run";
+  // Only an explicit read-only annotation counts: a tool that says nothing may change anything.
+  if (mode === "auto-read-only" && tool.annotations?.readOnlyHint === true) return "run";
+  return "ask";
+}
+
+/** True when the conversation's policy forbids the tool: it is not offered to the model. */
+export function isDeniedByPolicy(name: string, settings: ApprovalSettings): boolean {
+  return toolPolicyRule(name, settings.toolPolicy) === "never";
+}
+
+/** What the model is told when it calls a tool the policy forbids. */
+export function deniedByPolicyText(name: string): string {
+  return `Tool "${name}" is not allowed by this conversation's policy (settings.toolPolicy says never); it was not run. Do not call it again.`;
+}
