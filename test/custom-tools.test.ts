@@ -105,7 +105,8 @@ describe("running a custom tool", () => {
     expect(result.output).toContain("MY_VAR=visible");
     expect(result.output).toContain("AGENTWIRE_ARGS={}");
     expect(result.output).not.toContain("sk-secret");
-    expect(result.output).not.toContain("tok");
+    expect(result.output).not.toContain("AGENTWIRE_TOKEN");
+    expect(result.output).not.toContain("=tok\n");
     expect(result.output).not.toContain("ARG_STALE");
   });
 

@@ -10,7 +10,6 @@
  * for the model cut at maxOutputBytes, one time limit for the whole fetch,
  * and interrupt cancels the request at once.
  */
-import { NodeHtmlMarkdown } from "node-html-markdown";
 import { z } from "zod";
 import { utf8Prefix } from "../output-budget.js";
 import type { Tool, ToolResult, ToolRunContext } from "../tool.js";
@@ -134,8 +133,9 @@ async function describeResponse(
 
   const raw = decode(body.bytes, charsetOf(contentType));
   const kind = type === "" ? "text" : textKind(type)!;
-  let text = kind === "html" ? NodeHtmlMarkdown.translate(raw) : raw;
-  const title = kind === "html" ? htmlTitle(raw) : undefined;
+  const markdown = kind === "html" ? await htmlToMarkdown() : undefined;
+  let text = markdown ? markdown(raw) : raw;
+  const title = markdown ? htmlTitle(raw, markdown) : undefined;
 
   const notes: string[] = [];
   if (body.truncated) {
@@ -169,10 +169,21 @@ function decode(bytes: Buffer, charset: string | undefined): string {
   }
 }
 
-function htmlTitle(html: string): string | undefined {
+/**
+ * The converter, loaded on first use: the module costs close to a second
+ * of start-up on a busy machine, and a server that never fetches HTML never
+ * needs it.
+ */
+async function htmlToMarkdown(): Promise<(html: string) => string> {
+  const { NodeHtmlMarkdown } = await import("node-html-markdown");
+  return (html) => NodeHtmlMarkdown.translate(html);
+}
+
+function htmlTitle(html: string, markdown: (html: string) => string): string | undefined {
   const match = /<title[^>]*>([^<]*)<\/title>/i.exec(html);
   const title = match?.[1]?.replace(/\s+/g, " ").trim();
-  return title ? NodeHtmlMarkdown.translate(title) : undefined;
+  // Through the converter for its entity decoding (&amp; → &).
+  return title ? markdown(title) : undefined;
 }
 
 /** The URL, or an error line for the model. */
