@@ -227,7 +227,8 @@ describe("end to end through the protocol", () => {
     readOnly: true,
   };
   const failing: CustomToolDefinition = { name: "deploy", description: "Deploy.", command: "echo deploying; exit 7" };
-  const fx = useAgentFixture({ config: { customTools: [lookup, failing] } });
+  const slow: CustomToolDefinition = { name: "slow", description: "Slow.", command: "echo started; sleep 10", timeoutMs: 300 };
+  const fx = useAgentFixture({ config: { customTools: [lookup, failing, slow] } });
 
   it("lists the tool with its schema and annotations and offers it to the model; the call runs with its argument as data", async () => {
     const { tools } = await fx.client.tools.list();
@@ -273,6 +274,18 @@ describe("end to end through the protocol", () => {
     expect(failed.record).toMatchObject({ toolName: "deploy", status: "failed", success: false, exitCode: 7 });
     expect(failed.record.result).toContain("deploying");
     expect(failed.record.result).toContain("[exit code: 7]");
+  });
+
+  it("stops a command at the tool's time limit: tool_failed, with its output and the limit", async () => {
+    fx.fake.enqueue({ kind: "reply", toolCalls: [{ id: "call_t", name: "slow", args: "{}" }] }, { kind: "reply", text: ["Too slow."] });
+    const { id, events } = await newConversation(fx.client, { workspace: dir });
+    const started = Date.now();
+    const { generationId } = await fx.client.step({ conversationId: id, autoConfirm: true });
+    await events.waitForEnd(generationId);
+    expect(Date.now() - started).toBeLessThan(4000);
+    const failed = events.of("tool_failed")[0]!;
+    expect(failed.record).toMatchObject({ toolName: "slow", success: false });
+    expect(failed.record.result).toBe("started\n[timed out after 300 ms]");
   });
 
   it("refuses arguments its schema does not allow, before running anything", async () => {
