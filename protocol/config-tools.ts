@@ -17,15 +17,20 @@ export const CustomToolDefinition = z
     parameters: z
       .record(z.string(), z.unknown())
       .optional()
-      .describe('JSON Schema of the arguments (an object schema). Default: no arguments ({"type": "object", "properties": {}}).'),
+      .describe(
+        'JSON Schema of the arguments: an object schema ({"type": "object", "properties": {...}, "required": [...]}), offered to the model as it is and used to check its calls ' +
+          "(types, required, enum, bounds, nested objects and arrays). Unknown arguments are refused unless it sets additionalProperties. " +
+          'A schema that cannot be used stops the server at start naming the tool. Default: no arguments ({"type": "object", "properties": {}}).',
+      ),
     command: z
       .string()
       .min(1)
       .describe(
-        "The bash command line run for each call, in the workspace. Arguments arrive as data, never spliced into this text: " +
-          "each top-level argument as the environment variable ARG_<NAME> (upper-cased; objects and arrays as JSON), and all of them as JSON in AGENTWIRE_ARGS.",
+        "The bash command line run for each call, in the workspace, like the shell tool (same output cap, time limit and kill on interrupt). " +
+          "Arguments arrive as data, never spliced into this text: each top-level argument as the environment variable ARG_<NAME> " +
+          '(upper-cased, characters other than letters, digits and _ as _; strings as they are, other values as JSON), and all of them as JSON in AGENTWIRE_ARGS. Quote them: "$ARG_PATH".',
       ),
-    timeoutMs: z.number().int().min(100).optional().describe("Time limit of one call; default: the conversation's toolTimeoutMs."),
+    timeoutMs: z.number().int().min(100).optional().describe("Time limit of one call; the conversation's toolTimeoutMs caps it (the smaller one applies). Default: the conversation's."),
     readOnly: z.boolean().optional().describe("The command changes nothing (readOnlyHint): the auto-read-only approval policy runs it without asking."),
     destructive: z.boolean().optional().describe("The command may destroy data (destructiveHint)."),
   })
@@ -35,7 +40,13 @@ export const WebFetchConfig = z
   .strictObject({
     enabled: z.boolean().describe("Offer web_fetch to the model. Default false."),
     maxBytes: z.number().int().min(1024).optional().describe("Largest response body read, in bytes. Default 2097152."),
-    timeoutMs: z.number().int().min(100).optional().describe("Time limit of one fetch. Default 30000."),
+    timeoutMs: z.number().int().min(100).optional().describe("Time limit of one fetch, redirects included (the conversation's toolTimeoutMs caps it). Default 30000."),
+    maxOutputBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .optional()
+      .describe("Most text returned to the model, in bytes (the start is kept, with a note saying how much was cut). Default 65536."),
   })
   .describe("web_fetch: GET an http(s) URL and return its readable text (HTML as markdown).");
 
@@ -48,14 +59,14 @@ export const WebSearchConfig = z
       .url()
       .optional()
       .describe("Endpoint: the SearXNG instance's base URL (required for searxng); for brave, default https://api.search.brave.com/res/v1/web/search."),
-    apiKey: z.string().min(1).optional().describe("API key (brave). Secret: prefer apiKeyEnv."),
+    apiKey: z.string().min(1).optional().describe("API key (brave; sent as X-Subscription-Token). Secret: prefer apiKeyEnv. The brave backend refuses to start without a key."),
     apiKeyEnv: z
       .string()
       .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
       .optional()
-      .describe("Name of the environment variable holding the API key."),
+      .describe("Name of the environment variable holding the API key, read at start (apiKey wins when both are set)."),
     maxResults: z.number().int().min(1).max(50).optional().describe("Results returned per search. Default 8."),
-    timeoutMs: z.number().int().min(100).optional().describe("Time limit of one search. Default 15000."),
+    timeoutMs: z.number().int().min(100).optional().describe("Time limit of one search (the conversation's toolTimeoutMs caps it). Default 15000."),
   })
   .describe("web_search: title / url / snippet results from a search backend.");
 

@@ -39,11 +39,12 @@ async function main(): Promise<void> {
   const config = parsed.config!;
   const { startServer, ConfigError } = await import("./server.js");
   const { DataDirLockedError } = await import("./store/conversation-store.js");
+  const { ToolConfigError } = await import("./tools/tool-config-error.js");
   let server;
   try {
     server = await startServer(config);
   } catch (error) {
-    const known = error instanceof ConfigError || error instanceof DataDirLockedError;
+    const known = error instanceof ConfigError || error instanceof DataDirLockedError || error instanceof ToolConfigError;
     const code = (error as NodeJS.ErrnoException).code;
     if (known || code === "EADDRINUSE" || code === "EACCES" || code === "EADDRNOTAVAIL") {
       const hint = code === "EADDRINUSE" ? ` (port ${config.port} is in use; pick another with --port, or --port 0)` : "";

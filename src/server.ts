@@ -19,7 +19,8 @@ import type { Connection } from "./sessions/connection.js";
 import { ConversationHub } from "./sessions/conversation-hub.js";
 import type { ConversationStore } from "./store/conversation-store.js";
 import { LowdbConversationStore } from "./store/lowdb-store.js";
-import { createBuiltinRegistry, defaultTools } from "./tools/builtin-registry.js";
+import { createToolRegistry, defaultTools } from "./tools/builtin-registry.js";
+import { configuredTools } from "./tools/configured-tools.js";
 import type { ToolRegistry } from "./tools/tool.js";
 import { handleHttp } from "./transport/http-routes.js";
 import type { Link } from "./transport/link.js";
@@ -65,6 +66,9 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
         `for the store, tools and model requests; raise the limit (ulimit -n) or lower --max-connections`,
     );
   }
+  // Before the store opens: a tool configuration that cannot work stops the start with nothing to undo.
+  const builtinTools = parts.tools ? [] : defaultTools({ envAllow: config.toolEnvAllow });
+  const tools = parts.tools ?? createToolRegistry([...builtinTools, ...configuredTools(config, builtinTools)]);
   const store =
     parts.store ??
     new LowdbConversationStore(config.dataDir, {
@@ -74,7 +78,6 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
     });
   await store.open();
 
-  const tools = parts.tools ?? createBuiltinRegistry(defaultTools({ envAllow: config.toolEnvAllow }));
   const provider =
     parts.provider ??
     (async () => {

@@ -179,6 +179,14 @@ describe("agentwire config", { timeout: 20_000 }, () => {
     expect(bad.stderr()).toContain(`${join(project, "agentwire.json")}: limits.maxBatch:`);
     expect(bad.stderr()).not.toMatch(/\n\s+at /);
     expect(bad.stdout()).toBe("");
+
+    // Valid as a file, unusable as tools: two custom tools of one name stop the start as cleanly.
+    const tool = { name: "twice", description: "d", command: "true" };
+    await write(join(project, "agentwire.json"), JSON.stringify({ tools: { custom: [tool, tool] } }));
+    const clash = runCli(["serve", "--port", "0", "--data-dir", join(root, "data")], { XDG_CONFIG_HOME: xdg }, "src/cli.ts", project);
+    expect((await clash.exited).code).toBe(1);
+    expect(clash.stderr()).toMatch(/^agentwire: .*twice/m);
+    expect(clash.stderr()).not.toMatch(/\n\s+at /);
   });
 });
 

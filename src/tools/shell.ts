@@ -62,7 +62,7 @@ export const ShellArguments = z.strictObject({
 export type ShellArguments = z.infer<typeof ShellArguments>;
 
 export function createShellTool(options: ShellToolOptions = {}): Tool<ShellArguments> {
-  const settings: Settings = { ...DEFAULTS, ...definedOnly(options), env: options.env ?? toolEnvironment(process.env) };
+  const settings = resolveSettings(options);
   return {
     name: "shell",
     description:
@@ -81,13 +81,27 @@ export function createShellTool(options: ShellToolOptions = {}): Tool<ShellArgum
   };
 }
 
+function resolveSettings(options: ShellToolOptions): Settings {
+  return { ...DEFAULTS, ...definedOnly(options), env: options.env ?? toolEnvironment(process.env) };
+}
+
+/**
+ * Runs one command line exactly as the shell tool does — streamed output,
+ * output budgets, the time limit, process-group kill on interrupt, the
+ * reaper — for tools that are commands underneath (custom tools). Data for
+ * the command belongs in `options.env`, never in `command`.
+ */
+export function runCommandLine(command: string, context: RunContext, options: ShellToolOptions = {}): Promise<ToolResult> {
+  return runShellCommand(command, context, resolveSettings(options));
+}
+
 /** The smaller of the configured and per-call limits; undefined when neither is a positive finite number. */
-function effectiveTimeout(configured: number, perCall: number | undefined): number | undefined {
+export function effectiveTimeout(configured: number, perCall: number | undefined): number | undefined {
   const limits = [configured, perCall].filter((ms): ms is number => typeof ms === "number" && Number.isFinite(ms) && ms > 0);
   return limits.length > 0 ? Math.min(...limits) : undefined;
 }
 
-type RunContext = Omit<ToolRunContext, "timeoutMs"> & { timeoutMs: number | undefined };
+export type RunContext = Omit<ToolRunContext, "timeoutMs"> & { timeoutMs: number | undefined };
 
 function runShellCommand(command: string, context: RunContext, settings: Settings): Promise<ToolResult> {
   if (context.signal.aborted) {

@@ -1,0 +1,209 @@
+/**
+ * web_fetch: GET one http(s) URL and return its readable text — HTML as
+ * markdown, other text (plain, JSON, XML, CSS, JS …) as it is — with the
+ * status and the final URL after redirects.
+ *
+ * Bounded on every side: only http and https (file:, data:, ftp: … are
+ * refused, at the start and on every redirect hop, so a redirect cannot
+ * reach a local file), at most 5 redirects, non-text content refused before
+ * its body is read, the body read up to maxBytes and no further, the text
+ * for the model cut at maxOutputBytes, one time limit for the whole fetch,
+ * and interrupt cancels the request at once.
+ */
+import { z } from "zod";
+import { utf8Prefix } from "../output-budget.js";
+import type { Tool, ToolResult, ToolRunContext } from "../tool.js";
+import { charsetOf, describeNetworkError, discardBody, mediaType, readCappedBody, startDeadline, type Deadline } from "./bounded-request.js";
+
+export interface WebFetchOptions {
+  /** Largest body read, in bytes; beyond it reading stops and the result says so. Default 2 MiB. */
+  maxBytes?: number;
+  /** Time limit of one fetch, redirects included; the conversation's tool limit caps it. Default 30 s. */
+  timeoutMs?: number;
+  /** Text returned to the model at most, in UTF-8 bytes; the start is kept. Default 64 KiB. */
+  maxOutputBytes?: number;
+}
+
+export const WEB_FETCH_DEFAULTS = { maxBytes: 2 * 1024 * 1024, timeoutMs: 30_000, maxOutputBytes: 64 * 1024 } as const;
+const MAX_REDIRECTS = 5;
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+export const WebFetchArguments = z.strictObject({
+  url: z.string().min(1).describe("The http:// or https:// URL to fetch."),
+});
+export type WebFetchArguments = z.infer<typeof WebFetchArguments>;
+
+export function createWebFetchTool(options: WebFetchOptions = {}): Tool<WebFetchArguments> {
+  const settings = {
+    maxBytes: options.maxBytes ?? WEB_FETCH_DEFAULTS.maxBytes,
+    timeoutMs: options.timeoutMs ?? WEB_FETCH_DEFAULTS.timeoutMs,
+    maxOutputBytes: options.maxOutputBytes ?? WEB_FETCH_DEFAULTS.maxOutputBytes,
+  };
+  return {
+    name: "web_fetch",
+    description:
+      "Fetch a web page or file by http(s) URL (GET) and return its text: HTML converted to markdown, " +
+      "plain text, JSON and XML as they are. Images and other binary content are refused. Redirects are " +
+      `followed (at most ${MAX_REDIRECTS}); the result starts with the final URL and the HTTP status. ` +
+      `Text beyond ${Math.round(settings.maxOutputBytes / 1024)} KiB is cut (the start is kept).`,
+    parameters: WebFetchArguments,
+    annotations: { readOnlyHint: true, destructiveHint: false },
+    source: "web",
+    run: (args, context) => webFetch(args.url, context, settings),
+  };
+}
+
+type Settings = Required<WebFetchOptions>;
+
+async function webFetch(address: string, context: ToolRunContext, settings: Settings): Promise<ToolResult> {
+  const first = httpUrl(address);
+  if (typeof first === "string") return failure(first);
+  if (context.signal.aborted) return failure("[interrupted before the request started]");
+  const timeoutMs = Math.min(settings.timeoutMs, positiveOr(context.timeoutMs, settings.timeoutMs));
+  const deadline = startDeadline(context.signal, timeoutMs);
+  try {
+    return await fetchFollowing(first, context, settings, deadline);
+  } catch (error) {
+    const why = deadline.reason();
+    if (why === "timeout") return failure(`Fetching ${address} timed out after ${timeoutMs} ms.`);
+    if (why === "interrupt") return failure("[interrupted]");
+    return failure(`Fetching ${address} failed: ${describeNetworkError(error)}.`);
+  } finally {
+    deadline.dispose();
+  }
+}
+
+async function fetchFollowing(start: URL, context: ToolRunContext, settings: Settings, deadline: Deadline): Promise<ToolResult> {
+  let url = start;
+  const hops: string[] = [];
+  for (;;) {
+    context.onOutput("stdout", `GET ${url.href}\n`);
+    const response = await fetch(url, {
+      redirect: "manual",
+      signal: deadline.signal,
+      headers: {
+        accept: "text/html, application/xhtml+xml, text/*;q=0.9, application/json;q=0.9, application/xml;q=0.8, */*;q=0.1",
+        "user-agent": "agentwire-web_fetch",
+      },
+    });
+    const location = response.headers.get("location");
+    if (!REDIRECT_STATUSES.has(response.status) || location === null) {
+      return describeResponse(response, url, hops, context, settings);
+    }
+    await discardBody(response);
+    let next: URL;
+    try {
+      next = new URL(location, url);
+    } catch {
+      return failure(`${url.href} redirected (HTTP ${response.status}) to an invalid location: ${JSON.stringify(location)}.`);
+    }
+    hops.push(`${url.href} → HTTP ${response.status} → ${next.href}`);
+    if (next.protocol !== "http:" && next.protocol !== "https:") {
+      return failure(`${url.href} redirected to ${next.href}: only http and https URLs are fetched.`);
+    }
+    if (hops.length > MAX_REDIRECTS) {
+      return failure(`Too many redirects (more than ${MAX_REDIRECTS}), starting at ${start.href}:\n${hops.join("\n")}`);
+    }
+    url = next;
+  }
+}
+
+async function describeResponse(
+  response: Response,
+  url: URL,
+  hops: string[],
+  context: ToolRunContext,
+  settings: Settings,
+): Promise<ToolResult> {
+  const contentType = response.headers.get("content-type");
+  const type = mediaType(contentType);
+  const status = `${response.status}${response.statusText ? ` ${response.statusText}` : ""}`;
+  const header = [`URL: ${url.href}`, ...(hops.length > 0 ? [`Redirects: ${hops.length}`] : []), `Status: ${status}`];
+  if (type !== "" && textKind(type) === null) {
+    await discardBody(response);
+    return failure(
+      `${header.join("\n")}\nContent-Type: ${type}\n\nRefused: ${type} is not text. web_fetch returns HTML, plain text, JSON and XML only.`,
+    );
+  }
+  const body = await readCappedBody(response, settings.maxBytes);
+  if (type === "" && body.bytes.includes(0)) {
+    return failure(`${header.join("\n")}\n\nRefused: the response has no content type and looks binary.`);
+  }
+  context.onOutput("stdout", `HTTP ${status}, ${type || "no content type"}, ${body.bytes.length} bytes${body.truncated ? " (cut)" : ""}\n`);
+
+  const raw = decode(body.bytes, charsetOf(contentType));
+  const kind = type === "" ? "text" : textKind(type)!;
+  const markdown = kind === "html" ? await htmlToMarkdown() : undefined;
+  let text = markdown ? markdown(raw) : raw;
+  const title = markdown ? htmlTitle(raw, markdown) : undefined;
+
+  const notes: string[] = [];
+  if (body.truncated) {
+    notes.push(`[the body is larger than ${settings.maxBytes} bytes: reading stopped there, the text below is its start only]`);
+  }
+  const textBytes = Buffer.byteLength(text, "utf8");
+  if (textBytes > settings.maxOutputBytes) {
+    text = utf8Prefix(Buffer.from(text, "utf8"), settings.maxOutputBytes);
+    notes.push(`[text cut to its first ${settings.maxOutputBytes} of ${textBytes} bytes]`);
+  }
+  const lines = [...header, ...(type ? [`Content-Type: ${type}`] : []), ...(title ? [`Title: ${title}`] : []), ...notes];
+  return { success: response.ok, output: `${lines.join("\n")}\n\n${text}` };
+}
+
+/** How a media type is returned, or null for content that is not text. */
+function textKind(type: string): "html" | "text" | null {
+  if (type === "text/html" || type === "application/xhtml+xml") return "html";
+  if (type.startsWith("text/")) return "text";
+  if (/^application\/([\w.+-]+\+)?(json|xml)$/.test(type)) return "text";
+  if (/^application\/(javascript|ecmascript|x-javascript|x-ndjson|x-yaml|yaml|toml|x-sh|graphql|sql)$/.test(type)) return "text";
+  if (type === "image/svg+xml") return "text";
+  return null;
+}
+
+function decode(bytes: Buffer, charset: string | undefined): string {
+  try {
+    return new TextDecoder(charset ?? "utf-8").decode(bytes);
+  } catch {
+    // An unknown charset label: UTF-8 shows most of such text correctly.
+    return new TextDecoder("utf-8").decode(bytes);
+  }
+}
+
+/**
+ * The converter, loaded on first use: the module costs close to a second
+ * of start-up on a busy machine, and a server that never fetches HTML never
+ * needs it.
+ */
+async function htmlToMarkdown(): Promise<(html: string) => string> {
+  const { NodeHtmlMarkdown } = await import("node-html-markdown");
+  return (html) => NodeHtmlMarkdown.translate(html);
+}
+
+function htmlTitle(html: string, markdown: (html: string) => string): string | undefined {
+  const match = /<title[^>]*>([^<]*)<\/title>/i.exec(html);
+  const title = match?.[1]?.replace(/\s+/g, " ").trim();
+  // Through the converter for its entity decoding (&amp; → &).
+  return title ? markdown(title) : undefined;
+}
+
+/** The URL, or an error line for the model. */
+function httpUrl(address: string): URL | string {
+  let url: URL;
+  try {
+    url = new URL(address);
+  } catch {
+    return `Not a valid URL: ${JSON.stringify(address)}. Give an absolute http:// or https:// URL.`;
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    return `Only http:// and https:// URLs are fetched; ${JSON.stringify(address)} is a ${url.protocol} URL.`;
+  }
+  return url;
+}
+
+function positiveOr(value: number, fallback: number): number {
+  return Number.isFinite(value) && value > 0 ? value : fallback;
+}
+
+function failure(output: string): ToolResult {
+  return { success: false, output };
+}
