@@ -14,12 +14,13 @@ import { handlers } from "./handlers/handler-table.js";
 import { newId } from "./ids.js";
 import type { LlmProvider } from "./llm/provider.js";
 import { createLogger, type Logger } from "./logging/logger.js";
+import { McpManager, type McpManagerOptions } from "./mcp/mcp-manager.js";
 import { Dispatcher } from "./rpc/dispatcher.js";
 import type { Connection } from "./sessions/connection.js";
 import { ConversationHub } from "./sessions/conversation-hub.js";
 import type { ConversationStore } from "./store/conversation-store.js";
 import { LowdbConversationStore } from "./store/lowdb-store.js";
-import { createBuiltinRegistry, defaultTools } from "./tools/builtin-registry.js";
+import { createToolRegistry, defaultTools } from "./tools/builtin-registry.js";
 import type { ToolRegistry } from "./tools/tool.js";
 import { handleHttp } from "./transport/http-routes.js";
 import type { Link } from "./transport/link.js";
@@ -31,6 +32,8 @@ export interface ServerParts {
   provider?: () => Promise<LlmProvider>;
   tools?: ToolRegistry;
   log?: Logger;
+  /** MCP connection settings (timeouts, reconnection backoff); tests shorten them. */
+  mcp?: McpManagerOptions;
 }
 
 export interface RunningServer {
@@ -74,7 +77,8 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
     });
   await store.open();
 
-  const tools = parts.tools ?? createBuiltinRegistry(defaultTools({ envAllow: config.toolEnvAllow }));
+  const mcp = new McpManager(config, log, parts.mcp);
+  const tools = parts.tools ?? createToolRegistry(defaultTools({ envAllow: config.toolEnvAllow }), [mcp]);
   const provider =
     parts.provider ??
     (async () => {
@@ -110,7 +114,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
   // headroom over the WebSocket cap keeps /healthz answering when it is full.
   http.maxConnections = config.maxConnections + 64;
   const ws = attachWebSocket(http, config, log, session, connections);
-  app = { config, log, store, hub, agent, connections, startedAt };
+  app = { config, log, store, hub, agent, mcp, connections, startedAt };
 
   try {
     await new Promise<void>((resolve, reject) => {
@@ -124,6 +128,8 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
     await store.close();
     throw error;
   }
+  // In the background: `listening` never waits for an MCP server to start.
+  void mcp.start();
   const sweep =
     config.idleUnloadMs > 0
       ? setInterval(() => void hub.unloadIdle(config.idleUnloadMs), Math.min(60_000, config.idleUnloadMs)).unref()
@@ -163,6 +169,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
       closing ??= (async () => {
         if (sweep) clearInterval(sweep);
         await hub.shutdownAll();
+        await mcp.close();
         for (const [link, served] of [...links]) {
           link.close(1001, "server shutting down");
           served.closed();
