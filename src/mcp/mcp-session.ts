@@ -158,7 +158,7 @@ export class McpSession {
   }
 
   private describe(error: unknown, definition: McpServerDefinition, connectTimeoutMs: number): string {
-    const code = (error as NodeJS.ErrnoException | undefined)?.code;
+    const code = (error as { code?: unknown } | undefined)?.code;
     if ("command" in definition) {
       if (code === "ENOENT") {
         if (definition.cwd && !existsSync(definition.cwd)) return `could not start "${definition.command}": working directory ${definition.cwd} does not exist`;
@@ -171,6 +171,8 @@ export class McpSession {
       return this.withStderr(this.kind === "stdio" ? "the server process exited before it answered" : "the connection closed before the server answered");
     }
     const message = error instanceof Error ? error.message : String(error);
+    // The SDK's StreamableHTTPError carries the HTTP status as a number in `code` but not in its message.
+    if (this.kind === "http" && typeof code === "number") return `HTTP ${code}: ${message}`;
     const cause = (error as { cause?: { code?: string; message?: string } } | undefined)?.cause;
     const detail = cause?.code ?? cause?.message;
     return this.withStderr(detail && !message.includes(detail) ? `${message} (${detail})` : message);
