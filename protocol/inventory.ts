@@ -44,7 +44,7 @@ export const requests = {
   "server.status": {
     params: S.ServerStatusParams,
     result: S.ServerStatusResult,
-    description: "Server health and load: connections, subscriptions, loaded conversations, generations, uptime, memory.",
+    description: "Server health and load: connections, subscriptions, loaded conversations, generations, MCP servers, uptime, memory.",
     errors: ["NOT_INITIALIZED"],
   },
   "conversation.create": {
@@ -142,14 +142,14 @@ export const requests = {
     result: Mcp.McpAddResult,
     description:
       "Add an MCP server: saved in the data dir (kept across restarts), started, and answered after its first connection attempt. A server that fails stays saved and is retried; its tools join tools.list as mcp__<name>__<tool> once connected. A name already in use is refused with INVALID_PARAMS naming `name`.",
-    errors: ["NOT_INITIALIZED", "INVALID_PARAMS", "STORAGE_ERROR"],
+    errors: ["NOT_INITIALIZED", "STORAGE_ERROR"],
   },
   "mcp.remove": {
     params: Mcp.McpRemoveParams,
     result: Mcp.McpRemoveResult,
     description:
       "Stop and forget a server added with mcp.add; its tools leave tools.list. Servers from the configuration file cannot be removed here (INVALID_PARAMS says so): change the file.",
-    errors: ["NOT_INITIALIZED", "INVALID_PARAMS", "STORAGE_ERROR"],
+    errors: ["NOT_INITIALIZED", "STORAGE_ERROR"],
   },
   "mcp.probe": {
     params: Mcp.McpProbeParams,

@@ -57,7 +57,7 @@ export * from "./types.js";
 export interface ServerMethods {
   /**
    * `server.status`: Server health and load: connections, subscriptions, loaded conversations,
-   * generations, uptime, memory.
+   * generations, MCP servers, uptime, memory.
    *
    * Errors: NOT_INITIALIZED (-32001).
    */
@@ -188,7 +188,7 @@ export interface McpMethods {
    * its tools join tools.list as mcp__<name>__<tool> once connected. A name already in use is
    * refused with INVALID_PARAMS naming `name`.
    *
-   * Errors: NOT_INITIALIZED (-32001), INVALID_PARAMS (-32602), STORAGE_ERROR (-32040).
+   * Errors: NOT_INITIALIZED (-32001), STORAGE_ERROR (-32040), INVALID_PARAMS (-32602).
    */
   add(params: McpAddParams, options?: RequestOptions): Promise<McpAddResult>;
 
@@ -196,7 +196,7 @@ export interface McpMethods {
    * `mcp.remove`: Stop and forget a server added with mcp.add; its tools leave tools.list. Servers
    * from the configuration file cannot be removed here (INVALID_PARAMS says so): change the file.
    *
-   * Errors: NOT_INITIALIZED (-32001), INVALID_PARAMS (-32602), STORAGE_ERROR (-32040).
+   * Errors: NOT_INITIALIZED (-32001), STORAGE_ERROR (-32040), INVALID_PARAMS (-32602).
    */
   remove(params: McpRemoveParams, options?: RequestOptions): Promise<McpRemoveResult>;
 

@@ -1520,7 +1520,7 @@ export interface RequestMap {
   initialize: { params: InitializeParams; result: InitializeResult };
   /**
    * `server.status`: Server health and load: connections, subscriptions, loaded conversations,
-   * generations, uptime, memory.
+   * generations, MCP servers, uptime, memory.
    */
   "server.status": { params: ServerStatusParams; result: ServerStatusResult };
   /** `conversation.create`: Create an empty conversation. */

@@ -41,7 +41,8 @@ export function createMcpTool(listed: McpListedTool, exposedName: string, host: 
     mcpName: listed.name,
     description,
     parameters: argumentsSchema(inputSchema),
-    inputSchema: { type: "object", ...inputSchema },
+    // Some model APIs refuse an object schema without `properties` (a tool that takes no arguments).
+    inputSchema: { type: "object", properties: {}, ...inputSchema },
     annotations,
     source: "mcp",
     summary: { name: exposedName, mcpName: listed.name, description, annotations: { ...annotations } },
