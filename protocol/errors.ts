@@ -163,6 +163,14 @@ export const ErrorTable = {
       actual: z.number().optional().describe("What the request would have needed, when known."),
     }),
   },
+  MCP_ERROR: {
+    code: -32060,
+    meaning: "MCP server error",
+    doc: "An MCP server could not be started or reached, or failed to answer (mcp.probe): the message says what happened (command not found, connection refused, HTTP 401, timed out…).",
+    data: z.object({
+      transport: z.enum(["stdio", "http"]).describe("How the server was to be reached."),
+    }),
+  },
 } as const satisfies Record<string, ErrorEntry>;
 
 type Table = typeof ErrorTable;

@@ -12,6 +12,7 @@ import * as C from "./conversation.js";
 import * as E from "./events.js";
 import * as G from "./generation.js";
 import * as M from "./messages.js";
+import * as Mcp from "./mcp.js";
 import * as S from "./session.js";
 import * as T from "./tools.js";
 
@@ -44,7 +45,7 @@ export const requests = {
   "server.status": {
     params: S.ServerStatusParams,
     result: S.ServerStatusResult,
-    description: "Server health and load: connections, subscriptions, loaded conversations, generations, uptime, memory.",
+    description: "Server health and load: connections, subscriptions, loaded conversations, generations, MCP servers, uptime, memory.",
     errors: ["NOT_INITIALIZED"],
   },
   "conversation.create": {
@@ -137,6 +138,34 @@ export const requests = {
     result: T.ModelsListResult,
     description: "Models served by the configured OpenAI-compatible endpoint (its /models route).",
     errors: ["NOT_INITIALIZED", "MODELS_UNAVAILABLE", "LLM_ERROR"],
+  },
+  "mcp.list": {
+    params: Mcp.McpListParams,
+    result: Mcp.McpListResult,
+    description:
+      "The MCP servers (from the configuration file and from mcp.add), each with its transport, state (connecting, connected, failed with the error, disabled) and tools. A failed server is retried with backoff; the agent keeps working without it.",
+    errors: ["NOT_INITIALIZED"],
+  },
+  "mcp.add": {
+    params: Mcp.McpAddParams,
+    result: Mcp.McpAddResult,
+    description:
+      "Add an MCP server: saved in the data dir (kept across restarts), started, and answered after its first connection attempt. A server that fails stays saved and is retried; its tools join tools.list as mcp__<name>__<tool> once connected. A name already in use is refused with INVALID_PARAMS naming `name`.",
+    errors: ["NOT_INITIALIZED", "STORAGE_ERROR"],
+  },
+  "mcp.remove": {
+    params: Mcp.McpRemoveParams,
+    result: Mcp.McpRemoveResult,
+    description:
+      "Stop and forget a server added with mcp.add; its tools leave tools.list. Servers from the configuration file cannot be removed here (INVALID_PARAMS says so): change the file.",
+    errors: ["NOT_INITIALIZED", "STORAGE_ERROR"],
+  },
+  "mcp.probe": {
+    params: Mcp.McpProbeParams,
+    result: Mcp.McpProbeResult,
+    description:
+      "Try a server definition without keeping it: connect, list its tools, disconnect. Nothing is saved or offered to the model. A server that cannot be started or reached answers MCP_ERROR with the reason.",
+    errors: ["NOT_INITIALIZED", "MCP_ERROR"],
   },
 } as const satisfies Record<string, RequestEntry>;
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { McpStatusSummary } from "./mcp.js";
 import { DamagedConversationEntry } from "./records.js";
 
 export const InitializeParams = z
@@ -74,6 +75,7 @@ export const ServerStatusResult = z
     damagedConversations: z
       .array(DamagedConversationEntry)
       .describe("Stored conversations found damaged so far (checked in the background from start-up, and on every load)."),
+    mcp: McpStatusSummary,
     memory: z
       .object({
         rss: z.number().describe("Resident set size, bytes."),

@@ -1,6 +1,7 @@
 import type { ServerConfig } from "./config/server-config.js";
 import type { Agent } from "./generation/agent.js";
 import type { Logger } from "./logging/logger.js";
+import type { McpManager } from "./mcp/mcp-manager.js";
 import type { CallContext } from "./rpc/dispatcher.js";
 import type { Connection } from "./sessions/connection.js";
 import type { ConversationHub } from "./sessions/conversation-hub.js";
@@ -13,6 +14,8 @@ export interface App {
   readonly store: ConversationStore;
   readonly hub: ConversationHub;
   readonly agent: Agent;
+  /** MCP servers: their tools, their state, mcp.add/remove/probe. */
+  readonly mcp: McpManager;
   readonly connections: ReadonlySet<Connection>;
   readonly startedAt: number;
 }

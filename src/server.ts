@@ -14,6 +14,7 @@ import { handlers } from "./handlers/handler-table.js";
 import { newId } from "./ids.js";
 import type { LlmProvider } from "./llm/provider.js";
 import { createLogger, type Logger } from "./logging/logger.js";
+import { McpManager, type McpManagerOptions } from "./mcp/mcp-manager.js";
 import { Dispatcher } from "./rpc/dispatcher.js";
 import type { Connection } from "./sessions/connection.js";
 import { ConversationHub } from "./sessions/conversation-hub.js";
@@ -32,6 +33,8 @@ export interface ServerParts {
   provider?: () => Promise<LlmProvider>;
   tools?: ToolRegistry;
   log?: Logger;
+  /** MCP connection settings (timeouts, reconnection backoff); tests shorten them. */
+  mcp?: McpManagerOptions;
 }
 
 export interface RunningServer {
@@ -68,7 +71,8 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
   }
   // Before the store opens: a tool configuration that cannot work stops the start with nothing to undo.
   const builtinTools = parts.tools ? [] : defaultTools({ envAllow: config.toolEnvAllow });
-  const tools = parts.tools ?? createToolRegistry([...builtinTools, ...configuredTools(config, builtinTools)]);
+  const mcp = new McpManager(config, log, parts.mcp);
+  const tools = parts.tools ?? createToolRegistry([...builtinTools, ...configuredTools(config, builtinTools)], [mcp]);
   const store =
     parts.store ??
     new LowdbConversationStore(config.dataDir, {
@@ -113,7 +117,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
   // headroom over the WebSocket cap keeps /healthz answering when it is full.
   http.maxConnections = config.maxConnections + 64;
   const ws = attachWebSocket(http, config, log, session, connections);
-  app = { config, log, store, hub, agent, connections, startedAt };
+  app = { config, log, store, hub, agent, mcp, connections, startedAt };
 
   try {
     await new Promise<void>((resolve, reject) => {
@@ -127,6 +131,8 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
     await store.close();
     throw error;
   }
+  // In the background: `listening` never waits for an MCP server to start.
+  void mcp.start();
   const sweep =
     config.idleUnloadMs > 0
       ? setInterval(() => void hub.unloadIdle(config.idleUnloadMs), Math.min(60_000, config.idleUnloadMs)).unref()
@@ -166,6 +172,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
       closing ??= (async () => {
         if (sweep) clearInterval(sweep);
         await hub.shutdownAll();
+        await mcp.close();
         for (const [link, served] of [...links]) {
           link.close(1001, "server shutting down");
           served.closed();

@@ -77,6 +77,11 @@ export const ErrorCodes = {
    * generations…). `data.limit` names the limit and `data.max` its value; nothing was changed.
    */
   LIMIT_EXCEEDED: -32050,
+  /**
+   * An MCP server could not be started or reached, or failed to answer (mcp.probe): the message
+   * says what happened (command not found, connection refused, HTTP 401, timed out…).
+   */
+  MCP_ERROR: -32060,
 } as const;
 
 export type ErrorCodeName = keyof typeof ErrorCodes;
@@ -176,6 +181,11 @@ export interface ErrorDataMap {
     max: number;
     /** What the request would have needed, when known. */
     actual?: number;
+  };
+  /** Data of MCP_ERROR. */
+  MCP_ERROR: {
+    /** How the server was to be reached. */
+    transport: "stdio" | "http";
   };
 }
 

@@ -42,6 +42,13 @@ import {
   type ToolConfirmResult,
   type ToolsListResult,
   type ModelsListResult,
+  type McpListResult,
+  type McpAddParams,
+  type McpAddResult,
+  type McpRemoveParams,
+  type McpRemoveResult,
+  type McpProbeParams,
+  type McpProbeResult,
 } from "./types.js";
 
 export * from "./errors.js";
@@ -52,7 +59,7 @@ export * from "./types.js";
 export interface ServerMethods {
   /**
    * `server.status`: Server health and load: connections, subscriptions, loaded conversations,
-   * generations, uptime, memory.
+   * generations, MCP servers, uptime, memory.
    *
    * Errors: NOT_INITIALIZED (-32001).
    */
@@ -179,6 +186,45 @@ export interface ModelsMethods {
   list(options?: RequestOptions): Promise<ModelsListResult>;
 }
 
+/** The mcp.* requests, as `client.mcp.<name>(...)`. */
+export interface McpMethods {
+  /**
+   * `mcp.list`: The MCP servers (from the configuration file and from mcp.add), each with its
+   * transport, state (connecting, connected, failed with the error, disabled) and tools. A failed
+   * server is retried with backoff; the agent keeps working without it.
+   *
+   * Errors: NOT_INITIALIZED (-32001).
+   */
+  list(options?: RequestOptions): Promise<McpListResult>;
+
+  /**
+   * `mcp.add`: Add an MCP server: saved in the data dir (kept across restarts), started, and
+   * answered after its first connection attempt. A server that fails stays saved and is retried;
+   * its tools join tools.list as mcp__<name>__<tool> once connected. A name already in use is
+   * refused with INVALID_PARAMS naming `name`.
+   *
+   * Errors: NOT_INITIALIZED (-32001), STORAGE_ERROR (-32040), INVALID_PARAMS (-32602).
+   */
+  add(params: McpAddParams, options?: RequestOptions): Promise<McpAddResult>;
+
+  /**
+   * `mcp.remove`: Stop and forget a server added with mcp.add; its tools leave tools.list. Servers
+   * from the configuration file cannot be removed here (INVALID_PARAMS says so): change the file.
+   *
+   * Errors: NOT_INITIALIZED (-32001), STORAGE_ERROR (-32040), INVALID_PARAMS (-32602).
+   */
+  remove(params: McpRemoveParams, options?: RequestOptions): Promise<McpRemoveResult>;
+
+  /**
+   * `mcp.probe`: Try a server definition without keeping it: connect, list its tools, disconnect.
+   * Nothing is saved or offered to the model. A server that cannot be started or reached answers
+   * MCP_ERROR with the reason.
+   *
+   * Errors: NOT_INITIALIZED (-32001), MCP_ERROR (-32060), INVALID_PARAMS (-32602).
+   */
+  probe(params: McpProbeParams, options?: RequestOptions): Promise<McpProbeResult>;
+}
+
 /**
  * A connected agentwire client. Create it with `AgentwireClient.connect`; every method sends one
  * request and resolves with its result, or rejects with AgentwireRpcError (server errors, `code`
@@ -260,5 +306,13 @@ export class AgentwireClient extends AgentwireClientBase {
   /** models.* requests. */
   readonly models: ModelsMethods = {
     list: (options) => this.request("models.list", {}, options),
+  };
+
+  /** mcp.* requests. */
+  readonly mcp: McpMethods = {
+    list: (options) => this.request("mcp.list", {}, options),
+    add: (params, options) => this.request("mcp.add", params, options),
+    remove: (params, options) => this.request("mcp.remove", params, options),
+    probe: (params, options) => this.request("mcp.probe", params, options),
   };
 }

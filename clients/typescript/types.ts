@@ -560,6 +560,33 @@ export interface ServerStatusResult {
    * every load).
    */
   damagedConversations: DamagedConversationEntry[];
+  /** MCP servers at a glance; mcp.list has the details. */
+  mcp: {
+    /**
+     * MCP servers declared (configuration file and mcp.add), disabled ones included.
+     *
+     * @integer
+     */
+    servers: number;
+    /**
+     * Of those, connected now.
+     *
+     * @integer
+     */
+    connected: number;
+    /**
+     * Of those, failed now (being retried); mcp.list says why.
+     *
+     * @integer
+     */
+    failed: number;
+    /**
+     * MCP tools offered to the model.
+     *
+     * @integer
+     */
+    tools: number;
+  };
   /** Process memory. */
   memory: {
     /** Resident set size, bytes. */
@@ -1213,6 +1240,320 @@ export interface ModelsListResult {
   defaultModel: string | null;
 }
 
+/**
+ * Params of `mcp.list`.
+ *
+ * No parameters.
+ */
+export type McpListParams = Record<string, never>;
+
+/** Result of mcp.list. */
+export interface McpListResult {
+  /** Every MCP server: configuration file first, then those added, each in declaration order. */
+  servers: Array<{
+    /**
+     * Server name: letters, digits, _ and -, at most 32. Its tools are offered as
+     * mcp__<name>__<tool>.
+     *
+     * @pattern ^[A-Za-z0-9_-]{1,32}$
+     */
+    name: string;
+    /** stdio: a child process; http: Streamable HTTP. */
+    transport: "stdio" | "http";
+    /**
+     * config: declared in the configuration file (change it there); added: by mcp.add, kept in the
+     * data dir (mcp.remove removes it).
+     */
+    origin: "config" | "added";
+    /**
+     * connecting: starting or reconnecting; connected: its tools are offered; failed: it could not
+     * be started or reached, or it went away (`error` says why; it is retried with backoff);
+     * disabled: declared with disabled: true and not started.
+     */
+    state: "connecting" | "connected" | "failed" | "disabled";
+    /** Why it failed, when state is failed (or connecting again after a failure). */
+    error?: string;
+    /**
+     * When failed: milliseconds until the next connection attempt.
+     *
+     * @integer
+     */
+    nextRetryMs?: number;
+    /**
+     * Connection attempts since the last successful one (0 while connected).
+     *
+     * @integer
+     */
+    attempts: number;
+    /** What the server said about itself when it connected. */
+    serverInfo?: {
+      /** The name the server gives itself. */
+      name: string;
+      /** Its version. */
+      version: string;
+    };
+    /** Its tools, as last listed; empty unless connected. */
+    tools: Array<{
+      /**
+       * The name the model calls it by: mcp__<server>__<tool> (characters the model API refuses
+       * become _; a long name is shortened with a hash).
+       */
+      name: string;
+      /** The tool's name on the MCP server. */
+      mcpName: string;
+      /** What the tool does, as the server describes it. */
+      description: string;
+      /**
+       * The server's hints about the tool (readOnlyHint, destructiveHint); empty when it gives
+       * none.
+       */
+      annotations: {
+        /** The server says the tool changes nothing. */
+        readOnlyHint?: boolean;
+        /** The server says the tool may destroy data. */
+        destructiveHint?: boolean;
+      };
+    }>;
+  }>;
+}
+
+/** Parameters of mcp.add. */
+export interface McpAddParams {
+  /**
+   * Server name: letters, digits, _ and -, at most 32. Its tools are offered as
+   * mcp__<name>__<tool>.
+   *
+   * @pattern ^[A-Za-z0-9_-]{1,32}$
+   */
+  name: string;
+  /** How to reach one MCP server. */
+  server: {
+    /** Optional; a definition with `command` is stdio. */
+    type?: "stdio";
+    /**
+     * Program to start, e.g. npx or node.
+     *
+     * @minLength 1
+     */
+    command: string;
+    /** Its arguments. */
+    args?: string[];
+    /** Environment variables for it, on top of the scrubbed tool environment. */
+    env?: Record<string, string>;
+    /**
+     * Its working directory (default: the server's).
+     *
+     * @minLength 1
+     */
+    cwd?: string;
+    /**
+     * Time limit of one tool call; default: the conversation's toolTimeoutMs.
+     *
+     * @integer
+     * @minimum 100
+     */
+    timeoutMs?: number;
+    /** Declared but not started. */
+    disabled?: boolean;
+  } | {
+    /** Optional; a definition with `url` is Streamable HTTP. */
+    type?: "http" | "streamable-http";
+    /**
+     * The server's Streamable HTTP endpoint, e.g. http://127.0.0.1:3000/mcp.
+     *
+     * @format uri
+     */
+    url: string;
+    /** Extra request headers (e.g. Authorization). */
+    headers?: Record<string, string>;
+    /**
+     * Time limit of one tool call; default: the conversation's toolTimeoutMs.
+     *
+     * @integer
+     * @minimum 100
+     */
+    timeoutMs?: number;
+    /** Declared but not started. */
+    disabled?: boolean;
+  };
+}
+
+/**
+ * Result of mcp.add: the server after its first connection attempt (it stays saved when that
+ * failed, and is retried).
+ */
+export interface McpAddResult {
+  /** One MCP server and its state. */
+  server: {
+    /**
+     * Server name: letters, digits, _ and -, at most 32. Its tools are offered as
+     * mcp__<name>__<tool>.
+     *
+     * @pattern ^[A-Za-z0-9_-]{1,32}$
+     */
+    name: string;
+    /** stdio: a child process; http: Streamable HTTP. */
+    transport: "stdio" | "http";
+    /**
+     * config: declared in the configuration file (change it there); added: by mcp.add, kept in the
+     * data dir (mcp.remove removes it).
+     */
+    origin: "config" | "added";
+    /**
+     * connecting: starting or reconnecting; connected: its tools are offered; failed: it could not
+     * be started or reached, or it went away (`error` says why; it is retried with backoff);
+     * disabled: declared with disabled: true and not started.
+     */
+    state: "connecting" | "connected" | "failed" | "disabled";
+    /** Why it failed, when state is failed (or connecting again after a failure). */
+    error?: string;
+    /**
+     * When failed: milliseconds until the next connection attempt.
+     *
+     * @integer
+     */
+    nextRetryMs?: number;
+    /**
+     * Connection attempts since the last successful one (0 while connected).
+     *
+     * @integer
+     */
+    attempts: number;
+    /** What the server said about itself when it connected. */
+    serverInfo?: {
+      /** The name the server gives itself. */
+      name: string;
+      /** Its version. */
+      version: string;
+    };
+    /** Its tools, as last listed; empty unless connected. */
+    tools: Array<{
+      /**
+       * The name the model calls it by: mcp__<server>__<tool> (characters the model API refuses
+       * become _; a long name is shortened with a hash).
+       */
+      name: string;
+      /** The tool's name on the MCP server. */
+      mcpName: string;
+      /** What the tool does, as the server describes it. */
+      description: string;
+      /**
+       * The server's hints about the tool (readOnlyHint, destructiveHint); empty when it gives
+       * none.
+       */
+      annotations: {
+        /** The server says the tool changes nothing. */
+        readOnlyHint?: boolean;
+        /** The server says the tool may destroy data. */
+        destructiveHint?: boolean;
+      };
+    }>;
+  };
+}
+
+/** Parameters of mcp.remove. */
+export interface McpRemoveParams {
+  /**
+   * Server name: letters, digits, _ and -, at most 32. Its tools are offered as
+   * mcp__<name>__<tool>.
+   *
+   * @pattern ^[A-Za-z0-9_-]{1,32}$
+   */
+  name: string;
+}
+
+/** Result of mcp.remove. */
+export interface McpRemoveResult {
+  /** Always true: the server was stopped and forgotten. */
+  removed: true;
+}
+
+/** Parameters of mcp.probe. */
+export interface McpProbeParams {
+  /** How to reach one MCP server. */
+  server: {
+    /** Optional; a definition with `command` is stdio. */
+    type?: "stdio";
+    /**
+     * Program to start, e.g. npx or node.
+     *
+     * @minLength 1
+     */
+    command: string;
+    /** Its arguments. */
+    args?: string[];
+    /** Environment variables for it, on top of the scrubbed tool environment. */
+    env?: Record<string, string>;
+    /**
+     * Its working directory (default: the server's).
+     *
+     * @minLength 1
+     */
+    cwd?: string;
+    /**
+     * Time limit of one tool call; default: the conversation's toolTimeoutMs.
+     *
+     * @integer
+     * @minimum 100
+     */
+    timeoutMs?: number;
+    /** Declared but not started. */
+    disabled?: boolean;
+  } | {
+    /** Optional; a definition with `url` is Streamable HTTP. */
+    type?: "http" | "streamable-http";
+    /**
+     * The server's Streamable HTTP endpoint, e.g. http://127.0.0.1:3000/mcp.
+     *
+     * @format uri
+     */
+    url: string;
+    /** Extra request headers (e.g. Authorization). */
+    headers?: Record<string, string>;
+    /**
+     * Time limit of one tool call; default: the conversation's toolTimeoutMs.
+     *
+     * @integer
+     * @minimum 100
+     */
+    timeoutMs?: number;
+    /** Declared but not started. */
+    disabled?: boolean;
+  };
+}
+
+/**
+ * Result of mcp.probe: what the server offers. Nothing was saved and nothing is offered to the
+ * model.
+ */
+export interface McpProbeResult {
+  /** What the server said about itself. */
+  serverInfo: {
+    /** The name the server gives itself. */
+    name: string;
+    /** Its version. */
+    version: string;
+  };
+  /** Every tool it lists. */
+  tools: Array<{
+    /** The tool's name on the MCP server. */
+    name: string;
+    /** What it does. */
+    description: string;
+    /** JSON Schema of its arguments. */
+    inputSchema: Record<string, unknown>;
+    /**
+     * The server's hints about the tool (readOnlyHint, destructiveHint); empty when it gives none.
+     */
+    annotations: {
+      /** The server says the tool changes nothing. */
+      readOnlyHint?: boolean;
+      /** The server says the tool may destroy data. */
+      destructiveHint?: boolean;
+    };
+  }>;
+}
+
 // ── Notifications ───────────────────────────────────────────────────────────────────────────────
 
 /**
@@ -1418,7 +1759,7 @@ export interface RequestMap {
   initialize: { params: InitializeParams; result: InitializeResult };
   /**
    * `server.status`: Server health and load: connections, subscriptions, loaded conversations,
-   * generations, uptime, memory.
+   * generations, MCP servers, uptime, memory.
    */
   "server.status": { params: ServerStatusParams; result: ServerStatusResult };
   /** `conversation.create`: Create an empty conversation. */
@@ -1475,6 +1816,22 @@ export interface RequestMap {
    * `models.list`: Models served by the configured OpenAI-compatible endpoint (its /models route).
    */
   "models.list": { params: ModelsListParams; result: ModelsListResult };
+  /**
+   * `mcp.list`: The MCP servers (from the configuration file and from mcp.add), each with its
+   * transport, state (connecting, connected, failed with the error, disabled) and tools.
+   */
+  "mcp.list": { params: McpListParams; result: McpListResult };
+  /**
+   * `mcp.add`: Add an MCP server: saved in the data dir (kept across restarts), started, and
+   * answered after its first connection attempt.
+   */
+  "mcp.add": { params: McpAddParams; result: McpAddResult };
+  /** `mcp.remove`: Stop and forget a server added with mcp.add; its tools leave tools.list. */
+  "mcp.remove": { params: McpRemoveParams; result: McpRemoveResult };
+  /**
+   * `mcp.probe`: Try a server definition without keeping it: connect, list its tools, disconnect.
+   */
+  "mcp.probe": { params: McpProbeParams; result: McpProbeResult };
 }
 
 export type RequestMethod = keyof RequestMap;

@@ -3,6 +3,7 @@ import type { HandlerTable } from "../rpc/dispatcher.js";
 import * as agent from "./agent-handlers.js";
 import * as asset from "./asset-handlers.js";
 import * as conversation from "./conversation-handlers.js";
+import * as mcp from "./mcp-handlers.js";
 import * as message from "./message-handlers.js";
 import * as session from "./session-handlers.js";
 
@@ -24,4 +25,8 @@ export const handlers: HandlerTable<RequestContext> = {
   "tool.confirm": agent.toolConfirm,
   "tools.list": agent.toolsList,
   "models.list": agent.modelsList,
+  "mcp.list": mcp.mcpList,
+  "mcp.add": mcp.mcpAdd,
+  "mcp.remove": mcp.mcpRemove,
+  "mcp.probe": mcp.mcpProbe,
 };

@@ -58,6 +58,7 @@ export const serverStatus: Handlers["server.status"] = (_params, { app }) => {
     conversationsStored: app.store.count(),
     generations: app.hub.generationCount(),
     damagedConversations: app.store.damaged().map((d) => ({ conversationId: d.id, problem: d.problem })),
+    mcp: app.mcp.status(),
     memory: { rss: memory.rss, heapUsed: memory.heapUsed },
   };
 };

@@ -132,6 +132,11 @@ export class RpcError extends Error {
   static limitExceeded(detail: string, limit: string, max: number, actual?: number): RpcError {
     return RpcError.of("LIMIT_EXCEEDED", detail, { limit, max, ...(actual !== undefined ? { actual } : {}) });
   }
+
+  /** An MCP server that could not be started, reached or understood (mcp.probe). */
+  static mcpError(detail: string, transport: "stdio" | "http"): RpcError {
+    return RpcError.of("MCP_ERROR", detail, { transport });
+  }
 }
 
 type DataArg<N extends ErrorCodeName> = ErrorDataOf<N> extends undefined ? [] : [data: ErrorDataOf<N>];

@@ -1,0 +1,15 @@
+import type { RequestContext } from "../app.js";
+import type { HandlerTable } from "../rpc/dispatcher.js";
+
+type Handlers = HandlerTable<RequestContext>;
+
+export const mcpList: Handlers["mcp.list"] = async (_params, { app }) => ({ servers: await app.mcp.servers() });
+
+export const mcpAdd: Handlers["mcp.add"] = async (params, { app }) => ({ server: await app.mcp.add(params.name, params.server) });
+
+export const mcpRemove: Handlers["mcp.remove"] = async (params, { app }) => {
+  await app.mcp.remove(params.name);
+  return { removed: true as const };
+};
+
+export const mcpProbe: Handlers["mcp.probe"] = (params, { app }) => app.mcp.probe(params.server);

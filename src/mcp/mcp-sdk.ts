@@ -1,0 +1,37 @@
+/**
+ * The official MCP SDK, loaded on first use: a server with no MCP servers
+ * never pays for it at start-up (the client pulls in ajv and the SDK's zod
+ * schemas), and the bundle keeps it in a chunk of its own.
+ */
+export type McpSdk = Awaited<ReturnType<typeof importSdk>>;
+
+async function importSdk() {
+  const [client, stdio, http, types] = await Promise.all([
+    import("@modelcontextprotocol/sdk/client/index.js"),
+    import("@modelcontextprotocol/sdk/client/stdio.js"),
+    import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
+    import("@modelcontextprotocol/sdk/types.js"),
+  ]);
+  return {
+    Client: client.Client,
+    StdioClientTransport: stdio.StdioClientTransport,
+    StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
+    ToolListChangedNotificationSchema: types.ToolListChangedNotificationSchema,
+    McpError: types.McpError,
+    ErrorCode: types.ErrorCode,
+  };
+}
+
+let loading: Promise<McpSdk> | undefined;
+
+export function loadMcpSdk(): Promise<McpSdk> {
+  loading ??= importSdk().catch((error: unknown) => {
+    loading = undefined; // let a later attempt try again
+    throw error;
+  });
+  return loading;
+}
+
+export type McpClient = InstanceType<McpSdk["Client"]>;
+export type McpListedTool = Awaited<ReturnType<McpClient["listTools"]>>["tools"][number];
+export type McpCallResult = Awaited<ReturnType<McpClient["callTool"]>>;

@@ -1,0 +1,180 @@
+/**
+ * One live MCP client session over stdio or Streamable HTTP: opened,
+ * initialized, asked for its tools, closed. Long-lived sessions
+ * (mcp-connection.ts) and one-shot probes (mcp.probe) both use it.
+ */
+import { existsSync } from "node:fs";
+import type { McpServerDefinition } from "../../protocol/config-mcp.js";
+import { SERVER_VERSION } from "../server-version.js";
+import { loadMcpSdk, type McpCallResult, type McpClient, type McpListedTool, type McpSdk } from "./mcp-sdk.js";
+
+export type McpTransportKind = "stdio" | "http";
+
+export interface McpSessionOptions {
+  /** Environment of a stdio server before the definition's `env`: the scrubbed tool environment (asked for only when one starts). */
+  baseEnv(): Readonly<Record<string, string>>;
+  /** Time allowed for the process to start and answer `initialize`. */
+  connectTimeoutMs: number;
+  /** The session ended on its own (process exited, connection closed); not called after `close()`. */
+  onClosed?(reason: string): void;
+  /** The server announced that its tools changed (notifications/tools/list_changed). */
+  onToolsChanged?(): void;
+  /** A line the server wrote on stderr (stdio). */
+  onStderr?(line: string): void;
+}
+
+/** More tools than this from one server are not listed: a runaway server must not fill memory or the model's request. */
+const MAX_TOOLS = 1000;
+/** Bytes of a stdio server's stderr kept to explain why it failed. */
+const STDERR_TAIL_BYTES = 2048;
+
+export function transportKind(definition: McpServerDefinition): McpTransportKind {
+  return "url" in definition ? "http" : "stdio";
+}
+
+export class McpSession {
+  private closing = false;
+  private stderrTail = "";
+
+  private constructor(
+    private readonly sdk: McpSdk,
+    readonly client: McpClient,
+    readonly kind: McpTransportKind,
+  ) {}
+
+  /** Starts (or reaches) the server and completes `initialize`. Throws an Error whose message says what went wrong. */
+  static async open(definition: McpServerDefinition, options: McpSessionOptions): Promise<McpSession> {
+    const sdk = await loadMcpSdk();
+    const kind = transportKind(definition);
+    // No capabilities offered: agentwire answers no sampling, roots or elicitation requests.
+    const client = new sdk.Client({ name: "agentwire", version: SERVER_VERSION }, { capabilities: {} });
+    const session = new McpSession(sdk, client, kind);
+    const transport = session.createTransport(definition, options);
+    client.onclose = () => {
+      if (session.closing) return;
+      session.closing = true;
+      options.onClosed?.(session.endedReason());
+    };
+    // Transport hiccups (a dropped SSE stream the SDK reconnects) are not fatal; a real end comes as onclose.
+    client.onerror = () => {};
+    client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, () => options.onToolsChanged?.());
+    try {
+      await client.connect(transport, { timeout: options.connectTimeoutMs });
+    } catch (error) {
+      session.closing = true;
+      await client.close().catch(() => {});
+      throw new Error(session.describe(error, definition, options.connectTimeoutMs));
+    }
+    return session;
+  }
+
+  get serverInfo(): { name: string; version: string } {
+    const info = this.client.getServerVersion();
+    return { name: info?.name ?? "unknown", version: info?.version ?? "unknown" };
+  }
+
+  /** Every tool, following pagination, at most MAX_TOOLS. */
+  async listTools(timeoutMs: number): Promise<McpListedTool[]> {
+    const tools: McpListedTool[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.client.listTools(cursor ? { cursor } : {}, { timeout: timeoutMs });
+      tools.push(...page.tools);
+      cursor = page.nextCursor;
+    } while (cursor && tools.length < MAX_TOOLS);
+    return tools.slice(0, MAX_TOOLS);
+  }
+
+  /**
+   * Calls a tool. `signal` cancels it (the SDK sends notifications/cancelled
+   * to the server) and `timeoutMs` bounds it (the SDK cancels it on expiry too).
+   */
+  callTool(
+    name: string,
+    args: Record<string, unknown>,
+    options: { signal: AbortSignal; timeoutMs: number; onProgress?: (text: string) => void },
+  ): Promise<McpCallResult> {
+    return this.client.callTool({ name, arguments: args }, undefined, {
+      signal: options.signal,
+      timeout: options.timeoutMs,
+      onprogress: options.onProgress
+        ? (p) => options.onProgress!(`[progress ${p.progress}${p.total !== undefined ? `/${p.total}` : ""}${p.message ? `: ${p.message}` : ""}]\n`)
+        : undefined,
+    });
+  }
+
+  /** True for the SDK's timeout error. */
+  isTimeout(error: unknown): boolean {
+    return error instanceof this.sdk.McpError && error.code === this.sdk.ErrorCode.RequestTimeout;
+  }
+
+  /** True when the error came from the server (a JSON-RPC error answer), not from the link to it. */
+  isServerAnswer(error: unknown): boolean {
+    return error instanceof this.sdk.McpError && error.code !== this.sdk.ErrorCode.ConnectionClosed && error.code !== this.sdk.ErrorCode.RequestTimeout;
+  }
+
+  /** Ends the session: a stdio server gets EOF on stdin (then SIGTERM, then SIGKILL, by the SDK). */
+  async close(): Promise<void> {
+    this.closing = true;
+    await this.client.close().catch(() => {});
+  }
+
+  private createTransport(definition: McpServerDefinition, options: McpSessionOptions) {
+    if ("url" in definition) {
+      return new this.sdk.StreamableHTTPClientTransport(new URL(definition.url), {
+        requestInit: { headers: { ...definition.headers } },
+        // One quick retry of a dropped event stream; a dead server is the connection manager's to retry.
+        reconnectionOptions: { initialReconnectionDelay: 1000, maxReconnectionDelay: 5000, reconnectionDelayGrowFactor: 2, maxRetries: 1 },
+      });
+    }
+    const transport = new this.sdk.StdioClientTransport({
+      command: definition.command,
+      args: definition.args ?? [],
+      env: { ...options.baseEnv(), ...definition.env },
+      cwd: definition.cwd,
+      // Piped, never inherited: the server's stderr is ours to log, and its last lines explain a failure.
+      stderr: "pipe",
+    });
+    let partial = "";
+    transport.stderr?.on("data", (chunk: Buffer) => {
+      const text = chunk.toString("utf8");
+      this.stderrTail = (this.stderrTail + text).slice(-STDERR_TAIL_BYTES);
+      const lines = (partial + text).split("\n");
+      partial = lines.pop() ?? "";
+      if (partial.length > STDERR_TAIL_BYTES) partial = "";
+      for (const line of lines) if (line.trim() !== "") options.onStderr?.(line);
+    });
+    return transport;
+  }
+
+  private endedReason(): string {
+    const base = this.kind === "stdio" ? "the server process exited" : "the connection to the server closed";
+    return this.withStderr(base);
+  }
+
+  private withStderr(text: string): string {
+    const tail = this.stderrTail.trim().split("\n").slice(-3).join(" | ");
+    return tail ? `${text} (stderr: ${tail})` : text;
+  }
+
+  private describe(error: unknown, definition: McpServerDefinition, connectTimeoutMs: number): string {
+    const code = (error as { code?: unknown } | undefined)?.code;
+    if ("command" in definition) {
+      if (code === "ENOENT") {
+        if (definition.cwd && !existsSync(definition.cwd)) return `could not start "${definition.command}": working directory ${definition.cwd} does not exist`;
+        return `could not start "${definition.command}": command not found`;
+      }
+      if (code === "EACCES") return `could not start "${definition.command}": permission denied`;
+    }
+    if (this.isTimeout(error)) return this.withStderr(`no answer to initialize within ${connectTimeoutMs} ms`);
+    if (error instanceof this.sdk.McpError && error.code === this.sdk.ErrorCode.ConnectionClosed) {
+      return this.withStderr(this.kind === "stdio" ? "the server process exited before it answered" : "the connection closed before the server answered");
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    // The SDK's StreamableHTTPError carries the HTTP status as a number in `code` but not in its message.
+    if (this.kind === "http" && typeof code === "number") return `HTTP ${code}: ${message}`;
+    const cause = (error as { cause?: { code?: string; message?: string } } | undefined)?.cause;
+    const detail = cause?.code ?? cause?.message;
+    return this.withStderr(detail && !message.includes(detail) ? `${message} (${detail})` : message);
+  }
+}
