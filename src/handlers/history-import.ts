@@ -83,12 +83,12 @@ export function findHistoryIssues(records: ImportedHistory): ParamIssue[] {
       issue(`records[${i}].toolCallId`, `tool call "${record.toolCallId}" is already answered by records[${call.answeredAt}]`);
       return;
     }
-    if (call.toolName !== record.toolName) {
-      issue(`records[${i}].toolName`, `records[${round.at}] announced call "${record.toolCallId}" as tool "${call.toolName}", not "${record.toolName}"`);
-      return;
-    }
+    // It answers the call either way: a wrong name is its one problem, not also a missing answer.
     call.answeredAt = i;
     round.unanswered--;
+    if (call.toolName !== record.toolName) {
+      issue(`records[${i}].toolName`, `records[${round.at}] announced call "${record.toolCallId}" as tool "${call.toolName}", not "${record.toolName}"`);
+    }
   });
   closeRound(null);
   return issues.slice(0, MAX_ISSUES);
