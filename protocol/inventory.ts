@@ -50,7 +50,7 @@ export const requests = {
     params: C.ConversationCreateParams,
     result: C.ConversationCreateResult,
     description:
-      "Create a conversation, empty or starting from imported `records` (checked whole first: an invalid history is refused naming the record). A `system` prompt is kept on the conversation and sent first in every model request.",
+      "Create a conversation, empty or starting from imported `records`. The history is checked whole before anything is stored: an invalid one is refused naming the record. A `system` prompt is kept on the conversation and sent first in every model request.",
     errors: ["NOT_INITIALIZED", "STORAGE_ERROR", "LIMIT_EXCEEDED"],
   },
   "conversation.list": {

@@ -62,9 +62,9 @@ export interface ServerMethods {
 /** The conversation.* requests, as `client.conversation.<name>(...)`. */
 export interface ConversationMethods {
   /**
-   * `conversation.create`: Create a conversation, empty or starting from imported `records`
-   * (checked whole first: an invalid history is refused naming the record). A `system` prompt is
-   * kept on the conversation and sent first in every model request.
+   * `conversation.create`: Create a conversation, empty or starting from imported `records`. The
+   * history is checked whole before anything is stored: an invalid one is refused naming the
+   * record. A `system` prompt is kept on the conversation and sent first in every model request.
    *
    * Errors: NOT_INITIALIZED (-32001), STORAGE_ERROR (-32040), LIMIT_EXCEEDED (-32050),
    * INVALID_PARAMS (-32602).

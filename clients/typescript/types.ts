@@ -1326,10 +1326,7 @@ export interface RequestMap {
    * generations, uptime, memory.
    */
   "server.status": { params: ServerStatusParams; result: ServerStatusResult };
-  /**
-   * `conversation.create`: Create a conversation, empty or starting from imported `records`
-   * (checked whole first: an invalid history is refused naming the record).
-   */
+  /** `conversation.create`: Create a conversation, empty or starting from imported `records`. */
   "conversation.create": { params: ConversationCreateParams; result: ConversationCreateResult };
   /**
    * `conversation.list`: List conversations, newest first, a page at a time: pass `nextCursor` back
