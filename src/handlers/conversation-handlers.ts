@@ -69,7 +69,7 @@ export const conversationFork: Handlers["conversation.fork"] = async (params, { 
     source.lastUsed = Date.now(); // a long copy keeps the original loaded
     return handle.readRecords(from, to);
   };
-  // Records are append-only and only an open round's change afterwards, so records before the cut stay as read here.
+  // Records are append-only and only an open round's records change later, so those before the cut stay as read here.
   const end = await forkPoint(read, handle.recordCount, params.atRecord);
   const original = handle.conversation;
   const now = new Date().toISOString();
