@@ -6,13 +6,70 @@ import {
   ConversationSettingsPatch,
   ConversationState,
   DamagedConversationEntry,
+  MessageRole,
   ModelName,
+  Timestamp,
 } from "./records.js";
 
 /** What conversation.create and conversation.update accept for the same fields. */
 const Title = z.string().max(500);
 const SystemPrompt = z.string().max(1_000_000);
 const Workspace = z.string().min(1).max(4096);
+
+/** Most records one conversation.create may import (the frame limit, maxPayloadBytes, bounds their bytes). */
+export const MAX_IMPORTED_RECORDS = 10_000;
+
+/** A text field of an imported record: each is also held to the server's maxMessageBytes. */
+const ImportedText = z.string().max(4_000_000);
+
+export const ImportedMessage = z
+  .strictObject({
+    type: z.literal("message").describe("Discriminator: a chat message."),
+    role: MessageRole,
+    content: ImportedText.describe("Text of the message (at most maxMessageBytes UTF-8 bytes)."),
+    reasoning: ImportedText.optional().describe("Assistant messages: reasoning text (kept, never sent to the model)."),
+    toolCalls: z
+      .array(
+        z.strictObject({
+          toolCallId: z.string().min(1).max(256).describe("The call's id; the tool_call record that answers it carries the same id."),
+          toolName: z.string().min(1).max(256).describe("Name of the tool called."),
+        }),
+      )
+      .min(1)
+      .max(256)
+      .optional()
+      .describe(
+        "Assistant messages only: the tool calls this message made, in order. Each must be answered by a settled tool_call record right after the message (only tool_call records may come between).",
+      ),
+    timestamp: Timestamp.optional().describe("When it was written; the server's clock at import when absent."),
+  })
+  .describe("An imported message. The server assigns its record id.");
+
+export const ImportedToolCall = z
+  .strictObject({
+    type: z.literal("tool_call").describe("Discriminator: a settled tool call and its result."),
+    toolCallId: z
+      .string()
+      .min(1)
+      .max(256)
+      .describe("Id of the call, as announced by the assistant message before it (its toolCalls)."),
+    toolName: z.string().min(1).max(256).describe("Name of the tool; must match the announcement."),
+    arguments: z.record(z.string(), z.unknown()).describe("Arguments the tool ran with."),
+    status: z
+      .enum(["completed", "failed", "skipped"], {
+        error: "only settled tool calls can be imported: status must be completed, failed or skipped (not pending or executing)",
+      })
+      .describe("How the call ended. Only settled calls can be imported: pending and executing are refused."),
+    result: ImportedText.optional().describe("Text the model is shown as the call's output (at most maxMessageBytes); empty when absent."),
+    exitCode: z.number().int().nullable().optional().describe("Process exit code, for tools that run a process."),
+    timestamp: Timestamp.optional().describe("When the call was proposed; the server's clock at import when absent."),
+    completedAt: Timestamp.optional().describe("When it ended; `timestamp` when absent."),
+  })
+  .describe("An imported tool call with its outcome. The server assigns its record id; `success` follows from `status`.");
+
+export const ImportedRecord = z
+  .discriminatedUnion("type", [ImportedMessage, ImportedToolCall])
+  .describe("One record of an imported history: a message, or a settled tool call answering the assistant message before it.");
 
 export const ConversationCreateParams = z
   .strictObject({
@@ -21,6 +78,13 @@ export const ConversationCreateParams = z
     system: SystemPrompt.optional().describe("System prompt sent first in every model request."),
     workspace: Workspace.optional().describe("Working directory for tools (absolute, or relative to the server's working directory)."),
     settings: ConversationSettingsPatch.optional(),
+    records: z
+      .array(ImportedRecord)
+      .max(MAX_IMPORTED_RECORDS)
+      .optional()
+      .describe(
+        `A history to start from (import or reconstruction), oldest first, at most ${MAX_IMPORTED_RECORDS} records, each text at most maxMessageBytes. The server gives every record a new id and keeps toolCallIds. Refused whole (-32602 naming the record, e.g. records[3].toolCallId) when a tool_call record answers no announced call, repeats one, or names another tool; when an announced call gets no settled record before the next message; or when a toolCallId is announced twice while open. A toolCallId may be reused by a later assistant message once its earlier call is answered (some models number calls per reply).`,
+      ),
   })
   .describe("Parameters of conversation.create.");
 export const ConversationCreateResult = Conversation;
@@ -88,6 +152,22 @@ export const ConversationUpdateParams = z
   })
   .describe("Parameters of conversation.update. Fields left out are unchanged.");
 export const ConversationUpdateResult = Conversation;
+
+export const ConversationForkParams = z
+  .strictObject({
+    conversationId: ConversationId.describe("The conversation to copy."),
+    atRecord: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe(
+        "Copy the records before this position (0 = the oldest), i.e. the first atRecord records; positions are those of conversation.get's recordsFrom. Refused (naming atRecord) when over the record count, or when the cut leaves a tool call unsettled (an assistant message copied without all its calls' settled records): fork before that message or after its calls. Default: every record, except an unsettled last tool round (a running generation's, or one a stop left pending), which is cut off together with what follows it.",
+      ),
+    title: Title.optional().describe("Title of the copy; default: the original's followed by \" (fork)\"."),
+  })
+  .describe("Parameters of conversation.fork.");
+export const ConversationForkResult = Conversation;
 
 export const ConversationDeleteParams = z
   .strictObject({ conversationId: ConversationId })

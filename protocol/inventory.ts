@@ -51,8 +51,9 @@ export const requests = {
   "conversation.create": {
     params: C.ConversationCreateParams,
     result: C.ConversationCreateResult,
-    description: "Create an empty conversation. A `system` prompt is kept on the conversation and sent first in every model request.",
-    errors: ["NOT_INITIALIZED", "STORAGE_ERROR"],
+    description:
+      "Create a conversation, empty or starting from imported `records`. The history is checked whole before anything is stored: an invalid one is refused naming the record. A `system` prompt is kept on the conversation and sent first in every model request.",
+    errors: ["NOT_INITIALIZED", "STORAGE_ERROR", "LIMIT_EXCEEDED"],
   },
   "conversation.list": {
     params: C.ConversationListParams,
@@ -70,6 +71,13 @@ export const requests = {
     params: C.ConversationUpdateParams,
     result: C.ConversationUpdateResult,
     description: "Change title, model, system prompt, workspace or settings. Subscribers get `conversation_updated`.",
+    errors: [...NOT_FOUND, "STORAGE_ERROR"],
+  },
+  "conversation.fork": {
+    params: C.ConversationForkParams,
+    result: C.ConversationForkResult,
+    description:
+      "Copy a conversation's records (all, or the first `atRecord`) into a new conversation with the same model, system prompt, workspace and settings, titled \"<title> (fork)\" unless `title` is given. Records get new ids (toolCallIds are kept). Only settled records are copied: a running generation's open tool round is left out. The two conversations are independent afterwards.",
     errors: [...NOT_FOUND, "STORAGE_ERROR"],
   },
   "conversation.delete": {
@@ -96,8 +104,8 @@ export const requests = {
     params: M.MessageAppendParams,
     result: M.MessageAppendResult,
     description:
-      "Append a user or system message, with optional attachments (workspace text files, whole or a line range, and images uploaded with asset.upload). Answered once it is stored; subscribers get `message_added`.",
-    errors: [...NOT_FOUND, "STORAGE_ERROR", "LIMIT_EXCEEDED"],
+      "Append a user, system or assistant message; a user message may carry attachments (workspace text files, whole or a line range, and images uploaded with asset.upload). Answered once it is stored; subscribers get `message_added`. User and system messages may be appended while a generation runs (the model sees them on its next call); an assistant message may not (GENERATION_IN_PROGRESS), nor while stored tool calls are pending: it would close their round.",
+    errors: [...NOT_FOUND, "STORAGE_ERROR", "LIMIT_EXCEEDED", "GENERATION_IN_PROGRESS"],
   },
   "asset.upload": {
     params: A.AssetUploadParams,

@@ -6,8 +6,10 @@ export const MessageAppendParams = z
   .strictObject({
     conversationId: ConversationId,
     role: z
-      .enum(["user", "system"])
-      .describe("user: a message from the person; system: an instruction to the model. Assistant messages come only from the model."),
+      .enum(["user", "system", "assistant"])
+      .describe(
+        "user: a message from the person; system: an instruction to the model; assistant: a reply written by the client (importing or reconstructing a history), refused while a generation runs or while stored tool calls are pending.",
+      ),
     content: z.string().max(4_000_000).describe("Text of the message."),
     attachments: z
       .array(AttachmentInput)

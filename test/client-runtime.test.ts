@@ -360,8 +360,8 @@ describe("AgentwireClient", () => {
 export async function typeChecks(client: AgentwireClient): Promise<void> {
   // @ts-expect-error conversationId is required
   await client.conversation.get({});
-  // @ts-expect-error role must be user or system
-  await client.message.append({ conversationId: "c", role: "assistant", content: "x" });
+  // @ts-expect-error role must be user, system or assistant
+  await client.message.append({ conversationId: "c", role: "tool", content: "x" });
   // @ts-expect-error no such method
   await client.request("conversation.nope", {});
   // @ts-expect-error initialize is done by connect, not offered as a method

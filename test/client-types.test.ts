@@ -61,8 +61,8 @@ export async function usage(client: AgentwireClient, signal: AbortSignal): Promi
   }
   const code: number = ErrorCodes.INVALID_PARAMS;
   void code;
-  // @ts-expect-error role must be user or system
-  await client.message.append({ conversationId: "c", role: "assistant", content: "x" });
+  // @ts-expect-error role must be user, system or assistant
+  await client.message.append({ conversationId: "c", role: "tool", content: "x" });
   // @ts-expect-error conversationId is required
   await client.conversation.get({});
   // @ts-expect-error unknown option

@@ -89,7 +89,7 @@ describe("protocol/schema.json", () => {
       expect.arrayContaining(["conversationId", "seq", "toolCallId", "toolName", "arguments"]),
     );
     expect(schema.definitions.ConversationRecord.oneOf).toHaveLength(2);
-    expect(schema.definitions.MessageAppendParams.properties.role.enum).toEqual(["user", "system"]);
+    expect(schema.definitions.MessageAppendParams.properties.role.enum).toEqual(["user", "system", "assistant"]);
   });
 });
 
@@ -195,7 +195,7 @@ describe("README.md method list", { timeout: 60_000 }, () => {
     for (const method of [...Object.keys(requests), ...Object.keys(notifications)]) {
       expect(block.content.match(new RegExp(`^- \`${method.replace(".", "\\.")}\` — `, "gm")), method).toHaveLength(1);
     }
-    expect(block.content).toContain("- `conversation.create` — Create an empty conversation.\n");
+    expect(block.content).toContain("- `conversation.create` — Create a conversation, empty or starting from imported `records`.\n");
     expect(block.content).not.toContain("A `system` prompt"); // the second sentence
   });
 
@@ -206,7 +206,7 @@ describe("README.md method list", { timeout: 60_000 }, () => {
     expect(runGenerator("--check", "--out-dir", scratch).status).toBe(0);
 
     const original = readFileSync(readme, "utf8");
-    const edited = spliceBlock(original, "methods", block.content.replace("Create an empty conversation.", "Make one."));
+    const edited = spliceBlock(original, "methods", block.content.replace("Create a conversation, empty or starting from imported `records`.", "Make one."));
     writeFileSync(readme, edited);
     const stale = runGenerator("--check", "--out-dir", scratch);
     expect(stale.status).toBe(1);

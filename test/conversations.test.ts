@@ -301,10 +301,10 @@ describe("message.append", () => {
     expect(Date.parse(got.conversation.updatedAt)).toBeGreaterThan(Date.parse(c.createdAt));
   });
 
-  it("refuses role assistant with -32602 naming role, and stores nothing", async () => {
+  it("refuses a role other than user, system or assistant with -32602 naming role, and stores nothing", async () => {
     const c = await client.conversation.create({});
     await expectInvalidParams(
-      client.message.append({ conversationId: c.id, role: "assistant" as never, content: "forged" }),
+      client.message.append({ conversationId: c.id, role: "tool" as never, content: "forged" }),
       "role",
     );
     const got = await client.conversation.get({ conversationId: c.id, includeRecords: true });

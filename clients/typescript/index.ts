@@ -24,6 +24,8 @@ import {
   type ConversationGetResult,
   type ConversationUpdateParams,
   type ConversationUpdateResult,
+  type ConversationForkParams,
+  type ConversationForkResult,
   type ConversationDeleteParams,
   type ConversationDeleteResult,
   type ConversationSubscribeParams,
@@ -69,10 +71,12 @@ export interface ServerMethods {
 /** The conversation.* requests, as `client.conversation.<name>(...)`. */
 export interface ConversationMethods {
   /**
-   * `conversation.create`: Create an empty conversation. A `system` prompt is kept on the
-   * conversation and sent first in every model request.
+   * `conversation.create`: Create a conversation, empty or starting from imported `records`. The
+   * history is checked whole before anything is stored: an invalid one is refused naming the
+   * record. A `system` prompt is kept on the conversation and sent first in every model request.
    *
-   * Errors: NOT_INITIALIZED (-32001), STORAGE_ERROR (-32040), INVALID_PARAMS (-32602).
+   * Errors: NOT_INITIALIZED (-32001), STORAGE_ERROR (-32040), LIMIT_EXCEEDED (-32050),
+   * INVALID_PARAMS (-32602).
    */
   create(params?: ConversationCreateParams, options?: RequestOptions): Promise<ConversationCreateResult>;
 
@@ -99,6 +103,18 @@ export interface ConversationMethods {
    * INVALID_PARAMS (-32602).
    */
   update(params: ConversationUpdateParams, options?: RequestOptions): Promise<ConversationUpdateResult>;
+
+  /**
+   * `conversation.fork`: Copy a conversation's records (all, or the first `atRecord`) into a new
+   * conversation with the same model, system prompt, workspace and settings, titled "<title>
+   * (fork)" unless `title` is given. Records get new ids (toolCallIds are kept). Only settled
+   * records are copied: a running generation's open tool round is left out. The two conversations
+   * are independent afterwards.
+   *
+   * Errors: NOT_INITIALIZED (-32001), CONVERSATION_NOT_FOUND (-32010), STORAGE_ERROR (-32040),
+   * INVALID_PARAMS (-32602).
+   */
+  fork(params: ConversationForkParams, options?: RequestOptions): Promise<ConversationForkResult>;
 
   /**
    * `conversation.delete`: Delete a conversation and its records. A running generation is
@@ -131,12 +147,15 @@ export interface ConversationMethods {
 /** The message.* requests, as `client.message.<name>(...)`. */
 export interface MessageMethods {
   /**
-   * `message.append`: Append a user or system message, with optional attachments (workspace text
-   * files, whole or a line range, and images uploaded with asset.upload). Answered once it is
-   * stored; subscribers get `message_added`.
+   * `message.append`: Append a user, system or assistant message; a user message may carry
+   * attachments (workspace text files, whole or a line range, and images uploaded with
+   * asset.upload). Answered once it is stored; subscribers get `message_added`. User and system
+   * messages may be appended while a generation runs (the model sees them on its next call); an
+   * assistant message may not (GENERATION_IN_PROGRESS), nor while stored tool calls are pending: it
+   * would close their round.
    *
    * Errors: NOT_INITIALIZED (-32001), CONVERSATION_NOT_FOUND (-32010), STORAGE_ERROR (-32040),
-   * LIMIT_EXCEEDED (-32050), INVALID_PARAMS (-32602).
+   * LIMIT_EXCEEDED (-32050), GENERATION_IN_PROGRESS (-32020), INVALID_PARAMS (-32602).
    */
   append(params: MessageAppendParams, options?: RequestOptions): Promise<MessageAppendResult>;
 }
@@ -254,6 +273,7 @@ export class AgentwireClient extends AgentwireClientBase {
     list: (params, options) => this.request("conversation.list", params, options),
     get: (params, options) => this.request("conversation.get", params, options),
     update: (params, options) => this.request("conversation.update", params, options),
+    fork: (params, options) => this.request("conversation.fork", params, options),
     delete: (params, options) => this.request("conversation.delete", params, options),
     subscribe: (params, options) => this.request("conversation.subscribe", params, options),
     unsubscribe: (params, options) => this.request("conversation.unsubscribe", params, options),

@@ -677,6 +677,114 @@ export interface ConversationCreateParams {
      */
     confirmTimeoutMs?: number | null;
   };
+  /**
+   * A history to start from (import or reconstruction), oldest first, at most 10000 records, each
+   * text at most maxMessageBytes. The server gives every record a new id and keeps toolCallIds.
+   * Refused whole (-32602 naming the record, e.g. records[3].toolCallId) when a tool_call record
+   * answers no announced call, repeats one, or names another tool; when an announced call gets no
+   * settled record before the next message; or when a toolCallId is announced twice while open. A
+   * toolCallId may be reused by a later assistant message once its earlier call is answered (some
+   * models number calls per reply).
+   *
+   * @maxItems 10000
+   */
+  records?: Array<{
+    /** Discriminator: a chat message. */
+    type: "message";
+    /**
+     * Who wrote the message. `system` messages are instructions to the model; `assistant` ones come
+     * from the model.
+     */
+    role: "system" | "user" | "assistant";
+    /**
+     * Text of the message (at most maxMessageBytes UTF-8 bytes).
+     *
+     * @maxLength 4000000
+     */
+    content: string;
+    /**
+     * Assistant messages: reasoning text (kept, never sent to the model).
+     *
+     * @maxLength 4000000
+     */
+    reasoning?: string;
+    /**
+     * Assistant messages only: the tool calls this message made, in order. Each must be answered by
+     * a settled tool_call record right after the message (only tool_call records may come between).
+     *
+     * @minItems 1
+     * @maxItems 256
+     */
+    toolCalls?: Array<{
+      /**
+       * The call's id; the tool_call record that answers it carries the same id.
+       *
+       * @minLength 1
+       * @maxLength 256
+       */
+      toolCallId: string;
+      /**
+       * Name of the tool called.
+       *
+       * @minLength 1
+       * @maxLength 256
+       */
+      toolName: string;
+    }>;
+    /**
+     * When it was written; the server's clock at import when absent.
+     *
+     * @format date-time
+     */
+    timestamp?: string;
+  } | {
+    /** Discriminator: a settled tool call and its result. */
+    type: "tool_call";
+    /**
+     * Id of the call, as announced by the assistant message before it (its toolCalls).
+     *
+     * @minLength 1
+     * @maxLength 256
+     */
+    toolCallId: string;
+    /**
+     * Name of the tool; must match the announcement.
+     *
+     * @minLength 1
+     * @maxLength 256
+     */
+    toolName: string;
+    /** Arguments the tool ran with. */
+    arguments: Record<string, unknown>;
+    /**
+     * How the call ended. Only settled calls can be imported: pending and executing are refused.
+     */
+    status: "completed" | "failed" | "skipped";
+    /**
+     * Text the model is shown as the call's output (at most maxMessageBytes); empty when absent.
+     *
+     * @maxLength 4000000
+     */
+    result?: string;
+    /**
+     * Process exit code, for tools that run a process.
+     *
+     * @integer
+     */
+    exitCode?: number | null;
+    /**
+     * When the call was proposed; the server's clock at import when absent.
+     *
+     * @format date-time
+     */
+    timestamp?: string;
+    /**
+     * When it ended; `timestamp` when absent.
+     *
+     * @format date-time
+     */
+    completedAt?: string;
+  }>;
 }
 
 /**
@@ -868,6 +976,41 @@ export interface ConversationUpdateParams {
  */
 export type ConversationUpdateResult = Conversation;
 
+/** Parameters of conversation.fork. */
+export interface ConversationForkParams {
+  /**
+   * The conversation to copy.
+   *
+   * @pattern ^[A-Za-z0-9_-]{1,128}$
+   */
+  conversationId: string;
+  /**
+   * Copy the records before this position (0 = the oldest), i.e. the first atRecord records;
+   * positions are those of conversation.get's recordsFrom. Refused (naming atRecord) when over the
+   * record count, or when the cut leaves a tool call unsettled (an assistant message copied without
+   * all its calls' settled records): fork before that message or after its calls. Default: every
+   * record, except an unsettled last tool round (a running generation's, or one a stop left
+   * pending), which is cut off together with what follows it.
+   *
+   * @integer
+   * @minimum 0
+   */
+  atRecord?: number;
+  /**
+   * Title of the copy; default: the original's followed by " (fork)".
+   *
+   * @maxLength 500
+   */
+  title?: string;
+}
+
+/**
+ * Result of `conversation.fork`.
+ *
+ * A conversation: its metadata, without its records.
+ */
+export type ConversationForkResult = Conversation;
+
 /** Parameters of conversation.delete. A running generation is interrupted first. */
 export interface ConversationDeleteParams {
   /**
@@ -956,10 +1099,11 @@ export interface MessageAppendParams {
    */
   conversationId: string;
   /**
-   * user: a message from the person; system: an instruction to the model. Assistant messages come
-   * only from the model.
+   * user: a message from the person; system: an instruction to the model; assistant: a reply
+   * written by the client (importing or reconstructing a history), refused while a generation runs
+   * or while stored tool calls are pending.
    */
-  role: "user" | "system";
+  role: "user" | "system" | "assistant";
   /**
    * Text of the message.
    *
@@ -1762,7 +1906,7 @@ export interface RequestMap {
    * generations, MCP servers, uptime, memory.
    */
   "server.status": { params: ServerStatusParams; result: ServerStatusResult };
-  /** `conversation.create`: Create an empty conversation. */
+  /** `conversation.create`: Create a conversation, empty or starting from imported `records`. */
   "conversation.create": { params: ConversationCreateParams; result: ConversationCreateResult };
   /**
    * `conversation.list`: List conversations, newest first, a page at a time: pass `nextCursor` back
@@ -1775,6 +1919,12 @@ export interface RequestMap {
   "conversation.get": { params: ConversationGetParams; result: ConversationGetResult };
   /** `conversation.update`: Change title, model, system prompt, workspace or settings. */
   "conversation.update": { params: ConversationUpdateParams; result: ConversationUpdateResult };
+  /**
+   * `conversation.fork`: Copy a conversation's records (all, or the first `atRecord`) into a new
+   * conversation with the same model, system prompt, workspace and settings, titled "<title>
+   * (fork)" unless `title` is given.
+   */
+  "conversation.fork": { params: ConversationForkParams; result: ConversationForkResult };
   /** `conversation.delete`: Delete a conversation and its records. */
   "conversation.delete": { params: ConversationDeleteParams; result: ConversationDeleteResult };
   /** `conversation.subscribe`: Receive the conversation's notifications on this connection. */
@@ -1784,8 +1934,9 @@ export interface RequestMap {
    */
   "conversation.unsubscribe": { params: ConversationUnsubscribeParams; result: ConversationUnsubscribeResult };
   /**
-   * `message.append`: Append a user or system message, with optional attachments (workspace text
-   * files, whole or a line range, and images uploaded with asset.upload).
+   * `message.append`: Append a user, system or assistant message; a user message may carry
+   * attachments (workspace text files, whole or a line range, and images uploaded with
+   * asset.upload).
    */
   "message.append": { params: MessageAppendParams; result: MessageAppendResult };
   /**

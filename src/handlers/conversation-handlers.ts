@@ -11,6 +11,9 @@ import { newId } from "../ids.js";
 import type { HandlerTable } from "../rpc/dispatcher.js";
 import { RpcError } from "../rpc/rpc-error.js";
 import { ConversationDamagedError, InvalidCursorError } from "../store/conversation-store.js";
+import { createWithRecords, pagesOf } from "./create-with-records.js";
+import { forkPoint } from "./fork-point.js";
+import { checkImportedHistory, toStoredRecords } from "./history-import.js";
 import { checkTextSize } from "./text-size.js";
 
 type Handlers = HandlerTable<RequestContext>;
@@ -33,6 +36,8 @@ async function checkWorkspace(workspace: string): Promise<string> {
 
 export const conversationCreate: Handlers["conversation.create"] = async (params, { app }) => {
   if (params.system) checkTextSize("system", params.system, app.config.maxMessageBytes);
+  // The whole history is checked before anything is created: a refused import leaves nothing behind.
+  if (params.records) checkImportedHistory(params.records, app.config.maxMessageBytes);
   const workspace = params.workspace ? await checkWorkspace(params.workspace) : null;
   const now = new Date().toISOString();
   const conversation: Conversation = {
@@ -46,8 +51,59 @@ export const conversationCreate: Handlers["conversation.create"] = async (params
     settings: { ...defaultSettings(app), ...params.settings },
     recordCount: 0,
   };
-  const runtime = await app.hub.create(conversation);
+  const runtime = params.records?.length
+    ? await createWithRecords(app, conversation, pagesOf(toStoredRecords(params.records, now), READ_CHUNK))
+    : await app.hub.create(conversation);
   return runtime.handle.conversation;
+};
+
+/** The default title of a fork, kept within the 500 characters a title may have. */
+function forkTitle(title: string): string {
+  return title === "" ? "(fork)" : `${title.slice(0, 493)} (fork)`;
+}
+
+export const conversationFork: Handlers["conversation.fork"] = async (params, { app }) => {
+  const source = await app.hub.get(params.conversationId);
+  const { handle } = source;
+  const read = (from: number, to: number) => {
+    source.lastUsed = Date.now(); // a long copy keeps the original loaded
+    return handle.readRecords(from, to);
+  };
+  // Records are append-only and only an open round's records change later, so those before the cut stay as read here.
+  const end = await forkPoint(read, handle.recordCount, params.atRecord);
+  const original = handle.conversation;
+  const now = new Date().toISOString();
+  const conversation: Conversation = {
+    id: newId("c"),
+    title: params.title ?? forkTitle(original.title),
+    createdAt: now,
+    updatedAt: now,
+    model: original.model,
+    system: original.system,
+    workspace: original.workspace,
+    settings: { ...original.settings },
+    recordCount: 0,
+  };
+  async function* copy(): AsyncIterable<ConversationRecord[]> {
+    for (let from = 0; from < end; from += READ_CHUNK) {
+      const page = await read(from, Math.min(end, from + READ_CHUNK));
+      yield page.map((record) => {
+        if (record.type === "tool_call" && (record.status === "pending" || record.status === "executing")) {
+          // forkPoint cut before every unsettled call; reaching one means that reasoning no longer holds.
+          throw new Error(`fork of ${original.id}: record ${record.id} at or before position ${from + page.length} is ${record.status}`);
+        }
+        // Record ids are unique within the server; toolCallIds are the model's and stay.
+        return { ...record, id: newId("r") };
+      });
+    }
+  }
+  try {
+    const runtime = await createWithRecords(app, conversation, copy());
+    return runtime.handle.conversation;
+  } catch (error) {
+    if (source.deleted) throw RpcError.conversationNotFound(params.conversationId);
+    throw error;
+  }
 };
 
 export const conversationList: Handlers["conversation.list"] = async (params, { app }) => {

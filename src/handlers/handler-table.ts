@@ -15,6 +15,7 @@ export const handlers: HandlerTable<RequestContext> = {
   "conversation.list": conversation.conversationList,
   "conversation.get": conversation.conversationGet,
   "conversation.update": conversation.conversationUpdate,
+  "conversation.fork": conversation.conversationFork,
   "conversation.delete": conversation.conversationDelete,
   "conversation.subscribe": conversation.conversationSubscribe,
   "conversation.unsubscribe": conversation.conversationUnsubscribe,

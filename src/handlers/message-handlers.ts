@@ -4,6 +4,7 @@ import { resolveAttachments } from "../attachments/resolve-attachments.js";
 import { newId } from "../ids.js";
 import type { HandlerTable } from "../rpc/dispatcher.js";
 import { RpcError } from "../rpc/rpc-error.js";
+import type { ConversationRuntime } from "../sessions/conversation-runtime.js";
 import { checkTextSize } from "./text-size.js";
 
 type Handlers = HandlerTable<RequestContext>;
@@ -14,6 +15,7 @@ export const messageAppend: Handlers["message.append"] = async (params, { app })
   // Images are not allowed in system messages by the chat API; files there would be read as instructions.
   if (inputs.length > 0 && params.role !== "user") throw RpcError.invalidParam("attachments", "only user messages carry attachments");
   const runtime = await app.hub.get(params.conversationId);
+  if (params.role === "assistant") checkAssistantAppend(runtime);
   const attachments =
     inputs.length > 0
       ? await resolveAttachments(inputs, {
@@ -36,3 +38,22 @@ export const messageAppend: Handlers["message.append"] = async (params, { app })
   await runtime.commit(runtime.handle.append(record), () => runtime.publish("message_added", { record }));
   return record;
 };
+
+/**
+ * A client-written assistant message (history import or reconstruction)
+ * closes the current tool round, as the model's next reply would. So it is
+ * refused while a generation runs — the generation is the one writing the
+ * assistant side — and while a stopped generation's calls are still pending:
+ * they would never be offered again. User and system messages do not close
+ * a round and stay allowed in both cases.
+ */
+function checkAssistantAppend(runtime: ConversationRuntime): void {
+  if (runtime.generation) throw RpcError.generationInProgress(runtime.generation.id);
+  const pending = runtime.storedPendingCalls().map((r) => `"${r.toolCallId}"`);
+  if (pending.length > 0) {
+    throw RpcError.invalidParam(
+      "role",
+      `an assistant message would close the tool round whose calls ${pending.join(", ")} are still pending; step (or tool.confirm) to settle them first`,
+    );
+  }
+}
