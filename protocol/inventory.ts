@@ -12,6 +12,7 @@ import * as E from "./events.js";
 import * as G from "./generation.js";
 import * as M from "./messages.js";
 import * as S from "./session.js";
+import * as K from "./skills.js";
 import * as T from "./tools.js";
 
 export interface RequestEntry {
@@ -128,6 +129,13 @@ export const requests = {
     result: T.ModelsListResult,
     description: "Models served by the configured OpenAI-compatible endpoint (its /models route).",
     errors: ["NOT_INITIALIZED", "MODELS_UNAVAILABLE", "LLM_ERROR"],
+  },
+  "skills.list": {
+    params: K.SkillsListParams,
+    result: K.SkillsListResult,
+    description:
+      "Skills found for a conversation's workspace (or the server's working directory) and the user's config dir: folders with a SKILL.md whose front matter gives a name and a description. The model sees them in its system prompt ({{skills}}) and reads one with the load_skill tool. Skills that cannot be used are listed in `problems`.",
+    errors: NOT_FOUND,
   },
 } as const satisfies Record<string, RequestEntry>;
 

@@ -23,6 +23,18 @@ export const Timestamp = z.iso
 /** Settings a conversation gets unless it names others (toolTimeoutMs: unless the server's --tool-timeout says otherwise). */
 export const DEFAULT_CONVERSATION_SETTINGS = { toolHistoryRounds: 8, maxIterations: 20, toolTimeoutMs: 120_000 } as const;
 
+/**
+ * Generation controls: one schema each, shared by conversation settings and
+ * `step` overrides, so both refuse the same values with the same words.
+ */
+export const Temperature = z.number().min(0).max(2);
+export const MaxTokens = z.number().int().min(1).max(10_000_000);
+export const ReasoningLevel = z
+  .enum(["off", "low", "medium", "high"])
+  .describe(
+    "How much a reasoning model should think: low, medium and high are sent as the endpoint's reasoning effort (`reasoning_effort`); off sends nothing (Chat Completions has no value every server accepts for \"no reasoning\"; a model that cannot reason never gets the field).",
+  );
+
 export const ConversationSettings = z
   .object({
     toolHistoryRounds: z
@@ -47,6 +59,15 @@ export const ConversationSettings = z
       .describe(
         `Per-tool-call time limit in milliseconds; on expiry the tool's whole process group is killed. Default: the server's --tool-timeout (${DEFAULT_CONVERSATION_SETTINGS.toolTimeoutMs} unless set).`,
       ),
+    temperature: Temperature.nullable()
+      .optional()
+      .describe("Sampling temperature, 0–2, sent with every model call as `temperature`. Null or absent: unset (the endpoint's own default)."),
+    maxTokens: MaxTokens.nullable()
+      .optional()
+      .describe("Most tokens the model may write in one model call (sent as `max_tokens`). Null or absent: unset (the endpoint's own limit)."),
+    reasoning: ReasoningLevel.nullable()
+      .optional()
+      .describe("Reasoning effort: off, low, medium or high (low–high sent as `reasoning_effort`; off sends nothing). Null or absent: unset (the model's default)."),
   })
   .describe("Per-conversation settings; every field has a server default.");
 
@@ -116,7 +137,9 @@ export const MessageRecord = z
     reasoning: z
       .string()
       .optional()
-      .describe("Reasoning (\"thinking\") text the model streamed before or alongside its answer."),
+      .describe(
+        "Reasoning (\"thinking\") text the model streamed before or alongside its answer (`reasoning_content` / `reasoning` deltas), kept for clients to show. It is not sent back to the model in later requests: Chat Completions has no field for an assistant's earlier reasoning.",
+      ),
     toolCalls: z
       .array(ToolCallRef)
       .optional()
@@ -212,6 +235,7 @@ export const ConversationState = z
 
 export type ConversationId = z.infer<typeof ConversationId>;
 export type ConversationSettings = z.infer<typeof ConversationSettings>;
+export type ReasoningLevel = z.infer<typeof ReasoningLevel>;
 export type Conversation = z.infer<typeof Conversation>;
 export type MessageRole = z.infer<typeof MessageRole>;
 export type MessageRecord = z.infer<typeof MessageRecord>;

@@ -19,6 +19,7 @@ import type { Connection } from "./sessions/connection.js";
 import { ConversationHub } from "./sessions/conversation-hub.js";
 import type { ConversationStore } from "./store/conversation-store.js";
 import { LowdbConversationStore } from "./store/lowdb-store.js";
+import { createLoadSkillTool } from "./skills/load-skill-tool.js";
 import { createBuiltinRegistry, defaultTools } from "./tools/builtin-registry.js";
 import type { ToolRegistry } from "./tools/tool.js";
 import { handleHttp } from "./transport/http-routes.js";
@@ -74,7 +75,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
     });
   await store.open();
 
-  const tools = parts.tools ?? createBuiltinRegistry(defaultTools({ envAllow: config.toolEnvAllow }));
+  const tools = parts.tools ?? createBuiltinRegistry([...defaultTools({ envAllow: config.toolEnvAllow }), createLoadSkillTool()]);
   const provider =
     parts.provider ??
     (async () => {

@@ -40,6 +40,8 @@ import {
   type ToolConfirmResult,
   type ToolsListResult,
   type ModelsListResult,
+  type SkillsListParams,
+  type SkillsListResult,
 } from "./types.js";
 
 export * from "./errors.js";
@@ -164,6 +166,19 @@ export interface ModelsMethods {
   list(options?: RequestOptions): Promise<ModelsListResult>;
 }
 
+/** The skills.* requests, as `client.skills.<name>(...)`. */
+export interface SkillsMethods {
+  /**
+   * `skills.list`: Skills found for a conversation's workspace (or the server's working directory)
+   * and the user's config dir: folders with a SKILL.md whose front matter gives a name and a
+   * description. The model sees them in its system prompt ({{skills}}) and reads one with the
+   * load_skill tool. Skills that cannot be used are listed in `problems`.
+   *
+   * Errors: NOT_INITIALIZED (-32001), CONVERSATION_NOT_FOUND (-32010), INVALID_PARAMS (-32602).
+   */
+  list(params?: SkillsListParams, options?: RequestOptions): Promise<SkillsListResult>;
+}
+
 /**
  * A connected agentwire client. Create it with `AgentwireClient.connect`; every method sends one
  * request and resolves with its result, or rejects with AgentwireRpcError (server errors, `code`
@@ -240,5 +255,10 @@ export class AgentwireClient extends AgentwireClientBase {
   /** models.* requests. */
   readonly models: ModelsMethods = {
     list: (options) => this.request("models.list", {}, options),
+  };
+
+  /** skills.* requests. */
+  readonly skills: SkillsMethods = {
+    list: (params, options) => this.request("skills.list", params, options),
   };
 }

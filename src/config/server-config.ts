@@ -76,6 +76,12 @@ export interface ServerConfig {
   mcpServers: McpServersConfig;
   /** Settings new conversations start with (config `conversations.settings`), over the protocol's defaults. */
   conversationDefaults: Partial<ConversationSettings>;
+  /**
+   * System prompt template for conversations without their own (config
+   * `conversations.systemPrompt`; placeholders in src/context/system-prompt.ts).
+   * Unset: the built-in template. "": no system prompt.
+   */
+  systemPrompt?: string;
   logLevel: LogLevel;
 }
 

@@ -4,6 +4,7 @@ import * as agent from "./agent-handlers.js";
 import * as conversation from "./conversation-handlers.js";
 import * as message from "./message-handlers.js";
 import * as session from "./session-handlers.js";
+import * as skill from "./skill-handlers.js";
 
 /** One handler per inventory method; a missing one does not compile. */
 export const handlers: HandlerTable<RequestContext> = {
@@ -22,4 +23,5 @@ export const handlers: HandlerTable<RequestContext> = {
   "tool.confirm": agent.toolConfirm,
   "tools.list": agent.toolsList,
   "models.list": agent.modelsList,
+  "skills.list": skill.skillsList,
 };
