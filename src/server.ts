@@ -5,6 +5,7 @@
  */
 import { createServer as createHttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { unknownPlaceholderMessage, unknownPlaceholders } from "../protocol/config.js";
 import type { App } from "./app.js";
 import { FD_RESERVE, isLoopbackHost, openFileLimit, type ServerConfig } from "./config/server-config.js";
 import { Agent } from "./generation/agent.js";
@@ -57,6 +58,11 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
       `refusing to listen on ${config.host} without a token: anyone who can reach it could run shell commands. ` +
         `Pass --token (or AGENTWIRE_TOKEN), or listen on 127.0.0.1.`,
     );
+  }
+  // Checked before anything is opened: a template naming an unknown placeholder must not reach a model.
+  if (config.systemPrompt) {
+    const unknown = unknownPlaceholders(config.systemPrompt);
+    if (unknown.length > 0) throw new ConfigError(`conversations.systemPrompt: ${unknownPlaceholderMessage(unknown)}`);
   }
   const log = parts.log ?? createLogger(config.logLevel);
   const fdLimit = openFileLimit();
