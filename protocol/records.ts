@@ -138,7 +138,7 @@ export const MessageRecord = z
       .string()
       .optional()
       .describe(
-        "Reasoning (\"thinking\") text the model streamed before or alongside its answer (`reasoning_content` / `reasoning` deltas), kept for clients to show. It is not sent back to the model in later requests: Chat Completions has no field for an assistant's earlier reasoning.",
+        "Reasoning (\"thinking\") text the model streamed before or alongside this answer (`reasoning_content` / `reasoning` deltas), kept for clients to show. Not sent back to the model in later requests: Chat Completions has no field for an assistant's earlier reasoning.",
       ),
     toolCalls: z
       .array(ToolCallRef)

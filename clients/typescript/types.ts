@@ -74,10 +74,9 @@ export interface MessageRecord {
     data: string;
   }>;
   /**
-   * Reasoning ("thinking") text the model streamed before or alongside its answer
-   * (`reasoning_content` / `reasoning` deltas), kept for clients to show. It is not sent back to
-   * the model in later requests: Chat Completions has no field for an assistant's earlier
-   * reasoning.
+   * Reasoning ("thinking") text the model streamed before or alongside this answer
+   * (`reasoning_content` / `reasoning` deltas), kept for clients to show. Not sent back to the
+   * model in later requests: Chat Completions has no field for an assistant's earlier reasoning.
    */
   reasoning?: string;
   /** For assistant messages: the tool calls the model requested, in order. */
