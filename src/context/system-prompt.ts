@@ -11,7 +11,6 @@
  */
 import {
   PLACEHOLDER_PATTERN,
-  SYSTEM_PROMPT_PLACEHOLDERS,
   type SystemPromptPlaceholder,
   unknownPlaceholderMessage,
   unknownPlaceholders,
@@ -89,6 +88,3 @@ export function skillsText(skills: readonly SkillSummary[], canLoad: boolean): s
     : "Skills: instructions for particular tasks (no tool to load them is offered now).";
   return [how, ...skills.map((s) => `- ${s.name}: ${s.description}`)].join("\n");
 }
-
-/** The placeholders, for docs and errors. */
-export const PLACEHOLDER_NAMES = Object.keys(SYSTEM_PROMPT_PLACEHOLDERS) as SystemPromptPlaceholder[];

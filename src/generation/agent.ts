@@ -33,7 +33,7 @@ export class Agent {
   private providerPromise: Promise<LlmProvider> | undefined;
   /** Generations running now, across conversations. */
   private running = 0;
-  /** The template for conversations without their own system prompt; checked here, so a bad one stops the server at start. */
+  /** The template for conversations without their own system prompt, compiled once (startServer has refused unknown placeholders). */
   private readonly systemTemplate: SystemPromptTemplate;
 
   constructor(private readonly options: AgentOptions) {
