@@ -88,9 +88,56 @@ export const ToolsSection = z
   .partial()
   .describe("Tools the model may call.");
 
+/**
+ * The placeholders a system prompt template may use, each `{{name}}`
+ * (spaces inside the braces allowed). src/context/system-prompt.ts renders
+ * them; anything else in double braces is refused, so a typo never reaches
+ * the model as literal text.
+ */
+export const SYSTEM_PROMPT_PLACEHOLDERS = {
+  workspace: "the conversation's workspace (absolute path)",
+  date: "today's date, ISO (YYYY-MM-DD, UTC)",
+  os: "the server's platform and release, e.g. \"linux 6.1.0\"",
+  tools: "the names of the tools offered, comma-separated",
+  skills: "the skills found for the workspace, one per line with its description, and how to load one (load_skill)",
+} as const;
+export type SystemPromptPlaceholder = keyof typeof SYSTEM_PROMPT_PLACEHOLDERS;
+
+/** `{{ name }}` anywhere in a template. */
+export const PLACEHOLDER_PATTERN = /\{\{\s*([^{}]*?)\s*\}\}/g;
+
+/** The placeholder names a template uses that are not in SYSTEM_PROMPT_PLACEHOLDERS, in order, once each. */
+export function unknownPlaceholders(template: string): string[] {
+  const unknown = new Set<string>();
+  for (const match of template.matchAll(PLACEHOLDER_PATTERN)) {
+    if (!Object.hasOwn(SYSTEM_PROMPT_PLACEHOLDERS, match[1])) unknown.add(match[1]);
+  }
+  return [...unknown];
+}
+
+/** A template is refused when it names an unknown placeholder; the message lists it and the known ones. */
+export function unknownPlaceholderMessage(unknown: readonly string[]): string {
+  const known = Object.keys(SYSTEM_PROMPT_PLACEHOLDERS).map((n) => `{{${n}}}`).join(", ");
+  return `unknown placeholder${unknown.length > 1 ? "s" : ""} ${unknown.map((n) => `{{${n}}}`).join(", ")} (known: ${known})`;
+}
+
+const placeholderDocs = Object.entries(SYSTEM_PROMPT_PLACEHOLDERS)
+  .map(([name, what]) => `{{${name}}}: ${what}`)
+  .join("; ");
+
 export const ConversationsSection = z
   .strictObject({
     settings: ConversationSettingsPatch.describe("Settings every new conversation starts with (a conversation.create may still set its own)."),
+    systemPrompt: z
+      .string()
+      .max(1_000_000)
+      .superRefine((template, ctx) => {
+        const unknown = unknownPlaceholders(template);
+        if (unknown.length > 0) ctx.addIssue({ code: "custom", message: unknownPlaceholderMessage(unknown) });
+      })
+      .describe(
+        `System prompt template for conversations that have no system prompt of their own, rendered before every model call. Placeholders: ${placeholderDocs}. Any other {{…}} is an error. Default: a short built-in template; "" sends no system prompt.`,
+      ),
   })
   .partial()
   .describe("Defaults for new conversations.");

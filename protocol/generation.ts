@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { AutoConfirmRemaining, ConversationId, ModelName, ToolCallStatus } from "./records.js";
+import { AutoConfirmRemaining, ConversationId, MaxTokens, ModelName, ReasoningLevel, Temperature, ToolCallStatus } from "./records.js";
 
 /** The most tool uses one step or one tool.confirm "auto" may let run without asking. */
 const AutoConfirmCount = z.number().int().min(0).max(100_000);
@@ -12,6 +12,15 @@ export const StepParams = z
       .optional()
       .describe("true: run every tool call of this step without asking; a number: run that many without asking, then ask. Default: ask for each."),
     model: ModelName.optional().describe("Model for this step only; overrides the conversation's and the server's."),
+    temperature: Temperature.nullable()
+      .optional()
+      .describe("Sampling temperature (0–2) for this step's model calls, over the conversation's `settings.temperature`; null sends none (the endpoint's default). Absent: the conversation's."),
+    maxTokens: MaxTokens.nullable()
+      .optional()
+      .describe("Most tokens per model call for this step, over `settings.maxTokens`; null sends none. Absent: the conversation's."),
+    reasoning: ReasoningLevel.nullable()
+      .optional()
+      .describe("Reasoning effort for this step, over `settings.reasoning`; null sends none. Absent: the conversation's."),
   })
   .describe("Parameters of step: run the agent on the conversation until the model answers without tools.");
 export const StepResult = z

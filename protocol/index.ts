@@ -8,5 +8,6 @@ export * from "./conversation.js";
 export * from "./messages.js";
 export * from "./generation.js";
 export * from "./tools.js";
+export * from "./skills.js";
 export * from "./events.js";
 export * from "./inventory.js";

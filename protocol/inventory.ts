@@ -14,6 +14,7 @@ import * as G from "./generation.js";
 import * as M from "./messages.js";
 import * as Mcp from "./mcp.js";
 import * as S from "./session.js";
+import * as K from "./skills.js";
 import * as T from "./tools.js";
 
 export interface RequestEntry {
@@ -174,6 +175,13 @@ export const requests = {
     description:
       "Try a server definition without keeping it: connect, list its tools, disconnect. Nothing is saved or offered to the model. A server that cannot be started or reached answers MCP_ERROR with the reason.",
     errors: ["NOT_INITIALIZED", "MCP_ERROR"],
+  },
+  "skills.list": {
+    params: K.SkillsListParams,
+    result: K.SkillsListResult,
+    description:
+      "Skills found for a conversation's workspace (or the server's working directory) and the user's config dir: folders with a SKILL.md whose front matter gives a name and a description. The model sees them in its system prompt ({{skills}}) and reads one with the load_skill tool. Skills that cannot be used are listed in `problems`.",
+    errors: NOT_FOUND,
   },
 } as const satisfies Record<string, RequestEntry>;
 

@@ -63,6 +63,18 @@ export const ToolPolicy = z
     "Per-tool overrides of settings.approval, by tool name. A key ending in * matches every tool whose name starts with what comes before it (e.g. \"mcp__github__*\"); an exact name beats a prefix, and the longest matching prefix beats shorter ones.",
   );
 
+/**
+ * Generation controls: one schema each, shared by conversation settings and
+ * `step` overrides, so both refuse the same values with the same words.
+ */
+export const Temperature = z.number().min(0).max(2);
+export const MaxTokens = z.number().int().min(1).max(10_000_000);
+export const ReasoningLevel = z
+  .enum(["off", "low", "medium", "high"])
+  .describe(
+    "How much a reasoning model should think: low, medium and high are sent as the endpoint's reasoning effort (`reasoning_effort`); off sends nothing (Chat Completions has no value every server accepts for \"no reasoning\"; a model that cannot reason never gets the field).",
+  );
+
 export const ConversationSettings = z
   .object({
     toolHistoryRounds: z
@@ -105,6 +117,15 @@ export const ConversationSettings = z
       .describe(
         "How long an offered tool call may wait for tool.confirm, in milliseconds, counted from its tool_pending (a call offered again after a server restart gets a fresh wait). When it passes, the call is skipped with reason \"timeout\" and the generation goes on: the model learns that nobody confirmed it. null (the default): wait forever.",
       ),
+    temperature: Temperature.nullable()
+      .optional()
+      .describe("Sampling temperature, 0–2, sent with every model call as `temperature`. Null or absent: unset (the endpoint's own default)."),
+    maxTokens: MaxTokens.nullable()
+      .optional()
+      .describe("Most tokens the model may write in one model call (sent as `max_tokens`). Null or absent: unset (the endpoint's own limit)."),
+    reasoning: ReasoningLevel.nullable()
+      .optional()
+      .describe("Reasoning effort: off, low, medium or high (low–high sent as `reasoning_effort`; off sends nothing). Null or absent: unset (the model's default)."),
   })
   .describe("Per-conversation settings; every field has a server default.");
 
@@ -179,7 +200,9 @@ export const MessageRecord = z
     reasoning: z
       .string()
       .optional()
-      .describe("Reasoning (\"thinking\") text the model streamed before or alongside its answer."),
+      .describe(
+        "Reasoning (\"thinking\") text the model streamed before or alongside this answer (`reasoning_content` / `reasoning` deltas), kept for clients to show. Not sent back to the model in later requests: Chat Completions has no field for an assistant's earlier reasoning.",
+      ),
     toolCalls: z
       .array(ToolCallRef)
       .optional()
@@ -284,6 +307,7 @@ export type ConversationSettings = z.infer<typeof ConversationSettings>;
 export type ApprovalMode = z.infer<typeof ApprovalMode>;
 export type ToolPolicyRule = z.infer<typeof ToolPolicyRule>;
 export type ToolPolicy = z.infer<typeof ToolPolicy>;
+export type ReasoningLevel = z.infer<typeof ReasoningLevel>;
 export type Conversation = z.infer<typeof Conversation>;
 export type MessageRole = z.infer<typeof MessageRole>;
 export type MessageRecord = z.infer<typeof MessageRecord>;

@@ -5,6 +5,7 @@
  */
 import { createServer as createHttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { unknownPlaceholderMessage, unknownPlaceholders } from "../protocol/config.js";
 import type { App } from "./app.js";
 import { FD_RESERVE, isLoopbackHost, openFileLimit, type ServerConfig } from "./config/server-config.js";
 import { Agent } from "./generation/agent.js";
@@ -22,6 +23,7 @@ import type { ConversationStore } from "./store/conversation-store.js";
 import { LowdbConversationStore } from "./store/lowdb-store.js";
 import { createToolRegistry, defaultTools } from "./tools/builtin-registry.js";
 import { configuredTools } from "./tools/configured-tools.js";
+import { createLoadSkillTool } from "./skills/load-skill-tool.js";
 import type { ToolRegistry } from "./tools/tool.js";
 import { handleHttp } from "./transport/http-routes.js";
 import type { Link } from "./transport/link.js";
@@ -61,6 +63,11 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
         `Pass --token (or AGENTWIRE_TOKEN), or listen on 127.0.0.1.`,
     );
   }
+  // Checked before anything is opened: a template naming an unknown placeholder must not reach a model.
+  if (config.systemPrompt) {
+    const unknown = unknownPlaceholders(config.systemPrompt);
+    if (unknown.length > 0) throw new ConfigError(`conversations.systemPrompt: ${unknownPlaceholderMessage(unknown)}`);
+  }
   const log = parts.log ?? createLogger(config.logLevel);
   const fdLimit = openFileLimit();
   if (fdLimit !== undefined && config.maxConnections + FD_RESERVE > fdLimit) {
@@ -70,7 +77,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
     );
   }
   // Before the store opens: a tool configuration that cannot work stops the start with nothing to undo.
-  const builtinTools = parts.tools ? [] : defaultTools({ envAllow: config.toolEnvAllow });
+  const builtinTools = parts.tools ? [] : [...defaultTools({ envAllow: config.toolEnvAllow }), createLoadSkillTool()];
   const mcp = new McpManager(config, log, parts.mcp);
   const tools = parts.tools ?? createToolRegistry([...builtinTools, ...configuredTools(config, builtinTools)], [mcp]);
   const store =

@@ -51,6 +51,8 @@ import {
   type McpRemoveResult,
   type McpProbeParams,
   type McpProbeResult,
+  type SkillsListParams,
+  type SkillsListResult,
 } from "./types.js";
 
 export * from "./errors.js";
@@ -244,6 +246,19 @@ export interface McpMethods {
   probe(params: McpProbeParams, options?: RequestOptions): Promise<McpProbeResult>;
 }
 
+/** The skills.* requests, as `client.skills.<name>(...)`. */
+export interface SkillsMethods {
+  /**
+   * `skills.list`: Skills found for a conversation's workspace (or the server's working directory)
+   * and the user's config dir: folders with a SKILL.md whose front matter gives a name and a
+   * description. The model sees them in its system prompt ({{skills}}) and reads one with the
+   * load_skill tool. Skills that cannot be used are listed in `problems`.
+   *
+   * Errors: NOT_INITIALIZED (-32001), CONVERSATION_NOT_FOUND (-32010), INVALID_PARAMS (-32602).
+   */
+  list(params?: SkillsListParams, options?: RequestOptions): Promise<SkillsListResult>;
+}
+
 /**
  * A connected agentwire client. Create it with `AgentwireClient.connect`; every method sends one
  * request and resolves with its result, or rejects with AgentwireRpcError (server errors, `code`
@@ -334,5 +349,10 @@ export class AgentwireClient extends AgentwireClientBase {
     add: (params, options) => this.request("mcp.add", params, options),
     remove: (params, options) => this.request("mcp.remove", params, options),
     probe: (params, options) => this.request("mcp.probe", params, options),
+  };
+
+  /** skills.* requests. */
+  readonly skills: SkillsMethods = {
+    list: (params, options) => this.request("skills.list", params, options),
   };
 }

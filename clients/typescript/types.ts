@@ -124,7 +124,11 @@ export interface MessageRecord {
     /** The name given at upload, if any. */
     name?: string;
   }>;
-  /** Reasoning ("thinking") text the model streamed before or alongside its answer. */
+  /**
+   * Reasoning ("thinking") text the model streamed before or alongside this answer
+   * (`reasoning_content` / `reasoning` deltas), kept for clients to show. Not sent back to the
+   * model in later requests: Chat Completions has no field for an assistant's earlier reasoning.
+   */
   reasoning?: string;
   /** For assistant messages: the tool calls the model requested, in order. */
   toolCalls?: ToolCallRef[];
@@ -273,6 +277,28 @@ export interface ConversationSettings {
    * @maximum 86400000
    */
   confirmTimeoutMs?: number | null;
+  /**
+   * Sampling temperature, 0–2, sent with every model call as `temperature`. Null or absent: unset
+   * (the endpoint's own default).
+   *
+   * @minimum 0
+   * @maximum 2
+   */
+  temperature?: number | null;
+  /**
+   * Most tokens the model may write in one model call (sent as `max_tokens`). Null or absent: unset
+   * (the endpoint's own limit).
+   *
+   * @integer
+   * @minimum 1
+   * @maximum 10000000
+   */
+  maxTokens?: number | null;
+  /**
+   * Reasoning effort: off, low, medium or high (low–high sent as `reasoning_effort`; off sends
+   * nothing). Null or absent: unset (the model's default).
+   */
+  reasoning?: "off" | "low" | "medium" | "high" | null;
 }
 
 /** A stored conversation whose files cannot be read. */
@@ -676,6 +702,28 @@ export interface ConversationCreateParams {
      * @maximum 86400000
      */
     confirmTimeoutMs?: number | null;
+    /**
+     * Sampling temperature, 0–2, sent with every model call as `temperature`. Null or absent: unset
+     * (the endpoint's own default).
+     *
+     * @minimum 0
+     * @maximum 2
+     */
+    temperature?: number | null;
+    /**
+     * Most tokens the model may write in one model call (sent as `max_tokens`). Null or absent:
+     * unset (the endpoint's own limit).
+     *
+     * @integer
+     * @minimum 1
+     * @maximum 10000000
+     */
+    maxTokens?: number | null;
+    /**
+     * Reasoning effort: off, low, medium or high (low–high sent as `reasoning_effort`; off sends
+     * nothing). Null or absent: unset (the model's default).
+     */
+    reasoning?: "off" | "low" | "medium" | "high" | null;
   };
   /**
    * A history to start from (import or reconstruction), oldest first, at most 10000 records, each
@@ -966,6 +1014,28 @@ export interface ConversationUpdateParams {
      * @maximum 86400000
      */
     confirmTimeoutMs?: number | null;
+    /**
+     * Sampling temperature, 0–2, sent with every model call as `temperature`. Null or absent: unset
+     * (the endpoint's own default).
+     *
+     * @minimum 0
+     * @maximum 2
+     */
+    temperature?: number | null;
+    /**
+     * Most tokens the model may write in one model call (sent as `max_tokens`). Null or absent:
+     * unset (the endpoint's own limit).
+     *
+     * @integer
+     * @minimum 1
+     * @maximum 10000000
+     */
+    maxTokens?: number | null;
+    /**
+     * Reasoning effort: off, low, medium or high (low–high sent as `reasoning_effort`; off sends
+     * nothing). Null or absent: unset (the model's default).
+     */
+    reasoning?: "off" | "low" | "medium" | "high" | null;
   };
 }
 
@@ -1244,6 +1314,28 @@ export interface StepParams {
    * @maxLength 200
    */
   model?: string;
+  /**
+   * Sampling temperature (0–2) for this step's model calls, over the conversation's
+   * `settings.temperature`; null sends none (the endpoint's default). Absent: the conversation's.
+   *
+   * @minimum 0
+   * @maximum 2
+   */
+  temperature?: number | null;
+  /**
+   * Most tokens per model call for this step, over `settings.maxTokens`; null sends none. Absent:
+   * the conversation's.
+   *
+   * @integer
+   * @minimum 1
+   * @maximum 10000000
+   */
+  maxTokens?: number | null;
+  /**
+   * Reasoning effort for this step, over `settings.reasoning`; null sends none. Absent: the
+   * conversation's.
+   */
+  reasoning?: "off" | "low" | "medium" | "high" | null;
 }
 
 /**
@@ -1698,6 +1790,41 @@ export interface McpProbeResult {
   }>;
 }
 
+/** Parameters of skills.list. */
+export interface SkillsListParams {
+  /**
+   * Look in this conversation's workspace. Absent: the server's working directory.
+   *
+   * @pattern ^[A-Za-z0-9_-]{1,128}$
+   */
+  conversationId?: string;
+}
+
+/** Result of skills.list. */
+export interface SkillsListResult {
+  /** Usable skills, by name. */
+  skills: Array<{
+    /** The skill's name (front matter `name`): what the model passes to load_skill. */
+    name: string;
+    /** When to use it (front matter `description`), as the system prompt lists it. */
+    description: string;
+    /** Absolute path of its SKILL.md. */
+    path: string;
+    /**
+     * workspace: <workspace>/.agentwire/skills/; user: $XDG_CONFIG_HOME/agentwire/skills/ (or
+     * ~/.config/agentwire/skills/). A workspace skill hides a user skill of the same name.
+     */
+    source: "workspace" | "user";
+  }>;
+  /** Skill folders that were skipped, and why. Empty when all is well. */
+  problems: Array<{
+    /** The SKILL.md (or skills directory) concerned. */
+    path: string;
+    /** What is wrong, e.g. no front matter, no name or description, unreadable, too large. */
+    message: string;
+  }>;
+}
+
 // ── Notifications ───────────────────────────────────────────────────────────────────────────────
 
 /**
@@ -1983,6 +2110,12 @@ export interface RequestMap {
    * `mcp.probe`: Try a server definition without keeping it: connect, list its tools, disconnect.
    */
   "mcp.probe": { params: McpProbeParams; result: McpProbeResult };
+  /**
+   * `skills.list`: Skills found for a conversation's workspace (or the server's working directory)
+   * and the user's config dir: folders with a SKILL.md whose front matter gives a name and a
+   * description.
+   */
+  "skills.list": { params: SkillsListParams; result: SkillsListResult };
 }
 
 export type RequestMethod = keyof RequestMap;

@@ -30,4 +30,5 @@ export const CONFIG_FIELDS: readonly (readonly [path: string, field: Field])[] =
   ["tools.web", "webTools"],
   ["mcpServers", "mcpServers"],
   ["conversations.settings", "conversationDefaults"],
+  ["conversations.systemPrompt", "systemPrompt"],
 ];

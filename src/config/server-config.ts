@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import type { McpServersConfig } from "../../protocol/config-mcp.js";
 import type { CustomToolDefinition, WebToolsConfig } from "../../protocol/config-tools.js";
 import type { ConversationSettings } from "../../protocol/records.js";
+import { DEFAULT_SYSTEM_PROMPT_TEMPLATE } from "../context/system-prompt.js";
 import type { LogLevel } from "../logging/logger.js";
 
 /** Everything the server needs to start; the CLI fills it from flags and environment. */
@@ -76,6 +77,12 @@ export interface ServerConfig {
   mcpServers: McpServersConfig;
   /** Settings new conversations start with (config `conversations.settings`), over the protocol's defaults. */
   conversationDefaults: Partial<ConversationSettings>;
+  /**
+   * System prompt template for conversations without their own (config
+   * `conversations.systemPrompt`; placeholders in src/context/system-prompt.ts).
+   * Default: the built-in template. "": no system prompt.
+   */
+  systemPrompt?: string;
   logLevel: LogLevel;
 }
 
@@ -117,6 +124,7 @@ export function defaultConfig(overrides: Partial<ServerConfig> = {}): ServerConf
     webTools: {},
     mcpServers: {},
     conversationDefaults: {},
+    systemPrompt: DEFAULT_SYSTEM_PROMPT_TEMPLATE,
     logLevel: "info",
     ...overrides,
   };

@@ -40,12 +40,19 @@ interface PairedCall {
  * - `system` (the conversation's prompt) comes first; system-role records stay
  *   where they are.
  * - Notice records (`notice` set, e.g. "max_iterations") are written for
- *   humans and are left out. So is `reasoning` (providers reject or ignore it
- *   in requests) and `binaryContent` (legacy; attachments replace it).
+ *   humans and are left out. So is `binaryContent` (legacy; attachments replace it).
  * - A user message's attachments: its files as tagged blocks after the text
  *   (`<file path="…" lines="…">`), its images as image_url parts after the
  *   text part. Attachments belong to messages, never to tool calls, so tool
  *   history truncation never removes them.
+ * - Thinking: an assistant record's `reasoning` is NOT sent back. Chat
+ *   Completions has no field for an assistant's earlier reasoning;
+ *   `reasoning_content` on an input message is a server extension that a
+ *   strict endpoint may refuse, and most servers drop earlier reasoning from
+ *   the prompt anyway. The exception we know of: DeepSeek's thinking mode
+ *   wants the reasoning of tool-calling turns echoed (400 without it). The
+ *   text is stored, so a provider that knows its endpoint wants it can add
+ *   it once capabilities are known per model.
  * - An assistant message's tool calls are answered, right after it, by one
  *   `tool` message each, whatever happened to them: the request must be valid
  *   for the OpenAI API even when a call was interrupted, never stored, or its

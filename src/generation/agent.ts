@@ -6,6 +6,8 @@
 import type { ToolConfirmParams, ToolConfirmResult } from "../../protocol/index.js";
 import type { ToolSpec } from "../../protocol/tools.js";
 import type { ServerConfig } from "../config/server-config.js";
+import { gatherPromptValues } from "../context/prompt-values.js";
+import { compileSystemPrompt, DEFAULT_SYSTEM_PROMPT_TEMPLATE, type SystemPromptTemplate } from "../context/system-prompt.js";
 import { newId } from "../ids.js";
 import type { LlmProvider } from "../llm/provider.js";
 import { LlmError } from "../llm/provider.js";
@@ -15,7 +17,7 @@ import type { ConversationRuntime } from "../sessions/conversation-runtime.js";
 import { toolSpec } from "../tools/json-schema.js";
 import type { ToolRegistry } from "../tools/tool.js";
 import { validateArguments } from "../tools/validate-arguments.js";
-import { Generation } from "./generation.js";
+import { Generation, type StepControls } from "./generation.js";
 import { runGeneration } from "./loop.js";
 
 export interface AgentOptions {
@@ -31,8 +33,12 @@ export class Agent {
   private providerPromise: Promise<LlmProvider> | undefined;
   /** Generations running now, across conversations. */
   private running = 0;
+  /** The template for conversations without their own system prompt, compiled once (startServer has refused unknown placeholders). */
+  private readonly systemTemplate: SystemPromptTemplate;
 
-  constructor(private readonly options: AgentOptions) {}
+  constructor(private readonly options: AgentOptions) {
+    this.systemTemplate = compileSystemPrompt(options.config.systemPrompt ?? DEFAULT_SYSTEM_PROMPT_TEMPLATE);
+  }
 
   /** Tool specs offered to the model, derived on first use (keeps start-up short) and again when the registry changes. */
   get toolSpecs(): ToolSpec[] {
@@ -46,7 +52,7 @@ export class Agent {
     return this.providerPromise;
   }
 
-  step(runtime: ConversationRuntime, params: { autoConfirm?: boolean | number; model?: string }): { generationId: string } {
+  step(runtime: ConversationRuntime, params: { autoConfirm?: boolean | number; model?: string } & StepControls): { generationId: string } {
     runtime.assertLive();
     if (runtime.generation) throw RpcError.generationInProgress(runtime.generation.id);
     const model = params.model ?? runtime.handle.conversation.model ?? this.options.config.model;
@@ -55,7 +61,8 @@ export class Agent {
     if (this.running >= max) {
       throw RpcError.limitExceeded(`${this.running} generations are running, the most this server runs at once; try again when one ends`, "maxGenerations", max);
     }
-    const generation = new Generation(newId("g"), model, params.autoConfirm, runtime);
+    const { temperature, maxTokens, reasoning } = params;
+    const generation = new Generation(newId("g"), model, params.autoConfirm, runtime, { temperature, maxTokens, reasoning });
     runtime.generation = generation;
     this.running++;
     void runGeneration(generation, runtime, this.deps(), runtime.storedPendingCalls()).finally(() => this.running--);
@@ -148,6 +155,8 @@ export class Agent {
       toolSpecs: () => this.toolSpecs,
       log: this.options.log,
       maxContextBytes: this.options.config.maxContextBytes,
+      defaultSystemPrompt: async (workspace: string, tools: readonly string[], signal: AbortSignal) =>
+        this.systemTemplate.render(await gatherPromptValues(this.systemTemplate, workspace, tools, signal)),
     };
   }
 }

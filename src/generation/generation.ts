@@ -1,9 +1,20 @@
-import type { PendingTool } from "../../protocol/index.js";
+import type { ConversationSettings, PendingTool } from "../../protocol/index.js";
+import type { ModelControls } from "../llm/provider.js";
 import type { ActiveGeneration, OfferedCallState, ToolDecision } from "../sessions/active-generation.js";
 import type { ConversationRuntime } from "../sessions/conversation-runtime.js";
 import { PendingToolCall } from "./tool-decision.js";
 
 export type GenerationPhase = "starting" | "streaming" | "pending" | "executing";
+
+/**
+ * `step`'s overrides of the conversation's generation settings: absent keeps
+ * the conversation's, null means "send none" for this step.
+ */
+export interface StepControls {
+  temperature?: number | null;
+  maxTokens?: number | null;
+  reasoning?: ModelControls["reasoning"] | null;
+}
 
 /**
  * The state of one running generation: its abort signal (threaded to the
@@ -28,11 +39,32 @@ export class Generation implements ActiveGeneration {
     readonly model: string,
     autoConfirm: boolean | number | undefined,
     private readonly runtime: ConversationRuntime,
+    private readonly stepControls: StepControls = {},
   ) {
     this.stepAutoConfirm = autoConfirm === true ? Number.POSITIVE_INFINITY : typeof autoConfirm === "number" ? autoConfirm : 0;
     this.done = new Promise((resolve) => {
       this.finish = resolve;
     });
+  }
+
+  /**
+   * The controls of one model call: the step's overrides over the
+   * conversation's settings, read at each call (a conversation.update made
+   * during the step applies to its next model call, as toolHistoryRounds does).
+   */
+  modelControls(settings: ConversationSettings): ModelControls {
+    const pick = <K extends keyof StepControls>(key: K) => {
+      const value = this.stepControls[key] !== undefined ? this.stepControls[key] : settings[key];
+      return value ?? undefined;
+    };
+    const controls: ModelControls = {};
+    const temperature = pick("temperature");
+    const maxTokens = pick("maxTokens");
+    const reasoning = pick("reasoning");
+    if (temperature !== undefined) controls.temperature = temperature;
+    if (maxTokens !== undefined) controls.maxTokens = maxTokens;
+    if (reasoning !== undefined) controls.reasoning = reasoning;
+    return controls;
   }
 
   get signal(): AbortSignal {

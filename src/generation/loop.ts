@@ -31,6 +31,8 @@ export interface LoopDeps {
   log: Logger;
   /** Largest model request, in bytes of conversation text (maxContextBytes). */
   maxContextBytes: number;
+  /** The configured template rendered for this call, for a conversation without its own system prompt. */
+  defaultSystemPrompt(workspace: string, tools: readonly string[], signal: AbortSignal): Promise<string>;
 }
 
 const NOT_RUN_INTERRUPTED = "[not run: the generation was interrupted]";
@@ -163,11 +165,13 @@ class Loop {
       this.deps.maxContextBytes,
     );
     const images = await loadContextImages(records, (assetId) => handle.readAsset(assetId), this.deps.maxContextBytes);
-    const messages = buildLlmContext(records, {
-      toolHistoryRounds: conversation.settings.toolHistoryRounds,
-      system: conversation.system ?? undefined,
-      images,
-    });
+    // Tools the conversation's policy denies are not offered (nor named in the system prompt).
+    const tools = this.deps.toolSpecs().filter((spec) => !isDeniedByPolicy(spec.name, conversation.settings));
+    // A conversation's own prompt is sent verbatim (even ""); the template is for those without one.
+    const system =
+      conversation.system ??
+      (await this.deps.defaultSystemPrompt(conversation.workspace ?? process.cwd(), tools.map((t) => t.name), this.generation.signal));
+    const messages = buildLlmContext(records, { toolHistoryRounds: conversation.settings.toolHistoryRounds, system, images });
     this.runtime.publish("generation_started", { generationId: this.generation.id, model: this.generation.model, iteration });
     const reply: ModelReply = { text: "", reasoning: "" };
     const progress = new ProgressCoalescer((kind, delta) =>
@@ -178,8 +182,9 @@ class Loop {
       const stream = provider.stream({
         model: this.generation.model,
         messages,
-        tools: this.deps.toolSpecs().filter((spec) => !isDeniedByPolicy(spec.name, conversation.settings)),
+        tools,
         signal: this.generation.signal,
+        ...this.generation.modelControls(conversation.settings),
       });
       for await (const event of stream) {
         if (this.generation.interrupted) break;

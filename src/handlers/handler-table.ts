@@ -6,6 +6,7 @@ import * as conversation from "./conversation-handlers.js";
 import * as mcp from "./mcp-handlers.js";
 import * as message from "./message-handlers.js";
 import * as session from "./session-handlers.js";
+import * as skill from "./skill-handlers.js";
 
 /** One handler per inventory method; a missing one does not compile. */
 export const handlers: HandlerTable<RequestContext> = {
@@ -30,4 +31,5 @@ export const handlers: HandlerTable<RequestContext> = {
   "mcp.add": mcp.mcpAdd,
   "mcp.remove": mcp.mcpRemove,
   "mcp.probe": mcp.mcpProbe,
+  "skills.list": skill.skillsList,
 };

@@ -212,6 +212,16 @@ export class OpenAIProvider implements LlmProvider {
         function: { name: tool.name, description: tool.description, parameters: tool.parameters },
       }));
     }
+    if (request.temperature !== undefined) body.temperature = request.temperature;
+    // `max_tokens`, not `max_completion_tokens`: the SDK marks max_tokens deprecated (OpenAI's
+    // o-series refuse it), but Ollama, LM Studio and older llama.cpp servers read only max_tokens
+    // and silently ignore the newer name, while vLLM and OpenAI's other models accept both. A limit
+    // that is refused with a clear 400 beats one that is quietly not applied.
+    if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
+    // "off" sends nothing: there is no value every Chat Completions server accepts for "do not
+    // reason" ("none" and "minimal" are each understood by some OpenAI models only, and a server
+    // without reasoning models may refuse the field); a model that does not reason has nothing to turn off.
+    if (request.reasoning !== undefined && request.reasoning !== "off") body.reasoning_effort = request.reasoning;
 
     const toolCalls = new ToolCallAccumulator();
     let finishReason: string | null | undefined;

@@ -7,7 +7,19 @@ export interface LlmToolSpec {
   parameters: Record<string, unknown>;
 }
 
-export interface ChatRequest {
+/** How hard a reasoning model should think; "off" asks for no reasoning (see each provider for what it sends). */
+export type ReasoningLevel = "off" | "low" | "medium" | "high";
+
+/** Generation controls for one model call; an absent one is left to the endpoint's default. */
+export interface ModelControls {
+  /** 0–2. */
+  temperature?: number;
+  /** Most tokens the model may write in this call. */
+  maxTokens?: number;
+  reasoning?: ReasoningLevel;
+}
+
+export interface ChatRequest extends ModelControls {
   model: string;
   messages: ChatMessage[];
   tools: LlmToolSpec[];

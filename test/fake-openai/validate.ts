@@ -182,5 +182,24 @@ export function validateChatRequest(body: unknown): ValidationError | null {
   if (body.stream_options !== undefined && body.stream_options !== null && body.stream !== true) {
     return fail("The 'stream_options' parameter is only allowed when 'stream' is enabled.", "stream_options");
   }
+  return checkControls(body);
+}
+
+/** Generation controls, with the ranges the real API enforces. */
+function checkControls(body: Json): ValidationError | null {
+  const { temperature, max_tokens, reasoning_effort } = body;
+  if (temperature !== undefined && temperature !== null && (typeof temperature !== "number" || temperature < 0 || temperature > 2)) {
+    return fail(`Invalid 'temperature': expected a number between 0 and 2, but got ${JSON.stringify(temperature)}.`, "temperature");
+  }
+  if (max_tokens !== undefined && max_tokens !== null && (!Number.isInteger(max_tokens) || (max_tokens as number) < 1)) {
+    return fail(`Invalid 'max_tokens': expected an integer of at least 1, but got ${JSON.stringify(max_tokens)}.`, "max_tokens");
+  }
+  if (body.max_completion_tokens !== undefined && max_tokens !== undefined) {
+    return fail("max_tokens and max_completion_tokens cannot both be set.", "max_tokens");
+  }
+  const efforts = ["none", "minimal", "low", "medium", "high", "xhigh"];
+  if (reasoning_effort !== undefined && reasoning_effort !== null && !efforts.includes(reasoning_effort as string)) {
+    return fail(`Invalid value: ${JSON.stringify(reasoning_effort)}. Supported values are: ${efforts.map((e) => `'${e}'`).join(", ")}.`, "reasoning_effort");
+  }
   return null;
 }

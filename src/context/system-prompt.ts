@@ -1,0 +1,90 @@
+/**
+ * The system prompt template: `{{workspace}}`, `{{date}}`, `{{os}}`,
+ * `{{tools}}` and `{{skills}}` (protocol/config.ts lists them for the docs).
+ * Pure: the caller gathers the values (prompt-values.ts) before every model
+ * call, so the date and the tool list are those of that call.
+ *
+ * The template applies only to conversations without a system prompt of
+ * their own: a conversation's `system` is the client's text and is sent
+ * verbatim — a prompt that talks about `{{…}}` syntax must neither fail nor
+ * be rewritten.
+ */
+import {
+  PLACEHOLDER_PATTERN,
+  type SystemPromptPlaceholder,
+  unknownPlaceholderMessage,
+  unknownPlaceholders,
+} from "../../protocol/config.js";
+
+/** Used when the configuration sets no `conversations.systemPrompt`. */
+export const DEFAULT_SYSTEM_PROMPT_TEMPLATE = [
+  "You are agentwire, an assistant that works in the workspace {{workspace}} on {{os}}. Today is {{date}}.",
+  "Use your tools ({{tools}}) to look before you change anything, and say plainly what you did and what you found.",
+  "{{skills}}",
+].join("\n");
+
+/** The name of the tool that reads a skill; `{{skills}}` tells the model to call it when it is offered. */
+export const LOAD_SKILL_TOOL = "load_skill";
+
+export interface SkillSummary {
+  name: string;
+  description: string;
+}
+
+export interface PromptValues {
+  workspace: string;
+  /** ISO date, YYYY-MM-DD. */
+  date: string;
+  os: string;
+  /** Names of the tools offered to the model on this call, in order. */
+  tools: readonly string[];
+  skills: readonly SkillSummary[];
+}
+
+export class SystemPromptTemplateError extends Error {}
+
+export interface SystemPromptTemplate {
+  /** Placeholders the template uses: the caller need not gather the others (skills cost a directory scan). */
+  readonly uses: ReadonlySet<SystemPromptPlaceholder>;
+  render(values: PromptValues): string;
+}
+
+/** Checks a template once (an unknown placeholder throws SystemPromptTemplateError) and returns its renderer. */
+export function compileSystemPrompt(template: string): SystemPromptTemplate {
+  const unknown = unknownPlaceholders(template);
+  if (unknown.length > 0) throw new SystemPromptTemplateError(`conversations.systemPrompt: ${unknownPlaceholderMessage(unknown)}`);
+  const uses = new Set<SystemPromptPlaceholder>();
+  for (const match of template.matchAll(PLACEHOLDER_PATTERN)) uses.add(match[1] as SystemPromptPlaceholder);
+  return {
+    uses,
+    render: (values) =>
+      template
+        .replace(PLACEHOLDER_PATTERN, (_whole, name: string) => placeholderText(name as SystemPromptPlaceholder, values))
+        // A template line that rendered empty (e.g. {{skills}} with none) leaves no stray blank lines at the end.
+        .replace(/\s+$/, ""),
+  };
+}
+
+function placeholderText(name: SystemPromptPlaceholder, values: PromptValues): string {
+  switch (name) {
+    case "workspace":
+      return values.workspace;
+    case "date":
+      return values.date;
+    case "os":
+      return values.os;
+    case "tools":
+      return values.tools.length > 0 ? values.tools.join(", ") : "none";
+    case "skills":
+      return skillsText(values.skills, values.tools.includes(LOAD_SKILL_TOOL));
+  }
+}
+
+/** `{{skills}}`: nothing when there are none, else a short list and how to read one. */
+export function skillsText(skills: readonly SkillSummary[], canLoad: boolean): string {
+  if (skills.length === 0) return "";
+  const how = canLoad
+    ? `Skills: instructions for particular tasks. When a task matches one, call ${LOAD_SKILL_TOOL} with its name and follow what it says.`
+    : "Skills: instructions for particular tasks (no tool to load them is offered now).";
+  return [how, ...skills.map((s) => `- ${s.name}: ${s.description}`)].join("\n");
+}

@@ -1,0 +1,140 @@
+/**
+ * Finds the skills a conversation may use: folders holding a SKILL.md, in
+ * the workspace's `.agentwire/skills/` and in the user's
+ * `$XDG_CONFIG_HOME/agentwire/skills/` (or `~/.config/agentwire/skills/`).
+ * A workspace skill wins over a user skill of the same name: the project
+ * knows its own conventions best.
+ *
+ * Read fresh on every call (skills.list, each model call's `{{skills}}`,
+ * load_skill): a skill added while the server runs is seen at once, and the
+ * cost is a couple of directory reads. Everything is bounded — folders per
+ * directory, bytes per SKILL.md, name and description length — and a skill
+ * that breaks a rule is reported in `problems`, never fatal.
+ */
+import type { Dirent } from "node:fs";
+import { readdir, readFile, realpath, stat } from "node:fs/promises";
+import { dirname, join, sep } from "node:path";
+import type { SkillsListResult } from "../../protocol/skills.js";
+import { userConfigPath } from "../config/config-discovery.js";
+import { parseSkillFrontMatter } from "./skill-front-matter.js";
+
+export type SkillSource = "workspace" | "user";
+export type DiscoveredSkills = SkillsListResult;
+export type DiscoveredSkill = DiscoveredSkills["skills"][number];
+
+export const SKILL_FILE = "SKILL.md";
+/** Folders looked at per skills directory; more are reported, not read. */
+export const MAX_SKILL_FOLDERS = 200;
+/** Largest SKILL.md read (its whole text is what load_skill hands the model). */
+export const MAX_SKILL_BYTES = 256 * 1024;
+/** A name is what the model passes to load_skill: short, one token, no path characters. */
+export const SKILL_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+/** Every description goes into every system prompt: keep each one short. */
+export const MAX_DESCRIPTION_CHARS = 1024;
+
+export interface SkillLookup {
+  /** The conversation's workspace (absolute). */
+  workspace: string;
+  /** For XDG_CONFIG_HOME; default process.env. */
+  env?: NodeJS.ProcessEnv;
+  /** For ~/.config when XDG_CONFIG_HOME is unset; default the OS home. */
+  home?: string;
+  signal?: AbortSignal;
+}
+
+/** The two skills directories, workspace first. */
+export function skillDirectories(lookup: SkillLookup): { source: SkillSource; dir: string }[] {
+  return [
+    { source: "workspace", dir: join(lookup.workspace, ".agentwire", "skills") },
+    { source: "user", dir: join(dirname(userConfigPath({ env: lookup.env ?? process.env, home: lookup.home })), "skills") },
+  ];
+}
+
+export async function discoverSkills(lookup: SkillLookup): Promise<DiscoveredSkills> {
+  const skills = new Map<string, DiscoveredSkill>();
+  const problems: DiscoveredSkills["problems"] = [];
+  const workspaceReal = await realpath(lookup.workspace).catch(() => lookup.workspace);
+  for (const { source, dir } of skillDirectories(lookup)) {
+    lookup.signal?.throwIfAborted();
+    let entries: Dirent[];
+    try {
+      entries = await readdir(dir, { withFileTypes: true });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== "ENOENT" && code !== "ENOTDIR") problems.push({ path: dir, message: `cannot be read (${code ?? String(error)})` });
+      continue;
+    }
+    const folders = entries
+      .filter((e) => !e.name.startsWith(".") && (e.isDirectory() || e.isSymbolicLink()))
+      .map((e) => e.name)
+      .sort();
+    if (folders.length > MAX_SKILL_FOLDERS) {
+      problems.push({ path: dir, message: `holds ${folders.length} folders; only the first ${MAX_SKILL_FOLDERS} (by name) are read` });
+    }
+    const fromHere = new Set<string>();
+    for (const folder of folders.slice(0, MAX_SKILL_FOLDERS)) {
+      lookup.signal?.throwIfAborted();
+      const path = join(dir, folder, SKILL_FILE);
+      const read = await readSkill(path, source === "workspace" ? workspaceReal : undefined, lookup.signal);
+      if (!read.ok) {
+        if (read.problem) problems.push({ path, message: read.problem });
+        continue;
+      }
+      if (fromHere.has(read.name)) {
+        problems.push({ path, message: `the name "${read.name}" is already used by another skill in ${dir}; this one is ignored` });
+        continue;
+      }
+      fromHere.add(read.name);
+      // The workspace directory is read first: its skill keeps the name.
+      if (!skills.has(read.name)) skills.set(read.name, { name: read.name, description: read.description, path, source });
+    }
+  }
+  return { skills: [...skills.values()].sort((a, b) => a.name.localeCompare(b.name)), problems };
+}
+
+/** Its front matter when the file is a usable skill; `problem` undefined means "not a skill folder at all, say nothing". */
+async function readSkill(
+  path: string,
+  insideOf: string | undefined,
+  signal: AbortSignal | undefined,
+): Promise<{ ok: true; name: string; description: string } | { ok: false; problem?: string }> {
+  let size: number;
+  try {
+    const info = await stat(path);
+    if (!info.isFile()) return { ok: false, problem: `${SKILL_FILE} is not a file` };
+    size = info.size;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOTDIR") return { ok: false }; // a symlink to a file, not a folder
+    return { ok: false, problem: code === "ENOENT" ? `the folder has no ${SKILL_FILE}` : `cannot be read (${code})` };
+  }
+  if (size > MAX_SKILL_BYTES) return { ok: false, problem: `${SKILL_FILE} is ${size} bytes, over the ${MAX_SKILL_BYTES}-byte limit` };
+  if (insideOf !== undefined) {
+    // A workspace skill is workspace content: a symlink must not make load_skill read files elsewhere.
+    const real = await realpath(path).catch(() => path);
+    if (!real.startsWith(insideOf + sep)) return { ok: false, problem: `links outside the workspace (to ${real})` };
+  }
+  let text: string;
+  try {
+    text = await readFile(path, { encoding: "utf8", signal });
+  } catch (error) {
+    signal?.throwIfAborted();
+    return { ok: false, problem: `cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})` };
+  }
+  const front = parseSkillFrontMatter(text);
+  if (!front.ok) return { ok: false, problem: front.problem };
+  if (!SKILL_NAME.test(front.name)) {
+    return { ok: false, problem: `the name "${front.name.slice(0, 80)}" is not 1–64 letters, digits, ".", "_" or "-" (starting with a letter or digit)` };
+  }
+  if (front.description.length > MAX_DESCRIPTION_CHARS) {
+    return { ok: false, problem: `the description is ${front.description.length} characters, over the ${MAX_DESCRIPTION_CHARS}-character limit` };
+  }
+  return { ok: true, name: front.name, description: front.description };
+}
+
+/** The text of a discovered skill's SKILL.md (its size was checked when it was discovered). */
+export async function readSkillText(skill: DiscoveredSkill, signal?: AbortSignal): Promise<string> {
+  const text = await readFile(skill.path, { encoding: "utf8", signal });
+  // It could have grown since discovery; the model gets the bounded part.
+  return text.length > MAX_SKILL_BYTES ? `${text.slice(0, MAX_SKILL_BYTES)}\n[SKILL.md cut at ${MAX_SKILL_BYTES} characters]` : text;
+}
