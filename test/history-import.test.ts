@@ -298,7 +298,8 @@ describe("message.append with role assistant", () => {
     fx.fake.enqueue({ kind: "reply", text: ["6."] });
     const { generationId } = await fx.client.step({ conversationId: id });
     await events.waitForEnd(generationId);
-    expect(fx.fake.requests[0]!.messages).toEqual([
+    // After the default system prompt (the template), the history as appended.
+    expect(fx.fake.requests[0]!.messages.filter((m: { role: string }) => m.role !== "system")).toEqual([
       { role: "user", content: "2+2?" },
       { role: "assistant", content: "4." },
       { role: "user", content: "and 3+3?" },
