@@ -1,14 +1,15 @@
 /**
  * The benchmark runs and prints every row: `bench/run.ts --smoke` from
  * source (tiny sizes, ~30-40 s; the storage sizes are stand-ins of 2000
- * records or fewer). No timed assertions: a missed target is not a failure
+ * records or fewer). Run by `npm run bench:smoke`, which CI runs as its own
+ * step: it is a load run, kept out of `npm test` to keep that short. No timed assertions: a missed target is not a failure
  * here, a scenario that errors is — including the attack scenario when the
  * attacker's frames are not all answered with the expected refusals.
  */
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { expect, it } from "vitest";
-import { ROW_SPECS } from "../bench/rows.js";
+import { ROW_SPECS } from "./rows.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
