@@ -220,6 +220,14 @@ describe("OpenAIProvider failures", () => {
     expect(fake.requests).toHaveLength(1);
   });
 
+  it("reports an error chunk mid-stream after the text before it, without retrying", async () => {
+    fake.enqueue({ kind: "reply", text: ["a", "b"], streamError: { after: 1, message: "Overloaded mid-answer." } }, { kind: "reply", text: ["never"] });
+    const { events, error } = await collect(provider(), request());
+    expect(deltas(events, "text")).toEqual(["a"]);
+    expect(error).toMatchObject({ name: "LlmError", kind: "http", message: expect.stringContaining("Overloaded mid-answer.") });
+    expect(fake.requests).toHaveLength(1);
+  });
+
   it.each(["before_headers", "after_headers"] as const)("times out a server that hangs %s", async (when) => {
     fake.enqueue({ kind: "hang", when }, { kind: "reply", text: ["never"] });
     const started = Date.now();

@@ -53,6 +53,10 @@ interface PairedCall {
  *   wants the reasoning of tool-calling turns echoed (400 without it). The
  *   text is stored, so a provider that knows its endpoint wants it can add
  *   it once capabilities are known per model.
+ * - Provider items: an assistant record's `providerItems` (the Responses
+ *   API's encrypted reasoning) ride on its message, for the responses wire
+ *   to re-send; the chat wire leaves them out. A message that is left out
+ *   (no text, no calls) takes its items with it: they cannot stand alone.
  * - An assistant message's tool calls are answered, right after it, by one
  *   `tool` message each, whatever happened to them: the request must be valid
  *   for the OpenAI API even when a call was interrupted, never stored, or its
@@ -91,7 +95,7 @@ export function buildLlmContext(records: readonly ConversationRecord[], options:
     const calls = callsByMessage.get(record) ?? [];
     if (calls.length === 0) {
       // Nothing to say (e.g. interrupted before the first token).
-      if (record.content !== "") messages.push({ role: "assistant", content: record.content });
+      if (record.content !== "") messages.push({ role: "assistant", content: record.content, ...providerItemsOf(record) });
       continue;
     }
     const toolCalls: ChatToolCall[] = [];
@@ -112,10 +116,15 @@ export function buildLlmContext(records: readonly ConversationRecord[], options:
         content: full ? outcomeText(call.record) : omittedOutputText(call.toolName, kept),
       });
     }
-    messages.push({ role: "assistant", content: record.content === "" ? null : record.content, tool_calls: toolCalls });
+    messages.push({ role: "assistant", content: record.content === "" ? null : record.content, tool_calls: toolCalls, ...providerItemsOf(record) });
     messages.push(...answers);
   }
   return messages;
+}
+
+/** The endpoint's opaque items for this turn, passed through for the wire that wants them back. */
+function providerItemsOf(record: MessageRecord): { providerItems?: unknown[] } {
+  return record.providerItems?.length ? { providerItems: record.providerItems } : {};
 }
 
 /** Text with its file blocks; a content array when images are attached. */

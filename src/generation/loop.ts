@@ -45,7 +45,7 @@ interface ModelReply {
   text: string;
   reasoning: string;
   /** Absent when the stream was cut by an interrupt. */
-  done?: { finishReason: string | null; usage: Usage | null; toolCalls: ProposedToolCall[] };
+  done?: { finishReason: string | null; usage: Usage | null; toolCalls: ProposedToolCall[]; providerItems?: unknown[] };
 }
 
 /** Runs a generation to its end. Never throws: every outcome is reported as events. */
@@ -147,9 +147,13 @@ class Loop {
       this.fail(new LlmError("the model stream ended without a finish", "connection"));
       return undefined;
     }
-    const { toolCalls, finishReason, usage } = reply.done;
+    const { toolCalls, finishReason, usage, providerItems } = reply.done;
     await this.storeMessage(
-      this.assistantRecord(reply, toolCalls.length ? { toolCalls: toolCalls.map((c) => ({ toolCallId: c.id, toolName: c.name })) } : {}),
+      this.assistantRecord(reply, {
+        ...(toolCalls.length ? { toolCalls: toolCalls.map((c) => ({ toolCallId: c.id, toolName: c.name })) } : {}),
+        // Opaque items the endpoint wants back with this turn (see MessageRecord.providerItems).
+        ...(providerItems?.length ? { providerItems: providerItems as Record<string, unknown>[] } : {}),
+      }),
     );
     return { toolCalls, finishReason, usage };
   }

@@ -15,5 +15,15 @@ export type ChatUserPart = { type: "text"; text: string } | { type: "image_url";
 export type ChatMessage =
   | { role: "system"; content: string }
   | { role: "user"; content: string | ChatUserPart[] }
-  | { role: "assistant"; content: string | null; tool_calls?: ChatToolCall[] }
+  | {
+      role: "assistant";
+      content: string | null;
+      tool_calls?: ChatToolCall[];
+      /**
+       * Items the endpoint produced with this turn and wants back, opaque
+       * (the Responses API's encrypted reasoning): the responses wire re-sends
+       * them before the turn's message and calls; the chat wire leaves them out.
+       */
+      providerItems?: unknown[];
+    }
   | { role: "tool"; tool_call_id: string; content: string };

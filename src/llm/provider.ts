@@ -40,10 +40,21 @@ export interface ProposedToolCall {
   arguments: string;
 }
 
-export type StreamEvent =
-  | { type: "text"; delta: string }
-  | { type: "reasoning"; delta: string }
-  | { type: "done"; finishReason: string | null; usage: Usage | null; toolCalls: ProposedToolCall[] };
+/** The last event of a model call. */
+export interface DoneEvent {
+  type: "done";
+  finishReason: string | null;
+  usage: Usage | null;
+  toolCalls: ProposedToolCall[];
+  /**
+   * Opaque items the endpoint wants back with this turn on later requests, in
+   * the order it produced them (the Responses API's encrypted reasoning
+   * items). Stored on the assistant record as `providerItems`; absent when there are none.
+   */
+  providerItems?: unknown[];
+}
+
+export type StreamEvent = { type: "text"; delta: string } | { type: "reasoning"; delta: string } | DoneEvent;
 
 export interface ModelInfo {
   id: string;

@@ -1,7 +1,8 @@
 /**
  * Runs the fake OpenAI server as its own process (for benchmarks):
  *   tsx test/fake-openai/main.ts --port 0 [--host 127.0.0.1] [--api-key KEY]
- * Prints `fake-openai listening on http://HOST:PORT/v1`. With no queue in this
+ * Prints `fake-openai listening on http://HOST:PORT/v1` (Chat Completions at
+ * /v1/chat/completions, the Responses API at /v1/responses). With no queue in this
  * mode, each request picks its script by model name (`bench-burst-N`,
  * `bench-paced-N-D`) or the `x-fake-script` header; otherwise a short text reply.
  */

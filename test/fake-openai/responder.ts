@@ -1,13 +1,16 @@
 /**
  * Plays one script onto an HTTP response, in the wire format of the OpenAI
  * chat completions API (SSE when `stream: true`, a JSON completion otherwise).
+ * The Responses API's format is responses-responder.ts's; the pieces both
+ * share (errors, writes, cuts) are exported from here.
  */
 import type { ServerResponse } from "node:http";
 import { stampToken, type FakeReplyScript, type FakeScript, type FakeUsage } from "./scripts.js";
 
 /** A request the responder answers; `closed` turns true when the socket is gone. */
 export interface Exchange {
-  body: { model: string; messages: unknown[]; stream?: boolean; stream_options?: { include_usage?: boolean } | null };
+  /** The request: a chat body (`messages`) or a Responses body (`input`). */
+  body: { model: string; messages?: unknown[]; input?: unknown; stream?: boolean; stream_options?: { include_usage?: boolean } | null; [key: string]: unknown };
   res: ServerResponse;
   requestId: string;
   /** True once the connection closed (either side). */
@@ -34,7 +37,7 @@ const ERROR_DEFAULTS: Record<number, { message: string; type: string; code: stri
   503: { message: "The engine is currently overloaded, please try again later.", type: "server_error", code: null },
 };
 
-function sendError(ex: Exchange, script: Extract<FakeScript, { kind: "error" }>): void {
+export function sendError(ex: Exchange, script: Extract<FakeScript, { kind: "error" }>): void {
   const fallback = ERROR_DEFAULTS[script.status] ?? { message: `Error ${script.status}.`, type: "server_error", code: null };
   let message = script.message ?? fallback.message;
   if (script.status === 404 && script.message === undefined) message = `The model \`${ex.body.model}\` does not exist or you do not have access to it.`;
@@ -47,20 +50,22 @@ function sendError(ex: Exchange, script: Extract<FakeScript, { kind: "error" }>)
   ex.res.end(body);
 }
 
-function estimateTokens(messages: unknown[]): number {
+/** About a token per four characters of what the request carries. */
+export function estimateTokens(ex: Exchange): number {
   let chars = 0;
-  for (const m of messages) chars += JSON.stringify((m as { content?: unknown })?.content ?? "").length;
+  if (Array.isArray(ex.body.messages)) for (const m of ex.body.messages) chars += JSON.stringify((m as { content?: unknown })?.content ?? "").length;
+  else chars = JSON.stringify(ex.body.input ?? "").length + String(ex.body.instructions ?? "").length;
   return Math.max(1, Math.ceil(chars / 4));
 }
 
-function usageOf(ex: Exchange, completion: number, override?: FakeUsage): FakeUsage {
+export function usageOf(ex: Exchange, completion: number, override?: FakeUsage): FakeUsage {
   if (override) return override;
-  const prompt = estimateTokens(ex.body.messages);
+  const prompt = estimateTokens(ex);
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
 }
 
 /** The delta chunks of a reply, in wire order (without the role chunk). */
-function replyDeltas(script: FakeReplyScript): Delta[] {
+export function replyDeltas(script: FakeReplyScript): Delta[] {
   const deltas: Delta[] = [];
   const field = script.reasoningField ?? "reasoning_content";
   for (const piece of script.reasoning ?? []) {
@@ -94,7 +99,7 @@ function replyDeltas(script: FakeReplyScript): Delta[] {
   return deltas;
 }
 
-function finishOf(script: FakeReplyScript): string | null {
+export function finishOf(script: FakeReplyScript): string | null {
   if (script.finishReason !== undefined) return script.finishReason;
   return script.toolCalls && script.toolCalls.length > 0 ? "tool_calls" : "stop";
 }
@@ -104,7 +109,7 @@ function finishOf(script: FakeReplyScript): string | null {
  * `flushed`, resolves only once the piece reached the kernel, so a `cut`
  * right after it cannot discard it.
  */
-async function write(ex: Exchange, text: string, flushed = false): Promise<void> {
+export async function write(ex: Exchange, text: string, flushed = false): Promise<void> {
   if (ex.isClosed()) return;
   if (flushed) {
     await new Promise<void>((resolve) => ex.res.write(text, () => resolve()));
@@ -123,6 +128,17 @@ async function write(ex: Exchange, text: string, flushed = false): Promise<void>
   }
 }
 
+/** Answers 200 with event-stream headers, sent at once. */
+export function startSse(ex: Exchange): void {
+  ex.res.writeHead(200, {
+    "content-type": "text/event-stream; charset=utf-8",
+    "cache-control": "no-cache",
+    connection: "keep-alive",
+    "x-request-id": ex.requestId,
+  });
+  ex.res.flushHeaders();
+}
+
 class SseWriter {
   private readonly created = Math.floor(Date.now() / 1000);
   private readonly withUsage: boolean;
@@ -132,13 +148,7 @@ class SseWriter {
   }
 
   start(): void {
-    this.ex.res.writeHead(200, {
-      "content-type": "text/event-stream; charset=utf-8",
-      "cache-control": "no-cache",
-      connection: "keep-alive",
-      "x-request-id": this.ex.requestId,
-    });
-    this.ex.res.flushHeaders();
+    startSse(this.ex);
   }
 
   private envelope(choices: unknown[], usage?: FakeUsage): string {
@@ -177,6 +187,7 @@ async function streamReply(ex: Exchange, script: FakeReplyScript): Promise<void>
     if (script.cutAfter !== undefined && sent >= script.cutAfter) return cut(ex);
     if (script.hangAfter !== undefined && sent >= script.hangAfter) return;
     if (script.malformedAfter !== undefined && sent >= script.malformedAfter) return malformed(ex);
+    if (script.streamError && sent >= script.streamError.after) return chatStreamError(ex, script.streamError);
     await sse.delta(delta, null, script.cutAfter === sent + 1);
     sent += 1;
     if (script.delayMs) await ex.sleep(script.delayMs);
@@ -184,16 +195,24 @@ async function streamReply(ex: Exchange, script: FakeReplyScript): Promise<void>
   if (script.cutAfter !== undefined && sent >= script.cutAfter) return cut(ex);
   if (script.hangAfter !== undefined && sent >= script.hangAfter) return;
   if (script.malformedAfter !== undefined && sent >= script.malformedAfter) return malformed(ex);
+  if (script.streamError && sent >= script.streamError.after) return chatStreamError(ex, script.streamError);
   if (ex.isClosed()) return;
   await sse.finish(finishOf(script), usageOf(ex, deltas.length, script.usage));
 }
 
-function cut(ex: Exchange): void {
+export function cut(ex: Exchange): void {
   ex.markCut();
   ex.res.destroy();
 }
 
-async function malformed(ex: Exchange): Promise<void> {
+/** The `{"error": …}` event some servers send when they fail mid-stream, then the end. */
+async function chatStreamError(ex: Exchange, failure: NonNullable<FakeReplyScript["streamError"]>): Promise<void> {
+  const error = { message: failure.message ?? "The server had an error while processing your request.", type: "server_error", param: null, code: failure.code ?? "server_error" };
+  await write(ex, `data: ${JSON.stringify({ error })}\n\n`);
+  if (!ex.isClosed()) ex.res.end();
+}
+
+export async function malformed(ex: Exchange): Promise<void> {
   await write(ex, "data: {not json\n\n");
   if (!ex.isClosed()) ex.res.end();
 }

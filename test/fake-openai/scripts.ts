@@ -22,8 +22,11 @@ export interface FakeUsage {
 /**
  * A normal answer. Chunk order: role chunk, reasoning, text, tool-call
  * fragments, finish chunk, usage chunk (when `stream_options.include_usage`),
- * `[DONE]`. The modifiers (`cutAfter`, `malformedAfter`, `hangAfter`) count
- * delta chunks after the role chunk.
+ * `[DONE]`. The modifiers (`cutAfter`, `malformedAfter`, `hangAfter`,
+ * `streamError`) count delta chunks after the role chunk. On the Responses
+ * API the same answer is a reasoning item, a message item and one
+ * function_call item per call, and the modifiers count delta events
+ * (reasoning summary, text, argument deltas).
  */
 export interface FakeReplyScript {
   kind: "reply";
@@ -46,6 +49,12 @@ export interface FakeReplyScript {
   malformedAfter?: number;
   /** Stop writing (keep the connection open) after this many delta chunks. */
   hangAfter?: number;
+  /**
+   * Fail mid-stream after this many delta chunks: chat sends an `{"error": …}`
+   * chunk; the Responses API a `response.failed` event (or an `error` event
+   * with `event: "error"`). Then the stream ends.
+   */
+  streamError?: { after: number; message?: string; code?: string; event?: "response.failed" | "error" };
 }
 
 /** An HTTP failure with an OpenAI-style error body (or `rawBody` verbatim). */

@@ -1,21 +1,38 @@
 /**
  * A fake OpenAI-compatible HTTP server for tests and benchmarks: plain
  * node:http, scripted answers, and request validation as strict as the real
- * API's, so a history our context builder gets wrong fails here first.
+ * API's, so a history our context builder gets wrong fails here first. It
+ * speaks Chat Completions (`POST /v1/chat/completions`) and the Responses
+ * API (`POST /v1/responses`), playing the same scripts on both.
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { errorBody, play, type Exchange } from "./responder.js";
+import { playResponses } from "./responses-responder.js";
+import { chatViewOfResponses } from "./responses-view.js";
 import { DEFAULT_SCRIPT, scriptFromHeader, scriptFromModel, type FakeScript } from "./scripts.js";
 import { validateChatRequest, type ValidationError } from "./validate.js";
+import { validateResponsesRequest } from "./validate-responses.js";
 
 export * from "./scripts.js";
 export { validateChatRequest, type ValidationError } from "./validate.js";
+export { validateResponsesRequest } from "./validate-responses.js";
+export { chatViewOfResponses } from "./responses-view.js";
+export { ENCRYPTED_PREFIX } from "./responses-responder.js";
 
-/** A chat request body as received (validated or not). */
+/** Which API a request came in on. */
+export type FakeWire = "chat" | "responses";
+
+/**
+ * A request body as received (validated or not). Chat requests carry
+ * `messages`; Responses requests carry `input` (and `instructions`) instead —
+ * `messagesOf(i)` reads either as chat messages.
+ */
 export interface FakeChatBody {
   model: string;
   messages: any[];
+  input?: any;
+  instructions?: string;
   tools?: any[];
   stream?: boolean;
   stream_options?: { include_usage?: boolean } | null;
@@ -30,6 +47,7 @@ export interface FakeChatBody {
 export type FakeExchangeOutcome = "completed" | "client_closed" | "server_cut" | "server_closed";
 
 export interface FakeExchange {
+  wire: FakeWire;
   body: FakeChatBody;
   headers: IncomingHttpHeaders;
   /** The script played; null when the request was rejected. */
@@ -39,6 +57,7 @@ export interface FakeExchange {
 }
 
 export interface FakeRejection {
+  wire: FakeWire;
   /** Parsed body, or the raw text when it was not JSON. */
   body: unknown;
   status: number;
@@ -68,11 +87,18 @@ export interface FakeOpenAI {
   port: number;
   /** Scripts for the next requests, one per request, in order. */
   enqueue(...scripts: FakeScript[]): void;
-  /** Every chat request body received, parsed, including rejected ones. */
+  /** Every model request body received (either wire), parsed, including rejected ones. */
   requests: FakeChatBody[];
-  /** Chat requests answered 400/401 by the fake itself (not scripted errors). */
+  /** Which wire each entry of `requests` came in on. */
+  wires: FakeWire[];
+  /**
+   * The messages the model was shown by request `index` (of `requests`), as
+   * chat messages whichever wire carried them (see responses-view.ts).
+   */
+  messagesOf(index: number): any[];
+  /** Model requests answered 400/401/404 by the fake itself (not scripted errors). */
   rejected: FakeRejection[];
-  /** One entry per accepted chat request, in arrival order. */
+  /** One entry per accepted model request, in arrival order. */
   exchanges: FakeExchange[];
   /** Scripts still queued. */
   queued(): number;
@@ -114,6 +140,7 @@ function toModel(entry: string | FakeModel): FakeModel {
 export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<FakeOpenAI> {
   const queue: FakeScript[] = [];
   const requests: FakeChatBody[] = [];
+  const wires: FakeWire[] = [];
   const rejected: FakeRejection[] = [];
   const exchanges: FakeExchange[] = [];
   let models: FakeModel[] | null =
@@ -122,18 +149,19 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
   let counter = 0;
   let shuttingDown = false;
 
-  function reject(res: ServerResponse, body: unknown, status: number, error: ValidationError, type: string, code: string | null) {
-    rejected.push({ body, status, error });
+  function reject(res: ServerResponse, body: unknown, status: number, error: ValidationError, type: string, code: string | null, wire: FakeWire = "chat") {
+    rejected.push({ wire, body, status, error });
     sendJson(res, status, errorBody(error.message, type, code, error.param));
   }
 
-  function pickScript(req: IncomingMessage, body: FakeChatBody): FakeScript {
+  function pickScript(req: IncomingMessage, body: FakeChatBody, wire: FakeWire): FakeScript {
     const header = req.headers["x-fake-script"];
     if (typeof header === "string") return scriptFromHeader(header);
-    return scriptFromModel(body.model, Array.isArray(body.messages) ? body.messages : []) ?? queue.shift() ?? options.defaultScript ?? DEFAULT_SCRIPT;
+    const messages = wire === "responses" ? chatViewOfResponses(body) : Array.isArray(body.messages) ? body.messages : [];
+    return scriptFromModel(body.model, messages) ?? queue.shift() ?? options.defaultScript ?? DEFAULT_SCRIPT;
   }
 
-  async function chat(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function modelRequest(req: IncomingMessage, res: ServerResponse, wire: FakeWire): Promise<void> {
     const raw = await readBody(req);
     if (raw === null) {
       sendJson(res, 413, errorBody("Request body too large.", "invalid_request_error", null));
@@ -144,19 +172,25 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
       body = JSON.parse(raw);
     } catch {
       const error = { message: "We could not parse the JSON body of your request.", param: null };
-      return reject(res, raw, 400, error, "invalid_request_error", null);
+      return reject(res, raw, 400, error, "invalid_request_error", null, wire);
     }
     requests.push(body as FakeChatBody);
-    const problem = validateChatRequest(body);
-    if (problem) return reject(res, body, 400, problem, "invalid_request_error", null);
+    wires.push(wire);
+    if (wire === "responses") {
+      const problem = validateResponsesRequest(body);
+      if (problem) return reject(res, body, problem.status, { message: problem.message, param: problem.param }, "invalid_request_error", null, wire);
+    } else {
+      const problem = validateChatRequest(body);
+      if (problem) return reject(res, body, 400, problem, "invalid_request_error", null, wire);
+    }
     const chatBody = body as FakeChatBody;
 
     let script: FakeScript;
     try {
-      script = pickScript(req, chatBody);
+      script = pickScript(req, chatBody, wire);
     } catch (err) {
       const error = { message: (err as Error).message, param: null };
-      return reject(res, body, 400, error, "invalid_request_error", null);
+      return reject(res, body, 400, error, "invalid_request_error", null, wire);
     }
 
     let closed = false;
@@ -172,7 +206,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
       else if (shuttingDown) resolveEnded("server_closed");
       else resolveEnded("client_closed");
     });
-    exchanges.push({ body: chatBody, headers: req.headers, script, ended });
+    exchanges.push({ wire, body: chatBody, headers: req.headers, script, ended });
 
     const exchange: Exchange = {
       body: chatBody,
@@ -192,7 +226,8 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
           sleepers.add(wake);
         }),
     };
-    await play(exchange, script);
+    if (wire === "responses") await playResponses(exchange, script);
+    else await play(exchange, script);
   }
 
   function listModels(res: ServerResponse): void {
@@ -209,10 +244,19 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     if (options.apiKey !== undefined && req.headers.authorization !== `Bearer ${options.apiKey}`) {
       const error = { message: "Incorrect API key provided.", param: null };
       if (path.endsWith("/chat/completions")) return reject(res, null, 401, error, "invalid_request_error", "invalid_api_key");
+      if (path.endsWith("/responses")) return reject(res, null, 401, error, "invalid_request_error", "invalid_api_key", "responses");
       return sendJson(res, 401, errorBody(error.message, "invalid_request_error", "invalid_api_key"));
     }
-    if (req.method === "POST" && (path === "/v1/chat/completions" || path === "/chat/completions")) {
-      chat(req, res).catch((err: unknown) => {
+    const wire: FakeWire | null =
+      req.method !== "POST"
+        ? null
+        : path === "/v1/chat/completions" || path === "/chat/completions"
+          ? "chat"
+          : path === "/v1/responses" || path === "/responses"
+            ? "responses"
+            : null;
+    if (wire) {
+      modelRequest(req, res, wire).catch((err: unknown) => {
         if (!res.headersSent) sendJson(res, 500, errorBody(`fake-openai failed: ${String(err)}`, "server_error", null));
         else res.destroy();
       });
@@ -241,12 +285,19 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     port: address.port,
     enqueue: (...scripts) => void queue.push(...scripts),
     requests,
+    wires,
+    messagesOf: (index) => {
+      const body = requests[index];
+      if (!body) throw new Error(`fake-openai received no request #${index} (it has ${requests.length})`);
+      return wires[index] === "responses" ? chatViewOfResponses(body) : body.messages;
+    },
     rejected,
     exchanges,
     queued: () => queue.length,
     reset: () => {
       queue.length = 0;
       requests.length = 0;
+      wires.length = 0;
       rejected.length = 0;
       exchanges.length = 0;
     },

@@ -6,7 +6,7 @@
 import { afterAll, afterEach, beforeAll, expect } from "vitest";
 import type { AgentwireClient, AgentwireClientOptions } from "../../clients/typescript/index.js";
 import type { ServerConfig } from "../../src/config/server-config.js";
-import { OpenAIProvider, type OpenAIProviderOptions } from "../../src/llm/openai-provider.js";
+import { createWireProvider, type WireName, type WireProviderOptions } from "../../src/llm/create-provider.js";
 import { startFakeOpenAI, type FakeOpenAI, type FakeOpenAIOptions } from "../fake-openai/server.js";
 import { EventRecorder } from "./event-recorder.js";
 import { startTestServer, type TestServer } from "./test-server.js";
@@ -26,7 +26,9 @@ export interface AgentFixture {
 
 export interface AgentFixtureOptions {
   config?: Partial<ServerConfig>;
-  provider?: OpenAIProviderOptions;
+  provider?: WireProviderOptions;
+  /** Which API the server's provider speaks to the fake: "chat" (default) or "responses". */
+  wire?: WireName;
   fake?: FakeOpenAIOptions;
   /** Default "memory". */
   transport?: ClientTransport;
@@ -38,7 +40,7 @@ export async function startAgentFixture(options: AgentFixtureOptions = {}): Prom
     { model: "fake-model", ...options.config },
     {
       provider: async () =>
-        new OpenAIProvider({
+        createWireProvider(options.wire ?? "chat", {
           apiKey: "test-key",
           baseURL: fake.url,
           retryBaseDelayMs: 10,

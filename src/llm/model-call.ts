@@ -1,0 +1,201 @@
+/**
+ * The one model call every wire shares: the openai SDK sends the request
+ * (URL, headers, auth, HTTP errors), we read the event stream ourselves
+ * (sse-reader.ts, node-http-fetch.ts: the SDK's decoder costs several times
+ * more CPU per token), and the same retries, idle timeout, request timeout
+ * and error mapping apply whichever wire (wires/*.ts) builds the request and
+ * parses its events.
+ *
+ * Retries are ours, not the SDK's: an attempt is repeated only while nothing
+ * has been yielded, so a caller never sees a token twice.
+ */
+import OpenAI from "openai";
+import { createNodeHttpFetch, type NodeHttpFetch } from "./node-http-fetch.js";
+import { isRetryable, toLlmError } from "./openai-errors.js";
+import { LlmError, type ChatRequest, type LlmProvider, type ModelInfo, type StreamEvent } from "./provider.js";
+import { readSseData } from "./sse-reader.js";
+import { DeltaBatch, type Wire } from "./wires/wire.js";
+
+export interface ModelCallOptions {
+  /** Sent as a bearer token; local endpoints often need none ("none" is sent then). */
+  apiKey?: string;
+  /** Default https://api.openai.com/v1. The environment is not read here. */
+  baseURL?: string;
+  /** Extra request headers, sent with every request (e.g. an organisation or a gateway's routing header). */
+  headers?: Record<string, string>;
+  /** Extra attempts after the first for 429/5xx/connection failures before the first event (default 2). */
+  maxRetries?: number;
+  /** Backoff before retry n is base·2^(n-1), capped at the max, ±20 % jitter (defaults 250 ms and 1 s). */
+  retryBaseDelayMs?: number;
+  retryMaxDelayMs?: number;
+  /** Abort when no chunk (or no response headers) arrives for this long (default 60 s). */
+  idleTimeoutMs?: number;
+  /** Abort one attempt that has not finished after this long, however lively (default 10 min). */
+  requestTimeoutMs?: number;
+  /**
+   * HTTP transport under the SDK: "node" (default; node:http, streams read
+   * without web streams — see node-http-fetch.ts) or "fetch" (the built-in fetch).
+   */
+  transport?: "node" | "fetch";
+}
+
+const DEFAULT_BASE_URL = "https://api.openai.com/v1";
+
+/** Resolves after `ms`, or early (false) when the signal aborts. */
+function pause(ms: number, signal: AbortSignal): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve(false);
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve(true);
+    }, ms);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/** An LlmProvider speaking one wire, with the shared retry, timeout and error behaviour. */
+export class ModelCallProvider implements LlmProvider {
+  private readonly client: OpenAI;
+  private readonly baseURL: string;
+  private readonly maxRetries: number;
+  private readonly retryBaseDelayMs: number;
+  private readonly retryMaxDelayMs: number;
+  private readonly idleTimeoutMs: number;
+  private readonly requestTimeoutMs: number;
+  private readonly http: NodeHttpFetch | undefined;
+
+  constructor(
+    private readonly wire: Wire,
+    options: ModelCallOptions = {},
+  ) {
+    this.baseURL = (options.baseURL ?? DEFAULT_BASE_URL).replace(/\/+$/, "");
+    this.maxRetries = options.maxRetries ?? 2;
+    this.retryBaseDelayMs = options.retryBaseDelayMs ?? 250;
+    this.retryMaxDelayMs = options.retryMaxDelayMs ?? 1000;
+    this.idleTimeoutMs = options.idleTimeoutMs ?? 60_000;
+    this.requestTimeoutMs = options.requestTimeoutMs ?? 600_000;
+    this.http = options.transport === "fetch" ? undefined : createNodeHttpFetch();
+    this.client = new OpenAI({
+      ...(this.http ? { fetch: this.http.fetch } : {}),
+      apiKey: options.apiKey || "none",
+      baseURL: this.baseURL,
+      ...(options.headers ? { defaultHeaders: options.headers } : {}),
+      maxRetries: 0,
+      timeout: this.requestTimeoutMs,
+      // The SDK logs unparsable chunks to the console; we report them as LlmError instead.
+      logLevel: "off",
+    });
+  }
+
+  async *stream(request: ChatRequest): AsyncGenerator<StreamEvent> {
+    const progress = { yielded: false };
+    for (let attempt = 0; ; attempt++) {
+      if (request.signal.aborted) return;
+      try {
+        yield* this.attempt(request, progress);
+        return;
+      } catch (err) {
+        if (request.signal.aborted) return;
+        const error = toLlmError(err, this.baseURL);
+        if (progress.yielded || attempt >= this.maxRetries || !isRetryable(error)) throw error;
+        const backoff = Math.min(this.retryMaxDelayMs, this.retryBaseDelayMs * 2 ** attempt);
+        if (!(await pause(backoff * (0.8 + Math.random() * 0.4), request.signal))) return;
+      }
+    }
+  }
+
+  /** One HTTP request. Throws on failure; returns quietly when the caller aborted. */
+  private async *attempt(request: ChatRequest, progress: { yielded: boolean }): AsyncGenerator<StreamEvent> {
+    const { signal } = request;
+    // Our own controller, so the idle and request timeouts can abort without touching the caller's signal.
+    const controller = new AbortController();
+    const onCallerAbort = () => controller.abort();
+    signal.addEventListener("abort", onCallerAbort, { once: true });
+    let timedOut: LlmError | null = null;
+    const expire = (error: LlmError) => {
+      timedOut ??= error;
+      controller.abort();
+    };
+    // One timer, refreshed per network read (cheaper than a new timer per chunk).
+    // While our consumer handles events the clock is held: it measures the endpoint.
+    let consumerBusy = false;
+    const idleTimer: NodeJS.Timeout = setTimeout(() => {
+      if (consumerBusy) idleTimer.refresh();
+      else expire(new LlmError(`timed out: no data from the model endpoint for ${this.idleTimeoutMs} ms (--llm-idle-timeout)`, "timeout"));
+    }, this.idleTimeoutMs);
+    const requestTimer = setTimeout(
+      () => expire(new LlmError(`the model did not finish its answer within ${this.requestTimeoutMs} ms`, "timeout")),
+      this.requestTimeoutMs,
+    );
+
+    const parser = this.wire.begin();
+    try {
+      try {
+        const response = await this.wire.send(this.client, request, controller.signal);
+        const body: AsyncIterable<Uint8Array> | ReadableStream<Uint8Array> | null = this.http?.takeNodeBody(response) ?? response.body;
+        if (!body) throw new LlmError("the model endpoint answered without a body", "connection");
+        idleTimer.refresh();
+        for await (const batch of readSseData(body)) {
+          const deltas = new DeltaBatch();
+          let last = false;
+          let failure: unknown;
+          for (const data of batch) {
+            try {
+              last = parser.feed(data, deltas);
+            } catch (error) {
+              failure = error; // reported after the deltas that came before it
+              break;
+            }
+            if (last) break;
+          }
+          consumerBusy = true;
+          for (const event of deltas.take()) {
+            progress.yielded = true;
+            yield event;
+          }
+          consumerBusy = false;
+          if (failure) throw failure;
+          // The idle clock measures the endpoint, not how long our consumer took.
+          idleTimer.refresh();
+          if (last) break;
+        }
+      } catch (err) {
+        if (timedOut) throw timedOut;
+        if (signal.aborted) return;
+        // The answer was complete; only its trailing events (usage, [DONE]) got lost.
+        if (!parser.complete || err instanceof LlmError) throw err;
+      }
+      if (timedOut) throw timedOut;
+      if (signal.aborted) return;
+      yield parser.done();
+    } finally {
+      clearTimeout(idleTimer);
+      clearTimeout(requestTimer);
+      signal.removeEventListener("abort", onCallerAbort);
+      // Releases the socket on every early exit (error, timeout, consumer `break`).
+      controller.abort();
+    }
+  }
+
+  async listModels(signal?: AbortSignal): Promise<ModelInfo[]> {
+    const noModels = (detail: string) =>
+      new LlmError(`the endpoint at ${this.baseURL} lists no models (${detail})`, "http", 404);
+    try {
+      const page = await this.client.models.list({ signal, timeout: this.idleTimeoutMs });
+      const models = page.data.map((model) => ({ id: model.id, ownedBy: model.owned_by || undefined }));
+      if (models.length === 0) throw noModels("empty list");
+      return models;
+    } catch (err) {
+      if (signal?.aborted) signal.throwIfAborted();
+      if (err instanceof OpenAI.APIError && err.status === 404) {
+        const body = err.error as { message?: unknown } | undefined;
+        throw noModels(typeof body?.message === "string" ? `404: ${body.message}` : "404");
+      }
+      throw toLlmError(err, this.baseURL);
+    }
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * What differs between two model APIs: how a request is sent and how its
+ * event stream reads. Everything else — retries, timeouts, error mapping,
+ * SSE framing, the transport — is model-call.ts's, shared by every wire.
+ */
+import type OpenAI from "openai";
+import type { ChatRequest, DoneEvent } from "../provider.js";
+
+/** The wire protocols a provider can speak. */
+export type WireName = "chat" | "responses";
+
+/**
+ * Consecutive deltas of one kind within a network read, merged: one read
+ * often carries dozens of tokens, and one event per read keeps the per-token
+ * cost of everything downstream low.
+ */
+export class DeltaBatch {
+  readonly events: Array<{ type: "text" | "reasoning"; delta: string }> = [];
+  private kind: "text" | "reasoning" | null = null;
+  private pending = "";
+
+  add(kind: "text" | "reasoning", piece: string): void {
+    if (piece === "") return;
+    if (kind !== this.kind) {
+      this.flush();
+      this.kind = kind;
+    }
+    this.pending += piece;
+  }
+
+  /** The merged events of this read, in order. */
+  take(): Array<{ type: "text" | "reasoning"; delta: string }> {
+    this.flush();
+    return this.events;
+  }
+
+  private flush(): void {
+    if (this.kind && this.pending) this.events.push({ type: this.kind, delta: this.pending });
+    this.pending = "";
+  }
+}
+
+/** The reading state of one HTTP attempt. */
+export interface WireStream {
+  /**
+   * One SSE `data` payload: adds its deltas to `out`, and returns true when
+   * it was the stream's last event. Throws LlmError on an error event or a
+   * payload that is not JSON.
+   */
+  feed(data: string, out: DeltaBatch): boolean;
+  /**
+   * True once the answer is complete (chat: a finish_reason came; responses:
+   * response.completed or response.incomplete): a connection lost after this
+   * loses nothing the caller needs.
+   */
+  readonly complete: boolean;
+  /** The closing event; throws LlmError (kind connection) when the stream ended before `complete`. */
+  done(): DoneEvent;
+}
+
+export interface Wire {
+  readonly name: WireName;
+  /**
+   * Sends the streaming request through the SDK (which builds the URL,
+   * headers and auth, and turns an HTTP error into APIError) and returns the
+   * raw response, whose body model-call.ts reads.
+   */
+  send(client: OpenAI, request: ChatRequest, signal: AbortSignal): Promise<Response>;
+  /** A fresh reader for one attempt. */
+  begin(): WireStream;
+}
