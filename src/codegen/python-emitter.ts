@@ -57,8 +57,6 @@ export function emitPythonTypes(protocolVersion: string, inventory: ClientInvent
       "",
     ),
     "",
-    "from __future__ import annotations",
-    "",
     "from typing import Any, Literal, NotRequired, TypeAlias, TypedDict",
     "",
     `PROTOCOL_VERSION = ${JSON.stringify(protocolVersion)}`,

@@ -33,9 +33,11 @@ const WIDTH = 100;
 
 /**
  * One top-level definition of types.py. `needs` are the names its statement
- * evaluates when the module is imported (base classes, the right-hand side of
- * an alias); field annotations are not evaluated (`from __future__ import
- * annotations`), so they may name types defined further down.
+ * evaluates when the module is imported: base classes, field annotations, the
+ * right-hand side of an alias. Annotations are evaluated on purpose (no
+ * `from __future__ import annotations`): TypedDict reads NotRequired from
+ * evaluated annotations only, so with lazy ones every key would count as
+ * required at run time (`__required_keys__`).
  */
 export interface PyDefinition {
   name: string;
@@ -163,18 +165,18 @@ export class PyTypeWriter {
     const inherited = new Set(bases.flatMap((base) => base.fields));
     const required = new Set((schema.required ?? []) as string[]);
     const needs = bases.map((base) => base.name);
+    const baseNames = [...needs];
     const body: string[] = [];
     for (const [key, property] of Object.entries(properties)) {
       if (inherited.has(key)) continue;
       if (!/^[A-Za-z_]\w*$/.test(key) || PY_KEYWORDS.has(key)) {
         throw new Error(`codegen (python): ${name}.${key} is not a Python identifier; TypedDict's class syntax cannot hold it`);
       }
-      const fieldNeeds: string[] = []; // annotations are lazy: what they name need not be defined yet
-      const type = this.typeOf(property, `${name}${pascal(key)}`, fieldNeeds);
+      const type = this.typeOf(property, `${name}${pascal(key)}`, needs);
       body.push(`    ${key}: ${required.has(key) ? type : `NotRequired[${type}]`}`);
       body.push(...docstring(docParagraphs(property).filter((p) => p !== "@integer"), "    "));
     }
-    const header = `class ${name}(${[...needs, "TypedDict"].join(", ")}):`;
+    const header = `class ${name}(${[...baseNames, "TypedDict"].join(", ")}):`;
     const docLines = docstring(doc, "    ");
     const lines = [header, ...docLines];
     if (docLines.length > 0 && body.length > 0) lines.push("");

@@ -5,8 +5,6 @@ shared records. Keys are the wire's (camelCase); optional ones are NotRequired. 
 types cannot express (patterns, bounds, formats) are @-tags in the docstrings.
 """
 
-from __future__ import annotations
-
 from typing import Any, Literal, NotRequired, TypeAlias, TypedDict
 
 PROTOCOL_VERSION = "1.0"
@@ -16,6 +14,69 @@ NotificationMethod: TypeAlias = Literal["connected", "message_added", "conversat
 """Every notification the server may send."""
 
 NOTIFICATION_METHODS: tuple[NotificationMethod, ...] = ("connected", "message_added", "conversation_updated", "generation_started", "generation_progress", "generation_complete", "tool_pending", "tool_executing", "tool_output", "tool_completed", "tool_failed", "tool_skipped", "interrupted", "error",)
+
+
+class ConversationSettings(TypedDict):
+    """Per-conversation settings; every field has a server default."""
+
+    toolHistoryRounds: int
+    """How many of the most recent tool calls reach the model in full; older ones are reduced to their
+    name (arguments and result dropped). Default 8.
+
+    @minimum 0
+    @maximum 10000
+    """
+    maxIterations: int
+    """Most model calls one `step` may make before it stops with a stored notice. Default 20.
+
+    @minimum 1
+    @maximum 1000
+    """
+    toolTimeoutMs: int
+    """Per-tool-call time limit in milliseconds; on expiry the tool's whole process group is killed.
+    Default: the server's --tool-timeout (120000 unless set).
+
+    @minimum 100
+    @maximum 86400000
+    """
+    approval: NotRequired[Literal["ask", "auto-read-only", "auto"]]
+    """Which tool calls run without tool.confirm. ask: none (every call waits); auto-read-only: calls
+    of tools annotated readOnlyHint; auto: every call. settings.toolPolicy overrides it per tool.
+    Default "ask" (also when absent, in conversations stored before this setting).
+    """
+    toolPolicy: NotRequired[dict[str, Literal["always", "ask", "never"]]]
+    """Per-tool overrides of settings.approval, by tool name. A key ending in * matches every tool
+    whose name starts with what comes before it (e.g. "mcp__github__*"); an exact name beats a
+    prefix, and the longest matching prefix beats shorter ones. conversation.update replaces the
+    whole map. Default {} (no overrides).
+    """
+    confirmTimeoutMs: NotRequired[int | None]
+    """How long an offered tool call may wait for tool.confirm, in milliseconds, counted from its
+    tool_pending (a call offered again after a server restart gets a fresh wait). When it passes,
+    the call is skipped with reason "timeout" and the generation goes on: the model learns that
+    nobody confirmed it. null (the default): wait forever.
+
+    @minimum 100
+    @maximum 86400000
+    """
+    temperature: NotRequired[float | None]
+    """Sampling temperature, 0–2, sent with every model call as `temperature`. Null or absent: unset
+    (the endpoint's own default).
+
+    @minimum 0
+    @maximum 2
+    """
+    maxTokens: NotRequired[int | None]
+    """Most tokens the model may write in one model call (sent as `max_tokens`). Null or absent: unset
+    (the endpoint's own limit).
+
+    @minimum 1
+    @maximum 10000000
+    """
+    reasoning: NotRequired[Literal["off", "low", "medium", "high"] | None]
+    """Reasoning effort: off, low, medium or high (low–high sent as `reasoning_effort`; off sends
+    nothing). Null or absent: unset (the model's default).
+    """
 
 
 class Conversation(TypedDict):
@@ -104,6 +165,17 @@ class MessageRecordAttachmentsItemImage(TypedDict):
     """The name given at upload, if any."""
 
 
+class ToolCallRef(TypedDict):
+    """A tool call the model requested, by id and tool name."""
+
+    toolCallId: str
+    """Id the model gave the call (its `tool_calls[].id`): the ToolCallRecord, the tool_* notifications
+    and tool.confirm name the call by it.
+    """
+    toolName: str
+    """Name of the tool the model asked for."""
+
+
 class MessageRecord(TypedDict):
     """A chat message stored in a conversation."""
 
@@ -143,17 +215,6 @@ class MessageRecord(TypedDict):
 
     @format date-time
     """
-
-
-class ToolCallRef(TypedDict):
-    """A tool call the model requested, by id and tool name."""
-
-    toolCallId: str
-    """Id the model gave the call (its `tool_calls[].id`): the ToolCallRecord, the tool_* notifications
-    and tool.confirm name the call by it.
-    """
-    toolName: str
-    """Name of the tool the model asked for."""
 
 
 class ToolCall(ToolCallRef, TypedDict):
@@ -210,6 +271,27 @@ ConversationRecord: TypeAlias = MessageRecord | ToolCallRecord
 """One entry of a conversation's history: a message or a tool call."""
 
 
+class GenerationError(TypedDict):
+    """Why a generation failed."""
+
+    code: int
+    """Error code from the error table (e.g. LLM_ERROR)."""
+    message: str
+    """What went wrong, in words (the provider's message for LLM errors)."""
+    status: NotRequired[int]
+    """HTTP status from the model endpoint, when there was one."""
+
+
+class LastError(GenerationError, TypedDict):
+    """The most recent error of the conversation's generations."""
+
+    timestamp: str
+    """ISO-8601 UTC timestamp with milliseconds, e.g. "2026-11-22T04:52:41.123Z".
+
+    @format date-time
+    """
+
+
 class ConversationState(TypedDict):
     """Live state of a conversation."""
 
@@ -231,69 +313,6 @@ class ConversationState(TypedDict):
     """Seq of the latest event of this conversation; subscribe with afterSeq = this to miss nothing.
 
     @minimum 0
-    """
-
-
-class ConversationSettings(TypedDict):
-    """Per-conversation settings; every field has a server default."""
-
-    toolHistoryRounds: int
-    """How many of the most recent tool calls reach the model in full; older ones are reduced to their
-    name (arguments and result dropped). Default 8.
-
-    @minimum 0
-    @maximum 10000
-    """
-    maxIterations: int
-    """Most model calls one `step` may make before it stops with a stored notice. Default 20.
-
-    @minimum 1
-    @maximum 1000
-    """
-    toolTimeoutMs: int
-    """Per-tool-call time limit in milliseconds; on expiry the tool's whole process group is killed.
-    Default: the server's --tool-timeout (120000 unless set).
-
-    @minimum 100
-    @maximum 86400000
-    """
-    approval: NotRequired[Literal["ask", "auto-read-only", "auto"]]
-    """Which tool calls run without tool.confirm. ask: none (every call waits); auto-read-only: calls
-    of tools annotated readOnlyHint; auto: every call. settings.toolPolicy overrides it per tool.
-    Default "ask" (also when absent, in conversations stored before this setting).
-    """
-    toolPolicy: NotRequired[dict[str, Literal["always", "ask", "never"]]]
-    """Per-tool overrides of settings.approval, by tool name. A key ending in * matches every tool
-    whose name starts with what comes before it (e.g. "mcp__github__*"); an exact name beats a
-    prefix, and the longest matching prefix beats shorter ones. conversation.update replaces the
-    whole map. Default {} (no overrides).
-    """
-    confirmTimeoutMs: NotRequired[int | None]
-    """How long an offered tool call may wait for tool.confirm, in milliseconds, counted from its
-    tool_pending (a call offered again after a server restart gets a fresh wait). When it passes,
-    the call is skipped with reason "timeout" and the generation goes on: the model learns that
-    nobody confirmed it. null (the default): wait forever.
-
-    @minimum 100
-    @maximum 86400000
-    """
-    temperature: NotRequired[float | None]
-    """Sampling temperature, 0–2, sent with every model call as `temperature`. Null or absent: unset
-    (the endpoint's own default).
-
-    @minimum 0
-    @maximum 2
-    """
-    maxTokens: NotRequired[int | None]
-    """Most tokens the model may write in one model call (sent as `max_tokens`). Null or absent: unset
-    (the endpoint's own limit).
-
-    @minimum 1
-    @maximum 10000000
-    """
-    reasoning: NotRequired[Literal["off", "low", "medium", "high"] | None]
-    """Reasoning effort: off, low, medium or high (low–high sent as `reasoning_effort`; off sends
-    nothing). Null or absent: unset (the model's default).
     """
 
 
@@ -361,27 +380,6 @@ class GenerationEventBase(ConversationEventBase, TypedDict):
 
     generationId: str
     """The generation (one `step`) this event belongs to."""
-
-
-class GenerationError(TypedDict):
-    """Why a generation failed."""
-
-    code: int
-    """Error code from the error table (e.g. LLM_ERROR)."""
-    message: str
-    """What went wrong, in words (the provider's message for LLM errors)."""
-    status: NotRequired[int]
-    """HTTP status from the model endpoint, when there was one."""
-
-
-class LastError(GenerationError, TypedDict):
-    """The most recent error of the conversation's generations."""
-
-    timestamp: str
-    """ISO-8601 UTC timestamp with milliseconds, e.g. "2026-11-22T04:52:41.123Z".
-
-    @format date-time
-    """
 
 
 class InitializeParamsClientInfo(TypedDict):
