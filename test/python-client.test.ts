@@ -10,7 +10,7 @@
  * (10.4) and a current one are both covered where both are installed.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { readdirSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -122,6 +122,22 @@ describe.skipIf(pythons.length === 0)("the Python client", () => {
     expect(out.closeInfo).toEqual([[1000, ""]]);
     expect(out.hungUp).toMatchObject({ code: "CONNECTION_CLOSED", closed: true });
     expect(out.hungUp.message).toContain("4000");
+  });
+
+  it("the README's example runs as written: it streams the answer and confirms the tool call", async () => {
+    const readme = readFileSync(join(root, "README.md"), "utf8");
+    const example = /## Python client\n\n```python\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(example, "README.md has a ## Python client section opening with a python block").toBeDefined();
+    expect(example).toContain("ws://127.0.0.1:8765");
+    fx.fake.enqueue(
+      { kind: "reply", toolCalls: [{ id: "call_readme", name: "shell", args: JSON.stringify({ command: "echo readme-ran" }) }] },
+      { kind: "reply", text: ["It holds ", "README.md."] },
+    );
+    const { code, stdout, stderr } = await run(pythons[0].executable, ["-c", example!.replace("ws://127.0.0.1:8765", fx.server.url)]);
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    expect(stdout).toBe("It holds README.md.");
+    expect(fx.fake.requests[1]!.messages.at(-1).content).toContain("readme-ran");
   });
 
   it("the generated files compile, and every TypedDict's annotations resolve", async () => {
