@@ -173,9 +173,9 @@ export function emitPythonMethods(
     "",
     "from __future__ import annotations",
     "",
-    "from typing import Any, Awaitable, Callable, Literal, cast, overload",
+    "from typing import Any, Awaitable, Callable, Literal, Unpack, cast, overload",
     "",
-    "from .runtime import AgentwireClientBase, Disposer",
+    "from .runtime import AgentwireClientBase, ClientOptions, Disposer",
     "from .types import (",
     "    PROTOCOL_VERSION,",
     ...typeNames.map((name) => `    ${name},`),
@@ -198,7 +198,7 @@ export function emitPythonMethods(
       "    ",
     ),
     "",
-    "    def __init__(self, **options: Any) -> None:",
+    "    def __init__(self, **options: Unpack[ClientOptions]) -> None:",
     "        super().__init__(**options)",
   );
   for (const member of members) {
@@ -209,12 +209,12 @@ export function emitPythonMethods(
   out.push(
     "",
     "    @classmethod",
-    "    async def connect(cls, url: str, **options: Any) -> AgentwireClient:",
+    "    async def connect(cls, url: str, **options: Unpack[ClientOptions]) -> AgentwireClient:",
     ...docstring(
       [
         "Open a WebSocket to `url`, send initialize with this client's protocol version and return once" +
-          " the server has accepted it. Options: token, client_info, capabilities, experimental_api," +
-          " request_timeout (seconds), max_message_bytes.",
+          " the server has accepted it. Options (ClientOptions, in runtime.py): token, client_info, capabilities," +
+          " experimental_api, request_timeout (seconds), max_message_bytes.",
       ],
       "        ",
     ),

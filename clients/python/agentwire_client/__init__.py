@@ -13,13 +13,14 @@ hand-written.
 
 from .errors import ErrorCodeName, ErrorCodes, is_rpc_error
 from .methods import AgentwireClient
-from .runtime import AgentwireConnectionError, AgentwireRpcError, CloseInfo, Disposer
+from .runtime import AgentwireConnectionError, AgentwireRpcError, ClientOptions, CloseInfo, Disposer
 from .types import NOTIFICATION_METHODS, PROTOCOL_VERSION, NotificationMethod
 
 __all__ = [
     "AgentwireClient",
     "AgentwireConnectionError",
     "AgentwireRpcError",
+    "ClientOptions",
     "CloseInfo",
     "Disposer",
     "ErrorCodeName",

@@ -12,9 +12,9 @@ conversation = await client.conversation.create({"title": "demo"})
 
 from __future__ import annotations
 
-from typing import Any, Awaitable, Callable, Literal, cast, overload
+from typing import Any, Awaitable, Callable, Literal, Unpack, cast, overload
 
-from .runtime import AgentwireClientBase, Disposer
+from .runtime import AgentwireClientBase, ClientOptions, Disposer
 from .types import (
     PROTOCOL_VERSION,
     AssetUploadParams,
@@ -338,7 +338,7 @@ class AgentwireClient(AgentwireClientBase):
     `code` from ErrorCodes) or AgentwireConnectionError (CONNECTION_CLOSED, TIMEOUT).
     """
 
-    def __init__(self, **options: Any) -> None:
+    def __init__(self, **options: Unpack[ClientOptions]) -> None:
         super().__init__(**options)
         self.server = ServerMethods(self)
         """server.* requests."""
@@ -360,10 +360,10 @@ class AgentwireClient(AgentwireClientBase):
         """skills.* requests."""
 
     @classmethod
-    async def connect(cls, url: str, **options: Any) -> AgentwireClient:
+    async def connect(cls, url: str, **options: Unpack[ClientOptions]) -> AgentwireClient:
         """Open a WebSocket to `url`, send initialize with this client's protocol version and return
-        once the server has accepted it. Options: token, client_info, capabilities,
-        experimental_api, request_timeout (seconds), max_message_bytes.
+        once the server has accepted it. Options (ClientOptions, in runtime.py): token, client_info,
+        capabilities, experimental_api, request_timeout (seconds), max_message_bytes.
         """
         client = cls(**options)
         await client._handshake(url, PROTOCOL_VERSION)

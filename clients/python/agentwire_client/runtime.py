@@ -18,7 +18,7 @@ import asyncio
 import inspect
 import itertools
 import json
-from typing import Any, Awaitable, Callable, Literal, NamedTuple
+from typing import Any, Awaitable, Callable, Literal, NamedTuple, Self, TypedDict
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import websockets
@@ -66,6 +66,24 @@ class CloseInfo(NamedTuple):
     reason: str
 
 
+class ClientOptions(TypedDict, total=False):
+    """The keyword options of AgentwireClient.connect (and of the client's constructor)."""
+
+    token: str | None
+    """Access token, sent as the `token` query parameter."""
+    client_info: dict[str, Any] | None
+    """Sent in initialize as `clientInfo`: who is connecting (shown in server.status)."""
+    capabilities: dict[str, Any] | None
+    """Sent in initialize, e.g. `{"notificationOptOut": ["generation_progress"]}`."""
+    experimental_api: bool
+    """Adds `capabilities.experimentalApi: true`: methods marked experimental need it."""
+    request_timeout: float | None
+    """Seconds any request (and the connect steps) may take before TIMEOUT; None (default) waits
+    for ever. A call's own `timeout` overrides it."""
+    max_message_bytes: int | None
+    """The largest frame accepted from the server (default 64 MiB; None: no limit)."""
+
+
 class AgentwireClientBase:
     """Connection, request/response matching and notification dispatch. The generated
     AgentwireClient (methods.py) adds one typed method per request; use its `connect`.
@@ -81,12 +99,7 @@ class AgentwireClientBase:
         request_timeout: float | None = None,
         max_message_bytes: int | None = 64 * 1024 * 1024,
     ) -> None:
-        """`token`: access token, sent as the `token` query parameter. `client_info` and
-        `capabilities` are sent in initialize; `experimental_api` adds
-        `capabilities.experimentalApi: true` (methods marked experimental need it).
-        `request_timeout`: seconds any request (and the connect steps) may take before it fails
-        with TIMEOUT; None waits for ever; a call's own `timeout` overrides it.
-        `max_message_bytes`: the largest frame accepted from the server (None: no limit)."""
+        """The options are ClientOptions' (above), given as keywords."""
         self._token = token
         self._client_info = client_info
         self._capabilities = capabilities
@@ -226,7 +239,7 @@ class AgentwireClientBase:
         else:
             self._on_close(code, reason)
 
-    async def __aenter__(self) -> AgentwireClientBase:
+    async def __aenter__(self) -> Self:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
