@@ -268,11 +268,16 @@ export function isPythonKeyword(name: string): boolean {
   return PY_KEYWORDS.has(name);
 }
 
-/** The const value of a branch's `type` (or `kind`) field: how a tagged union names its branches. */
+/**
+ * The value of a branch's `type` (or `kind`) field — its const, or the first
+ * of its enum (`["http", "streamable-http"]` → http): how a tagged union names
+ * its branches.
+ */
 function discriminator(branch: JsonSchema): string | undefined {
   const properties = propertiesOf(branch);
   for (const key of ["type", "kind"]) {
-    const value = properties[key]?.const;
+    const field = properties[key];
+    const value = field?.const ?? (Array.isArray(field?.enum) ? field.enum[0] : undefined);
     if (typeof value === "string") return value;
   }
   return undefined;

@@ -1333,7 +1333,7 @@ class McpAddParamsServerStdio(TypedDict):
     """Declared but not started."""
 
 
-class McpAddParamsServerVariant2(TypedDict):
+class McpAddParamsServerHttp(TypedDict):
     type: NotRequired[Literal["http", "streamable-http"]]
     """Optional; a definition with `url` is Streamable HTTP."""
     url: str
@@ -1360,7 +1360,7 @@ class McpAddParams(TypedDict):
 
     @pattern ^[A-Za-z0-9_-]{1,32}$
     """
-    server: McpAddParamsServerStdio | McpAddParamsServerVariant2
+    server: McpAddParamsServerStdio | McpAddParamsServerHttp
     """How to reach one MCP server."""
 
 
@@ -1393,7 +1393,7 @@ class McpRemoveResult(TypedDict):
 class McpProbeParams(TypedDict):
     """Parameters of mcp.probe."""
 
-    server: McpAddParamsServerStdio | McpAddParamsServerVariant2
+    server: McpAddParamsServerStdio | McpAddParamsServerHttp
     """How to reach one MCP server."""
 
 
