@@ -10,16 +10,20 @@
  * (10.4) and a current one are both covered where both are installed.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { useAgentFixture } from "./harness/agent-fixture.js";
 import { cleanEnv } from "./harness/child-env.js";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const clientDir = join(root, "clients/python");
 const script = join(root, "test/fixtures/python/roundtrip.py");
+// Bytecode (py_compile writes it even when told not to) goes here, never next to the sources.
+const pycache = mkdtempSync(join(tmpdir(), "agentwire-pycache-"));
+afterAll(() => rmSync(pycache, { recursive: true, force: true }));
 
 interface Interpreter {
   /** As found: "python3" or "/usr/bin/python3". */
@@ -51,7 +55,7 @@ if (pythons.length === 0) {
 
 function run(command: string, args: string[], timeoutMs = 20_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(command, args, { env: cleanEnv({ PYTHONPATH: clientDir, PYTHONDONTWRITEBYTECODE: "1" }) });
+    const child = spawn(command, args, { env: cleanEnv({ PYTHONPATH: clientDir, PYTHONDONTWRITEBYTECODE: "1", PYTHONPYCACHEPREFIX: pycache }) });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
