@@ -69,6 +69,9 @@ function run(command: string, args: string[], timeoutMs = 20_000): Promise<{ cod
   });
 }
 
+// A Python start costs up to a second or two on a loaded 2-core machine; each test starts one or two.
+const PYTHON_TEST_MS = 20_000;
+
 describe.skipIf(pythons.length === 0)("the Python client", () => {
   const fx = useAgentFixture();
 
@@ -126,7 +129,7 @@ describe.skipIf(pythons.length === 0)("the Python client", () => {
     expect(out.closeInfo).toEqual([[1000, ""]]);
     expect(out.hungUp).toMatchObject({ code: "CONNECTION_CLOSED", closed: true });
     expect(out.hungUp.message).toContain("4000");
-  });
+  }, PYTHON_TEST_MS);
 
   it("the README's example runs as written: it streams the answer and confirms the tool call", async () => {
     const readme = readFileSync(join(root, "README.md"), "utf8");
@@ -142,7 +145,7 @@ describe.skipIf(pythons.length === 0)("the Python client", () => {
     expect(code).toBe(0);
     expect(stdout).toBe("It holds README.md.");
     expect(fx.fake.requests[1]!.messages.at(-1).content).toContain("readme-ran");
-  });
+  }, PYTHON_TEST_MS);
 
   it("the generated files compile, and every TypedDict's annotations resolve", async () => {
     const dir = join(clientDir, "agentwire_client");
@@ -169,5 +172,5 @@ describe.skipIf(pythons.length === 0)("the Python client", () => {
     expect(Number(count)).toBeGreaterThan(50);
     expect(titleOptional).toBe("True");
     expect(required).toBe("['conversationId']");
-  });
+  }, PYTHON_TEST_MS);
 });
