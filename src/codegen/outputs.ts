@@ -5,7 +5,9 @@
  * `generate.ts` can write it or compare it.
  *
  * clients/typescript/runtime.ts is hand-written and not listed: codegen
- * imports it (client-emitter.ts) but never writes it.
+ * imports it (client-emitter.ts) but never writes it. Likewise the Python
+ * client's runtime.py and __init__.py: codegen reads runtime.py (for the
+ * names generated members must not take) but never writes it.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -16,6 +18,7 @@ import { emitClientErrors, emitClientTypes } from "./client-types.js";
 import { buildConfigSchema } from "./config-schema.js";
 import { buildSchemaDocument } from "./json-schema.js";
 import { buildOpenRpcDocument } from "./openrpc.js";
+import { emitPythonErrors, emitPythonMethods, emitPythonTypes, PYTHON_PACKAGE, readRuntime } from "./python-emitter.js";
 import { readmeFlagsBlock } from "./readme-flags.js";
 import { readmeMethodsBlock } from "./readme-methods.js";
 
@@ -30,6 +33,9 @@ export function renderOutputs(root: string): Map<string, string> {
     ["clients/typescript/types.ts", emitClientTypes(PROTOCOL_VERSION)],
     ["clients/typescript/errors.ts", emitClientErrors()],
     ["clients/typescript/index.ts", emitClientIndex(PROTOCOL_VERSION)],
+    [`${PYTHON_PACKAGE}/types.py`, emitPythonTypes(PROTOCOL_VERSION)],
+    [`${PYTHON_PACKAGE}/errors.py`, emitPythonErrors()],
+    [`${PYTHON_PACKAGE}/methods.py`, emitPythonMethods(PROTOCOL_VERSION, readRuntime(root))],
   ]);
 }
 

@@ -1,0 +1,352 @@
+/**
+ * Emits the generated files of the Python client (clients/python/agentwire_client/):
+ * types.py (a TypedDict per request's params and result, per notification and
+ * per shared record), errors.py (the error code table) and methods.py
+ * (`AgentwireClient`: one async method per request, grouped by the dotted
+ * prefix as in the TypeScript client — `conversation.create` →
+ * `client.conversation.create(params, timeout=…)` — and typed `on` overloads
+ * per notification). Connection handling is the hand-written runtime.py.
+ *
+ * Built from the same JSON Schema and the same inventory as the TypeScript
+ * client (client-types.ts, client-emitter.ts), so the two name the same types.
+ */
+import { readFileSync } from "node:fs";
+import { ErrorCodes, ErrorTable } from "../../protocol/errors.js";
+import { notificationTypeName, requestTypeNames, type RequestEntry } from "../../protocol/inventory.js";
+import { protocolInventory, sharedTypes, type ClientInventory } from "./client-types.js";
+import { GENERATED_NOTE, toJsonSchema } from "./json-schema.js";
+import { methodErrors } from "./openrpc.js";
+import { docstring, importOrder, isPythonKeyword, PyTypeWriter, snake } from "./python-types.js";
+import { NamedTypes } from "./ts-types.js";
+
+/** The package folder, from the repository root. */
+export const PYTHON_PACKAGE = "clients/python/agentwire_client";
+
+const PY_BANNER = `# ${GENERATED_NOTE}`;
+const HANDSHAKE_METHODS: ReadonlySet<string> = new Set(["initialize"]);
+
+/** clients/python/agentwire_client/types.py */
+export function emitPythonTypes(protocolVersion: string, inventory: ClientInventory = protocolInventory): string {
+  const shared = sharedTypes();
+  const writer = new PyTypeWriter(new NamedTypes(shared));
+  for (const [name, schema] of Object.entries(shared)) writer.define(name, schema);
+  const leadFor = (schema: Record<string, unknown>, method: string, what: string) =>
+    typeof schema.description === "string" && schema.description.includes(method) ? [] : [`${what} of \`${method}\`.`];
+  for (const [method, entry] of Object.entries(inventory.requests)) {
+    const names = requestTypeNames(method);
+    const params = toJsonSchema(entry.params, "input", `${method} params`);
+    const result = toJsonSchema(entry.result, "output", `${method} result`);
+    writer.define(names.params, params, leadFor(params, method, "Params"));
+    writer.define(names.result, result, leadFor(result, method, "Result"));
+  }
+  for (const [method, entry] of Object.entries(inventory.notifications)) {
+    writer.define(notificationTypeName(method), toJsonSchema(entry.params, "output", `${method} notification`), [
+      `Params of the \`${method}\` notification: ${entry.description}`,
+    ]);
+  }
+  const notificationNames = Object.keys(inventory.notifications);
+  const out = [
+    PY_BANNER,
+    ...docstring(
+      [
+        `Types of the agentwire protocol ${protocolVersion}, generated from protocol/ (zod → JSON Schema → Python):` +
+          " a TypedDict for the params and result of every request, the params of every notification and the" +
+          " shared records. Keys are the wire's (camelCase); optional ones are NotRequired. Constraints Python" +
+          " types cannot express (patterns, bounds, formats) are @-tags in the docstrings.",
+      ],
+      "",
+    ),
+    "",
+    "from typing import Any, Literal, NotRequired, TypeAlias, TypedDict",
+    "",
+    `PROTOCOL_VERSION = ${JSON.stringify(protocolVersion)}`,
+    '"""The protocol version this client speaks, sent in initialize; a server of another major refuses it."""',
+    "",
+    `NotificationMethod: TypeAlias = Literal[${notificationNames.map((n) => JSON.stringify(n)).join(", ")}]`,
+    '"""Every notification the server may send."""',
+    "",
+    `NOTIFICATION_METHODS: tuple[NotificationMethod, ...] = (${notificationNames.map((n) => JSON.stringify(n)).join(", ")},)`,
+  ];
+  for (const definition of importOrder(writer.definitions)) out.push("", "", ...definition.lines);
+  out.push("");
+  return out.join("\n");
+}
+
+/** clients/python/agentwire_client/errors.py: the error code table and `is_rpc_error`. */
+export function emitPythonErrors(): string {
+  const out = [
+    PY_BANNER,
+    ...docstring(
+      [
+        "Every error code the server can answer with. Local failures (socket closed, timeout) are" +
+          " AgentwireConnectionError with string codes instead.",
+        "",
+        "```",
+        "try:",
+        '    await client.conversation.get({"conversationId": "c_missing"})',
+        "except AgentwireRpcError as error:",
+        '    if is_rpc_error(error, "CONVERSATION_NOT_FOUND"):',
+        '        print(error.data["conversationId"])',
+        "```",
+      ],
+      "",
+    ),
+    "",
+    "from __future__ import annotations",
+    "",
+    "from typing import Literal",
+    "",
+    "from .runtime import AgentwireRpcError",
+    "",
+    `ErrorCodeName = Literal[${Object.keys(ErrorTable).map((n) => JSON.stringify(n)).join(", ")}]`,
+    "",
+    "",
+    "class ErrorCodes:",
+    ...docstring(
+      ["Error codes, by name. Standard JSON-RPC 2.0 codes first; application codes live in the reserved server range -32000…-32099."],
+      "    ",
+    ),
+    "",
+  ];
+  for (const [name, { code, doc }] of Object.entries(ErrorTable)) out.push(`    ${name} = ${code}`, ...docstring([doc], "    "));
+  out.push(
+    "",
+    "",
+    "def is_rpc_error(error: BaseException, name: ErrorCodeName) -> bool:",
+    '    """True when `error` is the server\'s error `name` (compared by code)."""',
+    "    return isinstance(error, AgentwireRpcError) and error.code == getattr(ErrorCodes, name)",
+    "",
+  );
+  return out.join("\n");
+}
+
+interface MethodPlan {
+  method: string;
+  /** `create` in `client.conversation.create`. */
+  member: string;
+  params: "none" | "optional" | "required";
+  paramsType: string;
+  resultType: string;
+  doc: string[];
+}
+
+interface Group {
+  name: string;
+  methods: MethodPlan[];
+}
+
+/**
+ * clients/python/agentwire_client/methods.py. `runtimeSource` is runtime.py's
+ * text: the names it defines on the client may not be taken by a generated member.
+ */
+export function emitPythonMethods(
+  protocolVersion: string,
+  runtimeSource: string,
+  inventory: ClientInventory = protocolInventory,
+): string {
+  const members = planMembers(inventory, runtimeNames(runtimeSource));
+  const plans = members.flatMap((m) => ("methods" in m ? m.methods : [m]));
+  const notifications = Object.keys(inventory.notifications);
+  const typeNames = [
+    ...new Set([
+      ...plans.flatMap((p) => (p.params === "none" ? [p.resultType] : [p.paramsType, p.resultType])),
+      ...notifications.map(notificationTypeName),
+    ]),
+  ].sort();
+  const out = [
+    PY_BANNER,
+    ...docstring(
+      [
+        `Typed client for the agentwire protocol ${protocolVersion}: one async method per request of` +
+          " protocol/inventory.ts, grouped by its dotted prefix, each taking its params (a dict: the TypedDict" +
+          " of types.py) and an optional per-call `timeout` in seconds. Connection handling lives in" +
+          " runtime.py (hand-written).",
+        "",
+        "```",
+        'client = await AgentwireClient.connect("ws://127.0.0.1:7700", token=token)',
+        'client.on("message_added", lambda n: print(n["record"]["content"]))',
+        'conversation = await client.conversation.create({"title": "demo"})',
+        "```",
+      ],
+      "",
+    ),
+    "",
+    "from __future__ import annotations",
+    "",
+    "from typing import Any, Awaitable, Callable, Literal, Unpack, cast, overload",
+    "",
+    "from .runtime import AgentwireClientBase, ClientOptions, Disposer",
+    "from .types import (",
+    "    PROTOCOL_VERSION,",
+    ...typeNames.map((name) => `    ${name},`),
+    ")",
+    "",
+    "Handler = Callable[[Any], Any]",
+  ];
+  for (const member of members) if ("methods" in member) out.push("", "", ...emitGroupClass(member));
+
+  out.push(
+    "",
+    "",
+    "class AgentwireClient(AgentwireClientBase):",
+    ...docstring(
+      [
+        "A connected agentwire client. Create it with `await AgentwireClient.connect(url, ...)`; every" +
+          " method sends one request and returns its result, or raises AgentwireRpcError (server errors," +
+          " `code` from ErrorCodes) or AgentwireConnectionError (CONNECTION_CLOSED, TIMEOUT).",
+      ],
+      "    ",
+    ),
+    "",
+    "    def __init__(self, **options: Unpack[ClientOptions]) -> None:",
+    "        super().__init__(**options)",
+  );
+  for (const member of members) {
+    if (!("methods" in member)) continue;
+    out.push(`        self.${member.name} = ${groupClassName(member.name)}(self)`);
+    out.push(...docstring([`${member.name}.* requests.`], "        "));
+  }
+  out.push(
+    "",
+    "    @classmethod",
+    "    async def connect(cls, url: str, **options: Unpack[ClientOptions]) -> AgentwireClient:",
+    ...docstring(
+      [
+        "Open a WebSocket to `url`, send initialize with this client's protocol version and return once" +
+          " the server has accepted it. Options (ClientOptions, in runtime.py): token, client_info, capabilities," +
+          " experimental_api, request_timeout (seconds), max_message_bytes.",
+      ],
+      "        ",
+    ),
+    "        client = cls(**options)",
+    "        await client._handshake(url, PROTOCOL_VERSION)",
+    "        return client",
+  );
+  for (const member of members) if (!("methods" in member)) out.push("", ...emitMethod(member, "    ", "self"));
+
+  // Typed `on`: one overload per notification, so a handler's argument is that notification's TypedDict.
+  for (const method of notifications) {
+    out.push(
+      "",
+      "    @overload",
+      `    def on(self, method: Literal[${JSON.stringify(method)}], handler: Callable[[${notificationTypeName(method)}], None | Awaitable[None]]) -> Disposer: ...`,
+    );
+  }
+  out.push(
+    "",
+    "    @overload",
+    "    def on(self, method: str, handler: Handler) -> Disposer: ...",
+    "",
+    "    def on(self, method: str, handler: Handler) -> Disposer:",
+    ...docstring(
+      [
+        "Call `handler` with the params of every `method` notification until the returned disposer is" +
+          " called. A coroutine function works too: each call runs as a task.",
+      ],
+      "        ",
+    ),
+    "        return super().on(method, handler)",
+    "",
+  );
+  return out.join("\n");
+}
+
+/** Names runtime.py defines on AgentwireClientBase (methods, properties, attributes), which generated members must not shadow. */
+export function runtimeNames(source: string): Set<string> {
+  const start = source.indexOf("class AgentwireClientBase");
+  if (start === -1) throw new Error("codegen (python): runtime.py has no class AgentwireClientBase");
+  const next = source.indexOf("\nclass ", start + 1);
+  const body = source.slice(start, next === -1 ? undefined : next);
+  const names = new Set(["connect"]);
+  for (const match of body.matchAll(/^ {4}(?:async )?def (\w+)/gm)) names.add(match[1]);
+  for (const match of body.matchAll(/self\.(\w+)\s*(?::[^=\n]*)?=/g)) names.add(match[1]);
+  return names;
+}
+
+/** The hand-written runtime.py, read where `renderOutputs` runs. */
+export function readRuntime(root: string): string {
+  return readFileSync(`${root}/${PYTHON_PACKAGE}/runtime.py`, "utf8");
+}
+
+function planMembers(inventory: ClientInventory, reserved: Set<string>): Array<MethodPlan | Group> {
+  const members: Array<MethodPlan | Group> = [];
+  const groups = new Map<string, Group>();
+  const check = (name: string, method: string) => {
+    if (reserved.has(name)) throw new Error(`codegen (python): ${method} would become client.${name}, which runtime.py already uses`);
+    if (isPythonKeyword(name)) throw new Error(`codegen (python): ${method} would become client.${name}, a Python keyword`);
+  };
+  for (const [method, entry] of Object.entries(inventory.requests)) {
+    if (HANDSHAKE_METHODS.has(method)) continue;
+    const segments = method.split(".").map(snake);
+    if (segments.length > 2) throw new Error(`codegen (python): ${method}: only one level of dotted prefix is supported`);
+    const plan = planMethod(method, entry, segments[segments.length - 1]);
+    if (isPythonKeyword(plan.member)) throw new Error(`codegen (python): ${method} would become a method named ${plan.member}, a Python keyword`);
+    if (segments.length === 1) {
+      check(plan.member, method);
+      if (groups.has(plan.member)) throw new Error(`codegen (python): ${method} collides with the ${plan.member}.* group`);
+      members.push(plan);
+      continue;
+    }
+    let group = groups.get(segments[0]);
+    if (!group) {
+      check(segments[0], method);
+      if (members.some((m) => !("methods" in m) && m.member === segments[0])) {
+        throw new Error(`codegen (python): the ${segments[0]}.* group collides with the method ${segments[0]}`);
+      }
+      group = { name: segments[0], methods: [] };
+      groups.set(group.name, group);
+      members.push(group);
+    }
+    if (group.methods.some((m) => m.member === plan.member)) throw new Error(`codegen (python): ${method} is named twice`);
+    group.methods.push(plan);
+  }
+  return members;
+}
+
+function planMethod(method: string, entry: RequestEntry, member: string): MethodPlan {
+  const schema = toJsonSchema(entry.params, "input", `${method} params`);
+  const hasFields = Object.keys((schema.properties ?? {}) as object).length > 0;
+  const params = !hasFields ? "none" : entry.params.safeParse({}).success ? "optional" : "required";
+  const errors = methodErrors(method, entry).map((name) => `${name} (${ErrorCodes[name]})`);
+  const experimental = entry.experimental ? ["", `Experimental: ${entry.experimental}`] : [];
+  return {
+    method,
+    member,
+    params,
+    paramsType: requestTypeNames(method).params,
+    resultType: requestTypeNames(method).result,
+    doc: [`\`${method}\`: ${entry.description}`, "", `Errors: ${errors.join(", ")}.`, ...experimental],
+  };
+}
+
+function emitGroupClass(group: Group): string[] {
+  const out = [
+    `class ${groupClassName(group.name)}:`,
+    ...docstring([`The ${group.name}.* requests, as \`client.${group.name}.<name>(...)\`.`], "    "),
+    "",
+    "    def __init__(self, client: AgentwireClientBase) -> None:",
+    "        self._client = client",
+  ];
+  for (const plan of group.methods) out.push("", ...emitMethod(plan, "    ", "self._client"));
+  return out;
+}
+
+/** `async def member(self, params, *, timeout=None) -> Result:` sending the request through `client`. */
+function emitMethod(plan: MethodPlan, indent: string, client: string): string[] {
+  const params =
+    plan.params === "none" ? [] : [plan.params === "optional" ? `params: ${plan.paramsType} | None = None` : `params: ${plan.paramsType}`];
+  const signature = ["self", ...params, "*", "timeout: float | None = None"].join(", ");
+  // A method without params still sends `{}`: the protocol's params are always an object.
+  const sent = plan.params === "none" ? "{}" : "params";
+  return [
+    `${indent}async def ${plan.member}(${signature}) -> ${plan.resultType}:`,
+    ...docstring(plan.doc, `${indent}    `),
+    `${indent}    result = await ${client}.request(${JSON.stringify(plan.method)}, ${sent}, timeout=timeout)`,
+    `${indent}    return cast(${plan.resultType}, result)`,
+  ];
+}
+
+function groupClassName(group: string): string {
+  return `${group[0].toUpperCase()}${group.slice(1).replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase())}Methods`;
+}
+
