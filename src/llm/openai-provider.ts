@@ -26,6 +26,8 @@ export interface OpenAIProviderOptions {
   apiKey?: string;
   /** Default https://api.openai.com/v1. The environment is not read here. */
   baseURL?: string;
+  /** Headers sent with every request besides the SDK's own (config `providers.*.headers`). */
+  defaultHeaders?: Record<string, string>;
   /** Extra attempts after the first for 429/5xx/connection failures before the first event (default 2). */
   maxRetries?: number;
   /** Backoff before retry n is base·2^(n-1), capped at the max, ±20 % jitter (defaults 250 ms and 1 s). */
@@ -152,6 +154,7 @@ export class OpenAIProvider implements LlmProvider {
       ...(this.http ? { fetch: this.http.fetch } : {}),
       apiKey: options.apiKey || "none",
       baseURL: this.baseURL,
+      defaultHeaders: options.defaultHeaders,
       maxRetries: 0,
       timeout: this.requestTimeoutMs,
       // The SDK logs unparsable chunks to the console; we report them as LlmError instead.
