@@ -6,9 +6,13 @@
  * ITS endpoint received: the model id without the provider prefix, the
  * provider's headers and API key.
  */
+import { readFile } from "node:fs/promises";
 import { createServer } from "node:http";
+import { parse } from "jsonc-parser";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { AgentwireClient } from "../clients/typescript/index.js";
+import { AgentwireConfigFile } from "../protocol/config.js";
+import { ProviderRegistry } from "../src/llm/provider-registry.js";
 import { ConfigError } from "../src/server.js";
 import { startFakeOpenAI, type FakeOpenAI } from "./fake-openai/server.js";
 import { newConversation } from "./harness/agent-fixture.js";
@@ -243,5 +247,27 @@ describe("configuration", () => {
     await expect(startTestServer({ providers, defaultProvider: "gamma" })).rejects.toThrow(ConfigError);
     await expect(startTestServer({ providers, defaultProvider: "gamma" })).rejects.toThrow(/defaultProvider: names "gamma"/);
     await expect(startTestServer({ providers, model: "gamma/x" })).rejects.toThrow(/^model: "gamma\/x" names no provider "gamma"/);
+  });
+
+  it("the README's providers example is a valid agentwire.json whose models resolve as it says", async () => {
+    const readme = await readFile(new URL("../README.md", import.meta.url), "utf8");
+    const example = /<!-- providers-example -->\s*```jsonc\n([\s\S]*?)```/.exec(readme);
+    expect(example, "README has a ```jsonc block after <!-- providers-example -->").not.toBeNull();
+    const parsed = AgentwireConfigFile.safeParse(parse(example![1]!));
+    expect(parsed.success ? "ok" : parsed.error.message).toBe("ok");
+    const file = parsed.data!;
+    const registry = new ProviderRegistry({
+      providers: file.providers!,
+      defaultProvider: file.defaultProvider,
+      envEndpoint: {},
+      env: { OPENAI_API_KEY: "sk-test" },
+      factory: async () => {
+        throw new Error("not used");
+      },
+    });
+    expect(registry.names()).toEqual(["ollama", "openai", "openai-responses"]);
+    expect(registry.resolve(file.model!)).toMatchObject({ provider: "ollama", modelId: "qwen3:8b" });
+    expect(registry.resolve("openai-responses/o4-mini").capabilities).toMatchObject({ reasoning: ["low", "medium", "high"], temperature: false });
+    expect(() => registry.resolve("openai-responses/gpt-4.1")).toThrow(/onlyListedModels/);
   });
 });
