@@ -9,12 +9,12 @@
  */
 import { z } from "zod";
 
-export const PROVIDER_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,32}$/;
+export const PROVIDER_NAME_PATTERN = /^[A-Za-z0-9_-]{1,32}$/;
 
 export const ProviderName = z
   .string()
   .regex(PROVIDER_NAME_PATTERN)
-  .describe("Provider name: letters, digits, _ . and -, at most 32. Its models are addressed as <name>/<model>.");
+  .describe("Provider name: letters, digits, _ and -, at most 32. Its models are addressed as <name>/<model>.");
 
 export const ReasoningEffort = z.enum(["low", "medium", "high"]).describe("A reasoning effort a model accepts.");
 
