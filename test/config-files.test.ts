@@ -162,6 +162,20 @@ describe("agentwire config", { timeout: 20_000 }, () => {
     for (const secret of ["file-token-123", "ghp_secret", "sk-env-secret"]) expect(text).not.toContain(secret);
   });
 
+  it("providers reach the ServerConfig, and their API keys and header values are masked", async () => {
+    await write(
+      join(project, "agentwire.json"),
+      `{ "defaultProvider": "or", "providers": { "or": { "baseUrl": "https://openrouter.ai/api/v1", "apiKey": "sk-or-secret", "headers": { "HTTP-Referer": "ref-secret" }, "models": { "qwen": { "tools": false } } } } }`,
+    );
+    const { config, resolved } = serve();
+    expect(config!.defaultProvider).toBe("or");
+    expect(config!.providers.or).toMatchObject({ baseUrl: "https://openrouter.ai/api/v1", apiKey: "sk-or-secret", models: { qwen: { tools: false } } });
+    const text = formatReport(resolved!);
+    expect(text).toMatch(/providers\.or\.apiKey\s+"•/);
+    expect(text).toContain("HTTP-Referer");
+    for (const secret of ["sk-or-secret", "ref-secret"]) expect(text).not.toContain(secret);
+  });
+
   it("as the real binary: the report, --json, and a bad file stopping serve with exit 2 and no stack trace", async () => {
     await write(join(project, "agentwire.json"), `{ "model": "m1", "llm": { "apiKey": "sk-file-secret" } }`);
     const report = runCli(["config", "--json"], { XDG_CONFIG_HOME: xdg }, "src/cli.ts", project);
