@@ -13,6 +13,7 @@
  */
 import { z } from "zod";
 import { McpServersConfig } from "./config-mcp.js";
+import { ProviderName, ProvidersConfig } from "./config-providers.js";
 import { CustomToolDefinition, WebToolsConfig } from "./config-tools.js";
 import { ConversationSettingsPatch } from "./records.js";
 
@@ -74,7 +75,7 @@ export const LlmSection = z
     idleTimeoutMs: z.number().int().min(100).describe("Fail a model stream silent this long. Default 60000. Flag: --llm-idle-timeout."),
   })
   .partial()
-  .describe("The default model endpoint.");
+  .describe("The endpoint of the provider named `default` (see `providers`): Chat Completions, from the environment or this section.");
 
 export const ToolsSection = z
   .strictObject({
@@ -145,7 +146,15 @@ export const ConversationsSection = z
 export const AgentwireConfigFile = z
   .strictObject({
     $schema: z.string().describe("Where an editor finds this schema (protocol/config.schema.json); ignored by the server."),
-    model: z.string().min(1).max(200).describe("Default model. Environment: AGENTWIRE_MODEL. Flag: --model."),
+    model: z
+      .string()
+      .min(1)
+      .max(200)
+      .describe("Default model, bare (goes to defaultProvider) or as provider/model. Environment: AGENTWIRE_MODEL. Flag: --model."),
+    defaultProvider: ProviderName.describe(
+      "The provider a bare model name goes to. Default \"default\": the `llm` endpoint (OPENAI_BASE_URL), unless `providers` declares one of that name.",
+    ),
+    providers: ProvidersConfig,
     server: ServerSection,
     limits: LimitsSection,
     llm: LlmSection,
@@ -166,4 +175,6 @@ export const SECRET_CONFIG_PATHS: readonly string[] = [
   "tools.web.search.apiKey",
   "mcpServers.*.env.*",
   "mcpServers.*.headers.*",
+  "providers.*.apiKey",
+  "providers.*.headers.*",
 ];

@@ -109,6 +109,17 @@ export const ErrorTable = {
     doc: "The conversation's stored files are damaged, so it cannot be loaded; `conversation.delete` still removes it. `data.problem` says what is wrong.",
     data: DamagedConversationEntry,
   },
+  CAPABILITY_UNSUPPORTED: {
+    code: -32012,
+    meaning: "The model cannot do what was asked",
+    doc: "The step would send the model something its provider declares it cannot take: an image (capability imageInput), a reasoning effort (reasoning), a temperature (temperature), tools (tools: the conversation offers tools; deny them all with settings.toolPolicy {\"*\": \"never\"}) or a maxTokens above its maxOutputTokens. Checked at `step`, before any request; nothing was sent or stored. `data` names the model and the capability.",
+    data: z.object({
+      model: z.string().describe("The model, as provider/model."),
+      capability: z
+        .enum(["imageInput", "reasoning", "temperature", "tools", "maxOutputTokens"])
+        .describe("The capability the model lacks (its key in the provider's `models` configuration)."),
+    }),
+  },
   GENERATION_IN_PROGRESS: {
     code: -32020,
     meaning: "A generation is already in progress in this conversation",
@@ -143,7 +154,7 @@ export const ErrorTable = {
   MODELS_UNAVAILABLE: {
     code: -32032,
     meaning: "The endpoint lists no models",
-    doc: "The endpoint lists no models (or has no `/models` route).",
+    doc: "The endpoint lists no models (or has no `/models` route). No longer answered by models.list, which reports each provider's status instead; kept so clients that match on it still compile.",
     data: EndpointFailure,
   },
   STORAGE_ERROR: {

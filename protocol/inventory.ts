@@ -119,8 +119,8 @@ export const requests = {
     params: G.StepParams,
     result: G.StepResult,
     description:
-      "Run the agent: call the model with the conversation, offer its tool calls for confirmation, run them, and repeat until the model answers without tools or maxIterations is reached. Answered at once with the generation id; progress comes as notifications to subscribers.",
-    errors: [...NOT_FOUND, "GENERATION_IN_PROGRESS", "MODEL_NOT_CONFIGURED"],
+      "Run the agent: call the model with the conversation, offer its tool calls for confirmation, run them, and repeat until the model answers without tools or maxIterations is reached. Answered at once with the generation id; progress comes as notifications to subscribers. The model (`model`, else the conversation's, else the server's) is provider/model or a bare name for the default provider; one naming no provider is refused on `model` (-32602), and a step the model declares it cannot take (an image, a reasoning effort, a temperature, tools) is refused with CAPABILITY_UNSUPPORTED before anything is sent.",
+    errors: [...NOT_FOUND, "GENERATION_IN_PROGRESS", "MODEL_NOT_CONFIGURED", "CAPABILITY_UNSUPPORTED"],
   },
   interrupt: {
     params: G.InterruptParams,
@@ -145,8 +145,9 @@ export const requests = {
   "models.list": {
     params: T.ModelsListParams,
     result: T.ModelsListResult,
-    description: "Models served by the configured OpenAI-compatible endpoint (its /models route).",
-    errors: ["NOT_INITIALIZED", "MODELS_UNAVAILABLE", "LLM_ERROR"],
+    description:
+      "Every provider's models with their capabilities: what each endpoint's /models route reports, merged with the models the configuration declares; and each provider's status (an endpoint that is down is reported, not hidden).",
+    errors: ["NOT_INITIALIZED"],
   },
   "mcp.list": {
     params: Mcp.McpListParams,

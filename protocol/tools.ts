@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ReasoningEffort } from "./config-providers.js";
 
 export const ToolSpec = z
   .object({
@@ -23,20 +24,56 @@ export const ToolsListResult = z
   .describe("Result of tools.list.");
 
 export const ModelsListParams = z.strictObject({}).describe("No parameters.");
+const ModelCapabilities = z
+  .object({
+    tools: z.boolean().describe("Takes tools (function calling)."),
+    imageInput: z.boolean().describe("Takes images in user messages."),
+    reasoning: z.array(ReasoningEffort).describe("The reasoning efforts it takes; empty when it does not reason (\"off\" is always accepted)."),
+    temperature: z.boolean().describe("Takes a sampling temperature."),
+    maxOutputTokens: z.number().int().optional().describe("Most tokens it writes in one answer, when declared."),
+    contextWindow: z.number().int().optional().describe("Its context window in tokens, when declared."),
+  })
+  .describe("What a model can do, as its provider's configuration declares it (defaults applied). A step asking for more is refused with CAPABILITY_UNSUPPORTED.");
+
 export const ModelsListResult = z
   .object({
     models: z
       .array(
         z
           .object({
-            id: z.string().describe("Model id, usable as `model` in step or conversation.create."),
+            id: z.string().describe("provider/model: usable as `model` in step or conversation.create."),
+            provider: z.string().describe("The provider serving it."),
+            modelId: z.string().describe("The id its provider's endpoint knows it by."),
             ownedBy: z.string().optional().describe("Owner, as the endpoint reports it."),
+            listed: z.boolean().describe("The endpoint's /models route reported it."),
+            declared: z.boolean().describe("The configuration declares it (under providers.<name>.models)."),
+            capabilities: ModelCapabilities.nullable().describe(
+              "Its capabilities; null for a model the configuration does not declare: unknown, so nothing is refused for it (the endpoint has the last word).",
+            ),
           })
-          .describe("A model the endpoint serves."),
+          .describe("A model one of the providers serves."),
       )
-      .describe("Models from the endpoint's /models route."),
+      .describe("Every provider's models: what its endpoint lists, then declared models it did not list (also those of a provider that could not be asked)."),
+    providers: z
+      .array(
+        z
+          .object({
+            name: z.string().describe("Provider name, the prefix of its models' ids."),
+            wire: z.enum(["chat", "responses"]).describe("The API it speaks: Chat Completions or the Responses API."),
+            baseUrl: z.string().describe("Its endpoint (without any credentials in the URL)."),
+            status: z
+              .enum(["ok", "unreachable", "error"])
+              .describe("ok: it listed its models. unreachable: no answer (connection refused, timed out). error: it answered with a failure (HTTP status, no /models route, bad key…)."),
+            error: z.string().optional().describe("What went wrong, when status is not ok."),
+            httpStatus: z.number().int().optional().describe("The endpoint's HTTP status, when it answered with one."),
+          })
+          .describe("One provider and whether its endpoint answered."),
+      )
+      .describe("Every configured provider, including those whose endpoint is down."),
     defaultModel: z.string().nullable().describe("The server's default model (AGENTWIRE_MODEL or --model), or null."),
+    defaultProvider: z.string().describe("The provider a model name without a provider prefix goes to."),
   })
-  .describe("Result of models.list.");
+  .describe("Result of models.list. Never fails for an endpoint's sake: a provider that cannot be asked is reported in `providers`.");
 
 export type ToolSpec = z.infer<typeof ToolSpec>;
+export type ModelsListResult = z.infer<typeof ModelsListResult>;

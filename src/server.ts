@@ -14,6 +14,7 @@ import { translateError } from "./handlers/error-translation.js";
 import { handlers } from "./handlers/handler-table.js";
 import { newId } from "./ids.js";
 import type { LlmProvider } from "./llm/provider.js";
+import { ENV_PROVIDER, ProviderConfigError, ProviderRegistry, UnknownModelError, type ProviderFactory } from "./llm/provider-registry.js";
 import { createLogger, type Logger } from "./logging/logger.js";
 import { McpManager, type McpManagerOptions } from "./mcp/mcp-manager.js";
 import { Dispatcher } from "./rpc/dispatcher.js";
@@ -32,7 +33,10 @@ import { attachWebSocket } from "./transport/websocket-server.js";
 
 export interface ServerParts {
   store?: ConversationStore;
+  /** The LlmProvider of the provider named "default" (tests point it at a fake); the others still come from providerFactory. */
   provider?: () => Promise<LlmProvider>;
+  /** Builds each provider's LlmProvider on its first use (default: the openai SDK, see defaultProviderFactory). */
+  providerFactory?: ProviderFactory;
   tools?: ToolRegistry;
   log?: Logger;
   /** MCP connection settings (timeouts, reconnection backoff); tests shorten them. */
@@ -56,6 +60,44 @@ export interface RunningServer {
 /** A configuration the server refuses to start with; the message says what to change. */
 export class ConfigError extends Error {}
 
+/**
+ * Builds each provider's LlmProvider. Loaded on first use: the SDK is the
+ * heaviest import and a server that never generates never needs it.
+ */
+function defaultProviderFactory(config: ServerConfig): ProviderFactory {
+  return async (endpoint) => {
+    // Loaded on first use: the SDK is the heaviest import and a server that never generates never needs it.
+    const { createWireProvider } = await import("./llm/create-provider.js");
+    return createWireProvider(endpoint.wire, {
+      apiKey: endpoint.apiKey,
+      baseURL: endpoint.baseUrl,
+      headers: endpoint.headers,
+      idleTimeoutMs: config.llmIdleTimeoutMs,
+    });
+  };
+}
+
+/** The providers from the configuration; one that cannot work (or a default model naming none) stops the start. */
+function providerRegistry(config: ServerConfig, parts: ServerParts): ProviderRegistry {
+  const factory = parts.providerFactory ?? defaultProviderFactory(config);
+  const override = parts.provider;
+  let registry: ProviderRegistry;
+  try {
+    registry = new ProviderRegistry({
+      providers: config.providers,
+      defaultProvider: config.defaultProvider,
+      envEndpoint: { baseUrl: config.openaiBaseUrl, apiKey: config.openaiApiKey },
+      factory: override ? (endpoint) => (endpoint.name === ENV_PROVIDER ? override() : factory(endpoint)) : factory,
+    });
+    if (config.model !== undefined) registry.resolve(config.model);
+  } catch (error) {
+    if (error instanceof ProviderConfigError) throw new ConfigError(error.message);
+    if (error instanceof UnknownModelError) throw new ConfigError(`model: ${error.message}`);
+    throw error;
+  }
+  return registry;
+}
+
 export async function startServer(config: ServerConfig, parts: ServerParts = {}): Promise<RunningServer> {
   if (!isLoopbackHost(config.host) && !config.token) {
     throw new ConfigError(
@@ -68,6 +110,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
     const unknown = unknownPlaceholders(config.systemPrompt);
     if (unknown.length > 0) throw new ConfigError(`conversations.systemPrompt: ${unknownPlaceholderMessage(unknown)}`);
   }
+  const providers = providerRegistry(config, parts);
   const log = parts.log ?? createLogger(config.logLevel);
   const fdLimit = openFileLimit();
   if (fdLimit !== undefined && config.maxConnections + FD_RESERVE > fdLimit) {
@@ -89,19 +132,8 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
     });
   await store.open();
 
-  const provider =
-    parts.provider ??
-    (async () => {
-      // Loaded on first use: the SDK is the heaviest import and a server that never generates never needs it.
-      const { OpenAIProvider } = await import("./llm/openai-provider.js");
-      return new OpenAIProvider({
-        apiKey: config.openaiApiKey,
-        baseURL: config.openaiBaseUrl,
-        idleTimeoutMs: config.llmIdleTimeoutMs,
-      });
-    });
   const hub = new ConversationHub(store, config, log, recoverAfterRestart);
-  const agent = new Agent({ config, tools, log, provider });
+  const agent = new Agent({ config, tools, log, providers });
   const dispatcher = new Dispatcher({
     handlers,
     log,

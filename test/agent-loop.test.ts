@@ -311,16 +311,19 @@ describe.each(["chat", "responses"] as const)("on the %s wire", (wire) => {
       expect(shell.parameters).toMatchObject({ type: "object", required: ["command"] });
     });
 
-    it("lists the endpoint's models, and says clearly when it has none", async () => {
+    it("lists the endpoint's models under the default provider, and reports an endpoint without models as an error status", async () => {
       fx.fake.setModels(["alpha", { id: "beta", ownedBy: "me" }]);
       const listed = await fx.client.models.list();
-      expect(listed.models.map((m) => m.id)).toEqual(["alpha", "beta"]);
+      expect(listed.models.map((m) => m.id)).toEqual(["default/alpha", "default/beta"]);
+      expect(listed.models[1]).toMatchObject({ provider: "default", modelId: "beta", ownedBy: "me", listed: true, declared: false, capabilities: null });
       expect(listed.defaultModel).toBe("fake-model");
+      expect(listed.providers).toEqual([expect.objectContaining({ name: "default", status: "ok" })]);
       fx.fake.setModels(null);
-      const error = await rpcError(fx.client.models.list());
-      expect(error.code).toBe(-32032);
+      const missing = await fx.client.models.list();
+      expect(missing.models).toEqual([]);
+      expect(missing.providers[0]).toMatchObject({ name: "default", status: "error", httpStatus: 404 });
       fx.fake.setModels([]);
-      expect((await rpcError(fx.client.models.list())).code).toBe(-32032);
+      expect((await fx.client.models.list()).providers[0]).toMatchObject({ status: "error", error: expect.stringContaining("lists no models") });
     });
   });
 });

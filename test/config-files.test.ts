@@ -111,7 +111,7 @@ describe("layers", () => {
   it("holds every limits key and ServerConfig field together", () => {
     const defaults = defaultConfig() as unknown as Record<string, unknown>;
     for (const [path, field] of CONFIG_FIELDS) {
-      expect(Object.keys(defaults).includes(field) || field === "model" || field === "token" || field.startsWith("openai"), path).toBe(true);
+      expect(Object.keys(defaults).includes(field) || field === "model" || field === "defaultProvider" || field === "token" || field.startsWith("openai"), path).toBe(true);
     }
   });
 });
@@ -160,6 +160,20 @@ describe("agentwire config", { timeout: 20_000 }, () => {
     expect(text).toMatch(/limits\.maxBatch\s+100\s+default/);
     expect(text).toContain('"GITHUB_TOKEN"');
     for (const secret of ["file-token-123", "ghp_secret", "sk-env-secret"]) expect(text).not.toContain(secret);
+  });
+
+  it("providers reach the ServerConfig, and their API keys and header values are masked", async () => {
+    await write(
+      join(project, "agentwire.json"),
+      `{ "defaultProvider": "or", "providers": { "or": { "baseUrl": "https://openrouter.ai/api/v1", "apiKey": "sk-or-secret", "headers": { "HTTP-Referer": "ref-secret" }, "models": { "qwen": { "tools": false } } } } }`,
+    );
+    const { config, resolved } = serve();
+    expect(config!.defaultProvider).toBe("or");
+    expect(config!.providers.or).toMatchObject({ baseUrl: "https://openrouter.ai/api/v1", apiKey: "sk-or-secret", models: { qwen: { tools: false } } });
+    const text = formatReport(resolved!);
+    expect(text).toMatch(/providers\.or\.apiKey\s+"•/);
+    expect(text).toContain("HTTP-Referer");
+    for (const secret of ["sk-or-secret", "ref-secret"]) expect(text).not.toContain(secret);
   });
 
   it("as the real binary: the report, --json, and a bad file stopping serve with exit 2 and no stack trace", async () => {

@@ -46,6 +46,14 @@ export const ErrorCodes = {
    * still removes it. `data.problem` says what is wrong.
    */
   CONVERSATION_DAMAGED: -32011,
+  /**
+   * The step would send the model something its provider declares it cannot take: an image
+   * (capability imageInput), a reasoning effort (reasoning), a temperature (temperature), tools
+   * (tools: the conversation offers tools; deny them all with settings.toolPolicy {"*": "never"})
+   * or a maxTokens above its maxOutputTokens. Checked at `step`, before any request; nothing was
+   * sent or stored. `data` names the model and the capability.
+   */
+  CAPABILITY_UNSUPPORTED: -32012,
   /** A generation is already running in this conversation; `interrupt` it or wait for it to end. */
   GENERATION_IN_PROGRESS: -32020,
   /** No tool call with this id exists in the conversation. */
@@ -65,7 +73,10 @@ export const ErrorCodes = {
    * model.
    */
   MODEL_NOT_CONFIGURED: -32031,
-  /** The endpoint lists no models (or has no `/models` route). */
+  /**
+   * The endpoint lists no models (or has no `/models` route). No longer answered by models.list,
+   * which reports each provider's status instead; kept so clients that match on it still compile.
+   */
   MODELS_UNAVAILABLE: -32032,
   /**
    * Persisting to the store failed (read-only or full disk, no file descriptors…); the change did
@@ -132,6 +143,13 @@ export interface ErrorDataMap {
     conversationId: string;
     /** What is wrong with its stored files (no local paths). */
     problem: string;
+  };
+  /** Data of CAPABILITY_UNSUPPORTED. */
+  CAPABILITY_UNSUPPORTED: {
+    /** The model, as provider/model. */
+    model: string;
+    /** The capability the model lacks (its key in the provider's `models` configuration). */
+    capability: "imageInput" | "reasoning" | "temperature" | "tools" | "maxOutputTokens";
   };
   /** Data of GENERATION_IN_PROGRESS. */
   GENERATION_IN_PROGRESS: {

@@ -200,9 +200,11 @@ export interface ToolsMethods {
 /** The models.* requests, as `client.models.<name>(...)`. */
 export interface ModelsMethods {
   /**
-   * `models.list`: Models served by the configured OpenAI-compatible endpoint (its /models route).
+   * `models.list`: Every provider's models with their capabilities: what each endpoint's /models
+   * route reports, merged with the models the configuration declares; and each provider's status
+   * (an endpoint that is down is reported, not hidden).
    *
-   * Errors: NOT_INITIALIZED (-32001), MODELS_UNAVAILABLE (-32032), LLM_ERROR (-32030).
+   * Errors: NOT_INITIALIZED (-32001).
    */
   list(options?: RequestOptions): Promise<ModelsListResult>;
 }
@@ -308,10 +310,14 @@ export class AgentwireClient extends AgentwireClientBase {
    * `step`: Run the agent: call the model with the conversation, offer its tool calls for
    * confirmation, run them, and repeat until the model answers without tools or maxIterations is
    * reached. Answered at once with the generation id; progress comes as notifications to
-   * subscribers.
+   * subscribers. The model (`model`, else the conversation's, else the server's) is provider/model
+   * or a bare name for the default provider; one naming no provider is refused on `model` (-32602),
+   * and a step the model declares it cannot take (an image, a reasoning effort, a temperature,
+   * tools) is refused with CAPABILITY_UNSUPPORTED before anything is sent.
    *
    * Errors: NOT_INITIALIZED (-32001), CONVERSATION_NOT_FOUND (-32010), GENERATION_IN_PROGRESS
-   * (-32020), MODEL_NOT_CONFIGURED (-32031), INVALID_PARAMS (-32602).
+   * (-32020), MODEL_NOT_CONFIGURED (-32031), CAPABILITY_UNSUPPORTED (-32012), INVALID_PARAMS
+   * (-32602).
    */
   step(params: StepParams, options?: RequestOptions): Promise<StepResult> {
     return this.request("step", params, options);

@@ -1472,17 +1472,83 @@ export interface ToolsListResult {
  */
 export type ModelsListParams = Record<string, never>;
 
-/** Result of models.list. */
+/**
+ * Result of models.list. Never fails for an endpoint's sake: a provider that cannot be asked is
+ * reported in `providers`.
+ */
 export interface ModelsListResult {
-  /** Models from the endpoint's /models route. */
+  /**
+   * Every provider's models: what its endpoint lists, then declared models it did not list (also
+   * those of a provider that could not be asked).
+   */
   models: Array<{
-    /** Model id, usable as `model` in step or conversation.create. */
+    /** provider/model: usable as `model` in step or conversation.create. */
     id: string;
+    /** The provider serving it. */
+    provider: string;
+    /** The id its provider's endpoint knows it by. */
+    modelId: string;
     /** Owner, as the endpoint reports it. */
     ownedBy?: string;
+    /** The endpoint's /models route reported it. */
+    listed: boolean;
+    /** The configuration declares it (under providers.<name>.models). */
+    declared: boolean;
+    /**
+     * Its capabilities; null for a model the configuration does not declare: unknown, so nothing is
+     * refused for it (the endpoint has the last word).
+     */
+    capabilities: {
+      /** Takes tools (function calling). */
+      tools: boolean;
+      /** Takes images in user messages. */
+      imageInput: boolean;
+      /**
+       * The reasoning efforts it takes; empty when it does not reason ("off" is always accepted).
+       */
+      reasoning: Array<"low" | "medium" | "high">;
+      /** Takes a sampling temperature. */
+      temperature: boolean;
+      /**
+       * Most tokens it writes in one answer, when declared.
+       *
+       * @integer
+       */
+      maxOutputTokens?: number;
+      /**
+       * Its context window in tokens, when declared.
+       *
+       * @integer
+       */
+      contextWindow?: number;
+    } | null;
+  }>;
+  /** Every configured provider, including those whose endpoint is down. */
+  providers: Array<{
+    /** Provider name, the prefix of its models' ids. */
+    name: string;
+    /** The API it speaks: Chat Completions or the Responses API. */
+    wire: "chat" | "responses";
+    /** Its endpoint (without any credentials in the URL). */
+    baseUrl: string;
+    /**
+     * ok: it listed its models. unreachable: no answer (connection refused, timed out). error: it
+     * answered with a failure (HTTP status, no /models route, bad key…).
+     */
+    status: "ok" | "unreachable" | "error";
+    /** What went wrong, when status is not ok. */
+    error?: string;
+    /**
+     * The endpoint's HTTP status, when it answered with one.
+     *
+     * @integer
+     */
+    httpStatus?: number;
   }>;
   /** The server's default model (AGENTWIRE_MODEL or --model), or null. */
   defaultModel: string | null;
+  /** The provider a model name without a provider prefix goes to. */
+  defaultProvider: string;
 }
 
 /**
@@ -2100,7 +2166,9 @@ export interface RequestMap {
   /** `tools.list`: The tools offered to the model, with their parameter schemas. */
   "tools.list": { params: ToolsListParams; result: ToolsListResult };
   /**
-   * `models.list`: Models served by the configured OpenAI-compatible endpoint (its /models route).
+   * `models.list`: Every provider's models with their capabilities: what each endpoint's /models
+   * route reports, merged with the models the configuration declares; and each provider's status
+   * (an endpoint that is down is reported, not hidden).
    */
   "models.list": { params: ModelsListParams; result: ModelsListResult };
   /**

@@ -13,6 +13,8 @@ const LIMIT_FIELDS = Object.keys(LimitsSection.shape) as Field[];
 
 export const CONFIG_FIELDS: readonly (readonly [path: string, field: Field])[] = [
   ["model", "model"],
+  ["defaultProvider", "defaultProvider"],
+  ["providers", "providers"],
   ["server.host", "host"],
   ["server.port", "port"],
   ["server.dataDir", "dataDir"],

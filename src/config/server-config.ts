@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import type { McpServersConfig } from "../../protocol/config-mcp.js";
+import type { ProvidersConfig } from "../../protocol/config-providers.js";
 import type { CustomToolDefinition, WebToolsConfig } from "../../protocol/config-tools.js";
 import type { ConversationSettings } from "../../protocol/records.js";
 import { DEFAULT_SYSTEM_PROMPT_TEMPLATE } from "../context/system-prompt.js";
@@ -55,10 +56,15 @@ export interface ServerConfig {
   maxSubscriptionsPerConnection: number;
   /** Generations running at once across the server. */
   maxGenerations: number;
-  /** Default model (AGENTWIRE_MODEL / --model). */
+  /** Default model (AGENTWIRE_MODEL / --model): bare, or as provider/model. */
   model?: string;
+  /** Endpoint and key of the provider named "default" (config `llm`, OPENAI_BASE_URL / OPENAI_API_KEY). */
   openaiBaseUrl?: string;
   openaiApiKey?: string;
+  /** Model providers by name (config `providers`); see src/llm/provider-registry.ts. */
+  providers: ProvidersConfig;
+  /** The provider a bare model name goes to (config `defaultProvider`); unset means "default". */
+  defaultProvider?: string;
   /** A model stream silent for this long fails the generation. */
   llmIdleTimeoutMs: number;
   /** Default per-tool-call time limit. */
@@ -123,6 +129,7 @@ export function defaultConfig(overrides: Partial<ServerConfig> = {}): ServerConf
     customTools: [],
     webTools: {},
     mcpServers: {},
+    providers: {},
     conversationDefaults: {},
     systemPrompt: DEFAULT_SYSTEM_PROMPT_TEMPLATE,
     logLevel: "info",

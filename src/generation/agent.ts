@@ -1,36 +1,50 @@
 /**
  * The agent's entry points behind `step`, `interrupt`, `tool.confirm`,
- * `tools.list` and `models.list`. It owns the model provider and the tool
+ * `tools.list` and `models.list`. It owns the provider registry and the tool
  * registry; the loop itself lives in loop.ts.
  */
 import type { ToolConfirmParams, ToolConfirmResult } from "../../protocol/index.js";
-import type { ToolSpec } from "../../protocol/tools.js";
+import type { ModelsListResult, ToolSpec } from "../../protocol/tools.js";
 import type { ServerConfig } from "../config/server-config.js";
 import { gatherPromptValues } from "../context/prompt-values.js";
 import { compileSystemPrompt, DEFAULT_SYSTEM_PROMPT_TEMPLATE, type SystemPromptTemplate } from "../context/system-prompt.js";
 import { newId } from "../ids.js";
-import type { LlmProvider } from "../llm/provider.js";
-import { LlmError } from "../llm/provider.js";
+import { capabilityProblem } from "../llm/capability-gate.js";
+import { UnknownModelError, type ModelRoute, type ProviderRegistry } from "../llm/provider-registry.js";
 import type { Logger } from "../logging/logger.js";
 import { RpcError } from "../rpc/rpc-error.js";
 import type { ConversationRuntime } from "../sessions/conversation-runtime.js";
 import { toolSpec } from "../tools/json-schema.js";
 import type { ToolRegistry } from "../tools/tool.js";
 import { validateArguments } from "../tools/validate-arguments.js";
+import { isDeniedByPolicy } from "./approval-policy.js";
 import { Generation, type StepControls } from "./generation.js";
 import { runGeneration } from "./loop.js";
+
+type StepParams = { autoConfirm?: boolean | number; model?: string } & StepControls;
+
+/** True when a message of the conversation has an image attached (read a page at a time, stopping at the first). */
+async function carriesImage(runtime: ConversationRuntime): Promise<boolean> {
+  const { handle } = runtime;
+  const count = handle.recordCount;
+  for (let from = 0; from < count; from += 500) {
+    for (const record of await handle.readRecords(from, Math.min(count, from + 500))) {
+      if (record.type === "message" && record.attachments?.some((a) => a.type === "image")) return true;
+    }
+  }
+  return false;
+}
 
 export interface AgentOptions {
   config: ServerConfig;
   tools: ToolRegistry;
   log: Logger;
-  /** Supplies the model provider; created on first use so a server that never generates never loads the SDK. */
-  provider: () => Promise<LlmProvider>;
+  /** The model providers; each makes its LlmProvider on first use, so a server that never generates never loads the SDK. */
+  providers: ProviderRegistry;
 }
 
 export class Agent {
   private specs: { revision: number; list: ToolSpec[] } | undefined;
-  private providerPromise: Promise<LlmProvider> | undefined;
   /** Generations running now, across conversations. */
   private running = 0;
   /** The template for conversations without their own system prompt, compiled once (startServer has refused unknown placeholders). */
@@ -47,26 +61,63 @@ export class Agent {
     return this.specs.list;
   }
 
-  provider(): Promise<LlmProvider> {
-    this.providerPromise ??= this.options.provider();
-    return this.providerPromise;
-  }
-
-  step(runtime: ConversationRuntime, params: { autoConfirm?: boolean | number; model?: string } & StepControls): { generationId: string } {
+  /**
+   * `step` as the method answers it: the context's images are checked
+   * against the model first (that needs the records, so it is asynchronous),
+   * then step() checks everything else and starts the generation synchronously.
+   */
+  async stepChecked(runtime: ConversationRuntime, params: StepParams): Promise<{ generationId: string }> {
     runtime.assertLive();
     if (runtime.generation) throw RpcError.generationInProgress(runtime.generation.id);
-    const model = params.model ?? runtime.handle.conversation.model ?? this.options.config.model;
+    const model = this.modelOf(runtime, params);
+    const route = model === undefined ? undefined : this.route(model);
+    // Only a model declared without image input needs the records read.
+    if (route?.capabilities && !route.capabilities.imageInput && (await carriesImage(runtime))) {
+      const problem = capabilityProblem(route.qualified, route.capabilities, { toolCount: 0, images: true })!;
+      throw RpcError.capabilityUnsupported(problem.message, route.qualified, problem.capability);
+    }
+    return this.step(runtime, params);
+  }
+
+  step(runtime: ConversationRuntime, params: StepParams): { generationId: string } {
+    runtime.assertLive();
+    if (runtime.generation) throw RpcError.generationInProgress(runtime.generation.id);
+    const model = this.modelOf(runtime, params);
     if (!model) throw RpcError.modelNotConfigured();
+    const route = this.route(model);
     const max = this.options.config.maxGenerations;
     if (this.running >= max) {
       throw RpcError.limitExceeded(`${this.running} generations are running, the most this server runs at once; try again when one ends`, "maxGenerations", max);
     }
     const { temperature, maxTokens, reasoning } = params;
     const generation = new Generation(newId("g"), model, params.autoConfirm, runtime, { temperature, maxTokens, reasoning });
+    // The controls and tools the first model call would send, refused before anything starts.
+    const settings = runtime.handle.conversation.settings;
+    const problem = capabilityProblem(route.qualified, route.capabilities, {
+      ...generation.modelControls(settings),
+      toolCount: this.toolSpecs.filter((spec) => !isDeniedByPolicy(spec.name, settings)).length,
+      images: false,
+    });
+    if (problem) throw RpcError.capabilityUnsupported(problem.message, route.qualified, problem.capability);
     runtime.generation = generation;
     this.running++;
-    void runGeneration(generation, runtime, this.deps(), runtime.storedPendingCalls()).finally(() => this.running--);
+    void runGeneration(generation, runtime, this.deps(route), runtime.storedPendingCalls()).finally(() => this.running--);
     return { generationId: generation.id };
+  }
+
+  /** The step's model, else the conversation's, else the server's. */
+  private modelOf(runtime: ConversationRuntime, params: StepParams): string | undefined {
+    return params.model ?? runtime.handle.conversation.model ?? this.options.config.model;
+  }
+
+  /** The model's route; a name that resolves to no provider is a -32602 on `model`. */
+  private route(model: string): ModelRoute {
+    try {
+      return this.options.providers.resolve(model);
+    } catch (error) {
+      if (error instanceof UnknownModelError) throw RpcError.invalidParam("model", error.message);
+      throw error;
+    }
   }
 
   async interrupt(runtime: ConversationRuntime): Promise<{ interrupted: boolean }> {
@@ -133,24 +184,17 @@ export class Agent {
     return { tools: this.toolSpecs };
   }
 
-  async listModels() {
-    try {
-      const provider = await this.provider();
-      const models = await provider.listModels(AbortSignal.timeout(15_000));
-      if (models.length === 0) throw RpcError.modelsUnavailable("the endpoint lists no models");
-      return { models, defaultModel: this.options.config.model ?? null };
-    } catch (error) {
-      if (error instanceof LlmError) {
-        if (error.status === 404) throw RpcError.modelsUnavailable(error.message, 404);
-        throw RpcError.llmError(error.message, error.status);
-      }
-      throw error;
-    }
+  /** Every provider's models and status; an endpoint that fails is reported in the result, never as an error. */
+  async listModels(): Promise<ModelsListResult> {
+    const listed = await this.options.providers.listModels();
+    return { ...listed, defaultModel: this.options.config.model ?? null };
   }
 
-  private deps() {
+  /** What the loop of one generation needs; its provider is the route's, gated by the model's capabilities. */
+  private deps(route: ModelRoute) {
+    const provider = this.options.providers.providerFor(route);
     return {
-      provider: () => this.provider(),
+      provider: async () => provider,
       tools: this.options.tools,
       toolSpecs: () => this.toolSpecs,
       log: this.options.log,

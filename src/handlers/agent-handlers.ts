@@ -5,7 +5,7 @@ type Handlers = HandlerTable<RequestContext>;
 
 export const step: Handlers["step"] = async (params, { app }) => {
   const runtime = await app.hub.get(params.conversationId);
-  return app.agent.step(runtime, params);
+  return app.agent.stepChecked(runtime, params);
 };
 
 export const interrupt: Handlers["interrupt"] = async (params, { app }) => {

@@ -119,8 +119,9 @@ export class RpcError extends Error {
     return RpcError.of("MODEL_NOT_CONFIGURED", "set AGENTWIRE_MODEL or --model, the conversation's model, or step's model");
   }
 
-  static modelsUnavailable(message: string, status?: number): RpcError {
-    return RpcError.of("MODELS_UNAVAILABLE", message, status !== undefined ? { status } : {});
+  /** The step would send `model` something it declares it cannot take (see src/llm/capability-gate.ts). */
+  static capabilityUnsupported(detail: string, model: string, capability: ErrorDataOf<"CAPABILITY_UNSUPPORTED">["capability"]): RpcError {
+    return RpcError.of("CAPABILITY_UNSUPPORTED", detail, { model, capability });
   }
 
   /** The change did not happen; the cause (with its local path) belongs in the server log only. */

@@ -17,7 +17,7 @@ from typing import Literal
 
 from .runtime import AgentwireRpcError
 
-ErrorCodeName = Literal["PARSE_ERROR", "INVALID_REQUEST", "METHOD_NOT_FOUND", "INVALID_PARAMS", "INTERNAL_ERROR", "NOT_INITIALIZED", "ALREADY_INITIALIZED", "UNSUPPORTED_PROTOCOL_VERSION", "EXPERIMENTAL_API_REQUIRED", "CONVERSATION_NOT_FOUND", "CONVERSATION_DAMAGED", "GENERATION_IN_PROGRESS", "TOOL_CALL_NOT_FOUND", "TOOL_CALL_NOT_PENDING", "LLM_ERROR", "MODEL_NOT_CONFIGURED", "MODELS_UNAVAILABLE", "STORAGE_ERROR", "LIMIT_EXCEEDED", "MCP_ERROR"]
+ErrorCodeName = Literal["PARSE_ERROR", "INVALID_REQUEST", "METHOD_NOT_FOUND", "INVALID_PARAMS", "INTERNAL_ERROR", "NOT_INITIALIZED", "ALREADY_INITIALIZED", "UNSUPPORTED_PROTOCOL_VERSION", "EXPERIMENTAL_API_REQUIRED", "CONVERSATION_NOT_FOUND", "CONVERSATION_DAMAGED", "CAPABILITY_UNSUPPORTED", "GENERATION_IN_PROGRESS", "TOOL_CALL_NOT_FOUND", "TOOL_CALL_NOT_PENDING", "LLM_ERROR", "MODEL_NOT_CONFIGURED", "MODELS_UNAVAILABLE", "STORAGE_ERROR", "LIMIT_EXCEEDED", "MCP_ERROR"]
 
 
 class ErrorCodes:
@@ -53,6 +53,13 @@ class ErrorCodes:
     """The conversation's stored files are damaged, so it cannot be loaded; `conversation.delete` still
     removes it. `data.problem` says what is wrong.
     """
+    CAPABILITY_UNSUPPORTED = -32012
+    """The step would send the model something its provider declares it cannot take: an image
+    (capability imageInput), a reasoning effort (reasoning), a temperature (temperature), tools
+    (tools: the conversation offers tools; deny them all with settings.toolPolicy {"*": "never"}) or
+    a maxTokens above its maxOutputTokens. Checked at `step`, before any request; nothing was sent
+    or stored. `data` names the model and the capability.
+    """
     GENERATION_IN_PROGRESS = -32020
     """A generation is already running in this conversation; `interrupt` it or wait for it to end.
     """
@@ -71,7 +78,9 @@ class ErrorCodes:
     model.
     """
     MODELS_UNAVAILABLE = -32032
-    """The endpoint lists no models (or has no `/models` route)."""
+    """The endpoint lists no models (or has no `/models` route). No longer answered by models.list,
+    which reports each provider's status instead; kept so clients that match on it still compile.
+    """
     STORAGE_ERROR = -32040
     """Persisting to the store failed (read-only or full disk, no file descriptors…); the change did
     not happen and left no trace.

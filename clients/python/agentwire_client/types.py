@@ -1228,20 +1228,72 @@ No parameters.
 """
 
 
+class ModelsListResultModelsItemCapabilities(TypedDict):
+    tools: bool
+    """Takes tools (function calling)."""
+    imageInput: bool
+    """Takes images in user messages."""
+    reasoning: list[Literal["low", "medium", "high"]]
+    """The reasoning efforts it takes; empty when it does not reason ("off" is always accepted)."""
+    temperature: bool
+    """Takes a sampling temperature."""
+    maxOutputTokens: NotRequired[int]
+    """Most tokens it writes in one answer, when declared."""
+    contextWindow: NotRequired[int]
+    """Its context window in tokens, when declared."""
+
+
 class ModelsListResultModelsItem(TypedDict):
     id: str
-    """Model id, usable as `model` in step or conversation.create."""
+    """provider/model: usable as `model` in step or conversation.create."""
+    provider: str
+    """The provider serving it."""
+    modelId: str
+    """The id its provider's endpoint knows it by."""
     ownedBy: NotRequired[str]
     """Owner, as the endpoint reports it."""
+    listed: bool
+    """The endpoint's /models route reported it."""
+    declared: bool
+    """The configuration declares it (under providers.<name>.models)."""
+    capabilities: ModelsListResultModelsItemCapabilities | None
+    """Its capabilities; null for a model the configuration does not declare: unknown, so nothing is
+    refused for it (the endpoint has the last word).
+    """
+
+
+class ModelsListResultProvidersItem(TypedDict):
+    name: str
+    """Provider name, the prefix of its models' ids."""
+    wire: Literal["chat", "responses"]
+    """The API it speaks: Chat Completions or the Responses API."""
+    baseUrl: str
+    """Its endpoint (without any credentials in the URL)."""
+    status: Literal["ok", "unreachable", "error"]
+    """ok: it listed its models. unreachable: no answer (connection refused, timed out). error: it
+    answered with a failure (HTTP status, no /models route, bad key…).
+    """
+    error: NotRequired[str]
+    """What went wrong, when status is not ok."""
+    httpStatus: NotRequired[int]
+    """The endpoint's HTTP status, when it answered with one."""
 
 
 class ModelsListResult(TypedDict):
-    """Result of models.list."""
+    """Result of models.list. Never fails for an endpoint's sake: a provider that cannot be asked is
+    reported in `providers`.
+    """
 
     models: list[ModelsListResultModelsItem]
-    """Models from the endpoint's /models route."""
+    """Every provider's models: what its endpoint lists, then declared models it did not list (also
+    those of a provider that could not be asked).
+    """
+    providers: list[ModelsListResultProvidersItem]
+    """Every configured provider, including those whose endpoint is down."""
     defaultModel: str | None
     """The server's default model (AGENTWIRE_MODEL or --model), or null."""
+    defaultProvider: str
+    """The provider a model name without a provider prefix goes to."""
 
 
 McpListParams: TypeAlias = dict[str, Any]

@@ -1,0 +1,83 @@
+/**
+ * Model providers (agentwire.json `providers`): named endpoints, each with
+ * the wire protocol it speaks and the models it serves with what each can
+ * do. A model is addressed as `provider/model`; a bare name goes to the
+ * default provider. The environment's endpoint (OPENAI_BASE_URL,
+ * OPENAI_API_KEY, `llm.*`) is the provider named `default` unless a
+ * provider of that name is declared here. src/llm/provider-registry.ts
+ * reads these definitions.
+ */
+import { z } from "zod";
+
+export const PROVIDER_NAME_PATTERN = /^[A-Za-z0-9_-]{1,32}$/;
+
+export const ProviderName = z
+  .string()
+  .regex(PROVIDER_NAME_PATTERN)
+  .describe("Provider name: letters, digits, _ and -, at most 32. Its models are addressed as <name>/<model>.");
+
+export const ReasoningEffort = z.enum(["low", "medium", "high"]).describe("A reasoning effort a model accepts.");
+
+export const ModelCapabilitiesConfig = z
+  .strictObject({
+    tools: z
+      .boolean()
+      .optional()
+      .describe("The model takes tools (function calling). Default true. A model without tools only runs in conversations whose settings.toolPolicy denies every tool."),
+    imageInput: z.boolean().optional().describe("The model takes images in user messages. Default false."),
+    reasoning: z
+      .union([z.boolean(), z.array(ReasoningEffort).min(1)])
+      .optional()
+      .describe("The reasoning efforts the model takes: true for low, medium and high; a list for only those; false for none. Default false. \"off\" is always accepted (it sends nothing)."),
+    temperature: z.boolean().optional().describe("The model takes a sampling temperature (reasoning models often refuse one). Default true."),
+    maxOutputTokens: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe("Most tokens the model writes in one answer; a larger maxTokens is refused. Default: no limit known."),
+    contextWindow: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe("The model's context window in tokens, as reported by models.list (informational: agentwire bounds requests by limits.maxContextBytes)."),
+  })
+  .describe("What one model can do. Every key is optional; a model not declared at all has unknown capabilities and nothing is refused for it.");
+
+export const ProviderDefinition = z
+  .strictObject({
+    wire: z
+      .enum(["chat", "responses"])
+      .optional()
+      .describe("The API it speaks: chat (Chat Completions, what every OpenAI-compatible server offers) or responses (OpenAI's Responses API). Default chat."),
+    baseUrl: z.string().url().describe("Its endpoint, e.g. https://api.openai.com/v1 or http://localhost:11434/v1."),
+    apiKey: z.string().min(1).optional().describe("Its API key. Secret: prefer apiKeyEnv."),
+    apiKeyEnv: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+      .optional()
+      .describe("Name of the environment variable holding its API key; wins over apiKey. The server refuses to start when it is not set."),
+    headers: z
+      .record(z.string().min(1), z.string())
+      .optional()
+      .describe("Extra headers sent with every request (e.g. OpenRouter's HTTP-Referer, an organization id). Secret: values are masked by `agentwire config`."),
+    models: z
+      .record(z.string().min(1).max(200), ModelCapabilitiesConfig)
+      .optional()
+      .describe("Its models, by the id the endpoint knows them by, with their capabilities. models.list shows them along with what the endpoint's /models route reports."),
+    onlyListedModels: z
+      .boolean()
+      .optional()
+      .describe("Refuse models not declared under `models` (default false: an undeclared model is allowed, with unknown capabilities)."),
+  })
+  .describe("One model provider.");
+
+export const ProvidersConfig = z
+  .record(ProviderName, ProviderDefinition)
+  .describe("Model providers by name. A model is addressed as <provider>/<model>; a bare model name goes to defaultProvider.");
+
+export type ProviderDefinition = z.infer<typeof ProviderDefinition>;
+export type ProvidersConfig = z.infer<typeof ProvidersConfig>;
+export type ModelCapabilitiesConfig = z.infer<typeof ModelCapabilitiesConfig>;
+export type ReasoningEffort = z.infer<typeof ReasoningEffort>;
