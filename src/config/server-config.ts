@@ -3,7 +3,7 @@ import type { McpServersConfig } from "../../protocol/config-mcp.js";
 import type { CustomToolDefinition, WebToolsConfig } from "../../protocol/config-tools.js";
 import type { ConversationSettings } from "../../protocol/records.js";
 import { DEFAULT_SYSTEM_PROMPT_TEMPLATE } from "../context/system-prompt.js";
-import type { LogLevel } from "../logging/logger.js";
+import type { LogFormat, LogLevel } from "../logging/logger.js";
 
 /** Everything the server needs to start; the CLI fills it from flags and environment. */
 export interface ServerConfig {
@@ -84,6 +84,8 @@ export interface ServerConfig {
    */
   systemPrompt?: string;
   logLevel: LogLevel;
+  /** text: one human line per entry; json: one JSON object per line ({time, level, msg, conversationId?, generationId?, err?}). */
+  logFormat: LogFormat;
 }
 
 export const DEFAULT_PORT = 8765;
@@ -126,6 +128,7 @@ export function defaultConfig(overrides: Partial<ServerConfig> = {}): ServerConf
     conversationDefaults: {},
     systemPrompt: DEFAULT_SYSTEM_PROMPT_TEMPLATE,
     logLevel: "info",
+    logFormat: "text",
     ...overrides,
   };
 }

@@ -18,6 +18,7 @@ import { toolSpec } from "../tools/json-schema.js";
 import type { ToolRegistry } from "../tools/tool.js";
 import { validateArguments } from "../tools/validate-arguments.js";
 import { Generation, type StepControls } from "./generation.js";
+import { GenerationWaits } from "./generation-wait.js";
 import { runGeneration } from "./loop.js";
 
 export interface AgentOptions {
@@ -35,6 +36,8 @@ export class Agent {
   private running = 0;
   /** The template for conversations without their own system prompt, compiled once (startServer has refused unknown placeholders). */
   private readonly systemTemplate: SystemPromptTemplate;
+  /** generation.wait calls in progress. */
+  readonly waits = new GenerationWaits();
 
   constructor(private readonly options: AgentOptions) {
     this.systemTemplate = compileSystemPrompt(options.config.systemPrompt ?? DEFAULT_SYSTEM_PROMPT_TEMPLATE);
@@ -62,10 +65,10 @@ export class Agent {
       throw RpcError.limitExceeded(`${this.running} generations are running, the most this server runs at once; try again when one ends`, "maxGenerations", max);
     }
     const { temperature, maxTokens, reasoning } = params;
-    const generation = new Generation(newId("g"), model, params.autoConfirm, runtime, { temperature, maxTokens, reasoning });
+    const generation = new Generation(newId("g"), model, params.autoConfirm, runtime, { temperature, maxTokens, reasoning }, params.model);
     runtime.generation = generation;
     this.running++;
-    void runGeneration(generation, runtime, this.deps(), runtime.storedPendingCalls()).finally(() => this.running--);
+    void runGeneration(generation, runtime, this.deps(runtime.id, generation.id), runtime.storedPendingCalls()).finally(() => this.running--);
     return { generationId: generation.id };
   }
 
@@ -148,12 +151,13 @@ export class Agent {
     }
   }
 
-  private deps() {
+  /** The loop's dependencies; its log lines carry the conversation and generation (fields in --log-format json). */
+  private deps(conversationId: string, generationId: string) {
     return {
       provider: () => this.provider(),
       tools: this.options.tools,
       toolSpecs: () => this.toolSpecs,
-      log: this.options.log,
+      log: this.options.log.child({ conversationId, generationId }),
       maxContextBytes: this.options.config.maxContextBytes,
       defaultSystemPrompt: async (workspace: string, tools: readonly string[], signal: AbortSignal) =>
         this.systemTemplate.render(await gatherPromptValues(this.systemTemplate, workspace, tools, signal)),
