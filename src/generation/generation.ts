@@ -1,4 +1,4 @@
-import type { Conversation, ConversationSettings, GenerationOutcome, PendingTool } from "../../protocol/index.js";
+import { ErrorCodes, type Conversation, type ConversationSettings, type GenerationOutcome, type PendingTool } from "../../protocol/index.js";
 import type { ModelControls, Usage } from "../llm/provider.js";
 import type { ActiveGeneration, OfferedCallState, ToolDecision } from "../sessions/active-generation.js";
 import type { ConversationRuntime } from "../sessions/conversation-runtime.js";
@@ -173,7 +173,11 @@ export class Generation implements ActiveGeneration {
     if (this.ended) return;
     this.ended = true;
     // Every path of the loop announces its end; a path that did not is a bug, reported as an error rather than lost.
-    const outcome = this.outcome ?? (this.interrupted ? { outcome: "interrupted" as const } : { outcome: "error" as const, error: { code: -32603, message: "Internal error" } });
+    const outcome =
+      this.outcome ??
+      (this.interrupted
+        ? { outcome: "interrupted" as const }
+        : { outcome: "error" as const, error: { code: ErrorCodes.INTERNAL_ERROR, message: "Internal error" } });
     const summary: GenerationSummary = {
       generationId: this.id,
       outcome: outcome.outcome,
