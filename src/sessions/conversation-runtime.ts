@@ -128,7 +128,12 @@ export class ConversationRuntime {
     this.recentGenerations.push(summary);
     if (this.recentGenerations.length > RECENT_GENERATIONS) this.recentGenerations.shift();
     for (const listener of [...this.endListeners]) listener(summary);
-    this.observer?.generationEnded(summary);
+    try {
+      this.observer?.generationEnded(summary);
+    } catch (error) {
+      // Metrics must never cost the conversation its stored state.
+      this.log.error("the runtime observer failed", error);
+    }
     void this.saveRunState();
   }
 
