@@ -38,6 +38,11 @@ export const ServerSection = z
       .describe("Browser origins allowed besides the server's own (e.g. http://localhost:5173). Flag: --allow-origin."),
     heartbeatMs: Millis("Ping interval; a peer that misses a pong is terminated. 0 disables. Default 30000."),
     logLevel: z.enum(["debug", "info", "warn", "error", "silent"]).describe("Log level on stderr (default info). Flag: --log-level."),
+    logFormat: z
+      .enum(["text", "json"])
+      .describe(
+        "Log lines on stderr: text (default, for people) or json (one object per line: time, level, msg, and conversationId, generationId, err when they apply; for log collectors). Flag: --log-format.",
+      ),
   })
   .partial()
   .describe("Listening, storage and logging.");

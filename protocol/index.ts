@@ -7,6 +7,7 @@ export * from "./session.js";
 export * from "./conversation.js";
 export * from "./messages.js";
 export * from "./generation.js";
+export * from "./run-control.js";
 export * from "./tools.js";
 export * from "./skills.js";
 export * from "./events.js";

@@ -12,6 +12,7 @@ import * as C from "./conversation.js";
 import * as E from "./events.js";
 import * as G from "./generation.js";
 import * as M from "./messages.js";
+import * as R from "./run-control.js";
 import * as Mcp from "./mcp.js";
 import * as S from "./session.js";
 import * as K from "./skills.js";
@@ -46,7 +47,8 @@ export const requests = {
   "server.status": {
     params: S.ServerStatusParams,
     result: S.ServerStatusResult,
-    description: "Server health and load: connections, subscriptions, loaded conversations, generations, MCP servers, uptime, memory.",
+    description:
+      "Server health and load: the instance id, connections, subscriptions, loaded and active conversations, generations and pending tool calls now, totals since start (generations and tool calls by outcome, model calls, tokens, frames sent, slow consumers dropped), MCP servers, uptime, memory. GET /metrics serves the same counters for Prometheus.",
     errors: ["NOT_INITIALIZED"],
   },
   "conversation.create": {
@@ -71,7 +73,8 @@ export const requests = {
   "conversation.update": {
     params: C.ConversationUpdateParams,
     result: C.ConversationUpdateResult,
-    description: "Change title, model, system prompt, workspace or settings. Subscribers get `conversation_updated`.",
+    description:
+      "Change title, model, system prompt, workspace or settings. Subscribers get `conversation_updated`. A change made while a generation runs applies from its next model call (model, settings.reasoning, temperature, maxTokens, toolHistoryRounds), unless its step named its own model or control.",
     errors: [...NOT_FOUND, "STORAGE_ERROR"],
   },
   "conversation.fork": {
@@ -127,6 +130,13 @@ export const requests = {
     result: G.InterruptResult,
     description:
       "Stop the running generation at once, whatever it is doing: the model stream is aborted (partial text kept), pending tools are skipped, a running tool's process group is killed. Idempotent.",
+    errors: NOT_FOUND,
+  },
+  "generation.wait": {
+    params: R.GenerationWaitParams,
+    result: R.GenerationWaitResult,
+    description:
+      "Wait until a generation ends (default: the running one, or else the most recent), then answer with its outcome (completed, interrupted, or error with code and message), its last assistant message and its token usage summed over its model calls. When timeoutMs (default 60000, at most 600000) passes first, the answer is { done: false } — not an error: wait again. For scripted clients: step, then generation.wait, instead of counting notifications. A wait ends with its connection.",
     errors: NOT_FOUND,
   },
   "tool.confirm": {
@@ -196,7 +206,8 @@ export const notifications = {
   message_added: { params: E.MessageAddedNotification, description: "A message was stored." },
   conversation_updated: {
     params: E.ConversationUpdatedNotification,
-    description: "Conversation metadata changed or the conversation was deleted.",
+    description:
+      "Conversation metadata changed or the conversation was deleted. While a generation runs, a changed model or setting applies from its next model call (see conversation.update).",
   },
   generation_started: { params: E.GenerationStartedNotification, description: "A model call began." },
   generation_progress: {

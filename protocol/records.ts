@@ -297,13 +297,30 @@ export const AutoConfirmRemaining = z
   .min(0)
   .describe("How many further tool uses this conversation will run without asking (set by tool.confirm action \"auto\").");
 
+/** How a generation ended. */
+export const GenerationOutcome = z
+  .enum(["completed", "interrupted", "error"])
+  .describe(
+    "completed: the model answered without tools (or maxIterations was reached). interrupted: `interrupt`, a delete or a server shutdown stopped it. error: it failed (the `error` notification and `error` say why).",
+  );
+
+export const LastGeneration = z
+  .object({
+    generationId: z.string().describe("The generation's id (from step)."),
+    outcome: GenerationOutcome,
+    endedAt: Timestamp.describe("When it ended."),
+    error: GenerationError.optional().describe("With outcome \"error\": why it failed."),
+  })
+  .describe("How the conversation's most recent generation ended. Stored with the conversation, so it survives a restart.");
+
 export const ConversationState = z
   .object({
     generating: z.boolean().describe("True while a generation runs (streaming, waiting for confirmation or running tools)."),
     generationId: z.string().nullable().describe("The running generation's id, or null."),
     pendingTools: z.array(PendingTool).describe("Tool calls waiting for tool.confirm."),
     autoConfirmRemaining: AutoConfirmRemaining,
-    lastError: LastError.nullable().describe("Last generation error, cleared when a generation succeeds."),
+    lastError: LastError.nullable().describe("Last generation error, cleared when a generation succeeds. Survives a restart."),
+    lastGeneration: LastGeneration.nullable().describe("How the most recent generation ended; null before the first one ends. Survives a restart."),
     seq: z.number().int().min(0).describe("Seq of the latest event of this conversation; subscribe with afterSeq = this to miss nothing."),
   })
   .describe("Live state of a conversation.");
@@ -323,3 +340,5 @@ export type ConversationRecord = z.infer<typeof ConversationRecord>;
 export type PendingTool = z.infer<typeof PendingTool>;
 export type LastError = z.infer<typeof LastError>;
 export type ConversationState = z.infer<typeof ConversationState>;
+export type GenerationOutcome = z.infer<typeof GenerationOutcome>;
+export type LastGeneration = z.infer<typeof LastGeneration>;

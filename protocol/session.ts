@@ -62,16 +62,51 @@ export const InitializeResult = z
 
 export const ServerStatusParams = z.strictObject({}).describe("No parameters.");
 
+const Total = (what: string) => z.number().int().min(0).describe(what);
+
+export const ServerTotals = z
+  .object({
+    generations: z
+      .object({
+        completed: Total("Generations that completed."),
+        interrupted: Total("Generations interrupted (interrupt, delete, shutdown)."),
+        error: Total("Generations that failed."),
+      })
+      .describe("Generations ended since start, by outcome."),
+    toolCalls: z
+      .object({
+        completed: Total("Tool calls that succeeded."),
+        failed: Total("Tool calls that failed (including refused and unknown tools)."),
+        skipped: Total("Tool calls not run (declined, interrupted, timed out, maxIterations)."),
+      })
+      .describe("Tool calls settled since start, by outcome."),
+    modelCalls: Total("Model calls that finished."),
+    promptTokens: Total("Prompt tokens reported by the endpoint."),
+    completionTokens: Total("Completion tokens reported by the endpoint."),
+    framesSent: Total("WebSocket frames (replies and notifications) sent to clients."),
+    slowConsumersDropped: Total("Connections terminated because they stopped reading (send backlog over limits.maxBufferedBytes)."),
+  })
+  .describe("Counts since this process started (they restart at 0 with it; GET /metrics serves the same).");
+
 export const ServerStatusResult = z
   .object({
     version: z.string().describe("Server version."),
+    instanceId: z
+      .string()
+      .describe("This server's id: generated once per data dir and kept in <dataDir>/instance.json, so it stays the same across restarts."),
     uptimeMs: z.number().describe("Milliseconds since the server started."),
     connections: z.number().int().describe("Open WebSocket connections."),
     initializedConnections: z.number().int().describe("Connections that have completed initialize."),
     subscriptions: z.number().int().describe("Conversation subscriptions across all connections."),
     conversationsLoaded: z.number().int().describe("Conversations held in memory."),
     conversationsStored: z.number().int().describe("Conversations in the store."),
+    conversationsActive: z
+      .number()
+      .int()
+      .describe("Loaded conversations with a generation running or tool calls waiting for a decision."),
     generations: z.number().int().describe("Generations running now."),
+    pendingToolCalls: z.number().int().describe("Tool calls of running generations waiting for tool.confirm now."),
+    totals: ServerTotals,
     damagedConversations: z
       .array(DamagedConversationEntry)
       .describe("Stored conversations found damaged so far (checked in the background from start-up, and on every load)."),

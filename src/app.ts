@@ -2,6 +2,7 @@ import type { ServerConfig } from "./config/server-config.js";
 import type { Agent } from "./generation/agent.js";
 import type { Logger } from "./logging/logger.js";
 import type { McpManager } from "./mcp/mcp-manager.js";
+import type { ServerMetrics } from "./metrics/server-metrics.js";
 import type { CallContext } from "./rpc/dispatcher.js";
 import type { Connection } from "./sessions/connection.js";
 import type { ConversationHub } from "./sessions/conversation-hub.js";
@@ -18,6 +19,10 @@ export interface App {
   readonly mcp: McpManager;
   readonly connections: ReadonlySet<Connection>;
   readonly startedAt: number;
+  /** Stable per data dir (<dataDir>/instance.json). */
+  readonly instanceId: string;
+  /** Counters and histograms: server.status totals and GET /metrics. */
+  readonly metrics: ServerMetrics;
 }
 
 /** Per-frame context handed to every handler. */

@@ -51,6 +51,8 @@ Options (each can also be set in agentwire.json; see Configuration files):
                          recently used ones that are not running are unloaded
                          (default 10000)
   --log-level LEVEL      debug | info | warn | error | silent (default info)
+  --log-format FORMAT    text | json (default text); json writes one object per
+                         line: {time, level, msg, conversationId?, generationId?, err?}
   --config FILE          read FILE after the configuration files found (below)
   -h, --help             show this help
   -v, --version          print the version
@@ -93,6 +95,7 @@ const STRING_FLAGS = {
   token: "server.token",
   model: "model",
   "log-level": "server.logLevel",
+  "log-format": "server.logFormat",
 } as const;
 
 function intOption(name: string, value: string | undefined, min: number): number | undefined {
@@ -173,6 +176,10 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv, where: CliEnvir
   const logLevel = values["log-level"];
   if (logLevel !== undefined && !["debug", "info", "warn", "error", "silent"].includes(logLevel)) {
     throw new UsageError(`--log-level must be debug, info, warn, error or silent, got "${logLevel}"`);
+  }
+  const logFormat = values["log-format"];
+  if (logFormat !== undefined && !["text", "json"].includes(logFormat)) {
+    throw new UsageError(`--log-format must be text or json, got "${logFormat}"`);
   }
   const port = intOption("port", values.port, 0);
   if (port !== undefined && port > 65535) throw new UsageError(`--port must be at most 65535, got ${port}`);

@@ -17,6 +17,8 @@ import type { LlmProvider } from "./llm/provider.js";
 import { ENV_PROVIDER, ProviderConfigError, ProviderRegistry, UnknownModelError, type ProviderFactory } from "./llm/provider-registry.js";
 import { createLogger, type Logger } from "./logging/logger.js";
 import { McpManager, type McpManagerOptions } from "./mcp/mcp-manager.js";
+import { loadInstanceId } from "./metrics/instance-id.js";
+import { ServerMetrics } from "./metrics/server-metrics.js";
 import { Dispatcher } from "./rpc/dispatcher.js";
 import type { Connection } from "./sessions/connection.js";
 import { ConversationHub } from "./sessions/conversation-hub.js";
@@ -26,6 +28,7 @@ import { createToolRegistry, defaultTools } from "./tools/builtin-registry.js";
 import { configuredTools } from "./tools/configured-tools.js";
 import { createLoadSkillTool } from "./skills/load-skill-tool.js";
 import type { ToolRegistry } from "./tools/tool.js";
+import { SERVER_VERSION } from "./server-version.js";
 import { handleHttp } from "./transport/http-routes.js";
 import type { Link } from "./transport/link.js";
 import { openSession, type LinkSession, type SessionOptions } from "./transport/link-session.js";
@@ -111,7 +114,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
     if (unknown.length > 0) throw new ConfigError(`conversations.systemPrompt: ${unknownPlaceholderMessage(unknown)}`);
   }
   const providers = providerRegistry(config, parts);
-  const log = parts.log ?? createLogger(config.logLevel);
+  const log = parts.log ?? createLogger(config.logLevel, { format: config.logFormat });
   const fdLimit = openFileLimit();
   if (fdLimit !== undefined && config.maxConnections + FD_RESERVE > fdLimit) {
     log.warn(
@@ -131,8 +134,24 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
       onWarning: (message) => log.warn(message),
     });
   await store.open();
+  // After the store holds the data dir: one process per data dir, so instance.json has one writer.
+  const instanceId = await loadInstanceId(config.dataDir, log);
+  const startedAt = Date.now();
+  const connections = new Set<Connection>();
+  let hub!: ConversationHub;
+  const metrics = new ServerMetrics(
+    {
+      connections: () => connections.size,
+      conversationsLoaded: () => hub.loadedCount(),
+      conversationsActive: () => hub.activeCount(),
+      generationsRunning: () => hub.generationCount(),
+      pendingToolCalls: () => hub.pendingToolCount(),
+    },
+    { instanceId, version: SERVER_VERSION, startedAt },
+    (name) => tools.get(name) !== undefined,
+  );
 
-  const hub = new ConversationHub(store, config, log, recoverAfterRestart);
+  hub = new ConversationHub(store, config, log, recoverAfterRestart, metrics);
   const agent = new Agent({ config, tools, log, providers });
   const dispatcher = new Dispatcher({
     handlers,
@@ -140,23 +159,21 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
     limits: { maxBatch: config.maxBatch, maxDepth: config.maxDepth, maxReplyBytes: config.maxReplyBytes },
     translateError: translateError(log),
   });
-  const startedAt = Date.now();
-  const connections = new Set<Connection>();
-
   let app!: App;
   const session: Omit<SessionOptions, "log"> = {
     dispatcher,
     app: () => app,
     initializeTimeoutMs: config.initializeTimeoutMs,
     maxInFlight: config.maxInFlightPerConnection,
+    onFrameSent: () => metrics.frameSent(),
   };
-  const http = createHttpServer((req, res) => handleHttp(req, res, startedAt));
+  const http = createHttpServer((req, res) => handleHttp(req, res, { startedAt, metrics, token: config.token }));
   http.on("clientError", (_error, socket) => socket.destroy());
   // Raw TCP connections (upgraded or not) beyond this are dropped at once; the
   // headroom over the WebSocket cap keeps /healthz answering when it is full.
   http.maxConnections = config.maxConnections + 64;
-  const ws = attachWebSocket(http, config, log, session, connections);
-  app = { config, log, store, hub, agent, mcp, connections, startedAt };
+  const ws = attachWebSocket(http, config, log, session, connections, () => metrics.slowConsumerDropped());
+  app = { config, log, store, hub, agent, mcp, connections, startedAt, instanceId, metrics };
 
   try {
     await new Promise<void>((resolve, reject) => {

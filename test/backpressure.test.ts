@@ -34,6 +34,7 @@ it("drops a subscriber that stops reading; other clients are unaffected", async 
     return (await writer.server.status()).connections === 1;
   }, 20_000);
   expect(appended).toBeGreaterThan(0);
+  expect((await writer.server.status()).totals.slowConsumersDropped).toBe(1);
   // The writer (the only connection left) still gets answers.
   const got = await writer.conversation.get({ conversationId: id });
   expect(got.conversation.recordCount).toBe(appended);

@@ -110,6 +110,7 @@ describe("conversation.get", () => {
       pendingTools: [],
       autoConfirmRemaining: 0,
       lastError: null,
+      lastGeneration: null,
       seq: 2,
     });
 

@@ -36,6 +36,8 @@ function gatedHandle(): ConversationHandle & { release(): void; reservations: nu
     append: async () => {},
     replaceRecord: async () => {},
     update: async () => {},
+    runState: null,
+    updateRunState: async () => {},
     putAsset: async () => {},
     assetInfo: async () => undefined,
     readAsset: async () => undefined,

@@ -40,6 +40,8 @@ import {
   type StepResult,
   type InterruptParams,
   type InterruptResult,
+  type GenerationWaitParams,
+  type GenerationWaitResult,
   type ToolConfirmParams,
   type ToolConfirmResult,
   type ToolsListResult,
@@ -62,8 +64,10 @@ export * from "./types.js";
 /** The server.* requests, as `client.server.<name>(...)`. */
 export interface ServerMethods {
   /**
-   * `server.status`: Server health and load: connections, subscriptions, loaded conversations,
-   * generations, MCP servers, uptime, memory.
+   * `server.status`: Server health and load: the instance id, connections, subscriptions, loaded
+   * and active conversations, generations and pending tool calls now, totals since start
+   * (generations and tool calls by outcome, model calls, tokens, frames sent, slow consumers
+   * dropped), MCP servers, uptime, memory. GET /metrics serves the same counters for Prometheus.
    *
    * Errors: NOT_INITIALIZED (-32001).
    */
@@ -99,7 +103,9 @@ export interface ConversationMethods {
 
   /**
    * `conversation.update`: Change title, model, system prompt, workspace or settings. Subscribers
-   * get `conversation_updated`.
+   * get `conversation_updated`. A change made while a generation runs applies from its next model
+   * call (model, settings.reasoning, temperature, maxTokens, toolHistoryRounds), unless its step
+   * named its own model or control.
    *
    * Errors: NOT_INITIALIZED (-32001), CONVERSATION_NOT_FOUND (-32010), STORAGE_ERROR (-32040),
    * INVALID_PARAMS (-32602).
@@ -172,6 +178,21 @@ export interface AssetMethods {
    * INVALID_PARAMS (-32602).
    */
   upload(params: AssetUploadParams, options?: RequestOptions): Promise<AssetUploadResult>;
+}
+
+/** The generation.* requests, as `client.generation.<name>(...)`. */
+export interface GenerationMethods {
+  /**
+   * `generation.wait`: Wait until a generation ends (default: the running one, or else the most
+   * recent), then answer with its outcome (completed, interrupted, or error with code and message),
+   * its last assistant message and its token usage summed over its model calls. When timeoutMs
+   * (default 60000, at most 600000) passes first, the answer is { done: false } — not an error:
+   * wait again. For scripted clients: step, then generation.wait, instead of counting
+   * notifications. A wait ends with its connection.
+   *
+   * Errors: NOT_INITIALIZED (-32001), CONVERSATION_NOT_FOUND (-32010), INVALID_PARAMS (-32602).
+   */
+  wait(params: GenerationWaitParams, options?: RequestOptions): Promise<GenerationWaitResult>;
 }
 
 /** The tool.* requests, as `client.tool.<name>(...)`. */
@@ -333,6 +354,11 @@ export class AgentwireClient extends AgentwireClientBase {
   interrupt(params: InterruptParams, options?: RequestOptions): Promise<InterruptResult> {
     return this.request("interrupt", params, options);
   }
+
+  /** generation.* requests. */
+  readonly generation: GenerationMethods = {
+    wait: (params, options) => this.request("generation.wait", params, options),
+  };
 
   /** tool.* requests. */
   readonly tool: ToolMethods = {

@@ -223,8 +223,27 @@ export interface ConversationState {
    * @minimum 0
    */
   autoConfirmRemaining: number;
-  /** Last generation error, cleared when a generation succeeds. */
+  /** Last generation error, cleared when a generation succeeds. Survives a restart. */
   lastError: LastError | null;
+  /** How the most recent generation ended; null before the first one ends. Survives a restart. */
+  lastGeneration: {
+    /** The generation's id (from step). */
+    generationId: string;
+    /**
+     * completed: the model answered without tools (or maxIterations was reached). interrupted:
+     * `interrupt`, a delete or a server shutdown stopped it. error: it failed (the `error`
+     * notification and `error` say why).
+     */
+    outcome: "completed" | "interrupted" | "error";
+    /**
+     * When it ended.
+     *
+     * @format date-time
+     */
+    endedAt: string;
+    /** With outcome "error": why it failed. */
+    error?: GenerationError;
+  } | null;
   /**
    * Seq of the latest event of this conversation; subscribe with afterSeq = this to miss nothing.
    *
@@ -552,6 +571,11 @@ export type ServerStatusParams = Record<string, never>;
 export interface ServerStatusResult {
   /** Server version. */
   version: string;
+  /**
+   * This server's id: generated once per data dir and kept in <dataDir>/instance.json, so it stays
+   * the same across restarts.
+   */
+  instanceId: string;
   /** Milliseconds since the server started. */
   uptimeMs: number;
   /**
@@ -585,11 +609,112 @@ export interface ServerStatusResult {
    */
   conversationsStored: number;
   /**
+   * Loaded conversations with a generation running or tool calls waiting for a decision.
+   *
+   * @integer
+   */
+  conversationsActive: number;
+  /**
    * Generations running now.
    *
    * @integer
    */
   generations: number;
+  /**
+   * Tool calls of running generations waiting for tool.confirm now.
+   *
+   * @integer
+   */
+  pendingToolCalls: number;
+  /**
+   * Counts since this process started (they restart at 0 with it; GET /metrics serves the same).
+   */
+  totals: {
+    /** Generations ended since start, by outcome. */
+    generations: {
+      /**
+       * Generations that completed.
+       *
+       * @integer
+       * @minimum 0
+       */
+      completed: number;
+      /**
+       * Generations interrupted (interrupt, delete, shutdown).
+       *
+       * @integer
+       * @minimum 0
+       */
+      interrupted: number;
+      /**
+       * Generations that failed.
+       *
+       * @integer
+       * @minimum 0
+       */
+      error: number;
+    };
+    /** Tool calls settled since start, by outcome. */
+    toolCalls: {
+      /**
+       * Tool calls that succeeded.
+       *
+       * @integer
+       * @minimum 0
+       */
+      completed: number;
+      /**
+       * Tool calls that failed (including refused and unknown tools).
+       *
+       * @integer
+       * @minimum 0
+       */
+      failed: number;
+      /**
+       * Tool calls not run (declined, interrupted, timed out, maxIterations).
+       *
+       * @integer
+       * @minimum 0
+       */
+      skipped: number;
+    };
+    /**
+     * Model calls that finished.
+     *
+     * @integer
+     * @minimum 0
+     */
+    modelCalls: number;
+    /**
+     * Prompt tokens reported by the endpoint.
+     *
+     * @integer
+     * @minimum 0
+     */
+    promptTokens: number;
+    /**
+     * Completion tokens reported by the endpoint.
+     *
+     * @integer
+     * @minimum 0
+     */
+    completionTokens: number;
+    /**
+     * WebSocket frames (replies and notifications) sent to clients.
+     *
+     * @integer
+     * @minimum 0
+     */
+    framesSent: number;
+    /**
+     * Connections terminated because they stopped reading (send backlog over
+     * limits.maxBufferedBytes).
+     *
+     * @integer
+     * @minimum 0
+     */
+    slowConsumersDropped: number;
+  };
   /**
    * Stored conversations found damaged so far (checked in the background from start-up, and on
    * every load).
@@ -1377,6 +1502,79 @@ export interface InterruptResult {
   interrupted: boolean;
 }
 
+/** Parameters of generation.wait. */
+export interface GenerationWaitParams {
+  /**
+   * Conversation id, as returned by conversation.create (e.g. "c_7f3a…"): 1–128 of A–Z, a–z, 0–9, _
+   * and -.
+   *
+   * @pattern ^[A-Za-z0-9_-]{1,128}$
+   */
+  conversationId: string;
+  /**
+   * The generation to wait for (from step). Default: the running one, or else the most recent one.
+   * The last 16 generations of a conversation can be waited on after they ended; an older or
+   * unknown id is INVALID_PARAMS naming generationId.
+   *
+   * @minLength 1
+   * @maxLength 200
+   */
+  generationId?: string;
+  /**
+   * Longest wait in milliseconds (0–600000, default 60000); when it passes the answer is { done:
+   * false }, not an error. 0 only looks.
+   *
+   * @integer
+   * @minimum 0
+   * @maximum 600000
+   */
+  timeoutMs?: number;
+}
+
+/**
+ * Result of generation.wait: { done: true, outcome, … } once the generation has ended, or { done:
+ * false } when timeoutMs passed first.
+ */
+export type GenerationWaitResult = {
+  /** The generation has ended. */
+  done: true;
+  /** The generation waited for. */
+  generationId: string;
+  /**
+   * completed: the model answered without tools (or maxIterations was reached). interrupted:
+   * `interrupt`, a delete or a server shutdown stopped it. error: it failed (the `error`
+   * notification and `error` say why).
+   */
+  outcome: "completed" | "interrupted" | "error";
+  /** With outcome "error": why it failed (as the `error` notification said). */
+  error?: GenerationError;
+  /**
+   * The last assistant message the generation stored (its answer; partial text when interrupted);
+   * null when it stored none.
+   */
+  finalRecord: MessageRecord | null;
+  /** Tokens of all its model calls added up; null when the endpoint reported none. */
+  usage: TokenUsage | null;
+  /**
+   * Model calls it made.
+   *
+   * @integer
+   * @minimum 0
+   */
+  modelCalls: number;
+  /**
+   * When it ended.
+   *
+   * @format date-time
+   */
+  endedAt: string;
+} | {
+  /** The generation is still running after timeoutMs. */
+  done: false;
+  /** The generation waited for; wait again with this id. */
+  generationId: string;
+};
+
 /** Parameters of tool.confirm: the decision on one pending tool call. */
 export interface ToolConfirmParams {
   /**
@@ -2104,8 +2302,10 @@ export interface RequestMap {
   /** `initialize`: Must be the first request on a connection. */
   initialize: { params: InitializeParams; result: InitializeResult };
   /**
-   * `server.status`: Server health and load: connections, subscriptions, loaded conversations,
-   * generations, MCP servers, uptime, memory.
+   * `server.status`: Server health and load: the instance id, connections, subscriptions, loaded
+   * and active conversations, generations and pending tool calls now, totals since start
+   * (generations and tool calls by outcome, model calls, tokens, frames sent, slow consumers
+   * dropped), MCP servers, uptime, memory.
    */
   "server.status": { params: ServerStatusParams; result: ServerStatusResult };
   /** `conversation.create`: Create a conversation, empty or starting from imported `records`. */
@@ -2159,6 +2359,12 @@ export interface RequestMap {
    */
   interrupt: { params: InterruptParams; result: InterruptResult };
   /**
+   * `generation.wait`: Wait until a generation ends (default: the running one, or else the most
+   * recent), then answer with its outcome (completed, interrupted, or error with code and message),
+   * its last assistant message and its token usage summed over its model calls.
+   */
+  "generation.wait": { params: GenerationWaitParams; result: GenerationWaitResult };
+  /**
    * `tool.confirm`: Decide on a pending tool call: confirm, edit (run with new arguments), skip, or
    * auto (run this one and the next `count` without asking).
    */
@@ -2205,7 +2411,11 @@ export interface NotificationMap {
   connected: ConnectedNotification;
   /** `message_added`: A message was stored. */
   message_added: MessageAddedNotification;
-  /** `conversation_updated`: Conversation metadata changed or the conversation was deleted. */
+  /**
+   * `conversation_updated`: Conversation metadata changed or the conversation was deleted. While a
+   * generation runs, a changed model or setting applies from its next model call (see
+   * conversation.update).
+   */
   conversation_updated: ConversationUpdatedNotification;
   /** `generation_started`: A model call began. */
   generation_started: GenerationStartedNotification;

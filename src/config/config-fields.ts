@@ -22,6 +22,7 @@ export const CONFIG_FIELDS: readonly (readonly [path: string, field: Field])[] =
   ["server.allowOrigins", "allowOrigins"],
   ["server.heartbeatMs", "heartbeatMs"],
   ["server.logLevel", "logLevel"],
+  ["server.logFormat", "logFormat"],
   ...LIMIT_FIELDS.map((field) => [`limits.${field}`, field] as const),
   ["llm.baseUrl", "openaiBaseUrl"],
   ["llm.apiKey", "openaiApiKey"],

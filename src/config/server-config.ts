@@ -4,7 +4,7 @@ import type { ProvidersConfig } from "../../protocol/config-providers.js";
 import type { CustomToolDefinition, WebToolsConfig } from "../../protocol/config-tools.js";
 import type { ConversationSettings } from "../../protocol/records.js";
 import { DEFAULT_SYSTEM_PROMPT_TEMPLATE } from "../context/system-prompt.js";
-import type { LogLevel } from "../logging/logger.js";
+import type { LogFormat, LogLevel } from "../logging/logger.js";
 
 /** Everything the server needs to start; the CLI fills it from flags and environment. */
 export interface ServerConfig {
@@ -90,6 +90,8 @@ export interface ServerConfig {
    */
   systemPrompt?: string;
   logLevel: LogLevel;
+  /** text: one human line per entry; json: one JSON object per line ({time, level, msg, conversationId?, generationId?, err?}). */
+  logFormat: LogFormat;
 }
 
 export const DEFAULT_PORT = 8765;
@@ -133,6 +135,7 @@ export function defaultConfig(overrides: Partial<ServerConfig> = {}): ServerConf
     conversationDefaults: {},
     systemPrompt: DEFAULT_SYSTEM_PROMPT_TEMPLATE,
     logLevel: "info",
+    logFormat: "text",
     ...overrides,
   };
 }

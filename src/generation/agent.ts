@@ -9,6 +9,7 @@ import type { ServerConfig } from "../config/server-config.js";
 import { gatherPromptValues } from "../context/prompt-values.js";
 import { compileSystemPrompt, DEFAULT_SYSTEM_PROMPT_TEMPLATE, type SystemPromptTemplate } from "../context/system-prompt.js";
 import { newId } from "../ids.js";
+import { LlmError } from "../llm/provider.js";
 import { capabilityProblem } from "../llm/capability-gate.js";
 import { UnknownModelError, type ModelRoute, type ProviderRegistry } from "../llm/provider-registry.js";
 import type { Logger } from "../logging/logger.js";
@@ -19,6 +20,7 @@ import type { ToolRegistry } from "../tools/tool.js";
 import { validateArguments } from "../tools/validate-arguments.js";
 import { isDeniedByPolicy } from "./approval-policy.js";
 import { Generation, type StepControls } from "./generation.js";
+import { GenerationWaits } from "./generation-wait.js";
 import { runGeneration } from "./loop.js";
 
 type StepParams = { autoConfirm?: boolean | number; model?: string } & StepControls;
@@ -49,6 +51,8 @@ export class Agent {
   private running = 0;
   /** The template for conversations without their own system prompt, compiled once (startServer has refused unknown placeholders). */
   private readonly systemTemplate: SystemPromptTemplate;
+  /** generation.wait calls in progress. */
+  readonly waits = new GenerationWaits();
 
   constructor(private readonly options: AgentOptions) {
     this.systemTemplate = compileSystemPrompt(options.config.systemPrompt ?? DEFAULT_SYSTEM_PROMPT_TEMPLATE);
@@ -90,7 +94,7 @@ export class Agent {
       throw RpcError.limitExceeded(`${this.running} generations are running, the most this server runs at once; try again when one ends`, "maxGenerations", max);
     }
     const { temperature, maxTokens, reasoning } = params;
-    const generation = new Generation(newId("g"), model, params.autoConfirm, runtime, { temperature, maxTokens, reasoning });
+    const generation = new Generation(newId("g"), model, params.autoConfirm, runtime, { temperature, maxTokens, reasoning }, params.model);
     // The controls and tools the first model call would send, refused before anything starts.
     const settings = runtime.handle.conversation.settings;
     const problem = capabilityProblem(route.qualified, route.capabilities, {
@@ -101,7 +105,7 @@ export class Agent {
     if (problem) throw RpcError.capabilityUnsupported(problem.message, route.qualified, problem.capability);
     runtime.generation = generation;
     this.running++;
-    void runGeneration(generation, runtime, this.deps(route), runtime.storedPendingCalls()).finally(() => this.running--);
+    void runGeneration(generation, runtime, this.deps(runtime.id, generation.id), runtime.storedPendingCalls()).finally(() => this.running--);
     return { generationId: generation.id };
   }
 
@@ -190,14 +194,28 @@ export class Agent {
     return { ...listed, defaultModel: this.options.config.model ?? null };
   }
 
-  /** What the loop of one generation needs; its provider is the route's, gated by the model's capabilities. */
-  private deps(route: ModelRoute) {
-    const provider = this.options.providers.providerFor(route);
+  /**
+   * What the loop of one generation needs. Its provider is resolved per model
+   * call (the conversation's model may change mid-step) and gated by that
+   * model's capabilities; its log lines carry the conversation and generation
+   * (fields in --log-format json).
+   */
+  private deps(conversationId: string, generationId: string) {
+    const providers = this.options.providers;
+    const provider = async (model: string) => {
+      try {
+        return providers.providerFor(providers.resolve(model));
+      } catch (error) {
+        // A model changed mid-step to one no provider serves ends the generation like an endpoint refusal.
+        if (error instanceof UnknownModelError) throw new LlmError(`model "${model}": ${error.message}`, "http");
+        throw error;
+      }
+    };
     return {
-      provider: async () => provider,
+      provider,
       tools: this.options.tools,
       toolSpecs: () => this.toolSpecs,
-      log: this.options.log,
+      log: this.options.log.child({ conversationId, generationId }),
       maxContextBytes: this.options.config.maxContextBytes,
       defaultSystemPrompt: async (workspace: string, tools: readonly string[], signal: AbortSignal) =>
         this.systemTemplate.render(await gatherPromptValues(this.systemTemplate, workspace, tools, signal)),

@@ -1,7 +1,8 @@
-import type { ConversationSettings, PendingTool } from "../../protocol/index.js";
-import type { ModelControls } from "../llm/provider.js";
+import { ErrorCodes, type Conversation, type ConversationSettings, type GenerationOutcome, type PendingTool } from "../../protocol/index.js";
+import type { ModelControls, Usage } from "../llm/provider.js";
 import type { ActiveGeneration, OfferedCallState, ToolDecision } from "../sessions/active-generation.js";
 import type { ConversationRuntime } from "../sessions/conversation-runtime.js";
+import type { GenerationSummary } from "../store/conversation-store.js";
 import { PendingToolCall } from "./tool-decision.js";
 
 export type GenerationPhase = "starting" | "streaming" | "pending" | "executing";
@@ -33,13 +34,23 @@ export class Generation implements ActiveGeneration {
   private finish!: () => void;
   readonly done: Promise<void>;
   private ended = false;
+  /** How it ended, set by the loop where it announces the end (generation_complete final, error, interrupted). */
+  outcome: { outcome: GenerationOutcome; error?: GenerationSummary["error"] } | undefined;
+  /** Tokens of its model calls so far, added up; null until the endpoint reports some. */
+  private usage: Usage | null = null;
+  private modelCalls = 0;
+  /** The last assistant message it stored: what generation.wait answers with. */
+  finalRecordId: string | null = null;
 
   constructor(
     readonly id: string,
+    /** The model when the step started (from the step, the conversation or the server). */
     readonly model: string,
     autoConfirm: boolean | number | undefined,
     private readonly runtime: ConversationRuntime,
     private readonly stepControls: StepControls = {},
+    /** The step's own `model`: it pins the model for the whole step. */
+    private readonly stepModel?: string,
   ) {
     this.stepAutoConfirm = autoConfirm === true ? Number.POSITIVE_INFINITY : typeof autoConfirm === "number" ? autoConfirm : 0;
     this.done = new Promise((resolve) => {
@@ -65,6 +76,28 @@ export class Generation implements ActiveGeneration {
     if (maxTokens !== undefined) controls.maxTokens = maxTokens;
     if (reasoning !== undefined) controls.reasoning = reasoning;
     return controls;
+  }
+
+  /**
+   * The model of one model call, read at each call like the controls: a
+   * conversation.update of `model` during the step applies from its next
+   * call, unless the step named its own model. Should the conversation's
+   * model be cleared meanwhile, the step keeps the one it started with.
+   */
+  modelFor(conversation: Conversation): string {
+    return this.stepModel ?? conversation.model ?? this.model;
+  }
+
+  /** One model call finished; its usage (if reported) joins the sum. */
+  countModelCall(usage: Usage | null): void {
+    this.modelCalls++;
+    if (!usage) return;
+    const sum = this.usage ?? { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+    this.usage = {
+      promptTokens: sum.promptTokens + usage.promptTokens,
+      completionTokens: sum.completionTokens + usage.completionTokens,
+      totalTokens: sum.totalTokens + usage.totalTokens,
+    };
   }
 
   get signal(): AbortSignal {
@@ -131,9 +164,33 @@ export class Generation implements ActiveGeneration {
     return this.done;
   }
 
-  /** Called once by the loop when it has fully stopped. */
+  /**
+   * Called once by the loop when it has fully stopped. The ending is handed
+   * to the runtime (kept for generation.wait, stored as lastGeneration)
+   * before `done` resolves, so whoever awaited the end finds it recorded.
+   */
   end(): void {
+    if (this.ended) return;
     this.ended = true;
-    this.finish();
+    // Every path of the loop announces its end; a path that did not is a bug, reported as an error rather than lost.
+    const outcome =
+      this.outcome ??
+      (this.interrupted
+        ? { outcome: "interrupted" as const }
+        : { outcome: "error" as const, error: { code: ErrorCodes.INTERNAL_ERROR, message: "Internal error" } });
+    const summary: GenerationSummary = {
+      generationId: this.id,
+      outcome: outcome.outcome,
+      endedAt: new Date().toISOString(),
+      ...(outcome.error ? { error: outcome.error } : {}),
+      usage: this.usage,
+      modelCalls: this.modelCalls,
+      finalRecordId: this.finalRecordId,
+    };
+    try {
+      this.runtime.generationEnded(summary);
+    } finally {
+      this.finish();
+    }
   }
 }

@@ -24,7 +24,8 @@ import { ProgressCoalescer } from "./progress-coalescer.js";
 import { PendingToolCall } from "./tool-decision.js";
 
 export interface LoopDeps {
-  provider(): Promise<LlmProvider>;
+  /** The provider serving `model` (resolved per model call: the conversation's model may change mid-step). */
+  provider(model: string): Promise<LlmProvider>;
   tools: ToolRegistry;
   /** The tools offered now (MCP servers may come and go between model calls). */
   toolSpecs(): LlmToolSpec[];
@@ -91,8 +92,11 @@ class Loop {
       const reply = await this.callModel(iteration);
       if (!reply) return; // interrupted or failed; already reported
       const { toolCalls, finishReason, usage } = reply;
-      const complete = (final: boolean) =>
+      this.generation.countModelCall(usage);
+      const complete = (final: boolean) => {
+        if (final) this.generation.outcome = { outcome: "completed" };
         this.runtime.publish("generation_complete", { generationId: this.generation.id, iteration, finishReason, usage, final });
+      };
 
       if (toolCalls.length === 0) {
         this.runtime.lastError = null;
@@ -176,15 +180,17 @@ class Loop {
       conversation.system ??
       (await this.deps.defaultSystemPrompt(conversation.workspace ?? process.cwd(), tools.map((t) => t.name), this.generation.signal));
     const messages = buildLlmContext(records, { toolHistoryRounds: conversation.settings.toolHistoryRounds, system, images });
-    this.runtime.publish("generation_started", { generationId: this.generation.id, model: this.generation.model, iteration });
+    // Read per call: a model changed by conversation.update mid-step applies from here.
+    const model = this.generation.modelFor(conversation);
+    this.runtime.publish("generation_started", { generationId: this.generation.id, model, iteration });
     const reply: ModelReply = { text: "", reasoning: "" };
     const progress = new ProgressCoalescer((kind, delta) =>
       this.runtime.publish("generation_progress", { generationId: this.generation.id, kind, delta }),
     );
     try {
-      const provider = await this.deps.provider();
+      const provider = await this.deps.provider(model);
       const stream = provider.stream({
-        model: this.generation.model,
+        model,
         messages,
         tools,
         signal: this.generation.signal,
@@ -412,6 +418,7 @@ class Loop {
       );
     }
     this.generation.calls.clear();
+    this.generation.outcome = { outcome: "interrupted" };
     this.runtime.publish("interrupted", { generationId: this.generation.id, phase });
     await this.runtime.delivered();
   }
@@ -438,11 +445,15 @@ class Loop {
     }
     const timestamp = new Date().toISOString();
     this.runtime.lastError = { code, message, ...(status !== undefined ? { status } : {}), timestamp };
+    this.generation.outcome = { outcome: "error", error: { code, message, ...(status !== undefined ? { status } : {}) } };
     this.runtime.publish("error", { generationId: this.generation.id, code, message, ...(status !== undefined ? { status } : {}) });
   }
 
   private storeMessage(record: MessageRecord): Promise<void> {
-    return this.runtime.commit(this.runtime.handle.append(record), () => this.runtime.publish("message_added", { record }));
+    return this.runtime.commit(this.runtime.handle.append(record), () => {
+      this.generation.finalRecordId = record.id;
+      this.runtime.publish("message_added", { record });
+    });
   }
 
   private replace(call: PendingToolCall, record: ToolCallRecord, announce: () => void): Promise<void> {

@@ -13,6 +13,11 @@ export const interrupt: Handlers["interrupt"] = async (params, { app }) => {
   return app.agent.interrupt(runtime);
 };
 
+export const generationWait: Handlers["generation.wait"] = async (params, { app, connection }) => {
+  const runtime = await app.hub.get(params.conversationId);
+  return app.agent.waits.wait(runtime, params, connection);
+};
+
 export const toolConfirm: Handlers["tool.confirm"] = async (params, { app }) => {
   const runtime = await app.hub.get(params.conversationId);
   return app.agent.confirm(runtime, params);

@@ -24,6 +24,7 @@ export const handlers: HandlerTable<RequestContext> = {
   "asset.upload": asset.assetUpload,
   step: agent.step,
   interrupt: agent.interrupt,
+  "generation.wait": agent.generationWait,
   "tool.confirm": agent.toolConfirm,
   "tools.list": agent.toolsList,
   "models.list": agent.modelsList,

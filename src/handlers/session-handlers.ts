@@ -48,15 +48,20 @@ export const serverStatus: Handlers["server.status"] = (_params, { app }) => {
   const memory = process.memoryUsage();
   let initialized = 0;
   for (const c of app.connections) if (c.initialized) initialized++;
+  const { totals } = app.metrics;
   return {
     version: SERVER_VERSION,
+    instanceId: app.instanceId,
     uptimeMs: Date.now() - app.startedAt,
     connections: app.connections.size,
     initializedConnections: initialized,
     subscriptions: app.hub.subscriptionCount(),
     conversationsLoaded: app.hub.loadedCount(),
     conversationsStored: app.store.count(),
+    conversationsActive: app.hub.activeCount(),
     generations: app.hub.generationCount(),
+    pendingToolCalls: app.hub.pendingToolCount(),
+    totals: { ...totals, generations: { ...totals.generations }, toolCalls: { ...totals.toolCalls } },
     damagedConversations: app.store.damaged().map((d) => ({ conversationId: d.id, problem: d.problem })),
     mcp: app.mcp.status(),
     memory: { rss: memory.rss, heapUsed: memory.heapUsed },

@@ -14,9 +14,14 @@ export interface Connection {
   /** Send a pre-serialized frame. Must never throw. */
   send(frame: string): void;
   wants(method: NotificationMethod): boolean;
+  /** Aborted when the connection has closed: what a request that waits (generation.wait) listens to. */
+  readonly closeSignal: AbortSignal;
+  /** The transport has closed the connection; idempotent. */
+  markClosed(): void;
 }
 
 export function createConnection(id: string, send: (frame: string) => void): Connection {
+  const lifetime = new AbortController();
   const connection: Connection = {
     id,
     initialized: false,
@@ -26,6 +31,10 @@ export function createConnection(id: string, send: (frame: string) => void): Con
     send,
     wants(method) {
       return connection.optOut.size === 0 || !connection.optOut.has(method);
+    },
+    closeSignal: lifetime.signal,
+    markClosed() {
+      lifetime.abort();
     },
   };
   return connection;

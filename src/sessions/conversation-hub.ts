@@ -5,6 +5,7 @@ import type { ConversationHandle, ConversationStore } from "../store/conversatio
 import type { Connection } from "./connection.js";
 import { ConversationRuntime, type RuntimeLimits } from "./conversation-runtime.js";
 import { ReplayBudget } from "./event-log.js";
+import type { RuntimeObserver } from "./runtime-observer.js";
 
 export interface SubscribeOutcome {
   replayed: number;
@@ -48,6 +49,8 @@ export class ConversationHub {
     private readonly log: Logger,
     /** Runs once on a conversation loaded from disk, before anyone sees it (crash recovery). */
     private readonly onLoad: (handle: ConversationHandle) => Promise<void> = async () => {},
+    /** Sees every runtime's events and generation endings (the server's metrics). */
+    private readonly observer?: RuntimeObserver,
   ) {
     this.replay = new ReplayBudget(limits.replayBudgetBytes);
     this.replay.onOverflow = () => this.trimReplay();
@@ -120,8 +123,9 @@ export class ConversationHub {
     connection.subscriptions.delete(conversationId);
   }
 
-  /** Drop every subscription of a closed connection. */
+  /** Drop every subscription of a closed connection, and end what it was waiting for. */
   disconnect(connection: Connection): void {
+    connection.markClosed();
     for (const id of [...connection.subscriptions]) this.unsubscribe(connection, id);
   }
 
@@ -176,6 +180,20 @@ export class ConversationHub {
     return n;
   }
 
+  /** Loaded conversations someone could act on now: a generation runs, or stored tool calls wait for a decision. */
+  activeCount(): number {
+    let n = 0;
+    for (const runtime of this.runtimes.values()) if (runtime.generation || runtime.storedPendingCalls().length > 0) n++;
+    return n;
+  }
+
+  /** Tool calls waiting for tool.confirm in running generations. */
+  pendingToolCount(): number {
+    let n = 0;
+    for (const runtime of this.runtimes.values()) n += runtime.generation?.pendingTools().length ?? 0;
+    return n;
+  }
+
   /** Stop every running generation for a server shutdown (pending calls stay pending on disk). */
   async shutdownAll(): Promise<void> {
     await Promise.all([...this.runtimes.values()].map((r) => r.generation?.shutdown()));
@@ -188,7 +206,7 @@ export class ConversationHub {
       subscribers = new Set();
       this.subscribers.set(id, subscribers);
     }
-    const runtime = new ConversationRuntime(handle, subscribers, this.limits, this.replay, this.log);
+    const runtime = new ConversationRuntime(handle, subscribers, this.limits, this.replay, this.log, this.observer);
     this.runtimes.set(id, runtime);
     if (this.runtimes.size > this.limits.maxLoadedConversations) this.evictForRoom();
     return runtime;
@@ -196,6 +214,11 @@ export class ConversationHub {
 
   private async unload(runtime: ConversationRuntime): Promise<void> {
     if (this.runtimes.get(runtime.id) !== runtime) return;
+    // What only memory held and must survive (the auto-confirm budget, set without a generation ending) goes to disk
+    // first, while the runtime is still the one requests find; if it was used meanwhile, it stays.
+    const touched = runtime.lastUsed;
+    await runtime.saveRunState();
+    if (this.runtimes.get(runtime.id) !== runtime || runtime.busy || runtime.lastUsed !== touched) return;
     this.runtimes.delete(runtime.id);
     if (runtime.subscribers.size === 0) this.subscribers.delete(runtime.id);
     runtime.dispose();

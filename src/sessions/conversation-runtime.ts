@@ -7,11 +7,12 @@ import type {
 } from "../../protocol/index.js";
 import type { Logger } from "../logging/logger.js";
 import { RpcError } from "../rpc/rpc-error.js";
-import type { ConversationHandle } from "../store/conversation-store.js";
+import type { ConversationHandle, GenerationSummary, RunState } from "../store/conversation-store.js";
 import type { ActiveGeneration } from "./active-generation.js";
 import type { Connection } from "./connection.js";
 import { EventLog, type LoggedEvent, type ReplayBudget } from "./event-log.js";
 import { notificationFrame } from "./notification-frame.js";
+import type { RuntimeObserver } from "./runtime-observer.js";
 
 /** Seqs are reserved on disk this many at a time, so no event costs a write. */
 const SEQ_BLOCK = 1024;
@@ -19,6 +20,8 @@ const SEQ_BLOCK = 1024;
 const SEQ_MARGIN = 256;
 /** After a failed reservation write, try again this much later. */
 const RESERVE_RETRY_MS = 1000;
+/** Endings of recent generations kept per conversation, for generation.wait after the fact. */
+export const RECENT_GENERATIONS = 16;
 
 type EventPayload<N extends NotificationMethod> = Omit<NotificationParams<N>, "conversationId" | "seq" | "timestamp">;
 
@@ -64,6 +67,13 @@ export class ConversationRuntime {
   deleted = false;
   /** Last time a request or an event touched it (ms since epoch), for unloading. */
   lastUsed = Date.now();
+  /**
+   * How recent generations ended, oldest first (at most RECENT_GENERATIONS).
+   * Memory only, except the latest, which is stored with the metadata: after
+   * an unload or a restart it is the only one known.
+   */
+  readonly recentGenerations: GenerationSummary[] = [];
+  private readonly endListeners = new Set<(summary: GenerationSummary) => void>();
 
   constructor(
     readonly handle: ConversationHandle,
@@ -72,10 +82,70 @@ export class ConversationRuntime {
     limits: RuntimeLimits,
     budget: ReplayBudget,
     private readonly log: Logger,
+    private readonly observer?: RuntimeObserver,
   ) {
     // After a restart or an unload, numbering resumes above everything that may have been handed out.
     this.numbered = this.sent = this.durable = this.wanted = handle.seqReserved;
     this.events = new EventLog(limits.eventLogSize, limits.eventLogBytes, budget);
+    const stored = handle.runState;
+    if (stored) {
+      this.lastError = stored.lastError;
+      this.autoConfirmRemaining = stored.autoConfirmRemaining;
+      if (stored.lastGeneration) this.recentGenerations.push(stored.lastGeneration);
+    }
+  }
+
+  get lastGeneration(): GenerationSummary | null {
+    return this.recentGenerations.at(-1) ?? null;
+  }
+
+  /** What must outlive this runtime (see RunState). */
+  runState(): RunState {
+    return { lastError: this.lastError, lastGeneration: this.lastGeneration, autoConfirmRemaining: this.autoConfirmRemaining };
+  }
+
+  /**
+   * Store the run state when it differs from the stored one, through the
+   * commit path (so the runtime counts as busy until it is written). A
+   * failed write is logged: the records are safe, only state.lastError or
+   * lastGeneration would be stale after a restart.
+   */
+  async saveRunState(): Promise<void> {
+    if (this.deleted) return;
+    const state = this.runState();
+    if (JSON.stringify(state) === JSON.stringify(this.handle.runState ?? emptyRunState())) return;
+    await this.commit(this.handle.updateRunState(state), () => {}).catch((error) =>
+      this.log.error(`could not store the run state of conversation ${this.id}`, error),
+    );
+  }
+
+  /**
+   * A generation has ended (Generation.end): remember how, tell those
+   * waiting for it, and store it. Synchronous up to the store write, so a
+   * waiter woken by the generation's `done` already finds it here.
+   */
+  generationEnded(summary: GenerationSummary): void {
+    this.recentGenerations.push(summary);
+    if (this.recentGenerations.length > RECENT_GENERATIONS) this.recentGenerations.shift();
+    for (const listener of [...this.endListeners]) listener(summary);
+    try {
+      this.observer?.generationEnded(summary);
+    } catch (error) {
+      // Metrics must never cost the conversation its stored state.
+      this.log.error("the runtime observer failed", error);
+    }
+    void this.saveRunState();
+  }
+
+  /** Call `listener` when a generation ends; returns the disposer, which a waiter must call however its wait ends. */
+  onGenerationEnd(listener: (summary: GenerationSummary) => void): () => void {
+    this.endListeners.add(listener);
+    return () => this.endListeners.delete(listener);
+  }
+
+  /** Listeners registered with onGenerationEnd and not yet disposed. */
+  get endListenerCount(): number {
+    return this.endListeners.size;
   }
 
   /**
@@ -133,6 +203,7 @@ export class ConversationRuntime {
   publish<N extends NotificationMethod>(method: N, payload: EventPayload<N>): number {
     const seq = ++this.numbered;
     this.lastUsed = Date.now();
+    this.observer?.event(method, payload);
     const params = { conversationId: this.id, seq, timestamp: new Date().toISOString(), ...payload } as NotificationParams<N>;
     const event: LoggedEvent = { seq, method, frame: notificationFrame(method, params) };
     if (seq > this.wanted - SEQ_MARGIN) this.reserve(seq + SEQ_BLOCK);
@@ -160,6 +231,7 @@ export class ConversationRuntime {
         this.storedPendingCalls().map((r) => ({ toolCallId: r.toolCallId, toolName: r.toolName, arguments: r.arguments })),
       autoConfirmRemaining: this.autoConfirmRemaining,
       lastError: this.lastError,
+      lastGeneration: publicLastGeneration(this.lastGeneration),
       seq: this.sent,
     };
   }
@@ -227,4 +299,15 @@ export class ConversationRuntime {
     this.outboxWaiters = [];
     for (const resolve of waiters) resolve();
   }
+}
+
+function emptyRunState(): RunState {
+  return { lastError: null, lastGeneration: null, autoConfirmRemaining: 0 };
+}
+
+/** The protocol's view of a stored ending (usage and the record id are for generation.wait). */
+function publicLastGeneration(summary: GenerationSummary | null): ConversationState["lastGeneration"] {
+  if (!summary) return null;
+  const { generationId, outcome, endedAt, error } = summary;
+  return { generationId, outcome, endedAt, ...(error ? { error } : {}) };
 }

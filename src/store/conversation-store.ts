@@ -1,4 +1,11 @@
-import type { Conversation, ConversationRecord, ImageMimeType, ToolCallRecord } from "../../protocol/index.js";
+import type {
+  Conversation,
+  ConversationRecord,
+  GenerationOutcome,
+  ImageMimeType,
+  LastError,
+  ToolCallRecord,
+} from "../../protocol/index.js";
 
 /** What the store keeps about an asset besides its bytes. */
 export interface AssetInfo {
@@ -8,6 +15,29 @@ export interface AssetInfo {
   size: number;
   name?: string;
   createdAt: string;
+}
+
+/** How one generation ended, as the runtime keeps it (and stores the latest). */
+export interface GenerationSummary {
+  generationId: string;
+  outcome: GenerationOutcome;
+  endedAt: string;
+  error?: { code: number; message: string; status?: number };
+  /** Tokens of all its model calls; null when the endpoint reported none. */
+  usage: { promptTokens: number; completionTokens: number; totalTokens: number } | null;
+  modelCalls: number;
+  /** Id of the last assistant message it stored (read back on demand, not held). */
+  finalRecordId: string | null;
+}
+
+/**
+ * The live state of a conversation that must outlive its runtime (an unload,
+ * a restart): written with the conversation's metadata, never with a record.
+ */
+export interface RunState {
+  lastError: LastError | null;
+  lastGeneration: GenerationSummary | null;
+  autoConfirmRemaining: number;
 }
 
 /**
@@ -53,6 +83,10 @@ export interface ConversationHandle {
   update(conversation: Conversation): Promise<void>;
   /** Durable once resolved; lowering it is a no-op. */
   reserveSeq(upTo: number): Promise<void>;
+  /** The run state last written with updateRunState; null when none was. */
+  readonly runState: RunState | null;
+  /** Replace the run state; a metadata write, durable once resolved (like update). */
+  updateRunState(state: RunState): Promise<void>;
   /**
    * Stores an asset (an uploaded image) with the conversation. Durable once
    * resolved; a write that fails rejects with StoreFileError and leaves no

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import type { Conversation, ConversationRecord, ToolCallRecord } from "../../protocol/index.js";
 import { CommitQueue, settleGroup, type Queued } from "./commit-queue.js";
-import type { AssetInfo, ConversationDamagedError, ConversationHandle } from "./conversation-store.js";
+import type { AssetInfo, ConversationDamagedError, ConversationHandle, RunState } from "./conversation-store.js";
 import { LowdbAssets } from "./lowdb-assets.js";
 import { isAssistantMessage, jsonSize, stateOf, type HandleState, type OpenCall } from "./lowdb-conversation-load.js";
 import { META_FILE, checkSegment, readJsonFile, segmentFileName, type MetaData, type SegmentData } from "./lowdb-file-checks.js";
@@ -22,7 +22,8 @@ type Op =
   | { kind: "append"; record: ConversationRecord }
   | { kind: "replace"; record: ConversationRecord }
   | { kind: "update"; conversation: Conversation }
-  | { kind: "reserve"; upTo: number };
+  | { kind: "reserve"; upTo: number }
+  | { kind: "runState"; state: RunState };
 
 /** JSON of `{"records":[]}` around the records. */
 const SEGMENT_OVERHEAD = 16;
@@ -40,7 +41,7 @@ const SEGMENT_OVERHEAD = 16;
  *   segment is the truth; if it is written but meta is not, the records are
  *   stored all the same (load recounts them), the step succeeds and the next
  *   meta write carries the count.
- * - metadata: the queued update/reserveSeq calls, in one meta write.
+ * - metadata: the queued update/reserveSeq/updateRunState calls, in one meta write.
  *
  * Records live in the store-wide SegmentCache, or on disk; the handle keeps
  * HandleState only.
@@ -79,6 +80,10 @@ export class LowdbConversationHandle implements ConversationHandle {
 
   get recordCount(): number {
     return this.#state.meta.conversation.recordCount;
+  }
+
+  get runState(): RunState | null {
+    return this.#state.meta.runState ?? null;
   }
 
   get openToolCalls(): readonly ToolCallRecord[] {
@@ -139,6 +144,10 @@ export class LowdbConversationHandle implements ConversationHandle {
     return this.#push({ kind: "reserve", upTo });
   }
 
+  updateRunState(state: RunState): Promise<void> {
+    return this.#push({ kind: "runState", state: structuredClone(state) });
+  }
+
   putAsset(info: AssetInfo, bytes: Uint8Array): Promise<void> {
     if (this.#retired !== null) return Promise.reject(new Error(`cannot change conversation: ${this.#retired}`));
     return this.#assets.put(info, bytes);
@@ -182,15 +191,14 @@ export class LowdbConversationHandle implements ConversationHandle {
   }
 
   #step(queue: Queued<Op>[]): Promise<void> {
-    const kind = queue[0].op.kind;
-    return kind === "update" || kind === "reserve" ? this.#commitMeta(queue) : this.#commitRecords(queue);
+    return isMetaOp(queue[0].op) ? this.#commitMeta(queue) : this.#commitRecords(queue);
   }
 
   async #commitMeta(queue: Queued<Op>[]): Promise<void> {
     const group: Queued<Op>[] = [];
-    let { conversation, seqReserved } = this.#state.meta;
+    let { conversation, seqReserved, runState } = this.#state.meta;
     let changed = false;
-    while (queue.length > 0 && (queue[0].op.kind === "update" || queue[0].op.kind === "reserve")) {
+    while (queue.length > 0 && isMetaOp(queue[0].op)) {
       const item = queue.shift()!;
       const op = item.op;
       group.push(item);
@@ -201,13 +209,16 @@ export class LowdbConversationHandle implements ConversationHandle {
       } else if (op.kind === "reserve" && op.upTo > seqReserved) {
         seqReserved = op.upTo;
         changed = true;
+      } else if (op.kind === "runState") {
+        runState = op.state;
+        changed = true;
       }
     }
     if (!changed) {
       for (const item of group) item.resolve();
       return;
     }
-    const next = stateOf({ ...this.#state, meta: { conversation, seqReserved } });
+    const next = stateOf({ ...this.#state, meta: { conversation, seqReserved, runState } });
     await settleGroup(group, () => this.#meta.write(this.#metaData(next)), () => this.#adoptMeta(next));
   }
 
@@ -396,8 +407,14 @@ export class LowdbConversationHandle implements ConversationHandle {
       conversation: state.meta.conversation,
       seqReserved: state.meta.seqReserved,
       segments: [...state.segmentCounts],
+      ...(state.meta.runState ? { runState: state.meta.runState } : {}),
     };
   }
+}
+
+/** Operations written to meta.json alone (no segment). */
+function isMetaOp(op: Op): boolean {
+  return op.kind === "update" || op.kind === "reserve" || op.kind === "runState";
 }
 
 function clamp(value: number, min: number, max: number): number {

@@ -8,6 +8,7 @@ import {
   checkSegmentNumbers,
   plural,
   readJsonFile,
+  readRunState,
   segmentFileName,
   segmentNumber,
   type MetaData,
@@ -152,7 +153,7 @@ export async function loadConversation(dir: string, id: string, fullCheckSegment
   return {
     ok: true,
     state: stateOf({
-      meta: { conversation, seqReserved: meta.seqReserved },
+      meta: { conversation, seqReserved: meta.seqReserved, runState: readRunState(meta.runState) ?? undefined },
       segmentCounts,
       lastSegmentBytes: tail ? recordsBytes(tail.records) : 0,
       openRound,

@@ -2,6 +2,7 @@ import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { Conversation, ConversationRecord } from "../../protocol/index.js";
 import { isValidConversationId } from "./conversation-id.js";
+import type { RunState } from "./conversation-store.js";
 import type { ListEntry } from "./list-page.js";
 import { asStoreFileError, errorCode, isTransientIoError } from "./store-file-error.js";
 
@@ -29,6 +30,8 @@ export interface MetaData {
    * earlier versions.
    */
   segments?: number[];
+  /** Last error, last generation's outcome, auto-confirm budget. Absent in files of earlier versions. */
+  runState?: RunState;
 }
 
 export interface SegmentData {
@@ -88,6 +91,20 @@ export function checkMeta(data: unknown): string | null {
     if (segments.reduce((sum: number, n: number) => sum + n, 0) !== count) return "segments do not add up to conversation.recordCount";
   }
   return null;
+}
+
+/**
+ * The stored run state when it has the expected shape, else null: it is a
+ * convenience (what state.lastError shows), so a bad one is dropped rather
+ * than making the whole conversation damaged.
+ */
+export function readRunState(value: unknown): RunState | null {
+  if (!isObject(value)) return null;
+  const { lastError, lastGeneration, autoConfirmRemaining } = value;
+  if (lastError !== null && !(isObject(lastError) && typeof lastError.code === "number" && typeof lastError.message === "string")) return null;
+  if (lastGeneration !== null && !(isObject(lastGeneration) && typeof lastGeneration.generationId === "string")) return null;
+  if (typeof autoConfirmRemaining !== "number" || !Number.isInteger(autoConfirmRemaining) || autoConfirmRemaining < 0) return null;
+  return value as unknown as RunState;
 }
 
 export function checkSegment(data: unknown): string | null {

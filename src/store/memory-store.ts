@@ -1,5 +1,12 @@
 import type { Conversation, ConversationRecord, ToolCallRecord } from "../../protocol/index.js";
-import type { AssetInfo, ConversationHandle, ConversationPage, ConversationStore, DamagedConversation } from "./conversation-store.js";
+import type {
+  AssetInfo,
+  ConversationHandle,
+  ConversationPage,
+  ConversationStore,
+  DamagedConversation,
+  RunState,
+} from "./conversation-store.js";
 import { isValidConversationId } from "./conversation-id.js";
 import { compareNewestFirst, selectPage, toPage } from "./list-page.js";
 
@@ -58,6 +65,7 @@ export class MemoryConversationStore implements ConversationStore {
 class MemoryConversationHandle implements ConversationHandle {
   conversation: Conversation;
   seqReserved = 0;
+  runState: RunState | null = null;
   openToolCalls: readonly ToolCallRecord[] = [];
   readonly #records: ConversationRecord[] = [];
   readonly #positions = new Map<string, number>();
@@ -113,6 +121,11 @@ class MemoryConversationHandle implements ConversationHandle {
   async reserveSeq(upTo: number): Promise<void> {
     await settle();
     this.seqReserved = Math.max(this.seqReserved, upTo);
+  }
+
+  async updateRunState(state: RunState): Promise<void> {
+    await settle();
+    this.runState = structuredClone(state);
   }
 
   async putAsset(info: AssetInfo, bytes: Uint8Array): Promise<void> {

@@ -1,6 +1,15 @@
 import { readFile } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { ServerMetrics } from "../metrics/server-metrics.js";
 import { SERVER_VERSION } from "../server-version.js";
+import { requestHasToken } from "./upgrade-guard.js";
+
+export interface HttpRouteOptions {
+  startedAt: number;
+  metrics: ServerMetrics;
+  /** When set, /metrics requires it, as the WebSocket upgrade does. */
+  token?: string;
+}
 
 let openrpcCache: Promise<string> | undefined;
 
@@ -20,8 +29,9 @@ function loadOpenRpc(): Promise<string> {
   return openrpcCache;
 }
 
-/** Plain HTTP on the WebSocket's port: health and the API description. */
-export function handleHttp(request: IncomingMessage, response: ServerResponse, startedAt: number): void {
+/** Plain HTTP on the WebSocket's port: health, the API description and metrics. */
+export function handleHttp(request: IncomingMessage, response: ServerResponse, options: HttpRouteOptions): void {
+  const { startedAt } = options;
   const path = new URL(request.url ?? "/", "http://x").pathname;
   const send = (status: number, body: string, type = "application/json") => {
     response.writeHead(status, { "content-type": type, "cache-control": "no-store" });
@@ -42,5 +52,18 @@ export function handleHttp(request: IncomingMessage, response: ServerResponse, s
     );
     return;
   }
-  send(404, JSON.stringify({ error: "not found", routes: ["/healthz", "/openrpc.json", "WebSocket upgrade on /"] }));
+  if (path === "/metrics") {
+    // Counts of conversations, tools and clients are the server's business: same token as the socket.
+    if (options.token !== undefined && !requestHasToken(request, options.token)) {
+      response.setHeader("www-authenticate", "Bearer");
+      send(401, JSON.stringify({ error: "a valid token is required (Authorization: Bearer, or ?token=)" }));
+      return;
+    }
+    options.metrics.exposition().then(
+      (text) => send(200, text, options.metrics.contentType),
+      () => send(500, JSON.stringify({ error: "metrics could not be collected" })),
+    );
+    return;
+  }
+  send(404, JSON.stringify({ error: "not found", routes: ["/healthz", "/openrpc.json", "/metrics", "WebSocket upgrade on /"] }));
 }

@@ -20,6 +20,8 @@ export interface SessionOptions {
   initializeTimeoutMs: number;
   /** Frames being handled at once; beyond it the link is paused (or, if it cannot pause, frames wait in order). */
   maxInFlight: number;
+  /** Called for every frame handed to the link (the server's frames-sent counter): keep it cheap, it is on the token path. */
+  onFrameSent?: () => void;
 }
 
 export interface LinkSession {
@@ -32,7 +34,16 @@ export interface LinkSession {
 
 export function openSession(link: Link, id: string, options: SessionOptions): LinkSession {
   const { dispatcher, log } = options;
-  const connection = createConnection(id, (frame) => link.send(frame));
+  const { onFrameSent } = options;
+  const connection = createConnection(
+    id,
+    onFrameSent
+      ? (frame) => {
+          onFrameSent();
+          link.send(frame);
+        }
+      : (frame) => link.send(frame),
+  );
   let inFlight = 0;
   let paused = false;
   let ended = false;

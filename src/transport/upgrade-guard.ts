@@ -75,6 +75,11 @@ function presentedTokens(request: IncomingMessage): string[] {
   return tokens;
 }
 
+/** True when the request carries the token in any of the ways an upgrade may (for plain HTTP routes behind the same token). */
+export function requestHasToken(request: IncomingMessage, token: string): boolean {
+  return tokenMatches(presentedTokens(request), token);
+}
+
 function tokenMatches(presented: string[], expected: string): boolean {
   const want = Buffer.from(expected);
   return presented.some((t) => {

@@ -29,6 +29,8 @@ export function attachWebSocket(
   session: Omit<SessionOptions, "log">,
   /** Every connection of every transport, kept by the server. */
   connections: Set<Connection>,
+  /** Told when a connection is dropped for not reading (the server's metrics). */
+  onSlowConsumer: () => void = () => {},
 ): WebSocketTransport {
   const sockets = new Set<WebSocket>();
   const perAddress = new Map<string, number>();
@@ -105,6 +107,7 @@ export function attachWebSocket(
           // it can reconnect and resume with afterSeq. Terminated, not closed: a
           // peer that reads nothing would never read a close frame either.
           log.warn(`connection ${id} is not reading (send backlog over ${config.maxBufferedBytes} bytes); dropping it`);
+          onSlowConsumer();
           socket.terminate();
           return;
         }

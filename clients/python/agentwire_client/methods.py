@@ -41,6 +41,8 @@ from .types import (
     GenerationCompleteNotification,
     GenerationProgressNotification,
     GenerationStartedNotification,
+    GenerationWaitParams,
+    GenerationWaitResult,
     InterruptParams,
     InterruptResult,
     InterruptedNotification,
@@ -81,8 +83,10 @@ class ServerMethods:
         self._client = client
 
     async def status(self, *, timeout: float | None = None) -> ServerStatusResult:
-        """`server.status`: Server health and load: connections, subscriptions, loaded conversations,
-        generations, MCP servers, uptime, memory.
+        """`server.status`: Server health and load: the instance id, connections, subscriptions, loaded
+        and active conversations, generations and pending tool calls now, totals since start
+        (generations and tool calls by outcome, model calls, tokens, frames sent, slow consumers
+        dropped), MCP servers, uptime, memory. GET /metrics serves the same counters for Prometheus.
 
         Errors: NOT_INITIALIZED (-32001).
         """
@@ -127,7 +131,9 @@ class ConversationMethods:
 
     async def update(self, params: ConversationUpdateParams, *, timeout: float | None = None) -> ConversationUpdateResult:
         """`conversation.update`: Change title, model, system prompt, workspace or settings.
-        Subscribers get `conversation_updated`.
+        Subscribers get `conversation_updated`. A change made while a generation runs applies from
+        its next model call (model, settings.reasoning, temperature, maxTokens, toolHistoryRounds),
+        unless its step named its own model or control.
 
         Errors: NOT_INITIALIZED (-32001), CONVERSATION_NOT_FOUND (-32010), STORAGE_ERROR (-32040),
         INVALID_PARAMS (-32602).
@@ -215,6 +221,26 @@ class AssetMethods:
         """
         result = await self._client.request("asset.upload", params, timeout=timeout)
         return cast(AssetUploadResult, result)
+
+
+class GenerationMethods:
+    """The generation.* requests, as `client.generation.<name>(...)`."""
+
+    def __init__(self, client: AgentwireClientBase) -> None:
+        self._client = client
+
+    async def wait(self, params: GenerationWaitParams, *, timeout: float | None = None) -> GenerationWaitResult:
+        """`generation.wait`: Wait until a generation ends (default: the running one, or else the most
+        recent), then answer with its outcome (completed, interrupted, or error with code and
+        message), its last assistant message and its token usage summed over its model calls. When
+        timeoutMs (default 60000, at most 600000) passes first, the answer is { done: false } — not
+        an error: wait again. For scripted clients: step, then generation.wait, instead of counting
+        notifications. A wait ends with its connection.
+
+        Errors: NOT_INITIALIZED (-32001), CONVERSATION_NOT_FOUND (-32010), INVALID_PARAMS (-32602).
+        """
+        result = await self._client.request("generation.wait", params, timeout=timeout)
+        return cast(GenerationWaitResult, result)
 
 
 class ToolMethods:
@@ -349,6 +375,8 @@ class AgentwireClient(AgentwireClientBase):
         """message.* requests."""
         self.asset = AssetMethods(self)
         """asset.* requests."""
+        self.generation = GenerationMethods(self)
+        """generation.* requests."""
         self.tool = ToolMethods(self)
         """tool.* requests."""
         self.tools = ToolsMethods(self)

@@ -290,6 +290,23 @@ class GenerationError(TypedDict):
     """HTTP status from the model endpoint, when there was one."""
 
 
+class ConversationStateLastGeneration(TypedDict):
+    generationId: str
+    """The generation's id (from step)."""
+    outcome: Literal["completed", "interrupted", "error"]
+    """completed: the model answered without tools (or maxIterations was reached). interrupted:
+    `interrupt`, a delete or a server shutdown stopped it. error: it failed (the `error`
+    notification and `error` say why).
+    """
+    endedAt: str
+    """When it ended.
+
+    @format date-time
+    """
+    error: NotRequired[GenerationError]
+    """With outcome "error": why it failed."""
+
+
 class LastError(GenerationError, TypedDict):
     """The most recent error of the conversation's generations."""
 
@@ -316,7 +333,9 @@ class ConversationState(TypedDict):
     @minimum 0
     """
     lastError: LastError | None
-    """Last generation error, cleared when a generation succeeds."""
+    """Last generation error, cleared when a generation succeeds. Survives a restart."""
+    lastGeneration: ConversationStateLastGeneration | None
+    """How the most recent generation ended; null before the first one ends. Survives a restart."""
     seq: int
     """Seq of the latest event of this conversation; subscribe with afterSeq = this to miss nothing.
 
@@ -481,6 +500,74 @@ No parameters.
 """
 
 
+class ServerStatusResultTotalsGenerations(TypedDict):
+    completed: int
+    """Generations that completed.
+
+    @minimum 0
+    """
+    interrupted: int
+    """Generations interrupted (interrupt, delete, shutdown).
+
+    @minimum 0
+    """
+    error: int
+    """Generations that failed.
+
+    @minimum 0
+    """
+
+
+class ServerStatusResultTotalsToolCalls(TypedDict):
+    completed: int
+    """Tool calls that succeeded.
+
+    @minimum 0
+    """
+    failed: int
+    """Tool calls that failed (including refused and unknown tools).
+
+    @minimum 0
+    """
+    skipped: int
+    """Tool calls not run (declined, interrupted, timed out, maxIterations).
+
+    @minimum 0
+    """
+
+
+class ServerStatusResultTotals(TypedDict):
+    generations: ServerStatusResultTotalsGenerations
+    """Generations ended since start, by outcome."""
+    toolCalls: ServerStatusResultTotalsToolCalls
+    """Tool calls settled since start, by outcome."""
+    modelCalls: int
+    """Model calls that finished.
+
+    @minimum 0
+    """
+    promptTokens: int
+    """Prompt tokens reported by the endpoint.
+
+    @minimum 0
+    """
+    completionTokens: int
+    """Completion tokens reported by the endpoint.
+
+    @minimum 0
+    """
+    framesSent: int
+    """WebSocket frames (replies and notifications) sent to clients.
+
+    @minimum 0
+    """
+    slowConsumersDropped: int
+    """Connections terminated because they stopped reading (send backlog over limits.maxBufferedBytes).
+
+    @minimum 0
+    """
+
+
 class ServerStatusResultMcp(TypedDict):
     servers: int
     """MCP servers declared (configuration file and mcp.add), disabled ones included."""
@@ -504,6 +591,10 @@ class ServerStatusResult(TypedDict):
 
     version: str
     """Server version."""
+    instanceId: str
+    """This server's id: generated once per data dir and kept in <dataDir>/instance.json, so it stays
+    the same across restarts.
+    """
     uptimeMs: float
     """Milliseconds since the server started."""
     connections: int
@@ -516,8 +607,15 @@ class ServerStatusResult(TypedDict):
     """Conversations held in memory."""
     conversationsStored: int
     """Conversations in the store."""
+    conversationsActive: int
+    """Loaded conversations with a generation running or tool calls waiting for a decision."""
     generations: int
     """Generations running now."""
+    pendingToolCalls: int
+    """Tool calls of running generations waiting for tool.confirm now."""
+    totals: ServerStatusResultTotals
+    """Counts since this process started (they restart at 0 with it; GET /metrics serves the same).
+    """
     damagedConversations: list[DamagedConversationEntry]
     """Stored conversations found damaged so far (checked in the background from start-up, and on every
     load).
@@ -1137,6 +1235,75 @@ class InterruptResult(TypedDict):
     """
 
 
+class GenerationWaitParams(TypedDict):
+    """Parameters of generation.wait."""
+
+    conversationId: str
+    """Conversation id, as returned by conversation.create (e.g. "c_7f3a…"): 1–128 of A–Z, a–z, 0–9, _
+    and -.
+
+    @pattern ^[A-Za-z0-9_-]{1,128}$
+    """
+    generationId: NotRequired[str]
+    """The generation to wait for (from step). Default: the running one, or else the most recent one.
+    The last 16 generations of a conversation can be waited on after they ended; an older or unknown
+    id is INVALID_PARAMS naming generationId.
+
+    @minLength 1
+    @maxLength 200
+    """
+    timeoutMs: NotRequired[int]
+    """Longest wait in milliseconds (0–600000, default 60000); when it passes the answer is { done:
+    false }, not an error. 0 only looks.
+
+    @minimum 0
+    @maximum 600000
+    """
+
+
+class GenerationWaitResultVariant1(TypedDict):
+    done: Literal[True]
+    """The generation has ended."""
+    generationId: str
+    """The generation waited for."""
+    outcome: Literal["completed", "interrupted", "error"]
+    """completed: the model answered without tools (or maxIterations was reached). interrupted:
+    `interrupt`, a delete or a server shutdown stopped it. error: it failed (the `error`
+    notification and `error` say why).
+    """
+    error: NotRequired[GenerationError]
+    """With outcome "error": why it failed (as the `error` notification said)."""
+    finalRecord: MessageRecord | None
+    """The last assistant message the generation stored (its answer; partial text when interrupted);
+    null when it stored none.
+    """
+    usage: TokenUsage | None
+    """Tokens of all its model calls added up; null when the endpoint reported none."""
+    modelCalls: int
+    """Model calls it made.
+
+    @minimum 0
+    """
+    endedAt: str
+    """When it ended.
+
+    @format date-time
+    """
+
+
+class GenerationWaitResultVariant2(TypedDict):
+    done: Literal[False]
+    """The generation is still running after timeoutMs."""
+    generationId: str
+    """The generation waited for; wait again with this id."""
+
+
+GenerationWaitResult: TypeAlias = GenerationWaitResultVariant1 | GenerationWaitResultVariant2
+"""Result of generation.wait: { done: true, outcome, … } once the generation has ended, or { done:
+false } when timeoutMs passed first.
+"""
+
+
 class ToolConfirmParams(TypedDict):
     """Parameters of tool.confirm: the decision on one pending tool call."""
 
@@ -1548,7 +1715,8 @@ class MessageAddedNotification(ConversationEventBase, TypedDict):
 
 class ConversationUpdatedNotification(ConversationEventBase, TypedDict):
     """Params of the `conversation_updated` notification: Conversation metadata changed or the
-    conversation was deleted.
+    conversation was deleted. While a generation runs, a changed model or setting applies from its
+    next model call (see conversation.update).
 
     The conversation's metadata changed (update, or delete).
     """
