@@ -1,6 +1,8 @@
 import { readFile } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { join } from "node:path";
 import { SERVER_VERSION } from "../server-version.js";
+import { findWebDir, WEB_CSP, WEB_FILES } from "./web-client-files.js";
 
 let openrpcCache: Promise<string> | undefined;
 
@@ -20,8 +22,16 @@ function loadOpenRpc(): Promise<string> {
   return openrpcCache;
 }
 
-/** Plain HTTP on the WebSocket's port: health and the API description. */
-export function handleHttp(request: IncomingMessage, response: ServerResponse, startedAt: number): void {
+/**
+ * Plain HTTP on the WebSocket's port: health, the API description and the web
+ * client. `webDir` is where the built client is (found next to this module by default).
+ */
+export function handleHttp(
+  request: IncomingMessage,
+  response: ServerResponse,
+  startedAt: number,
+  webDir: () => Promise<string | undefined> = findWebDir,
+): void {
   const path = new URL(request.url ?? "/", "http://x").pathname;
   const send = (status: number, body: string, type = "application/json") => {
     response.writeHead(status, { "content-type": type, "cache-control": "no-store" });
@@ -42,5 +52,35 @@ export function handleHttp(request: IncomingMessage, response: ServerResponse, s
     );
     return;
   }
-  send(404, JSON.stringify({ error: "not found", routes: ["/healthz", "/openrpc.json", "WebSocket upgrade on /"] }));
+  const web = WEB_FILES[path];
+  if (web) {
+    serveWebFile(response, web, webDir);
+    return;
+  }
+  send(404, JSON.stringify({ error: "not found", routes: ["/ (web client)", "/healthz", "/openrpc.json", "WebSocket upgrade on /"] }));
+}
+
+function serveWebFile(response: ServerResponse, web: { file: string; type: string }, webDir: () => Promise<string | undefined>): void {
+  const fail = (status: number, text: string) => {
+    response.writeHead(status, { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" });
+    response.end(text);
+  };
+  webDir()
+    .then((dir) => (dir === undefined ? undefined : readFile(join(dir, web.file))))
+    .then(
+      (body) => {
+        // Tests and development run from source, where nothing has been bundled yet.
+        if (body === undefined) return fail(503, "web client not built: run npm run build\n");
+        response.writeHead(200, {
+          "content-type": web.type,
+          "content-length": body.length,
+          "cache-control": "no-cache",
+          "content-security-policy": WEB_CSP,
+          "x-content-type-options": "nosniff",
+          "referrer-policy": "no-referrer",
+        });
+        response.end(body);
+      },
+      () => fail(500, `web client file ${web.file} could not be read\n`),
+    );
 }
