@@ -1,0 +1,275 @@
+/**
+ * The web client, end to end: the server serves the bundled app (built here
+ * with the same `npm run bundle:web` that `npm run build` runs), and a real
+ * Chromium, driven by playwright-core, uses it against the fake model —
+ * create a conversation, stream an answer, approve and edit tools on their
+ * cards, lose the socket (dropped by the server's side of TCP) and come back
+ * with nothing lost or doubled, and enter a token when the server needs one.
+ *
+ * Without /usr/bin/chromium the browser tests are skipped, and say so.
+ */
+import { execFile } from "node:child_process";
+import { subscribe, unsubscribe } from "node:diagnostics_channel";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { handleHttp } from "../src/transport/http-routes.js";
+import { WEB_CSP } from "../src/transport/web-client-files.js";
+import { useAgentFixture } from "./harness/agent-fixture.js";
+import { startTestServer } from "./harness/test-server.js";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const CHROMIUM = "/usr/bin/chromium";
+const hasBrowser = existsSync(CHROMIUM);
+if (!hasBrowser) console.log(`web-client.test.ts: ${CHROMIUM} not found, the browser tests are SKIPPED (apt-get install -y chromium)`);
+
+/** expect.poll with room for a loaded machine (its default gives up after 1 s). */
+const until = <T>(fn: () => T | Promise<T>, options: { timeout?: number } = {}) => expect.poll(fn, { timeout: 5000, ...options });
+
+const httpBase = (wsUrl: string) => wsUrl.replace(/^ws:/, "http:").replace(/\/$/, "");
+
+beforeAll(async () => {
+  await promisify(execFile)("npm", ["run", "bundle:web", "--silent"], { cwd: root });
+}, 60_000);
+
+const fx = useAgentFixture();
+
+describe("serving the web client", () => {
+  it("serves index.html, app.js and app.css with their content types and a CSP; other paths stay 404", async () => {
+    const base = httpBase(fx.server.url);
+    for (const [path, type] of [
+      ["/", "text/html"],
+      ["/index.html", "text/html"],
+      ["/app.js", "text/javascript"],
+      ["/app.css", "text/css"],
+    ]) {
+      const response = await fetch(base + path);
+      expect(response.status, path).toBe(200);
+      expect(response.headers.get("content-type"), path).toContain(type);
+      expect(response.headers.get("content-security-policy"), path).toBe(WEB_CSP);
+      expect(response.headers.get("x-content-type-options"), path).toBe("nosniff");
+      expect((await response.text()).length, path).toBeGreaterThan(100);
+    }
+    expect(WEB_CSP).toContain("default-src 'self'");
+    expect(WEB_CSP).toContain("frame-ancestors 'none'");
+    // Only the fixed names are files: nothing else of dist/ or the disk is reachable.
+    for (const path of ["/web/index.html", "/../package.json", "/app.js.map", "/%2e%2e/package.json"]) {
+      expect((await fetch(base + path)).status, path).toBe(404);
+    }
+    expect((await fetch(`${base}/healthz`)).status).toBe(200);
+  });
+
+  it("answers 503 with a plain reason when the client was never built", async () => {
+    const empty = mkdtempSync(join(tmpdir(), "agentwire-no-web-"));
+    const server: Server = createServer((req, res) => handleHttp(req, res, Date.now(), async () => undefined));
+    await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+    try {
+      const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+      expect(response.status).toBe(503);
+      expect(await response.text()).toBe("web client not built: run npm run build\n");
+    } finally {
+      await new Promise((done) => server.close(done));
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
+});
+
+const LAUNCH_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
+/**
+ * Every TCP connection the server accepts on `port`, seen through Node's
+ * `net.server.socket` diagnostics channel: the test can cut them from the
+ * server's side, and refuse new ones for a while, without touching the server.
+ */
+function watchServerSockets(port: number) {
+  const sockets = new Set<Socket>();
+  let refusing = false;
+  const onSocket = (message: unknown) => {
+    const socket = (message as { socket: Socket }).socket;
+    if (socket.localPort !== port) return;
+    if (refusing) return void socket.destroy();
+    sockets.add(socket);
+    socket.once("close", () => sockets.delete(socket));
+  };
+  subscribe("net.server.socket", onSocket);
+  return {
+    /** Cut every open connection and refuse new ones until `allow()`. */
+    dropAll() {
+      refusing = true;
+      for (const socket of sockets) socket.destroy();
+    },
+    allow() {
+      refusing = false;
+    },
+    dispose: () => unsubscribe("net.server.socket", onSocket),
+  };
+}
+
+describe.skipIf(!hasBrowser)("in Chromium", () => {
+  let browser: Browser;
+  beforeAll(async () => {
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: LAUNCH_ARGS });
+  }, 30_000);
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  /** A fresh page (its own storage), with page errors collected: any is a failure. */
+  async function openPage(url: string): Promise<{ page: Page; errors: string[]; sent: string[] }> {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const errors: string[] = [];
+    const sent: string[] = [];
+    page.on("pageerror", (error) => errors.push(error.message));
+    page.on("console", (message) => message.type() === "error" && errors.push(message.text()));
+    page.on("websocket", (socket) => socket.on("framesent", (frame) => sent.push(String(frame.payload))));
+    await page.goto(url);
+    return { page, errors, sent };
+  }
+
+  it(
+    "chats with the model, runs a confirmed and an edited tool call, and survives a dropped socket with nothing lost or doubled",
+    async () => {
+      const base = httpBase(fx.server.url);
+      const port = Number(new URL(base).port);
+      const sockets = watchServerSockets(port);
+      const finalChunks = ["Part one", ", part two", ", part three", ", part four", ", part five."];
+      fx.fake.enqueue(
+        {
+          kind: "reply",
+          text: ["Let me look."],
+          toolCalls: [
+            { id: "call_a", name: "shell", args: JSON.stringify({ command: "echo web-confirmed" }) },
+            { id: "call_b", name: "shell", args: JSON.stringify({ command: "echo proposed" }) },
+          ],
+        },
+        {
+          kind: "reply",
+          text: ["The **answer** is 42. ", '<img src=x onerror="window.__pwned=1">', " [link](javascript:window.__pwned=2)"],
+        },
+        { kind: "reply", text: finalChunks, delayMs: 80 },
+      );
+      const { page, errors, sent } = await openPage(`${base}/`);
+      try {
+        await until(() => page.textContent("#status")).toBe("connected");
+        await page.click("#new");
+        await page.waitForSelector("#conversations li.active");
+        await page.fill("#input", "What is the answer?");
+        await page.click("#send");
+        // First card: confirm as proposed.
+        const cardA = page.locator('[data-tool-call-id="call_a"]');
+        await cardA.getByRole("button", { name: "Confirm" }).click();
+        await until(() => cardA.getAttribute("data-status")).toBe("completed");
+        await until(() => cardA.locator(".tool-output").textContent()).toContain("web-confirmed");
+
+        // Second card: edit; bad JSON is caught in the page before anything is sent.
+        const cardB = page.locator('[data-tool-call-id="call_b"]');
+        await cardB.getByRole("button", { name: "Edit" }).click();
+        await cardB.locator("textarea").fill("{ not json");
+        await cardB.getByRole("button", { name: "Run edited" }).click();
+        await until(() => cardB.locator(".tool-error").textContent()).toContain("not valid JSON");
+        expect(await cardB.getAttribute("data-status")).toBe("pending");
+        await cardB.locator("textarea").fill('["an array"]');
+        await cardB.getByRole("button", { name: "Run edited" }).click();
+        await until(() => cardB.locator(".tool-error").textContent()).toContain("must be a JSON object");
+        await cardB.locator("textarea").fill(JSON.stringify({ command: "echo web-edited" }));
+        await cardB.getByRole("button", { name: "Run edited" }).click();
+        await until(() => cardB.getAttribute("data-status")).toBe("completed");
+        expect(await cardB.locator(".tool-status").textContent()).toBe("completed (edited)");
+        // The answer, rendered as markdown, with the model's HTML shown as text and its script link inert.
+        const answer = page.locator(".message.assistant", { hasText: "is 42" });
+        await until(() => answer.locator("strong").textContent()).toBe("answer");
+        expect(await answer.textContent()).toContain('<img src=x onerror="window.__pwned=1">');
+        expect(await page.locator(".messages img").count()).toBe(0);
+        expect(await page.locator('a[href^="javascript"]').count()).toBe(0);
+        expect(await page.evaluate(() => (window as { __pwned?: number }).__pwned)).toBeUndefined();
+
+        // What the model received: the confirmed output, and the edited command's output, not the proposed one.
+        const toolMessages = fx.fake.requests[1].messages.filter((m) => m.role === "tool").map((m) => String(m.content));
+        expect(toolMessages).toHaveLength(2);
+        expect(toolMessages[0]).toContain("web-confirmed");
+        expect(toolMessages[1]).toContain("web-edited");
+        expect(toolMessages.join("")).not.toContain("proposed");
+        const generating = () => page.evaluate(() => document.body.dataset.generating);
+        await until(generating).toBe("false");
+
+        // Second turn: the socket is cut while the answer streams, and stays unreachable until it is finished.
+        await page.fill("#input", "Tell me in parts.");
+        await page.click("#send");
+        await page.waitForSelector(".message.streaming >> text=Part one");
+        const conversationId = decodeURIComponent(new URL(page.url()).hash.slice(1));
+        sockets.dropAll();
+        await until(() => page.textContent("#status")).toBe("reconnecting…");
+        await expect
+          .poll(async () => (await fx.client.conversation.get({ conversationId })).state.generating, { timeout: 5000 })
+          .toBe(false);
+        sockets.allow();
+        await until(() => page.textContent("#status"), { timeout: 8000 }).toBe("connected");
+
+        // Resumed with afterSeq (a replay, not a reload): on the last socket, the page
+        // subscribed after the last event it had seen and never re-read the conversation.
+        const frames = sent.map((f) => JSON.parse(f) as { method?: string; params?: Record<string, unknown> });
+        const lastSocket = frames.slice(frames.findLastIndex((f) => f.method === "initialize"));
+        const resumed = lastSocket.find((f) => f.method === "conversation.subscribe");
+        expect(resumed?.params, JSON.stringify(lastSocket)).toMatchObject({ conversationId, afterSeq: expect.any(Number) });
+        expect(resumed!.params!.afterSeq).toBeGreaterThan(0);
+        expect(lastSocket.filter((f) => f.method === "conversation.get")).toEqual([]);
+
+        const finalText = finalChunks.join("");
+        await until(() => page.locator(".message.assistant", { hasText: "Part one" }).textContent()).toContain(finalText);
+        // Nothing doubled: exactly the stored messages, once each, and no streaming bubble left over.
+        const got = await fx.client.conversation.get({ conversationId, includeRecords: true });
+        const stored = got.records!.filter((r) => r.type === "message").map((r) => r.id);
+        const shown = await page.locator(".message").evaluateAll((nodes) => nodes.map((n) => (n as HTMLElement).dataset.recordId));
+        expect(shown).toEqual(stored);
+        expect(await page.locator(".message", { hasText: finalText }).count()).toBe(1);
+        expect(await page.locator(".tool-card").count()).toBe(2);
+        await until(generating).toBe("false");
+        // The cut and the refused attempts are logged by Chromium; anything else is a page error.
+        expect(errors.filter((e) => !e.startsWith("WebSocket connection to"))).toEqual([]);
+      } finally {
+        sockets.dispose();
+        await page.context().close();
+      }
+    },
+    20_000,
+  );
+
+  it("asks for the token when the server needs one, and connects with it", async () => {
+    const server = await startTestServer({ token: "web-secret" });
+    const { page, errors, sent } = await openPage(`${httpBase(server.url)}/`);
+    try {
+      const form = page.locator("#token-form");
+      await until(() => form.isVisible()).toBe(true);
+      expect(await page.textContent("#status")).toBe("cannot connect, retrying…");
+      expect(sent).toEqual([]); // never got a socket to send on
+      await page.fill("#token", "web-secret");
+      await page.click("#token-form button");
+      await until(() => page.textContent("#status")).toBe("connected");
+      expect(await form.isVisible()).toBe(false);
+      await page.click("#new");
+      await page.waitForSelector("#conversations li.active");
+      expect((await server.connect({ token: "web-secret" }).then((c) => c.conversation.list())).data).toHaveLength(1);
+      // The refused attempts are not page errors worth failing on; anything else is.
+      expect(errors.filter((e) => !e.startsWith("WebSocket connection to"))).toEqual([]);
+    } finally {
+      await page.context().close();
+      await server.close();
+    }
+  }, 15_000);
+});
