@@ -37,6 +37,8 @@ export interface ServerParts {
   log?: Logger;
   /** MCP connection settings (timeouts, reconnection backoff); tests shorten them. */
   mcp?: McpManagerOptions;
+  /** The built web client served on / (default: dist/web next to the code); tests build their own. */
+  webDir?: string;
 }
 
 export interface RunningServer {
@@ -118,7 +120,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
     initializeTimeoutMs: config.initializeTimeoutMs,
     maxInFlight: config.maxInFlightPerConnection,
   };
-  const http = createHttpServer((req, res) => handleHttp(req, res, startedAt));
+  const http = createHttpServer((req, res) => handleHttp(req, res, startedAt, parts.webDir));
   http.on("clientError", (_error, socket) => socket.destroy());
   // Raw TCP connections (upgraded or not) beyond this are dropped at once; the
   // headroom over the WebSocket cap keeps /healthz answering when it is full.

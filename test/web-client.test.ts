@@ -1,6 +1,7 @@
 /**
- * The web client, end to end: the server serves the bundled app (built here
- * with the same `npm run bundle:web` that `npm run build` runs), and a real
+ * The web client, end to end: the server serves the bundled app (built here,
+ * into a directory of this test's own, by the build that `npm run bundle:web`
+ * runs), and a real
  * Chromium, driven by playwright-core, uses it against the fake model —
  * create a conversation, stream an answer, approve and edit tools on their
  * cards, lose the socket (dropped by the server's side of TCP) and come back
@@ -8,23 +9,22 @@
  *
  * Without /usr/bin/chromium the browser tests are skipped, and say so.
  */
-import { execFile } from "node:child_process";
 import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
+import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildWebClient } from "../clients/web/build.js";
+import type { AgentwireClient } from "../clients/typescript/index.js";
+import { OpenAIProvider } from "../src/llm/openai-provider.js";
 import { handleHttp } from "../src/transport/http-routes.js";
 import { WEB_CSP } from "../src/transport/web-client-files.js";
-import { useAgentFixture } from "./harness/agent-fixture.js";
-import { startTestServer } from "./harness/test-server.js";
+import { startFakeOpenAI, type FakeOpenAI } from "./fake-openai/server.js";
+import { startTestServer, type TestServer } from "./harness/test-server.js";
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const CHROMIUM = "/usr/bin/chromium";
 const hasBrowser = existsSync(CHROMIUM);
 if (!hasBrowser) console.log(`web-client.test.ts: ${CHROMIUM} not found, the browser tests are SKIPPED (apt-get install -y chromium)`);
@@ -34,11 +34,32 @@ const until = <T>(fn: () => T | Promise<T>, options: { timeout?: number } = {}) 
 
 const httpBase = (wsUrl: string) => wsUrl.replace(/^ws:/, "http:").replace(/\/$/, "");
 
-beforeAll(async () => {
-  await promisify(execFile)("npm", ["run", "bundle:web", "--silent"], { cwd: root });
-}, 60_000);
+/** The server under test, the fake model behind it, and a client of the test's own (in memory). */
+const fx = {} as { fake: FakeOpenAI; server: TestServer; client: AgentwireClient; webDir: string; tmp: string };
 
-const fx = useAgentFixture();
+beforeAll(async () => {
+  fx.tmp = mkdtempSync(join(tmpdir(), "agentwire-web-"));
+  fx.webDir = join(fx.tmp, "web");
+  const { sizes } = await buildWebClient(fx.webDir);
+  console.log(`web client bundle: app.js ${sizes["app.js"]} bytes, app.css ${sizes["app.css"]} bytes (minified)`);
+  fx.fake = await startFakeOpenAI({ apiKey: "test-key" });
+  fx.server = await startTestServer(
+    { model: "fake-model" },
+    {
+      webDir: fx.webDir,
+      provider: async () => new OpenAIProvider({ apiKey: "test-key", baseURL: fx.fake.url, retryBaseDelayMs: 10, retryMaxDelayMs: 20 }),
+    },
+  );
+  fx.client = await fx.server.connectInMemory();
+}, 30_000);
+
+afterAll(async () => {
+  await fx.server?.close();
+  await fx.fake?.close();
+  if (fx.tmp) rmSync(fx.tmp, { recursive: true, force: true });
+  // No request may have been one the real API would refuse.
+  expect(fx.fake?.rejected ?? []).toEqual([]);
+});
 
 describe("serving the web client", () => {
   it("serves index.html, app.js and app.css with their content types and a CSP; other paths stay 404", async () => {
@@ -67,7 +88,7 @@ describe("serving the web client", () => {
 
   it("answers 503 with a plain reason when the client was never built", async () => {
     const empty = mkdtempSync(join(tmpdir(), "agentwire-no-web-"));
-    const server: Server = createServer((req, res) => handleHttp(req, res, Date.now(), async () => undefined));
+    const server: Server = createServer((req, res) => handleHttp(req, res, Date.now(), empty));
     await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
     try {
       const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);

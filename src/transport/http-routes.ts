@@ -24,14 +24,9 @@ function loadOpenRpc(): Promise<string> {
 
 /**
  * Plain HTTP on the WebSocket's port: health, the API description and the web
- * client. `webDir` is where the built client is (found next to this module by default).
+ * client. `webDir` is where the built client is (default: dist/web, found next to this module).
  */
-export function handleHttp(
-  request: IncomingMessage,
-  response: ServerResponse,
-  startedAt: number,
-  webDir: () => Promise<string | undefined> = findWebDir,
-): void {
+export function handleHttp(request: IncomingMessage, response: ServerResponse, startedAt: number, webDir?: string): void {
   const path = new URL(request.url ?? "/", "http://x").pathname;
   const send = (status: number, body: string, type = "application/json") => {
     response.writeHead(status, { "content-type": type, "cache-control": "no-store" });
@@ -54,33 +49,36 @@ export function handleHttp(
   }
   const web = WEB_FILES[path];
   if (web) {
-    serveWebFile(response, web, webDir);
+    void serveWebFile(response, web, webDir);
     return;
   }
   send(404, JSON.stringify({ error: "not found", routes: ["/ (web client)", "/healthz", "/openrpc.json", "WebSocket upgrade on /"] }));
 }
 
-function serveWebFile(response: ServerResponse, web: { file: string; type: string }, webDir: () => Promise<string | undefined>): void {
+async function serveWebFile(response: ServerResponse, web: { file: string; type: string }, webDir: string | undefined): Promise<void> {
   const fail = (status: number, text: string) => {
     response.writeHead(status, { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" });
     response.end(text);
   };
-  webDir()
-    .then((dir) => (dir === undefined ? undefined : readFile(join(dir, web.file))))
-    .then(
-      (body) => {
-        // Tests and development run from source, where nothing has been bundled yet.
-        if (body === undefined) return fail(503, "web client not built: run npm run build\n");
-        response.writeHead(200, {
-          "content-type": web.type,
-          "content-length": body.length,
-          "cache-control": "no-cache",
-          "content-security-policy": WEB_CSP,
-          "x-content-type-options": "nosniff",
-          "referrer-policy": "no-referrer",
-        });
-        response.end(body);
-      },
-      () => fail(500, `web client file ${web.file} could not be read\n`),
-    );
+  let body: Buffer;
+  try {
+    const dir = webDir ?? (await findWebDir());
+    // Tests and development run from source, where nothing has been bundled yet.
+    if (dir === undefined) return fail(503, NOT_BUILT);
+    body = await readFile(join(dir, web.file));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return fail(503, NOT_BUILT);
+    return fail(500, `web client file ${web.file} could not be read\n`);
+  }
+  response.writeHead(200, {
+    "content-type": web.type,
+    "content-length": body.length,
+    "cache-control": "no-cache",
+    "content-security-policy": WEB_CSP,
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+  });
+  response.end(body);
 }
+
+const NOT_BUILT = "web client not built: run npm run build\n";
