@@ -17,10 +17,11 @@ export const WEB_FILES: Readonly<Record<string, { file: string; type: string }>>
 
 /**
  * The page may load only its own script and style and talk only to this
- * server; it may not be framed (a framed approval button could be clickjacked).
+ * server ('self' covers ws:/wss: to the same host and port in current
+ * browsers); it may not be framed (a framed approval button could be clickjacked).
  */
 export const WEB_CSP =
-  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self' ws: wss:; " +
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
   "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 /**
