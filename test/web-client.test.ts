@@ -236,12 +236,12 @@ describe.skipIf(!hasBrowser)("in Chromium", () => {
         const conversationId = decodeURIComponent(new URL(page.url()).hash.slice(1));
         sockets.dropAll();
         await until(() => page.textContent("#status")).toBe("reconnecting…");
-        await expect
-          .poll(async () => (await fx.client.conversation.get({ conversationId })).state.generating, { timeout: 5000 })
-          .toBe(false);
+        await until(async () => (await fx.client.conversation.get({ conversationId })).state.generating).toBe(false);
         sockets.allow();
         await until(() => page.textContent("#status"), { timeout: 8000 }).toBe("connected");
 
+        const finalText = finalChunks.join("");
+        await until(() => page.locator(".message.assistant", { hasText: "Part one" }).textContent()).toContain(finalText);
         // Resumed with afterSeq (a replay, not a reload): on the last socket, the page
         // subscribed after the last event it had seen and never re-read the conversation.
         const frames = sent.map((f) => JSON.parse(f) as { method?: string; params?: Record<string, unknown> });
@@ -251,8 +251,6 @@ describe.skipIf(!hasBrowser)("in Chromium", () => {
         expect(resumed!.params!.afterSeq).toBeGreaterThan(0);
         expect(lastSocket.filter((f) => f.method === "conversation.get")).toEqual([]);
 
-        const finalText = finalChunks.join("");
-        await until(() => page.locator(".message.assistant", { hasText: "Part one" }).textContent()).toContain(finalText);
         // Nothing doubled: exactly the stored messages, once each, and no streaming bubble left over.
         const got = await fx.client.conversation.get({ conversationId, includeRecords: true });
         const stored = got.records!.filter((r) => r.type === "message").map((r) => r.id);
@@ -261,6 +259,19 @@ describe.skipIf(!hasBrowser)("in Chromium", () => {
         expect(await page.locator(".message", { hasText: finalText }).count()).toBe(1);
         expect(await page.locator(".tool-card").count()).toBe(2);
         await until(generating).toBe("false");
+
+        // Third turn: the Interrupt button ends a reply that stalls mid-stream; its partial text is kept.
+        fx.fake.enqueue({ kind: "reply", text: ["Thinking about", " it forever"], hangAfter: 1 });
+        await page.fill("#input", "Think hard.");
+        await page.click("#send");
+        await page.waitForSelector(".message.streaming >> text=Thinking about");
+        await page.click("#interrupt");
+        await until(() => page.locator(".notice").last().textContent()).toBe("interrupted (streaming)");
+        await until(generating).toBe("false");
+        expect(await page.isVisible("#interrupt")).toBe(false);
+        expect((await fx.client.conversation.get({ conversationId })).state.generating).toBe(false);
+        await until(() => page.locator(".message.assistant").last().textContent()).toContain("Thinking about");
+        expect(await page.locator(".message.streaming").count()).toBe(0);
         // The cut and the refused attempts are logged by Chromium; anything else is a page error.
         expect(errors.filter((e) => !e.startsWith("WebSocket connection to"))).toEqual([]);
       } finally {
@@ -271,8 +282,10 @@ describe.skipIf(!hasBrowser)("in Chromium", () => {
     20_000,
   );
 
-  it("asks for the token when the server needs one, and connects with it", async () => {
-    const server = await startTestServer({ token: "web-secret" });
+  it("asks for the token when the server needs one, keeps it for reconnecting, and reloads when the missed events are gone (resync)", async () => {
+    // Two events of replay log: a short absence already misses more than the server keeps.
+    const server = await startTestServer({ token: "web-secret", eventLogSize: 2 }, { webDir: fx.webDir });
+    const sockets = watchServerSockets(server.server.port);
     const { page, errors, sent } = await openPage(`${httpBase(server.url)}/`);
     try {
       const form = page.locator("#token-form");
@@ -285,12 +298,34 @@ describe.skipIf(!hasBrowser)("in Chromium", () => {
       expect(await form.isVisible()).toBe(false);
       await page.click("#new");
       await page.waitForSelector("#conversations li.active");
-      expect((await server.connect({ token: "web-secret" }).then((c) => c.conversation.list())).data).toHaveLength(1);
-      // The refused attempts are not page errors worth failing on; anything else is.
+      const conversationId = decodeURIComponent(new URL(page.url()).hash.slice(1));
+      const other = await server.connectInMemory({ token: "web-secret" });
+      expect((await other.conversation.list()).data.map((c) => c.id)).toEqual([conversationId]);
+      await other.message.append({ conversationId, role: "user", content: "note 0" });
+      await page.waitForSelector(".message.user >> text=note 0");
+
+      // While the page is away, another client adds more than the replay log holds.
+      sockets.dropAll();
+      await until(() => page.textContent("#status")).toBe("reconnecting…");
+      for (let i = 1; i <= 4; i++) await other.message.append({ conversationId, role: "user", content: `note ${i}` });
+      sockets.allow();
+      await until(() => page.textContent("#status"), { timeout: 8000 }).toBe("connected");
+      await until(() => page.locator(".message.user").allTextContents()).toEqual(["usernote 0", "usernote 1", "usernote 2", "usernote 3", "usernote 4"]);
+
+      const frames = sent.map((f) => JSON.parse(f) as { method?: string; params?: Record<string, unknown> });
+      const lastSocket = frames.slice(frames.findLastIndex((f) => f.method === "initialize"));
+      expect(lastSocket.map((f) => f.method).filter((m) => m?.startsWith("conversation.s") || m === "conversation.get")).toEqual([
+        "conversation.subscribe",
+        "conversation.get",
+      ]);
+      expect(lastSocket.find((f) => f.method === "conversation.subscribe")!.params!.afterSeq).toBeGreaterThan(0);
+      // Every socket the page opened carried the token (the server refuses any other).
+      expect(frames.filter((f) => f.method === "initialize").length).toBeGreaterThanOrEqual(2);
       expect(errors.filter((e) => !e.startsWith("WebSocket connection to"))).toEqual([]);
     } finally {
+      sockets.dispose();
       await page.context().close();
       await server.close();
     }
-  }, 15_000);
+  }, 20_000);
 });

@@ -60,7 +60,7 @@ async function onConnectionState(state: ConnectionState): Promise<void> {
   client = state.client;
   everConnected = true;
   tokenForm.hidden = true;
-  statusNode.textContent = "connected";
+  statusNode.textContent = "resuming…";
   client.onAny((method, params) => {
     if (method === "conversation_updated") {
       if (params.deleted) conversations.delete(params.conversationId);
@@ -69,9 +69,22 @@ async function onConnectionState(state: ConnectionState): Promise<void> {
     }
     if (view && "conversationId" in params && params.conversationId === view.conversationId) view.apply(method, params);
   });
-  await refreshList();
-  if (view) await resume(view);
-  else if (location.hash.length > 1) await open(decodeURIComponent(location.hash.slice(1)));
+  try {
+    await refreshList();
+    if (view) await resume(view);
+    else if (location.hash.length > 1) await open(decodeURIComponent(location.hash.slice(1)));
+  } catch (error) {
+    // A socket that drops while resuming is retried by the connection; anything else
+    // (the open conversation was deleted meanwhile, say) closes the view and says why.
+    if (client !== state.client || state.client.closed) return;
+    view = undefined;
+    titleNode.textContent = "No conversation open";
+    mainNode.replaceChildren(el("p", { class: "hint", text: error instanceof Error ? error.message : String(error) }));
+    history.replaceState(null, "", location.pathname + location.search);
+    renderList();
+  }
+  // "connected" only once the open conversation is caught up.
+  if (client === state.client) statusNode.textContent = "connected";
   updateControls();
 }
 
