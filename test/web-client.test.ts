@@ -279,7 +279,7 @@ describe.skipIf(!hasBrowser)("in Chromium", () => {
         await page.context().close();
       }
     },
-    20_000,
+    30_000,
   );
 
   it("asks for the token when the server needs one, keeps it for reconnecting, and reloads when the missed events are gone (resync)", async () => {
@@ -327,5 +327,5 @@ describe.skipIf(!hasBrowser)("in Chromium", () => {
       await page.context().close();
       await server.close();
     }
-  }, 20_000);
+  }, 30_000);
 });

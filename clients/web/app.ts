@@ -9,6 +9,7 @@ import type { AgentwireClient, Conversation } from "../typescript/index.js";
 import { Connection, type ConnectionState } from "./connection.js";
 import { ConversationView } from "./conversation-view.js";
 import { button, el } from "./dom.js";
+import type { ToolDecision } from "./tool-card.js";
 
 const TOKEN_KEY = "agentwire.token";
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -136,7 +137,7 @@ async function open(conversationId: string): Promise<void> {
   updateControls();
 }
 
-async function decide(conversationId: string, toolCallId: string, decision: Parameters<ConstructorParameters<typeof ConversationView>[1]>[1]) {
+async function decide(conversationId: string, toolCallId: string, decision: ToolDecision): Promise<void> {
   if (!client) throw new Error("not connected; waiting to reconnect");
   await client.tool.confirm({ conversationId, toolCallId, ...decision });
 }
