@@ -30,13 +30,10 @@ export class Connection {
   #client: AgentwireClient | undefined;
   #attempt = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
-  #stopped = false;
+  /** An attempt is under way: a second one would open a second socket. */
+  #connecting = false;
 
   constructor(private readonly options: ConnectionOptions) {}
-
-  get client(): AgentwireClient | undefined {
-    return this.#client;
-  }
 
   start(): void {
     this.options.onState({ kind: "connecting" });
@@ -45,13 +42,14 @@ export class Connection {
 
   /** Try again now (e.g. after a token was entered) instead of waiting for the backoff. */
   retryNow(): void {
-    if (this.#client || this.#stopped) return;
+    if (this.#client || this.#connecting) return;
     clearTimeout(this.#timer);
     void this.#connect();
   }
 
   async #connect(): Promise<void> {
     this.#timer = undefined;
+    this.#connecting = true;
     let client: AgentwireClient;
     try {
       client = await AgentwireClient.connect(this.options.url, {
@@ -62,10 +60,8 @@ export class Connection {
     } catch {
       this.#scheduleRetry(true);
       return;
-    }
-    if (this.#stopped) {
-      void client.close();
-      return;
+    } finally {
+      this.#connecting = false;
     }
     this.#attempt = 0;
     this.#client = client;
@@ -78,7 +74,7 @@ export class Connection {
   }
 
   #scheduleRetry(refused: boolean): void {
-    if (this.#stopped || this.#timer) return;
+    if (this.#timer) return;
     const delay = BACKOFF_MS[Math.min(this.#attempt, BACKOFF_MS.length - 1)];
     this.#attempt++;
     this.options.onState({ kind: "reconnecting", attempt: this.#attempt, refused });
