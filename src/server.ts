@@ -44,6 +44,8 @@ export interface ServerParts {
   log?: Logger;
   /** MCP connection settings (timeouts, reconnection backoff); tests shorten them. */
   mcp?: McpManagerOptions;
+  /** The built web client served on / (default: dist/web next to the code); tests build their own. */
+  webDir?: string;
 }
 
 export interface RunningServer {
@@ -167,7 +169,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
     maxInFlight: config.maxInFlightPerConnection,
     onFrameSent: () => metrics.frameSent(),
   };
-  const http = createHttpServer((req, res) => handleHttp(req, res, { startedAt, metrics, token: config.token }));
+  const http = createHttpServer((req, res) => handleHttp(req, res, { startedAt, metrics, token: config.token, webDir: parts.webDir }));
   http.on("clientError", (_error, socket) => socket.destroy());
   // Raw TCP connections (upgraded or not) beyond this are dropped at once; the
   // headroom over the WebSocket cap keeps /healthz answering when it is full.

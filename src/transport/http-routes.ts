@@ -1,14 +1,18 @@
 import { readFile } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { join } from "node:path";
 import type { ServerMetrics } from "../metrics/server-metrics.js";
 import { SERVER_VERSION } from "../server-version.js";
 import { requestHasToken } from "./upgrade-guard.js";
+import { findWebDir, WEB_CSP, WEB_FILES } from "./web-client-files.js";
 
 export interface HttpRouteOptions {
   startedAt: number;
   metrics: ServerMetrics;
   /** When set, /metrics requires it, as the WebSocket upgrade does. */
   token?: string;
+  /** Where the built web client is (default: dist/web, found next to this module). */
+  webDir?: string;
 }
 
 let openrpcCache: Promise<string> | undefined;
@@ -29,9 +33,9 @@ function loadOpenRpc(): Promise<string> {
   return openrpcCache;
 }
 
-/** Plain HTTP on the WebSocket's port: health, the API description and metrics. */
+/** Plain HTTP on the WebSocket's port: health, the API description, metrics and the web client. */
 export function handleHttp(request: IncomingMessage, response: ServerResponse, options: HttpRouteOptions): void {
-  const { startedAt } = options;
+  const { startedAt, webDir } = options;
   const path = new URL(request.url ?? "/", "http://x").pathname;
   const send = (status: number, body: string, type = "application/json") => {
     response.writeHead(status, { "content-type": type, "cache-control": "no-store" });
@@ -65,5 +69,38 @@ export function handleHttp(request: IncomingMessage, response: ServerResponse, o
     );
     return;
   }
-  send(404, JSON.stringify({ error: "not found", routes: ["/healthz", "/openrpc.json", "/metrics", "WebSocket upgrade on /"] }));
+  const web = WEB_FILES[path];
+  if (web) {
+    void serveWebFile(response, web, webDir);
+    return;
+  }
+  send(404, JSON.stringify({ error: "not found", routes: ["/ (web client)", "/healthz", "/openrpc.json", "/metrics", "WebSocket upgrade on /"] }));
 }
+
+async function serveWebFile(response: ServerResponse, web: { file: string; type: string }, webDir: string | undefined): Promise<void> {
+  const fail = (status: number, text: string) => {
+    response.writeHead(status, { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" });
+    response.end(text);
+  };
+  let body: Buffer;
+  try {
+    const dir = webDir ?? (await findWebDir());
+    // Tests and development run from source, where nothing has been bundled yet.
+    if (dir === undefined) return fail(503, NOT_BUILT);
+    body = await readFile(join(dir, web.file));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return fail(503, NOT_BUILT);
+    return fail(500, `web client file ${web.file} could not be read\n`);
+  }
+  response.writeHead(200, {
+    "content-type": web.type,
+    "content-length": body.length,
+    "cache-control": "no-cache",
+    "content-security-policy": WEB_CSP,
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+  });
+  response.end(body);
+}
+
+const NOT_BUILT = "web client not built: run npm run build\n";

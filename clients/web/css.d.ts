@@ -1,0 +1,2 @@
+/** esbuild bundles the stylesheet imported by app.ts into app.css. */
+declare module "*.css";

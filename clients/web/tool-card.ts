@@ -1,0 +1,134 @@
+/**
+ * A tool call as a card: name, arguments, live output, outcome, and — while
+ * it waits for approval — confirm / edit / skip / auto N. Edited arguments
+ * are parsed and checked to be a JSON object before anything is sent, so a
+ * typo is reported next to the editor instead of as a server error.
+ */
+import type { ToolCallRecord, ToolConfirmParams } from "../typescript/index.js";
+import { button, el } from "./dom.js";
+
+export type ToolDecision = Omit<ToolConfirmParams, "conversationId" | "toolCallId">;
+export type ToolStatus = ToolCallRecord["status"];
+
+export interface ToolCardData {
+  toolCallId: string;
+  toolName: string;
+  arguments: Record<string, unknown>;
+  status: ToolStatus;
+  result?: string | null;
+  edited?: boolean;
+}
+
+const OUTPUT_LIMIT = 64 * 1024; // characters kept on screen; the stored result is the reference
+
+export class ToolCard {
+  readonly node: HTMLElement;
+  readonly #status = el("span", { class: "tool-status" });
+  readonly #args = el("pre", { class: "tool-args" });
+  readonly #output = el("pre", { class: "tool-output" });
+  readonly #actions = el("div", { class: "tool-actions" });
+  readonly #error = el("div", { class: "tool-error", attrs: { role: "alert" } });
+  #data: ToolCardData;
+  #busy = false;
+
+  constructor(
+    data: ToolCardData,
+    private readonly decide: (decision: ToolDecision) => Promise<void>,
+  ) {
+    this.#data = data;
+    this.node = el(
+      "div",
+      { class: "tool-card", attrs: { "data-tool-call-id": data.toolCallId } },
+      el("div", { class: "tool-head" }, el("span", { class: "tool-name", text: data.toolName }), this.#status),
+      this.#args,
+      this.#actions,
+      this.#error,
+      this.#output,
+    );
+    this.update(data);
+  }
+
+  update(data: Partial<ToolCardData>): void {
+    this.#data = { ...this.#data, ...data };
+    const d = this.#data;
+    this.node.dataset.status = d.status;
+    this.#status.textContent = d.edited ? `${d.status} (edited)` : d.status;
+    this.#args.textContent = JSON.stringify(d.arguments, null, 2);
+    if (d.result != null) this.#output.textContent = d.result.slice(0, OUTPUT_LIMIT);
+    this.#output.hidden = !this.#output.textContent;
+    if (d.status === "pending") {
+      if (!this.#actions.hasChildNodes()) this.#renderActions();
+    } else {
+      this.#actions.replaceChildren();
+      this.#error.textContent = "";
+    }
+  }
+
+  /** A streamed chunk of output while the tool runs. */
+  appendOutput(chunk: string): void {
+    if (this.#output.textContent!.length < OUTPUT_LIMIT) this.#output.textContent += chunk;
+    this.#output.hidden = false;
+  }
+
+  #renderActions(): void {
+    const editor = el("textarea", { class: "tool-editor", attrs: { spellcheck: "false", "aria-label": "tool arguments (JSON)" } });
+    editor.hidden = true;
+    const runEdited = button("Run edited", () => {
+      const parsed = parseArguments(editor.value);
+      if (typeof parsed === "string") {
+        this.#error.textContent = parsed;
+        return;
+      }
+      void this.#send({ action: "edit", arguments: parsed });
+    });
+    runEdited.hidden = true;
+    const count = el("input", { class: "tool-auto-count", attrs: { type: "number", min: "1", max: "1000", value: "5", "aria-label": "auto-approve count" } });
+    this.#actions.replaceChildren(
+      button("Confirm", () => void this.#send({ action: "confirm" }), { class: "primary" }),
+      button("Edit", () => {
+        editor.hidden = !editor.hidden;
+        runEdited.hidden = editor.hidden;
+        if (!editor.hidden) {
+          editor.value = JSON.stringify(this.#data.arguments, null, 2);
+          editor.focus();
+        }
+      }),
+      button("Skip", () => void this.#send({ action: "skip" })),
+      el("span", { class: "tool-auto" }, button("Auto", () => {
+        const n = Number(count.value);
+        if (!Number.isInteger(n) || n < 1) {
+          this.#error.textContent = "auto needs a whole number of calls, at least 1";
+          return;
+        }
+        void this.#send({ action: "auto", count: n });
+      }, { title: "run this call and the next N without asking" }), count),
+      editor,
+      runEdited,
+    );
+  }
+
+  async #send(decision: ToolDecision): Promise<void> {
+    if (this.#busy) return;
+    this.#busy = true;
+    this.#error.textContent = "";
+    try {
+      await this.decide(decision);
+    } catch (error) {
+      this.#error.textContent = error instanceof Error ? error.message : String(error);
+    } finally {
+      this.#busy = false;
+    }
+  }
+}
+
+/** The edited arguments as an object, or a message saying what is wrong with the text. */
+export function parseArguments(text: string): Record<string, unknown> | string {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return `not valid JSON: ${error instanceof Error ? error.message : String(error)}`;
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return "the arguments must be a JSON object ({ … })";
+  return value as Record<string, unknown>;
+}
