@@ -78,7 +78,8 @@ Chat and conversations options:
                          attach a workspace file, or lines START to END of it
                          (repeatable)
   -y, --yes              run every tool call without asking
-  --auto N               run the next N tool calls without asking, then ask
+  --auto N               run the first N tool calls of each step without asking,
+                         then ask (or skip, without a terminal)
   --deny                 skip every tool call
   --format json|markdown conversations export: the output format (default json)
   --limit N              conversations list: at most N (default all)

@@ -28,9 +28,9 @@ export function conversationToMarkdown(conversation: Conversation, records: Conv
     out.push("");
     if (record.type === "message") {
       const heading = ROLE_HEADINGS[record.role] + (record.notice ? ` (notice: ${record.notice})` : record.interrupted ? " (interrupted)" : "");
-      out.push(`## ${heading}`, "");
-      if (record.reasoning) out.push("<details><summary>Reasoning</summary>", "", record.reasoning, "", "</details>", "");
-      if (record.content) out.push(record.content);
+      out.push(`## ${heading}`);
+      if (record.reasoning) out.push("", "<details><summary>Reasoning</summary>", "", record.reasoning, "", "</details>");
+      if (record.content) out.push("", record.content);
       for (const attachment of record.attachments ?? []) {
         if (attachment.type === "file") {
           const range = attachment.lines ? `:${attachment.lines.start}-${attachment.lines.end}` : "";
