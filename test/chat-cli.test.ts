@@ -70,7 +70,7 @@ const TOOL_THEN_DONE = [
   { kind: "reply" as const, text: ["All", " done."] },
 ];
 
-describe.concurrent("agentwire chat, scripted", { timeout: 30_000 }, () => {
+describe.concurrent("agentwire chat, scripted", { timeout: 60_000 }, () => {
   it("--json --yes: one JSON object per line, every notification and result; the tool runs, the model sees its output; exit 0", withAgent(async (setup) => {
     const { fx, workspace } = setup;
     fx.fake.enqueue(...TOOL_THEN_DONE);
@@ -184,7 +184,7 @@ describe.concurrent("runChat", { timeout: 15_000 }, () => {
   }));
 });
 
-describe.concurrent("agentwire chat with the embedded server", { timeout: 40_000 }, () => {
+describe.concurrent("agentwire chat with the embedded server", { timeout: 60_000 }, () => {
   it("starts a server on the data dir, attaches a line range, and conversations list finds the conversation there", withAgent(async (setup) => {
     const { fx, workspace } = setup;
     const dataDir = join(workspace, "data");
@@ -211,7 +211,7 @@ describe.concurrent("agentwire chat with the embedded server", { timeout: 40_000
   }));
 });
 
-describe.concurrent("agentwire conversations", { timeout: 30_000 }, () => {
+describe.concurrent("agentwire conversations", { timeout: 60_000 }, () => {
   it("list, show, export --format markdown, and rm", withAgent(async (setup) => {
     const { fx, workspace } = setup;
     const conversation = await fx.client.conversation.create({ title: "Trip plans" });
@@ -237,19 +237,45 @@ describe.concurrent("agentwire conversations", { timeout: 30_000 }, () => {
   }));
 });
 
-describe.concurrent("agentwire chat on a terminal", { timeout: 30_000 }, () => {
-  it("asks about a tool call; y runs it and the answer streams; Ctrl-D ends with exit 0", withAgent(async (setup) => {
+describe.concurrent("agentwire chat on a terminal", { timeout: 60_000 }, () => {
+  it("asks about each tool call: e edits the arguments in $EDITOR, an unclear answer asks again, y runs it; the answer streams; Ctrl-D ends with exit 0", withAgent(async (setup) => {
     const { fx, workspace } = setup;
-    fx.fake.enqueue(...TOOL_THEN_DONE);
-    const term = runCliInTerminal(["chat", "run echo", "--url", fx.server.url], {}, workspace);
-    await term.waitFor(/Run shell\? \[y\]es \/ \[n\]o \/ \[e\]dit \/ \[a\]uto N: $/);
+    // The "editor" replaces the arguments file, as a person saving in vi would.
+    const editor = join(workspace, "edit.sh");
+    await writeFile(editor, `#!/bin/sh\nprintf '%s' '{"command":"echo $((5*5))-edited"}' > "$1"\n`, { mode: 0o755 });
+    fx.fake.enqueue(
+      {
+        kind: "reply",
+        toolCalls: [
+          { id: "call_a", name: "shell", args: '{"command":"echo $((6*7))-marker"}' },
+          { id: "call_b", name: "shell", args: '{"command":"echo second-call"}' },
+        ],
+      },
+      { kind: "reply", text: ["All", " done."] },
+    );
+    const term = runCliInTerminal(["chat", "run echo", "--url", fx.server.url], { EDITOR: editor }, workspace);
+    const question = String.raw`\nRun shell\? \[y\]es / \[n\]o / \[e\]dit / \[a\]uto N: $`;
+    // Each question shows the call it is about; the second waits until the first is answered.
+    await term.waitFor(new RegExp(String.raw`⚙ shell \{"command":"echo \$\(\(6\*7\)\)-marker"\}` + question));
+    expect(term.output()).not.toContain("second-call");
+    term.write("e\r");
+    await term.waitFor(new RegExp(String.raw`⚙ shell \{"command":"echo second-call"\}` + question));
+    term.write("maybe\r");
+    await term.waitFor(new RegExp(String.raw`maybe\nAnswer y \(run it\).*` + question));
     term.write("y\r");
     const shown = await term.waitFor(/All done\.\n[\s\S]*> $/);
     expect(shown).toContain('⚙ shell {"command":"echo $((6*7))-marker"}');
-    expect(shown).toContain("✓ shell (exit 0)");
+    expect(shown.match(/✓ shell \(exit 0\)/g)).toHaveLength(2);
     term.write("\x04");
     expect((await term.exited).code).toBe(0);
-    expect(String(fx.fake.requests[1]!.messages.find((m) => m.role === "tool")?.content)).toContain("42-marker");
+    const tools = fx.fake.requests[1]!.messages.filter((m) => m.role === "tool");
+    expect(tools.map((m) => m.tool_call_id)).toEqual(["call_a", "call_b"]);
+    expect(String(tools[0].content)).toContain("25-edited");
+    expect(String(tools[0].content)).not.toContain("42-marker");
+    expect(String(tools[1].content)).toContain("second-call");
+    const { data } = await fx.client.conversation.list({});
+    const { records } = await fx.client.conversation.get({ conversationId: data[0]!.id, includeRecords: true });
+    expect(records!.find((r) => r.type === "tool_call" && r.toolCallId === "call_a")).toMatchObject({ edited: true, arguments: { command: "echo $((5*5))-edited" } });
   }));
 
   it("Ctrl-C interrupts a generation (the model stream is aborted), and the command exits 130", withAgent(async (setup) => {

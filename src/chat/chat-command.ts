@@ -47,7 +47,8 @@ export async function runChat(args: ChatArgs, io: ChatIo = defaultIo()): Promise
 
   const colors = palette(wantsColor(stderr, io.env));
   const spinner = new Spinner(stderr, !args.json && stderr.isTTY === true);
-  const terminal = args.json ? undefined : new TerminalView(stdout, stderr, colors, spinner);
+  const willAsk = canAsk && args.tools === "ask";
+  const terminal = args.json ? undefined : new TerminalView(stdout, stderr, colors, spinner, willAsk);
   const ndjson = args.json ? new NdjsonView(stdout) : undefined;
   const view: SessionView = (ndjson ?? terminal)!;
 
@@ -174,7 +175,11 @@ function chooseDecider(
       err: io.stderr,
       colors,
       env: io.env,
-      beforeAsk: () => spinner.stop(),
+      beforeAsk: () => {
+        terminal?.endLine();
+        terminal?.hold();
+      },
+      afterAsk: () => terminal?.release(),
       setRawMode: (raw) => io.stdin.setRawMode?.(raw),
     });
   }

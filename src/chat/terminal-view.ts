@@ -16,20 +16,37 @@ export class TerminalView implements SessionView {
   #errAtLineStart = true;
   #streamedText = false;
   #inReasoning = false;
+  /** While a question is on screen, output waits here: a line written into the prompt would garble it. */
+  #held: Array<[NodeJS.WritableStream, string]> | undefined;
 
   constructor(
     private readonly out: NodeJS.WritableStream,
     private readonly err: NodeJS.WritableStream,
     private readonly colors: Palette,
     private readonly spinner: Spinner,
+    /** The tool prompt shows each call it asks about, so tool_pending lines are only for calls that run unasked. */
+    private readonly promptShowsCalls = false,
   ) {}
+
+  /** Keep output back (a question is being asked). */
+  hold(): void {
+    this.spinner.stop();
+    this.#held ??= [];
+  }
+
+  /** Write what was held back, in order. */
+  release(): void {
+    const held = this.#held ?? [];
+    this.#held = undefined;
+    for (const [stream, text] of held) stream.write(text);
+  }
 
   notification<N extends NotificationMethod>(method: N, params: NotificationParams<N>): void {
     const p = params as any;
     switch (method) {
       case "generation_started":
         this.#streamedText = false;
-        this.spinner.start("waiting for the model");
+        if (!this.#held) this.spinner.start("waiting for the model");
         break;
       case "generation_progress":
         this.spinner.stop();
@@ -58,6 +75,7 @@ export class TerminalView implements SessionView {
         this.#endOutLine();
         break;
       case "tool_pending":
+        if (this.promptShowsCalls && !p.autoConfirmed) break;
         this.spinner.stop();
         this.#endOutLine();
         this.#errLine(
@@ -65,7 +83,7 @@ export class TerminalView implements SessionView {
         );
         break;
       case "tool_executing":
-        this.spinner.start(`running ${p.toolName}`);
+        if (!this.#held) this.spinner.start(`running ${p.toolName}`);
         break;
       case "tool_output":
         this.spinner.stop();
@@ -119,30 +137,41 @@ export class TerminalView implements SessionView {
 
   #out(text: string): void {
     if (!text) return;
-    this.out.write(text);
+    this.#write(this.out, text);
     this.#outAtLineStart = text.endsWith("\n");
   }
 
   /** Raw text through `style`; the line bookkeeping looks at the text, not the escape codes. */
   #err(text: string, style: (text: string) => string): void {
     if (!text) return;
-    this.err.write(style(text));
+    this.#write(this.err, style(text));
     this.#errAtLineStart = text.endsWith("\n");
   }
 
   #errLine(text: string): void {
     this.#endErrLine();
-    this.err.write(`${text}\n`);
+    this.#write(this.err, `${text}\n`);
     this.#errAtLineStart = true;
   }
 
+  #write(stream: NodeJS.WritableStream, text: string): void {
+    if (this.#held) this.#held.push([stream, text]);
+    else stream.write(text);
+  }
+
+  /** Before a question: end a half-written answer line so the question starts on its own. */
+  endLine(): void {
+    this.#endOutLine();
+    this.#endErrLine();
+  }
+
   #endOutLine(): void {
-    if (!this.#outAtLineStart) this.out.write("\n");
+    if (!this.#outAtLineStart) this.#write(this.out, "\n");
     this.#outAtLineStart = true;
   }
 
   #endErrLine(): void {
-    if (!this.#errAtLineStart) this.err.write("\n");
+    if (!this.#errAtLineStart) this.#write(this.err, "\n");
     this.#errAtLineStart = true;
   }
 }

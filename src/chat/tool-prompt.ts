@@ -10,7 +10,7 @@ import { join } from "node:path";
 import type { Interface } from "node:readline/promises";
 import type { ToolPendingNotification } from "../../clients/typescript/index.js";
 import type { ToolDecider, ToolDecision } from "./chat-session.js";
-import type { Palette } from "./render.js";
+import { formatArguments, type Palette } from "./render.js";
 
 /** Always the same answer: for scripts (--yes, --deny, and skip when nobody can be asked). */
 export function fixedDecider(action: "confirm" | "skip"): ToolDecider {
@@ -64,8 +64,10 @@ export interface TerminalPromptOptions {
   err: NodeJS.WritableStream;
   colors: Palette;
   env?: NodeJS.ProcessEnv;
-  /** Called before a question is shown (stop the spinner). */
+  /** Called before a question is shown (stop the spinner, hold other output back)… */
   beforeAsk?: () => void;
+  /** …and after it is answered. */
+  afterAsk?: () => void;
   /** Called around the editor, which needs the terminal to itself. */
   setRawMode?: (raw: boolean) => void;
 }
@@ -78,8 +80,19 @@ export class TerminalToolPrompt implements ToolDecider {
 
   async decide(call: ToolPendingNotification): Promise<ToolDecision> {
     const { rl, err, colors } = this.options;
+    this.options.beforeAsk?.();
+    try {
+      // Several calls may be pending at once: each question shows the call it is about.
+      err.write(`${colors.cyan("⚙ " + call.toolName)} ${formatArguments(call.arguments)}\n`);
+      return await this.#ask(call);
+    } finally {
+      this.options.afterAsk?.();
+    }
+  }
+
+  async #ask(call: ToolPendingNotification): Promise<ToolDecision> {
+    const { rl, err, colors } = this.options;
     for (;;) {
-      this.options.beforeAsk?.();
       const abort = (this.#abort = new AbortController());
       let answer: string;
       try {

@@ -29,7 +29,7 @@ const children = new Set<ChildProcess>();
 
 /** Terminal output without colour and cursor escapes, and with \r\n as \n. */
 export function stripAnsi(text: string): string {
-  return text.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "").replace(/\r\n/g, "\n");
+  return text.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "").replace(/\r+\n/g, "\n");
 }
 
 function track(child: ChildProcess, stdinOpen: boolean): CliIo {
