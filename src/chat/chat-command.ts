@@ -88,6 +88,11 @@ export async function runChat(args: ChatArgs, io: ChatIo = defaultIo()): Promise
   };
   process.on("SIGINT", onCtrlC);
   rl?.on("SIGINT", onCtrlC);
+  // The reader went away (`agentwire chat … | head -1`): nobody is left to show the rest to.
+  const onStdoutError = (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") exitNow(1);
+  };
+  stdout.on("error", onStdoutError);
 
   let code: number;
   try {
@@ -127,6 +132,7 @@ export async function runChat(args: ChatArgs, io: ChatIo = defaultIo()): Promise
     code = 1;
   } finally {
     process.off("SIGINT", onCtrlC);
+    stdout.off("error", onStdoutError);
     spinner.stop();
     rl?.close();
   }
