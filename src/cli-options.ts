@@ -9,6 +9,8 @@ import { type ResolvedConfig, resolveConfig } from "./config/resolve-config.js";
 import { DEFAULT_PORT, type ServerConfig } from "./config/server-config.js";
 import { SERVER_VERSION } from "./server-version.js";
 import { isToolEnvEntry, splitToolEnvList } from "./tools/tool-environment.js";
+import { UsageError } from "./usage-error.js";
+import { type ChatArgs, type ConversationsArgs, parseChatArgs, parseConversationsArgs } from "./chat/chat-options.js";
 
 export const HELP = `agentwire ${SERVER_VERSION} — agent protocol server (JSON-RPC 2.0 over one WebSocket)
 
@@ -16,6 +18,10 @@ Usage:
   agentwire serve [options]     start the server
   agentwire config [options]    print the effective configuration and where each
                                 value came from (secrets masked); --json for JSON
+  agentwire chat [PROMPT] [chat options]
+                                talk to an agent from the terminal or a script
+  agentwire conversations list | show ID | rm ID | export ID [--format json|markdown]
+                                list, print, delete or export stored conversations
   agentwire --help | --version
 
 Options (each can also be set in agentwire.json; see Configuration files):
@@ -57,11 +63,44 @@ Options (each can also be set in agentwire.json; see Configuration files):
   -h, --help             show this help
   -v, --version          print the version
 
+Chat and conversations options:
+  --url URL              a running server (ws://HOST:PORT; else AGENTWIRE_URL). Without
+                         one, a server is started inside the command on a free loopback
+                         port, configured as serve would be (--data-dir, --config,
+                         configuration files, environment).
+  --token TOKEN          the server's token (else AGENTWIRE_TOKEN)
+  --data-dir DIR, --config FILE, --log-level LEVEL (default error)
+                         for the embedded server, as for serve
+  --json                 chat: every notification and result as one JSON object per
+                         line on stdout; conversations: JSON output
+  --conversation ID      continue this conversation (default: a new one, whose
+                         workspace is the current directory)
+  --model MODEL          model for this conversation / step
+  --attach PATH[:START-END]
+                         attach a workspace file, or lines START to END of it
+                         (repeatable)
+  -y, --yes              run every tool call without asking
+  --auto N               run the first N tool calls of each step without asking,
+                         then ask (or skip, without a terminal)
+  --deny                 skip every tool call
+  --format json|markdown conversations export: the output format (default json)
+  --limit N              conversations list: at most N (default all)
+  PROMPT comes from the arguments, else from stdin when it is not a terminal. On a
+  terminal, chat streams the answer, asks about each tool call ([y]es, [n]o = skip,
+  [e]dit the arguments in $EDITOR, [a]uto N), and then reads the next message
+  (Ctrl-D ends). Ctrl-C interrupts the generation; a second Ctrl-C exits. Without
+  a terminal and without --yes/--auto/--deny, tool calls are skipped.
+  Exit status: 0 the generation completed, 1 an error (model, connection,
+  request), 2 bad usage, 130 interrupted.
+
 Environment:
   OPENAI_BASE_URL        OpenAI-compatible endpoint (e.g. http://localhost:11434/v1 for Ollama)
   OPENAI_API_KEY         its API key (optional for local endpoints)
   AGENTWIRE_MODEL        default model
   AGENTWIRE_TOKEN        same as --token
+  AGENTWIRE_URL          chat, conversations: same as --url
+  EDITOR, VISUAL         chat: the editor for [e]dit (default vi)
+  NO_COLOR               chat: no colours (also off when the output is not a terminal)
   AGENTWIRE_TOOL_ENV     same as --tool-env, comma-separated (ignored when --tool-env is given)
 
 Configuration files:
@@ -73,7 +112,7 @@ Configuration files:
   A bad file stops the server, naming the file, the key and the problem.
 `;
 
-export class UsageError extends Error {}
+export { UsageError } from "./usage-error.js";
 
 /** Flags that set one whole-number value: flag → [path in agentwire.json, smallest value]. */
 const INTEGER_FLAGS = {
@@ -114,7 +153,7 @@ function toolEnvOption(flags: string[]): string[] {
   return [...new Set(entries)];
 }
 
-export type CliCommand = "serve" | "config" | "help" | "version";
+export type CliCommand = "serve" | "config" | "chat" | "conversations" | "help" | "version";
 
 export interface ParsedCli {
   command: CliCommand;
@@ -123,6 +162,10 @@ export interface ParsedCli {
   resolved?: ResolvedConfig;
   /** `agentwire config --json`. */
   json?: boolean;
+  /** `agentwire chat`. */
+  chat?: ChatArgs;
+  /** `agentwire conversations …`. */
+  conversations?: ConversationsArgs;
 }
 
 export interface CliEnvironment {
@@ -138,6 +181,15 @@ export interface CliEnvironment {
  * flag is a UsageError; a bad file or variable a ConfigFileError naming it.
  */
 export function parseCli(argv: string[], env: NodeJS.ProcessEnv, where: CliEnvironment = {}): ParsedCli {
+  // The client commands have flags of their own (--yes, --url, …) that serve must keep refusing.
+  if (argv[0] === "chat") {
+    const chat = parseChatArgs(argv.slice(1), env, where);
+    return chat ? { command: "chat", chat } : { command: "help" };
+  }
+  if (argv[0] === "conversations") {
+    const conversations = parseConversationsArgs(argv.slice(1), env, where);
+    return conversations ? { command: "conversations", conversations } : { command: "help" };
+  }
   let parsed;
   try {
     parsed = parseArgs({
@@ -170,7 +222,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv, where: CliEnvir
   if (positionals.length === 0) return { command: "help" };
   const command = positionals[0];
   if ((command !== "serve" && command !== "config") || positionals.length > 1) {
-    throw new UsageError(`unknown command "${positionals.join(" ")}"; try: agentwire serve, or agentwire config`);
+    throw new UsageError(`unknown command "${positionals.join(" ")}"; try: agentwire serve, config, chat or conversations`);
   }
   if (values.json && command !== "config") throw new UsageError("--json goes with agentwire config");
   const logLevel = values["log-level"];

@@ -2,7 +2,8 @@
 /**
  * `agentwire serve` — flags and environment into a ServerConfig, then the
  * one stdout line `agentwire listening on ws://HOST:PORT` once ready.
- * Logs go to stderr.
+ * Logs go to stderr. `agentwire chat` and `agentwire conversations` are
+ * clients (src/chat/), loaded only when asked for.
  */
 import { HELP, parseCli, UsageError } from "./cli-options.js";
 import { ConfigFileError } from "./config/config-file.js";
@@ -30,6 +31,15 @@ async function main(): Promise<void> {
   if (parsed.command === "version") {
     process.stdout.write(`${SERVER_VERSION}\n`);
     return;
+  }
+  // The client commands load lazily: serve's start-up does not pay for them.
+  if (parsed.command === "chat") {
+    const { runChat } = await import("./chat/chat-command.js");
+    process.exit(await runChat(parsed.chat!));
+  }
+  if (parsed.command === "conversations") {
+    const { runConversations } = await import("./chat/conversations-command.js");
+    process.exit(await runConversations(parsed.conversations!));
   }
   if (parsed.command === "config") {
     const { formatReport, reportJson } = await import("./config/config-report.js");

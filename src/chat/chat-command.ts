@@ -1,0 +1,200 @@
+/**
+ * `agentwire chat [PROMPT]`: the terminal and scripting client. Wires the
+ * session (chat-session.ts) to the process: where the prompt comes from
+ * (argument, stdin, or a REPL on a terminal), how output is shown (text or
+ * NDJSON), how tools are decided, Ctrl-C, and the exit status
+ * (0 complete, 1 error, 2 usage, 130 interrupted).
+ */
+import { createInterface, type Interface } from "node:readline/promises";
+import type { ToolPendingNotification } from "../../clients/typescript/index.js";
+import type { ChatArgs } from "./chat-options.js";
+import { ChatSession, describeError, exitCodeOf, type SessionView, type ToolDecider, type TurnOutcome } from "./chat-session.js";
+import { ConnectError, connectOrEmbed, type OpenConnection } from "./connect-or-embed.js";
+import { NdjsonView } from "./ndjson-view.js";
+import { palette, wantsColor } from "./render.js";
+import { Spinner } from "./spinner.js";
+import { TerminalView } from "./terminal-view.js";
+import { fixedDecider, TerminalToolPrompt } from "./tool-prompt.js";
+
+export interface ChatIo {
+  stdin: NodeJS.ReadStream;
+  stdout: NodeJS.WriteStream;
+  stderr: NodeJS.WriteStream;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+}
+
+const defaultIo = (): ChatIo => ({ stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() });
+
+async function readAll(stream: NodeJS.ReadStream): Promise<string> {
+  let text = "";
+  stream.setEncoding("utf8");
+  for await (const chunk of stream) text += chunk;
+  return text;
+}
+
+/** Runs the command; resolves with the exit status. */
+export async function runChat(args: ChatArgs, io: ChatIo = defaultIo()): Promise<number> {
+  const { stdin, stdout, stderr } = io;
+  const canAsk = stdin.isTTY === true && !args.json;
+  const repl = canAsk && stdout.isTTY === true;
+  let prompt = args.prompt;
+  if (prompt === undefined && !stdin.isTTY) prompt = (await readAll(stdin)).trim();
+  if (!prompt && !repl) {
+    stderr.write("agentwire: chat needs a PROMPT (an argument, or on stdin)\nRun agentwire --help for usage.\n");
+    return 2;
+  }
+
+  const colors = palette(wantsColor(stderr, io.env));
+  const spinner = new Spinner(stderr, !args.json && stderr.isTTY === true);
+  const willAsk = canAsk && args.tools === "ask";
+  const terminal = args.json ? undefined : new TerminalView(stdout, stderr, colors, spinner, willAsk);
+  const ndjson = args.json ? new NdjsonView(stdout) : undefined;
+  const view: SessionView = (ndjson ?? terminal)!;
+
+  let connection: OpenConnection;
+  try {
+    connection = await connectOrEmbed(args.target, "agentwire-chat");
+  } catch (error) {
+    const message = error instanceof ConnectError ? error.message : describeError(error);
+    if (ndjson) ndjson.end({ kind: "error", message });
+    stderr.write(`agentwire: ${message}\n`);
+    return 1;
+  }
+
+  const rl: Interface | undefined = canAsk ? createInterface({ input: stdin, output: stderr, terminal: true }) : undefined;
+  const decider = chooseDecider(args, rl, colors, spinner, io, terminal);
+  const autoConfirm = args.tools === "yes" ? true : args.auto;
+  const session = new ChatSession(connection.client, { view, decider, autoConfirm, model: args.model });
+
+  // Ctrl-C: the first interrupts the running generation, a second one (or one with nothing running) exits.
+  let interruptAsked = false;
+  let stopRepl: (() => void) | undefined;
+  const exitNow = (code: number) => {
+    spinner.stop();
+    rl?.close();
+    process.exit(code);
+  };
+  const onCtrlC = () => {
+    if (session.generating && !interruptAsked) {
+      interruptAsked = true;
+      terminal?.note("interrupting… (Ctrl-C again to quit)");
+      void session.interrupt();
+    } else if (stopRepl) {
+      stopRepl();
+    } else {
+      exitNow(130);
+    }
+  };
+  process.on("SIGINT", onCtrlC);
+  rl?.on("SIGINT", onCtrlC);
+  // The reader went away (`agentwire chat … | head -1`): nobody is left to show the rest to.
+  const onStdoutError = (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") exitNow(1);
+  };
+  stdout.on("error", onStdoutError);
+
+  let code: number;
+  try {
+    await session.open({
+      conversationId: args.conversationId,
+      workspace: io.cwd,
+      title: prompt ? prompt.split("\n")[0]!.slice(0, 80) : undefined,
+      model: args.model,
+    });
+    let outcome: TurnOutcome | undefined;
+    const runTurn = async (text: string) => {
+      interruptAsked = false;
+      outcome = await session.turn(text, outcome === undefined ? args.attachments : []);
+      return outcome;
+    };
+    if (prompt) await runTurn(prompt);
+    if (repl) {
+      terminal?.note(`conversation ${session.conversation!.id} — Ctrl-D to end`);
+      for (;;) {
+        const line = await readLine(rl!, colors.bold("> "), (stop) => (stopRepl = stop));
+        stopRepl = undefined;
+        if (line === null) break;
+        if (line.kind === "interrupt") {
+          outcome = { kind: "interrupted" };
+          break;
+        }
+        if (line.text.trim() === "") continue;
+        await runTurn(line.text);
+      }
+    }
+    code = outcome ? exitCodeOf(outcome) : 0;
+    ndjson?.end(outcome ?? { kind: "complete" });
+    if (outcome?.kind === "error" && terminal === undefined) stderr.write(`agentwire: ${outcome.message}\n`);
+  } catch (error) {
+    // open() failed (unknown conversation, bad model name…): the view has shown the request's error.
+    ndjson?.end({ kind: "error", message: describeError(error) });
+    code = 1;
+  } finally {
+    process.off("SIGINT", onCtrlC);
+    stdout.off("error", onStdoutError);
+    spinner.stop();
+    rl?.close();
+  }
+  await connection.close().catch(() => {});
+  return code;
+}
+
+type Line = { kind: "line"; text: string } | { kind: "interrupt" };
+
+/** One REPL line; null on Ctrl-D (end of input); "interrupt" on Ctrl-C at the prompt. */
+function readLine(rl: Interface, promptText: string, onStop: (stop: () => void) => void): Promise<Line | null> {
+  return new Promise((resolve) => {
+    const abort = new AbortController();
+    const onClose = () => resolve(null);
+    rl.once("close", onClose);
+    onStop(() => {
+      abort.abort();
+      resolve({ kind: "interrupt" });
+    });
+    rl.question(promptText, { signal: abort.signal }).then(
+      (text) => {
+        rl.off("close", onClose);
+        resolve({ kind: "line", text });
+      },
+      () => {
+        rl.off("close", onClose);
+        resolve(null);
+      },
+    );
+  });
+}
+
+function chooseDecider(
+  args: ChatArgs,
+  rl: Interface | undefined,
+  colors: ReturnType<typeof palette>,
+  spinner: Spinner,
+  io: ChatIo,
+  terminal: TerminalView | undefined,
+): ToolDecider {
+  if (args.tools === "yes") return fixedDecider("confirm");
+  if (args.tools === "deny") return fixedDecider("skip");
+  if (rl) {
+    return new TerminalToolPrompt({
+      rl,
+      err: io.stderr,
+      colors,
+      env: io.env,
+      beforeAsk: () => {
+        terminal?.endLine();
+        terminal?.hold();
+      },
+      afterAsk: () => terminal?.release(),
+      setRawMode: (raw) => io.stdin.setRawMode?.(raw),
+    });
+  }
+  // Nobody to ask: skip, and say how to let tools run.
+  const skip = fixedDecider("skip");
+  return {
+    decide: (call: ToolPendingNotification) => {
+      terminal?.note(`no terminal to ask about ${call.toolName}: skipped (pass --yes, --auto N or --deny to decide)`);
+      return skip.decide(call);
+    },
+  };
+}

@@ -1,0 +1,198 @@
+/**
+ * Flags of the client commands, `agentwire chat` and `agentwire conversations`,
+ * into what they need: where to connect (a URL, or an embedded server's
+ * configuration resolved exactly as `serve` resolves it) and what to do.
+ */
+import { resolve as resolvePath } from "node:path";
+import { parseArgs } from "node:util";
+import { type ConfigLayer, setAt } from "../config/config-layers.js";
+import { resolveConfig } from "../config/resolve-config.js";
+import type { ServerConfig } from "../config/server-config.js";
+import { UsageError } from "../usage-error.js";
+import type { CliEnvironment } from "../cli-options.js";
+
+/** Where a client command talks to: a running server, or one started in this process. */
+export interface ConnectionTarget {
+  /** ws:// URL of a running server (--url or AGENTWIRE_URL). */
+  url?: string;
+  token?: string;
+  /** Without a URL: the configuration of the embedded server (port 0 on 127.0.0.1). */
+  embedded?: ServerConfig;
+}
+
+/** A file to attach: `PATH` or `PATH:START-END`. */
+export interface AttachSpec {
+  path: string;
+  lines?: { start: number; end: number };
+}
+
+/** How tool calls are decided. ask: prompt on a terminal, skip without one. */
+export type ToolDecisionMode = "ask" | "yes" | "deny";
+
+export interface ChatArgs {
+  target: ConnectionTarget;
+  /** The prompt from the arguments (joined with spaces); absent: stdin or the REPL. */
+  prompt?: string;
+  json: boolean;
+  tools: ToolDecisionMode;
+  /** --auto N: run this many tool calls without asking, then decide as `tools` says. */
+  auto?: number;
+  conversationId?: string;
+  model?: string;
+  attachments: AttachSpec[];
+}
+
+export type ConversationsAction = "list" | "show" | "rm" | "export";
+
+export interface ConversationsArgs {
+  target: ConnectionTarget;
+  action: ConversationsAction;
+  id?: string;
+  format: "json" | "markdown";
+  json: boolean;
+  limit?: number;
+}
+
+const CONNECTION_OPTIONS = {
+  url: { type: "string" },
+  token: { type: "string" },
+  "data-dir": { type: "string" },
+  config: { type: "string" },
+  "log-level": { type: "string" },
+  json: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+const CHAT_OPTIONS = {
+  ...CONNECTION_OPTIONS,
+  yes: { type: "boolean", short: "y" },
+  deny: { type: "boolean" },
+  auto: { type: "string" },
+  conversation: { type: "string" },
+  model: { type: "string" },
+  attach: { type: "string", multiple: true },
+} as const;
+
+const CONVERSATIONS_OPTIONS = {
+  ...CONNECTION_OPTIONS,
+  format: { type: "string" },
+  limit: { type: "string" },
+} as const;
+
+function parse<O extends typeof CHAT_OPTIONS | typeof CONVERSATIONS_OPTIONS>(argv: string[], options: O) {
+  try {
+    return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+/** `PATH` or `PATH:START-END` (lines counted from 1, inclusive). A colon not followed by a range stays part of the path. */
+export function parseAttachSpec(spec: string): AttachSpec {
+  const match = /^(.+):(\d+)-(\d+)$/.exec(spec);
+  if (!match) {
+    if (spec === "") throw new UsageError("--attach needs a path");
+    return { path: spec };
+  }
+  const start = Number(match[2]);
+  const end = Number(match[3]);
+  if (start < 1 || end < start) throw new UsageError(`--attach ${spec}: the line range must be START-END with 1 ≤ START ≤ END`);
+  return { path: match[1]!, lines: { start, end } };
+}
+
+function connectionTarget(
+  values: { url?: string; token?: string; "data-dir"?: string; config?: string; "log-level"?: string; model?: string },
+  env: NodeJS.ProcessEnv,
+  where: CliEnvironment,
+): ConnectionTarget {
+  const url = values.url ?? (env.AGENTWIRE_URL || undefined);
+  const token = values.token ?? (env.AGENTWIRE_TOKEN || undefined);
+  if (url !== undefined) {
+    if (!/^wss?:\/\//.test(url)) throw new UsageError(`--url must be a ws:// or wss:// URL, got "${url}"`);
+    for (const flag of ["data-dir", "config"] as const) {
+      if (values[flag] !== undefined) throw new UsageError(`--${flag} is for the embedded server; it cannot go with --url`);
+    }
+    return { url, token };
+  }
+  const logLevel = values["log-level"];
+  if (logLevel !== undefined && !["debug", "info", "warn", "error", "silent"].includes(logLevel)) {
+    throw new UsageError(`--log-level must be debug, info, warn, error or silent, got "${logLevel}"`);
+  }
+  // The same layers as `serve`, then what an embedded server must be: loopback, any free port,
+  // and quiet (its log would interleave with the conversation) unless asked otherwise.
+  const flags: ConfigLayer = { label: "flags", values: {}, sources: {} };
+  const set = (flag: string, path: string, value: unknown) => {
+    setAt(flags.values, path, value);
+    flags.sources![path] = `flag --${flag}`;
+  };
+  set("host", "server.host", "127.0.0.1");
+  set("port", "server.port", 0);
+  set("log-level", "server.logLevel", logLevel ?? "error");
+  if (values["data-dir"] !== undefined) set("data-dir", "server.dataDir", values["data-dir"]);
+  if (values.token !== undefined) set("token", "server.token", values.token);
+  if (values.model !== undefined) set("model", "model", values.model);
+  const cwd = where.cwd ?? process.cwd();
+  const resolved = resolveConfig({
+    cwd,
+    env,
+    home: where.home,
+    discover: where.discover,
+    flags,
+    explicitFile: values.config ? resolvePath(cwd, values.config) : undefined,
+  });
+  return { embedded: resolved.config, token: resolved.config.token };
+}
+
+function positiveInt(flag: string, value: string | undefined, min: number): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min) throw new UsageError(`--${flag} must be an integer ≥ ${min}, got "${value}"`);
+  return n;
+}
+
+/** `agentwire chat …` (argv without the command word). Returns null for --help. */
+export function parseChatArgs(argv: string[], env: NodeJS.ProcessEnv, where: CliEnvironment = {}): ChatArgs | null {
+  const { values, positionals } = parse(argv, CHAT_OPTIONS);
+  if (values.help) return null;
+  const chosen = [values.yes && "--yes", values.deny && "--deny"].filter(Boolean);
+  if (chosen.length > 1) throw new UsageError("--yes and --deny cannot go together");
+  const auto = positiveInt("auto", values.auto, 0);
+  if (auto !== undefined && values.yes) throw new UsageError("--auto N and --yes cannot go together (--yes runs every tool call)");
+  if (values.model === "") throw new UsageError("--model needs a model name");
+  return {
+    target: connectionTarget(values, env, where),
+    prompt: positionals.length > 0 ? positionals.join(" ") : undefined,
+    json: values.json === true,
+    tools: values.yes ? "yes" : values.deny ? "deny" : "ask",
+    auto,
+    conversationId: values.conversation,
+    model: values.model,
+    attachments: (values.attach ?? []).map(parseAttachSpec),
+  };
+}
+
+const ACTIONS: readonly ConversationsAction[] = ["list", "show", "rm", "export"];
+
+/** `agentwire conversations …` (argv without the command word). Returns null for --help. */
+export function parseConversationsArgs(argv: string[], env: NodeJS.ProcessEnv, where: CliEnvironment = {}): ConversationsArgs | null {
+  const { values, positionals } = parse(argv, CONVERSATIONS_OPTIONS);
+  if (values.help) return null;
+  const [action, id, ...rest] = positionals;
+  if (!action || !ACTIONS.includes(action as ConversationsAction)) {
+    throw new UsageError(`agentwire conversations needs one of: list, show ID, rm ID, export ID${action ? ` (got "${action}")` : ""}`);
+  }
+  if (action === "list" ? id !== undefined : id === undefined || rest.length > 0) {
+    throw new UsageError(action === "list" ? "conversations list takes no ID" : `conversations ${action} takes exactly one conversation ID`);
+  }
+  const format = values.format ?? "json";
+  if (format !== "json" && format !== "markdown") throw new UsageError(`--format must be json or markdown, got "${format}"`);
+  if (values.format !== undefined && action !== "export") throw new UsageError("--format goes with conversations export");
+  return {
+    target: connectionTarget(values, env, where),
+    action: action as ConversationsAction,
+    id,
+    format,
+    json: values.json === true,
+    limit: positiveInt("limit", values.limit, 1),
+  };
+}

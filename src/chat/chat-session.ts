@@ -1,0 +1,231 @@
+/**
+ * The client side of one chat: open (create or continue) a conversation, and
+ * run turns — append the user's message, `step`, answer each tool_pending
+ * through a decider, and wait for the generation's one terminal event
+ * (generation_complete with final: true, interrupted, or error). No terminal
+ * here: what is shown and how tools are decided are passed in, so scripts,
+ * the REPL and tests drive the same state machine.
+ */
+import type {
+  AgentwireClient,
+  Conversation,
+  NotificationMethod,
+  NotificationParams,
+  ToolPendingNotification,
+} from "../../clients/typescript/index.js";
+import { AgentwireRpcError, ErrorCodes } from "../../clients/typescript/index.js";
+import type { AttachSpec } from "./chat-options.js";
+
+export type ToolDecision =
+  | { action: "confirm" }
+  | { action: "skip" }
+  | { action: "edit"; arguments: Record<string, unknown> }
+  | { action: "auto"; count: number };
+
+/** Decides on tool calls that wait for the user. */
+export interface ToolDecider {
+  decide(call: ToolPendingNotification): Promise<ToolDecision>;
+  /** Give up on an open question (the generation was interrupted); its decide() may resolve skip. */
+  cancel?(): void;
+}
+
+/** What the session reports; the terminal renderer and the NDJSON writer implement it. */
+export interface SessionView {
+  notification<N extends NotificationMethod>(method: N, params: NotificationParams<N>): void;
+  result(method: string, result: unknown): void;
+  requestFailed(method: string, error: unknown): void;
+}
+
+export type TurnOutcome = { kind: "complete" } | { kind: "interrupted" } | { kind: "error"; message: string; code?: number };
+
+/** Exit status of a command whose last turn ended so (documented in --help). */
+export function exitCodeOf(outcome: TurnOutcome): number {
+  return outcome.kind === "complete" ? 0 : outcome.kind === "interrupted" ? 130 : 1;
+}
+
+export interface ChatSessionOptions {
+  view: SessionView;
+  decider: ToolDecider;
+  /** Passed to every `step`: true runs every tool call without asking, N the first N of the step. */
+  autoConfirm?: boolean | number;
+  /** Model for each step (overrides the conversation's). */
+  model?: string;
+}
+
+type Terminal = { method: string; outcome: TurnOutcome };
+
+export class ChatSession {
+  #conversation: Conversation | undefined;
+  /** Terminal events by generation id; they may arrive before `step`'s answer names the generation. */
+  readonly #ended = new Map<string, TurnOutcome>();
+  #waiter: { generationId: string; resolve: (outcome: TurnOutcome) => void } | undefined;
+  #running: string | undefined;
+  #decisions: Promise<void> = Promise.resolve();
+  #closedReason: string | undefined;
+
+  constructor(
+    private readonly client: AgentwireClient,
+    private readonly options: ChatSessionOptions,
+  ) {
+    client.onAny((method, params) => this.#onNotification(method, params));
+    client.onClose((info) => {
+      this.#closedReason = `connection closed (${info.code}${info.reason ? ` ${info.reason}` : ""})`;
+      this.#waiter?.resolve({ kind: "error", message: this.#closedReason });
+    });
+  }
+
+  get conversation(): Conversation | undefined {
+    return this.#conversation;
+  }
+
+  /** True while a generation this session started has not ended. */
+  get generating(): boolean {
+    return this.#running !== undefined;
+  }
+
+  /** Continue `conversationId`, or create a conversation whose workspace is `workspace`; then subscribe. */
+  async open(options: { conversationId?: string; workspace: string; title?: string; model?: string }): Promise<Conversation> {
+    if (options.conversationId !== undefined) {
+      const got = await this.#call("conversation.get", () => this.client.conversation.get({ conversationId: options.conversationId! }));
+      this.#conversation = got.conversation;
+    } else {
+      this.#conversation = await this.#call("conversation.create", () =>
+        this.client.conversation.create({
+          workspace: options.workspace,
+          ...(options.title ? { title: options.title } : {}),
+          ...(options.model ? { model: options.model } : {}),
+        }),
+      );
+    }
+    const conversationId = this.#conversation.id;
+    await this.#call("conversation.subscribe", () => this.client.conversation.subscribe({ conversationId }));
+    return this.#conversation;
+  }
+
+  /** One user message and the generation it starts, to its end. Never throws for a request the server refuses. */
+  async turn(prompt: string, attachments: AttachSpec[] = []): Promise<TurnOutcome> {
+    const conversationId = this.#requireConversation();
+    if (this.#closedReason) return { kind: "error", message: this.#closedReason };
+    try {
+      await this.#call("message.append", () =>
+        this.client.message.append({
+          conversationId,
+          role: "user",
+          content: prompt,
+          ...(attachments.length > 0
+            ? { attachments: attachments.map((a) => ({ type: "file" as const, path: a.path, ...(a.lines ? { lines: a.lines } : {}) })) }
+            : {}),
+        }),
+      );
+      const { autoConfirm, model } = this.options;
+      const { generationId } = await this.#call("step", () =>
+        this.client.step({
+          conversationId,
+          ...(autoConfirm !== undefined ? { autoConfirm } : {}),
+          ...(model !== undefined ? { model } : {}),
+        }),
+      );
+      this.#running = generationId;
+      const outcome = await this.#endOf(generationId);
+      // Decisions still being sent (a skip racing the end) settle before the next turn.
+      await this.#decisions;
+      return outcome;
+    } catch (error) {
+      return { kind: "error", message: describeError(error), code: error instanceof AgentwireRpcError ? error.code : undefined };
+    } finally {
+      this.#running = undefined;
+    }
+  }
+
+  /** Ask the server to end the running generation; its `interrupted` event ends the turn. */
+  async interrupt(): Promise<void> {
+    const conversationId = this.#conversation?.id;
+    this.options.decider.cancel?.();
+    if (!conversationId || !this.#running) return;
+    await this.#call("interrupt", () => this.client.interrupt({ conversationId })).catch(() => {});
+  }
+
+  #requireConversation(): string {
+    if (!this.#conversation) throw new Error("ChatSession: open() first");
+    return this.#conversation.id;
+  }
+
+  /** A request whose answer (or failure) the view sees. */
+  async #call<T>(method: string, send: () => Promise<T>): Promise<T> {
+    try {
+      const result = await send();
+      this.options.view.result(method, result);
+      return result;
+    } catch (error) {
+      this.options.view.requestFailed(method, error);
+      throw error;
+    }
+  }
+
+  #endOf(generationId: string): Promise<TurnOutcome> {
+    const ended = this.#ended.get(generationId);
+    if (ended) return Promise.resolve(ended);
+    if (this.#closedReason) return Promise.resolve({ kind: "error", message: this.#closedReason });
+    return new Promise((resolve) => {
+      this.#waiter = {
+        generationId,
+        resolve: (outcome) => {
+          this.#waiter = undefined;
+          resolve(outcome);
+        },
+      };
+    });
+  }
+
+  #onNotification(method: string, params: any): void {
+    if (!this.#conversation || params?.conversationId !== this.#conversation.id) return;
+    this.options.view.notification(method as NotificationMethod, params);
+    if (method === "tool_pending" && !params.autoConfirmed) this.#queueDecision(params as ToolPendingNotification);
+    const terminal = terminalOf(method, params);
+    if (!terminal) return;
+    // An error before the generation got an id (generationId null) belongs to the step in flight.
+    const generationId: string | null = params.generationId ?? this.#running ?? null;
+    if (generationId === null) return;
+    this.#ended.set(generationId, terminal.outcome);
+    if (this.#waiter?.generationId === generationId) this.#waiter.resolve(terminal.outcome);
+  }
+
+  /** One question at a time, in the order the calls were proposed. */
+  #queueDecision(call: ToolPendingNotification): void {
+    const conversationId = call.conversationId;
+    this.#decisions = this.#decisions.then(async () => {
+      if (this.#ended.has(call.generationId)) return; // the generation ended while an earlier question was open
+      const decision = await this.options.decider.decide(call);
+      if (this.#ended.has(call.generationId)) return;
+      await this.#call("tool.confirm", () =>
+        this.client.tool.confirm({
+          conversationId,
+          toolCallId: call.toolCallId,
+          action: decision.action,
+          ...(decision.action === "edit" ? { arguments: decision.arguments } : {}),
+          ...(decision.action === "auto" ? { count: decision.count } : {}),
+        }),
+      ).catch(() => {
+        // Reported to the view; a call no longer pending (interrupted, timed out) needs nothing more.
+      });
+    });
+  }
+}
+
+function terminalOf(method: string, params: any): Terminal | undefined {
+  if (method === "generation_complete" && params.final === true) return { method, outcome: { kind: "complete" } };
+  if (method === "interrupted") return { method, outcome: { kind: "interrupted" } };
+  if (method === "error") return { method, outcome: { kind: "error", message: String(params.message), code: params.code } };
+  return undefined;
+}
+
+export function describeError(error: unknown): string {
+  if (error instanceof AgentwireRpcError) {
+    const name = Object.entries(ErrorCodes).find(([, code]) => code === error.code)?.[0];
+    // INVALID_PARAMS names the field in data.issues: the one thing a user needs to fix their flag.
+    const issues = (error.data as { issues?: { path: string; message: string }[] } | undefined)?.issues ?? [];
+    const detail = issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join("; ");
+    return `${error.message}${detail && !error.message.includes(detail) ? ` — ${detail}` : ""}${name ? ` (${name})` : ` (code ${error.code})`}`;
+  }
+  return (error as Error)?.message ?? String(error);
+}
