@@ -105,7 +105,8 @@ async function crashWithPendingCall(command: string) {
   return { id, seqBefore: before.state.seq };
 }
 
-describe("after a crash with a tool call waiting for confirmation", () => {
+// Each test starts the real CLI twice: on a busy 2-core machine that alone can pass 5 s.
+describe("after a crash with a tool call waiting for confirmation", { timeout: 30_000 }, () => {
   it("conversation.get shows it pending; step offers it again, and confirming it runs it and calls the model", async () => {
     const { id, seqBefore } = await crashWithPendingCall("echo resumed-after-crash");
     const fx = await fixtureOnDataDir();
@@ -201,7 +202,7 @@ describe("after a crash with a tool call waiting for confirmation", () => {
   });
 });
 
-describe("after a crash while a tool was running", () => {
+describe("after a crash while a tool was running", { timeout: 30_000 }, () => {
   it("the stale call is reported failed (never left executing) and the next request is valid", async () => {
     const fake = await fakeServer();
     fake.enqueue({ kind: "reply", toolCalls: [shellCall("echo BASH:$$; sleep 30", "run_1")] });
@@ -245,7 +246,7 @@ describe("after a crash while a tool was running", () => {
   });
 });
 
-describe("after a graceful stop", () => {
+describe("after a graceful stop", { timeout: 30_000 }, () => {
   it("seq continues above the old one and a stored conversation is intact", async () => {
     const fx1 = await startAgentFixture({ config: { dataDir } });
     cleanups.push(() => fx1.close());
