@@ -1,6 +1,7 @@
 /**
  * Providers end to end: one server with two fake OpenAI-compatible endpoints
- * (two real HTTP servers, each with its own API key) and a third that is
+ * (two real HTTP servers, each with its own API key; one spoken to over
+ * Chat Completions, the other over the Responses API) and a third that is
  * down, declared in the configuration and reached through the server's own
  * provider factory (the real openai SDK). Each request is checked by what
  * ITS endpoint received: the model id without the provider prefix, the
@@ -53,7 +54,8 @@ beforeAll(async () => {
           "a-plain": { tools: false, temperature: false },
         },
       },
-      beta: { baseUrl: beta.url, apiKey: "key-beta", headers: { "X-Org": "org-beta" } },
+      // The other wire: Chat Completions and the Responses API side by side in one server.
+      beta: { wire: "responses", baseUrl: beta.url, apiKey: "key-beta", headers: { "X-Org": "org-beta" } },
       down: { baseUrl: downUrl, models: { ghost: { imageInput: true } } },
     },
   });
@@ -79,7 +81,7 @@ async function runStep(id: string, events: EventRecorder, step: Record<string, u
 }
 
 describe("routing", () => {
-  it("serves two conversations on two providers at once, each endpoint getting its own model id, key and headers", async () => {
+  it("serves two conversations on two providers of different wires at once, each endpoint getting its own wire, model id, key and headers", async () => {
     const a = await newConversation(client, { model: "alpha/a-small" }, "to alpha");
     const b = await newConversation(client, { model: "beta/b-chat" }, "to beta");
     // Paced answers, so both streams are open together.
@@ -96,8 +98,10 @@ describe("routing", () => {
 
     expect(alpha.requests.map((r) => r.model)).toEqual(["a-small"]);
     expect(beta.requests.map((r) => r.model)).toEqual(["b-chat"]);
-    expect(JSON.stringify(alpha.requests[0].messages)).toContain("to alpha");
-    expect(JSON.stringify(beta.requests[0].messages)).toContain("to beta");
+    expect(alpha.wires).toEqual(["chat"]);
+    expect(beta.wires).toEqual(["responses"]);
+    expect(JSON.stringify(alpha.messagesOf(0))).toContain("to alpha");
+    expect(JSON.stringify(beta.messagesOf(0))).toContain("to beta");
     expect(alpha.exchanges[0].headers).toMatchObject({ authorization: "Bearer key-alpha", "x-org": "org-alpha" });
     expect(beta.exchanges[0].headers).toMatchObject({ authorization: "Bearer key-beta", "x-org": "org-beta" });
     // Clients see the model as it was asked for.
@@ -205,7 +209,7 @@ describe("models.list", () => {
     expect(listed.defaultProvider).toBe("alpha");
     expect(listed.providers).toEqual([
       { name: "alpha", wire: "chat", baseUrl: alpha.url, status: "ok" },
-      { name: "beta", wire: "chat", baseUrl: beta.url, status: "ok" },
+      { name: "beta", wire: "responses", baseUrl: beta.url, status: "ok" },
       { name: "down", wire: "chat", baseUrl: downUrl, status: "unreachable", error: expect.stringContaining("ECONNREFUSED") },
     ]);
     const byId = new Map(listed.models.map((m) => [m.id, m]));
