@@ -176,6 +176,12 @@ describe("agentwire config", { timeout: 20_000 }, () => {
     for (const secret of ["sk-or-secret", "ref-secret"]) expect(text).not.toContain(secret);
   });
 
+  it("shows a value under a key that holds a dot (a model named gpt-4.1) as it was set", async () => {
+    await write(join(project, "agentwire.json"), `{ "providers": { "oa": { "baseUrl": "http://127.0.0.1:9/v1", "models": { "gpt-4.1": { "imageInput": true } } } } }`);
+    const text = formatReport(serve().resolved!);
+    expect(text).toMatch(/providers\.oa\.models\.gpt-4\.1\.imageInput\s+true\s/);
+  });
+
   it("as the real binary: the report, --json, and a bad file stopping serve with exit 2 and no stack trace", async () => {
     await write(join(project, "agentwire.json"), `{ "model": "m1", "llm": { "apiKey": "sk-file-secret" } }`);
     const report = runCli(["config", "--json"], { XDG_CONFIG_HOME: xdg }, "src/cli.ts", project);

@@ -22,6 +22,11 @@ export interface MergedConfig {
   sources: Map<string, string>;
   /** Dotted path → index of the layer that set it (to compare precedence). */
   layerOf: Map<string, number>;
+  /**
+   * Dotted path → the value set there. Read this rather than splitting a path
+   * on dots: a key may hold a dot itself (a model named `gpt-4.1`).
+   */
+  leaves: Map<string, unknown>;
 }
 
 /** Paths whose value is replaced whole rather than merged (`*` matches one key). */
@@ -31,8 +36,9 @@ export function mergeLayers(layers: readonly ConfigLayer[]): MergedConfig {
   const values: Record<string, unknown> = {};
   const sources = new Map<string, string>();
   const layerOf = new Map<string, number>();
-  layers.forEach((layer, index) => mergeInto(values, layer.values, "", { ...layer, index }, sources, layerOf));
-  return { values, sources, layerOf };
+  const leaves = new Map<string, unknown>();
+  layers.forEach((layer, index) => mergeInto(values, layer.values, "", { ...layer, index }, { sources, layerOf, leaves }));
+  return { values, sources, layerOf, leaves };
 }
 
 function mergeInto(
@@ -40,9 +46,9 @@ function mergeInto(
   source: Record<string, unknown>,
   prefix: string,
   layer: ConfigLayer & { index: number },
-  sources: Map<string, string>,
-  layerOf: Map<string, number>,
+  maps: Pick<MergedConfig, "sources" | "layerOf" | "leaves">,
 ): void {
+  const { sources, layerOf, leaves } = maps;
   for (const [key, value] of Object.entries(source)) {
     if (value === undefined) continue;
     const path = prefix ? `${prefix}.${key}` : key;
@@ -50,18 +56,20 @@ function mergeInto(
       const existing = target[key];
       const into = isPlainObject(existing) ? existing : {};
       target[key] = into;
-      mergeInto(into, value, path, layer, sources, layerOf);
+      mergeInto(into, value, path, layer, maps);
       continue;
     }
     for (const known of [...sources.keys()]) {
       if (known.startsWith(`${path}.`)) {
         sources.delete(known);
         layerOf.delete(known);
+        leaves.delete(known);
       }
     }
     target[key] = value;
     sources.set(path, layer.sources?.[path] ?? layer.label);
     layerOf.set(path, layer.index);
+    leaves.set(path, value);
   }
 }
 

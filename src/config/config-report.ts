@@ -36,13 +36,13 @@ export function reportLines(resolved: ResolvedConfig): ReportLine[] {
     const under = setPaths.filter((p) => p === root || p.startsWith(`${root}.`)).filter((p) => !shown.has(p));
     for (const path of under) {
       shown.add(path);
-      lines.push({ path, value: maskSecrets(valueAt(merged.values, path), path), source: merged.sources.get(path)! });
+      lines.push({ path, value: maskSecrets(merged.leaves.get(path), path), source: merged.sources.get(path)! });
     }
     if (under.length === 0 && root !== "llm.apiKeyEnv") lines.push({ path: root, value: valueAt(merged.values, root), source: "default" });
   }
   // Anything else a file set ($schema, and keys without a ServerConfig field).
   for (const path of setPaths) {
-    if (!shown.has(path)) lines.push({ path, value: maskSecrets(valueAt(merged.values, path), path), source: merged.sources.get(path)! });
+    if (!shown.has(path)) lines.push({ path, value: maskSecrets(merged.leaves.get(path), path), source: merged.sources.get(path)! });
   }
   return lines;
 }
