@@ -2,10 +2,9 @@
  * Command-line flags and environment into a ServerConfig. Kept apart from
  * cli.ts (which starts the server on import) so it can be tested.
  */
-import { resolve as resolvePath } from "node:path";
 import { parseArgs } from "node:util";
 import { type ConfigLayer, setAt } from "./config/config-layers.js";
-import { type ResolvedConfig, resolveConfig } from "./config/resolve-config.js";
+import { type ResolvedConfig, resolveCommandConfig } from "./config/resolve-config.js";
 import { DEFAULT_PORT, type ServerConfig } from "./config/server-config.js";
 import { SERVER_VERSION } from "./server-version.js";
 import { isToolEnvEntry, splitToolEnvList } from "./tools/tool-environment.js";
@@ -254,14 +253,6 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv, where: CliEnvir
   }
   if (values["tool-env"]) set("tool-env", "tools.envAllow", toolEnvOption(values["tool-env"]));
 
-  const cwd = where.cwd ?? process.cwd();
-  const resolved = resolveConfig({
-    cwd,
-    env,
-    home: where.home,
-    discover: where.discover,
-    flags,
-    explicitFile: values.config ? resolvePath(cwd, values.config) : undefined,
-  });
+  const resolved = resolveCommandConfig(flags, env, where, values.config);
   return { command, config: resolved.config, resolved, json: values.json === true };
 }

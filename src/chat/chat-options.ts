@@ -3,10 +3,9 @@
  * into what they need: where to connect (a URL, or an embedded server's
  * configuration resolved exactly as `serve` resolves it) and what to do.
  */
-import { resolve as resolvePath } from "node:path";
 import { parseArgs } from "node:util";
 import { type ConfigLayer, setAt } from "../config/config-layers.js";
-import { resolveConfig } from "../config/resolve-config.js";
+import { resolveCommandConfig } from "../config/resolve-config.js";
 import type { ServerConfig } from "../config/server-config.js";
 import { UsageError } from "../usage-error.js";
 import type { CliEnvironment } from "../cli-options.js";
@@ -131,15 +130,7 @@ function connectionTarget(
   if (values["data-dir"] !== undefined) set("data-dir", "server.dataDir", values["data-dir"]);
   if (values.token !== undefined) set("token", "server.token", values.token);
   if (values.model !== undefined) set("model", "model", values.model);
-  const cwd = where.cwd ?? process.cwd();
-  const resolved = resolveConfig({
-    cwd,
-    env,
-    home: where.home,
-    discover: where.discover,
-    flags,
-    explicitFile: values.config ? resolvePath(cwd, values.config) : undefined,
-  });
+  const resolved = resolveCommandConfig(flags, env, where, values.config);
   return { embedded: resolved.config, token: resolved.config.token };
 }
 

@@ -1,6 +1,7 @@
 /**
  * JSDoc blocks for the generated TypeScript: the text an editor shows on hover.
  */
+import { wrapParagraphs } from "./wrap-paragraphs.js";
 
 const WIDTH = 100;
 
@@ -12,29 +13,8 @@ const WIDTH = 100;
  * people write it.
  */
 export function docComment(paragraphs: readonly string[], indent: string): string[] {
-  const lines: string[] = [];
-  const max = WIDTH - indent.length - 3;
-  let inCode = false;
-  for (const paragraph of paragraphs) {
-    // Lines of a ``` block are code: kept as written, never wrapped.
-    if (paragraph.startsWith("```")) inCode = !inCode;
-    if (inCode || paragraph.startsWith("```") || paragraph === "") {
-      lines.push(paragraph.replaceAll("*/", "*\\/"));
-      continue;
-    }
-    let line = "";
-    // "*/" would end the comment early; "*\/" reads the same in an editor.
-    for (const word of paragraph.replaceAll("*/", "*\\/").split(/\s+/)) {
-      if (line && line.length + 1 + word.length > max) {
-        lines.push(line);
-        line = word;
-      } else {
-        line = line ? `${line} ${word}` : word;
-      }
-    }
-    lines.push(line);
-  }
-  while (lines.at(-1) === "") lines.pop();
+  // "*/" would end the comment early; "*\/" reads the same in an editor.
+  const lines = wrapParagraphs(paragraphs, WIDTH - indent.length - 3, (text) => text.replaceAll("*/", "*\\/"));
   if (lines.length === 0) return [];
   if (lines.length === 1 && indent.length + lines[0].length + 7 <= WIDTH) return [`${indent}/** ${lines[0]} */`];
   return [`${indent}/**`, ...lines.map((l) => (l ? `${indent} * ${l}` : `${indent} *`)), `${indent} */`];

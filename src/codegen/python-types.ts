@@ -15,6 +15,7 @@
  */
 import type { JsonSchema } from "./json-schema.js";
 import { docParagraphs, type NamedTypes } from "./ts-types.js";
+import { wrapParagraphs } from "./wrap-paragraphs.js";
 
 const KNOWN = new Set([
   "type", "description", "properties", "required", "additionalProperties", "propertyNames", "items",
@@ -217,29 +218,8 @@ export function importOrder(definitions: PyDefinition[]): PyDefinition[] {
  * as a blank line, ``` blocks verbatim. A short single line stays on one line.
  */
 export function docstring(paragraphs: readonly string[], indent: string): string[] {
-  const max = WIDTH - indent.length;
-  const lines: string[] = [];
-  let inCode = false;
-  for (const raw of paragraphs) {
-    // A backslash would start an escape and `"""` would end the string: both are escaped.
-    const paragraph = raw.replaceAll("\\", "\\\\").replaceAll('"""', '\\"\\"\\"');
-    if (paragraph.startsWith("```")) inCode = !inCode;
-    if (inCode || paragraph.startsWith("```") || paragraph === "") {
-      lines.push(paragraph);
-      continue;
-    }
-    let line = "";
-    for (const word of paragraph.split(/\s+/)) {
-      if (line && line.length + 1 + word.length > max) {
-        lines.push(line);
-        line = word;
-      } else {
-        line = line ? `${line} ${word}` : word;
-      }
-    }
-    lines.push(line);
-  }
-  while (lines.at(-1) === "") lines.pop();
+  // A backslash would start an escape and `"""` would end the string: both are escaped.
+  const lines = wrapParagraphs(paragraphs, WIDTH - indent.length, (text) => text.replaceAll("\\", "\\\\").replaceAll('"""', '\\"\\"\\"'));
   if (lines.length === 0) return [];
   // A docstring ending in `"` would close early (`""""`): a space keeps them apart.
   const last = (text: string) => (text.endsWith('"') ? `${text} ` : text);

@@ -3,6 +3,7 @@
  * (farthest first) < nearest file < `--config FILE` < environment variables
  * < command-line flags. See config-layers.ts for how layers merge.
  */
+import { resolve as resolvePath } from "node:path";
 import { AgentwireConfigFile } from "../../protocol/config.js";
 import { formatIssuePath } from "../rpc/issue-path.js";
 import { isToolEnvEntry, splitToolEnvList } from "../tools/tool-environment.js";
@@ -39,6 +40,26 @@ export const CONFIG_ENV_VARS = {
   OPENAI_API_KEY: "llm.apiKey",
   AGENTWIRE_TOOL_ENV: "tools.envAllow",
 } as const;
+
+/** Where a command runs, for the file lookup (CliEnvironment in cli-options.ts). */
+export interface CommandPlace {
+  cwd?: string;
+  home?: string;
+  discover?: boolean;
+}
+
+/** The layers under a command's flags: `--config FILE` is taken relative to the working directory. */
+export function resolveCommandConfig(flags: ConfigLayer, env: NodeJS.ProcessEnv, place: CommandPlace, configFlag?: string): ResolvedConfig {
+  const cwd = place.cwd ?? process.cwd();
+  return resolveConfig({
+    cwd,
+    env,
+    home: place.home,
+    discover: place.discover,
+    flags,
+    explicitFile: configFlag ? resolvePath(cwd, configFlag) : undefined,
+  });
+}
 
 export function resolveConfig(options: ResolveOptions): ResolvedConfig {
   const files = options.discover === false ? [] : findConfigFiles(options);
