@@ -4,8 +4,13 @@
  * add to plain numbers; prom-client reads them when /metrics is scraped.
  * Each server has its own Registry, so two servers in one process (tests)
  * never share a series.
+ *
+ * prom-client (with the OpenTelemetry API it pulls in) costs tens of
+ * milliseconds to load, so it is not on the path to "listening": `load()`
+ * is called once the server listens, and the few durations observed before
+ * it is ready wait in a small buffer.
  */
-import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { Histogram, Registry } from "prom-client";
 import type { NotificationMethod, NotificationParams } from "../../protocol/index.js";
 import type { RuntimeObserver } from "../sessions/runtime-observer.js";
 import type { GenerationSummary } from "../store/conversation-store.js";
@@ -36,9 +41,13 @@ type Payload<N extends NotificationMethod> = Omit<NotificationParams<N>, "conver
 const MAX_TOOL_LABELS = 256;
 const LATENCY_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
 const FIRST_TOKEN_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+/** Durations held while prom-client loads (it takes milliseconds; a model call takes longer). */
+const MAX_PENDING_OBSERVATIONS = 10_000;
+
+type PromClient = typeof import("prom-client");
+type Durations = "modelCall" | "firstToken";
 
 export class ServerMetrics implements RuntimeObserver {
-  readonly registry = new Registry();
   readonly totals: ServerTotals = {
     generations: { completed: 0, interrupted: 0, error: 0 },
     toolCalls: { completed: 0, failed: 0, skipped: 0 },
@@ -53,16 +62,27 @@ export class ServerMetrics implements RuntimeObserver {
   private readonly toolLabels = new Set<string>();
   /** The model call each running generation is in: when it started, and whether a token has come. */
   private readonly calls = new Map<string, { start: number; firstToken: boolean }>();
-  private readonly modelCallSeconds: Histogram;
-  private readonly firstTokenSeconds: Histogram;
+  private histograms: Record<Durations, Histogram> | undefined;
+  private readonly pending: [Durations, number][] = [];
+  private loading: Promise<Registry> | undefined;
 
   constructor(
-    live: LiveCounts,
-    info: { instanceId: string; version: string; startedAt: number },
+    private readonly live: LiveCounts,
+    private readonly info: { instanceId: string; version: string; startedAt: number },
     /** Tools the registry has; calls of others are counted as tool="unknown". */
     private readonly knownTool: (name: string) => boolean,
-  ) {
-    const registers = [this.registry];
+  ) {}
+
+  /** Loads prom-client and builds the registry (once); the server calls it after it listens. */
+  load(): Promise<Registry> {
+    this.loading ??= import("prom-client").then((prom) => this.build(prom));
+    return this.loading;
+  }
+
+  private build({ Counter, Gauge, Histogram, Registry }: PromClient): Registry {
+    const { live, info } = this;
+    const registry = new Registry();
+    const registers = [registry];
     const totals = this.totals;
     const counter = (name: string, help: string, read: () => number) =>
       new Counter({
@@ -135,18 +155,27 @@ export class ServerMetrics implements RuntimeObserver {
       "Connections terminated because they stopped reading (send backlog over limits.maxBufferedBytes).",
       () => totals.slowConsumersDropped,
     );
-    this.modelCallSeconds = new Histogram({
-      name: "agentwire_model_call_duration_seconds",
-      help: "From the start of a model request to its last token, for model calls that finished.",
-      buckets: LATENCY_BUCKETS,
-      registers,
-    });
-    this.firstTokenSeconds = new Histogram({
-      name: "agentwire_model_time_to_first_token_seconds",
-      help: "From the start of a model request to its first text or reasoning token.",
-      buckets: FIRST_TOKEN_BUCKETS,
-      registers,
-    });
+    this.histograms = {
+      modelCall: new Histogram({
+        name: "agentwire_model_call_duration_seconds",
+        help: "From the start of a model request to its last token, for model calls that finished.",
+        buckets: LATENCY_BUCKETS,
+        registers,
+      }),
+      firstToken: new Histogram({
+        name: "agentwire_model_time_to_first_token_seconds",
+        help: "From the start of a model request to its first text or reasoning token.",
+        buckets: FIRST_TOKEN_BUCKETS,
+        registers,
+      }),
+    };
+    for (const [which, seconds] of this.pending.splice(0)) this.histograms[which].observe(seconds);
+    return registry;
+  }
+
+  private observe(which: Durations, seconds: number): void {
+    if (this.histograms) this.histograms[which].observe(seconds);
+    else if (this.pending.length < MAX_PENDING_OBSERVATIONS) this.pending.push([which, seconds]);
   }
 
   /** One frame left for a client. On the token path: a counter, nothing more. */
@@ -158,13 +187,10 @@ export class ServerMetrics implements RuntimeObserver {
     this.totals.slowConsumersDropped++;
   }
 
-  /** The Prometheus text exposition. */
-  exposition(): Promise<string> {
-    return this.registry.metrics();
-  }
-
-  get contentType(): string {
-    return this.registry.contentType;
+  /** The Prometheus text exposition, and its content type. */
+  async exposition(): Promise<{ text: string; contentType: string }> {
+    const registry = await this.load();
+    return { text: await registry.metrics(), contentType: registry.contentType };
   }
 
   event<N extends NotificationMethod>(method: N, payload: Payload<N>): void {
@@ -173,7 +199,7 @@ export class ServerMetrics implements RuntimeObserver {
       const call = this.calls.get((payload as Payload<"generation_progress">).generationId);
       if (call && !call.firstToken) {
         call.firstToken = true;
-        this.firstTokenSeconds.observe((performance.now() - call.start) / 1000);
+        this.observe("firstToken", (performance.now() - call.start) / 1000);
       }
       return;
     }
@@ -184,7 +210,7 @@ export class ServerMetrics implements RuntimeObserver {
       case "generation_complete": {
         const { generationId, usage } = payload as Payload<"generation_complete">;
         const call = this.calls.get(generationId);
-        if (call) this.modelCallSeconds.observe((performance.now() - call.start) / 1000);
+        if (call) this.observe("modelCall", (performance.now() - call.start) / 1000);
         this.calls.delete(generationId);
         this.totals.modelCalls++;
         if (usage) {

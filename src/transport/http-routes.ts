@@ -64,7 +64,7 @@ export function handleHttp(request: IncomingMessage, response: ServerResponse, o
       return;
     }
     options.metrics.exposition().then(
-      (text) => send(200, text, options.metrics.contentType),
+      ({ text, contentType }) => send(200, text, contentType),
       () => send(500, JSON.stringify({ error: "metrics could not be collected" })),
     );
     return;
