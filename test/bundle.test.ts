@@ -29,6 +29,10 @@ it("starts, answers HTTP and JSON-RPC, loads its lazy parts, and stops on SIGTER
   const http = url.replace("ws://", "http://");
   expect(await (await fetch(`${http}/healthz`)).json()).toMatchObject({ ok: true });
   expect(await (await fetch(`${http}/openrpc.json`)).json()).toMatchObject({ openrpc: expect.any(String) });
+  // prom-client is CommonJS, loaded lazily: in the bundle its exports arrive differently than under Node.
+  const metrics = await fetch(`${http}/metrics`);
+  expect(metrics.status).toBe(200);
+  expect(await metrics.text()).toContain("agentwire_connections ");
 
   const client = await AgentwireClient.connect(url, { WebSocket });
   const { id } = await client.conversation.create({ title: "bundled" });

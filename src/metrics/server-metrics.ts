@@ -75,7 +75,8 @@ export class ServerMetrics implements RuntimeObserver {
 
   /** Loads prom-client and builds the registry (once); the server calls it after it listens. */
   load(): Promise<Registry> {
-    this.loading ??= import("prom-client").then((prom) => this.build(prom));
+    // prom-client is CommonJS: Node gives its exports by name, a bundle only as `default`.
+    this.loading ??= import("prom-client").then((prom) => this.build("Registry" in prom ? prom : (prom as { default: PromClient }).default));
     return this.loading;
   }
 
