@@ -5,32 +5,12 @@
  * `initialize` gets no method: `connect` sends it. Types come from the
  * generated types.ts, connection handling from the hand-written runtime.ts.
  */
-import { ErrorCodes } from "../../protocol/errors.js";
-import { requestTypeNames, type RequestEntry } from "../../protocol/inventory.js";
 // The hand-written runtime, imported (not copied) to learn which member names it already uses.
 import { AgentwireClientBase } from "../../clients/typescript/runtime.js";
+import { planClientMembers, type Group, type MethodPlan } from "./client-members.js";
 import { experimentalTag, protocolInventory, type ClientInventory } from "./client-types.js";
-import { toJsonSchema, TS_BANNER } from "./json-schema.js";
+import { TS_BANNER } from "./json-schema.js";
 import { docComment } from "./jsdoc.js";
-import { methodErrors } from "./openrpc.js";
-
-const HANDSHAKE_METHODS: ReadonlySet<string> = new Set(["initialize"]);
-
-interface MethodPlan {
-  method: string;
-  /** Member name: `create` in `client.conversation.create`, `step` for `client.step`. */
-  member: string;
-  /** "none": no argument; "optional": `{}` is valid params; "required" otherwise. */
-  params: "none" | "optional" | "required";
-  paramsType: string;
-  resultType: string;
-  doc: string[];
-}
-
-interface Group {
-  name: string;
-  methods: MethodPlan[];
-}
 
 export function emitClientIndex(protocolVersion: string, inventory: ClientInventory = protocolInventory): string {
   const members = planMembers(inventory);
@@ -121,53 +101,13 @@ function reservedNames(): Set<string> {
 
 /** Top-level members in inventory order: single methods and groups (at their first method's place). */
 function planMembers(inventory: ClientInventory): Array<MethodPlan | Group> {
-  const reserved = reservedNames();
-  const members: Array<MethodPlan | Group> = [];
-  const groups = new Map<string, Group>();
-  const taken = (name: string, what: string) => {
-    if (reserved.has(name)) throw new Error(`codegen: ${what} would become client.${name}, which the runtime already uses`);
-  };
-  for (const [method, entry] of Object.entries(inventory.requests)) {
-    if (HANDSHAKE_METHODS.has(method)) continue;
-    const segments = method.split(".").map(identifier);
-    if (segments.length > 2) throw new Error(`codegen: ${method}: only one level of dotted prefix is supported`);
-    const plan = planMethod(method, entry, segments[segments.length - 1]);
-    if (segments.length === 1) {
-      taken(plan.member, method);
-      if (groups.has(plan.member)) throw new Error(`codegen: ${method} collides with the ${plan.member}.* group`);
-      members.push(plan);
-      continue;
-    }
-    const groupName = segments[0];
-    let group = groups.get(groupName);
-    if (!group) {
-      taken(groupName, method);
-      if (members.some((m) => !("methods" in m) && m.member === groupName)) {
-        throw new Error(`codegen: the ${groupName}.* group collides with the method ${groupName}`);
-      }
-      group = { name: groupName, methods: [] };
-      groups.set(groupName, group);
-      members.push(group);
-    }
-    if (group.methods.some((m) => m.member === plan.member)) throw new Error(`codegen: ${method} is named twice`);
-    group.methods.push(plan);
-  }
-  return members;
-}
-
-function planMethod(method: string, entry: RequestEntry, member: string): MethodPlan {
-  const schema = toJsonSchema(entry.params, "input", `${method} params`);
-  const hasFields = Object.keys((schema.properties ?? {}) as object).length > 0;
-  const params = !hasFields ? "none" : entry.params.safeParse({}).success ? "optional" : "required";
-  const errors = methodErrors(method, entry).map((name) => `${name} (${ErrorCodes[name]})`);
-  return {
-    method,
-    member,
-    params,
-    paramsType: requestTypeNames(method).params,
-    resultType: requestTypeNames(method).result,
-    doc: [`\`${method}\`: ${entry.description}`, "", `Errors: ${errors.join(", ")}.`, ...experimentalTag(entry)],
-  };
+  return planClientMembers(inventory, {
+    label: "codegen",
+    spell: identifier,
+    reserved: reservedNames(),
+    runtime: "the runtime",
+    experimental: experimentalTag,
+  });
 }
 
 function emitGroupInterface(group: Group): string[] {

@@ -11,11 +11,11 @@
  * client (client-types.ts, client-emitter.ts), so the two name the same types.
  */
 import { readFileSync } from "node:fs";
-import { ErrorCodes, ErrorTable } from "../../protocol/errors.js";
-import { notificationTypeName, requestTypeNames, type RequestEntry } from "../../protocol/inventory.js";
+import { ErrorTable } from "../../protocol/errors.js";
+import { notificationTypeName, requestTypeNames } from "../../protocol/inventory.js";
+import { planClientMembers, type Group, type MethodPlan } from "./client-members.js";
 import { protocolInventory, sharedTypes, type ClientInventory } from "./client-types.js";
 import { GENERATED_NOTE, toJsonSchema } from "./json-schema.js";
-import { methodErrors } from "./openrpc.js";
 import { docstring, importOrder, isPythonKeyword, PyTypeWriter, snake } from "./python-types.js";
 import { NamedTypes } from "./ts-types.js";
 
@@ -23,7 +23,6 @@ import { NamedTypes } from "./ts-types.js";
 export const PYTHON_PACKAGE = "clients/python/agentwire_client";
 
 const PY_BANNER = `# ${GENERATED_NOTE}`;
-const HANDSHAKE_METHODS: ReadonlySet<string> = new Set(["initialize"]);
 
 /** clients/python/agentwire_client/types.py */
 export function emitPythonTypes(protocolVersion: string, inventory: ClientInventory = protocolInventory): string {
@@ -118,21 +117,6 @@ export function emitPythonErrors(): string {
     "",
   );
   return out.join("\n");
-}
-
-interface MethodPlan {
-  method: string;
-  /** `create` in `client.conversation.create`. */
-  member: string;
-  params: "none" | "optional" | "required";
-  paramsType: string;
-  resultType: string;
-  doc: string[];
-}
-
-interface Group {
-  name: string;
-  methods: MethodPlan[];
 }
 
 /**
@@ -269,54 +253,14 @@ export function readRuntime(root: string): string {
 }
 
 function planMembers(inventory: ClientInventory, reserved: Set<string>): Array<MethodPlan | Group> {
-  const members: Array<MethodPlan | Group> = [];
-  const groups = new Map<string, Group>();
-  const check = (name: string, method: string) => {
-    if (reserved.has(name)) throw new Error(`codegen (python): ${method} would become client.${name}, which runtime.py already uses`);
-    if (isPythonKeyword(name)) throw new Error(`codegen (python): ${method} would become client.${name}, a Python keyword`);
-  };
-  for (const [method, entry] of Object.entries(inventory.requests)) {
-    if (HANDSHAKE_METHODS.has(method)) continue;
-    const segments = method.split(".").map(snake);
-    if (segments.length > 2) throw new Error(`codegen (python): ${method}: only one level of dotted prefix is supported`);
-    const plan = planMethod(method, entry, segments[segments.length - 1]);
-    if (isPythonKeyword(plan.member)) throw new Error(`codegen (python): ${method} would become a method named ${plan.member}, a Python keyword`);
-    if (segments.length === 1) {
-      check(plan.member, method);
-      if (groups.has(plan.member)) throw new Error(`codegen (python): ${method} collides with the ${plan.member}.* group`);
-      members.push(plan);
-      continue;
-    }
-    let group = groups.get(segments[0]);
-    if (!group) {
-      check(segments[0], method);
-      if (members.some((m) => !("methods" in m) && m.member === segments[0])) {
-        throw new Error(`codegen (python): the ${segments[0]}.* group collides with the method ${segments[0]}`);
-      }
-      group = { name: segments[0], methods: [] };
-      groups.set(group.name, group);
-      members.push(group);
-    }
-    if (group.methods.some((m) => m.member === plan.member)) throw new Error(`codegen (python): ${method} is named twice`);
-    group.methods.push(plan);
-  }
-  return members;
-}
-
-function planMethod(method: string, entry: RequestEntry, member: string): MethodPlan {
-  const schema = toJsonSchema(entry.params, "input", `${method} params`);
-  const hasFields = Object.keys((schema.properties ?? {}) as object).length > 0;
-  const params = !hasFields ? "none" : entry.params.safeParse({}).success ? "optional" : "required";
-  const errors = methodErrors(method, entry).map((name) => `${name} (${ErrorCodes[name]})`);
-  const experimental = entry.experimental ? ["", `Experimental: ${entry.experimental}`] : [];
-  return {
-    method,
-    member,
-    params,
-    paramsType: requestTypeNames(method).params,
-    resultType: requestTypeNames(method).result,
-    doc: [`\`${method}\`: ${entry.description}`, "", `Errors: ${errors.join(", ")}.`, ...experimental],
-  };
+  return planClientMembers(inventory, {
+    label: "codegen (python)",
+    spell: snake,
+    reserved,
+    runtime: "runtime.py",
+    refuseMethodName: (name) => (isPythonKeyword(name) ? "a Python keyword" : undefined),
+    experimental: (entry) => (entry.experimental ? ["", `Experimental: ${entry.experimental}`] : []),
+  });
 }
 
 function emitGroupClass(group: Group): string[] {
