@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { AssetId, ImageMimeType, MAX_ASSET_BASE64_CHARS, MAX_ASSET_BYTES } from "./attachments.js";
 import { ConversationId } from "./records.js";
 

@@ -4,7 +4,7 @@
  * (Streamable HTTP). Part of agentwire.json (protocol/config.ts) and of the
  * mcp.add method.
  */
-import { z } from "zod";
+import * as z from "zod";
 
 export const MCP_SERVER_NAME_PATTERN = /^[A-Za-z0-9_-]{1,32}$/;
 

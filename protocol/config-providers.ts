@@ -7,7 +7,7 @@
  * provider of that name is declared here. src/llm/provider-registry.ts
  * reads these definitions.
  */
-import { z } from "zod";
+import * as z from "zod";
 
 export const PROVIDER_NAME_PATTERN = /^[A-Za-z0-9_-]{1,32}$/;
 

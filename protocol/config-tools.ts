@@ -3,7 +3,7 @@
  * tools (`tools.custom`) and the web tools (`tools.web`). Part of
  * agentwire.json (protocol/config.ts).
  */
-import { z } from "zod";
+import * as z from "zod";
 
 export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 

@@ -11,7 +11,7 @@
  * silently). `protocol/config.schema.json` is generated from this schema:
  * point `"$schema"` at it for completion in an editor.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { McpServersConfig } from "./config-mcp.js";
 import { ProviderName, ProvidersConfig } from "./config-providers.js";
 import { CustomToolDefinition, WebToolsConfig } from "./config-tools.js";

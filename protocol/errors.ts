@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { DamagedConversationEntry, EndpointStatus } from "./records.js";
 
 /** One problem with a request's params. */

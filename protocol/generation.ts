@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { AutoConfirmRemaining, ConversationId, MaxTokens, ModelName, ReasoningLevel, Temperature, ToolCallStatus } from "./records.js";
 
 /** The most tool uses one step or one tool.confirm "auto" may let run without asking. */

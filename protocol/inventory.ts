@@ -5,7 +5,7 @@
  * client are all derived from these two tables; nothing else lists method
  * names by hand.
  */
-import type { z } from "zod";
+import type * as z from "zod";
 import type { ErrorCodeName } from "./errors.js";
 import * as A from "./assets.js";
 import * as C from "./conversation.js";

@@ -4,7 +4,7 @@
  * start) or from mcp.add (kept in the data dir, so they survive a restart).
  * Their tools join tools.list as mcp__<server>__<tool>.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { McpServerDefinition, McpServerName } from "./config-mcp.js";
 
 export const McpServerState = z

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { AttachmentInput, MAX_ASSET_BYTES, MAX_ATTACHMENTS, MAX_FILE_ATTACHMENT_BYTES } from "./attachments.js";
 import { ConversationId, MessageRecord } from "./records.js";
 

@@ -2,7 +2,7 @@
  * Run control for scripted clients: wait for a generation to end instead of
  * counting notifications.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { TokenUsage } from "./events.js";
 import { ConversationId, GenerationError, GenerationOutcome, MessageRecord, Timestamp } from "./records.js";
 

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { McpStatusSummary } from "./mcp.js";
 import { DamagedConversationEntry } from "./records.js";
 

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { ConversationId } from "./records.js";
 
 export const SkillsListParams = z

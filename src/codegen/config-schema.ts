@@ -4,7 +4,7 @@
  * `"$schema": "./node_modules/agentwire/protocol/config.schema.json"` (or a
  * path to a checkout).
  */
-import { z } from "zod";
+import * as z from "zod";
 import { AgentwireConfigFile } from "../../protocol/config.js";
 import { GENERATED_NOTE, type JsonSchema } from "./json-schema.js";
 

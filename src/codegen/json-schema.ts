@@ -2,7 +2,7 @@
  * zod → JSON Schema (draft-07) for the generated documents, and the
  * protocol/schema.json document itself.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { notifications, notificationTypeName, requests, requestTypeNames } from "../../protocol/inventory.js";
 import { Conversation, ConversationRecord, ConversationState, MessageRecord, ToolCallRecord } from "../../protocol/records.js";
 

@@ -10,7 +10,7 @@
  * Refusing (rather than storing a missing answer as "skipped") keeps an
  * import exact: what the client sent is what the model will see.
  */
-import type { z } from "zod";
+import type * as z from "zod";
 import type { ConversationRecord, ImportedRecord, ParamIssue } from "../../protocol/index.js";
 import { newId } from "../ids.js";
 import { RpcError } from "../rpc/rpc-error.js";

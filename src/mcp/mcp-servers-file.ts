@@ -8,7 +8,7 @@
 import { randomBytes } from "node:crypto";
 import { mkdir, open, readFile, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { McpServersConfig } from "../../protocol/config-mcp.js";
 
 export const MCP_SERVERS_FILE = "mcp-servers.json";

@@ -3,7 +3,7 @@
  * server's own input schema, validated before the call, run through the
  * server's current session.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { McpToolSummary } from "../../protocol/mcp.js";
 import type { Tool, ToolAnnotations, ToolResult, ToolRunContext } from "../tools/tool.js";
 import { mcpResultText } from "./mcp-result-text.js";

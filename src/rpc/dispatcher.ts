@@ -7,7 +7,7 @@
  * with the method's zod schema, so handlers receive typed values.
  */
 import { JSONRPCErrorException, JSONRPCServer, type JSONRPCRequest, type JSONRPCResponse } from "json-rpc-2.0";
-import type { z } from "zod";
+import type * as z from "zod";
 import { experimentalReason, requests, type RequestMethod, type Requests } from "../../protocol/index.js";
 import type { Logger } from "../logging/logger.js";
 import { classify, errorResponse, type Classified, type ErrorResponse, type JsonRpcId } from "./envelope.js";

@@ -5,7 +5,7 @@
  * costs context only when used. Skills are looked up afresh in the calling
  * conversation's workspace (`context.cwd`) and the user's config dir.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { LOAD_SKILL_TOOL } from "../context/system-prompt.js";
 import type { Tool, ToolResult } from "../tools/tool.js";
 import { discoverSkills, readSkillText, SKILL_NAME } from "./discover-skills.js";

@@ -10,7 +10,7 @@
  * (runCommandLine): same streaming, output cap, time limit, process-group
  * kill and reaper.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { CustomToolDefinition } from "../../protocol/config-tools.js";
 import { effectiveTimeout, runCommandLine, type ShellToolOptions } from "./shell.js";
 import { ToolConfigError } from "./tool-config-error.js";

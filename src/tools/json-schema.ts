@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { ToolSpec } from "../../protocol/tools.js";
 import type { Tool } from "./tool.js";
 

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { stat } from "node:fs/promises";
 import { StringDecoder } from "node:string_decoder";
-import { z } from "zod";
+import * as z from "zod";
 import { OutputBudget, StreamBudget } from "./output-budget.js";
 import { isProcessGroupAlive, signalProcessGroup, toolProcessEnvironment, trackProcessGroup } from "./process-group.js";
 import { toolEnvironment } from "./tool-environment.js";

@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import type * as z from "zod";
 
 export interface ToolRunContext {
   /** Working directory: the conversation's workspace (absolute). File tools confine every path to it. */

@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import type * as z from "zod";
 import { formatIssuePath } from "../rpc/issue-path.js";
 
 /** One problem with a tool call's arguments; `path` names the field, e.g. "command" or "edits[0].text" ("" for the whole value). */

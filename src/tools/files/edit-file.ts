@@ -4,7 +4,7 @@
  * occurrence is replaced with replace_all), so an edit never lands somewhere
  * the model did not mean.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { Tool } from "../tool.js";
 import { fileChangeResult } from "./file-change-result.js";
 import { FileToolError } from "./file-tool-error.js";

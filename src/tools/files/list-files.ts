@@ -4,7 +4,7 @@
  */
 import { stat } from "node:fs/promises";
 import picomatch from "picomatch";
-import { z } from "zod";
+import * as z from "zod";
 import type { Tool } from "../tool.js";
 import { FileToolError, rethrowFsError } from "./file-tool-error.js";
 import { runFileTool } from "./file-tool-run.js";

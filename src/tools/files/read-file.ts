@@ -5,7 +5,7 @@
  */
 import { open, type FileHandle } from "node:fs/promises";
 import { StringDecoder } from "node:string_decoder";
-import { z } from "zod";
+import * as z from "zod";
 import type { Tool } from "../tool.js";
 import { FileToolError, rethrowFsError } from "./file-tool-error.js";
 import { runFileTool, throwIfStopped } from "./file-tool-run.js";

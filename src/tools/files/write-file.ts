@@ -4,7 +4,7 @@
  */
 import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import type { Tool } from "../tool.js";
 import { fileChangeResult } from "./file-change-result.js";
 import { FileToolError, rethrowFsError } from "./file-tool-error.js";

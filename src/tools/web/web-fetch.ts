@@ -10,7 +10,7 @@
  * for the model cut at maxOutputBytes, one time limit for the whole fetch,
  * and interrupt cancels the request at once.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { utf8Prefix } from "../output-budget.js";
 import type { Tool, ToolResult, ToolRunContext } from "../tool.js";
 import { charsetOf, describeNetworkError, discardBody, mediaType, readCappedBody, startDeadline, type Deadline } from "./bounded-request.js";

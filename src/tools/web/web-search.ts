@@ -5,7 +5,7 @@
  * answer that is not the expected JSON, the time limit) are tool errors
  * the model can read; interrupt cancels the request.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { Tool, ToolResult, ToolRunContext } from "../tool.js";
 import { describeNetworkError, readCappedBody, startDeadline } from "./bounded-request.js";
 import type { SearchBackend, SearchResult } from "./search-backends.js";
