@@ -36,6 +36,11 @@ export interface Launched {
   /** ms from just before spawn() to the awaited line being read. */
   startMs: number;
   stderr(): string;
+  /**
+   * Count the stdout lines matching `pattern` from now on (e.g. the
+   * `Scavenge` lines of --trace-gc); read the count with the returned function.
+   */
+  countLines(pattern: RegExp): () => number;
   /** SIGTERM, then SIGKILL after `graceMs`; resolves once the process is gone. */
   stop(graceMs?: number): Promise<void>;
 }
@@ -72,6 +77,20 @@ export function launch(
     await exited;
     clearTimeout(timer);
   };
+  // Line counters read stdout after the ready line; a partial line waits for its end.
+  const counters = new Set<{ pattern: RegExp; count: number }>();
+  let partial = "";
+  child.stdout!.on("data", (chunk: Buffer | string) => {
+    if (counters.size === 0) return;
+    const lines = (partial + String(chunk)).split("\n");
+    partial = lines.pop()!;
+    for (const line of lines) for (const counter of counters) if (counter.pattern.test(line)) counter.count++;
+  });
+  const countLines = (pattern: RegExp) => {
+    const counter = { pattern, count: 0 };
+    counters.add(counter);
+    return () => counter.count;
+  };
   return new Promise<Launched>((resolveLaunch, reject) => {
     let settled = false;
     const fail = (why: string) => {
@@ -93,7 +112,7 @@ export function launch(
       settled = true;
       clearTimeout(timer);
       out = "";
-      resolveLaunch({ child, pid: child.pid!, match, startMs, stderr: () => err, stop });
+      resolveLaunch({ child, pid: child.pid!, match, startMs, stderr: () => err, stop, countLines });
     });
   });
 }

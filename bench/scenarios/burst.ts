@@ -27,7 +27,7 @@ function rates(turn: AgentTurn, expected: number): { tps: number; ttft: number }
 
 export const burst: Scenario = {
   name: "burst + server cost",
-  rows: ["burst.tps", "burst.ttft", "burst.frames", "cost.cpu", "cost.rss_idle", "cost.rss_after"],
+  rows: ["burst.tps", "burst.ttft", "burst.frames", "burst.scavenges", "cost.cpu", "cost.rss_idle", "cost.rss_after"],
   describe: (cfg) => `${cfg.burstTokens} tokens, no delay, fresh conversation per turn; ${launchesText(cfg)}`,
   async run({ cfg, log }) {
     const model = `bench-burst-${cfg.burstTokens}`;
@@ -36,6 +36,7 @@ export const burst: Scenario = {
       tps: [] as number[][],
       ttft: [] as number[][],
       frames: [] as number[][],
+      scavenges: [] as number[][],
       cpu: [] as number[][],
       rssIdle: [] as number[][],
       rssAfter: [] as number[][],
@@ -51,7 +52,9 @@ export const burst: Scenario = {
         m.floorRss.push([rssMiB(bare.pid)]);
         await bare.stop();
 
-        const server = await startServer(fake.url);
+        // --trace-gc prints a line per collection (a few dozen per turn: no measurable cost).
+        const server = await startServer(fake.url, { nodeArgs: ["--trace-gc"] });
+        const scavenges = server.countLines(/Scavenge/);
         try {
           await sleep(300);
           m.rssIdle.push([rssMiB(server.pid)]);
@@ -69,15 +72,18 @@ export const burst: Scenario = {
             await sleep(SETTLE_MS);
             const frames0 = counter.frames;
             const cpu0 = cpuMs(server.pid);
+            const gc0 = scavenges();
             const turn = await agentTurn(client, conversationId, model);
             await sleep(SETTLE_MS);
             const cpu = cpuMs(server.pid) - cpu0;
             const frames = counter.frames - frames0;
-            return { ...rates(turn, cfg.burstTokens), frames: frames / turn.tokens, cpu, firstFrameTokens: turn.firstFrameTokens };
+            const perThousand = ((scavenges() - gc0) * 1000) / turn.tokens;
+            return { ...rates(turn, cfg.burstTokens), frames: frames / turn.tokens, cpu, scavenges: perThousand, firstFrameTokens: turn.firstFrameTokens };
           });
           m.tps.push(measured.map((r) => r.tps));
           m.ttft.push(measured.map((r) => r.ttft));
           m.frames.push(measured.map((r) => r.frames));
+          m.scavenges.push(measured.map((r) => r.scavenges));
           firstFrame.push(...measured.map((r) => r.firstFrameTokens));
           // /proc counts in clock ticks (10 ms): the launch's figure is its turns' mean.
           m.cpu.push([mean(measured.map((r) => r.cpu))]);
@@ -102,6 +108,7 @@ export const burst: Scenario = {
       "burst.tps": withFloor(m.tps, m.floorTps),
       "burst.ttft": { ...withFloor(m.ttft, m.floorTtft), note: `tokens carried by the first generation_progress frame: median ${median(firstFrame)}, max ${Math.max(...firstFrame)}` },
       "burst.frames": { ...summarize(m.frames), note: "every WebSocket frame received during the turn ÷ tokens" },
+      "burst.scavenges": { ...summarize(m.scavenges), note: "Scavenge lines of the server's --trace-gc during the turn, per 1000 tokens delivered" },
       "cost.cpu": { ...summarize(m.cpu), note: "per launch: mean of its measured turns (/proc ticks are 10 ms)" },
       "cost.rss_idle": { ...withFloor(m.rssIdle, m.floorRss), note: "floor: a bare node process" },
       "cost.rss_after": summarize(m.rssAfter),

@@ -15,7 +15,7 @@ export const WARMUP_TOKENS = 20;
 
 export const paced: Scenario = {
   name: "paced",
-  rows: ["paced.p50", "paced.p99", "paced.relay_p50", "paced.relay_p99"],
+  rows: ["paced.p50", "paced.p99", "paced.relay_p50", "paced.relay_p99", "paced.added_p50", "paced.added_p99", "paced.scavenges"],
   describe: (cfg) =>
     `${cfg.pacedTokens} tokens at ${cfg.pacedDelayMs} ms, fresh conversation per turn; ${launchesText(cfg, cfg.pacedTurns)} (warm-up: ${WARMUP_TOKENS} tokens)`,
   async run({ cfg, log }) {
@@ -31,10 +31,14 @@ export const paced: Scenario = {
     const floorP99: number[][] = [];
     const relayP50: number[][] = [];
     const relayP99: number[][] = [];
+    const addedP50: number[][] = [];
+    const addedP99: number[][] = [];
+    const scavenged: number[][] = [];
     const relay = await startRelay(fake.url);
     try {
       for (let launch = 0; launch < cfg.launches; launch++) {
-        const server = await startServer(fake.url);
+        const server = await startServer(fake.url, { nodeArgs: ["--trace-gc"] });
+        const scavenges = server.countLines(/Scavenge/);
         try {
           const client = await connect(server.url);
           const { tools } = await client.tools.list();
@@ -44,16 +48,23 @@ export const paced: Scenario = {
           relaySocket.close();
           relayP50.push([percentile(relayed, 0.5)]);
           relayP99.push([percentile(relayed, 0.99)]);
+          const perThousand: number[] = [];
           const measured = await turns(schedule, async (i) => {
             const conversationId = await newConversation(client);
+            const gc0 = scavenges();
             const turn = await agentTurn(client, conversationId, modelOf(i));
             if (i < schedule.warmup) return [];
             if (turn.tokens !== cfg.pacedTokens) throw new Error(`turn delivered ${turn.tokens} of ${cfg.pacedTokens} tokens`);
+            perThousand.push(((scavenges() - gc0) * 1000) / turn.tokens);
             return turn.latencies;
           });
           const all = measured.flat();
           p50.push([percentile(all, 0.5)]);
           p99.push([percentile(all, 0.99)]);
+          // The relay ran in the same launch, just before: the difference is what the protocol adds.
+          addedP50.push([percentile(all, 0.5) - percentile(relayed, 0.5)]);
+          addedP99.push([percentile(all, 0.99) - percentile(relayed, 0.99)]);
+          scavenged.push(perThousand);
           floorP50.push([percentile(floor, 0.5)]);
           floorP99.push([percentile(floor, 0.99)]);
           log(
@@ -80,6 +91,9 @@ export const paced: Scenario = {
       "paced.p99": withFloor(p99, floorP99),
       "paced.relay_p50": { ...withFloor(relayP50, floorP50), note: relayNote },
       "paced.relay_p99": { ...withFloor(relayP99, floorP99), note: relayNote },
+      "paced.added_p50": { ...summarize(addedP50), note: "per launch: agentwire's p50 minus the bare relay's p50, both measured in that launch" },
+      "paced.added_p99": { ...summarize(addedP99), note: "per launch: agentwire's p99 minus the bare relay's p99, both measured in that launch" },
+      "paced.scavenges": { ...summarize(scavenged), note: "Scavenge lines of the server's --trace-gc during each measured turn, per 1000 tokens" },
     };
   },
 };
