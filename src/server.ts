@@ -189,9 +189,8 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
     await store.close();
     throw error;
   }
-  // In the background: `listening` never waits for an MCP server to start, nor for prom-client to load.
+  // In the background: `listening` never waits for an MCP server to start. prom-client loads at the first scrape.
   void mcp.start();
-  setTimeout(() => void metrics.load().catch((error) => log.error("metrics could not be set up", error)), 0).unref();
   const sweep =
     config.idleUnloadMs > 0
       ? setInterval(() => void hub.unloadIdle(config.idleUnloadMs), Math.min(60_000, config.idleUnloadMs)).unref()

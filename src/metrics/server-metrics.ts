@@ -6,9 +6,10 @@
  * never share a series.
  *
  * prom-client (with the OpenTelemetry API it pulls in) costs tens of
- * milliseconds to load, so it is not on the path to "listening": `load()`
- * is called once the server listens, and the few durations observed before
- * it is ready wait in a small buffer.
+ * milliseconds and a few MiB to load, and many servers are never scraped:
+ * it loads at the first scrape. Durations observed before then wait in a
+ * bounded buffer; when the buffer fills, prom-client loads and takes them,
+ * so no observation is lost either way.
  */
 import type { Histogram, Registry } from "prom-client";
 import type { NotificationMethod, NotificationParams } from "../../protocol/index.js";
@@ -41,7 +42,7 @@ type Payload<N extends NotificationMethod> = Omit<NotificationParams<N>, "conver
 const MAX_TOOL_LABELS = 256;
 const LATENCY_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
 const FIRST_TOKEN_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
-/** Durations held while prom-client loads (it takes milliseconds; a model call takes longer). */
+/** Durations held until prom-client is loaded (two numbers each); a full buffer makes it load. */
 const MAX_PENDING_OBSERVATIONS = 10_000;
 
 type PromClient = typeof import("prom-client");
@@ -73,7 +74,7 @@ export class ServerMetrics implements RuntimeObserver {
     private readonly knownTool: (name: string) => boolean,
   ) {}
 
-  /** Loads prom-client and builds the registry (once); the server calls it after it listens. */
+  /** Loads prom-client and builds the registry (once): at the first scrape, or when the pending buffer fills. */
   load(): Promise<Registry> {
     // prom-client is CommonJS: Node gives its exports by name, a bundle only as `default`.
     this.loading ??= import("prom-client").then((prom) => this.build("Registry" in prom ? prom : (prom as { default: PromClient }).default));
@@ -175,8 +176,11 @@ export class ServerMetrics implements RuntimeObserver {
   }
 
   private observe(which: Durations, seconds: number): void {
-    if (this.histograms) this.histograms[which].observe(seconds);
-    else if (this.pending.length < MAX_PENDING_OBSERVATIONS) this.pending.push([which, seconds]);
+    if (this.histograms) return this.histograms[which].observe(seconds);
+    this.pending.push([which, seconds]);
+    // Loading takes milliseconds: the few observed meanwhile still fit (the bound is only a backstop).
+    if (this.pending.length === MAX_PENDING_OBSERVATIONS) void this.load().catch(() => {});
+    else if (this.pending.length > 2 * MAX_PENDING_OBSERVATIONS) this.pending.shift();
   }
 
   /** One frame left for a client. On the token path: a counter, nothing more. */
