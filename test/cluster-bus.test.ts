@@ -1,0 +1,220 @@
+/**
+ * The Redis event bus between instances: two buses on their own connections
+ * play two instances. Frames published on one arrive on the other exactly,
+ * once each, in seq order; afterSeq replay works from the shared stream and
+ * answers resync when the events are no longer held; a subscriber that lost
+ * its connection catches up without a gap.
+ */
+import type { Redis } from "ioredis";
+import { describe, expect, it } from "vitest";
+import { ClusterBus, type ClusterBusOptions } from "../src/cluster/cluster-bus.js";
+import type { BusSubscription } from "../src/cluster/event-bus.js";
+import { FencedError } from "../src/cluster/fenced-error.js";
+import type { LoggedEvent } from "../src/sessions/event-log.js";
+import { eventually } from "./harness/eventually.js";
+import { redisAvailable, useRedis } from "./harness/redis-test.js";
+
+const redis = useRedis();
+let conversations = 0;
+const newConversation = () => `c_bus${++conversations}`;
+
+/** One "instance": a command connection, a subscriber connection and a bus on them. */
+async function instance(options: Partial<ClusterBusOptions> = {}): Promise<{ bus: ClusterBus; commands: Redis; subscriber: Redis }> {
+  const commands = await redis.connect("bus-commands");
+  const subscriber = await redis.connect("bus-subscriber");
+  return { bus: new ClusterBus(commands, subscriber, { keys: redis.keys, log: redis.log, ...options }), commands, subscriber };
+}
+
+const frame = (conversationId: string, seq: number) =>
+  JSON.stringify({ jsonrpc: "2.0", method: "generation_progress", params: { conversationId, seq, delta: `token ${seq} ✓` } });
+const event = (conversationId: string, seq: number, prevSeq = seq - 1) => ({ seq, prevSeq, method: "generation_progress", frame: frame(conversationId, seq) });
+
+/** Collects what a subscription delivers. */
+function recorder() {
+  const events: LoggedEvent[] = [];
+  const resyncs: number[] = [];
+  return {
+    events,
+    resyncs,
+    seqs: () => events.map((e) => e.seq),
+    listener: { onEvent: (e: LoggedEvent) => events.push(e), onResync: (latest: number) => resyncs.push(latest) },
+  };
+}
+
+const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+
+describe.skipIf(!redisAvailable)("the Redis event bus", () => {
+  it("frames published on one instance arrive on another, exactly and in order", async () => {
+    const a = await instance();
+    const b = await instance();
+    const id = newConversation();
+    const seen = recorder();
+    const sub = b.bus.subscribe(id, undefined, seen.listener);
+    expect(await sub.ready).toEqual({ replayed: 0, resync: false });
+    // Not awaited one by one: the owner pipelines its publishes, and order must survive that.
+    await Promise.all(range(1, 50).map((seq) => a.bus.publish(id, event(id, seq))));
+    await eventually(() => seen.events.length === 50, 3000, "50 events on the other instance");
+    expect(seen.seqs()).toEqual(range(1, 50));
+    expect(seen.events[7]).toEqual({ seq: 8, method: "generation_progress", frame: frame(id, 8) });
+    sub.dispose();
+    await a.bus.publish(id, event(id, 51));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(seen.events).toHaveLength(50); // nothing after dispose
+    await a.bus.close();
+    await b.bus.close();
+  });
+
+  it("afterSeq replays from the shared stream, then goes live without a gap or a duplicate", async () => {
+    const a = await instance();
+    const b = await instance();
+    const id = newConversation();
+    for (const seq of range(1, 10)) await a.bus.publish(id, event(id, seq));
+    expect(await b.bus.replay(id, 4)).toMatchObject({ resync: false, latestSeq: 10, events: range(5, 10).map((seq) => ({ seq })) });
+    expect(await b.bus.replay(id, 10)).toEqual({ resync: false, events: [], latestSeq: 10 });
+    expect(await b.bus.replay(id, 0)).toMatchObject({ resync: false, latestSeq: 10 });
+
+    const seen = recorder();
+    const sub = b.bus.subscribe(id, 4, seen.listener);
+    // Publishing while the subscription starts: the live events and the replay overlap, and must merge.
+    const racing = Promise.all(range(11, 30).map((seq) => a.bus.publish(id, event(id, seq))));
+    const ready = await sub.ready;
+    await racing;
+    await eventually(() => seen.events.at(-1)?.seq === 30, 3000, "the last event");
+    expect(seen.seqs()).toEqual(range(5, 30));
+    expect(ready.resync).toBe(false);
+    expect(seen.resyncs).toEqual([]);
+    sub.dispose();
+    await a.bus.close();
+    await b.bus.close();
+  });
+
+  it("a replay older than the bound says resync, and delivery goes on after the latest seq", async () => {
+    const a = await instance({ maxCount: 5 });
+    const b = await instance({ maxCount: 5 });
+    const id = newConversation();
+    for (const seq of range(1, 20)) await a.bus.publish(id, event(id, seq));
+    expect(await redis.connect("check").then((c) => c.xlen(redis.keys.events(id)))).toBe(5);
+    expect(await b.bus.replay(id, 3)).toEqual({ resync: true, latestSeq: 20 });
+    expect(await b.bus.replay(id, 14)).toEqual({ resync: true, latestSeq: 20 });
+    expect((await b.bus.replay(id, 15)) as { events: LoggedEvent[] }).toMatchObject({ resync: false, events: range(16, 20).map((seq) => ({ seq })) });
+
+    const seen = recorder();
+    const sub = b.bus.subscribe(id, 3, seen.listener);
+    expect(await sub.ready).toEqual({ replayed: 0, resync: true });
+    expect(seen.resyncs).toEqual([20]);
+    await a.bus.publish(id, event(id, 21));
+    await eventually(() => seen.events.length === 1, 3000, "the event after the resync");
+    expect(seen.seqs()).toEqual([21]);
+    sub.dispose();
+    await a.bus.close();
+    await b.bus.close();
+  });
+
+  it("the stream is bounded in bytes too; a frame over the bound is delivered live but not kept", async () => {
+    const id = newConversation();
+    const one = event(id, 1).frame.length;
+    const a = await instance({ maxBytes: one * 3 + 10 });
+    const seen = recorder();
+    const sub = a.bus.subscribe(id, undefined, seen.listener);
+    await sub.ready;
+    for (const seq of range(1, 6)) await a.bus.publish(id, event(id, seq));
+    const meta = await redis.connect("check").then((c) => c.hgetall(redis.keys.eventsMeta(id)));
+    expect(Number(meta.bytes)).toBeLessThanOrEqual(one * 3 + 10);
+    expect(await a.bus.replay(id, 3)).toMatchObject({ resync: false, events: [{ seq: 4 }, { seq: 5 }, { seq: 6 }] });
+    expect(await a.bus.replay(id, 2)).toMatchObject({ resync: true });
+    const huge = { seq: 7, prevSeq: 6, method: "tool_output", frame: "x".repeat(one * 4) };
+    await a.bus.publish(id, huge);
+    expect(await a.bus.replay(id, 6)).toEqual({ resync: true, latestSeq: 7 });
+    await eventually(() => seen.events.length === 7, 3000, "seven events live");
+    expect(seen.events[6]!.frame).toBe(huge.frame);
+    sub.dispose();
+    await a.bus.close();
+  });
+
+  it("1000 frames across 20 conversations: every subscriber gets each once, in order", async () => {
+    const a = await instance();
+    const b = await instance();
+    const ids = range(1, 20).map(() => newConversation());
+    const seen = new Map(ids.map((id) => [id, recorder()]));
+    const early = ids.map((id) => b.bus.subscribe(id, 0, seen.get(id)!.listener));
+    await Promise.all(early.map((s) => s.ready));
+    // Half of the conversations get a second watcher that joins mid-stream from seq 0 (replay, then live).
+    const late = new Map(ids.slice(0, 10).map((id) => [id, recorder()]));
+    const lateSubs: BusSubscription[] = [];
+    const publishes: Promise<unknown>[] = [];
+    for (let n = 1; n <= 50; n++) {
+      for (const id of ids) publishes.push(a.bus.publish(id, event(id, n)));
+      if (n === 25) for (const [id, r] of late) lateSubs.push(b.bus.subscribe(id, 0, r.listener));
+    }
+    expect(new Set(await Promise.all(publishes))).toEqual(new Set(["published"]));
+    const all = [...seen.values(), ...late.values()];
+    await eventually(() => all.every((r) => r.events.length >= 50), 5000, "50 events per subscriber");
+    await new Promise((r) => setTimeout(r, 50));
+    for (const r of all) {
+      expect(r.seqs()).toEqual(range(1, 50));
+      expect(r.resyncs).toEqual([]);
+    }
+    for (const [id, r] of seen) expect(r.events.every((e) => e.frame === frame(id, e.seq))).toBe(true);
+    for (const s of [...early, ...lateSubs]) s.dispose();
+    await a.bus.close();
+    await b.bus.close();
+  });
+
+  it("a seq jump with an unbroken link goes on; a broken link (a lost event) is resync", async () => {
+    const a = await instance();
+    const id = newConversation();
+    const seen = recorder();
+    const sub = a.bus.subscribe(id, undefined, seen.listener);
+    await sub.ready;
+    await a.bus.publish(id, event(id, 1, 0));
+    await a.bus.publish(id, event(id, 2));
+    // Numbering resumed above a reservation, by an owner that knows nothing was announced in between.
+    await a.bus.publish(id, event(id, 1025, 2));
+    // An owner whose publish of 1026 never reached the bus: 1027 says it follows 1026.
+    await a.bus.publish(id, event(id, 1027, 1026));
+    await eventually(() => seen.resyncs.length === 1, 3000, "a resync");
+    expect(seen.resyncs).toEqual([1027]);
+    await a.bus.publish(id, event(id, 1028));
+    await eventually(() => seen.events.length === 4, 3000, "four events");
+    expect(seen.seqs()).toEqual([1, 2, 1025, 1028]);
+    expect(await a.bus.replay(id, 2)).toMatchObject({ resync: false, events: [{ seq: 1025 }, { seq: 1027 }, { seq: 1028 }] });
+    expect(await a.bus.replay(id, 1025)).toEqual({ resync: true, latestSeq: 1028 });
+    sub.dispose();
+    await a.bus.close();
+  });
+
+  it("a resent publish is a duplicate; a publish under a stale fencing token is refused", async () => {
+    const a = await instance();
+    const id = newConversation();
+    expect(await a.bus.publish(id, event(id, 1), { fence: 0 })).toBe("published");
+    expect(await a.bus.publish(id, event(id, 1))).toBe("duplicate");
+    await a.commands.set(redis.keys.fence(id), "5");
+    await expect(a.bus.publish(id, event(id, 2), { fence: 4 })).rejects.toBeInstanceOf(FencedError);
+    expect(await a.bus.publish(id, event(id, 2), { fence: 5 })).toBe("published");
+    expect(await a.bus.replay(id, 0)).toMatchObject({ resync: false, latestSeq: 2, events: [{ seq: 1 }, { seq: 2 }] });
+    await a.bus.close();
+  });
+
+  it("a subscriber whose connection drops catches up from the stream when it is back", async () => {
+    const a = await instance();
+    const b = await instance();
+    const id = newConversation();
+    const subscriberId = await b.subscriber.client("ID");
+    const seen = recorder();
+    const sub = b.bus.subscribe(id, 0, seen.listener);
+    await sub.ready;
+    for (const seq of range(1, 5)) await a.bus.publish(id, event(id, seq));
+    await eventually(() => seen.events.length === 5, 3000, "five events");
+    // Redis drops the subscriber's connection: what is published before it reconnects is not seen live.
+    await a.commands.client("KILL", "ID", String(subscriberId));
+    for (const seq of range(6, 20)) await a.bus.publish(id, event(id, seq));
+    await eventually(() => seen.events.length === 20, 5000, "the events published while it was away");
+    for (const seq of range(21, 25)) await a.bus.publish(id, event(id, seq));
+    await eventually(() => seen.events.length === 25, 3000, "live events after the reconnection");
+    expect(seen.seqs()).toEqual(range(1, 25));
+    expect(seen.resyncs).toEqual([]);
+    sub.dispose();
+    await a.bus.close();
+    await b.bus.close();
+  });
+});
