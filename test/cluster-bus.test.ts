@@ -217,4 +217,35 @@ describe.skipIf(!redisAvailable)("the Redis event bus", () => {
     await a.bus.close();
     await b.bus.close();
   });
+
+  it("the publisher's connection dropping mid-stream leaves no silent gap: each event arrives, or the subscriber is told to resync", async () => {
+    const a = await instance();
+    const b = await instance();
+    const id = newConversation();
+    const seen = recorder();
+    const sub = b.bus.subscribe(id, 0, seen.listener);
+    await sub.ready;
+    const publisherId = await a.commands.client("ID");
+    const outcomes: Promise<string>[] = [];
+    for (const seq of range(1, 400)) {
+      outcomes.push(a.bus.publish(id, event(id, seq)).catch(() => "failed"));
+      if (seq === 150) await b.commands.client("KILL", "ID", String(publisherId));
+    }
+    const settled = await Promise.all(outcomes);
+    expect(settled.every((o) => o === "published" || o === "duplicate" || o === "failed")).toBe(true);
+    // Commands answered by nobody when the connection dropped are resent; the ones Redis had already run come back "duplicate".
+    await a.bus.publish(id, event(id, 401));
+    await eventually(() => seen.events.at(-1)?.seq === 401, 5000, "the last event");
+    // Strictly increasing; where a seq is missing, a resync was reported at or after the hole.
+    const seqs = seen.seqs();
+    for (let i = 1; i < seqs.length; i++) {
+      expect(seqs[i]!).toBeGreaterThan(seqs[i - 1]!);
+      if (seqs[i]! !== seqs[i - 1]! + 1) expect(seen.resyncs.some((r) => r >= seqs[i - 1]! + 1)).toBe(true);
+    }
+    const stored = await b.bus.replay(id, 0);
+    if (!stored.resync) expect(stored.events.map((e) => e.seq)).toEqual(seqs.filter((s) => stored.events.some((e) => e.seq === s)));
+    sub.dispose();
+    await a.bus.close();
+    await b.bus.close();
+  });
 });
