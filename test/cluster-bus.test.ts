@@ -248,4 +248,20 @@ describe.skipIf(!redisAvailable)("the Redis event bus", () => {
     await a.bus.close();
     await b.bus.close();
   });
+
+  it("a listener that throws neither stops its own delivery nor another subscriber's", async () => {
+    const a = await instance();
+    const id = newConversation();
+    let calls = 0;
+    const throwing = a.bus.subscribe(id, 0, { onEvent: () => { calls++; throw new Error("listener bug"); }, onResync: () => {} });
+    const seen = recorder();
+    const calm = a.bus.subscribe(id, 0, seen.listener);
+    await Promise.all([throwing.ready, calm.ready]);
+    for (const seq of range(1, 10)) await a.bus.publish(id, event(id, seq));
+    await eventually(() => seen.events.length === 10 && calls === 10, 3000, "ten events to both");
+    expect(seen.seqs()).toEqual(range(1, 10));
+    throwing.dispose();
+    calm.dispose();
+    await a.bus.close();
+  });
 });

@@ -13,7 +13,7 @@ import { eventually } from "./harness/eventually.js";
 import { REDIS_URL, redisAvailable, useRedis } from "./harness/redis-test.js";
 
 const redis = useRedis();
-const LEASE_MS = 600;
+const LEASE_MS = 800;
 let conversations = 0;
 const newConversation = () => `c_lease${++conversations}`;
 
@@ -50,8 +50,8 @@ describe.skipIf(!redisAvailable)("conversation ownership leases", () => {
     const refused = await b.acquire(id, lossRecorder());
     expect(refused).toMatchObject({ acquired: false, owner: { instanceId: "inst-a", fence: 1 } });
 
-    // Three lease times later it is still A's: the renewals kept it.
-    await sleep(LEASE_MS * 3);
+    // Two lease times later it is still A's: the renewals kept it.
+    await sleep(LEASE_MS * 2);
     expect(first.lease.held).toBe(true);
     const holder = await b.owner(id);
     expect(holder).toMatchObject({ instanceId: "inst-a", fence: 1 });

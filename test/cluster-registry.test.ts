@@ -9,7 +9,7 @@ import { eventually } from "./harness/eventually.js";
 import { redisAvailable, useRedis } from "./harness/redis-test.js";
 
 const redis = useRedis();
-const TTL_MS = 600;
+const TTL_MS = 900;
 const running: InstanceRegistry[] = [];
 afterEach(async () => {
   await Promise.all(running.splice(0).map((r) => r.stop()));

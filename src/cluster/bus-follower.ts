@@ -36,7 +36,8 @@ export class BusFollower {
     private readonly listener: BusListener,
     /** Reads the stream (EventBus.replay for this conversation). */
     private readonly replay: (afterSeq: number) => Promise<ReplayOutcome>,
-    private readonly onError: (error: unknown) => void,
+    /** A replay failed (it is retried) or the listener threw. */
+    private readonly onError: (error: unknown, during: "replay" | "listener") => void,
   ) {
     this.last = afterSeq ?? 0;
     this.ready = new Promise((resolve) => (this.settle = resolve));
@@ -90,7 +91,12 @@ export class BusFollower {
 
   private deliver(event: LoggedEvent): void {
     this.last = event.seq;
-    this.listener.onEvent({ seq: event.seq, method: event.method, frame: event.frame });
+    // A failing listener must not stop delivery to the others, nor reject a replay (an unhandled rejection).
+    try {
+      this.listener.onEvent({ seq: event.seq, method: event.method, frame: event.frame });
+    } catch (error) {
+      this.onError(error, "listener");
+    }
   }
 
   private async catchUp(): Promise<void> {
@@ -103,7 +109,7 @@ export class BusFollower {
       outcome = await this.replay(fromNow ? Number.MAX_SAFE_INTEGER : this.last);
     } catch (error) {
       if (this.closed) return;
-      this.onError(error);
+      this.onError(error, "replay");
       this.state = "waiting";
       this.retryTimer = setTimeout(() => {
         this.retryTimer = null;
@@ -120,7 +126,11 @@ export class BusFollower {
     } else if (outcome.resync) {
       resync = true;
       this.last = Math.max(this.last, outcome.latestSeq);
-      this.listener.onResync(outcome.latestSeq);
+      try {
+        this.listener.onResync(outcome.latestSeq);
+      } catch (error) {
+        this.onError(error, "listener");
+      }
     } else {
       for (const event of outcome.events) {
         if (event.seq <= this.last) continue;

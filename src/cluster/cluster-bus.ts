@@ -180,7 +180,10 @@ export class ClusterBus implements EventBus {
       afterSeq,
       listener,
       (from) => this.replay(conversationId, from),
-      (error) => this.log.warn(`event replay for conversation ${conversationId} failed; retrying`, error),
+      (error, during) =>
+        during === "replay"
+          ? this.log.warn(`reading the events of conversation ${conversationId} failed; retrying`, error)
+          : this.log.error(`a listener of conversation ${conversationId}'s events failed`, error),
     );
     let set = this.followers.get(conversationId);
     if (!set) {
