@@ -29,7 +29,7 @@ async function probe(): Promise<boolean> {
 export const redisAvailable = await probe();
 if (!redisAvailable) {
   console.warn(
-    `Redis is not reachable at ${REDIS_URL}: the cluster tests are skipped. Start one (redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no) or set AGENTWIRE_TEST_REDIS.`,
+    `Redis is not reachable at ${REDIS_URL}: the tests that need Redis are skipped. Start one (redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no) or set AGENTWIRE_TEST_REDIS.`,
   );
 }
 
