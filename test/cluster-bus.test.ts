@@ -306,4 +306,23 @@ describe.skipIf(!redisAvailable)("the Redis event bus, on Redis only", () => {
     await a.bus.close();
     await b.bus.close();
   });
+
+  it("beyond maxInFlight a publish fails at once, and watchers are told to resync rather than miss it silently", async () => {
+    const a = await instance({ maxInFlight: 5 });
+    const b = await instance();
+    const id = newConversation();
+    const seen = recorder();
+    const sub = b.bus.subscribe(id, 0, seen.listener);
+    await sub.ready;
+    const outcomes = await Promise.all(range(1, 20).map((seq) => a.bus.publish(id, event(id, seq)).catch((e: Error) => e.name)));
+    expect(outcomes.slice(0, 5)).toEqual(Array(5).fill("published"));
+    expect(outcomes.slice(5)).toEqual(Array(15).fill("BusOverloadedError"));
+    await a.bus.publish(id, event(id, 21));
+    await eventually(() => seen.resyncs.length === 1, 3000, "a resync");
+    expect(seen.seqs()).toEqual(range(1, 5));
+    expect(seen.resyncs).toEqual([21]);
+    sub.dispose();
+    await a.bus.close();
+    await b.bus.close();
+  });
 });

@@ -42,10 +42,22 @@ export interface ClusterBusOptions {
   maxBytes?: number;
   /** A conversation's stream is dropped this long after its last event. */
   retentionMs?: number;
+  /**
+   * Publishes sent and not yet answered, at most. While Redis is away,
+   * ioredis queues commands until it reconnects; beyond this many, a
+   * publish fails at once instead of queueing the frame in memory, and the
+   * broken prevSeq link makes watchers resync.
+   */
+  maxInFlight?: number;
   log: Logger;
 }
 
-const DEFAULTS = { maxCount: 4096, maxBytes: 4 * 1024 * 1024, retentionMs: 24 * 60 * 60 * 1000 };
+const DEFAULTS = { maxCount: 4096, maxBytes: 4 * 1024 * 1024, retentionMs: 24 * 60 * 60 * 1000, maxInFlight: 10_000 };
+
+/** A publish refused because too many are waiting for Redis (see ClusterBusOptions.maxInFlight). */
+export class BusOverloadedError extends Error {
+  override readonly name = "BusOverloadedError";
+}
 
 // KEYS: stream, meta, fence. ARGV: seq, prevSeq, method, frame, maxCount, maxBytes, retentionMs, fence ('' = none), channel.
 // Seqs travel as strings (Lua would print a large number as 1e+15).
@@ -109,6 +121,7 @@ export class ClusterBus implements EventBus {
   private readonly followers = new Map<string, Set<BusFollower>>();
   private readonly byChannel = new Map<string, string>();
   private closed = false;
+  private inFlight = 0;
   private readonly detach: () => void;
 
   constructor(
@@ -122,6 +135,7 @@ export class ClusterBus implements EventBus {
       maxCount: options.maxCount ?? DEFAULTS.maxCount,
       maxBytes: options.maxBytes ?? DEFAULTS.maxBytes,
       retentionMs: options.retentionMs ?? DEFAULTS.retentionMs,
+      maxInFlight: options.maxInFlight ?? DEFAULTS.maxInFlight,
     };
     // Resubscription is ours, not ioredis's: each follower must catch up *after* its channel is subscribed again.
     subscriber.options.autoResubscribe = false;
@@ -140,7 +154,22 @@ export class ClusterBus implements EventBus {
   }
 
   async publish(conversationId: string, event: BusEvent, options: PublishOptions = {}): Promise<PublishOutcome> {
-    const result = (await PUBLISH.run(
+    if (this.inFlight >= this.limits.maxInFlight) {
+      throw new BusOverloadedError(`${this.inFlight} event publishes are waiting for Redis; event ${event.seq} of conversation ${conversationId} is not sent`);
+    }
+    this.inFlight++;
+    let result: [string, string];
+    try {
+      result = await this.send(conversationId, event, options);
+    } finally {
+      this.inFlight--;
+    }
+    if (result[0] === "fenced") throw new FencedError(conversationId, options.fence!, Number(result[1]));
+    return result[0] === "duplicate" ? "duplicate" : "published";
+  }
+
+  private async send(conversationId: string, event: BusEvent, options: PublishOptions): Promise<[string, string]> {
+    return (await PUBLISH.run(
       this.commands,
       [this.keys.events(conversationId), this.keys.eventsMeta(conversationId), this.keys.fence(conversationId)],
       [
@@ -155,8 +184,6 @@ export class ClusterBus implements EventBus {
         this.keys.eventsChannel(conversationId),
       ],
     )) as [string, string];
-    if (result[0] === "fenced") throw new FencedError(conversationId, options.fence!, Number(result[1]));
-    return result[0] === "duplicate" ? "duplicate" : "published";
   }
 
   async replay(conversationId: string, afterSeq: number): Promise<ReplayOutcome> {
