@@ -325,4 +325,15 @@ describe.skipIf(!redisAvailable)("the Redis event bus, on Redis only", () => {
     await a.bus.close();
     await b.bus.close();
   });
+
+  it("a stream lost apart from its meta starts counting bytes again (no stale count that would trim every new event)", async () => {
+    const a = await instance({ maxBytes: 2000 });
+    const id = newConversation();
+    for (const seq of range(1, 5)) await a.bus.publish(id, event(id, seq));
+    await a.commands.del(redis.keys.events(id));
+    await a.bus.publish(id, event(id, 6));
+    expect(Number(await a.commands.hget(redis.keys.eventsMeta(id), "bytes"))).toBe(Buffer.byteLength(event(id, 6).frame));
+    expect(await a.bus.replay(id, 5)).toMatchObject({ resync: false, events: [{ seq: 6 }] });
+    await a.bus.close();
+  });
 });

@@ -72,8 +72,15 @@ if tonumber(ARGV[1]) <= tonumber(last) then return {'duplicate', last} end
 local frame = ARGV[4]
 redis.call('XADD', KEYS[1], ARGV[1] .. '-0', 'p', ARGV[2], 'm', ARGV[3], 'f', frame)
 redis.call('HSET', KEYS[2], 'last', ARGV[1])
-local bytes = redis.call('HINCRBY', KEYS[2], 'bytes', #frame)
 local count = redis.call('XLEN', KEYS[1])
+local bytes
+if count == 1 then
+  -- A fresh stream (first event, or the stream expired or was deleted apart from its meta): count from scratch.
+  bytes = #frame
+  redis.call('HSET', KEYS[2], 'bytes', bytes)
+else
+  bytes = redis.call('HINCRBY', KEYS[2], 'bytes', #frame)
+end
 local maxCount = tonumber(ARGV[5])
 local maxBytes = tonumber(ARGV[6])
 if count > maxCount or bytes > maxBytes then
@@ -81,6 +88,7 @@ if count > maxCount or bytes > maxBytes then
   local from = '-'
   while count > 0 and (count > maxCount or bytes > maxBytes) do
     local batch = redis.call('XRANGE', KEYS[1], from, '+', 'COUNT', 32)
+    if #batch == 0 then break end
     for _, entry in ipairs(batch) do
       if not (count > maxCount or bytes > maxBytes) then break end
       cut = entry[1]
@@ -90,7 +98,7 @@ if count > maxCount or bytes > maxBytes then
     from = '(' .. cut
   end
   -- MINID drops ids below the threshold: the cut entry is <seq>-0, so <seq>-1 drops it and everything older.
-  redis.call('XTRIM', KEYS[1], 'MINID', string.sub(cut, 1, -3) .. '-1')
+  if cut then redis.call('XTRIM', KEYS[1], 'MINID', string.sub(cut, 1, -3) .. '-1') end
   redis.call('HSET', KEYS[2], 'bytes', bytes)
 end
 redis.call('PEXPIRE', KEYS[1], ARGV[7])
