@@ -5,7 +5,7 @@
  * throughput of pipelined publishing across 20 conversations. Not part of
  * `npm run bench` (the bus is not wired into the server yet); runs alone
  * against the Redis in AGENTWIRE_BENCH_REDIS or redis://127.0.0.1:6379:
- *   npx tsx bench/cluster-bus.ts [--events 2000]
+ *   npx tsx bench/cluster-bus.ts [--events 2000] [--auto-pipelining]
  * Its keys live under a random prefix and are deleted at the end.
  */
 import { randomBytes } from "node:crypto";
@@ -17,12 +17,14 @@ import { connectRedis } from "../src/cluster/redis-client.js";
 import { createLogger } from "../src/logging/logger.js";
 import { notificationFrame } from "../src/sessions/notification-frame.js";
 
-const { values } = parseArgs({ options: { events: { type: "string", default: "2000" } } });
+const { values } = parseArgs({ options: { events: { type: "string", default: "2000" }, "auto-pipelining": { type: "boolean", default: false } } });
 const EVENTS = Number(values.events);
 const url = process.env.AGENTWIRE_BENCH_REDIS ?? "redis://127.0.0.1:6379";
 const log = createLogger("warn");
 const keys = new ClusterKeys(`agentwire-bench:${randomBytes(6).toString("hex")}:`);
-const connections = await Promise.all(["a", "a-sub", "b", "b-sub"].map((name) => connectRedis(url, { name: `bench-${name}`, log })));
+const connections = await Promise.all(
+  ["a", "a-sub", "b", "b-sub"].map((name) => connectRedis(url, { name: `bench-${name}`, log, options: { enableAutoPipelining: values["auto-pipelining"] } })),
+);
 const [aCommands, aSubscriber, bCommands, bSubscriber] = connections as [typeof connections[0], typeof connections[0], typeof connections[0], typeof connections[0]];
 const a = new ClusterBus(aCommands, aSubscriber, { keys, log });
 const b = new ClusterBus(bCommands, bSubscriber, { keys, log });
