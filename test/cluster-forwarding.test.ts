@@ -20,13 +20,17 @@ afterEach(async () => {
   await Promise.all(running.splice(0).map((r) => r.close()));
 });
 
+let connections = 0;
+
 async function instance(instanceId: string, handler: ForwardHandler, timeoutMs = 2000) {
   const commands = await redis.connect(`fwd-${instanceId}`);
-  const subscriber = await redis.connect(`fwd-sub-${instanceId}`);
+  // Named uniquely, so a test can find this connection in CLIENT LIST.
+  const subscriberName = `fwd-sub-${instanceId}-${process.pid}-${++connections}`;
+  const subscriber = await redis.connect(subscriberName);
   const forwarder = new RequestForwarder(commands, subscriber, { instanceId, timeoutMs, keys: redis.keys, log: redis.log });
   await forwarder.start(handler);
   running.push(forwarder);
-  return { forwarder, commands, subscriber };
+  return { forwarder, commands, subscriber, subscriberName };
 }
 
 const never: ForwardHandler = () => new Promise(() => {});
@@ -81,17 +85,29 @@ describe.skipIf(!redisAvailable)("forwarding to the owner", () => {
     expect(Date.now() - late).toBeGreaterThanOrEqual(290);
   });
 
-  it("shares a subscriber connection with the event bus", async () => {
+  it("shares a subscriber connection with the event bus, and both listen again after it reconnects", async () => {
     const owner = await instance("owner", async () => "ok");
     const bus = new ClusterBus(owner.commands, owner.subscriber, { keys: redis.keys, log: redis.log });
     running.push(bus);
     const events: LoggedEvent[] = [];
     const sub = bus.subscribe("c_shared", 0, { onEvent: (e) => events.push(e), onResync: () => {} });
     await sub.ready;
-    const { forwarder } = await instance("edge", never);
+    const { forwarder, commands } = await instance("edge", never);
     await bus.publish("c_shared", { seq: 1, prevSeq: 0, method: "interrupted", frame: "{}" });
     expect(await forwarder.forward("owner", { method: "interrupt", conversationId: "c_shared", params: {} })).toBe("ok");
     await eventually(() => events.length === 1, 2000, "the bus event");
+
+    // Redis drops the owner's subscriber connection; ioredis reconnects it and both modules subscribe again.
+    const clients = await commands.client("LIST");
+    const line = String(clients).split("\n").find((l) => l.includes(`name=${owner.subscriberName} `));
+    await commands.client("KILL", "ID", line!.match(/id=(\d+)/)![1]!);
+    await eventually(
+      async () => (await forwarder.forward("owner", { method: "interrupt", conversationId: "c_shared", params: {} }).catch(() => "no")) === "ok",
+      3000,
+      "the owner answering again",
+    );
+    await bus.publish("c_shared", { seq: 2, prevSeq: 1, method: "interrupted", frame: "{}" });
+    await eventually(() => events.length === 2, 2000, "the bus event after the reconnection");
     sub.dispose();
   });
 });
