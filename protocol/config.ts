@@ -29,6 +29,19 @@ export const ServerSection = z
       .string()
       .min(1)
       .describe("Where conversations are stored (default ./.agentwire), relative to the file that sets it. Flag: --data-dir."),
+    redis: z
+      .string()
+      .regex(/^rediss?:\/\/.+/i, "must be a redis:// or rediss:// URL")
+      .describe(
+        "Cluster mode: a Redis URL (redis://HOST:6379) shared by several agentwire instances on one shared store (PostgreSQL). Redis carries event fan-out between instances, conversation ownership leases and forwarded requests. Refused with the embedded lowdb store, whose data dir only one process may use. Secret when the URL holds a password. Flag: --redis.",
+      ),
+    ownerLeaseMs: z
+      .number()
+      .int()
+      .min(300)
+      .describe(
+        "Cluster mode: how long a conversation's ownership lease lasts without renewal (renewed every third of it); also the longest a conversation stays with an instance that died before another takes it over. Default 10000.",
+      ),
     token: z
       .string()
       .min(1)
@@ -176,6 +189,7 @@ export type AgentwireConfigFile = z.infer<typeof AgentwireConfigFile>;
 /** `*` stands for one key: an MCP server's env and header names show, their values do not. */
 export const SECRET_CONFIG_PATHS: readonly string[] = [
   "server.token",
+  "server.redis",
   "llm.apiKey",
   "tools.web.search.apiKey",
   "mcpServers.*.env.*",

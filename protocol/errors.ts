@@ -182,6 +182,20 @@ export const ErrorTable = {
       transport: z.enum(["stdio", "http"]).describe("How the server was to be reached."),
     }),
   },
+  OWNER_UNAVAILABLE: {
+    code: -32070,
+    meaning: "The instance that owns the conversation cannot be reached",
+    doc: "Cluster mode (several instances on one Redis): the request needed the conversation's owning instance (step, interrupt, tool.confirm, message.append…) and that instance did not answer in time, or it was lost while running a generation (then as the `error` notification's code, sent by the instance that took the conversation over). Nothing was done on the owner's side that this answer hides; ask again: once a dead owner's lease runs out (server.ownerLeaseMs), another instance takes the conversation.",
+    data: ConversationRef.extend({
+      instanceId: z.string().optional().describe("The cluster node that owned the conversation, when known."),
+      reason: z
+        .enum(["timeout", "unreachable", "not-owner", "lost"])
+        .optional()
+        .describe(
+          "timeout: the owner did not answer in time (the request may have run there). unreachable: it could not be sent. not-owner: the instance asked had just given the conversation up. lost: the owner died while running a generation.",
+        ),
+    }),
+  },
 } as const satisfies Record<string, ErrorEntry>;
 
 type Table = typeof ErrorTable;

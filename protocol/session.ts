@@ -88,6 +88,31 @@ export const ServerTotals = z
   })
   .describe("Counts since this process started (they restart at 0 with it; GET /metrics serves the same).");
 
+export const ClusterInstance = z
+  .object({
+    id: z.string().describe("The instance's cluster node id (its instanceId and a per-process suffix)."),
+    address: z.string().describe("Where it listens, as it announced itself (ws://HOST:PORT)."),
+    startedAt: z.string().describe("When it started (ISO 8601)."),
+    ownedCount: z.number().int().describe("Conversations it owned at its last heartbeat."),
+    heartbeatAt: z.string().describe("Its last heartbeat (ISO 8601); an instance is listed until a few heartbeats are missed."),
+  })
+  .describe("One live instance of the cluster.");
+
+export const ClusterStatus = z
+  .object({
+    nodeId: z
+      .string()
+      .describe("This process's id in the cluster: the instanceId and a suffix drawn at start, so a restarted process is a new owner."),
+    ownedCount: z.number().int().describe("Conversations this instance owns now (holds the ownership lease of)."),
+    owned: z
+      .array(z.string())
+      .describe("Ids of the conversations this instance owns, at most 100 (ownedCount gives the total)."),
+    instances: z
+      .array(ClusterInstance)
+      .describe("The cluster's live instances, this one included; empty when Redis could not be asked."),
+  })
+  .describe("Cluster mode (--redis): this instance's place in the cluster.");
+
 export const ServerStatusResult = z
   .object({
     version: z.string().describe("Server version."),
@@ -111,6 +136,7 @@ export const ServerStatusResult = z
       .array(DamagedConversationEntry)
       .describe("Stored conversations found damaged so far (checked in the background from start-up, and on every load)."),
     mcp: McpStatusSummary,
+    cluster: ClusterStatus.nullable().describe("Cluster mode (--redis): this instance, what it owns and the live instances; null for a single instance."),
     memory: z
       .object({
         rss: z.number().describe("Resident set size, bytes."),

@@ -1,3 +1,4 @@
+import type { ClusterNode } from "./cluster/cluster-node.js";
 import type { ServerConfig } from "./config/server-config.js";
 import type { Agent } from "./generation/agent.js";
 import type { Logger } from "./logging/logger.js";
@@ -23,6 +24,8 @@ export interface App {
   readonly instanceId: string;
   /** Counters and histograms: server.status totals and GET /metrics. */
   readonly metrics: ServerMetrics;
+  /** Cluster mode (--redis): ownership, forwarding and the event bus; null for a single instance. */
+  cluster: ClusterNode | null;
 }
 
 /** Per-frame context handed to every handler. */

@@ -32,6 +32,9 @@ Options (each can also be set in agentwire.json; see Configuration files):
   --token TOKEN          require this token on every WebSocket upgrade
                          (Authorization: Bearer, ?token=, or subprotocol bearer.TOKEN).
                          Also from AGENTWIRE_TOKEN.
+  --redis URL            cluster mode: several instances on one shared store
+                         (PostgreSQL) and this Redis (redis://HOST:6379); see the
+                         README's "Running several instances". Not with lowdb.
   --allow-origin ORIGIN  let browser pages from ORIGIN connect (repeatable, or
                          comma-separated). The server's own origin is always allowed;
                          no other origin is by default.
@@ -131,6 +134,7 @@ const STRING_FLAGS = {
   host: "server.host",
   "data-dir": "server.dataDir",
   token: "server.token",
+  redis: "server.redis",
   model: "model",
   "log-level": "server.logLevel",
   "log-format": "server.logFormat",

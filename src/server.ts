@@ -6,7 +6,7 @@
 import { createServer as createHttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { unknownPlaceholderMessage, unknownPlaceholders } from "../protocol/config.js";
-import type { App } from "./app.js";
+import type { App, RequestContext } from "./app.js";
 import { FD_RESERVE, isLoopbackHost, openFileLimit, type ServerConfig } from "./config/server-config.js";
 import { Agent } from "./generation/agent.js";
 import { recoverAfterRestart } from "./generation/recovery.js";
@@ -20,7 +20,8 @@ import { McpManager, type McpManagerOptions } from "./mcp/mcp-manager.js";
 import { loadInstanceId } from "./metrics/instance-id.js";
 import { ServerMetrics } from "./metrics/server-metrics.js";
 import { Dispatcher } from "./rpc/dispatcher.js";
-import type { Connection } from "./sessions/connection.js";
+import { createConnection, type Connection } from "./sessions/connection.js";
+import { RpcError } from "./rpc/rpc-error.js";
 import { ConversationHub } from "./sessions/conversation-hub.js";
 import type { ConversationStore } from "./store/conversation-store.js";
 import { LowdbConversationStore } from "./store/lowdb-store.js";
@@ -36,6 +37,11 @@ import { attachWebSocket } from "./transport/websocket-server.js";
 
 export interface ServerParts {
   store?: ConversationStore;
+  /**
+   * Cluster mode (config.redis) details tests change: a key prefix of their
+   * own in Redis and a shorter forwarding timeout.
+   */
+  cluster?: { keyPrefix?: string; forwardTimeoutMs?: number };
   /** The LlmProvider of the provider named "default" (tests point it at a fake); the others still come from providerFactory. */
   provider?: () => Promise<LlmProvider>;
   /** Builds each provider's LlmProvider on its first use (default: the openai SDK, see defaultProviderFactory). */
@@ -115,6 +121,12 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
     const unknown = unknownPlaceholders(config.systemPrompt);
     if (unknown.length > 0) throw new ConfigError(`conversations.systemPrompt: ${unknownPlaceholderMessage(unknown)}`);
   }
+  // Several instances on one lowdb data dir would lose writes (one process per data dir): cluster mode needs a shared store.
+  if (config.redis && !parts.store) {
+    throw new ConfigError(
+      "--redis needs a store several instances can share (--store postgres://…); the embedded lowdb store belongs to one process",
+    );
+  }
   const providers = providerRegistry(config, parts);
   const log = parts.log ?? createLogger(config.logLevel, { format: config.logFormat });
   const fdLimit = openFileLimit();
@@ -175,7 +187,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
   // headroom over the WebSocket cap keeps /healthz answering when it is full.
   http.maxConnections = config.maxConnections + 64;
   const ws = attachWebSocket(http, config, log, session, connections, () => metrics.slowConsumerDropped());
-  app = { config, log, store, hub, agent, mcp, connections, startedAt, instanceId, metrics };
+  app = { config, log, store, hub, agent, mcp, connections, startedAt, instanceId, metrics, cluster: null };
 
   try {
     await new Promise<void>((resolve, reject) => {
@@ -189,14 +201,23 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
     await store.close();
     throw error;
   }
+  const address = http.address() as AddressInfo;
+  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  if (config.redis) {
+    try {
+      app.cluster = await joinCluster(config.redis, app, parts, `ws://${host}:${address.port}`);
+    } catch (error) {
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+      await store.close();
+      throw error instanceof ConfigError ? error : new ConfigError((error as Error).message);
+    }
+  }
   // In the background: `listening` never waits for an MCP server to start. prom-client loads at the first scrape.
   void mcp.start();
   const sweep =
     config.idleUnloadMs > 0
       ? setInterval(() => void hub.unloadIdle(config.idleUnloadMs), Math.min(60_000, config.idleUnloadMs)).unref()
       : undefined;
-  const address = http.address() as AddressInfo;
-  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   /** Links served through acceptLink (not sockets): closed with the server like sockets are. */
   const links = new Map<Link, LinkSession>();
   let closing: Promise<void> | undefined;
@@ -230,6 +251,8 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
       closing ??= (async () => {
         if (sweep) clearInterval(sweep);
         await hub.shutdownAll();
+        // After the generations stopped (their last events still go out under the leases); then the leases are given up.
+        await app.cluster?.close();
         await mcp.close();
         for (const [link, served] of [...links]) {
           link.close(1001, "server shutting down");
@@ -242,4 +265,45 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
       return closing;
     },
   };
+}
+
+/**
+ * Cluster mode: join the instances on the Redis at `url`. The cluster code
+ * (and ioredis) is imported only here, so a single instance never loads it.
+ */
+async function joinCluster(url: string, app: App, parts: ServerParts, address: string) {
+  const { ClusterNode } = await import("./cluster/cluster-node.js");
+  const { hub, agent, log, config } = app;
+  // A forwarded request runs through the same handlers as a local one, as the owner, on a connection of its own
+  // (nothing is sent on it: the answer goes back to the instance that forwarded it).
+  const forwarded = createConnection("forwarded", () => {});
+  forwarded.initialized = true;
+  const node = await ClusterNode.start({
+    url,
+    instanceId: app.instanceId,
+    address,
+    leaseMs: config.ownerLeaseMs,
+    keyPrefix: parts.cluster?.keyPrefix,
+    forwardTimeoutMs: parts.cluster?.forwardTimeoutMs,
+    hub,
+    store: app.store,
+    log,
+    runLocal: async (method, params) => {
+      const handler = handlers[method as keyof typeof handlers] as ((p: unknown, c: RequestContext) => unknown) | undefined;
+      if (!handler) throw RpcError.methodNotFound(method);
+      return handler(params, { connection: forwarded, app, afterReply: [] });
+    },
+    resumePending: (runtime) => {
+      try {
+        agent.step(runtime, {});
+      } catch (error) {
+        log.warn(`the pending tool calls of conversation ${runtime.id} could not be offered again`, error);
+      }
+    },
+  });
+  hub.cluster = node;
+  agent.generationHooks = { started: (c, g) => node.generationStarted(c, g), ended: (c, g) => node.generationEnded(c, g) };
+  app.metrics.cluster = { nodeId: node.nodeId, ownedCount: () => node.ownedCount, instances: () => node.instancesSeen };
+  log.info(`joined the cluster on ${url.replace(/\/\/[^@/]*@/, "//***@")} as ${node.nodeId}`);
+  return node;
 }

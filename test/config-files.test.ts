@@ -111,7 +111,7 @@ describe("layers", () => {
   it("holds every limits key and ServerConfig field together", () => {
     const defaults = defaultConfig() as unknown as Record<string, unknown>;
     for (const [path, field] of CONFIG_FIELDS) {
-      expect(Object.keys(defaults).includes(field) || field === "model" || field === "defaultProvider" || field === "token" || field.startsWith("openai"), path).toBe(true);
+      expect(Object.keys(defaults).includes(field) || field === "model" || field === "defaultProvider" || field === "token" || field === "redis" || field.startsWith("openai"), path).toBe(true);
     }
   });
 });

@@ -93,6 +93,15 @@ export const ErrorCodes = {
    * says what happened (command not found, connection refused, HTTP 401, timed out…).
    */
   MCP_ERROR: -32060,
+  /**
+   * Cluster mode (several instances on one Redis): the request needed the conversation's owning
+   * instance (step, interrupt, tool.confirm, message.append…) and that instance did not answer in
+   * time, or it was lost while running a generation (then as the `error` notification's code, sent
+   * by the instance that took the conversation over). Nothing was done on the owner's side that
+   * this answer hides; ask again: once a dead owner's lease runs out (server.ownerLeaseMs), another
+   * instance takes the conversation.
+   */
+  OWNER_UNAVAILABLE: -32070,
 } as const;
 
 export type ErrorCodeName = keyof typeof ErrorCodes;
@@ -204,6 +213,19 @@ export interface ErrorDataMap {
   MCP_ERROR: {
     /** How the server was to be reached. */
     transport: "stdio" | "http";
+  };
+  /** Data of OWNER_UNAVAILABLE. */
+  OWNER_UNAVAILABLE: {
+    /** The conversation concerned. */
+    conversationId: string;
+    /** The cluster node that owned the conversation, when known. */
+    instanceId?: string;
+    /**
+     * timeout: the owner did not answer in time (the request may have run there). unreachable: it
+     * could not be sent. not-owner: the instance asked had just given the conversation up. lost:
+     * the owner died while running a generation.
+     */
+    reason?: "timeout" | "unreachable" | "not-owner" | "lost";
   };
 }
 

@@ -747,6 +747,42 @@ export interface ServerStatusResult {
      */
     tools: number;
   };
+  /**
+   * Cluster mode (--redis): this instance, what it owns and the live instances; null for a single
+   * instance.
+   */
+  cluster: {
+    /**
+     * This process's id in the cluster: the instanceId and a suffix drawn at start, so a restarted
+     * process is a new owner.
+     */
+    nodeId: string;
+    /**
+     * Conversations this instance owns now (holds the ownership lease of).
+     *
+     * @integer
+     */
+    ownedCount: number;
+    /** Ids of the conversations this instance owns, at most 100 (ownedCount gives the total). */
+    owned: string[];
+    /** The cluster's live instances, this one included; empty when Redis could not be asked. */
+    instances: Array<{
+      /** The instance's cluster node id (its instanceId and a per-process suffix). */
+      id: string;
+      /** Where it listens, as it announced itself (ws://HOST:PORT). */
+      address: string;
+      /** When it started (ISO 8601). */
+      startedAt: string;
+      /**
+       * Conversations it owned at its last heartbeat.
+       *
+       * @integer
+       */
+      ownedCount: number;
+      /** Its last heartbeat (ISO 8601); an instance is listed until a few heartbeats are missed. */
+      heartbeatAt: string;
+    }>;
+  } | null;
   /** Process memory. */
   memory: {
     /** Resident set size, bytes. */

@@ -35,6 +35,11 @@ export class ClusterKeys {
     return `${this.prefix}fence:{${conversationId}}`;
   }
 
+  /** Hash: conversation id → "<nodeId> <generationId>" of each generation running in the cluster (failover finds them). */
+  generating(): string {
+    return `${this.prefix}generating`;
+  }
+
   /** One instance's announcement (JSON), expiring unless refreshed. */
   instance(instanceId: string): string {
     return `${this.prefix}instance:${instanceId}`;

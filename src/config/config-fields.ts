@@ -19,6 +19,8 @@ export const CONFIG_FIELDS: readonly (readonly [path: string, field: Field])[] =
   ["server.port", "port"],
   ["server.dataDir", "dataDir"],
   ["server.token", "token"],
+  ["server.redis", "redis"],
+  ["server.ownerLeaseMs", "ownerLeaseMs"],
   ["server.allowOrigins", "allowOrigins"],
   ["server.heartbeatMs", "heartbeatMs"],
   ["server.logLevel", "logLevel"],

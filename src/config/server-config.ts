@@ -14,6 +14,10 @@ export interface ServerConfig {
   dataDir: string;
   /** When set, every WebSocket upgrade must carry it. Required to bind beyond loopback. */
   token?: string;
+  /** Cluster mode (src/cluster/cluster-node.ts): the Redis shared by the instances. Unset: one process, no Redis. */
+  redis?: string;
+  /** Cluster mode: a conversation's ownership lease, ms without renewal. */
+  ownerLeaseMs: number;
   /** Browser origins allowed besides the server's own (e.g. http://localhost:5173). */
   allowOrigins: string[];
   /** Largest accepted frame; a larger one closes that socket with 1009. */
@@ -104,6 +108,7 @@ export function defaultConfig(overrides: Partial<ServerConfig> = {}): ServerConf
     host: "127.0.0.1",
     port: DEFAULT_PORT,
     dataDir: ".agentwire",
+    ownerLeaseMs: 10_000,
     allowOrigins: [],
     maxPayloadBytes: 4 * 1024 * 1024,
     maxBufferedBytes: 64 * 1024 * 1024,

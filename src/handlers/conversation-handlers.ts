@@ -184,6 +184,8 @@ export const conversationDelete: Handlers["conversation.delete"] = async (params
 };
 
 export const conversationSubscribe: Handlers["conversation.subscribe"] = async (params, { app, connection }) => {
+  // Cluster mode: served by the owner's runtime when it is here, else from the event bus.
+  if (app.cluster) return app.cluster.subscribe(connection, params.conversationId, params.afterSeq);
   const runtime = await app.hub.get(params.conversationId);
   const outcome = app.hub.subscribe(connection, runtime, params.afterSeq);
   return { conversation: runtime.handle.conversation, state: runtime.state(), ...outcome };
@@ -191,7 +193,10 @@ export const conversationSubscribe: Handlers["conversation.subscribe"] = async (
 
 export const conversationUnsubscribe: Handlers["conversation.unsubscribe"] = async (params, { app, connection }) => {
   // Leaving works even for a conversation that was deleted or damaged meanwhile.
-  if (!connection.subscriptions.has(params.conversationId)) await app.hub.get(params.conversationId);
+  if (!connection.subscriptions.has(params.conversationId)) {
+    if (app.cluster) await app.cluster.snapshotOf(params.conversationId);
+    else await app.hub.get(params.conversationId);
+  }
   app.hub.unsubscribe(connection, params.conversationId);
   return {};
 };

@@ -44,7 +44,7 @@ export const initialize: Handlers["initialize"] = (params, { connection, app, af
   };
 };
 
-export const serverStatus: Handlers["server.status"] = (_params, { app }) => {
+export const serverStatus: Handlers["server.status"] = async (_params, { app }) => {
   const memory = process.memoryUsage();
   let initialized = 0;
   for (const c of app.connections) if (c.initialized) initialized++;
@@ -64,6 +64,7 @@ export const serverStatus: Handlers["server.status"] = (_params, { app }) => {
     totals: { ...totals, generations: { ...totals.generations }, toolCalls: { ...totals.toolCalls } },
     damagedConversations: app.store.damaged().map((d) => ({ conversationId: d.id, problem: d.problem })),
     mcp: app.mcp.status(),
+    cluster: app.cluster ? await app.cluster.status() : null,
     memory: { rss: memory.rss, heapUsed: memory.heapUsed },
   };
 };

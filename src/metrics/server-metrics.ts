@@ -46,6 +46,14 @@ const FIRST_TOKEN_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 3
 const MAX_PENDING_OBSERVATIONS = 10_000;
 
 type PromClient = typeof import("prom-client");
+
+/** Cluster mode: what /metrics shows of this instance's place in the cluster (read at scrape time). */
+export interface ClusterGauges {
+  nodeId: string;
+  ownedCount(): number;
+  /** The live instances as last listed (refreshed in the background). */
+  instances(): readonly { id: string; address: string; ownedCount: number }[];
+}
 type Durations = "modelCall" | "firstToken";
 
 export class ServerMetrics implements RuntimeObserver {
@@ -66,6 +74,8 @@ export class ServerMetrics implements RuntimeObserver {
   private histograms: Record<Durations, Histogram> | undefined;
   private readonly pending: [Durations, number][] = [];
   private loading: Promise<Registry> | undefined;
+  /** Set when the server joins a cluster (--redis). */
+  cluster: ClusterGauges | null = null;
 
   constructor(
     private readonly live: LiveCounts,
@@ -123,6 +133,25 @@ export class ServerMetrics implements RuntimeObserver {
       collect() {
         this.reset();
         for (const [outcome, n] of Object.entries(totals.generations)) this.inc({ outcome }, n);
+      },
+    });
+    const metrics = this;
+    gauge("agentwire_cluster_owned_conversations", "Cluster mode: conversations this instance owns (holds the lease of); 0 for a single instance.", () =>
+      metrics.cluster ? metrics.cluster.ownedCount() : 0,
+    );
+    gauge("agentwire_cluster_instances", "Cluster mode: live instances in the cluster, this one included; 0 for a single instance.", () =>
+      metrics.cluster ? metrics.cluster.instances().length : 0,
+    );
+    new Gauge({
+      name: "agentwire_cluster_instance_owned_conversations",
+      help: "Cluster mode: conversations each live instance owned at its last heartbeat, by node id and address; `self` is 1 for this instance.",
+      labelNames: ["node_id", "address", "self"],
+      registers,
+      collect() {
+        this.reset();
+        const cluster = metrics.cluster;
+        if (!cluster) return;
+        for (const i of cluster.instances()) this.set({ node_id: i.id, address: i.address, self: i.id === cluster.nodeId ? "1" : "0" }, i.ownedCount);
       },
     });
     counter("agentwire_model_calls_total", "Model calls that finished.", () => totals.modelCalls);

@@ -34,6 +34,25 @@ export class RpcError extends Error {
     return new RpcError(ErrorCodes[name], detail ? `${meaning}: ${detail}` : meaning, data[0]);
   }
 
+  /**
+   * An error as another instance answered it (a forwarded request, cluster
+   * mode): its code, message and data pass through as they are, so a client
+   * cannot tell which instance ran the request.
+   */
+  static fromWire(code: number, message: string, data?: unknown): RpcError {
+    return new RpcError(code, message, data);
+  }
+
+  /** Cluster mode: the conversation's owner did not answer (or was lost). */
+  static ownerUnavailable(
+    conversationId: string,
+    detail: string,
+    reason: "timeout" | "unreachable" | "not-owner" | "lost",
+    instanceId?: string,
+  ): RpcError {
+    return RpcError.of("OWNER_UNAVAILABLE", detail, { conversationId, reason, ...(instanceId ? { instanceId } : {}) });
+  }
+
   static parseError(): RpcError {
     return RpcError.of("PARSE_ERROR", undefined);
   }

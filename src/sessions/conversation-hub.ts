@@ -3,6 +3,7 @@ import type { Logger } from "../logging/logger.js";
 import { RpcError } from "../rpc/rpc-error.js";
 import type { ConversationHandle, ConversationStore } from "../store/conversation-store.js";
 import type { Connection } from "./connection.js";
+import type { HubCluster } from "./hub-cluster.js";
 import { ConversationRuntime, type RuntimeLimits } from "./conversation-runtime.js";
 import { ReplayBudget } from "./event-log.js";
 import type { RuntimeObserver } from "./runtime-observer.js";
@@ -42,6 +43,8 @@ export class ConversationHub {
   private readonly subscribers = new Map<string, Set<Connection>>();
   readonly replay: ReplayBudget;
   private trimming = false;
+  /** Cluster mode (--redis): ownership, bus outlets and bus-served subscriptions; null for a single instance. */
+  cluster: HubCluster | null = null;
 
   constructor(
     readonly store: ConversationStore,
@@ -80,7 +83,48 @@ export class ConversationHub {
   }
 
   async create(conversation: Conversation): Promise<ConversationRuntime> {
-    return this.adopt(await this.store.create(conversation));
+    const handle = await this.store.create(conversation);
+    // Owned before it is adopted: its first event already goes out under the lease.
+    if (this.cluster) await this.cluster.claimCreated(conversation.id);
+    return this.adopt(handle);
+  }
+
+  /** The runtime if it is loaded here, without loading it. */
+  loaded(id: string): ConversationRuntime | undefined {
+    return this.runtimes.get(id);
+  }
+
+  /** Refuse a new subscription beyond maxSubscriptionsPerConnection (local or served from the bus alike). */
+  checkSubscriptionLimit(connection: Connection, conversationId: string): void {
+    const max = this.limits.maxSubscriptionsPerConnection;
+    if (!connection.subscriptions.has(conversationId) && connection.subscriptions.size >= max) {
+      throw RpcError.limitExceeded(
+        `this connection is subscribed to ${connection.subscriptions.size} conversations, the most one connection may watch; unsubscribe from some first`,
+        "maxSubscriptionsPerConnection",
+        max,
+      );
+    }
+  }
+
+  /**
+   * Cluster mode: another instance took the conversation (this one's lease
+   * was lost). Nothing more leaves this runtime; its generation stops
+   * (keeping undecided calls pending, as for a shutdown: the new owner offers
+   * them again); its local subscribers are served from the bus from the last
+   * event they got, so they see the new owner's events without a gap.
+   */
+  async relinquish(id: string): Promise<void> {
+    const runtime = this.runtimes.get(id);
+    if (!runtime) return;
+    runtime.silenced = true;
+    this.runtimes.delete(id);
+    const watchers = [...runtime.subscribers];
+    runtime.subscribers.clear();
+    this.subscribers.delete(id);
+    for (const connection of watchers) this.cluster?.watch(connection, id, runtime.seq);
+    await runtime.generation?.shutdown().catch((error: unknown) => this.log.error(`stopping the generation of conversation ${id} failed`, error));
+    runtime.dispose();
+    await this.store.unload(id).catch((error: unknown) => this.log.error(`unloading conversation ${id} failed`, error));
   }
 
   /**
@@ -89,14 +133,7 @@ export class ConversationHub {
    * twice.
    */
   subscribe(connection: Connection, runtime: ConversationRuntime, afterSeq?: number): SubscribeOutcome {
-    const max = this.limits.maxSubscriptionsPerConnection;
-    if (!connection.subscriptions.has(runtime.id) && connection.subscriptions.size >= max) {
-      throw RpcError.limitExceeded(
-        `this connection is subscribed to ${connection.subscriptions.size} conversations, the most one connection may watch; unsubscribe from some first`,
-        "maxSubscriptionsPerConnection",
-        max,
-      );
-    }
+    this.checkSubscriptionLimit(connection, runtime.id);
     let replayed = 0;
     let resync = false;
     if (afterSeq !== undefined) {
@@ -120,6 +157,7 @@ export class ConversationHub {
     const set = this.subscribers.get(conversationId);
     set?.delete(connection);
     if (set?.size === 0 && !this.runtimes.has(conversationId)) this.subscribers.delete(conversationId);
+    this.cluster?.unwatch(connection, conversationId);
     connection.subscriptions.delete(conversationId);
   }
 
@@ -141,6 +179,7 @@ export class ConversationHub {
     this.runtimes.delete(runtime.id);
     runtime.dispose();
     await this.store.delete(runtime.id);
+    this.cluster?.released(runtime.id);
   }
 
   /** Remove a conversation that cannot be loaded (damaged): nothing is in memory to stop. */
@@ -169,7 +208,7 @@ export class ConversationHub {
   }
 
   subscriptionCount(): number {
-    let n = 0;
+    let n = this.cluster?.watchCount() ?? 0;
     for (const set of this.subscribers.values()) n += set.size;
     return n;
   }
@@ -207,6 +246,7 @@ export class ConversationHub {
       this.subscribers.set(id, subscribers);
     }
     const runtime = new ConversationRuntime(handle, subscribers, this.limits, this.replay, this.log, this.observer);
+    this.cluster?.attach(runtime);
     this.runtimes.set(id, runtime);
     if (this.runtimes.size > this.limits.maxLoadedConversations) this.evictForRoom();
     return runtime;
@@ -223,6 +263,7 @@ export class ConversationHub {
     if (runtime.subscribers.size === 0) this.subscribers.delete(runtime.id);
     runtime.dispose();
     await this.store.unload(runtime.id).catch((error) => this.log.error(`unloading conversation ${runtime.id} failed`, error));
+    this.cluster?.released(runtime.id);
   }
 
   /** Over the loaded limit: unload the least recently used conversations that are safe to unload. */

@@ -23,6 +23,11 @@ const RESERVE_RETRY_MS = 1000;
 /** Endings of recent generations kept per conversation, for generation.wait after the fact. */
 export const RECENT_GENERATIONS = 16;
 
+/** Takes every event the runtime sends, in seq order (cluster mode: the bus publisher). */
+export interface EventOutlet {
+  send(event: LoggedEvent): void;
+}
+
 type EventPayload<N extends NotificationMethod> = Omit<NotificationParams<N>, "conversationId" | "seq" | "timestamp">;
 
 export interface RuntimeLimits {
@@ -74,6 +79,18 @@ export class ConversationRuntime {
    */
   readonly recentGenerations: GenerationSummary[] = [];
   private readonly endListeners = new Set<(summary: GenerationSummary) => void>();
+  /**
+   * Cluster mode: where each sent event also goes (the owner's publish to
+   * the event bus, src/cluster/bus-outlet.ts). Unset for a single instance,
+   * so the token path pays one property test.
+   */
+  outlet: EventOutlet | null = null;
+  /**
+   * Set when this instance lost the conversation to another (cluster mode):
+   * nothing it still numbers leaves, neither to local subscribers nor to the
+   * bus, while its generation winds down.
+   */
+  silenced = false;
 
   constructor(
     readonly handle: ConversationHandle,
@@ -249,6 +266,8 @@ export class ConversationRuntime {
   }
 
   private send(event: LoggedEvent): void {
+    if (this.silenced) return;
+    this.outlet?.send(event);
     this.sent = event.seq;
     this.events.push(event);
     for (const connection of this.subscribers) {

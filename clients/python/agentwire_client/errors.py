@@ -17,7 +17,7 @@ from typing import Literal
 
 from .runtime import AgentwireRpcError
 
-ErrorCodeName = Literal["PARSE_ERROR", "INVALID_REQUEST", "METHOD_NOT_FOUND", "INVALID_PARAMS", "INTERNAL_ERROR", "NOT_INITIALIZED", "ALREADY_INITIALIZED", "UNSUPPORTED_PROTOCOL_VERSION", "EXPERIMENTAL_API_REQUIRED", "CONVERSATION_NOT_FOUND", "CONVERSATION_DAMAGED", "CAPABILITY_UNSUPPORTED", "GENERATION_IN_PROGRESS", "TOOL_CALL_NOT_FOUND", "TOOL_CALL_NOT_PENDING", "LLM_ERROR", "MODEL_NOT_CONFIGURED", "MODELS_UNAVAILABLE", "STORAGE_ERROR", "LIMIT_EXCEEDED", "MCP_ERROR"]
+ErrorCodeName = Literal["PARSE_ERROR", "INVALID_REQUEST", "METHOD_NOT_FOUND", "INVALID_PARAMS", "INTERNAL_ERROR", "NOT_INITIALIZED", "ALREADY_INITIALIZED", "UNSUPPORTED_PROTOCOL_VERSION", "EXPERIMENTAL_API_REQUIRED", "CONVERSATION_NOT_FOUND", "CONVERSATION_DAMAGED", "CAPABILITY_UNSUPPORTED", "GENERATION_IN_PROGRESS", "TOOL_CALL_NOT_FOUND", "TOOL_CALL_NOT_PENDING", "LLM_ERROR", "MODEL_NOT_CONFIGURED", "MODELS_UNAVAILABLE", "STORAGE_ERROR", "LIMIT_EXCEEDED", "MCP_ERROR", "OWNER_UNAVAILABLE"]
 
 
 class ErrorCodes:
@@ -92,6 +92,14 @@ class ErrorCodes:
     MCP_ERROR = -32060
     """An MCP server could not be started or reached, or failed to answer (mcp.probe): the message says
     what happened (command not found, connection refused, HTTP 401, timed out…).
+    """
+    OWNER_UNAVAILABLE = -32070
+    """Cluster mode (several instances on one Redis): the request needed the conversation's owning
+    instance (step, interrupt, tool.confirm, message.append…) and that instance did not answer in
+    time, or it was lost while running a generation (then as the `error` notification's code, sent
+    by the instance that took the conversation over). Nothing was done on the owner's side that this
+    answer hides; ask again: once a dead owner's lease runs out (server.ownerLeaseMs), another
+    instance takes the conversation.
     """
 
 

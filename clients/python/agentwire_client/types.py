@@ -579,6 +579,32 @@ class ServerStatusResultMcp(TypedDict):
     """MCP tools offered to the model."""
 
 
+class ServerStatusResultClusterInstancesItem(TypedDict):
+    id: str
+    """The instance's cluster node id (its instanceId and a per-process suffix)."""
+    address: str
+    """Where it listens, as it announced itself (ws://HOST:PORT)."""
+    startedAt: str
+    """When it started (ISO 8601)."""
+    ownedCount: int
+    """Conversations it owned at its last heartbeat."""
+    heartbeatAt: str
+    """Its last heartbeat (ISO 8601); an instance is listed until a few heartbeats are missed."""
+
+
+class ServerStatusResultCluster(TypedDict):
+    nodeId: str
+    """This process's id in the cluster: the instanceId and a suffix drawn at start, so a restarted
+    process is a new owner.
+    """
+    ownedCount: int
+    """Conversations this instance owns now (holds the ownership lease of)."""
+    owned: list[str]
+    """Ids of the conversations this instance owns, at most 100 (ownedCount gives the total)."""
+    instances: list[ServerStatusResultClusterInstancesItem]
+    """The cluster's live instances, this one included; empty when Redis could not be asked."""
+
+
 class ServerStatusResultMemory(TypedDict):
     rss: float
     """Resident set size, bytes."""
@@ -622,6 +648,10 @@ class ServerStatusResult(TypedDict):
     """
     mcp: ServerStatusResultMcp
     """MCP servers at a glance; mcp.list has the details."""
+    cluster: ServerStatusResultCluster | None
+    """Cluster mode (--redis): this instance, what it owns and the live instances; null for a single
+    instance.
+    """
     memory: ServerStatusResultMemory
     """Process memory."""
 

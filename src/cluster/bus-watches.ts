@@ -1,0 +1,65 @@
+import type { NotificationMethod } from "../../protocol/index.js";
+import type { Logger } from "../logging/logger.js";
+import type { Connection } from "../sessions/connection.js";
+import type { BusSubscription, EventBus } from "./event-bus.js";
+
+/**
+ * Subscriptions served from the event bus: a client watching a conversation
+ * that another instance owns (or whose missed events this instance's own log
+ * no longer holds). One bus subscription per connection and conversation, so
+ * each starts exactly where its client is; the bus delivers each event once,
+ * in seq order, or says resync.
+ */
+export class BusWatches {
+  private readonly watches = new Map<Connection, Map<string, BusSubscription>>();
+  private count = 0;
+
+  constructor(
+    private readonly bus: EventBus,
+    private readonly log: Logger,
+  ) {}
+
+  /** Start serving; resolves once the replay after `afterSeq` has been sent and live events flow. */
+  watch(connection: Connection, conversationId: string, afterSeq: number): Promise<{ replayed: number; resync: boolean }> {
+    this.unwatch(connection, conversationId);
+    const subscription = this.bus.subscribe(conversationId, afterSeq, {
+      onEvent: (event) => {
+        if (connection.wants(event.method as NotificationMethod)) connection.send(event.frame);
+      },
+      onResync: (latestSeq) => {
+        // Events were lost between instances (Redis dropped them and they are no longer held). The protocol has no
+        // notification for a resync mid-subscription; the client sees a seq jump and can reload with conversation.get.
+        this.log.warn(`events of conversation ${conversationId} before seq ${latestSeq} were lost for connection ${connection.id}`);
+      },
+    });
+    let byConversation = this.watches.get(connection);
+    if (!byConversation) {
+      byConversation = new Map();
+      this.watches.set(connection, byConversation);
+    }
+    byConversation.set(conversationId, subscription);
+    this.count++;
+    connection.subscriptions.add(conversationId);
+    return subscription.ready;
+  }
+
+  unwatch(connection: Connection, conversationId: string): void {
+    const byConversation = this.watches.get(connection);
+    const subscription = byConversation?.get(conversationId);
+    if (!subscription) return;
+    subscription.dispose();
+    byConversation!.delete(conversationId);
+    if (byConversation!.size === 0) this.watches.delete(connection);
+    this.count--;
+  }
+
+  get size(): number {
+    return this.count;
+  }
+
+  close(): void {
+    for (const byConversation of this.watches.values()) for (const subscription of byConversation.values()) subscription.dispose();
+    this.watches.clear();
+    this.count = 0;
+  }
+}

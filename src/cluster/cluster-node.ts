@@ -1,0 +1,388 @@
+import { randomBytes } from "node:crypto";
+import type { Redis } from "ioredis";
+import type { Conversation, ConversationState } from "../../protocol/index.js";
+import { ErrorCodes, ErrorMeanings } from "../../protocol/index.js";
+import type { Logger } from "../logging/logger.js";
+import { RpcError } from "../rpc/rpc-error.js";
+import type { Connection } from "../sessions/connection.js";
+import type { ConversationHub } from "../sessions/conversation-hub.js";
+import type { ConversationRuntime } from "../sessions/conversation-runtime.js";
+import type { HubCluster } from "../sessions/hub-cluster.js";
+import type { ConversationHandle, ConversationStore } from "../store/conversation-store.js";
+import { BusOutlet } from "./bus-outlet.js";
+import { BusWatches } from "./bus-watches.js";
+import { ClusterBus } from "./cluster-bus.js";
+import { ClusterKeys } from "./cluster-keys.js";
+import type { BusEvent } from "./event-bus.js";
+import { RequestForwarder, type ForwardRequest } from "./forwarding.js";
+import { GenerationMarkers } from "./generation-markers.js";
+import { InstanceRegistry, type InstanceInfo } from "./instance-registry.js";
+import { OwnerRouter } from "./owner-router.js";
+import { OwnershipLeases, type LeaseHolder } from "./ownership-lease.js";
+import { connectRedis } from "./redis-client.js";
+
+/**
+ * One agentwire instance's membership of a cluster (`--redis`): several
+ * instances on one shared store (PostgreSQL) and one Redis, serving the same
+ * conversations. The pieces are in this folder; this file wires them to the
+ * hub and the handlers (see README.md, "How the wiring goes").
+ *
+ * - Each loaded conversation has exactly one owner here: the instance holding
+ *   its lease. Only the owner loads it, numbers its events and writes to it
+ *   (its store handle is claimed with the lease's fencing token when the
+ *   store supports fencing, as PostgreSQL does).
+ * - The owner sends each event to its own subscribers and publishes it on the
+ *   bus (fenced); subscribers on other instances are served from the bus.
+ * - Requests that touch a conversation run on its owner (OwnerRouter):
+ *   forwarded when another instance holds it, run here after taking the lease
+ *   when nobody does.
+ * - A lost lease stops the runtime at once (nothing more leaves it) and moves
+ *   its local subscribers to the bus; a conversation taken over from an
+ *   instance that died while generating gets an `error` notification ending
+ *   that generation, and its pending tool calls are offered again.
+ *
+ * Loaded only with --redis (a dynamic import in server.ts), so a single
+ * instance never loads ioredis.
+ */
+export interface ClusterNodeOptions {
+  url: string;
+  /** The data dir's instance id; the node id adds a per-process suffix. */
+  instanceId: string;
+  /** Where clients reach this instance (announced in the registry). */
+  address: string;
+  leaseMs: number;
+  /** Key prefix in Redis (tests keep apart by it). Default "agentwire:". */
+  keyPrefix?: string;
+  /** How long a forwarded request waits for the owner. Default 10000. */
+  forwardTimeoutMs?: number;
+  hub: ConversationHub;
+  store: ConversationStore;
+  log: Logger;
+  /** Runs a forwarded request here, as the owner (the server's handler table). */
+  runLocal: (method: string, params: unknown) => Promise<unknown>;
+  /** After a takeover: offer the pending tool calls the lost owner left (a new generation that starts with them). */
+  resumePending: (runtime: ConversationRuntime) => void;
+}
+
+/** A store that can bind a handle to a fencing token (PostgreSQL); the others cannot fence. */
+interface FencingStore {
+  claim(conversationId: string, token: number): Promise<ConversationHandle | undefined>;
+}
+
+function canFence(store: ConversationStore): store is ConversationStore & FencingStore {
+  return typeof (store as Partial<FencingStore>).claim === "function";
+}
+
+/** The store's or the bus's fencing refusal (each has its own class; both are named so). */
+function isFenced(error: unknown): error is Error & { current?: number; currentToken?: number } {
+  return error instanceof Error && error.name === "FencedError";
+}
+
+export interface ClusterStatusView {
+  nodeId: string;
+  ownedCount: number;
+  owned: string[];
+  instances: InstanceInfo[];
+}
+
+/** What a non-owner needs to serve conversation.subscribe from the bus: the owner's view now. */
+interface Snapshot {
+  conversation: Conversation;
+  state: ConversationState;
+}
+
+const SNAPSHOT = "cluster.snapshot";
+
+export class ClusterNode implements HubCluster {
+  readonly nodeId: string;
+  readonly router: OwnerRouter;
+  private readonly keys: ClusterKeys;
+  private readonly bus: ClusterBus;
+  private readonly leases: OwnershipLeases;
+  private readonly registry: InstanceRegistry;
+  private readonly forwarder: RequestForwarder;
+  private readonly watches: BusWatches;
+  private readonly markers: GenerationMarkers;
+  /** Takeovers under way, so concurrent requests for one conversation wait for the same one. */
+  private readonly taking = new Map<string, Promise<"owned" | "missing" | LeaseHolder>>();
+  /** Where each taken conversation's bus numbering resumes (see BusOutlet). */
+  private readonly resumeAt = new Map<string, number>();
+  private sweepTimer: NodeJS.Timeout | null = null;
+  /** The live instances as last listed (for /metrics, which must answer without waiting on Redis). */
+  instancesSeen: InstanceInfo[] = [];
+  private closed = false;
+
+  private constructor(
+    private readonly options: ClusterNodeOptions,
+    private readonly commands: Redis,
+    private readonly subscriber: Redis,
+  ) {
+    const { log, leaseMs } = options;
+    this.nodeId = `${options.instanceId}-${randomBytes(3).toString("hex")}`;
+    this.keys = new ClusterKeys(options.keyPrefix);
+    const keys = this.keys;
+    this.bus = new ClusterBus(commands, subscriber, { keys, log });
+    this.leases = new OwnershipLeases(commands, { instanceId: this.nodeId, leaseMs, keys, log });
+    this.registry = new InstanceRegistry(commands, {
+      instanceId: this.nodeId,
+      address: options.address,
+      ownedCount: () => this.leases.heldCount,
+      ttlMs: Math.max(3000, leaseMs * 1.5),
+      keys,
+      log,
+    });
+    this.forwarder = new RequestForwarder(commands, subscriber, { instanceId: this.nodeId, keys, log, timeoutMs: options.forwardTimeoutMs });
+    this.watches = new BusWatches(this.bus, log);
+    this.markers = new GenerationMarkers(commands, keys, this.nodeId, log);
+    this.router = new OwnerRouter(this.nodeId, this.leases, this, this.forwarder, leaseMs, options.forwardTimeoutMs ?? 10_000);
+  }
+
+  /** Connect to Redis, listen for forwarded requests, announce this instance; a Redis that cannot be reached throws. */
+  static async start(options: ClusterNodeOptions): Promise<ClusterNode> {
+    const name = `agentwire-${options.instanceId}`;
+    const commands = await connectRedis(options.url, { name: `${name}-commands`, log: options.log });
+    let subscriber: Redis;
+    try {
+      // Both the bus and the forwarder subscribe again by themselves after a reconnection.
+      subscriber = await connectRedis(options.url, { name: `${name}-subscriber`, log: options.log, options: { autoResubscribe: false } });
+    } catch (error) {
+      commands.disconnect();
+      throw error;
+    }
+    const node = new ClusterNode(options, commands, subscriber);
+    try {
+      await node.forwarder.start((request) => node.handleForwarded(request));
+      await node.registry.start();
+    } catch (error) {
+      await node.close({ release: false });
+      throw error;
+    }
+    node.sweepTimer = setInterval(() => void node.sweep(), Math.max(200, Math.floor(options.leaseMs / 2)));
+    node.sweepTimer.unref();
+    return node;
+  }
+
+  // ---- ownership -------------------------------------------------------------------------------------------------
+
+  /** Ownership.take: the lease if nobody holds it, then the store's fence and the bus position; see OwnerRouter. */
+  take(conversationId: string): Promise<"owned" | "missing" | LeaseHolder> {
+    if (this.leases.lease(conversationId)?.held) return Promise.resolve("owned");
+    let pending = this.taking.get(conversationId);
+    if (!pending) {
+      pending = this.takeNow(conversationId).finally(() => this.taking.delete(conversationId));
+      this.taking.set(conversationId, pending);
+    }
+    return pending;
+  }
+
+  private async takeNow(conversationId: string, minFence = 0): Promise<"owned" | "missing" | LeaseHolder> {
+    if (this.closed) throw RpcError.ownerUnavailable(conversationId, "this instance is shutting down", "unreachable", this.nodeId);
+    const outcome = await this.leases.acquire(conversationId, { minFence, onLost: (reason) => void this.lost(conversationId, reason) });
+    if (!outcome.acquired) return outcome.owner;
+    const { lease } = outcome;
+    const { store, hub } = this.options;
+    let handle: ConversationHandle | undefined;
+    try {
+      handle = canFence(store) ? await store.claim(conversationId, lease.fence) : await store.get(conversationId);
+    } catch (error) {
+      await lease.release();
+      // The store saw a higher token than Redis gave (Redis lost its counter): take again above it.
+      if (isFenced(error) && minFence === 0) return this.takeNow(conversationId, Number(error.current ?? error.currentToken ?? 0));
+      throw error;
+    }
+    if (!handle) {
+      await lease.release();
+      return "missing";
+    }
+    // Fenced from now on: whatever the former owner still publishes is refused, so the bus's last seq is final.
+    const { latestSeq } = await this.bus.replay(conversationId, Number.MAX_SAFE_INTEGER);
+    this.resumeAt.set(conversationId, latestSeq);
+    const cutOff = await this.markers.left(conversationId);
+    if (cutOff && cutOff.nodeId !== this.nodeId) await this.endCutOff(conversationId, cutOff);
+    return lease.held ? "owned" : this.take(conversationId);
+  }
+
+  /**
+   * The former owner died (or lost its lease) while generating: end that
+   * generation for every client with an `error` (code OWNER_UNAVAILABLE), then
+   * offer again the tool calls it left pending.
+   */
+  private async endCutOff(conversationId: string, cutOff: { nodeId: string; generationId: string }): Promise<void> {
+    const runtime = await this.options.hub.get(conversationId);
+    const message = `${ErrorMeanings.OWNER_UNAVAILABLE}: instance ${cutOff.nodeId}, which ran this generation, was lost; instance ${this.nodeId} took the conversation over. Records stored before are kept; a reply being streamed was not stored.`;
+    const code = ErrorCodes.OWNER_UNAVAILABLE;
+    const endedAt = new Date().toISOString();
+    runtime.lastError = { code, message, timestamp: endedAt };
+    runtime.publish("error", { generationId: cutOff.generationId, code, message });
+    runtime.generationEnded({
+      generationId: cutOff.generationId,
+      outcome: "error",
+      endedAt,
+      error: { code, message },
+      usage: null,
+      modelCalls: 0,
+      finalRecordId: null,
+    });
+    await runtime.delivered();
+    await this.markers.clear(conversationId, cutOff).catch((error: unknown) => this.options.log.warn("clearing a cut-off mark failed", error));
+    this.options.log.warn(`took conversation ${conversationId} over from instance ${cutOff.nodeId}, which was generating (${cutOff.generationId})`);
+    if (runtime.storedPendingCalls().length > 0 && !runtime.generation) this.options.resumePending(runtime);
+  }
+
+  /** The lease was lost (taken by another instance, or not renewed in time): stop and hand the subscribers to the bus. */
+  private async lost(conversationId: string, reason: string): Promise<void> {
+    this.resumeAt.delete(conversationId);
+    this.options.log.warn(`conversation ${conversationId} is no longer owned here (${reason}); its live work stops`);
+    await this.options.hub.relinquish(conversationId);
+  }
+
+  /** Conversations left marked as generating by an instance that no longer holds them: take them over within the lease time. */
+  private async sweep(): Promise<void> {
+    if (this.closed) return;
+    this.registry.list().then(
+      (list) => (this.instancesSeen = list),
+      () => {},
+    );
+    try {
+      for (const conversationId of await this.markers.marked()) {
+        if (this.closed || this.leases.lease(conversationId)?.held) continue;
+        if (await this.leases.owner(conversationId)) continue;
+        await this.take(conversationId).catch((error: unknown) => this.options.log.warn(`taking over conversation ${conversationId} failed`, error));
+      }
+    } catch (error) {
+      this.options.log.warn("the failover sweep failed; retrying", error);
+    }
+  }
+
+  // ---- HubCluster ------------------------------------------------------------------------------------------------
+
+  async claimCreated(conversationId: string): Promise<void> {
+    const taken = await this.take(conversationId);
+    if (taken !== "owned") this.options.log.warn(`a conversation created here, ${conversationId}, could not be owned here`);
+  }
+
+  attach(runtime: ConversationRuntime): void {
+    const resumeAt = this.resumeAt.get(runtime.id) ?? 0;
+    this.resumeAt.delete(runtime.id);
+    const id = runtime.id;
+    runtime.outlet = new BusOutlet(resumeAt > 0 ? resumeAt : runtime.handle.seqReserved, (event) => this.publish(id, event));
+  }
+
+  released(conversationId: string): void {
+    void this.leases.lease(conversationId)?.release();
+  }
+
+  watch(connection: Connection, conversationId: string, afterSeq: number): void {
+    this.watches.watch(connection, conversationId, afterSeq).catch(() => {});
+  }
+
+  unwatch(connection: Connection, conversationId: string): void {
+    this.watches.unwatch(connection, conversationId);
+  }
+
+  watchCount(): number {
+    return this.watches.size;
+  }
+
+  private publish(conversationId: string, event: BusEvent): void {
+    const lease = this.leases.lease(conversationId);
+    if (!lease?.held) return; // being relinquished: the bus would refuse it anyway
+    this.bus.publish(conversationId, event, { fence: lease.fence }).catch((error: unknown) => {
+      if (isFenced(error)) void this.lost(conversationId, "fenced");
+      else this.options.log.warn(`publishing an event of conversation ${conversationId} failed; watchers elsewhere resync`, error);
+    });
+  }
+
+  // ---- generation marks (Agent hooks) ----------------------------------------------------------------------------
+
+  generationStarted(conversationId: string, generationId: string): void {
+    this.markers.started(conversationId, generationId);
+  }
+
+  generationEnded(conversationId: string, generationId: string): void {
+    this.markers.ended(conversationId, generationId);
+  }
+
+  // ---- subscriptions ---------------------------------------------------------------------------------------------
+
+  /**
+   * conversation.subscribe in cluster mode. On the owner, with a replay its
+   * own log can answer, exactly as for a single instance; otherwise the
+   * owner's snapshot, then the bus from the client's afterSeq (or from the
+   * snapshot's seq).
+   */
+  async subscribe(connection: Connection, conversationId: string, afterSeq: number | undefined) {
+    const { hub } = this.options;
+    hub.checkSubscriptionLimit(connection, conversationId);
+    const snapshot = await this.snapshotOf(conversationId);
+    const runtime = hub.loaded(conversationId);
+    if (runtime && this.leases.lease(conversationId)?.held && (afterSeq === undefined || runtime.events.since(afterSeq, runtime.seq) !== undefined)) {
+      this.watches.unwatch(connection, conversationId);
+      const outcome = hub.subscribe(connection, runtime, afterSeq);
+      return { conversation: runtime.handle.conversation, state: runtime.state(), ...outcome };
+    }
+    const { state } = snapshot;
+    let from = Math.min(afterSeq ?? state.seq, state.seq);
+    let resync = false;
+    if (afterSeq !== undefined && afterSeq < state.seq) {
+      // An empty stream says nothing (expired, or never published): like a log that no longer holds the events.
+      const replay = await this.bus.replay(conversationId, afterSeq);
+      if (replay.latestSeq === 0) {
+        resync = true;
+        from = state.seq;
+      }
+    }
+    runtime?.subscribers.delete(connection);
+    const outcome = await this.watches.watch(connection, conversationId, from);
+    return { ...snapshot, replayed: outcome.replayed, resync: resync || outcome.resync };
+  }
+
+  /** The owner's conversation and state (forwarded to it, or read here when this instance owns it or takes it). */
+  snapshotOf(conversationId: string): Promise<Snapshot> {
+    return this.router.run(SNAPSHOT, conversationId, {}, () => this.localSnapshot(conversationId));
+  }
+
+  private async localSnapshot(conversationId: string): Promise<Snapshot> {
+    const runtime = await this.options.hub.get(conversationId);
+    return { conversation: runtime.handle.conversation, state: runtime.state() };
+  }
+
+  private async handleForwarded(request: ForwardRequest & { from: string }): Promise<unknown> {
+    const { conversationId, method, params } = request;
+    if (!this.leases.lease(conversationId)?.held) {
+      throw RpcError.ownerUnavailable(conversationId, `instance ${this.nodeId} no longer owns it`, "not-owner", this.nodeId);
+    }
+    if (method === SNAPSHOT) return this.localSnapshot(conversationId);
+    return this.options.runLocal(method, params);
+  }
+
+  // ---- status and shutdown ---------------------------------------------------------------------------------------
+
+  async status(): Promise<ClusterStatusView> {
+    const owned = this.leases.heldIds();
+    const instances = await this.registry.list().catch((error: unknown) => {
+      this.options.log.warn("listing the cluster's instances failed", error);
+      return [];
+    });
+    if (instances.length > 0) this.instancesSeen = instances;
+    return { nodeId: this.nodeId, ownedCount: owned.length, owned: owned.slice(0, 100), instances };
+  }
+
+  get ownedCount(): number {
+    return this.leases.heldCount;
+  }
+
+  /** Leave the cluster: release every lease (others take the conversations at once) unless `release` is false. */
+  async close({ release = true }: { release?: boolean } = {}): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
+    this.watches.close();
+    await this.forwarder.close().catch(() => {});
+    await this.registry.stop({ withdraw: release }).catch(() => {});
+    await this.leases.close({ release }).catch(() => {});
+    await this.bus.close().catch(() => {});
+    this.subscriber.disconnect();
+    await this.commands.quit().catch(() => this.commands.disconnect());
+  }
+}

@@ -1,0 +1,24 @@
+import type { Connection } from "./connection.js";
+import type { ConversationRuntime } from "./conversation-runtime.js";
+
+/**
+ * What the conversation hub asks of the cluster (src/cluster/cluster-node.ts)
+ * when several instances share one store: ownership of what it creates and
+ * loads, the bus outlet of each runtime, and subscriptions served from the
+ * event bus instead of a local runtime. A single instance has none, and the
+ * hub's paths stay as they were.
+ */
+export interface HubCluster {
+  /** A conversation was just created here: take its ownership lease before anyone can see it. */
+  claimCreated(conversationId: string): Promise<void>;
+  /** A runtime was adopted (created or loaded here as the owner): give it its bus outlet. */
+  attach(runtime: ConversationRuntime): void;
+  /** The runtime left memory (unloaded or deleted): give its ownership up so another instance may take it. */
+  released(conversationId: string): void;
+  /** Serve this connection's subscription from the bus, from the event after `afterSeq`. */
+  watch(connection: Connection, conversationId: string, afterSeq: number): void;
+  /** End a subscription served from the bus (unsubscribe, disconnect). */
+  unwatch(connection: Connection, conversationId: string): void;
+  /** Subscriptions served from the bus. */
+  watchCount(): number;
+}
