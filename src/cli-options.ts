@@ -72,7 +72,7 @@ Chat and conversations options:
                          port, configured as serve would be (--data-dir, --config,
                          configuration files, environment).
   --token TOKEN          the server's token (else AGENTWIRE_TOKEN)
-  --data-dir DIR, --config FILE, --log-level LEVEL (default error)
+  --data-dir DIR, --store STORE, --config FILE, --log-level LEVEL (default error)
                          for the embedded server, as for serve
   --json                 chat: every notification and result as one JSON object per
                          line on stdout; conversations: JSON output

@@ -9,8 +9,12 @@
  * it, where none answers.
  */
 import { describe, expect, it } from "vitest";
+import { parseChatArgs } from "../src/chat/chat-options.js";
+import { parseCli } from "../src/cli-options.js";
+import { reportJson, reportLines } from "../src/config/config-report.js";
 import { FencedError } from "../src/store/fenced-error.js";
 import { PostgresConversationStore } from "../src/store/postgres-store.js";
+import { describeTarget, redactPassword, withDefaultUser } from "../src/store/postgres-url.js";
 import { StoreUnavailableError } from "../src/store/store-unavailable-error.js";
 import { eventually } from "./harness/eventually.js";
 import { POSTGRES_ADMIN_URL, postgresReachable, usePostgresDatabase } from "./harness/postgres-db.js";
@@ -200,5 +204,60 @@ describe("PostgreSQL store: a database it cannot use", () => {
     const error = (await store.open().catch((e: unknown) => e)) as Error;
     expect(error).toBeInstanceOf(StoreUnavailableError);
     expect(error.message).toMatch(/^could not open the PostgreSQL store at .+\/agentwire_no_such_database: database "agentwire_no_such_database" does not exist$/);
+  });
+});
+
+describe.skipIf(!pgUp)("PostgreSQL store: connections that break", () => {
+  const db = usePostgresDatabase("broken");
+
+  it("survives the server ending its connections (a restart, an administrator): a warning, no crash, and the next write works", async () => {
+    const warnings: string[] = [];
+    const store = await db.open({ onWarning: (message) => warnings.push(message) });
+    const handle = await store.create(conversation("c1"));
+    await handle.append(message(0));
+    const ended = await db.query<{ ended: boolean }>(
+      "SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'agentwire'",
+    );
+    expect(ended.length).toBeGreaterThan(0);
+    await eventually(() => warnings.length > 0, 3000, "a warning about the broken idle connection");
+    expect(warnings[0]).toMatch(/^PostgreSQL store 127\.0\.0\.1:5432\/agentwire_t_broken_\w+: an idle connection failed \(terminating connection/);
+    await handle.append(message(1));
+    expect((await handle.readRecords()).map((r) => r.id)).toEqual(["m0", "m1"]);
+  });
+});
+
+describe("PostgreSQL URLs in messages, configuration and flags", () => {
+  it("never shows a password: not in the store's messages, not in agentwire config", () => {
+    expect(redactPassword("postgres://ann:p%40ss@db.example:6543/agentwire?sslmode=require&password=x")).toBe(
+      "postgres://ann:***@db.example:6543/agentwire?sslmode=require&password=***",
+    );
+    expect(redactPassword("postgresql://db.example/agentwire")).toBe("postgresql://db.example/agentwire");
+    expect(redactPassword("postgres://ann:secret@[::1")).not.toContain("secret");
+    expect(describeTarget("postgres://ann:secret@db.example:6543/agentwire")).toBe("db.example:6543/agentwire");
+    expect(describeTarget("postgres:///agentwire?host=/run/postgresql", {})).toBe("/run/postgresql:5432/agentwire");
+    expect(describeTarget("postgres://ann@db.example", { PGPORT: "7000" })).toBe("db.example:7000/ann");
+
+    const parsed = parseCli(["config", "--store", "postgres://ann:secret@db.example:6543/agentwire"], {}, { discover: false });
+    expect(parsed.config!.store).toBe("postgres://ann:secret@db.example:6543/agentwire");
+    const line = reportLines(parsed.resolved!).find((l) => l.path === "server.store");
+    expect(line).toEqual({ path: "server.store", value: "postgres://ann:***@db.example:6543/agentwire", source: "flag --store" });
+    expect(reportJson(parsed.resolved!)).not.toContain("secret");
+    // The default, and a value that is neither.
+    expect(parseCli(["serve"], {}, { discover: false }).config!.store).toBe("lowdb");
+    expect(() => parseCli(["serve", "--store", "mysql://db"], {}, { discover: false })).toThrow(/must be "lowdb" or a postgres:\/\/ URL/);
+  });
+
+  it("fills in the OS user when the URL, PGUSER and USER name none (node-postgres would send no user at all)", () => {
+    expect(withDefaultUser("postgres://127.0.0.1/db", {})).toMatch(/^postgres:\/\/[^@/]+@127\.0\.0\.1\/db$/);
+    expect(withDefaultUser("postgres://127.0.0.1/db", { USER: "ann" })).toBe("postgres://127.0.0.1/db");
+    expect(withDefaultUser("postgres://bob@127.0.0.1/db", {})).toBe("postgres://bob@127.0.0.1/db");
+  });
+
+  it("chat and conversations take --store for their embedded server, and refuse it with --url", () => {
+    const chat = parseChatArgs(["--store", "postgres://127.0.0.1/agentwire", "hello"], {}, { discover: false });
+    expect(chat!.target.embedded!.store).toBe("postgres://127.0.0.1/agentwire");
+    expect(() => parseChatArgs(["--url", "ws://127.0.0.1:1", "--store", "postgres://x/y", "hi"], {}, { discover: false })).toThrow(
+      /--store is for the embedded server/,
+    );
   });
 });

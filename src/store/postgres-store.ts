@@ -156,6 +156,8 @@ export class PostgresConversationStore implements ConversationStore {
     );
     if (inserted.length === 0) throw new Error(`conversation ${id} already exists`);
     this.#counted(+1);
+    // A handle still cached for the id belongs to a conversation another instance deleted: it must not write into this one.
+    void this.#handles.get(id)?.retire(`conversation ${id} was deleted`);
     const handle = new PostgresConversationHandle(db, handleStateOf(inserted[0], []));
     if (this.#state === "open") this.#handles.set(id, handle);
     return handle;
