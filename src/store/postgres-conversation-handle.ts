@@ -37,7 +37,7 @@ const MAX_GROUP = 256;
 /** The conversation's row is gone: deleted, here or by another instance. */
 class ConversationGone extends StoreRefusal {}
 
-/** What one record of a group knows about a record id: where it is and what kind it was. */
+/** What a transaction knows about a stored record its group names: where it is and what kind it was. */
 interface Known {
   position: number;
   assistant: boolean;
@@ -348,7 +348,12 @@ export class PostgresConversationHandle implements ConversationHandle {
     };
   }
 
-  /** Positions and kinds of the records the group's appends and replaces name that are stored already. */
+  /**
+   * Positions and kinds of the records the group's appends and replaces name
+   * that are stored already. A statement of its own, after the row lock: under
+   * READ COMMITTED it sees what the writer we waited for committed, where a
+   * subquery in the locking SELECT would read the snapshot from before the wait.
+   */
   async #knownRecords(query: Query, group: readonly Queued<Op>[]): Promise<Map<string, Known>> {
     const keys = new Set<string>();
     for (const { op } of group) if (op.kind === "append" || op.kind === "replace") keys.add(keyOf(op.record.id));
