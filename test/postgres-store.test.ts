@@ -118,6 +118,23 @@ describe.skipIf(!pgUp)("PostgreSQL store: several instances on one database", ()
     await expect(ha.append(message(5))).rejects.toThrow(/was deleted/);
   });
 
+  it("the same record id appended by two stores at once is stored once; the other append is refused as a duplicate, changing nothing", async () => {
+    const [a, b] = [await db.open(), await db.open()];
+    await a.create(conversation("dup"));
+    const [ha, hb] = [(await a.get("dup"))!, (await b.get("dup"))!];
+    for (const round of range(10)) {
+      const results = await Promise.allSettled([ha.append(message(round, "from a")), hb.append(message(round, "from b"))]);
+      expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+      const refused = results.find((r) => r.status === "rejected") as PromiseRejectedResult;
+      expect(refused.reason.message).toBe(`record m${round} is already in the conversation`);
+    }
+    const rows = await db.query<{ position: number; id: string }>("SELECT position, id FROM agentwire_records WHERE conversation_id = 'dup' ORDER BY position");
+    expect(rows).toEqual(range(10).map((n) => ({ position: n, id: `m${n}` })));
+    // A replace from the other store finds the record wherever it was appended.
+    await hb.replaceRecord(message(0, "replaced by b"));
+    expect(await ha.readRecords(0, 1)).toEqual([message(0, "replaced by b")]);
+  });
+
   it("count() follows other instances' creates and deletes once its answer is stale", async () => {
     const a = await db.open();
     const b = await db.open({ countRefreshMs: 1 });
