@@ -21,18 +21,20 @@ import { POSTGRES_ADMIN_URL, postgresReachable, usePostgresDatabase } from "./ha
 import { assistantMessage, conversation, message, range, toolCall } from "./harness/store-records.js";
 
 const pgUp = await postgresReachable("postgres-store.test.ts");
+/** One database for the suites below but the migrations' (which needs a new one), emptied before each test. */
+const db = pgUp ? usePostgresDatabase("store", { resetEach: true }) : (undefined as never);
 
 describe.skipIf(!pgUp)("PostgreSQL store: migrations", () => {
-  const db = usePostgresDatabase("migrate");
+  const fresh = usePostgresDatabase("migrate");
 
   it("applies each migration once when two instances open a new database at the same moment, and none on the next open", async () => {
-    const a = new PostgresConversationStore(db.url);
-    const b = new PostgresConversationStore(db.url);
+    const a = new PostgresConversationStore(fresh.url);
+    const b = new PostgresConversationStore(fresh.url);
     await Promise.all([a.open(), b.open()]);
     try {
       // One of them did the work under the advisory lock; the other found it done.
       expect([a.appliedMigrations, b.appliedMigrations].map((v) => [...v]).sort()).toEqual([[], [1]]);
-      const rows = await db.query<{ version: number }>("SELECT version FROM agentwire_migrations ORDER BY version");
+      const rows = await fresh.query<{ version: number }>("SELECT version FROM agentwire_migrations ORDER BY version");
       expect(rows).toEqual([{ version: 1 }]);
       // Both can work on the schema at once.
       await a.create(conversation("from-a"));
@@ -40,16 +42,16 @@ describe.skipIf(!pgUp)("PostgreSQL store: migrations", () => {
     } finally {
       await Promise.all([a.close(), b.close()]);
     }
-    const c = await db.open();
+    const c = await fresh.open();
     expect(c.appliedMigrations).toEqual([]);
     expect(c.count()).toBe(1);
   });
 
   it("refuses a database whose schema is newer than this build, changing nothing", async () => {
-    await db.open(); // schema current
-    await db.query("INSERT INTO agentwire_migrations (version, name) VALUES (999, 'from the future')");
+    await fresh.open(); // schema current
+    await fresh.query("INSERT INTO agentwire_migrations (version, name) VALUES (999, 'from the future')");
     try {
-      const store = new PostgresConversationStore(db.url);
+      const store = new PostgresConversationStore(fresh.url);
       const error = await store.open().then(
         () => undefined,
         (e: unknown) => e,
@@ -57,13 +59,12 @@ describe.skipIf(!pgUp)("PostgreSQL store: migrations", () => {
       expect(error).toBeInstanceOf(StoreUnavailableError);
       expect((error as Error).message).toMatch(/schema version 999, newer than this agentwire knows \(1\)/);
     } finally {
-      await db.query("DELETE FROM agentwire_migrations WHERE version = 999");
+      await fresh.query("DELETE FROM agentwire_migrations WHERE version = 999");
     }
   });
 });
 
 describe.skipIf(!pgUp)("PostgreSQL store: several instances on one database", () => {
-  const db = usePostgresDatabase("shared", { resetEach: true });
 
   it("gives concurrent appends from two stores (two pools) positions 0..N-1, without gap or duplicate, each store's in its call order", async () => {
     const [a, b] = [await db.open(), await db.open()];
@@ -147,7 +148,6 @@ describe.skipIf(!pgUp)("PostgreSQL store: several instances on one database", ()
 });
 
 describe.skipIf(!pgUp)("PostgreSQL store: fencing tokens", () => {
-  const db = usePostgresDatabase("fence", { resetEach: true });
 
   it("refuses every write of a handle whose token was superseded by a higher claim, changing nothing", async () => {
     const [a, b] = [await db.open(), await db.open()];
@@ -225,7 +225,6 @@ describe("PostgreSQL store: a database it cannot use", () => {
 });
 
 describe.skipIf(!pgUp)("PostgreSQL store: connections that break", () => {
-  const db = usePostgresDatabase("broken");
 
   it("survives the server ending its connections (a restart, an administrator): a warning, no crash, and the next write works", async () => {
     const warnings: string[] = [];
@@ -237,7 +236,7 @@ describe.skipIf(!pgUp)("PostgreSQL store: connections that break", () => {
     );
     expect(ended.length).toBeGreaterThan(0);
     await eventually(() => warnings.length > 0, 3000, "a warning about the broken idle connection");
-    expect(warnings[0]).toMatch(/^PostgreSQL store 127\.0\.0\.1:5432\/agentwire_t_broken_\w+: an idle connection failed \(terminating connection/);
+    expect(warnings[0]).toMatch(/^PostgreSQL store 127\.0\.0\.1:5432\/agentwire_t_store_\w+: an idle connection failed \(terminating connection/);
     await handle.append(message(1));
     expect((await handle.readRecords()).map((r) => r.id)).toEqual(["m0", "m1"]);
   });
