@@ -114,9 +114,16 @@ describe.skipIf(!pgUp)("PostgreSQL store: several instances on one database", ()
     expect(ha.openToolCalls.map((c) => c.id)).toEqual(["t4"]);
     expect(ha.conversation.title).toBe("renamed by b");
     expect((await ha.readRecords()).map((r) => r.id)).toEqual(["m1", "t2", "m3", "t4"]);
+    // refresh() catches up without writing: for an instance that only reads.
+    await hb.append(message(5));
+    expect(ha.recordCount).toBe(4);
+    await ha.refresh();
+    expect(ha.recordCount).toBe(5);
+    expect(ha.openToolCalls).toEqual([]);
+    expect((await ha.readRecords(4)).map((r) => r.id)).toEqual(["m5"]);
     // A deletion by the other instance: this handle's next write is refused.
     expect(await b.delete("moved")).toBe(true);
-    await expect(ha.append(message(5))).rejects.toThrow(/was deleted/);
+    await expect(ha.append(message(6))).rejects.toThrow(/was deleted/);
   });
 
   it("the same record id appended by two stores at once is stored once; the other append is refused as a duplicate, changing nothing", async () => {
@@ -175,9 +182,11 @@ describe.skipIf(!pgUp)("PostgreSQL store: fencing tokens", () => {
     expect(row).toEqual({ record_count: 1, seq_reserved: "0", fence: "2", title: "title owned" });
     expect(await db.query("SELECT 1 FROM agentwire_assets")).toEqual([]);
 
-    // The new owner writes; reads still work for the old one.
+    // The new owner writes; reads still work for the old one, and it may catch up.
     await hb.append(message(1, "from b"));
     expect((await ha.readRecords()).map((r) => r.id)).toEqual(["m0"]);
+    await ha.refresh();
+    expect((await ha.readRecords()).map((r) => r.id)).toEqual(["m0", "m1"]);
     expect((await hb.readRecords()).map((r) => r.id)).toEqual(["m0", "m1"]);
   });
 
@@ -192,7 +201,7 @@ describe.skipIf(!pgUp)("PostgreSQL store: fencing tokens", () => {
     await expect(ha.append(message(1))).rejects.toBeInstanceOf(FencedError);
     // Claiming again with a newer token rebinds the same handle.
     expect(await a.claim("owned", 7)).toBe(ha);
-    expect((ha as unknown as { fence: number }).fence).toBe(7);
+    expect(ha.fence).toBe(7);
     await ha.append(message(1));
     await expect(hb.append(message(2))).rejects.toBeInstanceOf(FencedError);
     // A store that never claims (one instance, no ownership) writes unchecked.

@@ -21,7 +21,8 @@ type Op =
   | { kind: "replace"; record: ConversationRecord }
   | { kind: "update"; conversation: Conversation }
   | { kind: "reserve"; upTo: number }
-  | { kind: "runState"; state: RunState };
+  | { kind: "runState"; state: RunState }
+  | { kind: "refresh" };
 
 /** What a handle shows: the committed state of its row, adopted after each commit. */
 export interface PostgresHandleState {
@@ -102,6 +103,17 @@ export class PostgresConversationHandle implements ConversationHandle {
   /** The token this handle's writes must still hold; undefined when the conversation was never claimed here. */
   get fence(): number | undefined {
     return this.#fence;
+  }
+
+  /**
+   * Catches up with writes other instances made: counts, metadata, seq
+   * reservation, run state and open round from the database. In order with
+   * this handle's own mutations; writes nothing. (Every write catches up by
+   * itself; this is for an instance that only reads a conversation another
+   * one owns.)
+   */
+  refresh(): Promise<void> {
+    return this.#push({ kind: "refresh" });
   }
 
   /** Called by the store's claim once the row holds `token`: writes queued from now on check it. */
@@ -242,9 +254,14 @@ export class PostgresConversationHandle implements ConversationHandle {
   async #write(query: Query, group: readonly Queued<Op>[]): Promise<{ state: PostgresHandleState; refused: Map<Queued<Op>, Error> }> {
     const id = this.#id;
     const fence = this.#fence;
-    const [row] = await query<ConversationRow>(`SELECT ${CONVERSATION_COLUMNS} FROM agentwire_conversations WHERE id = $1 FOR UPDATE`, [id]);
+    // A group of refreshes only reads: no lock, and a handle that lost its fence may still catch up.
+    const writes = group.some(({ op }) => op.kind !== "refresh");
+    const [row] = await query<ConversationRow>(
+      `SELECT ${CONVERSATION_COLUMNS} FROM agentwire_conversations WHERE id = $1${writes ? " FOR UPDATE" : ""}`,
+      [id],
+    );
     if (!row) throw new ConversationGone(`cannot change conversation: conversation ${id} was deleted`);
-    if (fence !== undefined && Number(row.fence) !== fence) throw new FencedError(id, fence, Number(row.fence));
+    if (writes && fence !== undefined && Number(row.fence) !== fence) throw new FencedError(id, fence, Number(row.fence));
 
     const base = row.record_count;
     // Another process wrote since this handle last looked: its open round is stale.
@@ -298,7 +315,7 @@ export class PostgresConversationHandle implements ConversationHandle {
           reserve = op.upTo;
           dirty = true;
         }
-      } else {
+      } else if (op.kind === "runState") {
         runState = op.state;
         dirty = true;
       }

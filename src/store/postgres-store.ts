@@ -1,6 +1,6 @@
 import type { Pool } from "pg";
 import type { Conversation } from "../../protocol/index.js";
-import type { ConversationHandle, ConversationPage, ConversationStore, DamagedConversation } from "./conversation-store.js";
+import type { ConversationPage, ConversationStore, DamagedConversation } from "./conversation-store.js";
 import { isValidConversationId } from "./conversation-id.js";
 import { FencedError } from "./fenced-error.js";
 import { decodeCursor, encodeCursor, toPage } from "./list-page.js";
@@ -142,7 +142,7 @@ export class PostgresConversationStore implements ConversationStore {
     await this.#db?.pool.end();
   }
 
-  async create(conversation: Conversation): Promise<ConversationHandle> {
+  async create(conversation: Conversation): Promise<PostgresConversationHandle> {
     const db = this.#open();
     const { id, createdAt } = conversation;
     if (!isValidConversationId(id)) throw new Error(`invalid conversation id ${JSON.stringify(id)}`);
@@ -163,11 +163,7 @@ export class PostgresConversationStore implements ConversationStore {
     return handle;
   }
 
-  async get(id: string): Promise<ConversationHandle | undefined> {
-    return this.#get(id);
-  }
-
-  async #get(id: string): Promise<PostgresConversationHandle | undefined> {
+  async get(id: string): Promise<PostgresConversationHandle | undefined> {
     this.#open();
     if (!isValidConversationId(id)) return undefined;
     const cached = this.#handles.get(id);
@@ -253,7 +249,7 @@ export class PostgresConversationStore implements ConversationStore {
    * Rejects with FencedError (changing nothing) when the row already holds a
    * higher token; undefined when the conversation does not exist.
    */
-  async claim(id: string, token: number): Promise<ConversationHandle | undefined> {
+  async claim(id: string, token: number): Promise<PostgresConversationHandle | undefined> {
     const db = this.#open();
     if (!Number.isSafeInteger(token) || token < 1) throw new RangeError("a fencing token is a positive safe integer");
     if (!isValidConversationId(id)) return undefined;
@@ -267,7 +263,7 @@ export class PostgresConversationStore implements ConversationStore {
     if (current !== token) throw new FencedError(id, token, current);
     // At once, before anything else runs: writes already queued must carry the new token.
     this.#handles.get(id)?.bindFence(token);
-    const handle = await this.#get(id);
+    const handle = await this.get(id);
     handle?.bindFence(token);
     return handle;
   }
