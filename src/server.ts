@@ -23,7 +23,7 @@ import { Dispatcher } from "./rpc/dispatcher.js";
 import type { Connection } from "./sessions/connection.js";
 import { ConversationHub } from "./sessions/conversation-hub.js";
 import type { ConversationStore } from "./store/conversation-store.js";
-import { LowdbConversationStore } from "./store/lowdb-store.js";
+import { createConfiguredStore } from "./store/configured-store.js";
 import { createToolRegistry, defaultTools } from "./tools/builtin-registry.js";
 import { configuredTools } from "./tools/configured-tools.js";
 import { createLoadSkillTool } from "./skills/load-skill-tool.js";
@@ -128,13 +128,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
   const builtinTools = parts.tools ? [] : [...defaultTools({ envAllow: config.toolEnvAllow }), createLoadSkillTool()];
   const mcp = new McpManager(config, log, parts.mcp);
   const tools = parts.tools ?? createToolRegistry([...builtinTools, ...configuredTools(config, builtinTools)], [mcp]);
-  const store =
-    parts.store ??
-    new LowdbConversationStore(config.dataDir, {
-      cacheBytes: config.storeCacheBytes,
-      onDamaged: (d) => log.warn(`conversation ${d.id} is damaged (${d.problem}); it is listed as damaged and can be deleted`),
-      onWarning: (message) => log.warn(message),
-    });
+  const store = parts.store ?? (await createConfiguredStore(config, log));
   await store.open();
   // After the store holds the data dir: one process per data dir, so instance.json has one writer.
   const instanceId = await loadInstanceId(config.dataDir, log);

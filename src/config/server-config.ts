@@ -12,6 +12,8 @@ export interface ServerConfig {
   /** 0 = let the OS pick a free port. */
   port: number;
   dataDir: string;
+  /** "lowdb": the embedded store in dataDir; or a postgres:// URL (src/store/configured-store.ts). */
+  store: string;
   /** When set, every WebSocket upgrade must carry it. Required to bind beyond loopback. */
   token?: string;
   /** Browser origins allowed besides the server's own (e.g. http://localhost:5173). */
@@ -104,6 +106,7 @@ export function defaultConfig(overrides: Partial<ServerConfig> = {}): ServerConf
     host: "127.0.0.1",
     port: DEFAULT_PORT,
     dataDir: ".agentwire",
+    store: "lowdb",
     allowOrigins: [],
     maxPayloadBytes: 4 * 1024 * 1024,
     maxBufferedBytes: 64 * 1024 * 1024,
