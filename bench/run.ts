@@ -26,6 +26,9 @@ import { ROW_SPECS, type Row } from "./rows.js";
 import { attack } from "./scenarios/attack.js";
 import { burst } from "./scenarios/burst.js";
 import { coldStart } from "./scenarios/cold-start.js";
+import { curveConversations } from "./scenarios/curve-conversations.js";
+import { curveStored } from "./scenarios/curve-stored.js";
+import { curveSubscribers } from "./scenarios/curve-subscribers.js";
 import { fanout } from "./scenarios/fanout.js";
 import { idleSockets } from "./scenarios/idle-sockets.js";
 import { paced } from "./scenarios/paced.js";
@@ -42,6 +45,9 @@ const SCENARIOS: Record<string, Scenario> = {
   idle: idleSockets,
   attack,
   storage,
+  "curve-conversations": curveConversations,
+  "curve-subscribers": curveSubscribers,
+  "curve-stored": curveStored,
 };
 
 /** The whole run stops by itself after this long, whatever hangs. */

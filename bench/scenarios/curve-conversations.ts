@@ -1,0 +1,104 @@
+/**
+ * Curve: concurrent streaming conversations (1 / 10 / 100 / 500), one
+ * subscriber connection each, every conversation streaming the same paced
+ * turn at once. Per point: tokens delivered per second across all of them,
+ * per-token p99, the server's CPU share and peak RSS. A fresh server per
+ * point and launch; within a launch the points run in order, so a drift of
+ * the machine's load touches every point alike.
+ */
+import { closeAll, connectMany, type AgentwireClient } from "../client.js";
+import { CONVERSATION_FIGURES, curveRowId, curveRowIds } from "../curve-rows.js";
+import { UsageWindow, curveTurn, watchedConversations } from "../curve-turn.js";
+import { startFake, startServer, type ServerProcess } from "../processes.js";
+import type { RowResult } from "../rows.js";
+import { percentile, summarize } from "../stats.js";
+import { WARMUP_TOKENS } from "./paced.js";
+import type { Scenario } from "./scenario.js";
+
+type Figure = (typeof CONVERSATION_FIGURES)[number]["key"];
+
+export const curveConversations: Scenario = {
+  name: "curve: conversations",
+  rows: curveRowIds("conversations"),
+  describe: (cfg) =>
+    `${cfg.curveConversations.map((p) => p.count).join(" / ")} conversations streaming at once, one subscriber connection each, ` +
+    `${cfg.curveTokens} tokens at ${cfg.curveDelayMs} ms; ${cfg.curveFreshServers ? "a fresh server per point" : "one server for all points"}; ${cfg.launches} launch${cfg.launches === 1 ? "" : "es"} × ` +
+    `(1 warm-up of ${WARMUP_TOKENS} tokens + ${cfg.curveTurns} turn${cfg.curveTurns === 1 ? "" : "s"}) per point`,
+  async run({ cfg, log }) {
+    const model = `bench-paced-${cfg.curveTokens}-${cfg.curveDelayMs}`;
+    const warmModel = `bench-paced-${WARMUP_TOKENS}-${cfg.curveDelayMs}`;
+    const samples = new Map<string, number[][]>();
+    const push = (point: string, key: Figure, values: number[]) => {
+      const id = curveRowId.conversations(point, key);
+      samples.set(id, [...(samples.get(id) ?? []), values]);
+    };
+    const others = new Map<string, string[]>();
+    const fake = await startFake();
+    try {
+      for (let launch = 0; launch < cfg.launches; launch++) {
+        let shared: ServerProcess | undefined;
+        try {
+          for (const point of cfg.curveConversations) {
+            const server = cfg.curveFreshServers ? await startServer(fake.url) : (shared ??= await startServer(fake.url));
+            let clients: AgentwireClient[] = [];
+            try {
+              clients = await connectMany(server.url, point.count, 50);
+              const conversations = await watchedConversations(clients.map((client) => [client]));
+              await curveTurn(conversations, warmModel, WARMUP_TOKENS);
+              const usage = new UsageWindow(server.pid, fake.pid);
+              const tps: number[] = [];
+              const latencies: number[] = [];
+              for (let t = 0; t < cfg.curveTurns; t++) {
+                const turn = await curveTurn(conversations, model, cfg.curveTokens);
+                let tokens = 0;
+                for (const s of turn.seen) {
+                  tokens += s.tokens;
+                  for (const l of s.latencies) latencies.push(l);
+                }
+                tps.push(tokens / (turn.wallMs / 1000));
+              }
+              const used = usage.end();
+              const p99 = percentile(latencies, 0.99);
+              push(point.id, "tps", tps);
+              push(point.id, "p99", [p99]);
+              push(point.id, "cpu", [used.serverPercent]);
+              push(point.id, "rss", [used.peakRssMiB]);
+              const shares = `fake ${used.fakePercent.toFixed(0)}%, driver ${used.driverPercent.toFixed(0)}%`;
+              others.set(point.id, [...(others.get(point.id) ?? []), shares]);
+              log(
+                `curve conversations ${point.count} launch ${launch + 1}: ${tps.map((v) => Math.round(v)).join(", ")} tok/s, p99 ${p99.toFixed(2)} ms, ` +
+                  `server CPU ${used.serverPercent.toFixed(0)}% (${shares}), peak RSS ${used.peakRssMiB.toFixed(1)} MiB`,
+              );
+            } finally {
+              await closeAll(clients);
+              if (server !== shared) await server.close();
+            }
+          }
+        } finally {
+          await shared?.close();
+        }
+      }
+    } finally {
+      await fake.stop();
+    }
+
+    const out: Record<string, RowResult> = {};
+    for (const point of cfg.curveConversations) {
+      const standIn = cfg.mode === "smoke" ? `smoke run: ${point.count} conversation(s) stand in. ` : "";
+      const ideal = (point.count * 1000) / cfg.curveDelayMs;
+      for (const figure of CONVERSATION_FIGURES) {
+        const id = curveRowId.conversations(point.id, figure.key);
+        const note =
+          figure.key === "tps"
+            ? `${standIn}per turn: tokens received by all subscribers ÷ (first step sent → last generation_complete); paced ideal ${ideal.toLocaleString("en-US")} tok/s`
+            : figure.key === "cpu"
+              ? `${standIn}% of one core over the measured turns; in the same windows, per launch: ${others.get(point.id)?.join("; ")}`
+              : figure.key === "p99"
+                ? `${standIn}per launch: percentile over every token of the measured turns`
+                : `${standIn}VmRSS sampled every 100 ms during the measured turns`;
+        out[id] = { ...summarize(samples.get(id) ?? []), note };
+      }
+    }
+    return out;
+  },
+};
