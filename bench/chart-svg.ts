@@ -74,18 +74,19 @@ export function lineChartSvg(chart: Chart): string {
   chart.panels.forEach((panel, i) => {
     const x0 = (i % columns) * PANEL_W;
     const y0 = HEADER_H + Math.floor(i / columns) * panelH;
-    out.push(panelSvg(chart, panel, x0, y0, panelH));
+    out.push(panelSvg(chart, panel, x0, y0, legendRows));
   });
   out.push("</svg>");
   return `${out.join("\n")}\n`;
 }
 
-function panelSvg(chart: Chart, panel: ChartPanel, x0: number, y0: number, panelH: number): string {
+/** One panel at (x0, y0); every panel keeps room for `legendRows` legend rows, so the plots of a row of panels line up. */
+function panelSvg(chart: Chart, panel: ChartPanel, x0: number, y0: number, legendRows: number): string {
   const legend = legendLines(panel);
   const left = x0 + MARGIN.left;
   const right = x0 + PANEL_W - MARGIN.right;
   const top = y0 + MARGIN.top;
-  const bottom = y0 + panelH - MARGIN.bottom - legend.length * LEGEND_ROW;
+  const bottom = y0 + PANEL_H - MARGIN.bottom;
   const points = panel.series.flatMap((s) => s.points).filter((p) => Number.isFinite(p.x) && Number.isFinite(p.y));
   const out: string[] = [text((left + right) / 2, y0 + 20, `${panel.title} (${panel.unit})`, { size: 13, weight: "bold", anchor: "middle" })];
   if (points.length === 0) {
@@ -139,7 +140,7 @@ function panelSvg(chart: Chart, panel: ChartPanel, x0: number, y0: number, panel
 
   legend.forEach((entries, row) => {
     let x = left;
-    const y = y0 + panelH - MARGIN.bottom - (legend.length - row) * LEGEND_ROW + 50;
+    const y = bottom + 56 + row * LEGEND_ROW;
     for (const { series, index } of entries) {
       const colour = series.reference ? GREY : COLOURS[index % COLOURS.length];
       out.push(`<line x1="${fmt(x)}" y1="${fmt(y - 4)}" x2="${fmt(x + 18)}" y2="${fmt(y - 4)}" stroke="${colour}" stroke-width="2"${series.reference ? ' stroke-dasharray="5,4"' : ""}/>`);
