@@ -13,6 +13,7 @@ import { startFake, startServer, type ServerProcess } from "../processes.js";
 import type { RowResult } from "../rows.js";
 import { percentile, summarize } from "../stats.js";
 import { WARMUP_TOKENS } from "./paced.js";
+import type { CurvePoint } from "../config.js";
 import type { Scenario } from "./scenario.js";
 
 type Figure = (typeof CONVERSATION_FIGURES)[number]["key"];
@@ -99,6 +100,30 @@ export const curveConversations: Scenario = {
         out[id] = { ...summarize(samples.get(id) ?? []), note };
       }
     }
+    const last = cfg.curveConversations.at(-1)!;
+    const lastTps = out[curveRowId.conversations(last.id, "tps")];
+    lastTps.note = `${lastTps.note}. ${saturation(cfg.curveConversations, cfg.curveDelayMs, out)}`;
     return out;
   },
 };
+
+/**
+ * Where the curve stops following the paced ideal, and what the server's CPU
+ * was there. The fake sleeps between tokens after each write, so when the
+ * pipeline falls behind its pace slips and delivered tokens/s drops below
+ * the ideal; per-token latency counts from the fake's write, so it shows only
+ * the queueing after that.
+ */
+function saturation(points: CurvePoint[], delayMs: number, out: Record<string, RowResult>): string {
+  const at = (point: CurvePoint, key: Figure) => out[curveRowId.conversations(point.id, key)]?.median ?? Number.NaN;
+  const ideal = (point: CurvePoint) => (point.count * 1000) / delayMs;
+  const first = points.find((p) => at(p, "tps") < 0.9 * ideal(p));
+  if (!first) return `Saturation: none up to ${points.at(-1)!.count} conversations (delivered tokens/s within 10 % of the paced ideal at every point).`;
+  const cpu = at(first, "cpu");
+  const share = Math.round((100 * at(first, "tps")) / ideal(first));
+  const why =
+    cpu >= 90
+      ? `the server's JavaScript runs on one thread and uses ${cpu.toFixed(0)} % of one core there: its main thread is busy all the time, CPU-bound (the server CPU row shows it); the fake's pace then slips and p99 grows with the queue`
+      : `the server uses ${cpu.toFixed(0)} % of one core there, not all of it: the fake, the driver and other load share the machine's cores (their shares are in the CPU note), and p99 shows the queueing`;
+  return `Saturation: from ${first.count} conversations delivered tokens/s is ${share} % of the paced ideal; ${why}.`;
+}
