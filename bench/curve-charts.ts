@@ -14,6 +14,7 @@ import {
   SUBSCRIBER_FIGURES,
   SUBSCRIBER_POINTS,
   curveRowId,
+  pointValue,
 } from "./curve-rows.js";
 import type { Row } from "./rows.js";
 
@@ -21,13 +22,6 @@ export interface WrittenChart {
   title: string;
   /** Relative to bench/ (where RESULTS.md is). */
   path: string;
-}
-
-/** "1k" → 1000, "100" → 100. */
-function pointValue(point: string): number {
-  const match = /^(\d+(?:\.\d+)?)(k?)$/.exec(point);
-  if (!match) throw new Error(`not a curve point: ${point}`);
-  return Number(match[1]) * (match[2] ? 1000 : 1);
 }
 
 function seriesOf(rows: Row[], name: string, points: readonly string[], idOf: (point: string) => string): ChartSeries {
@@ -66,7 +60,7 @@ export function curveCharts(rows: Row[], subtitle: string, tokensPerSecondPerCon
         panels: [
           { title: "Delivered tokens/s", unit: "tok/s", yLog: true, series: [{ ...measuredTps, name: "delivered" }, ideal] },
           { title: "Per-token latency p99", unit: "ms", yLog: true, series: [conv("p99")] },
-          { title: "Server CPU", unit: "% of one core", series: [{ ...cpu, name: "server" }, oneCore] },
+          { title: "CPU", unit: "% of one core", series: [{ ...cpu, name: "server" }, { ...conv("machine"), name: "whole machine" }, oneCore] },
           { title: "Server RSS, peak", unit: fig(CONVERSATION_FIGURES, "rss").unit, series: [conv("rss")] },
         ],
       },

@@ -15,6 +15,7 @@ export const CONVERSATION_FIGURES = [
   { key: "tps", label: "delivered tokens/s, all conversations", unit: "tok/s", lowerIsBetter: false },
   { key: "p99", label: "per-token latency p99", unit: "ms" },
   { key: "cpu", label: "server CPU (utime+stime ÷ wall time of the turns)", unit: "%" },
+  { key: "machine", label: "whole machine CPU, every process (same window)", unit: "%" },
   { key: "rss", label: "server RSS, peak during the turns", unit: "MiB" },
 ] as const;
 
@@ -74,4 +75,16 @@ export const CURVE_ROW_SPECS: RowSpec[] = [
 /** Ids of the rows whose id starts with `curve.<curve>.` (a scenario's `rows`). */
 export function curveRowIds(curve: "conversations" | "subscribers" | "stored" | "long"): string[] {
   return CURVE_ROW_SPECS.filter((row) => row.id.startsWith(`curve.${curve}.`)).map((row) => row.id);
+}
+
+/** "1k" → 1000, "100" → 100: the size a point's label names. */
+export function pointValue(point: string): number {
+  const match = /^(\d+(?:\.\d+)?)(k?)$/.exec(point);
+  if (!match) throw new Error(`not a curve point: ${point}`);
+  return Number(match[1]) * (match[2] ? 1000 : 1);
+}
+
+/** "" when a point runs the size its label names, else a note that a smaller one stands in (smoke, quick). */
+export function standInNote(point: { id: string; count: number }, what: string): string {
+  return pointValue(point.id) === point.count ? "" : `this run: ${point.count} ${what} stand in. `;
 }

@@ -3,6 +3,8 @@
  * streaming one paced turn at once, each watched by its subscribers, and the
  * process figures around it (CPU shares, peak RSS).
  */
+import { readFileSync } from "node:fs";
+import { cpus } from "node:os";
 import { USER_TEXT, watchGeneration, type AgentwireClient, type TurnSeen } from "./client.js";
 import { cpuMs, rssMiB } from "./processes.js";
 
@@ -45,6 +47,17 @@ export async function curveTurn(conversations: WatchedConversation[], model: str
   return { seen, wallMs };
 }
 
+/** Aggregate jiffies of /proc/stat: [busy, all]; busy leaves out idle and iowait. Zeros off Linux. */
+function machineJiffies(): [number, number] {
+  try {
+    const fields = readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/).slice(1, 9).map(Number);
+    const all = fields.reduce((a, b) => a + b, 0);
+    return [all - fields[3] - fields[4], all];
+  } catch {
+    return [0, 0];
+  }
+}
+
 function driverCpuMs(): number {
   const { user, system } = process.cpuUsage();
   return (user + system) / 1000;
@@ -56,6 +69,7 @@ export class UsageWindow {
   readonly #server0: number;
   readonly #fake0: number;
   readonly #driver0 = driverCpuMs();
+  readonly #machine0 = machineJiffies();
   readonly #sampler: NodeJS.Timeout;
   peakRssMiB: number;
 
@@ -77,18 +91,30 @@ export class UsageWindow {
   }
 
   /** Stop sampling; CPU figures in ms and as % of one core over the window. */
-  end(): { wallMs: number; serverMs: number; serverPercent: number; fakePercent: number; driverPercent: number; peakRssMiB: number } {
+  end(): {
+    wallMs: number;
+    serverMs: number;
+    serverPercent: number;
+    fakePercent: number;
+    driverPercent: number;
+    /** Every process of the machine, % of one core (so up to cores × 100): shows when the box itself is the limit. */
+    machinePercent: number;
+    peakRssMiB: number;
+  } {
     clearInterval(this.#sampler);
     this.peakRssMiB = Math.max(this.peakRssMiB, rssMiB(this.serverPid));
     const wallMs = performance.now() - this.#t0;
     const serverMs = cpuMs(this.serverPid) - this.#server0;
     const share = (ms: number) => (100 * ms) / wallMs;
+    const machine = machineJiffies();
+    const all = machine[1] - this.#machine0[1];
     return {
       wallMs,
       serverMs,
       serverPercent: share(serverMs),
       fakePercent: share(cpuMs(this.fakePid) - this.#fake0),
       driverPercent: share(driverCpuMs() - this.#driver0),
+      machinePercent: all > 0 ? (100 * cpus().length * (machine[0] - this.#machine0[0])) / all : Number.NaN,
       peakRssMiB: this.peakRssMiB,
     };
   }

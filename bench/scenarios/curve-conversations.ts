@@ -6,8 +6,9 @@
  * point and launch; within a launch the points run in order, so a drift of
  * the machine's load touches every point alike.
  */
+import { cpus } from "node:os";
 import { closeAll, connectMany, type AgentwireClient } from "../client.js";
-import { CONVERSATION_FIGURES, curveRowId, curveRowIds } from "../curve-rows.js";
+import { CONVERSATION_FIGURES, curveRowId, curveRowIds, standInNote } from "../curve-rows.js";
 import { UsageWindow, curveTurn, watchedConversations } from "../curve-turn.js";
 import { startFake, startServer, type ServerProcess } from "../processes.js";
 import type { RowResult } from "../rows.js";
@@ -34,6 +35,7 @@ export const curveConversations: Scenario = {
       samples.set(id, [...(samples.get(id) ?? []), values]);
     };
     const others = new Map<string, string[]>();
+    const cores = cpus().length;
     const fake = await startFake();
     try {
       for (let launch = 0; launch < cfg.launches; launch++) {
@@ -63,8 +65,11 @@ export const curveConversations: Scenario = {
               push(point.id, "tps", tps);
               push(point.id, "p99", [p99]);
               push(point.id, "cpu", [used.serverPercent]);
-              push(point.id, "rss", [used.peakRssMiB]);
-              const shares = `fake ${used.fakePercent.toFixed(0)}%, driver ${used.driverPercent.toFixed(0)}%`;
+              push(point.id, "machine", [used.machinePercent]);
+            push(point.id, "rss", [used.peakRssMiB]);
+              const shares =
+              `fake ${used.fakePercent.toFixed(0)}%, driver ${used.driverPercent.toFixed(0)}%, ` +
+              `whole machine ${used.machinePercent.toFixed(0)}% of ${cores * 100}%`;
               others.set(point.id, [...(others.get(point.id) ?? []), shares]);
               log(
                 `curve conversations ${point.count} launch ${launch + 1}: ${tps.map((v) => Math.round(v)).join(", ")} tok/s, p99 ${p99.toFixed(2)} ms, ` +
@@ -85,24 +90,23 @@ export const curveConversations: Scenario = {
 
     const out: Record<string, RowResult> = {};
     for (const point of cfg.curveConversations) {
-      const standIn = cfg.mode === "smoke" ? `smoke run: ${point.count} conversation(s) stand in. ` : "";
+      const standIn = standInNote(point, "conversation(s)");
       const ideal = (point.count * 1000) / cfg.curveDelayMs;
+      const notes: Record<Figure, string> = {
+        tps: `per turn: tokens received by all subscribers ÷ (first step sent → last generation_complete); paced ideal ${ideal.toLocaleString("en-US")} tok/s`,
+        p99: "per launch: percentile over every token of the measured turns",
+        cpu: `% of one core over the measured turns; in the same windows, per launch: ${others.get(point.id)?.join("; ")}`,
+        machine: `busy jiffies of /proc/stat (all but idle and iowait) as % of one core (${cores} cores: up to ${cores * 100} %), other users' processes included`,
+        rss: "VmRSS sampled every 100 ms during the measured turns",
+      };
       for (const figure of CONVERSATION_FIGURES) {
         const id = curveRowId.conversations(point.id, figure.key);
-        const note =
-          figure.key === "tps"
-            ? `${standIn}per turn: tokens received by all subscribers ÷ (first step sent → last generation_complete); paced ideal ${ideal.toLocaleString("en-US")} tok/s`
-            : figure.key === "cpu"
-              ? `${standIn}% of one core over the measured turns; in the same windows, per launch: ${others.get(point.id)?.join("; ")}`
-              : figure.key === "p99"
-                ? `${standIn}per launch: percentile over every token of the measured turns`
-                : `${standIn}VmRSS sampled every 100 ms during the measured turns`;
-        out[id] = { ...summarize(samples.get(id) ?? []), note };
+        out[id] = { ...summarize(samples.get(id) ?? []), note: `${standIn}${notes[figure.key]}` };
       }
     }
     const last = cfg.curveConversations.at(-1)!;
     const lastTps = out[curveRowId.conversations(last.id, "tps")];
-    lastTps.note = `${lastTps.note}. ${saturation(cfg.curveConversations, cfg.curveDelayMs, out)}`;
+    lastTps.note = `${lastTps.note}. ${saturation(cfg.curveConversations, cfg.curveDelayMs, out, cores)}`;
     return out;
   },
 };
@@ -114,16 +118,28 @@ export const curveConversations: Scenario = {
  * the ideal; per-token latency counts from the fake's write, so it shows only
  * the queueing after that.
  */
-function saturation(points: CurvePoint[], delayMs: number, out: Record<string, RowResult>): string {
+function saturation(
+  points: CurvePoint[],
+  delayMs: number,
+  out: Record<string, RowResult>,
+  cores: number,
+): string {
   const at = (point: CurvePoint, key: Figure) => out[curveRowId.conversations(point.id, key)]?.median ?? Number.NaN;
   const ideal = (point: CurvePoint) => (point.count * 1000) / delayMs;
   const first = points.find((p) => at(p, "tps") < 0.9 * ideal(p));
   if (!first) return `Saturation: none up to ${points.at(-1)!.count} conversations (delivered tokens/s within 10 % of the paced ideal at every point).`;
   const cpu = at(first, "cpu");
+  const machine = at(first, "machine");
   const share = Math.round((100 * at(first, "tps")) / ideal(first));
-  const why =
-    cpu >= 90
-      ? `the server's JavaScript runs on one thread and uses ${cpu.toFixed(0)} % of one core there: its main thread is busy all the time, CPU-bound (the server CPU row shows it); the fake's pace then slips and p99 grows with the queue`
-      : `the server uses ${cpu.toFixed(0)} % of one core there, not all of it: the fake, the driver and other load share the machine's cores (their shares are in the CPU note), and p99 shows the queueing`;
+  let why: string;
+  if (cpu >= 90) {
+    why = `the server's JavaScript runs on one thread and uses ${cpu.toFixed(0)} % of one core there: its main thread is busy all the time, CPU-bound (the server CPU row shows it); the fake's pace then slips and p99 grows with the queue`;
+  } else if (machine >= 0.9 * cores * 100) {
+    why =
+      `the server uses ${cpu.toFixed(0)} % of one core there, but the machine's ${cores} cores are ${Math.round(machine / cores)} % busy ` +
+      `(server, fake, driver and whatever else runs: see the CPU note): the box is the limit, and the server waits for a core`;
+  } else {
+    why = `the server uses ${cpu.toFixed(0)} % of one core there and the machine ${Math.round(machine / cores)} % of its ${cores} cores: no CPU is full, so look at the profile (--profile)`;
+  }
   return `Saturation: from ${first.count} conversations delivered tokens/s is ${share} % of the paced ideal; ${why}.`;
 }

@@ -13,7 +13,7 @@
 import { execFileSync } from "node:child_process";
 import { cp, rm } from "node:fs/promises";
 import { connect, type AgentwireClient } from "../client.js";
-import { LONG_FIGURES, STORED_FIGURES, curveRowId, curveRowIds } from "../curve-rows.js";
+import { LONG_FIGURES, STORED_FIGURES, curveRowId, curveRowIds, standInNote } from "../curve-rows.js";
 import { prefillConversations } from "../prefill-conversations.js";
 import { startServer, tempDir } from "../processes.js";
 import type { RowResult } from "../rows.js";
@@ -162,7 +162,7 @@ export const curveStored: Scenario = {
 
     const out: Record<string, RowResult> = {};
     for (const point of cfg.curveStored) {
-      const standIn = cfg.mode === "smoke" ? `smoke run: ${point.count} conversations stand in. ` : "";
+      const standIn = standInNote(point, "conversations");
       for (const figure of STORED_FIGURES) {
         const id = curveRowId.stored(point.id, figure.key);
         const note =
@@ -176,7 +176,7 @@ export const curveStored: Scenario = {
         out[id] = { ...summarize(samples.get(id) ?? []), note };
       }
     }
-    const standIn = cfg.mode === "smoke" ? `smoke run: ${cfg.curveLongRecords} records and ${cfg.curveReplayEvents} events stand in. ` : "";
+    const standIn = standInNote({ id: "100k", count: cfg.curveLongRecords }, `records (and a replay log of ${cfg.curveReplayEvents} events)`);
     for (const figure of LONG_FIGURES) {
       const id = curveRowId.long(figure.key);
       const note =

@@ -5,7 +5,7 @@
  * per point and launch.
  */
 import { closeAll, connectMany, type AgentwireClient } from "../client.js";
-import { SUBSCRIBER_FIGURES, curveRowId, curveRowIds } from "../curve-rows.js";
+import { SUBSCRIBER_FIGURES, curveRowId, curveRowIds, standInNote } from "../curve-rows.js";
 import { UsageWindow, curveTurn, watchedConversations } from "../curve-turn.js";
 import { startFake, startServer, type ServerProcess } from "../processes.js";
 import type { RowResult } from "../rows.js";
@@ -68,7 +68,7 @@ export const curveSubscribers: Scenario = {
 
     const out: Record<string, RowResult> = {};
     for (const point of cfg.curveSubscribers) {
-      const standIn = cfg.mode === "smoke" ? `smoke run: ${point.count} subscriber(s) and ${cfg.curveTokens} tokens stand in. ` : "";
+      const standIn = standInNote(point, `subscriber(s) and ${cfg.curveTokens}-token turns`);
       for (const figure of SUBSCRIBER_FIGURES) {
         const note =
           figure.key === "p99"
