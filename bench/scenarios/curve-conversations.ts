@@ -106,7 +106,9 @@ export const curveConversations: Scenario = {
     }
     const last = cfg.curveConversations.at(-1)!;
     const lastTps = out[curveRowId.conversations(last.id, "tps")];
-    lastTps.note = `${lastTps.note}. ${saturation(cfg.curveConversations, cfg.curveDelayMs, out, cores)}`;
+    const verdict = saturation(cfg.curveConversations, cfg.curveDelayMs, out, cores);
+    log(`curve conversations: ${verdict}`);
+    lastTps.note = `${lastTps.note}. ${verdict}`;
     return out;
   },
 };
