@@ -142,6 +142,8 @@ export function configFor(mode: Mode): BenchConfig {
     curveSubscribers: points(["1", 1], ["10", 2], ["100", 3]),
     curveStored: points(["1k", 10], ["10k", 20], ["100k", 40]),
     curveTokens: 20,
+    // 1 ms apart: the smoke run checks the path, and a paced 10 ms turn would be most of its time.
+    curveDelayMs: 1,
     curveTurns: 1,
     curveLongRecords: 1_500,
     curveReplayEvents: 50,
