@@ -96,7 +96,7 @@ export function curveCharts(rows: Row[], subtitle: string, tokensPerSecondPerCon
   ];
 }
 
-/** Writes the charts into `<benchDir>/charts/`. */
+/** Writes the charts of the curves this run measured into `<benchDir>/charts/`; returns those written. */
 export async function writeCurveCharts(
   rows: Row[],
   benchDir: string,
@@ -107,6 +107,8 @@ export async function writeCurveCharts(
   await mkdir(dir, { recursive: true });
   const written: WrittenChart[] = [];
   for (const { file, chart } of curveCharts(rows, subtitle, tokensPerSecondPerConversation)) {
+    // A curve this run did not measure (--only) keeps its old chart file and goes unlinked.
+    if (!chart.panels.some((panel) => panel.series.some((series) => !series.reference && series.points.length > 0))) continue;
     await writeFile(join(dir, file), lineChartSvg(chart));
     written.push({ title: chart.title, path: `charts/${file}` });
   }
