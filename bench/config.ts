@@ -33,7 +33,33 @@ export interface BenchConfig {
   attackPhaseMs: number;
   /** Attack: each normal client sends server.status this often, ms. */
   attackPeriodMs: number;
+  /** Curves (bench/curve-rows.ts): the points of each curve; `id` names the row, `count` is what runs (smoke: stand-ins). */
+  curveConversations: CurvePoint[];
+  curveSubscribers: CurvePoint[];
+  curveStored: CurvePoint[];
+  /** Paced turns of the conversation and subscriber curves. */
+  curveTokens: number;
+  curveDelayMs: number;
+  /** Measured turns per point and launch (after one warm-up). */
+  curveTurns: number;
+  /**
+   * A fresh server for each point of the conversation and subscriber curves
+   * (so RSS and CPU are the point's own); the smoke run shares one per
+   * launch, as server starts from source are most of its time.
+   */
+  curveFreshServers: boolean;
+  /** Records of the long conversation of curve-stored. */
+  curveLongRecords: number;
+  /** Events generated before the replay is measured: the server's replay log holds this many (--event-log-size). */
+  curveReplayEvents: number;
 }
+
+export interface CurvePoint {
+  id: string;
+  count: number;
+}
+
+const points = (...pairs: [string, number][]): CurvePoint[] => pairs.map(([id, count]) => ({ id, count }));
 
 const STORAGE_SIZES = [
   { id: "100", records: 100 },
@@ -72,9 +98,30 @@ export function configFor(mode: Mode): BenchConfig {
     attackConversations: 1000,
     attackPeriodMs: 20,
     warmup: 1,
+    curveConversations: points(["1", 1], ["10", 10], ["100", 100], ["500", 500]),
+    curveSubscribers: points(["1", 1], ["10", 10], ["100", 100]),
+    curveStored: points(["1k", 1_000], ["10k", 10_000], ["100k", 100_000]),
+    curveTokens: 200,
+    curveDelayMs: 10,
+    curveLongRecords: 100_000,
+    curveReplayEvents: 4096,
+    curveFreshServers: true,
   };
-  if (mode === "full") return { ...common, launches: 3, turns: 5, pacedTurns: 5, coldStarts: 10, fanoutTurns: 5, attackPhaseMs: 5000 };
-  if (mode === "quick") return { ...common, launches: 1, turns: 2, pacedTurns: 1, coldStarts: 3, fanoutTurns: 1, attackPhaseMs: 2000 };
+  if (mode === "full") return { ...common, launches: 3, turns: 5, pacedTurns: 5, coldStarts: 10, fanoutTurns: 5, attackPhaseMs: 5000, curveTurns: 2 };
+  if (mode === "quick") {
+    return {
+      ...common,
+      launches: 1,
+      turns: 2,
+      pacedTurns: 1,
+      coldStarts: 3,
+      fanoutTurns: 1,
+      attackPhaseMs: 2000,
+      curveTurns: 1,
+      // 100k conversations take ~45 s to prefill and as long to remove: the quick run stands in 30k.
+      curveStored: points(["1k", 1_000], ["10k", 10_000], ["100k", 30_000]),
+    };
+  }
   return {
     ...common,
     launches: 1,
@@ -90,5 +137,16 @@ export function configFor(mode: Mode): BenchConfig {
     appendsPerTurn: 3,
     attackConversations: 50,
     attackPhaseMs: 500,
+    // Stand-ins, as for storage: the rows keep their labels, the notes give the sizes.
+    curveConversations: points(["1", 1], ["10", 2], ["100", 3], ["500", 4]),
+    curveSubscribers: points(["1", 1], ["10", 2], ["100", 3]),
+    curveStored: points(["1k", 10], ["10k", 20], ["100k", 40]),
+    curveTokens: 20,
+    // 1 ms apart: the smoke run checks the path, and a paced 10 ms turn would be most of its time.
+    curveDelayMs: 1,
+    curveTurns: 1,
+    curveLongRecords: 1_500,
+    curveReplayEvents: 50,
+    curveFreshServers: false,
   };
 }

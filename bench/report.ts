@@ -168,6 +168,8 @@ export function markdown(
     load: [string, string];
     /** Share of CPU time stolen by the hypervisor during the run, %. */
     stealPercent: number;
+    /** The curves' charts (bench/curve-charts.ts), paths relative to bench/. */
+    charts?: { title: string; path: string }[];
   },
 ): string {
   const m = info.machine;
@@ -212,6 +214,7 @@ export function markdown(
     `Targets met: ${rows.filter((row) => met(row) === true).length} of ${rows.filter((row) => row.target).length}.` +
       (missed.length ? ` Missed: ${missed.map((row) => `${row.scenario} — ${row.label}`).join("; ")}.` : ""),
     "",
+    ...(info.charts?.length ? ["## Curves", "", ...info.charts.flatMap((c) => [`![${c.title}](${c.path})`, ""])] : []),
     ...(notes.length ? ["## Notes", "", ...notes, ""] : []),
   ].join("\n");
 }

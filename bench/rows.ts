@@ -3,6 +3,7 @@
  * a row whose scenario failed still prints, with the error. The smoke test
  * checks that every label here appears in the output.
  */
+import { CURVE_ROW_SPECS } from "./curve-rows.js";
 
 export interface Target {
   op: "<=" | ">=";
@@ -98,6 +99,7 @@ export const ROW_SPECS: RowSpec[] = [
   { id: "storage.direct.100", scenario: "storage", label: "store direct append at 100 records", unit: "ms" },
   { id: "storage.direct.100k", scenario: "storage", label: "store direct append at 100k records", unit: "ms" },
   { id: "storage.direct.99k9", scenario: "storage", label: "store direct append at 99.9k records", unit: "ms" },
+  ...CURVE_ROW_SPECS,
 ];
 
 export function met(row: Row): boolean | undefined {

@@ -19,6 +19,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { configFor, type Mode } from "./config.js";
+import { writeCurveCharts } from "./curve-charts.js";
 import { closeFloorAgent } from "./floor.js";
 import { FAKE_ENTRY, FROM_SOURCE, ROOT, SERVER_ENTRY, setServerNodeArgs, stopAll } from "./processes.js";
 import { cpuJiffies, loadAverage, machine, markdown, soakSection, textRow, textTable } from "./report.js";
@@ -26,6 +27,9 @@ import { ROW_SPECS, type Row } from "./rows.js";
 import { attack } from "./scenarios/attack.js";
 import { burst } from "./scenarios/burst.js";
 import { coldStart } from "./scenarios/cold-start.js";
+import { curveConversations } from "./scenarios/curve-conversations.js";
+import { curveStored } from "./scenarios/curve-stored.js";
+import { curveSubscribers } from "./scenarios/curve-subscribers.js";
 import { fanout } from "./scenarios/fanout.js";
 import { idleSockets } from "./scenarios/idle-sockets.js";
 import { paced } from "./scenarios/paced.js";
@@ -42,10 +46,13 @@ const SCENARIOS: Record<string, Scenario> = {
   idle: idleSockets,
   attack,
   storage,
+  "curve-conversations": curveConversations,
+  "curve-subscribers": curveSubscribers,
+  "curve-stored": curveStored,
 };
 
 /** The whole run stops by itself after this long, whatever hangs. */
-const RUN_LIMIT_MS: Record<Mode, number> = { full: 20 * 60_000, quick: 3 * 60_000, smoke: 3 * 60_000 };
+const RUN_LIMIT_MS: Record<Mode, number> = { full: 30 * 60_000, quick: 6 * 60_000, smoke: 3 * 60_000 };
 
 async function main(): Promise<number> {
   const { values } = parseArgs({
@@ -126,7 +133,10 @@ async function main(): Promise<number> {
   if (((mode === "full" && !only) || values.write) && !values.profile) {
     const file = join(ROOT, "bench", "RESULTS.md");
     const command = `npm run bench${mode === "full" ? "" : ` -- --${mode}`}${values.write ? " --write" : ""}${only ? ` --only ${only.join(",")}` : ""}`;
-    const results = markdown(rows, { machine: m, mode, durationS, scenarios: descriptions, command, load: [loadAtStart, loadAverage()], stealPercent });
+    const subtitle = `${mode} run of ${m.code}, ${m.date.slice(0, 10)}, ${m.cpu} (${m.cores} cores), Node ${m.node}; bars: min–max over launches`;
+    const charts = await writeCurveCharts(rows, join(ROOT, "bench"), subtitle, 1000 / cfg.curveDelayMs);
+    log(`wrote ${charts.map((c) => c.path).join(", ")}`);
+    const results = markdown(rows, { machine: m, mode, durationS, scenarios: descriptions, command, load: [loadAtStart, loadAverage()], stealPercent, charts });
     // The memory soak's section (npm run soak -- --write) is not this run's: keep it as it was.
     const soak = existsSync(file) ? soakSection(readFileSync(file, "utf8")) : "";
     await writeFile(file, soak ? `${results.trimEnd()}\n\n${soak}\n` : results);

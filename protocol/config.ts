@@ -29,6 +29,12 @@ export const ServerSection = z
       .string()
       .min(1)
       .describe("Where conversations are stored (default ./.agentwire), relative to the file that sets it. Flag: --data-dir."),
+    store: z
+      .string()
+      .regex(/^(?:lowdb|postgres(?:ql)?:\/\/.*)$/i, 'must be "lowdb" or a postgres:// URL')
+      .describe(
+        "Which store keeps conversations: lowdb (default; files in dataDir) or PostgreSQL, as a URL postgres://USER@HOST:PORT/DATABASE (several instances may share one database). A password may stand in the URL but is better given as PGPASSWORD; it is never printed. Flag: --store.",
+      ),
     redis: z
       .string()
       .regex(/^rediss?:\/\/.+/i, "must be a redis:// or rediss:// URL")
@@ -189,7 +195,6 @@ export type AgentwireConfigFile = z.infer<typeof AgentwireConfigFile>;
 /** `*` stands for one key: an MCP server's env and header names show, their values do not. */
 export const SECRET_CONFIG_PATHS: readonly string[] = [
   "server.token",
-  "server.redis",
   "llm.apiKey",
   "tools.web.search.apiKey",
   "mcpServers.*.env.*",
@@ -197,3 +202,6 @@ export const SECRET_CONFIG_PATHS: readonly string[] = [
   "providers.*.apiKey",
   "providers.*.headers.*",
 ];
+
+/** Paths whose values are URLs that may carry a password: `agentwire config` shows them with the password masked. */
+export const SECRET_URL_CONFIG_PATHS: readonly string[] = ["server.store", "server.redis"];

@@ -29,6 +29,10 @@ Options (each can also be set in agentwire.json; see Configuration files):
   --port PORT            port (default ${DEFAULT_PORT}; 0 picks a free one)
   --data-dir DIR         where conversations are stored (default ./.agentwire).
                          One server per data dir: a second one refuses to start.
+  --store STORE          lowdb (default: conversations in --data-dir) or a PostgreSQL
+                         URL, postgres://USER@HOST:PORT/DATABASE, which several
+                         servers may share. Give a password as PGPASSWORD rather
+                         than in the URL; it is never printed.
   --token TOKEN          require this token on every WebSocket upgrade
                          (Authorization: Bearer, ?token=, or subprotocol bearer.TOKEN).
                          Also from AGENTWIRE_TOKEN.
@@ -71,7 +75,7 @@ Chat and conversations options:
                          port, configured as serve would be (--data-dir, --config,
                          configuration files, environment).
   --token TOKEN          the server's token (else AGENTWIRE_TOKEN)
-  --data-dir DIR, --config FILE, --log-level LEVEL (default error)
+  --data-dir DIR, --store STORE, --config FILE, --log-level LEVEL (default error)
                          for the embedded server, as for serve
   --json                 chat: every notification and result as one JSON object per
                          line on stdout; conversations: JSON output
@@ -133,6 +137,7 @@ const INTEGER_FLAGS = {
 const STRING_FLAGS = {
   host: "server.host",
   "data-dir": "server.dataDir",
+  store: "server.store",
   token: "server.token",
   redis: "server.redis",
   model: "model",

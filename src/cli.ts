@@ -48,13 +48,19 @@ async function main(): Promise<void> {
   }
   const config = parsed.config!;
   const { startServer, ConfigError } = await import("./server.js");
+  const { describeStore } = await import("./store/configured-store.js");
   const { DataDirLockedError } = await import("./store/conversation-store.js");
+  const { StoreUnavailableError } = await import("./store/store-unavailable-error.js");
   const { ToolConfigError } = await import("./tools/tool-config-error.js");
   let server;
   try {
     server = await startServer(config);
   } catch (error) {
-    const known = error instanceof ConfigError || error instanceof DataDirLockedError || error instanceof ToolConfigError;
+    const known =
+      error instanceof ConfigError ||
+      error instanceof DataDirLockedError ||
+      error instanceof StoreUnavailableError ||
+      error instanceof ToolConfigError;
     const code = (error as NodeJS.ErrnoException).code;
     if (known || code === "EADDRINUSE" || code === "EACCES" || code === "EADDRNOTAVAIL") {
       const hint = code === "EADDRINUSE" ? ` (port ${config.port} is in use; pick another with --port, or --port 0)` : "";
@@ -66,7 +72,7 @@ async function main(): Promise<void> {
   process.stdout.write(`agentwire listening on ${server.url}\n`);
   // What an operator needs to know at a glance (stderr; stdout keeps its one line).
   server.app.log.info(
-    `data dir ${config.dataDir}; model endpoint ${config.openaiBaseUrl ?? "https://api.openai.com/v1 (OPENAI_BASE_URL unset)"}; ` +
+    `${describeStore(config)}; model endpoint ${config.openaiBaseUrl ?? "https://api.openai.com/v1 (OPENAI_BASE_URL unset)"}; ` +
       `default model ${config.model ?? "none (set AGENTWIRE_MODEL or --model, or pass one per conversation or step)"}; ` +
       `token ${config.token ? "required" : "not required (loopback only)"}`,
   );

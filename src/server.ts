@@ -24,7 +24,8 @@ import { createConnection, type Connection } from "./sessions/connection.js";
 import { RpcError } from "./rpc/rpc-error.js";
 import { ConversationHub } from "./sessions/conversation-hub.js";
 import type { ConversationStore } from "./store/conversation-store.js";
-import { LowdbConversationStore } from "./store/lowdb-store.js";
+import { createConfiguredStore } from "./store/configured-store.js";
+import { isPostgresUrl } from "./store/postgres-url.js";
 import { createToolRegistry, defaultTools } from "./tools/builtin-registry.js";
 import { configuredTools } from "./tools/configured-tools.js";
 import { createLoadSkillTool } from "./skills/load-skill-tool.js";
@@ -122,9 +123,9 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
     if (unknown.length > 0) throw new ConfigError(`conversations.systemPrompt: ${unknownPlaceholderMessage(unknown)}`);
   }
   // Several instances on one lowdb data dir would lose writes (one process per data dir): cluster mode needs a shared store.
-  if (config.redis && !parts.store) {
+  if (config.redis && !parts.store && !isPostgresUrl(config.store)) {
     throw new ConfigError(
-      "--redis needs a store several instances can share (--store postgres://…); the embedded lowdb store belongs to one process",
+      "--redis needs a store several instances can share (--store postgres://…); the embedded lowdb store's data dir belongs to one process",
     );
   }
   const providers = providerRegistry(config, parts);
@@ -140,13 +141,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
   const builtinTools = parts.tools ? [] : [...defaultTools({ envAllow: config.toolEnvAllow }), createLoadSkillTool()];
   const mcp = new McpManager(config, log, parts.mcp);
   const tools = parts.tools ?? createToolRegistry([...builtinTools, ...configuredTools(config, builtinTools)], [mcp]);
-  const store =
-    parts.store ??
-    new LowdbConversationStore(config.dataDir, {
-      cacheBytes: config.storeCacheBytes,
-      onDamaged: (d) => log.warn(`conversation ${d.id} is damaged (${d.problem}); it is listed as damaged and can be deleted`),
-      onWarning: (message) => log.warn(message),
-    });
+  const store = parts.store ?? (await createConfiguredStore(config, log));
   await store.open();
   // After the store holds the data dir: one process per data dir, so instance.json has one writer.
   const instanceId = await loadInstanceId(config.dataDir, log);

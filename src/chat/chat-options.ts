@@ -56,6 +56,7 @@ const CONNECTION_OPTIONS = {
   url: { type: "string" },
   token: { type: "string" },
   "data-dir": { type: "string" },
+  store: { type: "string" },
   config: { type: "string" },
   "log-level": { type: "string" },
   json: { type: "boolean" },
@@ -100,7 +101,7 @@ export function parseAttachSpec(spec: string): AttachSpec {
 }
 
 function connectionTarget(
-  values: { url?: string; token?: string; "data-dir"?: string; config?: string; "log-level"?: string; model?: string },
+  values: { url?: string; token?: string; "data-dir"?: string; store?: string; config?: string; "log-level"?: string; model?: string },
   env: NodeJS.ProcessEnv,
   where: CliEnvironment,
 ): ConnectionTarget {
@@ -108,7 +109,7 @@ function connectionTarget(
   const token = values.token ?? (env.AGENTWIRE_TOKEN || undefined);
   if (url !== undefined) {
     if (!/^wss?:\/\//.test(url)) throw new UsageError(`--url must be a ws:// or wss:// URL, got "${url}"`);
-    for (const flag of ["data-dir", "config"] as const) {
+    for (const flag of ["data-dir", "store", "config"] as const) {
       if (values[flag] !== undefined) throw new UsageError(`--${flag} is for the embedded server; it cannot go with --url`);
     }
     return { url, token };
@@ -128,6 +129,7 @@ function connectionTarget(
   set("port", "server.port", 0);
   set("log-level", "server.logLevel", logLevel ?? "error");
   if (values["data-dir"] !== undefined) set("data-dir", "server.dataDir", values["data-dir"]);
+  if (values.store !== undefined) set("store", "server.store", values.store);
   if (values.token !== undefined) set("token", "server.token", values.token);
   if (values.model !== undefined) set("model", "model", values.model);
   const resolved = resolveCommandConfig(flags, env, where, values.config);

@@ -35,6 +35,7 @@ export async function connectOrEmbed(target: ConnectionTarget, clientName: strin
   // Loaded here: a command given --url never pays for the server's modules.
   const { startServer, ConfigError } = await import("../server.js");
   const { DataDirLockedError } = await import("../store/conversation-store.js");
+  const { StoreUnavailableError } = await import("../store/store-unavailable-error.js");
   const { ToolConfigError } = await import("../tools/tool-config-error.js");
   const { killAllProcessGroups } = await import("../tools/process-group.js");
   // Tool process groups must not outlive the command, however it ends.
@@ -47,7 +48,9 @@ export async function connectOrEmbed(target: ConnectionTarget, clientName: strin
     if (error instanceof DataDirLockedError) {
       throw new ConnectError(`${error.message} (a server already uses it: connect to it with --url, or pick another --data-dir)`);
     }
-    if (error instanceof ConfigError || error instanceof ToolConfigError) throw new ConnectError(error.message);
+    if (error instanceof ConfigError || error instanceof StoreUnavailableError || error instanceof ToolConfigError) {
+      throw new ConnectError(error.message);
+    }
     throw error;
   }
   let client;

@@ -18,6 +18,7 @@ export const CONFIG_FIELDS: readonly (readonly [path: string, field: Field])[] =
   ["server.host", "host"],
   ["server.port", "port"],
   ["server.dataDir", "dataDir"],
+  ["server.store", "store"],
   ["server.token", "token"],
   ["server.redis", "redis"],
   ["server.ownerLeaseMs", "ownerLeaseMs"],

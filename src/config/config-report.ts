@@ -1,5 +1,6 @@
 /** `agentwire config`: the effective configuration, each value with where it came from, secrets masked. */
-import { SECRET_CONFIG_PATHS } from "../../protocol/config.js";
+import { SECRET_CONFIG_PATHS, SECRET_URL_CONFIG_PATHS } from "../../protocol/config.js";
+import { redactPassword } from "../store/postgres-url.js";
 import { CONFIG_FIELDS } from "./config-fields.js";
 import { isPlainObject, valueAt } from "./config-layers.js";
 import type { ResolvedConfig } from "./resolve-config.js";
@@ -15,6 +16,8 @@ function isSecret(path: string): boolean {
 /** A copy of `value` (found at `path`) with every secret inside it replaced by MASK. */
 export function maskSecrets(value: unknown, path: string): unknown {
   if (isSecret(path)) return MASK;
+  // A store URL stays readable (which server, which database); only its password goes.
+  if (SECRET_URL_CONFIG_PATHS.includes(path) && typeof value === "string" && value !== "lowdb") return redactPassword(value);
   if (isPlainObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskSecrets(v, path ? `${path}.${k}` : k)]));
   return value;
 }

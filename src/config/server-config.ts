@@ -12,6 +12,8 @@ export interface ServerConfig {
   /** 0 = let the OS pick a free port. */
   port: number;
   dataDir: string;
+  /** "lowdb": the embedded store in dataDir; or a postgres:// URL (src/store/configured-store.ts). */
+  store: string;
   /** When set, every WebSocket upgrade must carry it. Required to bind beyond loopback. */
   token?: string;
   /** Cluster mode (src/cluster/cluster-node.ts): the Redis shared by the instances. Unset: one process, no Redis. */
@@ -109,6 +111,7 @@ export function defaultConfig(overrides: Partial<ServerConfig> = {}): ServerConf
     port: DEFAULT_PORT,
     dataDir: ".agentwire",
     ownerLeaseMs: 10_000,
+    store: "lowdb",
     allowOrigins: [],
     maxPayloadBytes: 4 * 1024 * 1024,
     maxBufferedBytes: 64 * 1024 * 1024,

@@ -124,8 +124,10 @@ class MemoryConversationHandle implements ConversationHandle {
   }
 
   async updateRunState(state: RunState): Promise<void> {
+    // Copied at the call, as the lowdb store does: a caller changing its object afterwards changes nothing stored.
+    const copy = structuredClone(state);
     await settle();
-    this.runState = structuredClone(state);
+    this.runState = copy;
   }
 
   async putAsset(info: AssetInfo, bytes: Uint8Array): Promise<void> {

@@ -89,12 +89,24 @@ export function attachWebSocket(
         request,
       );
     }
-    wss.handleUpgrade(request, socket, head, (ws) => accept(ws, address));
+    wss.handleUpgrade(request, socket, head, (ws) => accept(ws, socket, address));
   };
   http.on("upgrade", onUpgrade);
 
-  const accept = (socket: WebSocket, address: string) => {
+  const accept = (socket: WebSocket, raw: Duplex, address: string) => {
     sockets.add(socket);
+    // What one turn of the event loop sends this connection (a replay, a tool's
+    // output with its status events, a client watching many conversations)
+    // leaves in one write: the TCP socket under ws is corked at the first frame
+    // and uncorked once the current task is done, before any I/O is polled, so
+    // no frame waits for another event. ws writes whole frames, so the bytes
+    // are the same; only the number of syscalls changes.
+    let corked = false;
+    let backlog = 0;
+    const uncork = () => {
+      corked = false;
+      raw.uncork();
+    };
     alive.add(socket);
     perAddress.set(address, (perAddress.get(address) ?? 0) + 1);
     const id = newId("k");
@@ -102,7 +114,9 @@ export function attachWebSocket(
       remoteAddress: address,
       send: (frame) => {
         if (socket.readyState !== WebSocket.OPEN) return;
-        if (socket.bufferedAmount > config.maxBufferedBytes) {
+        // The backlog is what earlier turns left unsent; this turn's frames are only corked, not stuck.
+        if (!corked) backlog = socket.bufferedAmount;
+        if (backlog > config.maxBufferedBytes) {
           // A client that stops reading must not grow our memory without bound;
           // it can reconnect and resume with afterSeq. Terminated, not closed: a
           // peer that reads nothing would never read a close frame either.
@@ -110,6 +124,11 @@ export function attachWebSocket(
           onSlowConsumer();
           socket.terminate();
           return;
+        }
+        if (!corked) {
+          corked = true;
+          raw.cork();
+          process.nextTick(uncork);
         }
         socket.send(frame);
       },
