@@ -1,0 +1,229 @@
+/**
+ * Several agentwire servers in one process joined into a cluster on the real
+ * Redis (--redis), sharing one store: a PostgreSQL database when one answers
+ * (each server with its own store on it, as separate processes would be),
+ * else one in-memory store object. Clients on one instance drive and watch
+ * conversations another instance owns: events arrive once, in seq order,
+ * identical everywhere; owner-only methods are forwarded and their errors
+ * keep their codes; replay with afterSeq works across instances; an owner
+ * that stops answering is taken over, its cut-off generation ends with an
+ * `error` and its pending tool call is offered again.
+ *
+ * Needs Redis (test/harness/redis-test.ts); skipped, saying how to run it,
+ * where none answers.
+ */
+import { randomBytes } from "node:crypto";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import type { AgentwireClient } from "../clients/typescript/index.js";
+import { OpenAIProvider } from "../src/llm/openai-provider.js";
+import type { ConversationStore } from "../src/store/conversation-store.js";
+import { MemoryConversationStore } from "../src/store/memory-store.js";
+import { PostgresConversationStore } from "../src/store/postgres-store.js";
+import { createBuiltinRegistry } from "../src/tools/builtin-registry.js";
+import type { Tool } from "../src/tools/tool.js";
+import { startFakeOpenAI, type FakeOpenAI } from "./fake-openai/server.js";
+import { EventRecorder, type RecordedEvent } from "./harness/event-recorder.js";
+import { eventually } from "./harness/eventually.js";
+import { postgresReachable, usePostgresDatabase } from "./harness/postgres-db.js";
+import { REDIS_URL, redisAvailable } from "./harness/redis-test.js";
+import { rpcError } from "./harness/rpc-errors.js";
+import { startTestServer, type TestServer } from "./harness/test-server.js";
+
+const pgUp = redisAvailable && (await postgresReachable("cluster-wiring.test.ts"));
+const LEASE_MS = 1500;
+
+const note: Tool = {
+  name: "note",
+  description: "Writes a note.",
+  parameters: z.strictObject({ text: z.string().optional() }),
+  async run() {
+    return { success: true, output: "noted" };
+  },
+};
+
+let fake: FakeOpenAI;
+const running: TestServer[] = [];
+const clients: AgentwireClient[] = [];
+
+beforeAll(async () => {
+  fake = await startFakeOpenAI({ apiKey: "test-key" });
+});
+afterAll(async () => {
+  await fake?.close();
+});
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.close().catch(() => {})));
+  await Promise.all(running.splice(0).map((s) => s.close().catch(() => {})));
+  fake.reset();
+});
+
+const stores = [
+  ...(pgUp ? (["postgres"] as const) : []),
+  // One store object shared by the servers: the wiring alone, without the database's fencing.
+  "memory" as const,
+];
+
+describe.skipIf(!redisAvailable).each(stores)("a cluster of in-process servers on the %s store", { timeout: 30_000 }, (kind) => {
+  const db = kind === "postgres" ? usePostgresDatabase("cluster") : undefined;
+  const keyPrefix = `agentwire-test:${randomBytes(6).toString("hex")}:`;
+  const memory = new MemoryConversationStore();
+
+  /** `n` servers on one Redis and one store. */
+  async function cluster(n: number): Promise<TestServer[]> {
+    const servers: TestServer[] = [];
+    for (let i = 0; i < n; i++) {
+      // Unopened: the server opens (and closes) its own, as a process would.
+      const store: ConversationStore = db ? new PostgresConversationStore(db.url) : memory;
+      const server = await startTestServer(
+        { model: "fake-model", redis: REDIS_URL, ownerLeaseMs: LEASE_MS },
+        {
+          store,
+          tools: createBuiltinRegistry([note]),
+          provider: async () => new OpenAIProvider({ apiKey: "test-key", baseURL: fake.url, retryBaseDelayMs: 10, retryMaxDelayMs: 20 }),
+          cluster: { keyPrefix, forwardTimeoutMs: 3000 },
+        },
+      );
+      running.push(server);
+      servers.push(server);
+    }
+    return servers;
+  }
+
+  async function connect(server: TestServer): Promise<AgentwireClient> {
+    const client = await server.connectInMemory();
+    clients.push(client);
+    return client;
+  }
+
+  /** The recorder's events as [seq, method], checking that seqs strictly increase (no duplicate, no reordering). */
+  function sequence(events: readonly RecordedEvent[]): [number, string][] {
+    const out = events.map((e) => [e.params.seq as number, e.method] as [number, string]);
+    for (let i = 1; i < out.length; i++) expect(out[i]![0], `seq after ${out[i - 1]![0]}`).toBeGreaterThan(out[i - 1]![0]);
+    return out;
+  }
+
+  it("a client on B watches, a client on C drives, the owner A runs: same events everywhere, errors keep their codes, replay crosses instances", async () => {
+    const [A, B, C] = await cluster(3);
+    const a = await connect(A!);
+    const b = await connect(B!);
+    const c = await connect(C!);
+    const { id: conversationId } = await a.conversation.create({});
+    const seenOnA = new EventRecorder(a, conversationId);
+    const seenOnB = new EventRecorder(b, conversationId);
+    await a.conversation.subscribe({ conversationId });
+    const onB = await b.conversation.subscribe({ conversationId });
+    expect(onB.resync).toBe(false);
+
+    fake.enqueue(
+      { kind: "reply", text: ["Let me ", "write ", "that ", "down."], toolCalls: [{ id: "t1", name: "note", args: '{"text":"x"}' }] },
+      { kind: "reply", text: ["Done", ", noted."] },
+    );
+    await c.message.append({ conversationId, role: "user", content: "take a note" });
+    const { generationId } = await c.step({ conversationId });
+    await seenOnB.waitFor((e) => e.method === "tool_pending");
+
+    // A second step from a non-owner is answered by the owner, with the owner's code and data.
+    const busy = await rpcError(c.step({ conversationId }));
+    expect(busy.code).toBe(-32020);
+    expect(busy.data).toEqual({ generationId });
+    const unknown = await rpcError(b.tool.confirm({ conversationId, toolCallId: "nope", action: "confirm" }));
+    expect(unknown.code).toBe(-32021);
+
+    expect((await b.tool.confirm({ conversationId, toolCallId: "t1", action: "confirm" })).status).toBe("executing");
+    await seenOnB.waitForEnd(generationId);
+    await seenOnA.waitForEnd(generationId);
+    await new Promise((r) => setTimeout(r, 50)); // nothing more may come
+    const onA = sequence(seenOnA.events);
+    expect(sequence(seenOnB.events)).toEqual(onA);
+    expect(onA.map(([, m]) => m)).toContain("tool_completed");
+    // The same frames, byte for byte: the owner serialized each once.
+    expect(seenOnB.events.map((e) => JSON.stringify(e.params))).toEqual(seenOnA.events.map((e) => JSON.stringify(e.params)));
+
+    // conversation.get from a non-owner reads the owner's state and records.
+    const got = await c.conversation.get({ conversationId, includeRecords: true });
+    expect(got.state.generating).toBe(false);
+    expect(got.records!.map((r) => r.type)).toEqual(["message", "message", "tool_call", "message"]);
+
+    // A client arriving on C with afterSeq gets the rest replayed from the bus, as the owner's own clients would.
+    const afterSeq = onA[2]![0];
+    const late = await connect(C!);
+    const seenLate = new EventRecorder(late, conversationId);
+    const replay = await late.conversation.subscribe({ conversationId, afterSeq });
+    expect(replay.resync).toBe(false);
+    await eventually(() => expect(sequence(seenLate.events)).toEqual(onA.filter(([seq]) => seq > afterSeq)));
+
+    // Who owns what, seen from each instance.
+    const statusA = await a.server.status();
+    expect(statusA.cluster?.owned).toContain(conversationId);
+    expect(statusA.cluster?.instances.map((i) => i.id).sort()).toEqual(
+      [statusA.cluster!.nodeId, (await b.server.status()).cluster!.nodeId, (await c.server.status()).cluster!.nodeId].sort(),
+    );
+    expect((await b.server.status()).cluster?.ownedCount).toBe(0);
+  });
+
+  it("interrupt from a non-owner ends a streaming generation; every watcher sees one `interrupted`", async () => {
+    const [A, B] = await cluster(2);
+    const a = await connect(A!);
+    const b = await connect(B!);
+    const { id: conversationId } = await a.conversation.create({});
+    const seenOnB = new EventRecorder(b, conversationId);
+    await b.conversation.subscribe({ conversationId });
+    fake.enqueue({ kind: "reply", text: Array.from({ length: 200 }, (_, i) => `w${i} `), delayMs: 20 });
+    await b.message.append({ conversationId, role: "user", content: "talk for a while" });
+    const { generationId } = await b.step({ conversationId });
+    await seenOnB.waitFor((e) => e.method === "generation_progress");
+    const started = Date.now();
+    expect(await b.interrupt({ conversationId })).toEqual({ interrupted: true });
+    await seenOnB.waitForEnd(generationId);
+    expect(Date.now() - started).toBeLessThan(1000);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(seenOnB.of("interrupted")).toHaveLength(1);
+    sequence(seenOnB.events);
+    // The partial text was kept by the owner and is what any instance reads.
+    const got = await b.conversation.get({ conversationId, includeRecords: true });
+    expect(got.records!.at(-1)).toMatchObject({ type: "message", role: "assistant" });
+  });
+
+  it("an owner that stops answering is taken over: its generation ends with an error, the pending call is offered again and runs", async () => {
+    const [A, B] = await cluster(2);
+    const a = await connect(A!);
+    const b = await connect(B!);
+    const { id: conversationId } = await a.conversation.create({});
+    const seenOnB = new EventRecorder(b, conversationId);
+    await b.conversation.subscribe({ conversationId });
+    fake.enqueue(
+      { kind: "reply", text: ["I will note it."], toolCalls: [{ id: "keep", name: "note", args: "{}" }] },
+      { kind: "reply", text: ["Noted after the takeover."] },
+    );
+    await a.message.append({ conversationId, role: "user", content: "note it" });
+    const { generationId } = await a.step({ conversationId });
+    await seenOnB.waitFor((e) => e.method === "tool_pending" && e.params.toolCallId === "keep");
+
+    // A freezes as a dead process would: no renewals, no answers, nothing leaves it (its writes are never made).
+    const owner = A!.server.app;
+    owner.hub.loaded(conversationId)!.silenced = true;
+    const frozenAt = Date.now();
+    await owner.cluster!.close({ release: false });
+
+    // B's sweep takes the conversation within the lease time; its first event ends the cut-off generation.
+    const ended = await seenOnB.waitFor((e) => e.method === "error" && e.params.generationId === generationId, LEASE_MS * 4);
+    const failoverMs = Date.now() - frozenAt;
+    expect(ended.params.code).toBe(-32070);
+    expect(ended.params.message).toContain("was lost");
+    expect(failoverMs).toBeLessThan(LEASE_MS * 3);
+    console.log(`in-process failover: ${failoverMs} ms from the owner freezing to the new owner's first event (lease ${LEASE_MS} ms)`);
+    // The pending call is offered again by the new owner, and confirming it from B runs it there.
+    const offered = await seenOnB.waitFor((e) => e.method === "tool_pending" && e.params.toolCallId === "keep" && e.params.generationId !== generationId);
+    const status = await b.server.status();
+    expect(status.cluster?.owned).toContain(conversationId);
+    await b.tool.confirm({ conversationId, toolCallId: "keep", action: "confirm" });
+    await seenOnB.waitForEnd(offered.params.generationId);
+    sequence(seenOnB.events);
+    const got = await b.conversation.get({ conversationId, includeRecords: true });
+    expect(got.records!.filter((r) => r.type === "tool_call").map((r) => [r.type === "tool_call" && r.toolCallId, r.type === "tool_call" && r.status])).toEqual([
+      ["keep", "completed"],
+    ]);
+    expect(got.state.lastGeneration?.outcome).toBe("completed");
+  });
+});
