@@ -46,7 +46,14 @@ export const ServerSection = z
       .int()
       .min(300)
       .describe(
-        "Cluster mode: how long a conversation's ownership lease lasts without renewal (renewed every third of it); also the longest a conversation stays with an instance that died before another takes it over. Default 10000.",
+        "Cluster mode: how long a conversation's ownership lease lasts without renewal (renewed every third of it); also the longest a conversation stays with an instance that died before another takes it over. Default 10000. Flag: --owner-lease-ms.",
+      ),
+    redisPrefix: z
+      .string()
+      .min(1)
+      .max(100)
+      .describe(
+        "Cluster mode: the prefix of every Redis key and channel the instances use (default \"agentwire:\"); instances with the same prefix form one cluster, so several clusters can share one Redis. Flag: --redis-prefix.",
       ),
     token: z
       .string()

@@ -39,6 +39,10 @@ Options (each can also be set in agentwire.json; see Configuration files):
   --redis URL            cluster mode: several instances on one shared store
                          (PostgreSQL) and this Redis (redis://HOST:6379); see the
                          README's "Running several instances". Not with lowdb.
+  --redis-prefix PREFIX  cluster mode: prefix of the Redis keys (default agentwire:);
+                         one prefix, one cluster
+  --owner-lease-ms MS    cluster mode: a conversation's ownership lease (default
+                         10000): the longest a dead instance keeps a conversation
   --allow-origin ORIGIN  let browser pages from ORIGIN connect (repeatable, or
                          comma-separated). The server's own origin is always allowed;
                          no other origin is by default.
@@ -131,6 +135,7 @@ const INTEGER_FLAGS = {
   "max-connections-per-address": ["limits.maxConnectionsPerAddress", 1],
   "max-message-bytes": ["limits.maxMessageBytes", 1024],
   "max-loaded-conversations": ["limits.maxLoadedConversations", 1],
+  "owner-lease-ms": ["server.ownerLeaseMs", 300],
 } as const satisfies Record<string, readonly [string, number]>;
 
 /** Flags that set one string value: flag → path. */
@@ -140,6 +145,7 @@ const STRING_FLAGS = {
   store: "server.store",
   token: "server.token",
   redis: "server.redis",
+  "redis-prefix": "server.redisPrefix",
   model: "model",
   "log-level": "server.logLevel",
   "log-format": "server.logFormat",

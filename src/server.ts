@@ -278,7 +278,7 @@ async function joinCluster(url: string, app: App, parts: ServerParts, address: s
     instanceId: app.instanceId,
     address,
     leaseMs: config.ownerLeaseMs,
-    keyPrefix: parts.cluster?.keyPrefix,
+    keyPrefix: parts.cluster?.keyPrefix ?? config.redisPrefix,
     forwardTimeoutMs: parts.cluster?.forwardTimeoutMs,
     hub,
     store: app.store,

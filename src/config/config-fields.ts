@@ -22,6 +22,7 @@ export const CONFIG_FIELDS: readonly (readonly [path: string, field: Field])[] =
   ["server.token", "token"],
   ["server.redis", "redis"],
   ["server.ownerLeaseMs", "ownerLeaseMs"],
+  ["server.redisPrefix", "redisPrefix"],
   ["server.allowOrigins", "allowOrigins"],
   ["server.heartbeatMs", "heartbeatMs"],
   ["server.logLevel", "logLevel"],

@@ -20,6 +20,8 @@ export interface ServerConfig {
   redis?: string;
   /** Cluster mode: a conversation's ownership lease, ms without renewal. */
   ownerLeaseMs: number;
+  /** Cluster mode: prefix of every Redis key and channel; one prefix, one cluster. */
+  redisPrefix: string;
   /** Browser origins allowed besides the server's own (e.g. http://localhost:5173). */
   allowOrigins: string[];
   /** Largest accepted frame; a larger one closes that socket with 1009. */
@@ -111,6 +113,7 @@ export function defaultConfig(overrides: Partial<ServerConfig> = {}): ServerConf
     port: DEFAULT_PORT,
     dataDir: ".agentwire",
     ownerLeaseMs: 10_000,
+    redisPrefix: "agentwire:",
     store: "lowdb",
     allowOrigins: [],
     maxPayloadBytes: 4 * 1024 * 1024,

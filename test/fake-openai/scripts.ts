@@ -110,10 +110,18 @@ export function parseStamps(text: string): bigint[] {
  * `bench-tool-true`: one shell tool call `{"command":"true"}`, unless the last
  * message is a tool result, which gets a short stamped text reply — one tool
  * round trip per step.
+ * `bench-tool-paced-<N>-<D>`: the same shell call, then N stamped tokens D ms
+ * apart after the tool result (a generation that streams for a while after
+ * its tool ran).
  */
 export function scriptFromModel(model: string, messages: readonly { role?: unknown }[] = []): FakeScript | null {
   if (model === "bench-tool-true") {
     if (messages.at(-1)?.role === "tool") return { kind: "paced", tokens: 5, delayMs: 0 };
+    return { kind: "reply", toolCalls: [{ id: `call_${process.hrtime.bigint()}`, name: "shell", args: '{"command":"true"}' }] };
+  }
+  const toolPaced = /^bench-tool-paced-(\d+)-(\d+)$/.exec(model);
+  if (toolPaced) {
+    if (messages.at(-1)?.role === "tool") return { kind: "paced", tokens: Number(toolPaced[1]), delayMs: Number(toolPaced[2]) };
     return { kind: "reply", toolCalls: [{ id: `call_${process.hrtime.bigint()}`, name: "shell", args: '{"command":"true"}' }] };
   }
   const burst = /^bench-burst-(\d+)$/.exec(model);
