@@ -22,6 +22,8 @@ export interface BenchConfig {
   fanoutDelayMs: number;
   /** Measured fan-out turns per launch (after one warm-up). */
   fanoutTurns: number;
+  /** Cluster fan-out: conversations owned by one instance and watched from another (fanoutSubscribers each). */
+  clusterConversations: number;
   idleConnections: number;
   /** Conversation sizes for the storage scenario (the first is the baseline). */
   storageSizes: { id: string; records: number }[];
@@ -92,6 +94,7 @@ export function configFor(mode: Mode): BenchConfig {
     fanoutSubscribers: 3,
     fanoutTokens: 200,
     fanoutDelayMs: 10,
+    clusterConversations: 30,
     idleConnections: 10_000,
     storageSizes: STORAGE_SIZES,
     appendsPerTurn: 10,
@@ -130,6 +133,7 @@ export function configFor(mode: Mode): BenchConfig {
     coldStarts: 1,
     pacedTokens: 40,
     fanoutConversations: 10,
+    clusterConversations: 4,
     fanoutTokens: 40,
     fanoutTurns: 1,
     idleConnections: 200,

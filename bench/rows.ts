@@ -77,6 +77,9 @@ export const ROW_SPECS: RowSpec[] = [
   { id: "fanout.p50", scenario: "fan-out", label: "per-token latency p50, every subscriber", unit: "ms" },
   { id: "fanout.p99", scenario: "fan-out", label: "per-token latency p99, every subscriber", unit: "ms", target: ratioLe(2.5, "≤ 2.5× floor") },
 
+  { id: "cluster.fanout_p50", scenario: "cluster fan-out", label: "per-token latency p50, subscribers on A, generation on B (floor: one instance)", unit: "ms" },
+  { id: "cluster.fanout_p99", scenario: "cluster fan-out", label: "per-token latency p99, subscribers on A, generation on B (floor: one instance)", unit: "ms" },
+
   { id: "idle.rss", scenario: "idle sockets", label: "server RSS with the connections open", unit: "MiB", target: le(300, "≤ 300 MiB") },
   { id: "idle.per_conn", scenario: "idle sockets", label: "server RSS per connection", unit: "KiB" },
 

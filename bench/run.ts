@@ -26,6 +26,7 @@ import { cpuJiffies, loadAverage, machine, markdown, soakSection, textRow, textT
 import { ROW_SPECS, type Row } from "./rows.js";
 import { attack } from "./scenarios/attack.js";
 import { burst } from "./scenarios/burst.js";
+import { clusterFanout } from "./scenarios/cluster-fanout.js";
 import { coldStart } from "./scenarios/cold-start.js";
 import { curveConversations } from "./scenarios/curve-conversations.js";
 import { curveStored } from "./scenarios/curve-stored.js";
@@ -43,6 +44,7 @@ const SCENARIOS: Record<string, Scenario> = {
   paced,
   tool: toolRoundTrip,
   fanout,
+  "cluster-fanout": clusterFanout,
   idle: idleSockets,
   attack,
   storage,
