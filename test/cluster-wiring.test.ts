@@ -58,6 +58,13 @@ afterEach(async () => {
   fake.reset();
 });
 
+describe("--redis", () => {
+  it("is refused with the embedded lowdb store, in one line naming what to use instead", async () => {
+    const refused = startTestServer({ redis: "redis://127.0.0.1:1" });
+    await expect(refused).rejects.toThrow(/^--redis needs a store several instances can share \(--store postgres:\/\/…\)/);
+  });
+});
+
 const stores = [
   ...(pgUp ? (["postgres"] as const) : []),
   // One store object shared by the servers: the wiring alone, without the database's fencing.
@@ -162,6 +169,10 @@ describe.skipIf(!redisAvailable).each(stores)("a cluster of in-process servers o
       [statusA.cluster!.nodeId, (await b.server.status()).cluster!.nodeId, (await c.server.status()).cluster!.nodeId].sort(),
     );
     expect((await b.server.status()).cluster?.ownedCount).toBe(0);
+    const metrics = await (await fetch(`http://127.0.0.1:${A!.server.port}/metrics`)).text();
+    expect(metrics).toMatch(/^agentwire_cluster_instances 3$/m);
+    expect(metrics).toMatch(/^agentwire_cluster_owned_conversations 1$/m);
+    expect(metrics).toContain(`agentwire_cluster_instance_owned_conversations{node_id="${statusA.cluster!.nodeId}"`);
   });
 
   it("interrupt from a non-owner ends a streaming generation; every watcher sees one `interrupted`", async () => {
