@@ -197,8 +197,10 @@ export class ClusterNode implements HubCluster {
     // Fenced from now on: whatever the former owner still publishes is refused, so the bus's last seq is final.
     const { latestSeq } = await this.bus.replay(conversationId, Number.MAX_SAFE_INTEGER);
     this.resumeAt.set(conversationId, latestSeq);
+    // Loaded now, so the lease follows the runtime's life (released when it is unloaded), whatever the request does next.
+    const runtime = await hub.get(conversationId);
     const cutOff = await this.markers.left(conversationId);
-    if (cutOff && cutOff.nodeId !== this.nodeId) await this.endCutOff(conversationId, cutOff);
+    if (cutOff && cutOff.nodeId !== this.nodeId) await this.endCutOff(runtime, cutOff);
     return lease.held ? "owned" : this.take(conversationId);
   }
 
@@ -207,8 +209,15 @@ export class ClusterNode implements HubCluster {
    * generation for every client with an `error` (code OWNER_UNAVAILABLE), then
    * offer again the tool calls it left pending.
    */
-  private async endCutOff(conversationId: string, cutOff: { nodeId: string; generationId: string }): Promise<void> {
-    const runtime = await this.options.hub.get(conversationId);
+  private async endCutOff(runtime: ConversationRuntime, cutOff: { nodeId: string; generationId: string }): Promise<void> {
+    const conversationId = runtime.id;
+    const clear = () =>
+      this.markers.clear(conversationId, cutOff).catch((error: unknown) => this.options.log.warn("clearing a cut-off mark failed", error));
+    // A mark whose clearing failed when its generation ended normally: nothing was cut off.
+    if (runtime.recentGenerations.some((g) => g.generationId === cutOff.generationId)) {
+      await clear();
+      return;
+    }
     const message = `${ErrorMeanings.OWNER_UNAVAILABLE}: instance ${cutOff.nodeId}, which ran this generation, was lost; instance ${this.nodeId} took the conversation over. Records stored before are kept; a reply being streamed was not stored.`;
     const code = ErrorCodes.OWNER_UNAVAILABLE;
     const endedAt = new Date().toISOString();
@@ -224,7 +233,7 @@ export class ClusterNode implements HubCluster {
       finalRecordId: null,
     });
     await runtime.delivered();
-    await this.markers.clear(conversationId, cutOff).catch((error: unknown) => this.options.log.warn("clearing a cut-off mark failed", error));
+    await clear();
     this.options.log.warn(`took conversation ${conversationId} over from instance ${cutOff.nodeId}, which was generating (${cutOff.generationId})`);
     if (runtime.storedPendingCalls().length > 0 && !runtime.generation) this.options.resumePending(runtime);
   }
@@ -247,7 +256,11 @@ export class ClusterNode implements HubCluster {
       for (const conversationId of await this.markers.marked()) {
         if (this.closed || this.leases.lease(conversationId)?.held) continue;
         if (await this.leases.owner(conversationId)) continue;
-        await this.take(conversationId).catch((error: unknown) => this.options.log.warn(`taking over conversation ${conversationId} failed`, error));
+        const taken = await this.take(conversationId).catch((error: unknown) => {
+          this.options.log.warn(`taking over conversation ${conversationId} failed`, error);
+        });
+        // Deleted meanwhile: its mark has nothing left to end.
+        if (taken === "missing") await this.markers.drop(conversationId);
       }
     } catch (error) {
       this.options.log.warn("the failover sweep failed; retrying", error);

@@ -57,6 +57,11 @@ export class GenerationMarkers {
     return CLEAR_IF.run(this.redis, [this.keys.generating()], [conversationId, `${marker.nodeId} ${marker.generationId}`]);
   }
 
+  /** Remove the conversation's mark whoever set it (the conversation is gone). */
+  async drop(conversationId: string): Promise<void> {
+    await this.redis.hdel(this.keys.generating(), conversationId);
+  }
+
   /** Conversations marked as generating, on any instance. */
   marked(): Promise<string[]> {
     return this.redis.hkeys(this.keys.generating());

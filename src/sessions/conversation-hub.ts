@@ -86,7 +86,8 @@ export class ConversationHub {
     const handle = await this.store.create(conversation);
     // Owned before it is adopted: its first event already goes out under the lease.
     if (this.cluster) await this.cluster.claimCreated(conversation.id);
-    return this.adopt(handle);
+    // Taking it may have loaded it already (the cluster loads what it takes).
+    return this.runtimes.get(conversation.id) ?? this.adopt(handle);
   }
 
   /** The runtime if it is loaded here, without loading it. */
