@@ -10,6 +10,9 @@ import type { BusSubscription, EventBus } from "./event-bus.js";
  * each starts exactly where its client is; the bus delivers each event once,
  * in seq order, or says resync.
  */
+/** WebSocket close code (1012, "service restart": try again) for a connection whose events were lost between instances. */
+export const LOST_EVENTS_CLOSE_CODE = 1012;
+
 export class BusWatches {
   private readonly watches = new Map<Connection, Map<string, BusSubscription>>();
   private count = 0;
@@ -22,16 +25,22 @@ export class BusWatches {
   /** Start serving; resolves once the replay after `afterSeq` has been sent and live events flow. */
   watch(connection: Connection, conversationId: string, afterSeq: number): Promise<{ replayed: number; resync: boolean }> {
     this.unwatch(connection, conversationId);
+    /** Set once the subscription's start is answered: a resync before that is the subscribe result's `resync: true`. */
+    let started = false;
     const subscription = this.bus.subscribe(conversationId, afterSeq, {
       onEvent: (event) => {
         if (connection.wants(event.method as NotificationMethod)) connection.send(event.frame);
       },
       onResync: (latestSeq) => {
-        // Events were lost between instances (Redis dropped them and they are no longer held). The protocol has no
-        // notification for a resync mid-subscription; the client sees a seq jump and can reload with conversation.get.
-        this.log.warn(`events of conversation ${conversationId} before seq ${latestSeq} were lost for connection ${connection.id}`);
+        if (!started) return;
+        // Events were lost between instances mid-subscription (Redis dropped them and the stream no longer holds
+        // them). The protocol tells of a resync only in conversation.subscribe's result, so the connection is closed,
+        // as for a consumer too slow to keep up: the client reconnects, subscribes with afterSeq and is told to resync.
+        this.log.warn(`events of conversation ${conversationId} before seq ${latestSeq} were lost for connection ${connection.id}; closing it`);
+        connection.close?.(LOST_EVENTS_CLOSE_CODE, `events of conversation ${conversationId} were lost; reconnect and subscribe with afterSeq`);
       },
     });
+    void subscription.ready.then(() => (started = true));
     let byConversation = this.watches.get(connection);
     if (!byConversation) {
       byConversation = new Map();

@@ -18,6 +18,11 @@ export interface Connection {
   readonly closeSignal: AbortSignal;
   /** The transport has closed the connection; idempotent. */
   markClosed(): void;
+  /**
+   * Close the transport with a WebSocket close code and reason, when it can
+   * be closed from here (a forwarded request's stand-in cannot).
+   */
+  close?(code: number, reason: string): void;
 }
 
 export function createConnection(id: string, send: (frame: string) => void): Connection {

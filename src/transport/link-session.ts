@@ -44,6 +44,7 @@ export function openSession(link: Link, id: string, options: SessionOptions): Li
         }
       : (frame) => link.send(frame),
   );
+  connection.close = (code, reason) => link.close(code, reason);
   let inFlight = 0;
   let paused = false;
   let ended = false;
