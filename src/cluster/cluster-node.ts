@@ -134,7 +134,7 @@ export class ClusterNode implements HubCluster {
     this.forwarder = new RequestForwarder(commands, subscriber, { instanceId: this.nodeId, keys, log, timeoutMs: options.forwardTimeoutMs });
     this.watches = new BusWatches(this.bus, log);
     this.markers = new GenerationMarkers(commands, keys, this.nodeId, log);
-    this.router = new OwnerRouter(this.nodeId, this.leases, this, this.forwarder, leaseMs, options.forwardTimeoutMs ?? 10_000);
+    this.router = new OwnerRouter(this, this.forwarder, leaseMs, options.forwardTimeoutMs ?? 10_000);
   }
 
   /** Connect to Redis, listen for forwarded requests, announce this instance; a Redis that cannot be reached throws. */
@@ -166,12 +166,12 @@ export class ClusterNode implements HubCluster {
 
   /** Ownership.take: the lease if nobody holds it, then the store's fence and the bus position; see OwnerRouter. */
   take(conversationId: string): Promise<"owned" | "missing" | LeaseHolder> {
-    if (this.leases.lease(conversationId)?.held) return Promise.resolve("owned");
+    // A take under way holds the lease before the store is claimed and the runtime loaded: wait for all of it.
     let pending = this.taking.get(conversationId);
-    if (!pending) {
-      pending = this.takeNow(conversationId).finally(() => this.taking.delete(conversationId));
-      this.taking.set(conversationId, pending);
-    }
+    if (pending) return pending;
+    if (this.leases.lease(conversationId)?.held) return Promise.resolve("owned");
+    pending = this.takeNow(conversationId).finally(() => this.taking.delete(conversationId));
+    this.taking.set(conversationId, pending);
     return pending;
   }
 
@@ -194,11 +194,18 @@ export class ClusterNode implements HubCluster {
       await lease.release();
       return "missing";
     }
-    // Fenced from now on: whatever the former owner still publishes is refused, so the bus's last seq is final.
-    const { latestSeq } = await this.bus.replay(conversationId, Number.MAX_SAFE_INTEGER);
-    this.resumeAt.set(conversationId, latestSeq);
-    // Loaded now, so the lease follows the runtime's life (released when it is unloaded), whatever the request does next.
-    const runtime = await hub.get(conversationId);
+    let runtime: ConversationRuntime;
+    try {
+      // Fenced from now on: whatever the former owner still publishes is refused, so the bus's last seq is final.
+      const { latestSeq } = await this.bus.replay(conversationId, Number.MAX_SAFE_INTEGER);
+      this.resumeAt.set(conversationId, latestSeq);
+      // Loaded now, so the lease follows the runtime's life (released when it is unloaded), whatever the request does next.
+      runtime = await hub.get(conversationId);
+    } catch (error) {
+      this.resumeAt.delete(conversationId);
+      if (!hub.loaded(conversationId)) await lease.release();
+      throw error;
+    }
     const cutOff = await this.markers.left(conversationId);
     if (cutOff && cutOff.nodeId !== this.nodeId) await this.endCutOff(runtime, cutOff);
     return lease.held ? "owned" : this.take(conversationId);
@@ -362,6 +369,8 @@ export class ClusterNode implements HubCluster {
 
   private async handleForwarded(request: ForwardRequest & { from: string }): Promise<unknown> {
     const { conversationId, method, params } = request;
+    // The sender saw our lease in Redis while we were still taking the conversation: answer once it is ours in full.
+    await this.taking.get(conversationId)?.catch(() => undefined);
     if (!this.leases.lease(conversationId)?.held) {
       throw RpcError.ownerUnavailable(conversationId, `instance ${this.nodeId} no longer owns it`, "not-owner", this.nodeId);
     }

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { ErrorCodes } from "../../protocol/index.js";
 import { RpcError } from "../rpc/rpc-error.js";
 import { ForwardingError, RemoteCallError, type RequestForwarder } from "./forwarding.js";
-import type { LeaseHolder, OwnershipLeases } from "./ownership-lease.js";
+import type { LeaseHolder } from "./ownership-lease.js";
 
 /**
  * Where a request that needs the conversation's owner runs: here when this
@@ -26,8 +26,6 @@ const MAX_LOOKUPS = 6;
 
 export class OwnerRouter {
   constructor(
-    private readonly nodeId: string,
-    private readonly leases: OwnershipLeases,
     private readonly ownership: Ownership,
     private readonly forwarder: RequestForwarder,
     private readonly leaseMs: number,
@@ -38,11 +36,10 @@ export class OwnerRouter {
   async run<T>(method: string, conversationId: string, params: unknown, local: () => Promise<T> | T, extraTimeoutMs = 0): Promise<T> {
     const deadline = Date.now() + this.leaseMs * 2 + 1000;
     for (let lookup = 0; ; lookup++) {
-      if (this.leases.lease(conversationId)?.held) return local();
+      // Held here (or being taken here: take waits for that) → "owned".
       const taken = await this.ownership.take(conversationId);
       if (taken === "owned") return local();
       if (taken === "missing") throw RpcError.conversationNotFound(conversationId);
-      // Our own id with no lease in hand cannot happen (node ids are new per process); treat it as any other holder.
       try {
         return (await this.forwarder.forward(
           taken.instanceId,
