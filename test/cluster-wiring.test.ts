@@ -5,9 +5,11 @@
  * else one in-memory store object. Clients on one instance drive and watch
  * conversations another instance owns: events arrive once, in seq order,
  * identical everywhere; owner-only methods are forwarded and their errors
- * keep their codes; replay with afterSeq works across instances; an owner
- * that stops answering is taken over, its cut-off generation ends with an
- * `error` and its pending tool call is offered again.
+ * keep their codes; replay with afterSeq works across instances; a request
+ * to a dead owner waits for its lease and runs on the instance that got it,
+ * after which the dead owner's store handle is fenced out (PostgreSQL); an
+ * owner that stops answering is taken over, its cut-off generation ends with
+ * an `error` and its pending tool call is offered again.
  *
  * Needs Redis (test/harness/redis-test.ts); skipped, saying how to run it,
  * where none answers.
@@ -196,6 +198,31 @@ describe.skipIf(!redisAvailable).each(stores)("a cluster of in-process servers o
     // The partial text was kept by the owner and is what any instance reads.
     const got = await b.conversation.get({ conversationId, includeRecords: true });
     expect(got.records!.at(-1)).toMatchObject({ type: "message", role: "assistant" });
+  });
+
+  it("a request to an owner that died waits for its lease and runs here; the dead owner's handle can no longer write", async () => {
+    const [A, B] = await cluster(2);
+    const a = await connect(A!);
+    const b = await connect(B!);
+    const { id: conversationId } = await a.conversation.create({});
+    await a.message.append({ conversationId, role: "user", content: "before" });
+    const stale = A!.server.app.hub.loaded(conversationId)!;
+    const frozenAt = Date.now();
+    await A!.server.app.cluster!.close({ release: false });
+
+    // B finds A's lease, A does not answer: B waits for the lease to run out, takes the conversation and appends.
+    const record = await b.message.append({ conversationId, role: "user", content: "after" });
+    expect(Date.now() - frozenAt).toBeGreaterThan(LEASE_MS / 3);
+    expect((await b.server.status()).cluster?.owned).toContain(conversationId);
+    const got = await b.conversation.get({ conversationId, includeRecords: true });
+    expect(got.records!.map((r) => r.type === "message" && r.content)).toEqual(["before", "after"]);
+    expect(got.records!.at(-1)!.id).toBe(record.id);
+    if (kind === "postgres") {
+      // A woke up still holding its runtime: its writes carry the old fencing token and are refused.
+      const late = { type: "message" as const, id: "r_late", role: "user" as const, content: "too late", timestamp: new Date().toISOString() };
+      await expect(stale.handle.append(late)).rejects.toMatchObject({ name: "FencedError" });
+      expect((await b.conversation.get({ conversationId, includeRecords: true })).records).toHaveLength(2);
+    }
   });
 
   it("an owner that stops answering is taken over: its generation ends with an error, the pending call is offered again and runs", async () => {
