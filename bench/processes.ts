@@ -135,6 +135,12 @@ export interface ServerProcess extends Launched {
   close(): Promise<void>;
 }
 
+/** The server every launch runs unless a scenario names another; `--server` sets it (a before/after comparison). */
+let serverEntry = SERVER_ENTRY;
+export function setServerEntry(entry: string): void {
+  serverEntry = entry;
+}
+
 /** Extra Node flags for every server launch (e.g. --cpu-prof), set by `--profile`. */
 let serverNodeArgs: string[] = [];
 export function setServerNodeArgs(args: string[]): void {
@@ -153,7 +159,7 @@ export async function startServer(
   const dataDir = options.dataDir ?? (await tempDir("data"));
   try {
     const launched = await launch(
-      [options.entry ?? SERVER_ENTRY, "serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", dataDir, ...(options.extraArgs ?? [])],
+      [options.entry ?? serverEntry, "serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", dataDir, ...(options.extraArgs ?? [])],
       /agentwire listening on (ws:\/\/\S+)\n/,
       { env: { OPENAI_BASE_URL: fakeUrl, OPENAI_API_KEY: "bench" }, nodeArgs: [...serverNodeArgs, ...(options.nodeArgs ?? [])] },
     );

@@ -76,6 +76,10 @@ export const ROW_SPECS: RowSpec[] = [
 
   { id: "fanout.p50", scenario: "fan-out", label: "per-token latency p50, every subscriber", unit: "ms" },
   { id: "fanout.p99", scenario: "fan-out", label: "per-token latency p99, every subscriber", unit: "ms", target: ratioLe(2.5, "≤ 2.5× floor") },
+  { id: "worker.main_p99", scenario: "worker writes", label: "bare fan-out host, writes on the main thread: delivery p99", unit: "ms" },
+  { id: "worker.worker_p99", scenario: "worker writes", label: "bare fan-out host, writes in a worker thread: delivery p99", unit: "ms" },
+  { id: "worker.main_elu", scenario: "worker writes", label: "main thread busy, writes on the main thread (event-loop utilization)", unit: "%" },
+  { id: "worker.worker_elu", scenario: "worker writes", label: "main thread busy, writes in a worker thread (event-loop utilization)", unit: "%" },
 
   { id: "cluster.fanout_p50", scenario: "cluster fan-out", label: "per-token latency p50, subscribers on A, generation on B (floor: one instance)", unit: "ms" },
   { id: "cluster.fanout_p99", scenario: "cluster fan-out", label: "per-token latency p99, subscribers on A, generation on B (floor: one instance)", unit: "ms" },

@@ -8,6 +8,9 @@
  *   npm run bench -- --only burst,paced   run some scenarios (never writes RESULTS.md unless --write)
  *   npm run bench -- --only burst --profile /tmp/prof   each server launch runs with --cpu-prof into that dir;
  *                                 summarize with: node dist/bench/profile-summary.js /tmp/prof/<file>.cpuprofile
+ *   npm run bench -- --quick --only fanout --server /tmp/old/dist/bundle/cli.mjs
+ *                                 every server launch runs that build instead (before/after on one machine;
+ *                                 never writes RESULTS.md)
  *   npx tsx bench/run.ts --smoke  tiny run from source, for the smoke test
  *
  * Rows go to stdout as each scenario finishes, then the whole table;
@@ -21,7 +24,7 @@ import { parseArgs } from "node:util";
 import { configFor, type Mode } from "./config.js";
 import { writeCurveCharts } from "./curve-charts.js";
 import { closeFloorAgent } from "./floor.js";
-import { FAKE_ENTRY, FROM_SOURCE, ROOT, SERVER_ENTRY, setServerNodeArgs, stopAll } from "./processes.js";
+import { FAKE_ENTRY, FROM_SOURCE, ROOT, SERVER_ENTRY, setServerEntry, setServerNodeArgs, stopAll } from "./processes.js";
 import { cpuJiffies, loadAverage, machine, markdown, soakSection, textRow, textTable } from "./report.js";
 import { ROW_SPECS, type Row } from "./rows.js";
 import { attack } from "./scenarios/attack.js";
@@ -37,6 +40,7 @@ import { paced } from "./scenarios/paced.js";
 import type { Scenario } from "./scenarios/scenario.js";
 import { storage } from "./scenarios/storage.js";
 import { toolRoundTrip } from "./scenarios/tool.js";
+import { workerWrites } from "./scenarios/worker-writes.js";
 
 const SCENARIOS: Record<string, Scenario> = {
   cold: coldStart,
@@ -45,6 +49,7 @@ const SCENARIOS: Record<string, Scenario> = {
   tool: toolRoundTrip,
   fanout,
   "cluster-fanout": clusterFanout,
+  "worker-writes": workerWrites,
   idle: idleSockets,
   attack,
   storage,
@@ -64,6 +69,7 @@ async function main(): Promise<number> {
       write: { type: "boolean", default: false },
       only: { type: "string" },
       profile: { type: "string" },
+      server: { type: "string" },
     },
   });
   const mode: Mode = values.smoke ? "smoke" : values.quick ? "quick" : "full";
@@ -76,6 +82,11 @@ async function main(): Promise<number> {
     if (!existsSync(entry)) throw new Error(`${entry} is missing; run npm run build (npm run bench does)`);
   }
 
+  if (values.server) {
+    const entry = resolve(values.server);
+    if (!existsSync(entry)) throw new Error(`--server: ${entry} does not exist`);
+    setServerEntry(entry);
+  }
   if (values.profile) {
     const dir = resolve(values.profile);
     await mkdir(dir, { recursive: true });
@@ -132,7 +143,7 @@ async function main(): Promise<number> {
   process.stdout.write(`${textTable(rows)}\n`);
 
   // A profiled run is slower than a plain one: never let it become RESULTS.md.
-  if (((mode === "full" && !only) || values.write) && !values.profile) {
+  if (((mode === "full" && !only) || values.write) && !values.profile && !values.server) {
     const file = join(ROOT, "bench", "RESULTS.md");
     const command = `npm run bench${mode === "full" ? "" : ` -- --${mode}`}${values.write ? " --write" : ""}${only ? ` --only ${only.join(",")}` : ""}`;
     const subtitle = `${mode} run of ${m.code}, ${m.date.slice(0, 10)}, ${m.cpu} (${m.cores} cores), Node ${m.node}; bars: min–max over launches`;

@@ -77,6 +77,20 @@ describe("OpenAIProvider streaming", () => {
     expect(sent).not.toHaveProperty("tools");
   });
 
+  it("reads each answer to its end, so model calls reuse one keep-alive connection", async () => {
+    // Leaving the response at [DONE], before its end, would destroy the socket: a new TCP (and,
+    // against a real endpoint, TLS) handshake per model call.
+    const p = provider();
+    const before = fake.connectionsAccepted();
+    for (let i = 0; i < 3; i++) {
+      fake.enqueue({ kind: "reply", text: ["call ", String(i)] });
+      const { events, error } = await collect(p, request());
+      expect(error).toBeUndefined();
+      expect(deltas(events, "text").join("")).toBe(`call ${i}`);
+    }
+    expect(fake.connectionsAccepted() - before).toBe(1);
+  });
+
   it.each(["reasoning_content", "reasoning", "both"] as const)("yields reasoning from delta.%s before the text, once", async (field) => {
     fake.enqueue({ kind: "reply", reasoning: ["think", "ing"], reasoningField: field, text: ["answer"] });
     const { events, error } = await collect(provider(), request());

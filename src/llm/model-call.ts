@@ -139,7 +139,10 @@ export class ModelCallProvider implements LlmProvider {
         const body: AsyncIterable<Uint8Array> | ReadableStream<Uint8Array> | null = this.http?.takeNodeBody(response) ?? response.body;
         if (!body) throw new LlmError("the model endpoint answered without a body", "connection");
         idleTimer.refresh();
+        let finished = false;
         for await (const batch of readSseData(body)) {
+          // After the last event, only the end of a response already received whole is read (see below).
+          if (finished) continue;
           const deltas = new DeltaBatch();
           let last = false;
           let failure: unknown;
@@ -161,7 +164,14 @@ export class ModelCallProvider implements LlmProvider {
           if (failure) throw failure;
           // The idle clock measures the endpoint, not how long our consumer took.
           idleTimer.refresh();
-          if (last) break;
+          if (last) {
+            // Leaving a Node response before its 'end' destroys its socket, so every model call would
+            // open a new connection. When the whole body has arrived (the usual case: [DONE] and the
+            // end of the chunked body come together), read on to the end and the connection goes back
+            // to the keep-alive pool; otherwise stop here rather than wait on a slow endpoint.
+            if (!isCompleteNodeBody(body)) break;
+            finished = true;
+          }
         }
       } catch (err) {
         if (timedOut) throw timedOut;
@@ -198,4 +208,9 @@ export class ModelCallProvider implements LlmProvider {
       throw toLlmError(err, this.baseURL);
     }
   }
+}
+
+/** A Node response (IncomingMessage) whose whole body the HTTP parser has received. */
+function isCompleteNodeBody(body: unknown): boolean {
+  return typeof body === "object" && body !== null && (body as { complete?: unknown }).complete === true;
 }

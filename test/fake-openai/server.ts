@@ -102,6 +102,8 @@ export interface FakeOpenAI {
   exchanges: FakeExchange[];
   /** Scripts still queued. */
   queued(): number;
+  /** TCP connections accepted since the fake started (a client that keeps its connection alive opens one). */
+  connectionsAccepted(): number;
   /** Empties the queue and the request records (between tests). */
   reset(): void;
   setModels(models: Array<string | FakeModel> | null): void;
@@ -265,7 +267,9 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     if (req.method === "GET" && (path === "/v1/models" || path === "/models")) return listModels(res);
     sendJson(res, 404, errorBody(`Unknown request URL: ${req.method} ${path}.`, "invalid_request_error", "unknown_url"));
   });
+  let accepted = 0;
   server.on("connection", (socket) => {
+    accepted++;
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
   });
@@ -294,6 +298,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     rejected,
     exchanges,
     queued: () => queue.length,
+    connectionsAccepted: () => accepted,
     reset: () => {
       queue.length = 0;
       requests.length = 0;
