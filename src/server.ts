@@ -184,6 +184,15 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
   const ws = attachWebSocket(http, config, log, session, connections, () => metrics.slowConsumerDropped());
   app = { config, log, store, hub, agent, mcp, connections, startedAt, instanceId, metrics, cluster: null };
 
+  if (config.redis) {
+    // Joined before listening: no request may be served as a lone instance.
+    try {
+      app.cluster = await joinCluster(config.redis, app, parts);
+    } catch (error) {
+      await store.close();
+      throw error instanceof ConfigError ? error : new ConfigError((error as Error).message);
+    }
+  }
   try {
     await new Promise<void>((resolve, reject) => {
       http.once("error", reject);
@@ -193,18 +202,20 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
       });
     });
   } catch (error) {
+    await app.cluster?.close();
     await store.close();
     throw error;
   }
   const address = http.address() as AddressInfo;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
-  if (config.redis) {
+  if (app.cluster) {
     try {
-      app.cluster = await joinCluster(config.redis, app, parts, `ws://${host}:${address.port}`);
+      await app.cluster.announce(`ws://${host}:${address.port}`);
     } catch (error) {
       await new Promise<void>((resolve) => http.close(() => resolve()));
+      await app.cluster.close();
       await store.close();
-      throw error instanceof ConfigError ? error : new ConfigError((error as Error).message);
+      throw new ConfigError(`announcing this instance in Redis failed: ${(error as Error).message}`);
     }
   }
   // In the background: `listening` never waits for an MCP server to start. prom-client loads at the first scrape.
@@ -266,7 +277,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
  * Cluster mode: join the instances on the Redis at `url`. The cluster code
  * (and ioredis) is imported only here, so a single instance never loads it.
  */
-async function joinCluster(url: string, app: App, parts: ServerParts, address: string) {
+async function joinCluster(url: string, app: App, parts: ServerParts) {
   const { ClusterNode } = await import("./cluster/cluster-node.js");
   const { hub, agent, log, config } = app;
   // A forwarded request runs through the same handlers as a local one, as the owner, on a connection of its own
@@ -276,7 +287,6 @@ async function joinCluster(url: string, app: App, parts: ServerParts, address: s
   const node = await ClusterNode.start({
     url,
     instanceId: app.instanceId,
-    address,
     leaseMs: config.ownerLeaseMs,
     keyPrefix: parts.cluster?.keyPrefix ?? config.redisPrefix,
     forwardTimeoutMs: parts.cluster?.forwardTimeoutMs,

@@ -48,8 +48,6 @@ export interface ClusterNodeOptions {
   url: string;
   /** The data dir's instance id; the node id adds a per-process suffix. */
   instanceId: string;
-  /** Where clients reach this instance (announced in the registry). */
-  address: string;
   leaseMs: number;
   /** Key prefix in Redis (tests keep apart by it). Default "agentwire:". */
   keyPrefix?: string;
@@ -99,7 +97,8 @@ export class ClusterNode implements HubCluster {
   private readonly keys: ClusterKeys;
   private readonly bus: ClusterBus;
   private readonly leases: OwnershipLeases;
-  private readonly registry: InstanceRegistry;
+  /** Made by announce(), once the address is known (after listening). */
+  private registry: InstanceRegistry | null = null;
   private readonly forwarder: RequestForwarder;
   private readonly watches: BusWatches;
   private readonly markers: GenerationMarkers;
@@ -123,14 +122,6 @@ export class ClusterNode implements HubCluster {
     const keys = this.keys;
     this.bus = new ClusterBus(commands, subscriber, { keys, log });
     this.leases = new OwnershipLeases(commands, { instanceId: this.nodeId, leaseMs, keys, log });
-    this.registry = new InstanceRegistry(commands, {
-      instanceId: this.nodeId,
-      address: options.address,
-      ownedCount: () => this.leases.heldCount,
-      ttlMs: Math.max(3000, leaseMs * 1.5),
-      keys,
-      log,
-    });
     this.forwarder = new RequestForwarder(commands, subscriber, { instanceId: this.nodeId, keys, log, timeoutMs: options.forwardTimeoutMs });
     this.watches = new BusWatches(this.bus, log);
     this.markers = new GenerationMarkers(commands, keys, this.nodeId, log);
@@ -152,7 +143,6 @@ export class ClusterNode implements HubCluster {
     const node = new ClusterNode(options, commands, subscriber);
     try {
       await node.forwarder.start((request) => node.handleForwarded(request));
-      await node.registry.start();
     } catch (error) {
       await node.close({ release: false });
       throw error;
@@ -160,6 +150,24 @@ export class ClusterNode implements HubCluster {
     node.sweepTimer = setInterval(() => void node.sweep(), Math.max(200, Math.floor(options.leaseMs / 2)));
     node.sweepTimer.unref();
     return node;
+  }
+
+  /**
+   * Join the list of live instances at `address`. Separate from start: the
+   * server joins the cluster before it listens (no request may be served as
+   * a lone instance), and learns its port only then.
+   */
+  async announce(address: string): Promise<void> {
+    const { log, leaseMs } = this.options;
+    this.registry = new InstanceRegistry(this.commands, {
+      instanceId: this.nodeId,
+      address,
+      ownedCount: () => this.leases.heldCount,
+      ttlMs: Math.max(3000, leaseMs * 1.5),
+      keys: this.keys,
+      log,
+    });
+    await this.registry.start();
   }
 
   // ---- ownership -------------------------------------------------------------------------------------------------
@@ -255,7 +263,7 @@ export class ClusterNode implements HubCluster {
   /** Conversations left marked as generating by an instance that no longer holds them: take them over within the lease time. */
   private async sweep(): Promise<void> {
     if (this.closed) return;
-    this.registry.list().then(
+    this.registry?.list().then(
       (list) => (this.instancesSeen = list),
       () => {},
     );
@@ -382,7 +390,7 @@ export class ClusterNode implements HubCluster {
 
   async status(): Promise<ClusterStatusView> {
     const owned = this.leases.heldIds();
-    const instances = await this.registry.list().catch((error: unknown) => {
+    const instances = await (this.registry?.list() ?? Promise.resolve([])).catch((error: unknown) => {
       this.options.log.warn("listing the cluster's instances failed", error);
       return [];
     });
@@ -401,7 +409,7 @@ export class ClusterNode implements HubCluster {
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     this.watches.close();
     await this.forwarder.close().catch(() => {});
-    await this.registry.stop({ withdraw: release }).catch(() => {});
+    await this.registry?.stop({ withdraw: release }).catch(() => {});
     await this.leases.close({ release }).catch(() => {});
     await this.bus.close().catch(() => {});
     this.subscriber.disconnect();
