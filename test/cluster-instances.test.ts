@@ -12,7 +12,9 @@
  *   `error` with OWNER_UNAVAILABLE sent by the instance that took over;
  * - the calls left pending were offered again, confirmed and ran;
  * - the stored records are what the clients saw (tool calls and their
- *   results; the final replies are the streamed text).
+ *   results; the final replies are the streamed text);
+ * - the killed instance's client, back on another instance with afterSeq,
+ *   gets the rest of every conversation without a resync.
  *
  * The failover time (kill → the first event from the new owner) is printed.
  * Needs PostgreSQL and Redis; skipped, saying how to run it, without them.
@@ -143,6 +145,21 @@ describe.skipIf(!servicesUp)("three agentwire serve processes on one PostgreSQL 
       const seqs = seen[0]!.map((e) => e.params.seq as number);
       for (let i = 1; i < seqs.length; i++) expect(seqs[i], `${conversationId}: seq after ${seqs[i - 1]}`).toBeGreaterThan(seqs[i - 1]!);
       expect(seen[1]!.map((e) => `${e.params.seq} ${e.method}`), conversationId).toEqual(seen[0]!.map((e) => `${e.params.seq} ${e.method}`));
+    }
+
+    // The killed instance's client comes back on another instance with afterSeq: it gets the rest, without a resync.
+    const back = await AgentwireClient.connect(urls[2]!, { WebSocket: WebSocket as never });
+    cleanups.push(() => back.close().catch(() => undefined));
+    const seenBack = new EventRecorder(back);
+    for (const conversationId of ids) {
+      const lastSeen = recorders[0]!.events.filter((e) => e.params.conversationId === conversationId).at(-1)!.params.seq as number;
+      const resumed = await back.conversation.subscribe({ conversationId, afterSeq: lastSeen });
+      expect(resumed.resync, conversationId).toBe(false);
+      const rest = watcher.events.filter((e) => e.params.conversationId === conversationId && e.params.seq > lastSeen);
+      await eventually(() => seenBack.events.filter((e) => e.params.conversationId === conversationId).length >= rest.length, 5000, `replay of ${conversationId}`);
+      expect(seenBack.events.filter((e) => e.params.conversationId === conversationId).map((e) => `${e.params.seq} ${e.method}`), conversationId).toEqual(
+        rest.map((e) => `${e.params.seq} ${e.method}`),
+      );
     }
 
     // No watcher was told that events were lost between instances (a resync mid-subscription is logged).
