@@ -283,6 +283,7 @@ async function joinCluster(url: string, app: App, parts: ServerParts) {
   // A forwarded request runs through the same handlers as a local one, as the owner, on a connection of its own
   // (nothing is sent on it: the answer goes back to the instance that forwarded it).
   const forwarded = createConnection("forwarded", () => {});
+  const translate = translateError(log);
   forwarded.initialized = true;
   const node = await ClusterNode.start({
     url,
@@ -296,7 +297,12 @@ async function joinCluster(url: string, app: App, parts: ServerParts) {
     runLocal: async (method, params) => {
       const handler = handlers[method as keyof typeof handlers] as ((p: unknown, c: RequestContext) => unknown) | undefined;
       if (!handler) throw RpcError.methodNotFound(method);
-      return handler(params, { connection: forwarded, app, afterReply: [] });
+      try {
+        return await handler(params, { connection: forwarded, app, afterReply: [] });
+      } catch (error) {
+        // As the dispatcher would answer it (a full disk is STORAGE_ERROR, not an internal fault), for the sender to pass on.
+        throw translate(error) ?? error;
+      }
     },
     resumePending: (runtime) => {
       try {
