@@ -8,6 +8,7 @@
  * keep their codes; replay with afterSeq works across instances; a request
  * to a dead owner waits for its lease and runs on the instance that got it,
  * after which the dead owner's store handle is fenced out (PostgreSQL); an
+ * owner whose lease was taken stops and hands its subscribers to the bus; an
  * owner that stops answering is taken over, its cut-off generation ends with
  * an `error` and its pending tool call is offered again.
  *
@@ -18,7 +19,10 @@ import { randomBytes } from "node:crypto";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { AgentwireClient } from "../clients/typescript/index.js";
+import { ClusterKeys } from "../src/cluster/cluster-keys.js";
+import { connectRedis } from "../src/cluster/redis-client.js";
 import { OpenAIProvider } from "../src/llm/openai-provider.js";
+import { createLogger } from "../src/logging/logger.js";
 import type { ConversationStore } from "../src/store/conversation-store.js";
 import { MemoryConversationStore } from "../src/store/memory-store.js";
 import { PostgresConversationStore } from "../src/store/postgres-store.js";
@@ -223,6 +227,28 @@ describe.skipIf(!redisAvailable).each(stores)("a cluster of in-process servers o
       await expect(stale.handle.append(late)).rejects.toMatchObject({ name: "FencedError" });
       expect((await b.conversation.get({ conversationId, includeRecords: true })).records).toHaveLength(2);
     }
+  });
+
+  it("an owner whose lease was taken stops, and its own subscribers go on from the bus with the new owner's events", async () => {
+    const [A, B] = await cluster(2);
+    const a = await connect(A!);
+    const b = await connect(B!);
+    const { id: conversationId } = await a.conversation.create({});
+    const seenOnA = new EventRecorder(a, conversationId);
+    await a.conversation.subscribe({ conversationId });
+    await a.message.append({ conversationId, role: "user", content: "one" });
+    // As if A had paused past its lease: the lease is gone from Redis, and B takes the conversation with its next request.
+    const redis = await connectRedis(REDIS_URL, { name: "test-lease-thief", log: createLogger("silent") });
+    await redis.del(new ClusterKeys(keyPrefix).lease(conversationId));
+    await b.message.append({ conversationId, role: "user", content: "two" });
+    expect((await b.server.status()).cluster?.owned).toContain(conversationId);
+    // A's next renewal finds the lease taken: it drops the runtime and serves its client from the bus.
+    await eventually(() => A!.server.app.hub.loaded(conversationId) === undefined, LEASE_MS * 2, "A gave the conversation up");
+    await b.message.append({ conversationId, role: "user", content: "three" });
+    await seenOnA.waitFor((e) => e.method === "message_added" && e.params.record.content === "three");
+    expect(seenOnA.of("message_added").map((p) => (p.record as { content: string }).content)).toEqual(["one", "two", "three"]);
+    sequence(seenOnA.events);
+    await redis.quit();
   });
 
   it("an owner that stops answering is taken over: its generation ends with an error, the pending call is offered again and runs", async () => {
