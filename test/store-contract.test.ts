@@ -76,7 +76,9 @@ const runState = (n: number): RunState => ({
 
 describe.each(subjects)("%s: the ConversationStore contract", (_name, subject, available) => {
   const it_ = it.skipIf(!available);
-  const itDurable = it.skipIf(!available || !subject.reopen);
+  // Cases about closing, reopening and unloading mean nothing for the memory store: not registered
+  // there at all (a skip would read as a case that could not run).
+  const itDurable = subject.reopen ? it_ : (() => {}) as unknown as typeof it_;
 
   it_("appends, replaces, updates and reserves; readers see each change once its promise resolved", async () => {
     const store = await subject.open();
