@@ -8,6 +8,7 @@
  * Needs PostgreSQL (test/harness/postgres-db.ts); skipped, saying how to run
  * it, where none answers.
  */
+import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { parseChatArgs } from "../src/chat/chat-options.js";
 import { parseCli } from "../src/cli-options.js";
@@ -234,6 +235,30 @@ describe("PostgreSQL store: a database it cannot use", () => {
 });
 
 describe.skipIf(!pgUp)("PostgreSQL store: connections that break", () => {
+
+  it("a write stuck behind another session's lock fails after statementTimeoutMs, changing nothing; the next one goes through", async () => {
+    const store = await db.open({ statementTimeoutMs: 300 });
+    const handle = await store.create(conversation("c1"));
+    await handle.append(message(0));
+    // Another session (a stuck process, an administrator's open transaction) holds the row.
+    const other = new pg.Client({ connectionString: db.url });
+    await other.connect();
+    try {
+      await other.query("BEGIN");
+      await other.query("SELECT 1 FROM agentwire_conversations WHERE id = 'c1' FOR UPDATE");
+      const started = Date.now();
+      const stuck = await handle.append(message(1)).catch((error: unknown) => error);
+      expect(Date.now() - started).toBeLessThan(5000);
+      expect((stuck as Error).message).toMatch(/statement timeout/);
+      expect(handle.recordCount).toBe(1);
+    } finally {
+      await other.query("ROLLBACK").catch(() => undefined);
+      await other.end();
+    }
+    await handle.append(message(1));
+    expect((await handle.readRecords()).map((r) => r.id)).toEqual(["m0", "m1"]);
+  });
+
 
   it("survives the server ending its connections (a restart, an administrator): a warning, no crash, and the next write works", async () => {
     const warnings: string[] = [];

@@ -17,6 +17,13 @@ export interface PostgresStoreOptions {
   poolSize?: number;
   /** A connection attempt that takes longer fails (the driver's default is to wait forever). Default 10000. */
   connectTimeoutMs?: number;
+  /**
+   * A statement still running after this long is cancelled by the server, and the write or read it
+   * belonged to fails (nothing changed): a lock held by a stuck session, or a database that stopped
+   * answering, must not stall a conversation's writes for ever. An open transaction left idle this
+   * long is ended too, releasing its row locks. Default 30000.
+   */
+  statementTimeoutMs?: number;
   /** count() answers from memory; it asks the database again once its answer is this old. Default 5000. */
   countRefreshMs?: number;
   /** Trouble the store recovered from, e.g. an idle connection that broke (the server logs it). */
@@ -26,6 +33,7 @@ export interface PostgresStoreOptions {
 const DEFAULT_POOL_SIZE = 10;
 const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 const DEFAULT_COUNT_REFRESH_MS = 5_000;
+const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
 
 /** A conversation row with its open round of tool calls, read in one statement (one snapshot). */
 const LOAD_SQL = `
@@ -60,6 +68,7 @@ export class PostgresConversationStore implements ConversationStore {
   readonly #target: string;
   readonly #poolSize: number;
   readonly #connectTimeoutMs: number;
+  readonly #statementTimeoutMs: number;
   readonly #countRefreshMs: number;
   readonly #warn: (message: string) => void;
   #db: PostgresDatabase | null = null;
@@ -80,6 +89,7 @@ export class PostgresConversationStore implements ConversationStore {
     this.#target = describeTarget(url);
     this.#poolSize = positiveInt(options.poolSize, DEFAULT_POOL_SIZE, "poolSize");
     this.#connectTimeoutMs = positiveInt(options.connectTimeoutMs, DEFAULT_CONNECT_TIMEOUT_MS, "connectTimeoutMs");
+    this.#statementTimeoutMs = positiveInt(options.statementTimeoutMs, DEFAULT_STATEMENT_TIMEOUT_MS, "statementTimeoutMs");
     this.#countRefreshMs = positiveInt(options.countRefreshMs, DEFAULT_COUNT_REFRESH_MS, "countRefreshMs");
     const onWarning = options.onWarning;
     this.#warn = (message) => {
@@ -112,6 +122,8 @@ export class PostgresConversationStore implements ConversationStore {
         connectionString: this.#url,
         max: this.#poolSize,
         connectionTimeoutMillis: this.#connectTimeoutMs,
+        statement_timeout: this.#statementTimeoutMs,
+        idle_in_transaction_session_timeout: this.#statementTimeoutMs,
         application_name: "agentwire",
       });
     } catch (error) {
