@@ -141,7 +141,13 @@ function saturation(
       `the server uses ${cpu.toFixed(0)} % of one core there, but the machine's ${cores} cores are ${Math.round(machine / cores)} % busy ` +
       `(server, fake, driver and whatever else runs: see the CPU note): the box is the limit, and the server waits for a core`;
   } else {
-    why = `the server uses ${cpu.toFixed(0)} % of one core there and the machine ${Math.round(machine / cores)} % of its ${cores} cores: no CPU is full, so look at the profile (--profile)`;
+    why =
+      `the server uses ${cpu.toFixed(0)} % of one core there and the machine ${Math.round(machine / cores)} % of its ${cores} cores: no CPU is full on average, ` +
+      `but the fake's streams tick together, so each ${delayMs} ms the server handles a burst of ${first.count} tokens one after another ` +
+      `(in a profile, one socket write per frame is the largest part) and the last of each burst waits for the rest`;
   }
-  return `Saturation: from ${first.count} conversations delivered tokens/s is ${share} % of the paced ideal; ${why}.`;
+  // Where the main thread itself is full, if that is further along the curve.
+  const busy = points.find((p) => at(p, "cpu") >= 90);
+  const later = busy && busy !== first ? `; the server's main thread is CPU-bound from ${busy.count} conversations (${at(busy, "cpu").toFixed(0)} % of one core, ${Math.round((100 * at(busy, "tps")) / ideal(busy))} % of the paced ideal delivered)` : "";
+  return `Saturation: from ${first.count} conversations delivered tokens/s is ${share} % of the paced ideal; ${why}${later}.`;
 }
