@@ -11,6 +11,7 @@
  * say so when either is missing.
  */
 import { randomBytes } from "node:crypto";
+import { connect as tcpConnect } from "node:net";
 import { userInfo } from "node:os";
 import { closeAll, connectMany, USER_TEXT, watchGeneration, type AgentwireClient } from "../client.js";
 import { startFake, startServer, type ServerProcess } from "../processes.js";
@@ -22,6 +23,21 @@ import type { Scenario } from "./scenario.js";
 const TURN_TIMEOUT_MS = 120_000;
 const POSTGRES_URL = process.env.AGENTWIRE_BENCH_POSTGRES ?? `postgres://${userInfo().username}@127.0.0.1:5432/test`;
 const REDIS_URL = process.env.AGENTWIRE_BENCH_REDIS ?? "redis://127.0.0.1:6379";
+
+/** Whether something accepts TCP connections at the URL's host and port (within a second). */
+function answers(url: string, defaultPort: number): Promise<boolean> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = tcpConnect({ host: hostname.replace(/^\[|\]$/g, "") || "127.0.0.1", port: Number(port) || defaultPort });
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(1000, () => done(false));
+    socket.once("connect", () => done(true));
+    socket.once("error", () => done(false));
+  });
+}
 
 /** A database of the scenario's own on the PostgreSQL server; `drop` removes it. */
 async function scratchDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
@@ -101,6 +117,17 @@ export const clusterFanout: Scenario = {
     `(PostgreSQL + Redis), ${cfg.fanoutTokens} tokens at ${cfg.fanoutDelayMs} ms; floor: the same on one instance; ` +
     `${cfg.launches} launch${cfg.launches === 1 ? "" : "es"} × (1 warm-up + ${cfg.fanoutTurns} turns)`,
   async run({ cfg, log }) {
+    // Without the services this scenario is not measured, and its rows say so (the rest of the run goes on).
+    const missing = [
+      ...((await answers(POSTGRES_URL, 5432)) ? [] : [`PostgreSQL (${new URL(POSTGRES_URL).host}; AGENTWIRE_BENCH_POSTGRES)`]),
+      ...((await answers(REDIS_URL, 6379)) ? [] : [`Redis (${new URL(REDIS_URL).host}; AGENTWIRE_BENCH_REDIS)`]),
+    ];
+    if (missing.length > 0) {
+      const note = `not measured: nothing answers at ${missing.join(" or ")}; start them (.ci/run does) to measure this row`;
+      log(`cluster fan-out ${note}`);
+      const row: RowResult = { median: Number.NaN, note };
+      return { "cluster.fanout_p50": row, "cluster.fanout_p99": { ...row } };
+    }
     const shape: Turns = {
       conversations: cfg.clusterConversations,
       subscribers: cfg.fanoutSubscribers,
