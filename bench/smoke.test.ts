@@ -13,10 +13,11 @@ import { ROW_SPECS } from "./rows.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
-function runSmoke(): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runSmoke(args: string[] = [], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "bench/run.ts", "--smoke"], {
+    const child = spawn(process.execPath, ["--import", "tsx", "bench/run.ts", "--smoke", ...args], {
       cwd: ROOT,
+      env: { ...process.env, ...env },
       stdio: ["ignore", "pipe", "pipe"],
       timeout: 170_000,
     });
@@ -41,3 +42,12 @@ it("bench --smoke runs every scenario and prints every row of the table", async 
   }
   expect(code, stderr.slice(-3000)).toBe(0);
 }, 180_000);
+
+it("cluster-fanout without Redis (or PostgreSQL) is not measured, says why, and fails nothing", async () => {
+  const { code, stdout, stderr } = await runSmoke(["--only", "cluster-fanout"], { AGENTWIRE_BENCH_REDIS: "redis://127.0.0.1:1" });
+  expect(stderr).toContain("cluster fan-out not measured: nothing answers at Redis (127.0.0.1:1; AGENTWIRE_BENCH_REDIS)");
+  const row = stdout.split("\n").find((l) => l.includes("| per-token latency p99, subscribers on A"));
+  expect(row).toMatch(/\| — ms /);
+  expect(row).not.toContain("error:");
+  expect(code, stderr.slice(-3000)).toBe(0);
+}, 60_000);

@@ -63,6 +63,19 @@ export function summarize(perLaunch: readonly (readonly number[])[]): Measured {
   return { median: median(all), spread: range(launches.map((samples) => median(samples))), n };
 }
 
+/**
+ * A row's figure with its floor measured in the same launches: median and
+ * spread of each, so the report can print the ratio or the difference.
+ */
+export function summarizeWithFloor(
+  perLaunch: readonly (readonly number[])[],
+  floorPerLaunch: readonly (readonly number[])[],
+  note?: string,
+): Measured & { floor: number; floorSpread: [number, number] | undefined; note?: string } {
+  const floor = summarize(floorPerLaunch);
+  return { ...summarize(perLaunch), floor: floor.median, floorSpread: floor.spread, ...(note === undefined ? {} : { note }) };
+}
+
 /** Nanoseconds (bigint difference) to milliseconds. */
 export function nsToMs(ns: bigint): number {
   return Number(ns) / 1e6;

@@ -9,7 +9,7 @@ import { agentTurn, connect, newConversation, type AgentTurn, type FrameCounter 
 import { floorTurn } from "../floor.js";
 import { cpuMs, rssMiB, sleep, startBareNode, startFake, startServer } from "../processes.js";
 import type { RowResult } from "../rows.js";
-import { mean, median, nsToMs, summarize } from "../stats.js";
+import { mean, median, nsToMs, summarize, summarizeWithFloor } from "../stats.js";
 import { launchesText, turns, type Scenario } from "./scenario.js";
 
 /** Idle time after a turn before its CPU is read, so trailing work (store write, GC) counts. */
@@ -100,10 +100,7 @@ export const burst: Scenario = {
     } finally {
       await fake.stop();
     }
-    const withFloor = (value: number[][], floor: number[][]): RowResult => {
-      const f = summarize(floor);
-      return { ...summarize(value), floor: f.median, floorSpread: f.spread };
-    };
+    const withFloor = (value: number[][], floor: number[][]): RowResult => summarizeWithFloor(value, floor);
     return {
       "burst.tps": withFloor(m.tps, m.floorTps),
       "burst.ttft": { ...withFloor(m.ttft, m.floorTtft), note: `tokens carried by the first generation_progress frame: median ${median(firstFrame)}, max ${Math.max(...firstFrame)}` },

@@ -16,7 +16,7 @@ import { userInfo } from "node:os";
 import { closeAll, connectMany, USER_TEXT, watchGeneration, type AgentwireClient } from "../client.js";
 import { startFake, startServer, type ServerProcess } from "../processes.js";
 import type { RowResult } from "../rows.js";
-import { percentile, summarize } from "../stats.js";
+import { percentile, summarizeWithFloor } from "../stats.js";
 import { WARMUP_TOKENS } from "./paced.js";
 import type { Scenario } from "./scenario.js";
 
@@ -179,15 +179,12 @@ export const clusterFanout: Scenario = {
     } finally {
       await fake.stop();
     }
-    const withFloor = (value: number[][], floor: number[][]): RowResult => {
-      const f = summarize(floor);
-      return {
-        ...summarize(value),
-        floor: f.median,
-        floorSpread: f.spread,
-        note: "per launch: percentile over every token at every subscriber on A, the generation running on B; floor: the same fan-out on one instance (no --redis) on the same store",
-      };
-    };
+    const withFloor = (value: number[][], floor: number[][]): RowResult =>
+      summarizeWithFloor(
+        value,
+        floor,
+        "per launch: percentile over every token at every subscriber on A, the generation running on B; floor: the same fan-out on one instance (no --redis) on the same store",
+      );
     return { "cluster.fanout_p50": withFloor(p50, floorP50), "cluster.fanout_p99": withFloor(p99, floorP99) };
   },
 };

@@ -9,7 +9,7 @@ import { USER_TEXT } from "../client.js";
 import { floorTurn } from "../floor.js";
 import { cpuMs, startFake, startServer } from "../processes.js";
 import type { RowResult } from "../rows.js";
-import { percentile, summarize } from "../stats.js";
+import { percentile, summarizeWithFloor } from "../stats.js";
 import { WARMUP_TOKENS } from "./paced.js";
 import { type Scenario } from "./scenario.js";
 
@@ -96,17 +96,13 @@ export const fanout: Scenario = {
     } finally {
       await fake.stop();
     }
-    const withFloor = (value: number[][], floor: number[][]): RowResult => {
-      const f = summarize(floor);
-      return {
-        ...summarize(value),
-        floor: f.median,
-        floorSpread: f.spread,
-        note:
-          "per launch: percentile over every token at every subscriber; floor: the driver reading the same streams directly. " +
+    const withFloor = (value: number[][], floor: number[][]): RowResult =>
+      summarizeWithFloor(
+        value,
+        floor,
+        "per launch: percentile over every token at every subscriber; floor: the driver reading the same streams directly. " +
           `CPU during the measured turns, per launch: ${cpuText.join("; ")}`,
-      };
-    };
+      );
     return { "fanout.p50": withFloor(p50, floorP50), "fanout.p99": withFloor(p99, floorP99) };
   },
 };

@@ -8,7 +8,7 @@ import { agentTurn, connect, newConversation } from "../client.js";
 import { floorTurn, openRelaySocket, relayTurn } from "../floor.js";
 import { startFake, startRelay, startServer } from "../processes.js";
 import type { RowResult } from "../rows.js";
-import { percentile, summarize } from "../stats.js";
+import { percentile, summarize, summarizeWithFloor } from "../stats.js";
 import { launchesText, turns, type Scenario } from "./scenario.js";
 
 export const WARMUP_TOKENS = 20;
@@ -81,10 +81,7 @@ export const paced: Scenario = {
       await relay.stop();
       await fake.stop();
     }
-    const withFloor = (value: number[][], floor: number[][]): RowResult => {
-      const f = summarize(floor);
-      return { ...summarize(value), floor: f.median, floorSpread: f.spread, note: "per launch: percentile over every measured token" };
-    };
+    const withFloor = (value: number[][], floor: number[][]): RowResult => summarizeWithFloor(value, floor, "per launch: percentile over every measured token");
     const relayNote = "a bare Node relay (bench/relay.ts: node:http in, ws out, no protocol) between the fake and the driver: what any server in the middle costs here";
     return {
       "paced.p50": withFloor(p50, floorP50),
