@@ -10,8 +10,8 @@ import { McpServerDefinition, McpServerName } from "./config-mcp.js";
 export const McpServerState = z
   .enum(["connecting", "connected", "failed", "disabled"])
   .describe(
-    "connecting: starting or reconnecting; connected: its tools are offered; failed: it could not be started or reached, or it went away " +
-      "(`error` says why; it is retried with backoff); disabled: declared with disabled: true and not started.",
+    "connecting: its first connection attempt is under way; connected: its tools are offered; failed: it could not be started or reached, or it went away " +
+      "(`error` says why; it is retried with backoff and stays failed while a retry is under way, until one succeeds); disabled: declared with disabled: true and not started.",
   );
 
 export const McpToolSummary = z
@@ -36,8 +36,8 @@ export const McpServerInfo = z
       .enum(["config", "added"])
       .describe("config: declared in the configuration file (change it there); added: by mcp.add, kept in the data dir (mcp.remove removes it)."),
     state: McpServerState,
-    error: z.string().optional().describe("Why it failed, when state is failed (or connecting again after a failure)."),
-    nextRetryMs: z.number().int().optional().describe("When failed: milliseconds until the next connection attempt."),
+    error: z.string().optional().describe("Why it failed, when state is failed."),
+    nextRetryMs: z.number().int().optional().describe("When failed: milliseconds until the next connection attempt (0 while a retry is under way)."),
     attempts: z.number().int().describe("Connection attempts since the last successful one (0 while connected)."),
     serverInfo: z
       .strictObject({

@@ -58,3 +58,35 @@ it("saves servers atomically and sets a damaged file aside instead of overwritin
   await writeFile(file.path, JSON.stringify({ mcpServers: { "bad name": { command: "x" } } }));
   expect((await new McpServersFile(dir).load()).problem).toMatch(/does not hold valid server definitions/);
 });
+
+it("keeps a failed server failed while a retry is under way (server.status never counts it as connecting)", async () => {
+  const { McpConnection } = await import("../src/mcp/mcp-connection.js");
+  const { createLogger } = await import("../src/logging/logger.js");
+  const dir = await mkdtemp(join(tmpdir(), "aw-mcp-retry-"));
+  // First start exits at once (a failure); every later start hangs without answering initialize,
+  // so the retry stays in flight for the whole connect timeout.
+  const marker = join(dir, "started-once");
+  const script = join(dir, "server.sh");
+  await writeFile(script, `if [ -e "${marker}" ]; then exec sleep 30; fi; : > "${marker}"; exit 1\n`);
+  const connection = new McpConnection("flaky", { command: "sh", args: [script] }, "config", {
+    baseEnv: () => ({ PATH: process.env.PATH ?? "" }),
+    connectTimeoutMs: 5000,
+    backoff: { initialMs: 50, maxMs: 50 },
+    maxOutputBytes: 1000,
+    log: createLogger("silent"),
+    changed: () => {},
+  });
+  try {
+    await connection.start();
+    expect(connection.info()).toMatchObject({ state: "failed", attempts: 1 });
+    // Wait until the retry has started (attempts 2), then read the state while it hangs.
+    const deadline = Date.now() + 5000;
+    while (connection.info().attempts < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    const during = connection.info();
+    expect(during).toMatchObject({ state: "failed", attempts: 2, nextRetryMs: 0 });
+    expect(during.error).toBeTruthy();
+  } finally {
+    await connection.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});

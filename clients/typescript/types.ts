@@ -1811,15 +1811,16 @@ export interface McpListResult {
      */
     origin: "config" | "added";
     /**
-     * connecting: starting or reconnecting; connected: its tools are offered; failed: it could not
-     * be started or reached, or it went away (`error` says why; it is retried with backoff);
-     * disabled: declared with disabled: true and not started.
+     * connecting: its first connection attempt is under way; connected: its tools are offered;
+     * failed: it could not be started or reached, or it went away (`error` says why; it is retried
+     * with backoff and stays failed while a retry is under way, until one succeeds); disabled:
+     * declared with disabled: true and not started.
      */
     state: "connecting" | "connected" | "failed" | "disabled";
-    /** Why it failed, when state is failed (or connecting again after a failure). */
+    /** Why it failed, when state is failed. */
     error?: string;
     /**
-     * When failed: milliseconds until the next connection attempt.
+     * When failed: milliseconds until the next connection attempt (0 while a retry is under way).
      *
      * @integer
      */
@@ -1945,15 +1946,16 @@ export interface McpAddResult {
      */
     origin: "config" | "added";
     /**
-     * connecting: starting or reconnecting; connected: its tools are offered; failed: it could not
-     * be started or reached, or it went away (`error` says why; it is retried with backoff);
-     * disabled: declared with disabled: true and not started.
+     * connecting: its first connection attempt is under way; connected: its tools are offered;
+     * failed: it could not be started or reached, or it went away (`error` says why; it is retried
+     * with backoff and stays failed while a retry is under way, until one succeeds); disabled:
+     * declared with disabled: true and not started.
      */
     state: "connecting" | "connected" | "failed" | "disabled";
-    /** Why it failed, when state is failed (or connecting again after a failure). */
+    /** Why it failed, when state is failed. */
     error?: string;
     /**
-     * When failed: milliseconds until the next connection attempt.
+     * When failed: milliseconds until the next connection attempt (0 while a retry is under way).
      *
      * @integer
      */

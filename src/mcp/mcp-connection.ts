@@ -96,7 +96,7 @@ export class McpConnection implements McpToolHost {
       tools: this.toolList.map((t) => t.summary),
     };
     if (this.error !== undefined && this.state !== "connected") info.error = this.error;
-    if (this.state === "failed" && this.retryAt !== undefined) info.nextRetryMs = Math.max(0, this.retryAt - Date.now());
+    if (this.state === "failed") info.nextRetryMs = this.retryAt === undefined ? 0 : Math.max(0, this.retryAt - Date.now());
     if (this.current && this.state === "connected") info.serverInfo = this.current.serverInfo;
     return info;
   }
@@ -116,7 +116,10 @@ export class McpConnection implements McpToolHost {
   private async connect(): Promise<void> {
     if (this.closed) return;
     const epoch = ++this.epoch;
-    this.state = "connecting";
+    // A retry does not clear the failure: the server stays "failed" (counted as such by
+    // server.status) until an attempt succeeds, so readers never see it flicker to
+    // "connecting" and back while a retry is in flight. Only the first attempt is "connecting".
+    if (this.state !== "failed") this.state = "connecting";
     this.attempts++;
     const { log } = this.settings;
     let session: McpSession | undefined;

@@ -1541,14 +1541,16 @@ class McpListResultServersItem(TypedDict):
     data dir (mcp.remove removes it).
     """
     state: Literal["connecting", "connected", "failed", "disabled"]
-    """connecting: starting or reconnecting; connected: its tools are offered; failed: it could not be
-    started or reached, or it went away (`error` says why; it is retried with backoff); disabled:
-    declared with disabled: true and not started.
+    """connecting: its first connection attempt is under way; connected: its tools are offered; failed:
+    it could not be started or reached, or it went away (`error` says why; it is retried with
+    backoff and stays failed while a retry is under way, until one succeeds); disabled: declared
+    with disabled: true and not started.
     """
     error: NotRequired[str]
-    """Why it failed, when state is failed (or connecting again after a failure)."""
+    """Why it failed, when state is failed."""
     nextRetryMs: NotRequired[int]
-    """When failed: milliseconds until the next connection attempt."""
+    """When failed: milliseconds until the next connection attempt (0 while a retry is under way).
+    """
     attempts: int
     """Connection attempts since the last successful one (0 while connected)."""
     serverInfo: NotRequired[McpListResultServersItemServerInfo]
