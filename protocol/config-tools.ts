@@ -70,8 +70,21 @@ export const WebSearchConfig = z
   })
   .describe("web_search: title / url / snippet results from a search backend.");
 
+export const AllowPrivateNetwork = z
+  .union([z.boolean(), z.array(z.string().min(1))])
+  .describe(
+    "Lets web_fetch reach addresses that are not public: loopback (127.0.0.0/8, ::1, localhost), private (10/8, 172.16/12, 192.168/16, fc00::/7), " +
+      "link-local (169.254/16 with cloud metadata, fe80::/10), carrier-grade NAT (100.64/10), unspecified (0.0.0.0, ::), multicast, broadcast and reserved ranges. " +
+      "Default false: they are refused, checked on the address each request and each redirect actually connects to (so DNS cannot lead around it). " +
+      'true allows them all; a list allows only what it names: an address ("127.0.0.1", "::1"), a CIDR range ("10.0.0.0/8", "fd00::/8") ' +
+      'or a host name as URLs spell it ("localhost", "wiki.internal": every address it resolves to), the address or name optionally with :PORT ' +
+      '("127.0.0.1:8080", "[::1]:8080", "localhost:11434") to allow that port only. ' +
+      "While any is allowed, web_fetch is not read-only: under the auto-read-only approval policy it asks before each fetch (toolPolicy can say always). " +
+      "web_search is not affected: its backend URL is your own setting.",
+  );
+
 export const WebToolsConfig = z
-  .strictObject({ fetch: WebFetchConfig, search: WebSearchConfig })
+  .strictObject({ fetch: WebFetchConfig, search: WebSearchConfig, allowPrivateNetwork: AllowPrivateNetwork })
   .partial()
   .describe("The web tools; both are off unless enabled here.");
 

@@ -4,6 +4,7 @@
  * text or not http(s); web_search reads SearXNG and Brave answers and
  * reports their failures; both end to end through the protocol.
  */
+import { brotliCompressSync, gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { configuredTools } from "../src/tools/configured-tools.js";
 import type { Tool, ToolResult } from "../src/tools/tool.js";
@@ -40,6 +41,8 @@ beforeAll(async () => {
     "/latin1.txt": (_req, res) => res.writeHead(200, { "content-type": "text/plain; charset=iso-8859-1" }).end(Buffer.from([0x63, 0x61, 0x66, 0xe9])),
     "/image.png": (_req, res) => res.writeHead(200, { "content-type": "image/png" }).end(Buffer.alloc(4096, 0x89)),
     "/binary": (_req, res) => res.writeHead(200, { "content-type": "application/octet-stream" }).end(Buffer.alloc(64)),
+    "/gzip.txt": (_req, res) => res.writeHead(200, { "content-type": "text/plain", "content-encoding": "gzip" }).end(gzipSync("zipped text")),
+    "/br.txt": (_req, res) => res.writeHead(200, { "content-type": "text/plain", "content-encoding": "br" }).end(brotliCompressSync("brotli text")),
     "/missing": (_req, res) => res.writeHead(404, { "content-type": "text/plain" }).end("nothing here"),
     "/endless.txt": (_req, res) => {
       res.writeHead(200, { "content-type": "text/plain" });
@@ -91,7 +94,9 @@ async function run(tool: Tool, args: Record<string, unknown>, options: { timeout
 }
 
 describe("web_fetch", () => {
-  const fetchTool = createWebFetchTool({ maxBytes: 64 * 1024, timeoutMs: 5000 });
+  // The fake server is on loopback, which web_fetch refuses unless allowed (web-private-network.test.ts).
+  const local = { allowPrivateNetwork: ["127.0.0.1"] };
+  const fetchTool = createWebFetchTool({ maxBytes: 64 * 1024, timeoutMs: 5000, ...local });
 
   it("returns HTML as markdown, with the URL, status, content type and title first", async () => {
     const result = await run(fetchTool, { url: `${web.url}/page.html` });
@@ -117,6 +122,12 @@ describe("web_fetch", () => {
     expect((await run(fetchTool, { url: `${web.url}/latin1.txt` })).output.endsWith("\n\ncafé")).toBe(true);
   });
 
+  it("asks for gzip and brotli and decodes them", async () => {
+    expect((await run(fetchTool, { url: `${web.url}/gzip.txt` })).output.endsWith("\n\nzipped text")).toBe(true);
+    expect(web.requests.at(-1)!.headers["accept-encoding"]).toBe("gzip, br");
+    expect((await run(fetchTool, { url: `${web.url}/br.txt` })).output.endsWith("\n\nbrotli text")).toBe(true);
+  });
+
   it("refuses schemes other than http and https, and text that is not a URL", async () => {
     for (const url of ["file:///etc/passwd", "ftp://127.0.0.1/x", "data:text/plain,hello", "javascript:alert(1)"]) {
       const result = await run(fetchTool, { url });
@@ -136,7 +147,7 @@ describe("web_fetch", () => {
   });
 
   it("stops reading an endless body at maxBytes and says so; the model's text is cut to maxOutputBytes", async () => {
-    const small = createWebFetchTool({ maxBytes: 32 * 1024, maxOutputBytes: 4096, timeoutMs: 5000 });
+    const small = createWebFetchTool({ maxBytes: 32 * 1024, maxOutputBytes: 4096, timeoutMs: 5000, ...local });
     const started = Date.now();
     const result = await run(small, { url: `${web.url}/endless.txt` });
     expect(Date.now() - started).toBeLessThan(3000);
@@ -170,7 +181,7 @@ describe("web_fetch", () => {
   });
 
   it("times out on a server that does not answer, at the smaller of its own and the conversation's limit", async () => {
-    const quick = createWebFetchTool({ timeoutMs: 300 });
+    const quick = createWebFetchTool({ timeoutMs: 300, ...local });
     let started = Date.now();
     const own = await run(quick, { url: `${web.url}/slow-headers` });
     expect(Date.now() - started).toBeLessThan(2000);
@@ -300,7 +311,9 @@ describe("configuration", () => {
 describe("end to end through the protocol", () => {
   it("web_fetch and web_search (searxng) are listed, offered to the model, and their results reach it", async () => {
     const fx = await startAgentFixture({
-      config: { webTools: { fetch: { enabled: true }, search: { enabled: true, backend: "searxng", url: `${web.url}/searx` } } },
+      config: {
+        webTools: { fetch: { enabled: true }, search: { enabled: true, backend: "searxng", url: `${web.url}/searx` }, allowPrivateNetwork: ["127.0.0.1"] },
+      },
     });
     try {
       const { tools } = await fx.client.tools.list();

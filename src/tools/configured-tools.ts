@@ -27,7 +27,14 @@ export function configuredTools(config: ConfiguredToolsConfig, builtins: readonl
   const tools: Tool[] = [];
   const fetchConfig = config.webTools.fetch;
   if (fetchConfig?.enabled) {
-    tools.push(createWebFetchTool({ maxBytes: fetchConfig.maxBytes, timeoutMs: fetchConfig.timeoutMs, maxOutputBytes: fetchConfig.maxOutputBytes }));
+    tools.push(
+      createWebFetchTool({
+        maxBytes: fetchConfig.maxBytes,
+        timeoutMs: fetchConfig.timeoutMs,
+        maxOutputBytes: fetchConfig.maxOutputBytes,
+        allowPrivateNetwork: config.webTools.allowPrivateNetwork,
+      }),
+    );
   }
   const searchConfig = config.webTools.search;
   if (searchConfig?.enabled) {

@@ -1,5 +1,5 @@
 /**
- * A local HTTP server on 127.0.0.1 that plays web pages and search
+ * A local HTTP server on 127.0.0.1 (or another local address) that plays web pages and search
  * backends for the web tools' tests: routes are functions, every request is
  * recorded (URL and headers), and responses that never end are ended when
  * the server closes.
@@ -10,7 +10,7 @@ import type { AddressInfo } from "node:net";
 export type Route = (req: IncomingMessage, res: ServerResponse, url: URL) => void;
 
 export interface FakeWebServer {
-  /** http://127.0.0.1:PORT */
+  /** http://127.0.0.1:PORT (or the host it was started on) */
   url: string;
   requests: { path: string; headers: IncomingMessage["headers"] }[];
   /** Responses whose body the client stopped reading or that were aborted, by path. */
@@ -18,7 +18,8 @@ export interface FakeWebServer {
   close(): Promise<void>;
 }
 
-export async function startFakeWebServer(routes: Record<string, Route>): Promise<FakeWebServer> {
+/** `host`: the address to listen on, default 127.0.0.1 (Linux answers on all of 127.0.0.0/8). */
+export async function startFakeWebServer(routes: Record<string, Route>, host = "127.0.0.1"): Promise<FakeWebServer> {
   const requests: FakeWebServer["requests"] = [];
   const closedEarly: string[] = [];
   const server = createServer((req, res) => {
@@ -34,9 +35,9 @@ export async function startFakeWebServer(routes: Record<string, Route>): Promise
     }
     route(req, res, url);
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url: `http://${host.includes(":") ? `[${host}]` : host}:${(server.address() as AddressInfo).port}`,
     requests,
     closedEarly,
     async close() {

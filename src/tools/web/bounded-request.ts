@@ -72,15 +72,21 @@ export async function discardBody(response: Response): Promise<void> {
   await response.body?.cancel().catch(() => {});
 }
 
-/** "connection refused (ECONNREFUSED)" rather than fetch's bare "fetch failed". */
+/**
+ * "connection refused (ECONNREFUSED)" rather than fetch's bare "fetch
+ * failed"; a connection tried on several addresses (localhost: ::1 and
+ * 127.0.0.1) fails as an AggregateError with an empty message, so its
+ * members are named instead.
+ */
 export function describeNetworkError(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const cause = (error as Error & { cause?: unknown }).cause;
-  if (cause instanceof Error) {
-    const code = (cause as NodeJS.ErrnoException).code;
-    return code && !cause.message.includes(code) ? `${cause.message} (${code})` : cause.message;
+  const inner = cause instanceof Error ? cause : error;
+  if (inner instanceof AggregateError && inner.message === "" && inner.errors.length > 0) {
+    return [...new Set(inner.errors.map(describeNetworkError))].join("; ");
   }
-  return error.message;
+  const code = (inner as NodeJS.ErrnoException).code;
+  return code && !inner.message.includes(code) ? `${inner.message} (${code})` : inner.message;
 }
 
 /** The media type of a Content-Type header, lower-cased, without parameters ("" when absent). */

@@ -9,11 +9,19 @@
  * its body is read, the body read up to maxBytes and no further, the text
  * for the model cut at maxOutputBytes, one time limit for the whole fetch,
  * and interrupt cancels the request at once.
+ *
+ * Only public addresses are reached unless `allowPrivateNetwork` says
+ * otherwise (private-network.ts), checked on the address each hop connects
+ * to (guarded-get.ts). A web_fetch that can reach the private network is no
+ * longer read-only: a GET to a local service (an admin page, a dev server, a
+ * router) may act, so `auto-read-only` asks before running it.
  */
 import * as z from "zod";
 import { utf8Prefix } from "../output-budget.js";
 import type { Tool, ToolResult, ToolRunContext } from "../tool.js";
 import { charsetOf, describeNetworkError, discardBody, mediaType, readCappedBody, startDeadline, type Deadline } from "./bounded-request.js";
+import { guardedGet } from "./guarded-get.js";
+import { NetworkPolicy, PrivateAddressRefused, type AllowPrivateNetwork } from "./private-network.js";
 
 export interface WebFetchOptions {
   /** Largest body read, in bytes; beyond it reading stops and the result says so. Default 2 MiB. */
@@ -22,6 +30,13 @@ export interface WebFetchOptions {
   timeoutMs?: number;
   /** Text returned to the model at most, in UTF-8 bytes; the start is kept. Default 64 KiB. */
   maxOutputBytes?: number;
+  /**
+   * Loopback, private, link-local and other non-public addresses reached:
+   * none (default), all (true), or those a list names (addresses, CIDR
+   * ranges, host names, each optionally with :PORT). An invalid entry
+   * throws a ToolConfigError naming it.
+   */
+  allowPrivateNetwork?: AllowPrivateNetwork;
 }
 
 export const WEB_FETCH_DEFAULTS = { maxBytes: 2 * 1024 * 1024, timeoutMs: 30_000, maxOutputBytes: 64 * 1024 } as const;
@@ -34,26 +49,30 @@ export const WebFetchArguments = z.strictObject({
 export type WebFetchArguments = z.infer<typeof WebFetchArguments>;
 
 export function createWebFetchTool(options: WebFetchOptions = {}): Tool<WebFetchArguments> {
-  const settings = {
+  const settings: Settings = {
     maxBytes: options.maxBytes ?? WEB_FETCH_DEFAULTS.maxBytes,
     timeoutMs: options.timeoutMs ?? WEB_FETCH_DEFAULTS.timeoutMs,
     maxOutputBytes: options.maxOutputBytes ?? WEB_FETCH_DEFAULTS.maxOutputBytes,
+    policy: NetworkPolicy.from(options.allowPrivateNetwork),
   };
+  const opensPrivateNetwork = settings.policy.opensPrivateNetwork;
   return {
     name: "web_fetch",
     description:
       "Fetch a web page or file by http(s) URL (GET) and return its text: HTML converted to markdown, " +
       "plain text, JSON and XML as they are. Images and other binary content are refused. Redirects are " +
       `followed (at most ${MAX_REDIRECTS}); the result starts with the final URL and the HTTP status. ` +
-      `Text beyond ${Math.round(settings.maxOutputBytes / 1024)} KiB is cut (the start is kept).`,
+      `Text beyond ${Math.round(settings.maxOutputBytes / 1024)} KiB is cut (the start is kept).` +
+      (opensPrivateNetwork ? "" : " Only public addresses are fetched: localhost, private and link-local addresses are refused."),
     parameters: WebFetchArguments,
-    annotations: { readOnlyHint: true, destructiveHint: false },
+    // Read-only only while it cannot reach local services: a GET there may act (see the header).
+    annotations: { readOnlyHint: !opensPrivateNetwork, destructiveHint: false },
     source: "web",
     run: (args, context) => webFetch(args.url, context, settings),
   };
 }
 
-type Settings = Required<WebFetchOptions>;
+type Settings = Required<Omit<WebFetchOptions, "allowPrivateNetwork">> & { policy: NetworkPolicy };
 
 async function webFetch(address: string, context: ToolRunContext, settings: Settings): Promise<ToolResult> {
   const first = httpUrl(address);
@@ -78,14 +97,21 @@ async function fetchFollowing(start: URL, context: ToolRunContext, settings: Set
   const hops: string[] = [];
   for (;;) {
     context.onOutput("stdout", `GET ${url.href}\n`);
-    const response = await fetch(url, {
-      redirect: "manual",
-      signal: deadline.signal,
-      headers: {
-        accept: "text/html, application/xhtml+xml, text/*;q=0.9, application/json;q=0.9, application/xml;q=0.8, */*;q=0.1",
-        "user-agent": "agentwire-web_fetch",
-      },
-    });
+    let response: Response;
+    try {
+      // Every hop is a new guarded request: a redirect cannot lead where the first URL could not.
+      response = await guardedGet(url, {
+        policy: settings.policy,
+        signal: deadline.signal,
+        headers: {
+          accept: "text/html, application/xhtml+xml, text/*;q=0.9, application/json;q=0.9, application/xml;q=0.8, */*;q=0.1",
+          "user-agent": "agentwire-web_fetch",
+        },
+      });
+    } catch (error) {
+      if (!(error instanceof PrivateAddressRefused)) throw error;
+      return failure(hops.length === 0 ? error.message : `${hops.join("\n")}\n${error.message}`);
+    }
     const location = response.headers.get("location");
     if (!REDIRECT_STATUSES.has(response.status) || location === null) {
       return describeResponse(response, url, hops, context, settings);
