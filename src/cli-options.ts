@@ -151,6 +151,19 @@ const STRING_FLAGS = {
   "log-format": "server.logFormat",
 } as const;
 
+/** Flags that set a list (repeatable, or comma-separated): flag → path. */
+const LIST_FLAGS = {
+  "allow-origin": "server.allowOrigins",
+  "tool-env": "tools.envAllow",
+} as const;
+
+/** Every flag that sets a configuration key: flag (without `--`) → its path in agentwire.json. docs/reference/config.md lists them from here. */
+export const CONFIG_KEY_FLAGS: Readonly<Record<string, string>> = {
+  ...STRING_FLAGS,
+  ...Object.fromEntries(Object.entries(INTEGER_FLAGS).map(([flag, [path]]) => [flag, path])),
+  ...LIST_FLAGS,
+};
+
 function intOption(name: string, value: string | undefined, min: number): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
@@ -264,9 +277,9 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv, where: CliEnvir
     if (value !== undefined) set(flag, path, value);
   }
   if (values["allow-origin"]) {
-    set("allow-origin", "server.allowOrigins", values["allow-origin"].flatMap((o) => o.split(",").map((s) => s.trim()).filter(Boolean)));
+    set("allow-origin", LIST_FLAGS["allow-origin"], values["allow-origin"].flatMap((o) => o.split(",").map((s) => s.trim()).filter(Boolean)));
   }
-  if (values["tool-env"]) set("tool-env", "tools.envAllow", toolEnvOption(values["tool-env"]));
+  if (values["tool-env"]) set("tool-env", LIST_FLAGS["tool-env"], toolEnvOption(values["tool-env"]));
 
   const resolved = resolveCommandConfig(flags, env, where, values.config);
   return { command, config: resolved.config, resolved, json: values.json === true };
