@@ -1,6 +1,7 @@
 /**
  * `npm run gen`: write the generated files (OpenRPC document, JSON Schema,
- * TypeScript client types, errors and methods) and the generated blocks of
+ * TypeScript client types, errors and methods, the reference pages in
+ * docs/reference/) and the generated blocks of
  * hand-written files (README.md's method list) from protocol/.
  * `npm run gen:check`: regenerate into a temp dir and compare with the files
  * on disk (for a block: only the text between its markers); exit 1 naming

@@ -1,7 +1,8 @@
 /**
  * Everything `npm run gen` owns: whole generated files (keyed by path from
  * the repository root, with their exact content) and generated blocks inside
- * hand-written files. Pure apart from reading package.json, so
+ * hand-written files. Pure apart from reading package.json (and, for the
+ * protocol reference's examples, test/fixtures/protocol/), so
  * `generate.ts` can write it or compare it.
  *
  * clients/typescript/runtime.ts is hand-written and not listed: codegen
@@ -21,6 +22,8 @@ import { buildOpenRpcDocument } from "./openrpc.js";
 import { emitPythonErrors, emitPythonMethods, emitPythonTypes, PYTHON_PACKAGE, readRuntime } from "./python-emitter.js";
 import { readmeFlagsBlock } from "./readme-flags.js";
 import { readmeMethodsBlock } from "./readme-methods.js";
+import { CONFIG_REFERENCE_PATH, renderConfigReference } from "./reference-config.js";
+import { PROTOCOL_REFERENCE_PATH, renderProtocolReference } from "./reference-protocol.js";
 
 export function renderOutputs(root: string): Map<string, string> {
   const packageVersion = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string }).version;
@@ -36,6 +39,8 @@ export function renderOutputs(root: string): Map<string, string> {
     [`${PYTHON_PACKAGE}/types.py`, emitPythonTypes(PROTOCOL_VERSION)],
     [`${PYTHON_PACKAGE}/errors.py`, emitPythonErrors()],
     [`${PYTHON_PACKAGE}/methods.py`, emitPythonMethods(PROTOCOL_VERSION, readRuntime(root))],
+    [PROTOCOL_REFERENCE_PATH, renderProtocolReference(root)],
+    [CONFIG_REFERENCE_PATH, renderConfigReference()],
   ]);
 }
 
