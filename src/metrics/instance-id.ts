@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { mkdir, readFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Logger } from "../logging/logger.js";
 import { LowdbFile } from "../store/lowdb-file.js";
+import { makeDirectory } from "../store/make-directory.js";
 
 export const INSTANCE_FILE = "instance.json";
 const ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
@@ -29,7 +30,7 @@ export async function loadInstanceId(dataDir: string, log: Logger): Promise<stri
   }
   const id = `i_${randomUUID()}`;
   try {
-    await mkdir(dataDir, { recursive: true });
+    await makeDirectory(dataDir);
     await new LowdbFile<{ instanceId: string; createdAt: string }>(path).write({ instanceId: id, createdAt: new Date().toISOString() });
   } catch (error) {
     log.warn(`the instance id could not be stored; it will change with the next start`, error);
