@@ -36,20 +36,27 @@ export const MASK = "***";
 
 /** The command line without secrets: flag values masked, passwords and tokens in URLs masked. */
 export function maskedArgs(args: readonly string[]): string[] {
-  const out: string[] = [];
+  return splitSecrets(args).masked;
+}
+
+/** The masked command line, and the values of SECRET_FLAGS it held (to check they are gone). */
+function splitSecrets(args: readonly string[]): { masked: string[]; secrets: string[] } {
+  const masked: string[] = [];
+  const secrets: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
     const eq = arg.indexOf("=");
     if (arg.startsWith("--") && eq > 0 && SECRET_FLAGS.has(arg.slice(0, eq))) {
-      out.push(`${arg.slice(0, eq)}=${MASK}`);
+      masked.push(`${arg.slice(0, eq)}=${MASK}`);
+      secrets.push(arg.slice(eq + 1));
     } else if (SECRET_FLAGS.has(arg) && i + 1 < args.length) {
-      out.push(arg, MASK);
-      i++;
+      masked.push(arg, MASK);
+      secrets.push(args[++i]!);
     } else {
-      out.push(maskUrlSecrets(arg));
+      masked.push(maskUrlSecrets(arg));
     }
   }
-  return out;
+  return { masked, secrets: secrets.filter((value) => value !== "") };
 }
 
 /** `postgres://u:pw@h` → `postgres://u:***@h`; `?token=x` → `?token=***`. */
@@ -86,24 +93,12 @@ export function hideProcessSecrets(args: readonly string[], options: { memPath?:
   }
   try {
     const cmdline = readFileSync("/proc/self/cmdline", "utf8");
-    if (secretValues(args).some((value) => cmdline.includes(value))) problems.push(`--token from /proc/${process.pid}/cmdline`);
+    if (splitSecrets(args).secrets.some((value) => cmdline.includes(value))) problems.push(`--token from /proc/${process.pid}/cmdline`);
   } catch {
     // No cmdline to read: nothing shows it either.
   }
   if (problems.length === 0) return undefined;
   return `could not clear ${problems.join(" or ")}: other processes of this user, tools included, can read them there`;
-}
-
-/** The values SECRET_FLAGS were given on the command line. */
-function secretValues(args: readonly string[]): string[] {
-  const values: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    const eq = arg.indexOf("=");
-    if (arg.startsWith("--") && eq > 0 && SECRET_FLAGS.has(arg.slice(0, eq))) values.push(arg.slice(eq + 1));
-    else if (SECRET_FLAGS.has(arg) && i + 1 < args.length) values.push(args[++i]!);
-  }
-  return values.filter((value) => value !== "");
 }
 
 /** Moves every variable to the heap, then zeroes the stack copy /proc/self/environ shows. */
