@@ -84,8 +84,12 @@ describe("makeDirectory", () => {
 
   it.skipIf(!linux)("the other writers in the data dir (instance.json, mcp-servers.json) fail instead of hanging", async () => {
     // With --store postgres:// nothing makes the data dir before these: the start hung.
-    const id = await within(loadInstanceId("/proc/agentwire-x", createLogger("silent")), 2000, "loadInstanceId");
+    const lines: string[] = [];
+    const id = await within(loadInstanceId("/proc/agentwire-x", createLogger("warn", (line) => lines.push(line))), 2000, "loadInstanceId");
     expect(id).toMatch(/^i_/);
+    // One line saying where and why, no stack trace.
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/the instance id could not be stored in \/proc\/agentwire-x\/instance\.json \(ENOENT: [^\n]*\); it will change with the next start\n?$/);
     await expect(within(new McpServersFile("/proc/agentwire-x").save({}), 2000, "McpServersFile.save")).rejects.toMatchObject({ code: "ENOENT" });
   });
 });

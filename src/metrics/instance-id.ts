@@ -33,7 +33,8 @@ export async function loadInstanceId(dataDir: string, log: Logger): Promise<stri
     await makeDirectory(dataDir);
     await new LowdbFile<{ instanceId: string; createdAt: string }>(path).write({ instanceId: id, createdAt: new Date().toISOString() });
   } catch (error) {
-    log.warn(`the instance id could not be stored; it will change with the next start`, error);
+    // One line: an unusable data dir (e.g. under /proc with a PostgreSQL store) is the operator's to fix, not a crash.
+    log.warn(`the instance id could not be stored in ${path} (${(error as Error).message}); it will change with the next start`);
   }
   return id;
 }
