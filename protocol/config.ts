@@ -58,7 +58,7 @@ export const ServerSection = z
     token: z
       .string()
       .min(1)
-      .describe("Require this token on every WebSocket upgrade. Secret: prefer the AGENTWIRE_TOKEN variable to a file. Flag: --token."),
+      .describe("Require this token on every WebSocket upgrade. Secret: prefer --token-file FILE or the AGENTWIRE_TOKEN variable to this file, and either to --token (a command line is visible to every local user). Flags: --token-file, --token."),
     allowOrigins: z
       .array(z.string().min(1))
       .describe("Browser origins allowed besides the server's own (e.g. http://localhost:5173). Flag: --allow-origin."),

@@ -7,6 +7,7 @@ import { type ConfigLayer, setAt } from "./config/config-layers.js";
 import { type ResolvedConfig, resolveCommandConfig } from "./config/resolve-config.js";
 import { DEFAULT_PORT, type ServerConfig } from "./config/server-config.js";
 import { SERVER_VERSION } from "./server-version.js";
+import { readTokenFile } from "./token-file.js";
 import { isToolEnvEntry, splitToolEnvList } from "./tools/tool-environment.js";
 import { UsageError } from "./usage-error.js";
 import { type ChatArgs, type ConversationsArgs, parseChatArgs, parseConversationsArgs } from "./chat/chat-options.js";
@@ -33,9 +34,11 @@ Options (each can also be set in agentwire.json; see Configuration files):
                          URL, postgres://USER@HOST:PORT/DATABASE, which several
                          servers may share. Give a password as PGPASSWORD rather
                          than in the URL; it is never printed.
-  --token TOKEN          require this token on every WebSocket upgrade
-                         (Authorization: Bearer, ?token=, or subprotocol bearer.TOKEN).
-                         Also from AGENTWIRE_TOKEN.
+  --token-file FILE      require the token in FILE (read once, whitespace trimmed) on
+                         every WebSocket upgrade (Authorization: Bearer, ?token=, or
+                         subprotocol bearer.TOKEN). Or set AGENTWIRE_TOKEN.
+  --token TOKEN          the same with the token itself; avoid it: a command line is
+                         visible to every local user (ps) until the server has started
   --redis URL            cluster mode: several instances on one shared store
                          (PostgreSQL) and this Redis (redis://HOST:6379); see the
                          README's "Running several instances". Not with lowdb.
@@ -78,7 +81,8 @@ Chat and conversations options:
                          one, a server is started inside the command on a free loopback
                          port, configured as serve would be (--data-dir, --config,
                          configuration files, environment).
-  --token TOKEN          the server's token (else AGENTWIRE_TOKEN)
+  --token-file FILE      the server's token, read from FILE (else AGENTWIRE_TOKEN;
+                         --token TOKEN works too, but shows it to ps)
   --data-dir DIR, --store STORE, --config FILE, --log-level LEVEL (default error)
                          for the embedded server, as for serve
   --json                 chat: every notification and result as one JSON object per
@@ -107,7 +111,7 @@ Environment:
   OPENAI_BASE_URL        OpenAI-compatible endpoint (e.g. http://localhost:11434/v1 for Ollama)
   OPENAI_API_KEY         its API key (optional for local endpoints)
   AGENTWIRE_MODEL        default model
-  AGENTWIRE_TOKEN        same as --token
+  AGENTWIRE_TOKEN        same as --token-file's content (--token and --token-file win)
   AGENTWIRE_URL          chat, conversations: same as --url
   EDITOR, VISUAL         chat: the editor for [e]dit (default vi)
   NO_COLOR               chat: no colours (also off when the output is not a terminal)
@@ -230,6 +234,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv, where: CliEnvir
         >),
         "allow-origin": { type: "string", multiple: true },
         "tool-env": { type: "string", multiple: true },
+        "token-file": { type: "string" },
         config: { type: "string" },
         json: { type: "boolean" },
         ...(Object.fromEntries(Object.keys(INTEGER_FLAGS).map((flag) => [flag, { type: "string" }])) as Record<
@@ -280,6 +285,10 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv, where: CliEnvir
     set("allow-origin", LIST_FLAGS["allow-origin"], values["allow-origin"].flatMap((o) => o.split(",").map((s) => s.trim()).filter(Boolean)));
   }
   if (values["tool-env"]) set("tool-env", LIST_FLAGS["tool-env"], toolEnvOption(values["tool-env"]));
+  if (values["token-file"] !== undefined) {
+    if (values.token !== undefined) throw new UsageError("--token and --token-file cannot go together");
+    set("token-file", "server.token", readTokenFile(values["token-file"]));
+  }
 
   const resolved = resolveCommandConfig(flags, env, where, values.config);
   return { command, config: resolved.config, resolved, json: values.json === true };

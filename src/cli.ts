@@ -7,9 +7,13 @@
  */
 import { HELP, parseCli, UsageError } from "./cli-options.js";
 import { ConfigFileError } from "./config/config-file.js";
+import { hideProcessSecrets } from "./process-secrets.js";
 import { SERVER_VERSION } from "./server-version.js";
 
 async function main(): Promise<void> {
+  // First of all: tools (children of this process) must find no key or token in /proc/$PPID.
+  const notHidden = hideProcessSecrets(process.argv.slice(2));
+  if (notHidden) process.stderr.write(`agentwire: warning: ${notHidden}\n`);
   let parsed;
   try {
     parsed = parseCli(process.argv.slice(2), process.env);

@@ -26,6 +26,8 @@ import { ConversationHub } from "./sessions/conversation-hub.js";
 import type { ConversationStore } from "./store/conversation-store.js";
 import { createConfiguredStore } from "./store/configured-store.js";
 import { isPostgresUrl } from "./store/postgres-url.js";
+import { StoreFileError } from "./store/store-file-error.js";
+import { StoreUnavailableError } from "./store/store-unavailable-error.js";
 import { createToolRegistry, defaultTools } from "./tools/builtin-registry.js";
 import { configuredTools } from "./tools/configured-tools.js";
 import { createLoadSkillTool } from "./skills/load-skill-tool.js";
@@ -142,7 +144,10 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
   const mcp = new McpManager(config, log, parts.mcp);
   const tools = parts.tools ?? createToolRegistry([...builtinTools, ...configuredTools(config, builtinTools)], [mcp]);
   const store = parts.store ?? (await createConfiguredStore(config, log));
-  await store.open();
+  await store.open().catch((error: unknown) => {
+    // A store file that cannot be used at start (LOCK, index.json) stops the start with one line, not a stack trace.
+    throw error instanceof StoreFileError ? new StoreUnavailableError(`could not open the store: ${error.message}`, { cause: error }) : error;
+  });
   // After the store holds the data dir: one process per data dir, so instance.json has one writer.
   const instanceId = await loadInstanceId(config.dataDir, log);
   const startedAt = Date.now();

@@ -16,7 +16,7 @@ import { parseAttachSpec } from "../src/chat/chat-options.js";
 import { conversationToMarkdown } from "../src/chat/markdown-export.js";
 import { parseToolAnswer } from "../src/chat/tool-prompt.js";
 import { parseCli, UsageError } from "../src/cli-options.js";
-import { type AgentFixture, startAgentFixture } from "./harness/agent-fixture.js";
+import { type AgentFixture, type AgentFixtureOptions, startAgentFixture } from "./harness/agent-fixture.js";
 import { buildCliBundle, killAllCliIo, runCliInTerminal, runCliWithInput, stripAnsi } from "./harness/cli-io.js";
 import { killAllCli, runCli } from "./harness/cli-process.js";
 
@@ -30,9 +30,9 @@ interface Setup {
   workspace: string;
 }
 
-function withAgent(body: (setup: Setup) => Promise<void>): () => Promise<void> {
+function withAgent(body: (setup: Setup) => Promise<void>, config: AgentFixtureOptions["config"] = {}): () => Promise<void> {
   return async () => {
-    const fx = await startAgentFixture({ transport: "websocket" });
+    const fx = await startAgentFixture({ transport: "websocket", config });
     const workspace = await mkdtemp(join(tmpdir(), "agentwire-chat-"));
     await writeFile(join(workspace, "notes.txt"), "line one\nline two\nline three\nline four\n");
     try {
@@ -58,7 +58,7 @@ afterAll(async () => {
   await bundle?.remove();
 });
 
-type Line = { type: string; method?: string; params?: any; result?: any; error?: any; outcome?: string; exitCode?: number };
+type Line = { type: string; method?: string; params?: any; result?: any; error?: any; outcome?: string; exitCode?: number; message?: string };
 const ndjson = (text: string): Line[] =>
   text
     .split("\n")
@@ -189,6 +189,23 @@ describe.concurrent("runChat", { timeout: 15_000 }, () => {
     expect(empty.stderr).toContain("chat needs a PROMPT");
     expect(fx.fake.requests).toHaveLength(0);
   }));
+
+  it("a prompt over the server's frame limit is exit 1 naming the limit and its value, not \"connection closed (code 1009)\"", withAgent(async (setup) => {
+    const { fx } = setup;
+    const prompt = "x".repeat(20_000);
+    for (const json of [false, true]) {
+      const { code, stdout, stderr } = await chatInProcess(setup, json ? ["--json"] : [], prompt);
+      expect(code).toBe(1);
+      const said = json ? ndjson(stdout).at(-1)!.message ?? JSON.stringify(ndjson(stdout)) : stderr;
+      expect(said).toMatch(/the prompt is too large to send: the request would be 2\d{4} bytes, over the server's frame limit of 8192 bytes \(maxPayloadBytes/);
+      expect(said).not.toContain("1009");
+    }
+    // A frame that does reach the server over its limit (a 10 kB conversation id) closes the socket with 1009: said in words too.
+    const closed = await chatInProcess(setup, ["hi", "--conversation", `c_${"x".repeat(10_000)}`]);
+    expect(closed.code).toBe(1);
+    expect(closed.stderr).toContain("conversation.get failed: connection closed by the server (1009): a request was over its frame limit of 8192 bytes (maxPayloadBytes");
+    expect(fx.fake.requests).toHaveLength(0);
+  }, { maxPayloadBytes: 8192 }));
 });
 
 describe.concurrent("agentwire chat with the embedded server", { timeout: 60_000 }, () => {

@@ -75,6 +75,86 @@ describe("toolEnvironment (the policy)", () => {
     expect(all.MY_VAR).toBe("custom-value");
   });
 
+  it("a wildcard keeps out every common credential family, by name or by value, and passes ordinary variables", () => {
+    const secrets: NodeJS.ProcessEnv = {
+      // The ones `--tool-env '*'` passed before (issue 19, item 15).
+      GH_PAT: "github-pat-value",
+      SLACK_WEBHOOK_URL: "https://example.com/hook/abc",
+      JWT: "jwt-value",
+      CREDS: "creds-value",
+      // Families by name.
+      AZURE_DEVOPS_PAT: "x",
+      PAT: "x",
+      DISCORD_WEBHOOK: "x",
+      JWT_SIGNING_SECRET: "x",
+      GOOGLE_APPLICATION_CREDENTIALS: "/home/op/sa.json",
+      STRIPE_API_KEY: "x",
+      APIKEY: "x",
+      AWS_ACCESS_KEY_ID: "x",
+      SSH_KEYFILE: "x",
+      JAVA_KEYSTORE: "x",
+      CLIENT_SECRET_VALUE: "x",
+      SMTP_PASSWORD: "x",
+      PGPASSWORD: "x",
+      MYSQL_PWD: "x",
+      SMTP_PASS: "x",
+      DB_PW: "x",
+      NPM_TOKEN: "x",
+      NODE_AUTH_TOKEN: "x",
+      OAUTH_CLIENT: "x",
+      BASIC_AUTH: "x",
+      HTTP_AUTHORIZATION: "x",
+      XAUTHORITY: "/home/op/.Xauthority",
+      SESSION_COOKIE: "x",
+      RAILS_SESSION: "x",
+      SENTRY_DSN: "https://example.com/1",
+      DATABASE_URL: "postgres://db/app",
+      AZURE_STORAGE_CONNECTION_STRING: "x",
+      HASH_SALT: "x",
+      TOTP: "x",
+      // Families by value, under harmless names.
+      ENDPOINT: "https://api.example.com/v1?access_token=abc123",
+      SIGNED: "https://bucket.example.com/o?X-Amz-Signature=abc",
+      HEADER: "Bearer abcdefghijklmnop",
+      TICKET: "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.c2lnbmF0dXJl",
+      PEM: "-----BEGIN OPENSSH PRIVATE KEY-----\nabc\n-----END OPENSSH PRIVATE KEY-----",
+      SOMETHING: "ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+      OTHER: "xoxb-123456789012-abcdefghij",
+      HOOK: "https://hooks.slack.com/services/T000/B000/XXXX",
+      AWS_ID: "AKIAIOSFODNN7EXAMPLE",
+    };
+    const ordinary: NodeJS.ProcessEnv = {
+      PWD: "/work",
+      OLDPWD: "/",
+      KEYBOARD_LAYOUT: "us",
+      XKB_DEFAULT_KEYMAP: "us",
+      GIT_AUTHOR_NAME: "Op",
+      GIT_AUTHOR_EMAIL: "op@example.com",
+      JAVA_HOME: "/usr/lib/jvm",
+      GOPATH: "/home/op/go",
+      PATHEXT: ".EXE",
+      EDITOR: "vi",
+      DISPLAY: ":0",
+      HISTSIZE: "1000",
+      NODE_ENV: "development",
+      NO_COLOR: "1",
+      COLORTERM: "truecolor",
+      PASSENGER_APP_ENV: "x",
+      DOCS_URL: "https://example.com/docs?page=2",
+    };
+    const env = toolEnvironment({ PATH: "/usr/bin", ...secrets, ...ordinary }, ["*"]);
+    for (const name of Object.keys(secrets)) expect(env[name], name).toBeUndefined();
+    for (const [name, value] of Object.entries(ordinary)) expect(env[name], name).toBe(value);
+    expect(env.PATH).toBe("/usr/bin");
+    // Named exactly, each still passes: the operator asked for it.
+    expect(toolEnvironment(secrets, ["GH_PAT", "SLACK_WEBHOOK_URL", "JWT", "CREDS"])).toMatchObject({
+      GH_PAT: "github-pat-value",
+      SLACK_WEBHOOK_URL: "https://example.com/hook/abc",
+      JWT: "jwt-value",
+      CREDS: "creds-value",
+    });
+  });
+
   it("refuses an entry that is not a name or a prefix", () => {
     expect(() => toolEnvironment(PARENT, ["MY VAR"])).toThrow(/MY VAR/);
     expect(() => toolEnvironment(PARENT, ["A*B"])).toThrow();

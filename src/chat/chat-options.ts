@@ -7,6 +7,7 @@ import { parseArgs } from "node:util";
 import { type ConfigLayer, setAt } from "../config/config-layers.js";
 import { resolveCommandConfig } from "../config/resolve-config.js";
 import type { ServerConfig } from "../config/server-config.js";
+import { readTokenFile } from "../token-file.js";
 import { UsageError } from "../usage-error.js";
 import type { CliEnvironment } from "../cli-options.js";
 
@@ -55,6 +56,7 @@ export interface ConversationsArgs {
 const CONNECTION_OPTIONS = {
   url: { type: "string" },
   token: { type: "string" },
+  "token-file": { type: "string" },
   "data-dir": { type: "string" },
   store: { type: "string" },
   config: { type: "string" },
@@ -101,12 +103,23 @@ export function parseAttachSpec(spec: string): AttachSpec {
 }
 
 function connectionTarget(
-  values: { url?: string; token?: string; "data-dir"?: string; store?: string; config?: string; "log-level"?: string; model?: string },
+  values: {
+    url?: string;
+    token?: string;
+    "token-file"?: string;
+    "data-dir"?: string;
+    store?: string;
+    config?: string;
+    "log-level"?: string;
+    model?: string;
+  },
   env: NodeJS.ProcessEnv,
   where: CliEnvironment,
 ): ConnectionTarget {
+  if (values.token !== undefined && values["token-file"] !== undefined) throw new UsageError("--token and --token-file cannot go together");
+  const flagToken = values["token-file"] !== undefined ? readTokenFile(values["token-file"]) : values.token;
   const url = values.url ?? (env.AGENTWIRE_URL || undefined);
-  const token = values.token ?? (env.AGENTWIRE_TOKEN || undefined);
+  const token = flagToken ?? (env.AGENTWIRE_TOKEN || undefined);
   if (url !== undefined) {
     if (!/^wss?:\/\//.test(url)) throw new UsageError(`--url must be a ws:// or wss:// URL, got "${url}"`);
     for (const flag of ["data-dir", "store", "config"] as const) {
@@ -130,7 +143,7 @@ function connectionTarget(
   set("log-level", "server.logLevel", logLevel ?? "error");
   if (values["data-dir"] !== undefined) set("data-dir", "server.dataDir", values["data-dir"]);
   if (values.store !== undefined) set("store", "server.store", values.store);
-  if (values.token !== undefined) set("token", "server.token", values.token);
+  if (flagToken !== undefined) set(values.token !== undefined ? "token" : "token-file", "server.token", flagToken);
   if (values.model !== undefined) set("model", "model", values.model);
   const resolved = resolveCommandConfig(flags, env, where, values.config);
   return { embedded: resolved.config, token: resolved.config.token };

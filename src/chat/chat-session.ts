@@ -13,7 +13,8 @@ import type {
   NotificationParams,
   ToolPendingNotification,
 } from "../../clients/typescript/index.js";
-import { AgentwireRpcError, ErrorCodes } from "../../clients/typescript/index.js";
+import { AgentwireConnectionError, AgentwireRpcError, ErrorCodes } from "../../clients/typescript/index.js";
+import { checkFrameSize, frameLimitClose } from "./frame-limit.js";
 import type { AttachSpec } from "./chat-options.js";
 
 export type ToolDecision =
@@ -62,6 +63,7 @@ export class ChatSession {
   #running: string | undefined;
   #decisions: Promise<void> = Promise.resolve();
   #closedReason: string | undefined;
+  #closedCode: number | undefined;
 
   constructor(
     private readonly client: AgentwireClient,
@@ -69,7 +71,9 @@ export class ChatSession {
   ) {
     client.onAny((method, params) => this.#onNotification(method, params));
     client.onClose((info) => {
-      this.#closedReason = `connection closed (${info.code}${info.reason ? ` ${info.reason}` : ""})`;
+      this.#closedCode = info.code;
+      this.#closedReason =
+        info.code === 1009 ? frameLimitClose(client) : `connection closed (${info.code}${info.reason ? ` ${info.reason}` : ""})`;
       this.#waiter?.resolve({ kind: "error", message: this.#closedReason });
     });
   }
@@ -107,16 +111,19 @@ export class ChatSession {
     const conversationId = this.#requireConversation();
     if (this.#closedReason) return { kind: "error", message: this.#closedReason };
     try {
-      await this.#call("message.append", () =>
-        this.client.message.append({
+      await this.#call("message.append", () => {
+        const params = {
           conversationId,
-          role: "user",
+          role: "user" as const,
           content: prompt,
           ...(attachments.length > 0
             ? { attachments: attachments.map((a) => ({ type: "file" as const, path: a.path, ...(a.lines ? { lines: a.lines } : {}) })) }
             : {}),
-        }),
-      );
+        };
+        // Measured before sending: a frame over the limit would close the connection with a bare 1009.
+        checkFrameSize(this.client, "message.append", params, "the prompt");
+        return this.client.message.append(params);
+      });
       const { autoConfirm, model } = this.options;
       const { generationId } = await this.#call("step", () =>
         this.client.step({
@@ -156,7 +163,9 @@ export class ChatSession {
       const result = await send();
       this.options.view.result(method, result);
       return result;
-    } catch (error) {
+    } catch (caught) {
+      // The close handler has run by now (it fires before the rejection is seen): say what a 1009 meant.
+      const error = caught instanceof AgentwireConnectionError && this.#closedCode === 1009 ? new Error(this.#closedReason, { cause: caught }) : caught;
       this.options.view.requestFailed(method, error);
       throw error;
     }

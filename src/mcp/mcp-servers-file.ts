@@ -6,10 +6,11 @@
  * the old file or the new one, never half of one.
  */
 import { randomBytes } from "node:crypto";
-import { mkdir, open, readFile, rename, rm } from "node:fs/promises";
+import { open, readFile, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import * as z from "zod";
 import { McpServersConfig } from "../../protocol/config-mcp.js";
+import { makeDirectory } from "../store/make-directory.js";
 
 export const MCP_SERVERS_FILE = "mcp-servers.json";
 
@@ -60,7 +61,7 @@ export class McpServersFile {
   }
 
   private async write(text: string): Promise<void> {
-    await mkdir(this.dataDir, { recursive: true });
+    await makeDirectory(this.dataDir);
     if (this.damaged) {
       // Keep what the operator may want to repair by hand.
       await rename(this.path, `${this.path}.damaged-${Date.now()}`).catch(() => {});

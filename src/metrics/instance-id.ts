@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { mkdir, readFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Logger } from "../logging/logger.js";
 import { LowdbFile } from "../store/lowdb-file.js";
+import { makeDirectory } from "../store/make-directory.js";
 
 export const INSTANCE_FILE = "instance.json";
 const ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
@@ -29,10 +30,11 @@ export async function loadInstanceId(dataDir: string, log: Logger): Promise<stri
   }
   const id = `i_${randomUUID()}`;
   try {
-    await mkdir(dataDir, { recursive: true });
+    await makeDirectory(dataDir);
     await new LowdbFile<{ instanceId: string; createdAt: string }>(path).write({ instanceId: id, createdAt: new Date().toISOString() });
   } catch (error) {
-    log.warn(`the instance id could not be stored; it will change with the next start`, error);
+    // One line: an unusable data dir (e.g. under /proc with a PostgreSQL store) is the operator's to fix, not a crash.
+    log.warn(`the instance id could not be stored in ${path} (${(error as Error).message}); it will change with the next start`);
   }
   return id;
 }

@@ -21,7 +21,9 @@ import { META_FILE, checkMeta, quickCheckConversation, readJsonFile, type MetaDa
 import { LowdbFile } from "./lowdb-file.js";
 import { ConversationIndex } from "./lowdb-index.js";
 import { SegmentCache } from "./segment-cache.js";
-import { asStoreFileError } from "./store-file-error.js";
+import { makeDirectory } from "./make-directory.js";
+import { asStoreFileError, describeError } from "./store-file-error.js";
+import { StoreUnavailableError } from "./store-unavailable-error.js";
 
 /**
  * The embedded default store, on lowdb.
@@ -127,8 +129,9 @@ export class LowdbConversationStore implements ConversationStore {
   async open(): Promise<void> {
     if (this.#state !== "new") throw new Error("store was already opened");
     const conversations = join(this.#dataDir, "conversations");
-    await mkdir(conversations, { recursive: true }).catch((error: unknown) => {
-      throw asStoreFileError(error, conversations, "could not be created");
+    // A data dir that cannot be made is the operator's to fix: one line naming it and why.
+    await makeDirectory(conversations).catch((error: unknown) => {
+      throw new StoreUnavailableError(`data dir ${this.#dataDir} cannot be used: ${describeError(error)}`, { cause: error });
     });
     let lock: DataDirLock;
     try {

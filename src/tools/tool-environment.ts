@@ -11,12 +11,14 @@
  * `*` alone means every name). The two kinds differ on purpose:
  *
  * - An exact name always passes — the operator named it, even a secret.
- * - A wildcard never passes a variable that looks like a credential: a name
- *   containing KEY, TOKEN, SECRET, PASS, AUTH, CREDENTIAL, COOKIE, SESSION,
- *   PRIVATE, DSN or CONNECTION_STRING, any name of the server's own
- *   configuration (AGENTWIRE_*, OPENAI_*), or a value holding a URL with a
- *   password (`postgres://user:pw@host`). `--tool-env '*'` therefore still
- *   keeps OPENAI_API_KEY and AGENTWIRE_TOKEN out; name them to pass them.
+ * - A wildcard never passes a variable that looks like a credential (see
+ *   CREDENTIAL_NAMES and CREDENTIAL_VALUES below: names such as *_KEY, *TOKEN*,
+ *   *SECRET*, *PASSW*, *_PAT, *WEBHOOK*, JWT, CREDS, *AUTH*, SESSION, DSN;
+ *   values such as a URL with a password or a token in its query, a JWT, a
+ *   private key, a well-known token prefix), nor any name of the server's own
+ *   configuration (AGENTWIRE_*, OPENAI_*). `--tool-env '*'` therefore still
+ *   keeps OPENAI_API_KEY, AGENTWIRE_TOKEN, GH_PAT or SLACK_WEBHOOK_URL out;
+ *   name them to pass them.
  */
 
 /**
@@ -42,8 +44,42 @@ export const DEFAULT_TOOL_ENV_ALLOW: readonly string[] = [
 
 const ENTRY = /^([A-Za-z_][A-Za-z0-9_]*\*?|\*)$/;
 const SERVER_OWN = /^(AGENTWIRE_|OPENAI_)/i;
-const SECRET_NAME = /KEY|TOKEN|SECRET|PASS|AUTH|CREDENTIAL|COOKIE|SESSION|PRIVATE|DSN|CONNECTION_STRING/i;
-const URL_WITH_PASSWORD = /[a-z][a-z0-9+.-]*:\/\/[^\s/@:]*:[^\s/@]*@/i;
+
+/**
+ * Names that hold credentials, by family. Matched case-insensitively against
+ * the whole name; `(?<![A-Z0-9])` / `(?![A-Z0-9])` mark the ends of a word
+ * (`_`, start or end of the name), for short words that are also parts of
+ * ordinary ones (PAT in PATH, KEY in KEYBOARD, PWD as the working directory).
+ */
+const CREDENTIAL_NAMES: readonly RegExp[] = [
+  /TOKEN|SECRET|PASSW|PASSPHRASE|PASSCODE|CRED|COOKIE|SESSION|PRIVATE|WEBHOOK|JWT|BEARER|HMAC|SIGNING|DSN|CONN(ECTION)?_?STR/i,
+  // API_KEY, APIKEY, SSH_KEY, AWS_ACCESS_KEY_ID, KEYFILE, KEYSTORE, KEYRING — not KEYBOARD, KEYMAP.
+  /KEY(S|FILE|STORE|RING|CHAIN|PAIR|ID)?(?![A-Z0-9])/i,
+  // Personal access tokens (GH_PAT, GITLAB_PAT), a password word (SMTP_PASS, MYSQL_PWD, DB_PW), a salt,
+  // one-time codes — but not PATH, PASSENGER, PWD or OLDPWD.
+  /(?<![A-Z0-9])(PAT|PASS|PW|SALT|OTP|TOTP|MFA)(?![A-Z0-9])/i,
+  /.[_-]PWD(?![A-Z0-9])/i,
+  // AUTH, OAUTH, AUTHORIZATION, XAUTHORITY, SSH_AUTH_SOCK — not GIT_AUTHOR_NAME.
+  /AUTH(?!ORS?(?![A-Z0-9]))/i,
+  // A database URL carries its password more often than not; one without is harmless to add by name.
+  /DATABASE_?URL|DB_?URL|REDIS_?URL|MONGO(DB)?_?URI|AMQP_?URL/i,
+];
+
+/** Values that are credentials whatever their name. */
+const CREDENTIAL_VALUES: readonly RegExp[] = [
+  // A URL with a password: postgres://user:pw@host, http://user:pw@proxy.
+  /[a-z][a-z0-9+.-]*:\/\/[^\s/@:]*:[^\s/@]*@/i,
+  // A URL with a secret in its query: ?token=, &access_token=, ?sig=, ?api_key=, ?password=.
+  /[?&][a-z_-]*(token|key|secret|sig|signature|password|passwd|pwd|auth|credential)[a-z_-]*=/i,
+  // A JWT (header.payload.signature, each base64url of JSON: "eyJ").
+  /eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\./,
+  // PEM private keys.
+  /-----BEGIN [A-Z ]*PRIVATE KEY-----/,
+  // Well-known token shapes: GitHub, GitLab, Slack (and its webhooks), OpenAI-style, AWS access keys, npm.
+  /\b(gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_-]{20,}|xox[abposr]-[A-Za-z0-9-]{10,}|sk-[A-Za-z0-9_-]{20,}|(AKIA|ASIA)[0-9A-Z]{16}|npm_[A-Za-z0-9]{36})\b/,
+  /hooks\.slack\.com\/services\//i,
+  /^(Bearer|Basic) [A-Za-z0-9._~+/=-]{8,}$/i,
+];
 
 /** True for a valid allow-list entry: a variable name, optionally ending in `*`, or `*` alone. */
 export function isToolEnvEntry(entry: string): boolean {
@@ -80,6 +116,6 @@ export function toolEnvironment(parent: NodeJS.ProcessEnv, extraAllow: readonly 
 }
 
 /** Deliberately broad: a false alarm costs the operator one exact name, a miss leaks a credential. */
-function mayHoldSecret(name: string, value: string): boolean {
-  return SERVER_OWN.test(name) || SECRET_NAME.test(name) || URL_WITH_PASSWORD.test(value);
+export function mayHoldSecret(name: string, value: string): boolean {
+  return SERVER_OWN.test(name) || CREDENTIAL_NAMES.some((pattern) => pattern.test(name)) || CREDENTIAL_VALUES.some((pattern) => pattern.test(value));
 }
