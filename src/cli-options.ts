@@ -130,13 +130,12 @@ Configuration files:
   The walk up from the working directory stops at your home directory and
   before any directory that is not yours or that others can write (such as
   /tmp); a file there is not read. A project file (any but the user file and
-  --config FILE) applies its keys that run commands or send credentials
-  (mcpServers, tools.custom, tools.envAllow, tools.web.search, llm.baseUrl,
-  llm.apiKey, llm.apiKeyEnv, providers, defaultProvider, approval settings,
-  server.host, token, allowOrigins, store, redis) only once you have run
-  agentwire trust on it; until then the server starts without them and says
-  so. Trust is kept in $XDG_DATA_HOME/agentwire/ (default ~/.local/share/).
-  agentwire config shows how each file was taken.
+  --config FILE) applies its keys that run commands or send credentials (MCP
+  servers, custom tools, endpoints, API keys and key names, approval settings;
+  the README lists them all) only once you have run agentwire trust on it;
+  until then the server starts without them and says which. Trust is kept in
+  $XDG_DATA_HOME/agentwire/ (default ~/.local/share/). agentwire config shows
+  how each file was taken.
 `;
 
 export { UsageError } from "./usage-error.js";

@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { WebSocket } from "ws";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { AgentwireClient } from "../clients/typescript/index.js";
+import { TRUST_REQUIRED_CONFIG_PATHS } from "../protocol/config.js";
 import { formatReport } from "../src/config/config-report.js";
 import { resolveConfig } from "../src/config/resolve-config.js";
 import { runTrust } from "../src/config/trust-command.js";
@@ -249,4 +250,12 @@ describe("which directories are read", () => {
     expect(named.config.conversationDefaults).toEqual({ maxIterations: 4, approval: "auto" });
     expect(named.fileStates.map((s) => s.status)).toEqual(["user", "explicit"]);
   });
+});
+
+it("the README names every key that needs trust", async () => {
+  const { readFile } = await import("node:fs/promises");
+  const readme = await readFile(new URL("../README.md", import.meta.url), "utf8");
+  const section = readme.slice(readme.indexOf("### Which files are read"), readme.indexOf("```text\n$ agentwire trust"));
+  const named = (path: string) => section.includes(`\`${path}\``) || (path.startsWith("conversations.settings.") && section.includes(`\`.${path.split(".").at(-1)}\``));
+  expect(TRUST_REQUIRED_CONFIG_PATHS.map((e) => e.path).filter((p) => !named(p))).toEqual([]);
 });
