@@ -7,6 +7,12 @@
  * variables < command-line flags. Objects merge key by key; an array (or any
  * other value) set by a later layer replaces the earlier one whole.
  *
+ * The parent walk stops at the user's home directory (nothing above it is
+ * read) and at the first directory that is not the user's own or that its
+ * group or others may write (such as /tmp). A project file's keys listed in
+ * TRUST_REQUIRED_CONFIG_PATHS apply only once the user trusts that file
+ * (src/config/config-trust.ts).
+ *
  * Every key is optional; an unknown key is an error (a typo must not pass
  * silently). `protocol/config.schema.json` is generated from this schema:
  * point `"$schema"` at it for completion in an editor.
@@ -197,6 +203,40 @@ export const AgentwireConfigFile = z
   .describe("agentwire configuration file (agentwire.json). Every key is optional.");
 
 export type AgentwireConfigFile = z.infer<typeof AgentwireConfigFile>;
+
+/** What a trust-gated key does that makes it need the user's say-so. */
+export type TrustReason = "runs commands" | "sends credentials";
+
+/**
+ * Keys (dot-separated paths; each covers everything under it) that a project
+ * agentwire.json — one found in the working directory or a parent, not the
+ * user file and not `--config FILE` — may set only once the user has trusted
+ * that file as it is (`agentwire trust DIR`). A cloned repository must not be
+ * able to start a program, make tool calls run unasked, or send the user's
+ * keys (or conversations) to an address it chooses. An untrusted file's
+ * other keys apply; these are skipped with a config_untrusted notice.
+ *
+ * The one list: discovery, `agentwire config`, `agentwire trust` and the
+ * notices all read it.
+ */
+export const TRUST_REQUIRED_CONFIG_PATHS: readonly { path: string; reason: TrustReason; what: string }[] = [
+  { path: "mcpServers", reason: "runs commands", what: "starts MCP server programs (and sends headers to MCP URLs)" },
+  { path: "tools.custom", reason: "runs commands", what: "offers shell commands to the model as tools" },
+  { path: "conversations.settings.approval", reason: "runs commands", what: "can let tool calls run without asking" },
+  { path: "conversations.settings.toolPolicy", reason: "runs commands", what: "can let tools run without asking" },
+  { path: "server.host", reason: "runs commands", what: "can open the agent (and its shell) to other machines" },
+  { path: "server.token", reason: "runs commands", what: "sets the token that lets a client in (a token the file's author knows)" },
+  { path: "server.allowOrigins", reason: "runs commands", what: "lets web pages of other origins drive the agent" },
+  { path: "server.redis", reason: "runs commands", what: "takes forwarded requests and events from a Redis server" },
+  { path: "server.store", reason: "sends credentials", what: "sends conversations (and PGPASSWORD) to a database server" },
+  { path: "llm.baseUrl", reason: "sends credentials", what: "sends the API key (OPENAI_API_KEY) and conversations to this endpoint" },
+  { path: "llm.apiKey", reason: "sends credentials", what: "sends conversations to another account's key" },
+  { path: "llm.apiKeyEnv", reason: "sends credentials", what: "sends the environment variable it names as an API key" },
+  { path: "providers", reason: "sends credentials", what: "sends API keys, headers and conversations to the endpoints it declares" },
+  { path: "defaultProvider", reason: "sends credentials", what: "chooses which endpoint gets the requests" },
+  { path: "tools.envAllow", reason: "sends credentials", what: "lets tools (and so the model) read environment variables" },
+  { path: "tools.web.search", reason: "sends credentials", what: "sends a search API key to a search endpoint" },
+];
 
 /** Paths (dot-separated) whose values are secrets: `agentwire config` masks them. */
 /** `*` stands for one key: an MCP server's env and header names show, their values do not. */

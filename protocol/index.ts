@@ -3,6 +3,7 @@ export * from "./errors.js";
 export * from "./records.js";
 export * from "./attachments.js";
 export * from "./assets.js";
+export * from "./notices.js";
 export * from "./session.js";
 export * from "./conversation.js";
 export * from "./messages.js";

@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { McpStatusSummary } from "./mcp.js";
+import { Notice } from "./notices.js";
 import { DamagedConversationEntry } from "./records.js";
 
 export const InitializeParams = z
@@ -31,6 +32,12 @@ export const InitializeParams = z
   })
   .describe("Parameters of initialize.");
 
+const ServerNotices = z
+  .array(Notice)
+  .describe(
+    "Notices about the server as a whole, to show the user: e.g. configuration it skipped at start because the agentwire.json holding it is not trusted (config_untrusted) or was not read (config_ignored). Empty when there are none.",
+  );
+
 export const InitializeResult = z
   .object({
     protocolVersion: z.string().describe("Protocol version the server speaks."),
@@ -57,6 +64,7 @@ export const InitializeResult = z
       })
       .describe("What the server offers."),
     connectionId: z.string().describe("Id of this connection, as shown in server.status."),
+    notices: ServerNotices,
   })
   .describe("Result of initialize.");
 
@@ -136,6 +144,7 @@ export const ServerStatusResult = z
       .array(DamagedConversationEntry)
       .describe("Stored conversations found damaged so far (checked in the background from start-up, and on every load)."),
     mcp: McpStatusSummary,
+    notices: ServerNotices,
     cluster: ClusterStatus.nullable().describe("Cluster mode (--redis): this instance, what it owns and the live instances; null for a single instance."),
     memory: z
       .object({

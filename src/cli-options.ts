@@ -5,6 +5,7 @@
 import { parseArgs } from "node:util";
 import { type ConfigLayer, setAt } from "./config/config-layers.js";
 import { type ResolvedConfig, resolveCommandConfig } from "./config/resolve-config.js";
+import { parseTrustArgs, type TrustArgs } from "./config/trust-command.js";
 import { DEFAULT_PORT, type ServerConfig } from "./config/server-config.js";
 import { SERVER_VERSION } from "./server-version.js";
 import { readTokenFile } from "./token-file.js";
@@ -22,6 +23,12 @@ Usage:
                                 talk to an agent from the terminal or a script
   agentwire conversations list | show ID | rm ID | export ID [--format json|markdown]
                                 list, print, delete or export stored conversations
+  agentwire trust [DIR]         trust DIR's agentwire.json (default: the working
+                                directory's) as it is now, so that what it sets that
+                                runs commands or sends credentials applies (see
+                                Configuration files); a later change asks again
+  agentwire trust --list | --revoke [DIR]
+                                list the trusted files, or stop trusting one
   agentwire --help | --version
 
 Options (each can also be set in agentwire.json; see Configuration files):
@@ -124,6 +131,15 @@ Configuration files:
   < --config FILE < environment < flags. Objects merge by key; a list set by a
   later layer replaces the earlier one. Schema: protocol/config.schema.json.
   A bad file stops the server, naming the file, the key and the problem.
+  The walk up from the working directory stops at your home directory and
+  before any directory that is not yours or that others can write (such as
+  /tmp); a file there is not read. A project file (any but the user file and
+  --config FILE) applies its keys that run commands or send credentials (MCP
+  servers, custom tools, endpoints, API keys and key names, approval settings;
+  the README lists them all) only once you have run agentwire trust on it;
+  until then the server starts without them and says which. Trust is kept in
+  $XDG_DATA_HOME/agentwire/ (default ~/.local/share/). agentwire config shows
+  how each file was taken.
 `;
 
 export { UsageError } from "./usage-error.js";
@@ -184,7 +200,7 @@ function toolEnvOption(flags: string[]): string[] {
   return [...new Set(entries)];
 }
 
-export type CliCommand = "serve" | "config" | "chat" | "conversations" | "help" | "version";
+export type CliCommand = "serve" | "config" | "chat" | "conversations" | "trust" | "help" | "version";
 
 export interface ParsedCli {
   command: CliCommand;
@@ -197,6 +213,8 @@ export interface ParsedCli {
   chat?: ChatArgs;
   /** `agentwire conversations …`. */
   conversations?: ConversationsArgs;
+  /** `agentwire trust …`. */
+  trust?: TrustArgs;
 }
 
 export interface CliEnvironment {
@@ -220,6 +238,10 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv, where: CliEnvir
   if (argv[0] === "conversations") {
     const conversations = parseConversationsArgs(argv.slice(1), env, where);
     return conversations ? { command: "conversations", conversations } : { command: "help" };
+  }
+  if (argv[0] === "trust") {
+    const trust = parseTrustArgs(argv.slice(1));
+    return trust ? { command: "trust", trust } : { command: "help" };
   }
   let parsed;
   try {
@@ -254,7 +276,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv, where: CliEnvir
   if (positionals.length === 0) return { command: "help" };
   const command = positionals[0];
   if ((command !== "serve" && command !== "config") || positionals.length > 1) {
-    throw new UsageError(`unknown command "${positionals.join(" ")}"; try: agentwire serve, config, chat or conversations`);
+    throw new UsageError(`unknown command "${positionals.join(" ")}"; try: agentwire serve, config, chat, conversations or trust`);
   }
   if (values.json && command !== "config") throw new UsageError("--json goes with agentwire config");
   const logLevel = values["log-level"];

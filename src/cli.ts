@@ -45,6 +45,17 @@ async function main(): Promise<void> {
     const { runConversations } = await import("./chat/conversations-command.js");
     process.exit(await runConversations(parsed.conversations!));
   }
+  if (parsed.command === "trust") {
+    const { runTrust, TrustRefused } = await import("./config/trust-command.js");
+    try {
+      runTrust(parsed.trust!, { env: process.env }, (line) => process.stdout.write(`${line}\n`));
+    } catch (error) {
+      if (!(error instanceof TrustRefused || error instanceof ConfigFileError || error instanceof UsageError)) throw error;
+      process.stderr.write(`agentwire: ${error instanceof ConfigFileError ? `bad configuration: ${error.message}` : error.message}\n`);
+      process.exit(2);
+    }
+    return;
+  }
   if (parsed.command === "config") {
     const { formatReport, reportJson } = await import("./config/config-report.js");
     process.stdout.write(parsed.json ? reportJson(parsed.resolved!) : formatReport(parsed.resolved!));
@@ -68,6 +79,8 @@ async function main(): Promise<void> {
     const code = (error as NodeJS.ErrnoException).code;
     if (known || code === "EADDRINUSE" || code === "EACCES" || code === "EADDRNOTAVAIL") {
       const hint = code === "EADDRINUSE" ? ` (port ${config.port} is in use; pick another with --port, or --port 0)` : "";
+      // A skipped key may be why (a model on an untrusted file's provider): say what was skipped first.
+      for (const notice of config.notices) process.stderr.write(`agentwire: ${notice.message}\n`);
       process.stderr.write(`agentwire: ${(error as Error).message}${hint}\n`);
       process.exit(1);
     }
@@ -80,6 +93,8 @@ async function main(): Promise<void> {
       `default model ${config.model ?? "none (set AGENTWIRE_MODEL or --model, or pass one per conversation or step)"}; ` +
       `token ${config.token ? "required" : "not required (loopback only)"}`,
   );
+  // What the configuration left out (an untrusted or unreadable file), and how to put it back; clients get it in initialize.
+  for (const notice of config.notices) server.app.log.warn(notice.message);
   // Tool process groups must not outlive the server, however it ends.
   const { killAllProcessGroups } = await import("./tools/process-group.js");
   process.on("exit", killAllProcessGroups);

@@ -2,7 +2,9 @@
  * agentwire.json: discovery (user file, parents, nearest), precedence
  * against environment and flags, how objects and lists merge, errors that
  * name the file and the key, `agentwire config` with its sources and masked
- * secrets, and a configured default reaching a conversation.
+ * secrets, and a configured default reaching a conversation. Project files
+ * that set trust-gated keys are trusted first, through the code path of
+ * `agentwire trust` (config-trust.test.ts tests the trust itself).
  */
 import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -13,6 +15,7 @@ import { parseCli } from "../src/cli-options.js";
 import { ConfigFileError } from "../src/config/config-file.js";
 import { CONFIG_FIELDS } from "../src/config/config-fields.js";
 import { formatReport, MASK } from "../src/config/config-report.js";
+import { runTrust } from "../src/config/trust-command.js";
 import { defaultConfig } from "../src/config/server-config.js";
 import { killAllCli, runCli } from "./harness/cli-process.js";
 import { startTestServer } from "./harness/test-server.js";
@@ -20,11 +23,13 @@ import { startTestServer } from "./harness/test-server.js";
 let root: string;
 let project: string;
 let xdg: string;
+let dataHome: string;
 
 beforeEach(async () => {
   root = await mkdtemp(join(tmpdir(), "agentwire-config-"));
   project = join(root, "work", "project");
   xdg = join(root, "xdg");
+  dataHome = join(root, "data-home");
   await mkdir(project, { recursive: true });
   await mkdir(join(xdg, "agentwire"), { recursive: true });
 });
@@ -34,7 +39,10 @@ afterEach(async () => {
 });
 
 const write = (path: string, text: string) => writeFile(path, text);
-const serve = (argv: string[] = [], env: NodeJS.ProcessEnv = {}) => parseCli(["serve", ...argv], { XDG_CONFIG_HOME: xdg, ...env }, { cwd: project });
+const serve = (argv: string[] = [], env: NodeJS.ProcessEnv = {}) =>
+  parseCli(["serve", ...argv], { XDG_CONFIG_HOME: xdg, XDG_DATA_HOME: dataHome, ...env }, { cwd: project });
+/** `agentwire trust DIR`, as the command runs it. */
+const trust = (dir: string) => runTrust({ action: "trust", target: dir }, { env: { XDG_DATA_HOME: dataHome } }, () => {});
 
 function configError(run: () => unknown): ConfigFileError {
   try {
@@ -79,6 +87,8 @@ describe("layers", () => {
   it("merges objects key by key and replaces lists whole", async () => {
     await write(join(root, "work", "agentwire.json"), `{ "server": { "allowOrigins": ["http://a", "http://b"] }, "conversations": { "settings": { "maxIterations": 3, "toolHistoryRounds": 2 } } }`);
     await write(join(project, "agentwire.json"), `{ "server": { "allowOrigins": ["http://c"] }, "conversations": { "settings": { "maxIterations": 5 } } }`);
+    trust(join(root, "work"));
+    trust(project);
     const { config } = serve();
     expect(config!.allowOrigins).toEqual(["http://c"]);
     expect(config!.conversationDefaults).toEqual({ maxIterations: 5, toolHistoryRounds: 2 });
@@ -102,9 +112,11 @@ describe("layers", () => {
 
   it("reads an API key from the variable llm.apiKeyEnv names, and a nearer apiKey wins over a farther apiKeyEnv", async () => {
     await write(join(root, "work", "agentwire.json"), `{ "llm": { "apiKeyEnv": "MY_KEY" } }`);
+    trust(join(root, "work"));
     expect(serve([], { MY_KEY: "sk-from-my-key" }).config!.openaiApiKey).toBe("sk-from-my-key");
     expect(configError(() => serve()).message).toContain("llm.apiKeyEnv: names MY_KEY, which is not set");
     await write(join(project, "agentwire.json"), `{ "llm": { "apiKey": "sk-nearer" } }`);
+    trust(project);
     expect(serve([], { MY_KEY: "sk-from-my-key" }).config!.openaiApiKey).toBe("sk-nearer");
   });
 
@@ -151,6 +163,7 @@ describe("agentwire config", { timeout: 20_000 }, () => {
       join(project, "agentwire.json"),
       `{ "server": { "token": "file-token-123" }, "mcpServers": { "gh": { "command": "gh-mcp", "env": { "GITHUB_TOKEN": "ghp_secret" } } } }`,
     );
+    trust(project);
     const { resolved } = serve(["--port", "9123"], { OPENAI_API_KEY: "sk-env-secret" });
     const text = formatReport(resolved!);
     expect(text).toMatch(/server\.port\s+9123\s+flag --port/);
@@ -167,6 +180,7 @@ describe("agentwire config", { timeout: 20_000 }, () => {
       join(project, "agentwire.json"),
       `{ "defaultProvider": "or", "providers": { "or": { "baseUrl": "https://openrouter.ai/api/v1", "apiKey": "sk-or-secret", "headers": { "HTTP-Referer": "ref-secret" }, "models": { "qwen": { "tools": false } } } } }`,
     );
+    trust(project);
     const { config, resolved } = serve();
     expect(config!.defaultProvider).toBe("or");
     expect(config!.providers.or).toMatchObject({ baseUrl: "https://openrouter.ai/api/v1", apiKey: "sk-or-secret", models: { qwen: { tools: false } } });
@@ -178,13 +192,15 @@ describe("agentwire config", { timeout: 20_000 }, () => {
 
   it("shows a value under a key that holds a dot (a model named gpt-4.1) as it was set", async () => {
     await write(join(project, "agentwire.json"), `{ "providers": { "oa": { "baseUrl": "http://127.0.0.1:9/v1", "models": { "gpt-4.1": { "imageInput": true } } } } }`);
+    trust(project);
     const text = formatReport(serve().resolved!);
     expect(text).toMatch(/providers\.oa\.models\.gpt-4\.1\.imageInput\s+true\s/);
   });
 
   it("as the real binary: the report, --json, and a bad file stopping serve with exit 2 and no stack trace", async () => {
     await write(join(project, "agentwire.json"), `{ "model": "m1", "llm": { "apiKey": "sk-file-secret" } }`);
-    const report = runCli(["config", "--json"], { XDG_CONFIG_HOME: xdg }, "src/cli.ts", project);
+    trust(project);
+    const report = runCli(["config", "--json"], { XDG_CONFIG_HOME: xdg, XDG_DATA_HOME: dataHome }, "src/cli.ts", project);
     expect((await report.exited).code).toBe(0);
     const json = JSON.parse(report.stdout()) as { files: string[]; values: { model: string; llm: { apiKey: string } }; sources: Record<string, string> };
     expect(json.files).toEqual([join(project, "agentwire.json")]);
@@ -203,7 +219,8 @@ describe("agentwire config", { timeout: 20_000 }, () => {
     // Valid as a file, unusable as tools: two custom tools of one name stop the start as cleanly.
     const tool = { name: "twice", description: "d", command: "true" };
     await write(join(project, "agentwire.json"), JSON.stringify({ tools: { custom: [tool, tool] } }));
-    const clash = runCli(["serve", "--port", "0", "--data-dir", join(root, "data")], { XDG_CONFIG_HOME: xdg }, "src/cli.ts", project);
+    trust(project);
+    const clash = runCli(["serve", "--port", "0", "--data-dir", join(root, "data")], { XDG_CONFIG_HOME: xdg, XDG_DATA_HOME: dataHome }, "src/cli.ts", project);
     expect((await clash.exited).code).toBe(1);
     expect(clash.stderr()).toMatch(/^agentwire: .*twice/m);
     expect(clash.stderr()).not.toMatch(/\n\s+at /);

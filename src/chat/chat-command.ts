@@ -62,6 +62,9 @@ export async function runChat(args: ChatArgs, io: ChatIo = defaultIo()): Promise
     return 1;
   }
 
+  // What the server left out at start (an untrusted agentwire.json…): said before the agent runs anything.
+  for (const notice of connection.client.initializeResult.notices ?? []) stderr.write(`${colors.yellow(`agentwire: ${notice.message}`)}\n`);
+
   const rl: Interface | undefined = canAsk ? createInterface({ input: stdin, output: stderr, terminal: true }) : undefined;
   const decider = chooseDecider(args, rl, colors, spinner, io, terminal);
   const autoConfirm = args.tools === "yes" ? true : args.auto;

@@ -3,7 +3,8 @@ import { SECRET_CONFIG_PATHS, SECRET_URL_CONFIG_PATHS } from "../../protocol/con
 import { redactPassword } from "../store/postgres-url.js";
 import { CONFIG_FIELDS } from "./config-fields.js";
 import { isPlainObject, valueAt } from "./config-layers.js";
-import type { ResolvedConfig } from "./resolve-config.js";
+import { trustCommand } from "./config-trust.js";
+import type { ConfigFileState, ResolvedConfig } from "./resolve-config.js";
 
 export const MASK = "•••••• (secret)";
 
@@ -50,9 +51,32 @@ export function reportLines(resolved: ResolvedConfig): ReportLine[] {
   return lines;
 }
 
+/** One line on how a file was taken: applied whole, partly (and what was left out), or not read. */
+export function describeFileState(state: ConfigFileState): string {
+  switch (state.status) {
+    case "user":
+      return "your user file: applied";
+    case "explicit":
+      return "named by --config: applied";
+    case "no trust needed":
+      return "applied (sets nothing that runs commands or sends credentials, so it needs no trust)";
+    case "trusted":
+      return "trusted (unchanged since agentwire trust): applied";
+    case "untrusted":
+    case "changed":
+      return (
+        `${state.status === "changed" ? "CHANGED since you trusted it" : "NOT TRUSTED"}: applied without ${state.skipped.join(", ")}` +
+        ` (they run commands or send credentials); to apply them: ${trustCommand(state.file)}`
+      );
+    case "ignored":
+      return `IGNORED, not read: ${state.reason}`;
+  }
+}
+
 export function formatReport(resolved: ResolvedConfig): string {
   const out: string[] = ["Configuration files (lowest precedence first; then environment, then flags):"];
-  out.push(...(resolved.files.length ? resolved.files.map((f) => `  ${f}`) : ["  (none found)"]));
+  if (resolved.fileStates.length === 0) out.push("  (none found)");
+  for (const state of resolved.fileStates) out.push(`  ${state.file}`, `      ${describeFileState(state)}`);
   out.push("");
   const lines = reportLines(resolved).map((l) => ({
     path: l.path,
@@ -69,6 +93,7 @@ export function reportJson(resolved: ResolvedConfig): string {
   return `${JSON.stringify(
     {
       files: resolved.files,
+      fileStates: resolved.fileStates,
       values: maskSecrets(resolved.merged.values, ""),
       sources: Object.fromEntries(resolved.merged.sources),
     },

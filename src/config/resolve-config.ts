@@ -1,17 +1,22 @@
 /**
  * The effective configuration: defaults < user file < parent files
  * (farthest first) < nearest file < `--config FILE` < environment variables
- * < command-line flags. See config-layers.ts for how layers merge.
+ * < command-line flags. See config-layers.ts for how layers merge, and
+ * config-discovery.ts / config-trust.ts for which files are read and what an
+ * untrusted one may set.
  */
 import { resolve as resolvePath } from "node:path";
 import { AgentwireConfigFile } from "../../protocol/config.js";
+import type { Notice } from "../../protocol/notices.js";
 import { formatIssuePath } from "../rpc/issue-path.js";
 import { isToolEnvEntry, splitToolEnvList } from "../tools/tool-environment.js";
-import { findConfigFiles } from "./config-discovery.js";
+import { findConfigFiles, type FoundConfigFile, realpathOr } from "./config-discovery.js";
 import { CONFIG_FIELDS } from "./config-fields.js";
-import { ConfigFileError, readConfigFile } from "./config-file.js";
+import { ConfigFileError, loadConfigFile } from "./config-file.js";
 import { type ConfigLayer, type MergedConfig, mergeLayers, setAt, valueAt } from "./config-layers.js";
+import { ignoredNotice, trustRequiredPathsIn, untrustedNotice, withoutPaths } from "./config-trust.js";
 import { defaultConfig, type ServerConfig } from "./server-config.js";
+import { TrustStore, trustStorePath } from "./trust-store.js";
 
 export interface ResolveOptions {
   cwd: string;
@@ -25,11 +30,31 @@ export interface ResolveOptions {
   discover?: boolean;
 }
 
+/**
+ * How one configuration file was taken. user: the user file, and
+ * explicit: `--config FILE`, apply whole (the user wrote or named them).
+ * A project file applies whole when it needs no trust or is trusted as it
+ * is; untrusted or changed (since trusted): all but `skipped`. ignored: not
+ * read at all, `reason` says why.
+ */
+export interface ConfigFileState {
+  file: string;
+  kind: "user" | "project" | "explicit";
+  status: "user" | "explicit" | "no trust needed" | "trusted" | "untrusted" | "changed" | "ignored";
+  /** Trust-gated keys the file sets that were left out. */
+  skipped: string[];
+  reason?: string;
+}
+
 export interface ResolvedConfig {
   config: ServerConfig;
   merged: MergedConfig;
   /** The files read, lowest precedence first. */
   files: string[];
+  /** Every file found, read or not, lowest precedence first, with how it was taken. */
+  fileStates: ConfigFileState[];
+  /** What was skipped, for the user (also in config.notices): on stderr at start and to clients. */
+  notices: Notice[];
 }
 
 /** Environment variables that set configuration, and where each goes. */
@@ -62,14 +87,50 @@ export function resolveCommandConfig(flags: ConfigLayer, env: NodeJS.ProcessEnv,
 }
 
 export function resolveConfig(options: ResolveOptions): ResolvedConfig {
-  const files = options.discover === false ? [] : findConfigFiles(options);
-  if (options.explicitFile && !files.includes(options.explicitFile)) files.push(options.explicitFile);
+  const found: (FoundConfigFile | { file: string; kind: "explicit"; ignored?: undefined })[] = options.discover === false ? [] : findConfigFiles(options);
+  const explicit = options.explicitFile;
+  if (explicit) {
+    // Named on the command line: taken whole, the user chose it (at its discovered place if it was found too).
+    const at = found.findIndex((f) => realpathOr(f.file) === realpathOr(explicit));
+    if (at >= 0) found[at] = { file: found[at]!.file, kind: "explicit" };
+    else found.push({ file: explicit, kind: "explicit" });
+  }
   const layers: ConfigLayer[] = [defaultsLayer()];
-  for (const file of files) layers.push({ label: file, values: readConfigFile(file) as Record<string, unknown> });
+  const fileStates: ConfigFileState[] = [];
+  const notices: Notice[] = [];
+  // Read only when a project file needs it: most starts never touch the trust list.
+  let store: TrustStore | undefined;
+  const trustStore = () => (store ??= TrustStore.load(trustStorePath(options.env, options.home)));
+  for (const { file, kind, ignored } of found) {
+    const loaded = ignored ? { ignored } : loadConfigFile(file, { checkOwner: kind !== "explicit" });
+    if (loaded.ignored !== undefined) {
+      fileStates.push({ file, kind, status: "ignored", skipped: [], reason: loaded.ignored });
+      notices.push(ignoredNotice(file, loaded.ignored));
+      continue;
+    }
+    let values = loaded.values as Record<string, unknown>;
+    let state: ConfigFileState = { file, kind, status: kind === "project" ? "no trust needed" : kind, skipped: [] };
+    const gated = kind === "project" ? trustRequiredPathsIn(values) : [];
+    if (gated.length > 0) {
+      const verdict = trustStore().verdict(realpathOr(file), loaded.sha256);
+      if (verdict === "trusted") {
+        state = { ...state, status: "trusted" };
+      } else {
+        values = withoutPaths(values, gated);
+        state = { ...state, status: verdict, skipped: gated };
+        notices.push(untrustedNotice(file, gated, verdict));
+      }
+    }
+    fileStates.push(state);
+    layers.push({ label: file, values });
+  }
   layers.push(checked(environmentLayer(options.env)));
   if (options.flags) layers.push(checked(options.flags));
   const merged = mergeLayers(layers);
-  return { config: toServerConfig(merged, options.env), merged, files };
+  const config = toServerConfig(merged, options.env);
+  config.notices = notices;
+  const files = fileStates.filter((s) => s.status !== "ignored").map((s) => s.file);
+  return { config, merged, files, fileStates, notices };
 }
 
 /** The defaults, shaped as a file, so every value has a source. */

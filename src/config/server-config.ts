@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import type { McpServersConfig } from "../../protocol/config-mcp.js";
+import type { Notice } from "../../protocol/notices.js";
 import type { ProvidersConfig } from "../../protocol/config-providers.js";
 import type { CustomToolDefinition, WebToolsConfig } from "../../protocol/config-tools.js";
 import type { ConversationSettings } from "../../protocol/records.js";
@@ -98,6 +99,12 @@ export interface ServerConfig {
    */
   systemPrompt?: string;
   logLevel: LogLevel;
+  /**
+   * What the server tells every client (initialize, server.status) and logs
+   * at start: configuration it skipped (an untrusted or unreadable file).
+   * Filled by resolve-config.ts; not a setting.
+   */
+  notices: Notice[];
   /** text: one human line per entry; json: one JSON object per line ({time, level, msg, conversationId?, generationId?, err?}). */
   logFormat: LogFormat;
 }
@@ -147,6 +154,7 @@ export function defaultConfig(overrides: Partial<ServerConfig> = {}): ServerConf
     systemPrompt: DEFAULT_SYSTEM_PROMPT_TEMPLATE,
     logLevel: "info",
     logFormat: "text",
+    notices: [],
     ...overrides,
   };
 }

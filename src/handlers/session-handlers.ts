@@ -41,6 +41,7 @@ export const initialize: Handlers["initialize"] = (params, { connection, app, af
       },
     },
     connectionId: connection.id,
+    notices: config.notices,
   };
 };
 
@@ -64,6 +65,7 @@ export const serverStatus: Handlers["server.status"] = async (_params, { app }) 
     totals: { ...totals, generations: { ...totals.generations }, toolCalls: { ...totals.toolCalls } },
     damagedConversations: app.store.damaged().map((d) => ({ conversationId: d.id, problem: d.problem })),
     mcp: app.mcp.status(),
+    notices: app.config.notices,
     cluster: app.cluster ? await app.cluster.status() : null,
     memory: { rss: memory.rss, heapUsed: memory.heapUsed },
   };

@@ -480,6 +480,19 @@ class InitializeResultCapabilities(TypedDict):
     """
 
 
+class InitializeResultNoticesItem(TypedDict):
+    code: Literal["config_untrusted", "config_ignored"]
+    """What the notice is about: config_untrusted: A project agentwire.json sets keys that run commands
+    or send credentials (MCP servers, custom tools, endpoints, key names, approval settings…), and
+    the user has not trusted it as it is now: the server started without those keys. `agentwire
+    trust DIR` applies them; a later change to the file asks again. config_ignored: An
+    agentwire.json was not read at all: its directory or the file itself is not owned by the user
+    running the server, or is writable by its group or by others.
+    """
+    message: str
+    """One or two sentences for the user: what happened and what to do about it."""
+
+
 class InitializeResult(TypedDict):
     """Result of initialize."""
 
@@ -491,6 +504,11 @@ class InitializeResult(TypedDict):
     """What the server offers."""
     connectionId: str
     """Id of this connection, as shown in server.status."""
+    notices: list[InitializeResultNoticesItem]
+    """Notices about the server as a whole, to show the user: e.g. configuration it skipped at start
+    because the agentwire.json holding it is not trusted (config_untrusted) or was not read
+    (config_ignored). Empty when there are none.
+    """
 
 
 ServerStatusParams: TypeAlias = dict[str, Any]
@@ -648,6 +666,11 @@ class ServerStatusResult(TypedDict):
     """
     mcp: ServerStatusResultMcp
     """MCP servers at a glance; mcp.list has the details."""
+    notices: list[InitializeResultNoticesItem]
+    """Notices about the server as a whole, to show the user: e.g. configuration it skipped at start
+    because the agentwire.json holding it is not trusted (config_untrusted) or was not read
+    (config_ignored). Empty when there are none.
+    """
     cluster: ServerStatusResultCluster | None
     """Cluster mode (--redis): this instance, what it owns and the live instances; null for a single
     instance.
