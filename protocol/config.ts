@@ -227,6 +227,7 @@ export const TRUST_REQUIRED_CONFIG_PATHS: readonly { path: string; reason: Trust
   { path: "server.host", reason: "runs commands", what: "can open the agent (and its shell) to other machines" },
   { path: "server.token", reason: "runs commands", what: "sets the token that lets a client in (a token the file's author knows)" },
   { path: "server.allowOrigins", reason: "runs commands", what: "lets web pages of other origins drive the agent" },
+  { path: "tools.web.allowPrivateNetwork", reason: "runs commands", what: "lets web_fetch reach this machine's and the local network's services" },
   { path: "server.redis", reason: "runs commands", what: "takes forwarded requests and events from a Redis server" },
   { path: "server.store", reason: "sends credentials", what: "sends conversations (and PGPASSWORD) to a database server" },
   { path: "llm.baseUrl", reason: "sends credentials", what: "sends the API key (OPENAI_API_KEY) and conversations to this endpoint" },
