@@ -45,11 +45,15 @@ export const ModelCapabilitiesConfig = z
   })
   .describe("What one model can do. Every key is optional; a model not declared at all has unknown capabilities and nothing is refused for it.");
 
+/** The model APIs a provider can speak: the one list of wire names (src/llm/wires/wire-table.ts implements each). */
+export const WireName = z
+  .enum(["chat", "responses"])
+  .describe("The API a provider speaks: chat (Chat Completions, what every OpenAI-compatible server offers) or responses (OpenAI's Responses API).");
+export type WireName = z.infer<typeof WireName>;
+
 export const ProviderDefinition = z
   .strictObject({
-    wire: z
-      .enum(["chat", "responses"])
-      .optional()
+    wire: WireName.optional()
       .describe("The API it speaks: chat (Chat Completions, what every OpenAI-compatible server offers) or responses (OpenAI's Responses API). Default chat."),
     baseUrl: z.string().url().describe("Its endpoint, e.g. https://api.openai.com/v1 or http://localhost:11434/v1."),
     apiKey: z.string().min(1).optional().describe("Its API key. Secret: prefer apiKeyEnv."),

@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { ReasoningEffort } from "./config-providers.js";
+import { ReasoningEffort, WireName } from "./config-providers.js";
 
 export const ToolSpec = z
   .object({
@@ -59,7 +59,7 @@ export const ModelsListResult = z
         z
           .object({
             name: z.string().describe("Provider name, the prefix of its models' ids."),
-            wire: z.enum(["chat", "responses"]).describe("The API it speaks: Chat Completions or the Responses API."),
+            wire: WireName.describe("The API it speaks: Chat Completions or the Responses API."),
             baseUrl: z.string().describe("Its endpoint (without any credentials in the URL)."),
             status: z
               .enum(["ok", "unreachable", "error"])

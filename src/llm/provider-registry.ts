@@ -14,7 +14,7 @@
  *     configured, where the whole name goes to the environment's endpoint as
  *     it always did (OpenRouter ids like "meta-llama/llama-3.1-8b").
  */
-import type { ProviderDefinition, ProvidersConfig } from "../../protocol/config-providers.js";
+import type { ProviderDefinition, ProvidersConfig, WireName } from "../../protocol/config-providers.js";
 import type { ModelsListResult } from "../../protocol/tools.js";
 import { capabilitiesFrom, capabilityProblem, type CapabilityProblem, type ModelCapabilities } from "./capability-gate.js";
 import type { ChatRequest, LlmProvider, ModelInfo } from "./provider.js";
@@ -28,7 +28,7 @@ const OPENAI_BASE_URL = "https://api.openai.com/v1";
 /** What a factory needs to build one provider's LlmProvider. */
 export interface ProviderEndpoint {
   name: string;
-  wire: "chat" | "responses";
+  wire: WireName;
   baseUrl: string;
   /** Resolved (apiKeyEnv read); absent when the endpoint takes none. */
   apiKey?: string;

@@ -6,8 +6,9 @@
 import type OpenAI from "openai";
 import type { ChatRequest, DoneEvent } from "../provider.js";
 
-/** The wire protocols a provider can speak. */
-export type WireName = "chat" | "responses";
+import type { WireName } from "../../../protocol/config-providers.js";
+
+export type { WireName };
 
 /**
  * Consecutive deltas of one kind within a network read, merged: one read
