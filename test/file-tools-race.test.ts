@@ -7,12 +7,15 @@
  * check has to hold for the object actually opened, not for the path as it
  * was a moment before.
  */
+import { execFileSync } from "node:child_process";
+import { closeSync, constants, openSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, readFile, realpath, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MAX_FILE_ATTACHMENT_BYTES } from "../protocol/index.js";
 import { readWorkspaceText } from "../src/attachments/workspace-file.js";
+import { createLoadSkillTool } from "../src/skills/load-skill-tool.js";
 import { createFileTools } from "../src/tools/files/file-tools.js";
 import type { Tool, ToolResult } from "../src/tools/tool.js";
 import { startPathSwapper } from "./harness/path-swapper.js";
@@ -43,7 +46,7 @@ afterEach(async () => {
 });
 
 function call(name: string, args: Record<string, unknown>): Promise<ToolResult> {
-  const tool = tools.get(name) as Tool;
+  const tool = (name === "load_skill" ? createLoadSkillTool({ env: {}, home: join(base, "home") }) : tools.get(name)) as Tool;
   return tool.run(args, { cwd: ws, conversationId: "c_race", signal: new AbortController().signal, timeoutMs: 10_000, onOutput: () => {} });
 }
 
@@ -150,5 +153,57 @@ describe("a directory swapped for a symlink out, between check and use (1,000 tr
     });
     console.log(`edit_file: ${overwritten} edited the outside file, ${stray} files left outside`);
     expect({ outside: tally.outside, overwritten, stray }).toEqual({ outside: 0, overwritten: 0, stray: 0 });
+  });
+
+  it("load_skill never reads a skill folder swapped for one outside", { timeout: 60_000 }, async () => {
+    const skill = (name: string, body: string) => `---\nname: ${name}\ndescription: a skill\n---\n${body}\n`;
+    await mkdir(join(ws, ".agentwire", "skills", "tidy"), { recursive: true });
+    await writeFile(join(ws, ".agentwire", "skills", "tidy", "SKILL.md"), skill("tidy", "inside instructions"));
+    await mkdir(join(outside, "tidy"));
+    await writeFile(join(outside, "tidy", "SKILL.md"), skill("tidy", "OUTSIDE instructions"));
+    await symlink(join(outside, "tidy"), join(ws, ".agentwire", "skills", "swap"));
+    const swapper = await startPathSwapper(join(ws, ".agentwire", "skills", "tidy"), join(ws, ".agentwire", "skills", "swap"));
+    let reached = 0;
+    let loaded = 0;
+    try {
+      for (let i = 0; i < TRIALS; i++) {
+        const result = await call("load_skill", { name: "tidy" });
+        if (result.success) loaded++;
+        if (result.output.includes("OUTSIDE")) reached++;
+      }
+    } finally {
+      const swaps = await swapper.stop();
+      console.log(`load_skill (folder swapped out): ${reached}/${TRIALS} reached outside, ${loaded} loaded, ${swaps} swaps`);
+    }
+    expect(reached).toBe(0);
+  });
+
+  it("load_skill never waits on a FIFO swapped in for SKILL.md", { timeout: 60_000 }, async () => {
+    const dir = join(ws, ".agentwire", "skills", "tidy");
+    await mkdir(dir, { recursive: true });
+    await writeFile(join(dir, "SKILL.md"), "---\nname: tidy\ndescription: a skill\n---\ninstructions\n");
+    execFileSync("mkfifo", [join(dir, "pipe")]);
+    const swapper = await startPathSwapper(join(dir, "SKILL.md"), join(dir, "pipe"));
+    let hung = 0;
+    try {
+      for (let i = 0; i < 300 && hung === 0; i++) {
+        const result = call("load_skill", { name: "tidy" });
+        let timer: NodeJS.Timeout | undefined;
+        const late = new Promise<"hung">((resolve) => (timer = setTimeout(() => resolve("hung"), 2000)));
+        if ((await Promise.race([result, late])) === "hung") hung++;
+        clearTimeout(timer);
+      }
+    } finally {
+      await swapper.stop();
+      // A read blocked in open() of the FIFO (the code before the fix) is released by a writer.
+      for (const name of ["SKILL.md", "pipe"]) {
+        try {
+          closeSync(openSync(join(dir, name), constants.O_WRONLY | constants.O_NONBLOCK));
+        } catch {
+          // Not a FIFO, or no reader waiting.
+        }
+      }
+    }
+    expect(hung).toBe(0);
   });
 });
