@@ -42,7 +42,7 @@
  * now (device and inode) and names are joined to the path: that narrows the
  * window but cannot close it. The server's platform, Linux, always has /proc.
  */
-import { constants, type Dirent, type Stats } from "node:fs";
+import { constants, existsSync, type Dirent, type Stats } from "node:fs";
 import { lstat, mkdir, open, readdir, readlink, rename, unlink, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import { FileToolError, rethrowFsError } from "./file-tool-error.js";
@@ -72,15 +72,8 @@ export interface WorkspaceFile {
   close(): Promise<void>;
 }
 
-let procFd: Promise<boolean> | undefined;
-/** Whether /proc/self/fd can name an open descriptor's object (Linux). */
-function hasProcFd(): Promise<boolean> {
-  procFd ??= lstat("/proc/self/fd").then(
-    (info) => info.isDirectory(),
-    () => false,
-  );
-  return procFd;
-}
+/** Whether /proc/self/fd can name an open descriptor's object (Linux): looked at once. */
+const PROC_FD = existsSync("/proc/self/fd");
 
 /**
  * Opens the regular file at `path` — a real path already checked to be inside
@@ -130,9 +123,11 @@ export async function readUpTo(handle: FileHandle, limit: number, signal?: Abort
       buffer.copy(grown, 0, 0, filled);
       buffer = grown;
     }
-    const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
-    if (bytesRead === 0) break;
+    const asked = buffer.length - filled;
+    const { bytesRead } = await handle.read(buffer, filled, asked, filled);
     filled += bytesRead;
+    // A regular file reads short only at its end: no further read is needed to find it.
+    if (bytesRead < asked) break;
   }
   return buffer.subarray(0, filled);
 }
@@ -157,7 +152,7 @@ export class WorkspaceDirectory {
     try {
       const info = await verify(handle, expected, display);
       if (!info.isDirectory()) throw new FileToolError(`"${display}" is not a directory`);
-      return new WorkspaceDirectory(expected, handle, await hasProcFd(), display);
+      return new WorkspaceDirectory(expected, handle, PROC_FD, display);
     } catch (error) {
       await handle.close().catch(() => {});
       throw error;
@@ -281,12 +276,15 @@ async function openOrExplain(target: string, flags: number, display: string, mod
 
 /** fstat of the descriptor, after checking that the object opened is the one at `expected`. */
 async function verify(handle: FileHandle, expected: string, display: string): Promise<Stats> {
-  const info = await handle.stat();
   let same: boolean;
-  if (await hasProcFd()) {
+  let info: Stats;
+  if (PROC_FD) {
     // The kernel's name for the object held; " (deleted)" is appended when it has none left.
-    same = (await readlink(`/proc/self/fd/${handle.fd}`).catch(() => null)) === expected;
+    const [stats, actual] = await Promise.all([handle.stat(), readlink(`/proc/self/fd/${handle.fd}`).catch(() => null)]);
+    info = stats;
+    same = actual === expected;
   } else {
+    info = await handle.stat();
     const named = await lstat(expected).catch(() => null);
     same = named !== null && named.dev === info.dev && named.ino === info.ino;
   }
