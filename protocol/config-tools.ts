@@ -1,11 +1,24 @@
 /**
- * Configuration of the tools beyond the built-in ones: commands declared as
- * tools (`tools.custom`) and the web tools (`tools.web`). Part of
- * agentwire.json (protocol/config.ts).
+ * Configuration of the tools: the built-in file tools (`tools.files`),
+ * commands declared as tools (`tools.custom`) and the web tools
+ * (`tools.web`). Part of agentwire.json (protocol/config.ts).
  */
 import * as z from "zod";
 
 export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+
+export const FileToolsConfig = z
+  .strictObject({
+    allowHardLinks: z
+      .boolean()
+      .describe(
+        "Let the file tools (and file attachments) read and replace regular files that have more than one hard link. " +
+          "A hard link inside the workspace may be another name of a file outside it, which no path check can see, so by default such files are refused " +
+          "(search_files skips them and says so). Turn on for trees built of hard links, such as pnpm's node_modules. Default false.",
+      ),
+  })
+  .partial()
+  .describe("The built-in file tools (read_file, list_files, search_files, write_file, edit_file), which never reach outside the workspace.");
 
 export const CustomToolDefinition = z
   .strictObject({
@@ -88,6 +101,7 @@ export const WebToolsConfig = z
   .partial()
   .describe("The web tools; both are off unless enabled here.");
 
+export type FileToolsConfig = z.infer<typeof FileToolsConfig>;
 export type CustomToolDefinition = z.infer<typeof CustomToolDefinition>;
 export type WebFetchConfig = z.infer<typeof WebFetchConfig>;
 export type WebSearchConfig = z.infer<typeof WebSearchConfig>;

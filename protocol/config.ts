@@ -20,7 +20,7 @@
 import * as z from "zod";
 import { McpServersConfig } from "./config-mcp.js";
 import { ProviderName, ProvidersConfig } from "./config-providers.js";
-import { CustomToolDefinition, WebToolsConfig } from "./config-tools.js";
+import { CustomToolDefinition, FileToolsConfig, WebToolsConfig } from "./config-tools.js";
 import { ConversationSettingsPatch } from "./records.js";
 
 const Bytes = (what: string) => z.number().int().min(1).describe(what);
@@ -120,6 +120,7 @@ export const ToolsSection = z
     envAllow: z
       .array(z.string().min(1))
       .describe("Environment variables tools may see besides the harmless defaults (NAME, or PREFIX* which never matches credential-like names). Flag: --tool-env."),
+    files: FileToolsConfig,
     custom: z.array(CustomToolDefinition).describe("Shell commands offered to the model as tools."),
     web: WebToolsConfig,
   })

@@ -140,7 +140,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
     );
   }
   // Before the store opens: a tool configuration that cannot work stops the start with nothing to undo.
-  const builtinTools = parts.tools ? [] : [...defaultTools({ envAllow: config.toolEnvAllow }), createLoadSkillTool()];
+  const builtinTools = parts.tools ? [] : [...defaultTools({ envAllow: config.toolEnvAllow, files: { allowHardLinks: config.allowHardLinks } }), createLoadSkillTool()];
   const mcp = new McpManager(config, log, parts.mcp);
   const tools = parts.tools ?? createToolRegistry([...builtinTools, ...configuredTools(config, builtinTools)], [mcp]);
   const store = parts.store ?? (await createConfiguredStore(config, log));

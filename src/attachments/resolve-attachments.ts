@@ -10,6 +10,8 @@ export interface ResolveOptions {
   /** UTF-8 bytes of the message text, counted with the file contents against maxMessageBytes. */
   contentBytes: number;
   maxMessageBytes: number;
+  /** Config `tools.files.allowHardLinks`: file attachments open files as the file tools do. */
+  allowHardLinks: boolean;
 }
 
 /**
@@ -39,7 +41,7 @@ export async function resolveAttachments(inputs: readonly AttachmentInput[], opt
     }
     let text;
     try {
-      text = await readWorkspaceText(options.workspace, input.path, input.lines, MAX_FILE_ATTACHMENT_BYTES);
+      text = await readWorkspaceText(options.workspace, input.path, input.lines, MAX_FILE_ATTACHMENT_BYTES, { allowHardLinks: options.allowHardLinks });
     } catch (error) {
       if (error instanceof WorkspaceFileError) throw RpcError.invalidParam(`${field}.${error.field}`, error.message);
       throw error;

@@ -1,14 +1,16 @@
-import { constants } from "node:fs";
-import { open, type FileHandle } from "node:fs/promises";
+import type { FileHandle } from "node:fs/promises";
 import { resolve } from "node:path";
 import { FileToolError } from "../tools/files/file-tool-error.js";
+import { openWorkspaceFile, readUpTo, type OpenFileOptions, type WorkspaceFile } from "../tools/files/workspace-open.js";
 import { resolveInWorkspace } from "../tools/files/workspace-path.js";
 
 /**
  * Reading a workspace text file for an attachment, confined to the
- * workspace by the file tools' own check (src/tools/files/workspace-path.ts):
- * a path that leaves it — by `..`, as an absolute path elsewhere, or through
- * a symlink — is refused.
+ * workspace by the file tools' own check (src/tools/files/workspace-path.ts)
+ * and opened through their primitive (src/tools/files/workspace-open.ts): a
+ * path that leaves it — by `..`, as an absolute path elsewhere, through a
+ * symlink, or through a directory swapped for one while it is opened — is
+ * refused, and so are FIFOs, devices and (unless allowed) hard-linked files.
  */
 
 /** A problem with one attachment, for the param it concerns (`path`, `lines.start`, `lines.end`). */
@@ -60,28 +62,29 @@ export async function confineToWorkspace(workspace: string, requested: string): 
 
 /**
  * Reads a UTF-8 text file of the workspace, whole or a line range, refusing
- * binary files and more than `maxBytes` of text.
+ * binary files and more than `maxBytes` of text. `options`: config
+ * `tools.files` (hard-linked files).
  */
 export async function readWorkspaceText(
   workspace: string,
   requested: string,
   lines: LineSelection | undefined,
   maxBytes: number,
+  options: OpenFileOptions,
 ): Promise<WorkspaceText> {
   const { real, relative: path } = await confineToWorkspace(workspace, requested);
-  let file: FileHandle;
+  let opened: WorkspaceFile;
   try {
-    // The real path has no symlink left to follow; O_NONBLOCK so a FIFO cannot hang the request.
-    file = await open(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    opened = await openWorkspaceFile(real, requested, options);
   } catch (error) {
+    if (error instanceof FileToolError) throw new WorkspaceFileError("path", error.message);
     throw new WorkspaceFileError("path", `"${requested}" cannot be opened (${(error as NodeJS.ErrnoException).code ?? "error"})`);
   }
+  const file = opened.handle;
   try {
-    const info = await file.stat();
-    if (!info.isFile()) throw new WorkspaceFileError("path", `"${requested}" is not a regular file`);
     if (!lines) {
-      if (info.size > maxBytes) {
-        throw new WorkspaceFileError("path", `"${requested}" is ${info.size} bytes, over the ${maxBytes}-byte limit of a file attachment; attach a line range`);
+      if (opened.size > maxBytes) {
+        throw new WorkspaceFileError("path", `"${requested}" is ${opened.size} bytes, over the ${maxBytes}-byte limit of a file attachment; attach a line range`);
       }
       const bytes = await readUpTo(file, maxBytes + 1);
       if (bytes.length > maxBytes) throw new WorkspaceFileError("path", `"${requested}" is over the ${maxBytes}-byte limit of a file attachment`);
@@ -90,19 +93,8 @@ export async function readWorkspaceText(
     const { bytes, head, end } = await selectLines(file, lines, maxBytes, requested);
     return { path, content: decodeText(bytes, head, requested), lines: { start: lines.start, end } };
   } finally {
-    await file.close().catch(() => undefined);
+    await opened.close();
   }
-}
-
-async function readUpTo(file: FileHandle, limit: number): Promise<Buffer> {
-  const buffer = Buffer.alloc(limit);
-  let filled = 0;
-  while (filled < limit) {
-    const { bytesRead } = await file.read(buffer, filled, limit - filled, filled);
-    if (bytesRead === 0) break;
-    filled += bytesRead;
-  }
-  return buffer.subarray(0, filled);
 }
 
 /** Lines start..end (1-based, inclusive) read from the file's start; `end` is clamped to the last line. */

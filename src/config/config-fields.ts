@@ -33,6 +33,7 @@ export const CONFIG_FIELDS: readonly (readonly [path: string, field: Field])[] =
   ["llm.idleTimeoutMs", "llmIdleTimeoutMs"],
   ["tools.timeoutMs", "toolTimeoutMs"],
   ["tools.envAllow", "toolEnvAllow"],
+  ["tools.files.allowHardLinks", "allowHardLinks"],
   ["tools.custom", "customTools"],
   ["tools.web", "webTools"],
   ["mcpServers", "mcpServers"],

@@ -84,6 +84,12 @@ export interface ServerConfig {
    * See src/tools/tool-environment.ts.
    */
   toolEnvAllow: string[];
+  /**
+   * File tools and file attachments accept regular files with more than one
+   * hard link (config `tools.files.allowHardLinks`); refused by default, as
+   * another name of the file may be outside the workspace.
+   */
+  allowHardLinks: boolean;
   /** Shell commands offered as tools (config `tools.custom`). */
   customTools: CustomToolDefinition[];
   /** web_fetch / web_search (config `tools.web`); off unless enabled. */
@@ -146,6 +152,7 @@ export function defaultConfig(overrides: Partial<ServerConfig> = {}): ServerConf
     llmIdleTimeoutMs: 60_000,
     toolTimeoutMs: 120_000,
     toolEnvAllow: [],
+    allowHardLinks: false,
     customTools: [],
     webTools: {},
     mcpServers: {},

@@ -23,6 +23,7 @@ export const messageAppend: Handlers["message.append"] = async (params, { app })
           handle: runtime.handle,
           contentBytes: Buffer.byteLength(params.content, "utf8"),
           maxMessageBytes: app.config.maxMessageBytes,
+          allowHardLinks: app.config.allowHardLinks,
         })
       : [];
   const record: MessageRecord = {

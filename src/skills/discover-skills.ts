@@ -12,10 +12,12 @@
  * that breaks a rule is reported in `problems`, never fatal.
  */
 import type { Dirent } from "node:fs";
-import { readdir, readFile, realpath, stat } from "node:fs/promises";
+import { readdir, realpath } from "node:fs/promises";
 import { dirname, join, sep } from "node:path";
 import type { SkillsListResult } from "../../protocol/skills.js";
 import { userConfigPath } from "../config/config-discovery.js";
+import { FileToolError } from "../tools/files/file-tool-error.js";
+import { openWorkspaceFile, readUpTo } from "../tools/files/workspace-open.js";
 import { parseSkillFrontMatter } from "./skill-front-matter.js";
 
 export type SkillSource = "workspace" | "user";
@@ -98,29 +100,9 @@ async function readSkill(
   insideOf: string | undefined,
   signal: AbortSignal | undefined,
 ): Promise<{ ok: true; name: string; description: string } | { ok: false; problem?: string }> {
-  let size: number;
-  try {
-    const info = await stat(path);
-    if (!info.isFile()) return { ok: false, problem: `${SKILL_FILE} is not a file` };
-    size = info.size;
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOTDIR") return { ok: false }; // a symlink to a file, not a folder
-    return { ok: false, problem: code === "ENOENT" ? `the folder has no ${SKILL_FILE}` : `cannot be read (${code})` };
-  }
-  if (size > MAX_SKILL_BYTES) return { ok: false, problem: `${SKILL_FILE} is ${size} bytes, over the ${MAX_SKILL_BYTES}-byte limit` };
-  if (insideOf !== undefined) {
-    // A workspace skill is workspace content: a symlink must not make load_skill read files elsewhere.
-    const real = await realpath(path).catch(() => path);
-    if (!real.startsWith(insideOf + sep)) return { ok: false, problem: `links outside the workspace (to ${real})` };
-  }
-  let text: string;
-  try {
-    text = await readFile(path, { encoding: "utf8", signal });
-  } catch (error) {
-    signal?.throwIfAborted();
-    return { ok: false, problem: `cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})` };
-  }
+  const read = await readSkillFile(path, insideOf, signal);
+  if (!read.ok) return read;
+  const text = read.text;
   const front = parseSkillFrontMatter(text);
   if (!front.ok) return { ok: false, problem: front.problem };
   if (!SKILL_NAME.test(front.name)) {
@@ -132,9 +114,53 @@ async function readSkill(
   return { ok: true, name: front.name, description: front.description };
 }
 
-/** The text of a discovered skill's SKILL.md (its size was checked when it was discovered). */
-export async function readSkillText(skill: DiscoveredSkill, signal?: AbortSignal): Promise<string> {
-  const text = await readFile(skill.path, { encoding: "utf8", signal });
-  // It could have grown since discovery; the model gets the bounded part.
-  return text.length > MAX_SKILL_BYTES ? `${text.slice(0, MAX_SKILL_BYTES)}\n[SKILL.md cut at ${MAX_SKILL_BYTES} characters]` : text;
+/** The text of a discovered skill's SKILL.md, checked again as at discovery (it may have changed since). */
+export async function readSkillText(skill: DiscoveredSkill, workspace: string, signal?: AbortSignal): Promise<string> {
+  const insideOf = skill.source === "workspace" ? await realpath(workspace).catch(() => workspace) : undefined;
+  const read = await readSkillFile(skill.path, insideOf, signal);
+  if (!read.ok) throw new Error(`${skill.path}: ${read.problem ?? "no longer a skill folder"}`);
+  return read.text;
+}
+
+/**
+ * SKILL.md's text, read the way the file tools read (src/tools/files/workspace-open.ts):
+ * its real path is judged (inside the workspace for a workspace skill), then
+ * that path is opened without following a symlink or waiting on a FIFO and
+ * verified on the descriptor (the same object, a regular file), and at most
+ * MAX_SKILL_BYTES are read. A workspace skill with more than one hard link
+ * is refused (another name of it may be outside); `tools.files.allowHardLinks`
+ * does not reach skill discovery, so it is refused whatever that says.
+ */
+async function readSkillFile(
+  path: string,
+  insideOf: string | undefined,
+  signal: AbortSignal | undefined,
+): Promise<{ ok: true; text: string } | { ok: false; problem?: string }> {
+  let real: string;
+  try {
+    real = await realpath(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOTDIR") return { ok: false }; // a symlink to a file, not a folder
+    return { ok: false, problem: code === "ENOENT" ? `the folder has no ${SKILL_FILE}` : `cannot be read (${code})` };
+  }
+  // A workspace skill is workspace content: a symlink must not make load_skill read files elsewhere.
+  if (insideOf !== undefined && !real.startsWith(insideOf + sep)) return { ok: false, problem: `links outside the workspace (to ${real})` };
+  let bytes: Buffer;
+  try {
+    const file = await openWorkspaceFile(real, SKILL_FILE, { allowHardLinks: insideOf === undefined });
+    try {
+      if (file.size > MAX_SKILL_BYTES) return { ok: false, problem: `${SKILL_FILE} is ${file.size} bytes, over the ${MAX_SKILL_BYTES}-byte limit` };
+      bytes = await readUpTo(file.handle, MAX_SKILL_BYTES + 1, signal);
+    } finally {
+      await file.close();
+    }
+  } catch (error) {
+    signal?.throwIfAborted();
+    if (error instanceof FileToolError) return { ok: false, problem: error.message };
+    return { ok: false, problem: `cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})` };
+  }
+  // It could have grown since its size was read; the model gets the bounded part.
+  const text = bytes.subarray(0, MAX_SKILL_BYTES).toString("utf8");
+  return { ok: true, text: bytes.length > MAX_SKILL_BYTES ? `${text}\n[SKILL.md cut at ${MAX_SKILL_BYTES} bytes]` : text };
 }

@@ -38,7 +38,7 @@ export function createLoadSkillTool(options: LoadSkillToolOptions = {}): Tool<z.
           const names = found.skills.map((s) => s.name).join(", ");
           return { success: false, output: `No skill named "${args.name}". Available skills: ${names || "none"}.` };
         }
-        return { success: true, output: await readSkillText(skill, signal) };
+        return { success: true, output: await readSkillText(skill, context.cwd, signal) };
       } catch (error) {
         if (context.signal.aborted) return { success: false, output: "Interrupted." };
         if (signal.aborted) return { success: false, output: `Timed out after ${context.timeoutMs} ms reading the skill.` };

@@ -1,4 +1,5 @@
 import { createFileTools } from "./files/file-tools.js";
+import type { OpenFileOptions } from "./files/workspace-open.js";
 import { createShellTool, type ShellToolOptions } from "./shell.js";
 import { toolEnvironment } from "./tool-environment.js";
 import type { Tool, ToolProvider, ToolRegistry } from "./tool.js";
@@ -67,11 +68,13 @@ export interface DefaultToolsOptions {
    * tool whose options already carry an `env`.
    */
   envAllow?: readonly string[];
+  /** The file tools' options (config `tools.files`); default: hard-linked files refused. */
+  files?: OpenFileOptions;
 }
 
 /** The tools every conversation gets: shell, then the file tools. Custom tools and MCP tools join later. */
 export function defaultTools(options: DefaultToolsOptions = {}): Tool[] {
   // Computed once, from the environment the server started with.
   const env = options.shell?.env ?? toolEnvironment(process.env, options.envAllow);
-  return [createShellTool({ ...options.shell, env }), ...createFileTools()];
+  return [createShellTool({ ...options.shell, env }), ...createFileTools(options.files)];
 }

@@ -10,6 +10,7 @@ import { fileChangeResult } from "./file-change-result.js";
 import { FileToolError } from "./file-tool-error.js";
 import { runFileTool, throwIfStopped } from "./file-tool-run.js";
 import { readWholeText, writeAtomically } from "./text-file.js";
+import type { OpenFileOptions } from "./workspace-open.js";
 import { resolveInWorkspace } from "./workspace-path.js";
 
 /** Largest file edit_file rewrites: the whole file is held in memory. */
@@ -26,7 +27,7 @@ export const EditFileArguments = z.strictObject({
 });
 export type EditFileArguments = z.infer<typeof EditFileArguments>;
 
-export function createEditFileTool(): Tool<EditFileArguments> {
+export function createEditFileTool(options: OpenFileOptions): Tool<EditFileArguments> {
   return {
     name: "edit_file",
     description:
@@ -42,7 +43,7 @@ export function createEditFileTool(): Tool<EditFileArguments> {
         const target = await resolveInWorkspace(context.cwd, args.path);
         if (!target.exists) throw new FileToolError(`"${target.display}" does not exist; use write_file to create it`);
         if (args.old_string === args.new_string) throw new FileToolError("old_string and new_string are the same; there is nothing to change");
-        const { text, mode } = await readWholeText(target.real, target.display, EDIT_MAX_BYTES, signal);
+        const { text, mode } = await readWholeText(target.real, target.display, EDIT_MAX_BYTES, signal, options);
         const { oldString, newString, count } = locate(text, args.old_string, args.new_string);
         if (count === 0) {
           throw new FileToolError(
@@ -57,7 +58,7 @@ export function createEditFileTool(): Tool<EditFileArguments> {
         // split/join, not String.replace: "$&" and friends in new_string stay literal.
         const after = text.split(oldString).join(newString);
         throwIfStopped(signal);
-        await writeAtomically(target.real, target.display, after, mode, signal);
+        await writeAtomically(target.root, target.real, target.display, after, mode, signal);
         const summary = `Edited ${target.display}: replaced ${count} occurrence${count === 1 ? "" : "s"}`;
         return fileChangeResult(target.display, summary, text, after);
       }),

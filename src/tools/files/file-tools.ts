@@ -4,14 +4,16 @@ import { createEditFileTool } from "./edit-file.js";
 import { createListFilesTool } from "./list-files.js";
 import { createReadFileTool } from "./read-file.js";
 import { createSearchFilesTool } from "./search-files.js";
+import type { OpenFileOptions } from "./workspace-open.js";
 import { createWriteFileTool } from "./write-file.js";
 
-export function createFileTools(): Tool[] {
+/** `options`: config `tools.files` (hard-linked files are refused unless allowed). */
+export function createFileTools(options: OpenFileOptions = { allowHardLinks: false }): Tool[] {
   return [
-    createReadFileTool(),
+    createReadFileTool(options),
     createListFilesTool(),
-    createSearchFilesTool(),
-    createWriteFileTool(),
-    createEditFileTool(),
+    createSearchFilesTool(options),
+    createWriteFileTool(options),
+    createEditFileTool(options),
   ];
 }

@@ -3,13 +3,14 @@
  * is read in chunks and only the requested window is kept, so a huge file (or
  * one enormous line) costs the window's memory, not the file's.
  */
-import { open, type FileHandle } from "node:fs/promises";
+import type { FileHandle } from "node:fs/promises";
 import { StringDecoder } from "node:string_decoder";
 import * as z from "zod";
 import type { Tool } from "../tool.js";
-import { FileToolError, rethrowFsError } from "./file-tool-error.js";
+import { FileToolError } from "./file-tool-error.js";
 import { runFileTool, throwIfStopped } from "./file-tool-run.js";
-import { binaryRefusal, looksBinary, readSample, regularFile } from "./text-file.js";
+import { binaryRefusal, looksBinary, readSample } from "./text-file.js";
+import { openWorkspaceFile, type OpenFileOptions } from "./workspace-open.js";
 import { resolveInWorkspace } from "./workspace-path.js";
 
 /** Most lines returned by one call. */
@@ -39,7 +40,7 @@ export const ReadFileArguments = z.strictObject({
 });
 export type ReadFileArguments = z.infer<typeof ReadFileArguments>;
 
-export function createReadFileTool(): Tool<ReadFileArguments> {
+export function createReadFileTool(options: OpenFileOptions): Tool<ReadFileArguments> {
   return {
     name: "read_file",
     description:
@@ -53,20 +54,14 @@ export function createReadFileTool(): Tool<ReadFileArguments> {
       runFileTool(context, { readOnly: true }, async (signal) => {
         const target = await resolveInWorkspace(context.cwd, args.path);
         if (!target.exists) throw new FileToolError(`"${target.display}" does not exist`);
-        const file = await regularFile(target.real, target.display);
-        let handle: FileHandle;
+        const file = await openWorkspaceFile(target.real, target.display, options);
         try {
-          handle = await open(target.real, "r");
-        } catch (error) {
-          rethrowFsError(error, target.display);
-        }
-        try {
-          const { sample, truncated } = await readSample(handle);
+          const { sample, truncated } = await readSample(file.handle);
           if (looksBinary(sample, truncated)) throw binaryRefusal(target.display, file.size);
-          const output = await readWindow(handle, target.display, args.offset ?? 1, args.limit ?? READ_MAX_LINES, signal);
+          const output = await readWindow(file.handle, target.display, args.offset ?? 1, args.limit ?? READ_MAX_LINES, signal);
           return { success: true, output };
         } finally {
-          await handle.close().catch(() => {});
+          await file.close();
         }
       }),
   };

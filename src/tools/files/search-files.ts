@@ -5,7 +5,7 @@
  * out of time; the regex itself runs under a time limit per file (see
  * regex-lines.ts). Ignored, binary and very large files are skipped.
  */
-import { readFile, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import picomatch from "picomatch";
 import * as z from "zod";
 import type { Tool } from "../tool.js";
@@ -13,6 +13,7 @@ import { FileToolError, rethrowFsError } from "./file-tool-error.js";
 import { runFileTool, throwIfStopped } from "./file-tool-run.js";
 import { RegexLines, RegexTimeout } from "./regex-lines.js";
 import { BINARY_SNIFF_BYTES, looksBinary } from "./text-file.js";
+import { HardLinkRefusal, openWorkspaceFile, readUpTo, type OpenFileOptions } from "./workspace-open.js";
 import { walkWorkspace, type WalkEntry } from "./workspace-walk.js";
 import { resolveInWorkspace, workspaceRoot } from "./workspace-path.js";
 
@@ -44,7 +45,7 @@ export const SearchFilesArguments = z.strictObject({
 });
 export type SearchFilesArguments = z.infer<typeof SearchFilesArguments>;
 
-export function createSearchFilesTool(): Tool<SearchFilesArguments> {
+export function createSearchFilesTool(options: OpenFileOptions): Tool<SearchFilesArguments> {
   return {
     name: "search_files",
     description:
@@ -77,11 +78,11 @@ export function createSearchFilesTool(): Tool<SearchFilesArguments> {
         const results: string[] = [];
         let full = false;
         let searched = 0;
-        const skipped = { binary: 0, large: 0 };
+        const skipped = { binary: 0, large: 0, hardLinked: 0 };
         for await (const entry of files) {
           throwIfStopped(signal);
           if (entry.kind !== "file" || !matchesGlob(entry.fromStart)) continue;
-          const text = await readText(entry, signal, skipped);
+          const text = await readText(entry, signal, skipped, options);
           if (text === null) continue;
           searched++;
           let found;
@@ -108,6 +109,9 @@ export function createSearchFilesTool(): Tool<SearchFilesArguments> {
         if (full) notes.push(`[stopped at ${SEARCH_MAX_MATCHES} matches; narrow the search with path or glob]`);
         if (skipped.binary > 0) notes.push(`[${skipped.binary} binary file${skipped.binary === 1 ? "" : "s"} skipped]`);
         if (skipped.large > 0) notes.push(`[${skipped.large} file${skipped.large === 1 ? "" : "s"} over ${SEARCH_MAX_FILE_BYTES / 1024 / 1024} MiB skipped]`);
+        if (skipped.hardLinked > 0) {
+          notes.push(`[${skipped.hardLinked} hard-linked file${skipped.hardLinked === 1 ? "" : "s"} skipped (set tools.files.allowHardLinks to search them)]`);
+        }
         if (results.length === 0) {
           return { success: true, output: [`[no matches in ${searched} file${searched === 1 ? "" : "s"} searched]`, ...notes].join("\n") };
         }
@@ -116,20 +120,33 @@ export function createSearchFilesTool(): Tool<SearchFilesArguments> {
   };
 }
 
-/** The file's text, or null (counted in `skipped`) for a binary or large file or one that went away. */
-async function readText(entry: WalkEntry, signal: AbortSignal, skipped: { binary: number; large: number }): Promise<string | null> {
+/**
+ * The file's text, or null (counted in `skipped`) for a binary or large file,
+ * or one that went away, is not a regular file, is hard-linked (unless
+ * allowed) or was swapped since the listing (workspace-open.ts refuses it).
+ */
+async function readText(
+  entry: WalkEntry,
+  signal: AbortSignal,
+  skipped: { binary: number; large: number; hardLinked: number },
+  options: OpenFileOptions,
+): Promise<string | null> {
   let bytes: Buffer;
   try {
-    const info = await stat(entry.real);
-    if (!info.isFile()) return null;
-    if (info.size > SEARCH_MAX_FILE_BYTES) {
-      skipped.large++;
-      return null;
+    const file = await openWorkspaceFile(entry.real, entry.display, options);
+    try {
+      if (file.size > SEARCH_MAX_FILE_BYTES) {
+        skipped.large++;
+        return null;
+      }
+      bytes = await readUpTo(file.handle, SEARCH_MAX_FILE_BYTES, signal);
+    } finally {
+      await file.close();
     }
-    bytes = await readFile(entry.real, { signal });
   } catch (error) {
     throwIfStopped(signal);
-    return null; // Gone or unreadable since the listing: nothing to search in it.
+    if (error instanceof HardLinkRefusal) skipped.hardLinked++;
+    return null; // Gone, unreadable or refused since the listing: nothing to search in it.
   }
   if (looksBinary(bytes.subarray(0, BINARY_SNIFF_BYTES), bytes.length > BINARY_SNIFF_BYTES)) {
     skipped.binary++;

@@ -1,14 +1,16 @@
 /**
- * Text files as the file tools see them: regular files only (a FIFO or a
- * device would hang a read or never end), binary files told apart from text
- * by their first bytes, and writes that are atomic — a reader, or a crash,
- * sees the old content or the new, never half of it.
+ * Text files as the file tools see them: regular files only, opened through
+ * workspace-open.ts (a FIFO or a device would hang a read or never end; a
+ * path swapped for a symlink would lead outside), binary files told apart
+ * from text by their first bytes, and writes that are atomic — a reader, or
+ * a crash, sees the old content or the new, never half of it.
  */
 import { randomBytes } from "node:crypto";
-import { open, readFile, rename, stat, unlink, type FileHandle } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
+import type { FileHandle } from "node:fs/promises";
+import { basename, dirname } from "node:path";
 import { FileToolError, rethrowFsError } from "./file-tool-error.js";
 import { throwIfStopped } from "./file-tool-run.js";
+import { openOrMakeDirectory, openWorkspaceFile, readUpTo, type OpenFileOptions, type WorkspaceFile } from "./workspace-open.js";
 
 /** How much of a file is inspected to decide that it is binary (as git does with its first 8000 bytes). */
 export const BINARY_SNIFF_BYTES = 8192;
@@ -42,25 +44,6 @@ function completeUtf8Length(bytes: Uint8Array): number {
   return lead + width > bytes.length ? lead : bytes.length;
 }
 
-export interface RegularFile {
-  size: number;
-  /** Permission bits, kept when the file is rewritten. */
-  mode: number;
-}
-
-/** Stats `real` and refuses anything but a regular file, naming it by `display`. */
-export async function regularFile(real: string, display: string): Promise<RegularFile> {
-  let info;
-  try {
-    info = await stat(real);
-  } catch (error) {
-    rethrowFsError(error, display);
-  }
-  if (info.isDirectory()) throw new FileToolError(`"${display}" is a directory; use list_files to see what it holds`);
-  if (!info.isFile()) throw new FileToolError(`"${display}" is not a regular file`);
-  return { size: info.size, mode: info.mode & 0o7777 };
-}
-
 export function binaryRefusal(display: string, size: number): FileToolError {
   return new FileToolError(`"${display}" looks like a binary file (${size} bytes: NUL bytes or invalid UTF-8 near its start); file tools read text only`);
 }
@@ -78,14 +61,24 @@ export async function readWholeText(
   display: string,
   maxBytes: number,
   signal: AbortSignal,
+  options: OpenFileOptions,
 ): Promise<{ text: string; mode: number }> {
-  const file = await regularFile(real, display);
+  const file = await openWorkspaceFile(real, display, options);
+  try {
+    return { text: await readOpenText(file, display, maxBytes, signal), mode: file.mode };
+  } finally {
+    await file.close();
+  }
+}
+
+/** The text of an open file; refuses binary files and files over `maxBytes` (the read stops there, whatever the file claims). */
+export async function readOpenText(file: WorkspaceFile, display: string, maxBytes: number, signal: AbortSignal): Promise<string> {
   if (file.size > maxBytes) {
     throw new FileToolError(`"${display}" is ${file.size} bytes, over the ${maxBytes}-byte limit for editing; use write_file or the shell`);
   }
   let bytes: Buffer;
   try {
-    bytes = await readFile(real, { signal });
+    bytes = await readUpTo(file.handle, maxBytes + 1, signal);
   } catch (error) {
     throwIfStopped(signal);
     rethrowFsError(error, display);
@@ -93,22 +86,37 @@ export async function readWholeText(
   if (bytes.length > maxBytes) throw new FileToolError(`"${display}" grew over the ${maxBytes}-byte limit while being read`);
   const sample = bytes.subarray(0, BINARY_SNIFF_BYTES);
   if (looksBinary(sample, bytes.length > BINARY_SNIFF_BYTES)) throw binaryRefusal(display, bytes.length);
-  return { text: bytes.toString("utf8"), mode: file.mode };
+  return bytes.toString("utf8");
 }
 
 /**
- * Replaces the file at `real` with `text`: written to a temporary file in the
- * same directory (a rename is atomic only within one file system), synced,
- * given `mode` (the old file's permissions), then renamed over the target.
- * The signal is checked last before the rename: an interrupted write leaves
- * the old file and no temporary one.
+ * Replaces the file at `real` (inside the workspace whose real path is
+ * `root`) with `text`: written to a temporary file in the same directory (a
+ * rename is atomic only within one file system), synced, given `mode` (the
+ * old file's permissions), then renamed over the target. Missing parent
+ * directories are created. The directory is opened and verified first, and
+ * the temporary file and the rename go through its descriptor, never through
+ * the path again (workspace-open.ts says why that keeps them inside). The
+ * signal is checked last before the rename: an interrupted write leaves the
+ * old file and no temporary one.
  */
-export async function writeAtomically(real: string, display: string, text: string, mode: number | undefined, signal: AbortSignal): Promise<void> {
+export async function writeAtomically(
+  root: string,
+  real: string,
+  display: string,
+  text: string,
+  mode: number | undefined,
+  signal: AbortSignal,
+): Promise<void> {
+  const name = basename(real);
   // The name is cut so that a long file name still leaves room for the suffix (255 bytes per name).
-  const temp = join(dirname(real), `.${basename(real).slice(0, 100)}.agentwire-${randomBytes(6).toString("hex")}.tmp`);
+  const temp = `.${name.slice(0, 100)}.agentwire-${randomBytes(6).toString("hex")}.tmp`;
+  const dir = await openOrMakeDirectory(root, dirname(real), display);
   let handle: FileHandle | undefined;
+  let created = false;
   try {
-    handle = await open(temp, "wx", mode ?? 0o666);
+    handle = await dir.createFile(temp, mode ?? 0o666, display);
+    created = true;
     await handle.writeFile(text, "utf8");
     // open() applied the umask; the old file's bits are restored exactly.
     if (mode !== undefined) await handle.chmod(mode);
@@ -116,11 +124,13 @@ export async function writeAtomically(real: string, display: string, text: strin
     await handle.close();
     handle = undefined;
     throwIfStopped(signal);
-    await rename(temp, real);
+    await dir.rename(temp, name);
   } catch (error) {
     await handle?.close().catch(() => {});
-    await unlink(temp).catch(() => {});
+    if (created) await dir.remove(temp).catch(() => {});
     throwIfStopped(signal);
     rethrowFsError(error, display);
+  } finally {
+    await dir.close();
   }
 }

@@ -5,15 +5,19 @@
  * before anything is read or written: lexically (no `..` or absolute path
  * that lands outside), then on disk, through `realpath`, so a symlink that
  * leads outside is refused too. A path that does not exist yet (a new file)
- * is judged by its nearest existing ancestor directory. Callers then do their
- * I/O on the resolved real path, so the symlinks already checked are the ones
- * followed.
+ * is judged by its nearest existing ancestor directory. Callers then open
+ * the resolved real path through workspace-open.ts, which verifies that the
+ * object opened is the one at that path: a path can change between this
+ * check and the open (a directory swapped for a symlink), so this check alone
+ * confines nothing.
  */
 import { lstat, realpath } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { FileToolError } from "./file-tool-error.js";
 
 export interface WorkspacePath {
+  /** The workspace's real path. */
+  root: string;
   /** The real path on disk (symlinks resolved), inside the workspace's real path. */
   real: string;
   /** The path relative to the workspace, with `/` separators, for messages and diffs ("." for the workspace itself). */
@@ -57,7 +61,7 @@ export async function resolveInWorkspace(cwd: string, input: string): Promise<Wo
   const real = await realpathOrMissing(onDisk, input);
   if (real !== null) {
     if (inside(root, real) === null) throw new FileToolError(`"${input}" leads outside the conversation's workspace (through a symlink)`);
-    return { real, display, exists: true };
+    return { root, real, display, exists: true };
   }
   // Nothing there. A dangling symlink would send a write wherever it points: refuse it.
   if (await isSymlink(onDisk)) {
@@ -72,7 +76,7 @@ export async function resolveInWorkspace(cwd: string, input: string): Promise<Wo
       if (inside(root, realAncestor) === null) {
         throw new FileToolError(`"${input}" leads outside the conversation's workspace (through a symlink)`);
       }
-      return { real: join(realAncestor, ...missing), display, exists: false };
+      return { root, real: join(realAncestor, ...missing), display, exists: false };
     }
     if (await isSymlink(ancestor)) {
       throw new FileToolError(`"${input}" goes through a symlink whose target does not exist`);

@@ -5,12 +5,23 @@
  * way — hide what they ignore, with git's precedence (a deeper file's rule,
  * including a `!negation`, overrides a shallower one; an ignored directory is
  * not entered, so nothing below it can be re-included). Symlinks are reported
- * but never followed: a walk cannot loop, or leave the workspace.
+ * but never followed: a walk cannot loop, or leave the workspace. Every
+ * directory is opened and verified through workspace-open.ts before its
+ * entries are read from the descriptor, so a directory swapped for a symlink
+ * out while the walk runs is not listed (below the start it is skipped; the
+ * start itself is refused).
  */
-import { readdir, readFile } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import ignore, { type Ignore } from "ignore";
 import { throwIfStopped } from "./file-tool-run.js";
+import { openWorkspaceDirectory, readUpTo, type WorkspaceDirectory } from "./workspace-open.js";
+
+/**
+ * Most bytes of one .gitignore read; rules past it (from the last whole line
+ * within it) are not applied. Real ones are a few KiB; the cap bounds a
+ * .gitignore of 100 MB — and every rule costs time for every path tested.
+ */
+export const GITIGNORE_MAX_BYTES = 64 * 1024;
 
 export type EntryKind = "file" | "dir" | "symlink" | "other";
 
@@ -20,7 +31,7 @@ export interface WalkEntry {
   display: string;
   /** Relative to where the walk started, `/`-separated (what a glob is matched against). */
   fromStart: string;
-  /** Absolute path on disk. */
+  /** Absolute path on disk, as listed: open it through workspace-open.ts, which checks it still leads there. */
   real: string;
 }
 
@@ -37,9 +48,19 @@ export async function* walkWorkspace(root: string, start: string, signal: AbortS
   // Rules of the directories above the start apply below it too.
   const above = startRel === "" ? [] : startRel.split("/");
   for (let depth = 0; depth < above.length; depth++) {
-    const dir = above.slice(0, depth).join("/");
-    const level = await loadRules(join(root, ...above.slice(0, depth)), dir);
-    if (level) levels.push(level);
+    const dirRel = above.slice(0, depth).join("/");
+    let dir: WorkspaceDirectory;
+    try {
+      dir = await openWorkspaceDirectory(join(root, ...above.slice(0, depth)), dirRel === "" ? "." : dirRel);
+    } catch {
+      continue; // Swapped or gone meanwhile: the start's own open decides whether the walk goes on.
+    }
+    try {
+      const level = await loadRules(dir, dirRel);
+      if (level) levels.push(level);
+    } finally {
+      await dir.close();
+    }
   }
   yield* walkDirectory(root, startRel, startRel, levels, signal);
 }
@@ -53,14 +74,29 @@ async function* walkDirectory(
 ): AsyncGenerator<WalkEntry> {
   throwIfStopped(signal);
   const dirReal = dirRel === "" ? root : join(root, ...dirRel.split("/"));
-  let entries;
+  const isStart = dirRel === startRel;
+  let dir: WorkspaceDirectory;
   try {
-    entries = await readdir(dirReal, { withFileTypes: true });
-  } catch {
-    return; // Unreadable (permissions) or gone meanwhile: nothing to show from it.
+    dir = await openWorkspaceDirectory(dirReal, dirRel === "" ? "." : dirRel);
+  } catch (error) {
+    // The start was asked for: say why it cannot be listed. Below it, a directory that is
+    // unreadable, gone or swapped for a symlink meanwhile has nothing to show.
+    if (isStart) throw error;
+    return;
   }
-  throwIfStopped(signal);
-  const own = await loadRules(dirReal, dirRel);
+  let entries;
+  let own: IgnoreLevel | null;
+  try {
+    entries = await dir.entries();
+    throwIfStopped(signal);
+    own = await loadRules(dir, dirRel);
+  } catch (error) {
+    if (isStart || signal.aborted) throw error;
+    return;
+  } finally {
+    // Closed before anything is yielded: a deep tree does not hold a descriptor per level.
+    await dir.close();
+  }
   const levels = own ? [...inherited, own] : inherited;
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const entry of entries) {
@@ -75,14 +111,27 @@ async function* walkDirectory(
   }
 }
 
-async function loadRules(dirReal: string, dirRel: string): Promise<IgnoreLevel | null> {
-  let text: string;
+/**
+ * The rules of the directory's .gitignore, read through the open directory:
+ * only a regular file (a FIFO would block the read, /dev/zero would never
+ * end), never through a symlink (git does not follow a symlinked .gitignore
+ * in the working tree either), at most GITIGNORE_MAX_BYTES. A hard link is
+ * accepted here: its text only decides which names are shown.
+ */
+async function loadRules(dir: WorkspaceDirectory, dirRel: string): Promise<IgnoreLevel | null> {
+  let bytes: Buffer;
   try {
-    text = await readFile(join(dirReal, ".gitignore"), "utf8");
+    const file = await dir.openFile(".gitignore", { allowHardLinks: true });
+    try {
+      bytes = await readUpTo(file.handle, GITIGNORE_MAX_BYTES + 1);
+    } finally {
+      await file.close();
+    }
   } catch {
-    return null;
+    return null; // None, or not one to read: no rules.
   }
-  return { dir: dirRel, rules: ignore().add(text) };
+  if (bytes.length > GITIGNORE_MAX_BYTES) bytes = bytes.subarray(0, bytes.lastIndexOf(10, GITIGNORE_MAX_BYTES - 1) + 1);
+  return { dir: dirRel, rules: ignore().add(bytes.toString("utf8")) };
 }
 
 /** git's verdict: the deepest .gitignore with a rule about the path decides. */

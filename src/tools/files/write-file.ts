@@ -2,14 +2,13 @@
  * write_file: create a file or replace its whole content, atomically, keeping
  * an existing file's permissions; missing parent directories are created.
  */
-import { mkdir } from "node:fs/promises";
-import { dirname } from "node:path";
 import * as z from "zod";
 import type { Tool } from "../tool.js";
 import { fileChangeResult } from "./file-change-result.js";
-import { FileToolError, rethrowFsError } from "./file-tool-error.js";
+import { FileToolError } from "./file-tool-error.js";
 import { runFileTool, throwIfStopped } from "./file-tool-run.js";
-import { readWholeText, regularFile, writeAtomically } from "./text-file.js";
+import { readOpenText, writeAtomically } from "./text-file.js";
+import { openWorkspaceFile, type OpenFileOptions } from "./workspace-open.js";
 import { resolveInWorkspace } from "./workspace-path.js";
 
 /** Largest old content read back to show the diff of an overwrite. */
@@ -21,7 +20,7 @@ export const WriteFileArguments = z.strictObject({
 });
 export type WriteFileArguments = z.infer<typeof WriteFileArguments>;
 
-export function createWriteFileTool(): Tool<WriteFileArguments> {
+export function createWriteFileTool(options: OpenFileOptions): Tool<WriteFileArguments> {
   return {
     name: "write_file",
     description:
@@ -36,23 +35,22 @@ export function createWriteFileTool(): Tool<WriteFileArguments> {
         let before: string | null | undefined = null;
         let mode: number | undefined;
         if (target.exists) {
-          mode = (await regularFile(target.real, target.display)).mode;
+          // Only a regular file (not hard-linked unless allowed) is replaced; its mode is kept.
+          const file = await openWorkspaceFile(target.real, target.display, options);
           try {
-            before = (await readWholeText(target.real, target.display, DIFF_MAX_OLD_BYTES, signal)).text;
+            mode = file.mode;
+            before = await readOpenText(file, target.display, DIFF_MAX_OLD_BYTES, signal);
           } catch (error) {
             if (!(error instanceof FileToolError)) throw error;
             before = undefined; // Binary or huge: it is replaced all the same, without a diff.
+          } finally {
+            await file.close();
           }
           if (before === args.content) return { success: true, output: `${target.display} already has this content; nothing was written.` };
-        } else {
-          try {
-            await mkdir(dirname(target.real), { recursive: true });
-          } catch (error) {
-            rethrowFsError(error, target.display);
-          }
         }
         throwIfStopped(signal);
-        await writeAtomically(target.real, target.display, args.content, mode, signal);
+        // Missing parent directories are created there, each inside the verified one above it.
+        await writeAtomically(target.root, target.real, target.display, args.content, mode, signal);
         const summary = target.exists ? `Wrote ${target.display}` : `Created ${target.display}`;
         return fileChangeResult(target.display, summary, before, args.content);
       }),
