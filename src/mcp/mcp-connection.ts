@@ -83,7 +83,7 @@ export class McpConnection implements McpToolHost {
 
   linkFailed(session: McpSession, error: unknown): void {
     if (session !== this.current) return;
-    this.lost(`the link to the server failed: ${error instanceof Error ? error.message : String(error)}`);
+    this.lost(`the link to the server failed: ${session.explain(error)}`);
   }
 
   info(): McpServerInfo {
