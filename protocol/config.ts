@@ -94,6 +94,9 @@ export const LimitsSection = z
     eventLogBytes: Bytes("Bytes of replay frames kept per conversation. Default 4194304."),
     replayBudgetBytes: Bytes("Bytes of replay frames kept across all conversations. Default 67108864."),
     storeCacheBytes: Bytes("Bytes of records the store keeps cached in memory. Default 67108864."),
+    maxMcpServers: Count(
+      "MCP servers declared at most, configuration file and mcp.add together (each may be a process with its pipes); mcp.add beyond it is refused (LIMIT_EXCEEDED), and servers over it at start are not started (the log says which). Default 32.",
+    ),
   })
   .partial()
   .describe("Bounds on what clients can make the server hold; each answers with a clear error when reached.");

@@ -42,6 +42,8 @@ export interface ServerConfig {
   maxLoadedConversations: number;
   /** Bytes of record data the store keeps cached in memory across all conversations. */
   storeCacheBytes: number;
+  /** MCP servers declared at most, configuration file and mcp.add together. */
+  maxMcpServers: number;
   /** Open WebSocket connections at most (new upgrades get HTTP 503). */
   maxConnections: number;
   /** Open WebSocket connections from one remote address at most. */
@@ -125,6 +127,9 @@ export function defaultConfig(overrides: Partial<ServerConfig> = {}): ServerConf
     idleUnloadMs: 10 * 60_000,
     maxLoadedConversations: 10_000,
     storeCacheBytes: 64 * 1024 * 1024,
+    // Well above common setups (a handful to a score of servers); 32 stdio servers hold about 100
+    // pipes, far inside the descriptors FD_RESERVE keeps for everything but connections.
+    maxMcpServers: 32,
     maxConnections: defaultMaxConnections(),
     maxConnectionsPerAddress: 1024,
     initializeTimeoutMs: 10_000,

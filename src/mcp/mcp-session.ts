@@ -16,6 +16,8 @@ export interface McpSessionOptions {
   baseEnv(): Readonly<Record<string, string>>;
   /** Time allowed for the process to start and answer `initialize`. */
   connectTimeoutMs: number;
+  /** Gives up the start: a stdio server's process is ended at once instead of when initialize times out. */
+  signal?: AbortSignal;
   /** The session ended on its own (process exited, connection closed); not called after `close()`. */
   onClosed?(reason: string): void;
   /** The server announced that its tools changed (notifications/tools/list_changed). */
@@ -67,7 +69,8 @@ export class McpSession {
     client.onerror = () => {};
     client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, () => options.onToolsChanged?.());
     try {
-      await client.connect(transport, { timeout: options.connectTimeoutMs });
+      options.signal?.throwIfAborted();
+      await client.connect(transport, { timeout: options.connectTimeoutMs, signal: options.signal });
     } catch (error) {
       session.closing = true;
       await client.close().catch(() => {});
