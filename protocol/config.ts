@@ -100,6 +100,15 @@ export const LimitsSection = z
     eventLogBytes: Bytes("Bytes of replay frames kept per conversation. Default 4194304."),
     replayBudgetBytes: Bytes("Bytes of replay frames kept across all conversations. Default 67108864."),
     storeCacheBytes: Bytes("Bytes of records the store keeps cached in memory. Default 67108864."),
+    maxConversationAssetBytes: Bytes(
+      "Bytes of uploaded images (asset.upload) one conversation may keep; an upload that would pass it is refused (LIMIT_EXCEEDED) and stores nothing; deleting the conversation frees its share. Default 268435456 (256 MiB: about 50 images at the 5 MiB per-image cap, hundreds of screenshots).",
+    ),
+    maxTotalAssetBytes: Bytes(
+      "Bytes of uploaded images the store keeps across all conversations (every instance of a cluster together); an upload that would pass it is refused (LIMIT_EXCEEDED) and stores nothing. Default 2147483648 (2 GiB).",
+    ),
+    maxMcpServers: Count(
+      "MCP servers declared at most, configuration file and mcp.add together (each may be a process with its pipes); mcp.add beyond it is refused (LIMIT_EXCEEDED), and servers over it at start are not started (the log says which). Default 32.",
+    ),
   })
   .partial()
   .describe("Bounds on what clients can make the server hold; each answers with a clear error when reached.");

@@ -165,11 +165,13 @@ export const ErrorTable = {
   LIMIT_EXCEEDED: {
     code: -32050,
     meaning: "Limit exceeded",
-    doc: "A server limit was reached (message size, conversation size, reply size, subscriptions, generations…). `data.limit` names the limit and `data.max` its value; nothing was changed.",
+    doc: "A server limit was reached (message size, conversation size, reply size, subscriptions, generations, bytes of uploaded images, MCP servers…). `data.limit` names the limit and `data.max` its value; nothing was changed.",
     data: z.object({
       limit: z
         .string()
-        .describe("Which limit: maxMessageBytes, maxConversationBytes, maxReplyBytes, maxSubscriptions, maxGenerations, …"),
+        .describe(
+          "Which limit: maxMessageBytes, maxConversationBytes, maxReplyBytes, maxSubscriptions, maxGenerations, maxConversationAssetBytes, maxTotalAssetBytes, maxMcpServers, …",
+        ),
       max: z.number().describe("The limit's value (bytes or a count)."),
       actual: z.number().optional().describe("What the request would have needed, when known."),
     }),

@@ -115,8 +115,8 @@ export const requests = {
     params: A.AssetUploadParams,
     result: A.AssetUploadResult,
     description:
-      "Store an image (PNG, JPEG, GIF or WebP, recognised from its bytes) with a conversation, to attach to messages by its id. Assets are deleted with their conversation.",
-    errors: [...NOT_FOUND, "STORAGE_ERROR"],
+      "Store an image (PNG, JPEG, GIF or WebP, recognised from its bytes) with a conversation, to attach to messages by its id. Assets are deleted with their conversation, which frees their bytes. The bytes a conversation keeps and those the whole server keeps are bounded (limits.maxConversationAssetBytes, 256 MiB, and limits.maxTotalAssetBytes, 2 GiB, by default): an upload that would pass one is refused with LIMIT_EXCEEDED naming it, and nothing is stored.",
+    errors: [...NOT_FOUND, "STORAGE_ERROR", "LIMIT_EXCEEDED"],
   },
   step: {
     params: G.StepParams,

@@ -178,11 +178,21 @@ export const ToolCallRef = z
   })
   .describe("A tool call the model requested, by id and tool name.");
 
+/**
+ * Deepest nesting of arrays and objects the server accepts in the arguments a
+ * model proposes (the arguments object itself is level 1). Deeper arguments
+ * would cost a recursive walk (validation, storing, every notification) a
+ * stack per level; no tool's schema needs more. A call over it fails at once.
+ */
+export const MAX_TOOL_ARGUMENT_DEPTH = 64;
+
 /** A tool call with its arguments: what a pending call, a running call and the stored record all carry. */
 export const ToolCall = ToolCallRef.extend({
   arguments: z
     .record(z.string(), z.unknown())
-    .describe("The call's arguments: as the model proposed them, or, after tool.confirm edited them, the edited ones."),
+    .describe(
+      `The call's arguments: as the model proposed them, or, after tool.confirm edited them, the edited ones. Arguments the model nests deeper than ${MAX_TOOL_ARGUMENT_DEPTH} levels of arrays and objects are not kept: the call fails at once (tool_failed, arguments {}, the result names the limit).`,
+    ),
 }).describe("A tool call the model requested, with its arguments.");
 
 export const MessageRecord = z

@@ -239,6 +239,39 @@ describe.each(["chat", "responses"] as const)("on the %s wire", (wire) => {
       expect(failed.result).toContain("Unknown tool");
       expect(fx.fake.messagesOf(1).at(-1).content).toContain("Unknown tool");
     });
+
+    it("arguments nested 100,000 deep fail that call (tool_failed naming the depth limit) and the generation goes on", async () => {
+      const nested = (depth: number) => `{"command":${"[".repeat(depth - 1)}${"]".repeat(depth - 1)}}`;
+      fx.fake.enqueue(
+        {
+          kind: "reply",
+          toolCalls: [
+            { id: "deep", name: "shell", args: nested(100_000) },
+            // At the limit exactly: kept (and refused by the schema, as a list is no command).
+            { id: "at-limit", name: "shell", args: nested(64) },
+          ],
+        },
+        { kind: "reply", text: ["flattened"] },
+      );
+      const { id, events } = await newConversation(fx.client);
+      const { generationId } = await fx.client.step({ conversationId: id, autoConfirm: true });
+      const end = await events.waitForEnd(generationId);
+      expect(end.method).toBe("generation_complete");
+      expect(end.params.final).toBe(true);
+      expect(events.methods()).not.toContain("error");
+      const failed = events.events.filter((e) => e.method === "tool_failed").map((e) => e.params.record);
+      expect(failed.map((r) => r.toolCallId)).toEqual(["deep", "at-limit"]);
+      expect(failed[0]).toMatchObject({ status: "failed", success: false, arguments: {} });
+      expect(failed[0].result).toBe(
+        "arguments: nested deeper than 64 levels of arrays and objects (the limit for tool arguments); send flatter arguments",
+      );
+      expect(failed[1].result).toMatch(/^Invalid arguments:\ncommand: /);
+      // The model is told, and the records are stored and readable.
+      expect(fx.fake.messagesOf(1).find((m) => m.role === "tool" && m.tool_call_id === "deep").content).toContain("deeper than 64 levels");
+      const { records } = await fx.client.conversation.get({ conversationId: id, includeRecords: true });
+      expect(records!.filter((r) => r.type === "tool_call").map((r) => r.type === "tool_call" && r.status)).toEqual(["failed", "failed"]);
+      expect(records!.at(-1)).toMatchObject({ role: "assistant", content: "flattened" });
+    });
   });
 
   describe("errors a client can cause", () => {

@@ -321,6 +321,39 @@ describe("image attachments", () => {
   });
 });
 
+describe("asset quotas", () => {
+  it("an upload over the conversation's or the server's image quota answers LIMIT_EXCEEDED naming it and stores nothing; deleting a conversation frees its share", async () => {
+    const size = tinyPng().length;
+    const quota = await startAgentFixture({ config: { maxConversationAssetBytes: 2 * size, maxTotalAssetBytes: 3 * size } });
+    try {
+      const upload = (conversationId: string, rgb: [number, number, number] = [1, 2, 3]) =>
+        quota.client.asset.upload({ conversationId, data: tinyPng(rgb).toString("base64") });
+      const files = async (id: string) => (await readdir(join(quota.server.dataDir, "conversations", id, "assets")).catch(() => [])).length;
+      const a = (await quota.client.conversation.create({})).id;
+      const b = (await quota.client.conversation.create({})).id;
+      await upload(a);
+      await upload(a);
+      const perConversation = await rpcError(upload(a));
+      expect(perConversation.code).toBe(-32050);
+      expect(perConversation.data).toEqual({ limit: "maxConversationAssetBytes", max: 2 * size, actual: 3 * size });
+      expect(perConversation.message).toBe(
+        `Limit exceeded: this conversation keeps ${2 * size} bytes of images; this one (${size} bytes) would bring it over limits.maxConversationAssetBytes (${2 * size}); continue in a new conversation, or raise the limit`,
+      );
+      expect(await files(a)).toBe(4); // two images, each with its metadata: the refused one left nothing
+
+      await upload(b);
+      const total = await rpcError(upload(b));
+      expect(total.data).toEqual({ limit: "maxTotalAssetBytes", max: 3 * size, actual: 4 * size });
+      expect(await files(b)).toBe(2);
+
+      await quota.client.conversation.delete({ conversationId: a });
+      await upload(b);
+    } finally {
+      await quota.close();
+    }
+  });
+});
+
 describe("after a restart (lowdb store)", () => {
   it("records keep their attachments and the image is read from disk for the next model request", async () => {
     const dataDir = await mkdtemp(join(tmpdir(), "agentwire-attach-restart-"));

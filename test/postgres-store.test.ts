@@ -14,6 +14,7 @@ import { parseChatArgs } from "../src/chat/chat-options.js";
 import { parseCli } from "../src/cli-options.js";
 import { reportJson, reportLines } from "../src/config/config-report.js";
 import { FencedError } from "../src/store/fenced-error.js";
+import { MIGRATIONS, migrate } from "../src/store/postgres-migrations.js";
 import { PostgresConversationStore } from "../src/store/postgres-store.js";
 import { describeTarget, redactPassword, withDefaultUser } from "../src/store/postgres-url.js";
 import { StoreUnavailableError } from "../src/store/store-unavailable-error.js";
@@ -34,9 +35,9 @@ describe.skipIf(!pgUp)("PostgreSQL store: migrations", () => {
     await Promise.all([a.open(), b.open()]);
     try {
       // One of them did the work under the advisory lock; the other found it done.
-      expect([a.appliedMigrations, b.appliedMigrations].map((v) => [...v]).sort()).toEqual([[], [1]]);
+      expect([a.appliedMigrations, b.appliedMigrations].map((v) => [...v]).sort()).toEqual([[], [1, 2]]);
       const rows = await fresh.query<{ version: number }>("SELECT version FROM agentwire_migrations ORDER BY version");
-      expect(rows).toEqual([{ version: 1 }]);
+      expect(rows).toEqual([{ version: 1 }, { version: 2 }]);
       // Both can work on the schema at once.
       await a.create(conversation("from-a"));
       expect(await b.get("from-a")).toBeDefined();
@@ -58,14 +59,65 @@ describe.skipIf(!pgUp)("PostgreSQL store: migrations", () => {
         (e: unknown) => e,
       );
       expect(error).toBeInstanceOf(StoreUnavailableError);
-      expect((error as Error).message).toMatch(/schema version 999, newer than this agentwire knows \(1\)/);
+      expect((error as Error).message).toMatch(/schema version 999, newer than this agentwire knows \(2\)/);
     } finally {
       await fresh.query("DELETE FROM agentwire_migrations WHERE version = 999");
     }
   });
 });
 
+describe.skipIf(!pgUp)("PostgreSQL store: the asset usage migration", () => {
+  const old = usePostgresDatabase("assetsv1");
+
+  it("counts the assets a database of schema version 1 already holds, and keeps the count through deletes and TRUNCATE", async () => {
+    const pool = new pg.Pool({ connectionString: old.url, max: 1 });
+    try {
+      await migrate(pool, MIGRATIONS.filter((m) => m.version === 1));
+    } finally {
+      await pool.end();
+    }
+    for (const id of ["old1", "old2"]) {
+      await old.query("INSERT INTO agentwire_conversations (id, created_at, metadata) VALUES ($1, '2026-01-01', $2::json)", [id, JSON.stringify(conversation(id))]);
+      await old.query("INSERT INTO agentwire_assets (conversation_id, asset_id, info, bytes) VALUES ($1, 'a_1', '{}', $2)", [id, Buffer.alloc(6)]);
+    }
+    const limits = { maxConversationAssetBytes: 100, maxTotalAssetBytes: 16 };
+    const store = await old.open({ assetLimits: limits });
+    expect(store.appliedMigrations).toEqual([2]);
+    const usage = async () => Number((await old.query<{ bytes: string }>("SELECT bytes FROM agentwire_asset_usage"))[0].bytes);
+    expect(await usage()).toBe(12);
+    const fresh = await store.create(conversation("new"));
+    const info = (n: number) => ({ assetId: `a_${n}`, mimeType: "image/png" as const, size: n, createdAt: "2026-01-01T00:00:00.000Z" });
+    await expect(fresh.putAsset(info(5), Buffer.alloc(5))).rejects.toMatchObject({ limit: "maxTotalAssetBytes", actual: 17 });
+    await fresh.putAsset(info(4), Buffer.alloc(4));
+    expect(await usage()).toBe(16);
+    // A conversation's delete cascades to its assets; the trigger takes their bytes off.
+    await store.delete("old1");
+    expect(await usage()).toBe(10);
+    await old.query("TRUNCATE agentwire_conversations CASCADE");
+    expect(await usage()).toBe(0);
+  });
+});
+
 describe.skipIf(!pgUp)("PostgreSQL store: several instances on one database", () => {
+
+  it("two instances racing for the last bytes of the asset quota store no more than it allows; a delete on one frees room for the other", async () => {
+    const limits = { maxConversationAssetBytes: 100, maxTotalAssetBytes: 10 };
+    const [a, b] = [await db.open({ assetLimits: limits }), await db.open({ assetLimits: limits })];
+    await a.create(conversation("pa"));
+    await b.create(conversation("pb"));
+    const [ha, hb] = [(await a.get("pa"))!, (await b.get("pb"))!];
+    const info = (n: number) => ({ assetId: `a_${n}`, mimeType: "image/png" as const, size: 2, createdAt: "2026-01-01T00:00:00.000Z" });
+    // 20 bytes asked for at once through two pools; 10 fit.
+    const outcomes = await Promise.allSettled(range(10).map((n) => (n % 2 ? ha : hb).putAsset(info(n), Buffer.alloc(2))));
+    expect(outcomes.filter((o) => o.status === "fulfilled")).toHaveLength(5);
+    for (const o of outcomes) if (o.status === "rejected") expect(o.reason).toMatchObject({ limit: "maxTotalAssetBytes", max: 10 });
+    const [stored] = await db.query<{ n: number; bytes: string }>("SELECT count(*)::int AS n, sum(octet_length(bytes)) AS bytes FROM agentwire_assets");
+    expect(stored).toEqual({ n: 5, bytes: "10" });
+    const aHeld = (await db.query<{ n: number }>("SELECT count(*)::int AS n FROM agentwire_assets WHERE conversation_id = 'pa'"))[0].n;
+    expect(await b.delete("pb")).toBe(true);
+    // What pb held is free for pa, through the other instance.
+    await ha.putAsset(info(20), Buffer.alloc(10 - 2 * aHeld));
+  });
 
   it("gives concurrent appends from two stores (two pools) positions 0..N-1, without gap or duplicate, each store's in its call order", async () => {
     const [a, b] = [await db.open(), await db.open()];

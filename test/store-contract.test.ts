@@ -9,6 +9,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { ConversationRecord } from "../protocol/index.js";
+import { AssetQuotaError, type AssetLimits } from "../src/store/asset-quota.js";
 import { InvalidCursorError, type AssetInfo, type ConversationStore, type RunState } from "../src/store/conversation-store.js";
 import { compareNewestFirst } from "../src/store/list-page.js";
 import { MemoryConversationStore } from "../src/store/memory-store.js";
@@ -20,29 +21,30 @@ const ids = (records: readonly ConversationRecord[]) => records.map((r) => r.id)
 
 /** One store under test: how to open it, and (for stores that keep data) how to open it again on the same data. */
 interface Subject {
-  open(): Promise<ConversationStore>;
+  /** `assetLimits`: the asset quotas to enforce (none by default). */
+  open(assetLimits?: AssetLimits): Promise<ConversationStore>;
   /** Closes `store` and opens a new one on what it stored; absent for the memory store. */
-  reopen?(store: ConversationStore): Promise<ConversationStore>;
+  reopen?(store: ConversationStore, assetLimits?: AssetLimits): Promise<ConversationStore>;
 }
 
 const dir = useStoreDir("contract");
 const lowdb: Subject = {
   // Small segments, so every case crosses segment boundaries.
-  open: () => dir.open({ segmentSize: 4 }),
-  async reopen(store) {
+  open: (assetLimits) => dir.open({ segmentSize: 4, assetLimits }),
+  async reopen(store, assetLimits) {
     await dir.close(store as Awaited<ReturnType<typeof dir.open>>);
-    return dir.open({ segmentSize: 4 });
+    return dir.open({ segmentSize: 4, assetLimits });
   },
 };
-const memory: Subject = { open: async () => new MemoryConversationStore() };
+const memory: Subject = { open: async (assetLimits) => new MemoryConversationStore({ assetLimits }) };
 
 const pgUp = await postgresReachable("store-contract.test.ts");
 const db = pgUp ? usePostgresDatabase("contract", { resetEach: true }) : undefined;
 const postgres: Subject = {
-  open: () => db!.open(),
-  async reopen(store) {
+  open: (assetLimits) => db!.open({ assetLimits }),
+  async reopen(store, assetLimits) {
     await db!.close(store as Awaited<ReturnType<NonNullable<typeof db>["open"]>>);
-    return db!.open();
+    return db!.open({ assetLimits });
   },
 };
 
@@ -59,6 +61,19 @@ const png = (n: number): AssetInfo => ({
   name: `picture ${n}.png`,
   createdAt: "2026-01-01T00:00:00.000Z",
 });
+
+/** An asset of `n` bytes (the store keeps any bytes; the handler checks they are an image). */
+const blob = (n: number) => new Uint8Array(n).fill(7);
+
+/** The AssetQuotaError `write` rejects with. */
+async function quotaError(write: Promise<unknown>): Promise<AssetQuotaError> {
+  const error = await write.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(AssetQuotaError);
+  return error as AssetQuotaError;
+}
 
 const runState = (n: number): RunState => ({
   lastError: { code: -32030, message: `failed ${n}`, status: 400, timestamp: "2026-01-01T00:00:00.000Z" },
@@ -261,6 +276,53 @@ describe.each(subjects)("%s: the ConversationStore contract", (_name, subject, a
     expect(Buffer.compare((await handle.readAsset("a_3"))!.bytes, Buffer.from(all))).toBe(0);
   });
 
+  it_("refuses an asset that would pass the conversation's or the store's quota, storing nothing; a replacement counts the difference", async () => {
+    const store = await subject.open({ maxConversationAssetBytes: 10, maxTotalAssetBytes: 16 });
+    const one = await store.create(conversation("one"));
+    const two = await store.create(conversation("two"));
+    await one.putAsset({ ...png(1), size: 6 }, blob(6));
+    const perConversation = await quotaError(one.putAsset({ ...png(2), size: 5 }, blob(5)));
+    expect(perConversation).toMatchObject({ limit: "maxConversationAssetBytes", max: 10, actual: 11 });
+    expect(perConversation.message).toBe(
+      "this conversation keeps 6 bytes of images; this one (5 bytes) would bring it over limits.maxConversationAssetBytes (10); continue in a new conversation, or raise the limit",
+    );
+    expect(await one.assetInfo("a_2")).toBeUndefined();
+    await one.putAsset({ ...png(2), size: 4 }, blob(4)); // exactly at the limit
+    // Replacing a_1 (6 bytes): as large is fine, one byte more is not.
+    await one.putAsset({ ...png(1), size: 6 }, blob(6));
+    expect(await quotaError(one.putAsset({ ...png(1), size: 7 }, blob(7)))).toMatchObject({ limit: "maxConversationAssetBytes", actual: 11 });
+    expect((await one.readAsset("a_1"))!.bytes.length).toBe(6);
+
+    await two.putAsset({ ...png(1), size: 6 }, blob(6)); // 16 in all
+    const total = await quotaError(two.putAsset({ ...png(2), size: 1 }, blob(1)));
+    expect(total).toMatchObject({ limit: "maxTotalAssetBytes", max: 16, actual: 17 });
+    expect(total.message).toBe(
+      "the server keeps 16 bytes of images in all; this one (1 bytes) would bring it over limits.maxTotalAssetBytes (16); delete conversations that hold images, or raise the limit",
+    );
+    expect(await two.assetInfo("a_2")).toBeUndefined();
+  });
+
+  it_("uploads racing each other cannot pass the quota together; deleting a conversation frees its share", async () => {
+    const store = await subject.open({ maxConversationAssetBytes: 100, maxTotalAssetBytes: 16 });
+    const full = await store.create(conversation("full"));
+    await full.putAsset({ ...png(1), size: 6 }, blob(6));
+    const a = await store.create(conversation("a"));
+    const b = await store.create(conversation("b"));
+    // 10 bytes of room, 20 asked for at once by two conversations: exactly five of the ten get in.
+    const puts = range(10).map((n) => (n % 2 ? a : b).putAsset({ ...png(n), size: 2 }, blob(2)));
+    const outcomes = await Promise.allSettled(puts);
+    const refused = outcomes.filter((o) => o.status === "rejected").map((o) => (o as PromiseRejectedResult).reason);
+    expect(refused).toHaveLength(5);
+    for (const error of refused) expect(error).toMatchObject({ limit: "maxTotalAssetBytes", max: 16 });
+    const stored = await Promise.all(range(10).map((n) => (n % 2 ? a : b).assetInfo(`a_${n}`)));
+    expect(stored.filter((info) => info !== undefined)).toHaveLength(5);
+    await quotaError(a.putAsset({ ...png(20), size: 1 }, blob(1)));
+
+    expect(await store.delete("full")).toBe(true);
+    await a.putAsset({ ...png(20), size: 6 }, blob(6));
+    await quotaError(b.putAsset({ ...png(21), size: 1 }, blob(1)));
+  });
+
   it_("keeps the run state: null at first, replaced by updateRunState once it resolved", async () => {
     const store = await subject.open();
     const handle = await store.create(conversation("run"));
@@ -320,6 +382,26 @@ describe.each(subjects)("%s: the ConversationStore contract", (_name, subject, a
     await again.append(assistantMessage(8));
     expect(again.openToolCalls).toEqual([]);
     expect(ids(await again.readRecords(6))).toEqual(["t7", "m8"]);
+  });
+
+  itDurable("counts the stored assets again after a reopen: the quota goes on where it was, and a deletion before it freed its share", async () => {
+    const limits = { maxConversationAssetBytes: 10, maxTotalAssetBytes: 12 };
+    let store = await subject.open(limits);
+    await (await store.create(conversation("one"))).putAsset({ ...png(1), size: 8 }, blob(8));
+    await (await store.create(conversation("two"))).putAsset({ ...png(1), size: 2 }, blob(2));
+    await (await store.create(conversation("three"))).putAsset({ ...png(1), size: 2 }, blob(2));
+    expect(await store.delete("three")).toBe(true);
+
+    store = await subject.reopen!(store, limits);
+    const one = (await store.get("one"))!;
+    const two = (await store.get("two"))!;
+    expect(await quotaError(one.putAsset({ ...png(2), size: 3 }, blob(3)))).toMatchObject({ limit: "maxConversationAssetBytes", actual: 11 });
+    expect(await quotaError(two.putAsset({ ...png(2), size: 3 }, blob(3)))).toMatchObject({ limit: "maxTotalAssetBytes", actual: 13 });
+    await two.putAsset({ ...png(2), size: 2 }, blob(2)); // 12 in all
+
+    expect(await store.delete("one")).toBe(true);
+    store = await subject.reopen!(store, limits);
+    await (await store.get("two"))!.putAsset({ ...png(3), size: 6 }, blob(6)); // 10 in all
   });
 
   itDurable("deletes a conversation with its records and assets; its handle refuses further use", async () => {

@@ -85,7 +85,8 @@ export const ErrorCodes = {
   STORAGE_ERROR: -32040,
   /**
    * A server limit was reached (message size, conversation size, reply size, subscriptions,
-   * generations…). `data.limit` names the limit and `data.max` its value; nothing was changed.
+   * generations, bytes of uploaded images, MCP servers…). `data.limit` names the limit and
+   * `data.max` its value; nothing was changed.
    */
   LIMIT_EXCEEDED: -32050,
   /**
@@ -201,7 +202,7 @@ export interface ErrorDataMap {
   LIMIT_EXCEEDED: {
     /**
      * Which limit: maxMessageBytes, maxConversationBytes, maxReplyBytes, maxSubscriptions,
-     * maxGenerations, …
+     * maxGenerations, maxConversationAssetBytes, maxTotalAssetBytes, maxMcpServers, …
      */
     limit: string;
     /** The limit's value (bytes or a count). */

@@ -172,10 +172,14 @@ export interface MessageMethods {
 export interface AssetMethods {
   /**
    * `asset.upload`: Store an image (PNG, JPEG, GIF or WebP, recognised from its bytes) with a
-   * conversation, to attach to messages by its id. Assets are deleted with their conversation.
+   * conversation, to attach to messages by its id. Assets are deleted with their conversation,
+   * which frees their bytes. The bytes a conversation keeps and those the whole server keeps are
+   * bounded (limits.maxConversationAssetBytes, 256 MiB, and limits.maxTotalAssetBytes, 2 GiB, by
+   * default): an upload that would pass one is refused with LIMIT_EXCEEDED naming it, and nothing
+   * is stored.
    *
    * Errors: NOT_INITIALIZED (-32001), CONVERSATION_NOT_FOUND (-32010), STORAGE_ERROR (-32040),
-   * INVALID_PARAMS (-32602).
+   * LIMIT_EXCEEDED (-32050), INVALID_PARAMS (-32602).
    */
   upload(params: AssetUploadParams, options?: RequestOptions): Promise<AssetUploadResult>;
 }

@@ -424,7 +424,8 @@ export interface ToolCallRef {
 export interface ToolCall extends ToolCallRef {
   /**
    * The call's arguments: as the model proposed them, or, after tool.confirm edited them, the
-   * edited ones.
+   * edited ones. Arguments the model nests deeper than 64 levels of arrays and objects are not
+   * kept: the call fails at once (tool_failed, arguments {}, the result names the limit).
    */
   arguments: Record<string, unknown>;
 }

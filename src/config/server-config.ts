@@ -43,6 +43,12 @@ export interface ServerConfig {
   maxLoadedConversations: number;
   /** Bytes of record data the store keeps cached in memory across all conversations. */
   storeCacheBytes: number;
+  /** Bytes of uploaded images one conversation may keep (asset.upload beyond it is refused). */
+  maxConversationAssetBytes: number;
+  /** Bytes of uploaded images kept across all conversations (the whole store, every instance of a cluster). */
+  maxTotalAssetBytes: number;
+  /** MCP servers declared at most, configuration file and mcp.add together. */
+  maxMcpServers: number;
   /** Open WebSocket connections at most (new upgrades get HTTP 503). */
   maxConnections: number;
   /** Open WebSocket connections from one remote address at most. */
@@ -138,6 +144,13 @@ export function defaultConfig(overrides: Partial<ServerConfig> = {}): ServerConf
     idleUnloadMs: 10 * 60_000,
     maxLoadedConversations: 10_000,
     storeCacheBytes: 64 * 1024 * 1024,
+    // 256 MiB is about 50 images at the 5 MiB per-image cap (hundreds of screenshots) per conversation;
+    // 2 GiB bounds the disk all clients together can fill (907 MB went in 6.7 s without a bound).
+    maxConversationAssetBytes: 256 * 1024 * 1024,
+    maxTotalAssetBytes: 2 * 1024 * 1024 * 1024,
+    // Well above common setups (a handful to a score of servers); 32 stdio servers hold about 100
+    // pipes, far inside the descriptors FD_RESERVE keeps for everything but connections.
+    maxMcpServers: 32,
     maxConnections: defaultMaxConnections(),
     maxConnectionsPerAddress: 1024,
     initializeTimeoutMs: 10_000,

@@ -1,5 +1,6 @@
 import type { Logger } from "../logging/logger.js";
 import { RpcError } from "../rpc/rpc-error.js";
+import { AssetQuotaError } from "../store/asset-quota.js";
 import { ConversationDamagedError } from "../store/conversation-store.js";
 import { StoreFileError } from "../store/store-file-error.js";
 
@@ -15,6 +16,7 @@ export function translateError(log: Logger): (error: unknown) => RpcError | unde
       return RpcError.storageError("the change could not be written to disk; nothing was changed");
     }
     if (error instanceof ConversationDamagedError) return RpcError.conversationDamaged(error.conversationId, error.problem);
+    if (error instanceof AssetQuotaError) return RpcError.limitExceeded(error.message, error.limit, error.max, error.actual);
     return undefined;
   };
 }

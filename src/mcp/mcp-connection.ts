@@ -44,6 +44,8 @@ export class McpConnection implements McpToolHost {
   private connectedAt = 0;
   private closed = false;
   private firstAttempt: Promise<void> | undefined;
+  /** Aborts the connection attempt under way: close() must not wait for a silent server's initialize limit. */
+  private attempt: AbortController | undefined;
   /** Bumped by every new session and by close: callbacks of an older session are ignored. */
   private epoch = 0;
 
@@ -83,7 +85,7 @@ export class McpConnection implements McpToolHost {
 
   linkFailed(session: McpSession, error: unknown): void {
     if (session !== this.current) return;
-    this.lost(`the link to the server failed: ${error instanceof Error ? error.message : String(error)}`);
+    this.lost(`the link to the server failed: ${session.explain(error)}`);
   }
 
   info(): McpServerInfo {
@@ -105,6 +107,7 @@ export class McpConnection implements McpToolHost {
   async close(): Promise<void> {
     this.closed = true;
     this.epoch++;
+    this.attempt?.abort(new Error("the MCP server was removed or agentwire is stopping"));
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
     const session = this.current;
@@ -123,10 +126,13 @@ export class McpConnection implements McpToolHost {
     this.attempts++;
     const { log } = this.settings;
     let session: McpSession | undefined;
+    const attempt = new AbortController();
+    this.attempt = attempt;
     try {
       session = await McpSession.open(this.definition, {
         baseEnv: this.settings.baseEnv,
         connectTimeoutMs: this.settings.connectTimeoutMs,
+        signal: attempt.signal,
         onClosed: (reason) => {
           if (epoch === this.epoch) this.lost(reason);
         },
@@ -153,6 +159,8 @@ export class McpConnection implements McpToolHost {
       this.current = undefined;
       await session?.close();
       this.fail(error instanceof Error ? error.message : String(error));
+    } finally {
+      if (this.attempt === attempt) this.attempt = undefined;
     }
   }
 

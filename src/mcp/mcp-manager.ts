@@ -3,7 +3,10 @@
  * and from mcp.add — and their tools, offered to the registry as a
  * ToolProvider whose revision moves whenever a server's tools change.
  * Connecting happens in the background: start-up never waits for a server,
- * and a server that fails is retried without troubling the agent.
+ * and a server that fails is retried without troubling the agent. Each
+ * server's start is its own: mcp.add waits for its server's first attempt
+ * only, never for another server's (a silent one holds only itself).
+ * Servers are bounded (maxMcpServers): each may be a process with pipes.
  */
 import type { McpServerDefinition, McpServersConfig } from "../../protocol/config-mcp.js";
 import type { McpProbeResult, McpServerInfo, McpStatusSummary } from "../../protocol/mcp.js";
@@ -31,10 +34,18 @@ export interface McpManagerConfig {
   mcpServers: McpServersConfig;
   /** Extra environment names tools may see (ServerConfig.toolEnvAllow). */
   toolEnvAllow: readonly string[];
+  /** Servers declared at most, configuration file and mcp.add together (limits.maxMcpServers). */
+  maxMcpServers: number;
 }
 
 export class McpManager implements ToolProvider {
   private readonly connections = new Map<string, McpConnection>();
+  /**
+   * Saved servers not started because the limit was reached at start (it was
+   * lowered, or the configuration file gained servers): kept in the saved
+   * file, not run; mcp.remove forgets them.
+   */
+  private readonly overLimit = new Map<string, McpServerDefinition>();
   private readonly file: McpServersFile;
   private readonly settings: McpConnectionSettings;
   private changes = 0;
@@ -67,15 +78,30 @@ export class McpManager implements ToolProvider {
   /** Reads the saved servers and starts connecting to every server in the background. Never throws. */
   start(): Promise<void> {
     this.loaded ??= (async () => {
-      for (const [name, definition] of Object.entries(this.config.mcpServers)) this.open(name, definition, "config");
+      const max = this.config.maxMcpServers;
+      const skipped: string[] = [];
+      for (const [name, definition] of Object.entries(this.config.mcpServers)) {
+        if (this.connections.size < max) this.open(name, definition, "config");
+        else skipped.push(`"${name}" (configuration file)`);
+      }
       const saved = await this.file.load();
       if (saved.problem) this.log.error(`${this.file.path} ${saved.problem}; its servers are not started (the file is set aside at the next mcp.add or mcp.remove)`);
       for (const [name, definition] of Object.entries(saved.servers)) {
-        if (this.connections.has(name)) {
+        if (this.connections.has(name) || Object.hasOwn(this.config.mcpServers, name)) {
           this.log.warn(`MCP server "${name}" from ${this.file.path} is also in the configuration file; the configuration file's is used`);
           continue;
         }
-        this.open(name, definition, "added");
+        if (this.connections.size < max) {
+          this.open(name, definition, "added");
+        } else {
+          this.overLimit.set(name, definition);
+          skipped.push(`"${name}" (${this.file.path})`);
+        }
+      }
+      if (skipped.length > 0) {
+        this.log.error(
+          `${skipped.length} MCP servers are not started: over limits.maxMcpServers (${max}): ${skipped.join(", ")}; raise the limit, or remove servers (mcp.remove keeps saved ones from coming back)`,
+        );
       }
       for (const connection of this.connections.values()) void connection.start();
     })().catch((error: unknown) => this.log.error("starting the MCP servers failed", error));
@@ -105,23 +131,45 @@ export class McpManager implements ToolProvider {
     };
   }
 
-  /** Saves the server, starts it, and answers after the first connection attempt. */
-  add(name: string, definition: McpServerDefinition): Promise<McpServerInfo> {
-    return this.mutate(async () => {
+  /**
+   * Saves the server, starts it, and answers after its first connection
+   * attempt. Only the saving is serialised with other mcp.add / mcp.remove
+   * calls; the attempt is not, so a server slow to answer initialize delays
+   * its own mcp.add and no other.
+   */
+  async add(name: string, definition: McpServerDefinition): Promise<McpServerInfo> {
+    const connection = await this.mutate(async () => {
       const existing = this.connections.get(name);
-      if (existing) {
-        const where = existing.origin === "config" ? "the configuration file" : "mcp.add";
+      if (existing || this.overLimit.has(name)) {
+        const where = existing?.origin === "config" ? "the configuration file" : "mcp.add";
         throw RpcError.invalidParam("name", `an MCP server named "${name}" already exists (from ${where}); pick another name or mcp.remove it first`);
       }
+      const max = this.config.maxMcpServers;
+      const declared = this.connections.size + this.overLimit.size;
+      if (declared >= max) {
+        throw RpcError.limitExceeded(
+          `${declared} MCP servers are declared, the most this server keeps (limits.maxMcpServers is ${max}); mcp.remove one first or raise the limit`,
+          "maxMcpServers",
+          max,
+          declared + 1,
+        );
+      }
       await this.save({ ...this.savedDefinitions(), [name]: definition });
-      const connection = this.open(name, definition, "added");
-      await connection.start();
-      return connection.info();
+      return this.open(name, definition, "added");
     });
+    await connection.start();
+    return connection.info();
   }
 
   remove(name: string): Promise<void> {
     return this.mutate(async () => {
+      if (this.overLimit.has(name)) {
+        const rest = this.savedDefinitions();
+        delete rest[name];
+        await this.save(rest);
+        this.overLimit.delete(name);
+        return;
+      }
       const connection = this.connections.get(name);
       if (!connection) throw RpcError.invalidParam("name", `no MCP server is named "${name}"`);
       if (connection.origin === "config") {
@@ -182,6 +230,7 @@ export class McpManager implements ToolProvider {
   private savedDefinitions(): McpServersConfig {
     const saved: McpServersConfig = {};
     for (const connection of this.connections.values()) if (connection.origin === "added") saved[connection.serverName] = connection.definition;
+    for (const [name, definition] of this.overLimit) saved[name] = definition;
     return saved;
   }
 

@@ -16,6 +16,7 @@ async function importSdk() {
     Client: client.Client,
     StdioClientTransport: stdio.StdioClientTransport,
     StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
+    StreamableHTTPError: http.StreamableHTTPError,
     ToolListChangedNotificationSchema: types.ToolListChangedNotificationSchema,
     McpError: types.McpError,
     ErrorCode: types.ErrorCode,

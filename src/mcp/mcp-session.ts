@@ -6,6 +6,7 @@
 import { existsSync } from "node:fs";
 import type { McpServerDefinition } from "../../protocol/config-mcp.js";
 import { SERVER_VERSION } from "../server-version.js";
+import { describeFetchFailure, describeHttpStatus, describeNotMcp, type HttpExchange } from "./mcp-http-failure.js";
 import { loadMcpSdk, type McpCallResult, type McpClient, type McpListedTool, type McpSdk } from "./mcp-sdk.js";
 
 export type McpTransportKind = "stdio" | "http";
@@ -15,6 +16,8 @@ export interface McpSessionOptions {
   baseEnv(): Readonly<Record<string, string>>;
   /** Time allowed for the process to start and answer `initialize`. */
   connectTimeoutMs: number;
+  /** Gives up the start: a stdio server's process is ended at once instead of when initialize times out. */
+  signal?: AbortSignal;
   /** The session ended on its own (process exited, connection closed); not called after `close()`. */
   onClosed?(reason: string): void;
   /** The server announced that its tools changed (notifications/tools/list_changed). */
@@ -34,7 +37,12 @@ export function transportKind(definition: McpServerDefinition): McpTransportKind
 
 export class McpSession {
   private closing = false;
+  /** Set once initialize has succeeded: before that, a failure is open()'s to report. */
+  private opened = false;
   private stderrTail = "";
+  /** Streamable HTTP only: the endpoint, and what its requests got, to say why one failed. */
+  private url: URL | undefined;
+  private readonly http: HttpExchange = { pending: 0 };
 
   private constructor(
     private readonly sdk: McpSdk,
@@ -51,7 +59,9 @@ export class McpSession {
     const session = new McpSession(sdk, client, kind);
     const transport = session.createTransport(definition, options);
     client.onclose = () => {
-      if (session.closing) return;
+      // A failed connect closes the client too, before its rejection arrives: that
+      // rejection says what went wrong, so an end before initialize is not reported here.
+      if (session.closing || !session.opened) return;
       session.closing = true;
       options.onClosed?.(session.endedReason());
     };
@@ -59,12 +69,14 @@ export class McpSession {
     client.onerror = () => {};
     client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, () => options.onToolsChanged?.());
     try {
-      await client.connect(transport, { timeout: options.connectTimeoutMs });
+      options.signal?.throwIfAborted();
+      await client.connect(transport, { timeout: options.connectTimeoutMs, signal: options.signal });
     } catch (error) {
       session.closing = true;
       await client.close().catch(() => {});
       throw new Error(session.describe(error, definition, options.connectTimeoutMs));
     }
+    session.opened = true;
     return session;
   }
 
@@ -108,6 +120,12 @@ export class McpSession {
     return error instanceof this.sdk.McpError && error.code === this.sdk.ErrorCode.RequestTimeout;
   }
 
+  /** Why a request of an open session failed, in words (an HTTP status, a refused connection…). */
+  explain(error: unknown): string {
+    if (this.kind === "http" && this.url) return this.describeHttp(error, this.url) ?? messageOf(error);
+    return messageOf(error);
+  }
+
   /** True when the error came from the server (a JSON-RPC error answer), not from the link to it. */
   isServerAnswer(error: unknown): boolean {
     return error instanceof this.sdk.McpError && error.code !== this.sdk.ErrorCode.ConnectionClosed && error.code !== this.sdk.ErrorCode.RequestTimeout;
@@ -121,8 +139,10 @@ export class McpSession {
 
   private createTransport(definition: McpServerDefinition, options: McpSessionOptions) {
     if ("url" in definition) {
-      return new this.sdk.StreamableHTTPClientTransport(new URL(definition.url), {
+      this.url = new URL(definition.url);
+      return new this.sdk.StreamableHTTPClientTransport(this.url, {
         requestInit: { headers: { ...definition.headers } },
+        fetch: (url, init) => this.watchedFetch(url, init),
         // One quick retry of a dropped event stream; a dead server is the connection manager's to retry.
         reconnectionOptions: { initialReconnectionDelay: 1000, maxReconnectionDelay: 5000, reconnectionDelayGrowFactor: 2, maxRetries: 1 },
       });
@@ -147,6 +167,22 @@ export class McpSession {
     return transport;
   }
 
+  /** The global fetch, noting each response's status line and what is still waiting (the SDK's errors keep neither). */
+  private async watchedFetch(url: string | URL, init?: RequestInit): Promise<Response> {
+    this.http.pending++;
+    let response: Response;
+    try {
+      response = await fetch(url, init);
+    } catch (error) {
+      // Aborted (the session closing after a timeout) still counts as never answered.
+      if (!init?.signal?.aborted) this.http.pending--;
+      throw error;
+    }
+    this.http.pending--;
+    this.http.response = { status: response.status, statusText: response.statusText, contentType: response.headers.get("content-type") };
+    return response;
+  }
+
   private endedReason(): string {
     const base = this.kind === "stdio" ? "the server process exited" : "the connection to the server closed";
     return this.withStderr(base);
@@ -166,15 +202,46 @@ export class McpSession {
       }
       if (code === "EACCES") return `could not start "${definition.command}": permission denied`;
     }
-    if (this.isTimeout(error)) return this.withStderr(`no answer to initialize within ${connectTimeoutMs} ms`);
+    if (this.isTimeout(error)) {
+      if (this.kind === "stdio" || !this.url) return this.withStderr(`no answer to initialize within ${connectTimeoutMs} ms`);
+      const why =
+        this.http.pending > 0
+          ? "the HTTP request got no response"
+          : this.http.response
+            ? `it answered HTTP ${this.http.response.status} but sent no MCP message`
+            : "";
+      return `no answer to initialize from ${this.url.host} within ${connectTimeoutMs} ms${why ? ` (${why})` : ""}`;
+    }
     if (error instanceof this.sdk.McpError && error.code === this.sdk.ErrorCode.ConnectionClosed) {
       return this.withStderr(this.kind === "stdio" ? "the server process exited before it answered" : "the connection closed before the server answered");
     }
-    const message = error instanceof Error ? error.message : String(error);
-    // The SDK's StreamableHTTPError carries the HTTP status as a number in `code` but not in its message.
-    if (this.kind === "http" && typeof code === "number") return `HTTP ${code}: ${message}`;
+    const http = this.url ? this.describeHttp(error, this.url) : undefined;
+    if (http) return http;
+    const message = messageOf(error);
     const cause = (error as { cause?: { code?: string; message?: string } } | undefined)?.cause;
     const detail = cause?.code ?? cause?.message;
     return this.withStderr(detail && !message.includes(detail) ? `${message} (${detail})` : message);
   }
+
+  /** A failure of the HTTP link in words; undefined when it is none the HTTP side can explain. */
+  private describeHttp(error: unknown, url: URL): string | undefined {
+    const network = describeFetchFailure(error, url);
+    if (network) return network;
+    if (error instanceof this.sdk.StreamableHTTPError) {
+      // The SDK's message is "Streamable HTTP error: Error POSTing to endpoint: <body>"; its code is the status (-1: not HTTP).
+      const code = (error as { code?: unknown }).code;
+      if (typeof code === "number" && code >= 100) {
+        const body = /Error POSTing to endpoint: ([\s\S]*)$/.exec(error.message)?.[1];
+        return describeHttpStatus(code, this.http, body, url);
+      }
+      if (/Unexpected content type/.test(error.message)) return describeNotMcp(this.http, url, "content-type");
+    }
+    // The body was not JSON, or JSON that is not JSON-RPC (the SDK's schema refused it).
+    if (error instanceof SyntaxError || (error instanceof Error && error.name === "ZodError")) return describeNotMcp(this.http, url, "message");
+    return undefined;
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

@@ -88,7 +88,6 @@ async function runMcpTool(host: McpToolHost, mcpName: string, args: Record<strin
     if (context.signal.aborted) return { success: false, output: "[interrupted; the MCP server was asked to cancel the call]" };
     if (session.isTimeout(error)) return { success: false, output: `[timed out after ${timeoutMs} ms; the MCP server was asked to cancel the call]` };
     if (!session.isServerAnswer(error)) host.linkFailed(session, error);
-    const message = error instanceof Error ? error.message : String(error);
-    return { success: false, output: `[MCP server "${host.serverName}" failed the call: ${message}]` };
+    return { success: false, output: `[MCP server "${host.serverName}" failed the call: ${session.explain(error)}]` };
   }
 }

@@ -13,12 +13,14 @@ import { isPostgresUrl, redactPassword } from "./postgres-url.js";
  */
 export async function createConfiguredStore(config: ServerConfig, log: Logger): Promise<ConversationStore> {
   const onWarning = (message: string) => log.warn(message);
+  const assetLimits = { maxConversationAssetBytes: config.maxConversationAssetBytes, maxTotalAssetBytes: config.maxTotalAssetBytes };
   if (isPostgresUrl(config.store)) {
     const { PostgresConversationStore } = await import("./postgres-store.js");
-    return new PostgresConversationStore(config.store, { onWarning });
+    return new PostgresConversationStore(config.store, { onWarning, assetLimits });
   }
   return new LowdbConversationStore(config.dataDir, {
     cacheBytes: config.storeCacheBytes,
+    assetLimits,
     onDamaged: (d) => log.warn(`conversation ${d.id} is damaged (${d.problem}); it is listed as damaged and can be deleted`),
     onWarning,
   });

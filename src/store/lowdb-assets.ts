@@ -1,6 +1,7 @@
-import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { ASSET_ID_PATTERN, ImageMimeType } from "../../protocol/index.js";
+import type { AssetReservation } from "./asset-quota.js";
 import type { AssetInfo } from "./conversation-store.js";
 import { asStoreFileError, errorCode } from "./store-file-error.js";
 
@@ -17,13 +18,19 @@ import { asStoreFileError, errorCode } from "./store-file-error.js";
  * leaves only an unreferenced bytes file (removed with the conversation).
  * Bytes are not JSON and not cached: they are read when a model request
  * needs them.
+ *
+ * Every put first reserves its bytes with the store's quota (`reserve`),
+ * which refuses it with AssetQuotaError before anything is written; a
+ * failed write gives them back.
  */
 export class LowdbAssets {
   readonly #dir: string;
+  readonly #reserve: (bytes: number, replacedBytes: number) => Promise<AssetReservation>;
   readonly #writes = new Set<Promise<unknown>>();
 
-  constructor(conversationDir: string) {
+  constructor(conversationDir: string, reserve: (bytes: number, replacedBytes: number) => Promise<AssetReservation>) {
     this.#dir = join(conversationDir, "assets");
+    this.#reserve = reserve;
   }
 
   put(info: AssetInfo, bytes: Uint8Array): Promise<void> {
@@ -68,6 +75,9 @@ export class LowdbAssets {
 
   async #put(info: AssetInfo, bytes: Uint8Array): Promise<void> {
     if (!ASSET_ID_PATTERN.test(info.assetId)) throw new Error(`invalid asset id ${JSON.stringify(info.assetId)}`);
+    // An asset of the same id is replaced: only the difference counts.
+    const replaced = (await this.info(info.assetId).catch(() => undefined))?.size ?? 0;
+    const reservation = await this.#reserve(bytes.length, replaced);
     const data = join(this.#dir, info.assetId);
     const meta = join(this.#dir, `${info.assetId}.json`);
     const temps = [join(this.#dir, `.${info.assetId}.tmp`), join(this.#dir, `.${info.assetId}.json.tmp`)];
@@ -82,9 +92,34 @@ export class LowdbAssets {
       await rename(temps[1], meta);
     } catch (error) {
       await Promise.all([...temps, data].map((path) => rm(path, { force: true }).catch(() => undefined)));
+      reservation.release();
       throw asStoreFileError(error, data, "could not be written");
     }
+    reservation.commit();
   }
+}
+
+/**
+ * Bytes of the assets stored in a conversation's folder, as the disk holds
+ * them (every file but the small metadata; a bytes file left by a crash
+ * counts too, as it takes the space): the start-up count of the quota.
+ */
+export async function assetBytesOnDisk(conversationDir: string): Promise<number> {
+  const dir = join(conversationDir, "assets");
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch (error) {
+    if (errorCode(error) === "ENOENT" || errorCode(error) === "ENOTDIR") return 0;
+    throw asStoreFileError(error, dir, "cannot be listed");
+  }
+  let bytes = 0;
+  for (const name of names) {
+    if (name.endsWith(".json")) continue;
+    const info = await stat(join(dir, name)).catch(() => undefined);
+    if (info?.isFile()) bytes += info.size;
+  }
+  return bytes;
 }
 
 function parseInfo(value: unknown, assetId: string): AssetInfo {

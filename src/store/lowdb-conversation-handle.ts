@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import type { Conversation, ConversationRecord, ToolCallRecord } from "../../protocol/index.js";
+import type { AssetReservation } from "./asset-quota.js";
 import { CommitQueue, settleGroup, type Queued } from "./commit-queue.js";
 import type { AssetInfo, ConversationDamagedError, ConversationHandle, RunState } from "./conversation-store.js";
 import { LowdbAssets } from "./lowdb-assets.js";
@@ -16,6 +17,8 @@ export interface HandleContext {
   readonly segmentBytes: number;
   /** Records the conversation as damaged; returns the error to throw. */
   damaged(problem: string): ConversationDamagedError;
+  /** Reserves the bytes of an asset (replacing one of `replacedBytes`) with the store's quota; throws AssetQuotaError over it. */
+  reserveAssetBytes(bytes: number, replacedBytes: number): Promise<AssetReservation>;
 }
 
 type Op =
@@ -64,7 +67,7 @@ export class LowdbConversationHandle implements ConversationHandle {
     this.#ctx = ctx;
     this.#owner = ctx.cache.newOwner();
     this.#meta = new LowdbFile<MetaData>(join(ctx.dir, META_FILE));
-    this.#assets = new LowdbAssets(ctx.dir);
+    this.#assets = new LowdbAssets(ctx.dir, ctx.reserveAssetBytes);
     this.#state = state;
     this.#metaBehind = metaBehind;
     if (tail) ctx.cache.put(this.#owner, tail.segment, tail.value);

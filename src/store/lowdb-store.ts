@@ -10,11 +10,13 @@ import {
   type DamagedConversation,
 } from "./conversation-store.js";
 import { isValidConversationId } from "./conversation-id.js";
+import { AssetUsage, UNLIMITED_ASSETS, type AssetLimits } from "./asset-quota.js";
 import { mapBounded } from "./bounded-map.js";
 import { ByteLru } from "./byte-lru.js";
 import { DamagedConversations } from "./damaged-conversations.js";
 import { DataDirLock } from "./data-dir-lock.js";
 import { selectPage, toPage } from "./list-page.js";
+import { assetBytesOnDisk } from "./lowdb-assets.js";
 import { LowdbConversationHandle, type HandleContext } from "./lowdb-conversation-handle.js";
 import { jsonSize, loadConversation, stateOf } from "./lowdb-conversation-load.js";
 import { META_FILE, checkMeta, quickCheckConversation, readJsonFile, type MetaData } from "./lowdb-file-checks.js";
@@ -34,6 +36,7 @@ import { StoreUnavailableError } from "./store-unavailable-error.js";
  *     index.json                         [{id, createdAt}], rewritten on create/delete only
  *     conversations/<id>/meta.json       conversation, seqReserved, records per segment
  *     conversations/<id>/records-000000.json, records-000001.json, …
+ *     conversations/<id>/assets/…         uploaded images (lowdb-assets.ts)
  *
  * lowdb rewrites a whole file per write, so records are split into segments
  * and an append rewrites only the last segment and the small meta file: its
@@ -73,6 +76,8 @@ export interface LowdbStoreOptions {
    * to the last assistant message), the rest checked when read. Default 8.
    */
   fullCheckSegments?: number;
+  /** Bytes of uploaded images per conversation and in all. Default: no bound (the server passes its configured limits). */
+  assetLimits?: AssetLimits;
 }
 
 const DEFAULT_SEGMENT_SIZE = 1000;
@@ -105,6 +110,13 @@ export class LowdbConversationStore implements ConversationStore {
   /** Unloads under way: a `get` waits for the old handle's writes before reading the files again. */
   readonly #unloading = new Map<string, Promise<void>>();
   #checked: Promise<void> = Promise.resolve();
+  readonly #assetUsage: AssetUsage;
+  /**
+   * The start-up count of the images on disk: the quota is not kept in a
+   * file (it could drift from the folders), it is counted again at every
+   * start. Uploads wait for it.
+   */
+  #assetsCounted: Promise<void> = Promise.resolve();
   #state: "new" | "open" | "closed" = "new";
 
   constructor(dataDir: string, options: LowdbStoreOptions = {}) {
@@ -116,6 +128,7 @@ export class LowdbConversationStore implements ConversationStore {
     this.#cache = new SegmentCache(positiveInt(options.cacheBytes, DEFAULT_CACHE_BYTES, "cacheBytes"));
     this.#metas = new ByteLru(positiveInt(options.metaCacheBytes, DEFAULT_META_CACHE_BYTES, "metaCacheBytes"));
     this.#damaged = new DamagedConversations(options.onDamaged);
+    this.#assetUsage = new AssetUsage(options.assetLimits ?? UNLIMITED_ASSETS);
     const onWarning = options.onWarning;
     this.#warn = (message) => {
       try {
@@ -149,6 +162,7 @@ export class LowdbConversationStore implements ConversationStore {
     this.#lock = lock;
     this.#state = "open";
     this.#checked = this.#checkAll(this.#index.ids());
+    this.#assetsCounted = this.#countAssets(this.#index.ids());
   }
 
   /** Resolves once the start-up check of every stored conversation has finished (or the store closed). */
@@ -164,7 +178,7 @@ export class LowdbConversationStore implements ConversationStore {
   async close(): Promise<void> {
     if (this.#state !== "open") return;
     this.#state = "closed";
-    await this.#checked;
+    await Promise.all([this.#checked, this.#assetsCounted]);
     await Promise.allSettled([
       ...this.#creating.values(),
       ...this.#loading.values(),
@@ -319,6 +333,8 @@ export class LowdbConversationStore implements ConversationStore {
         // The conversation is gone (no index entry); its folder is discarded by a later create of the id.
         this.#warn(asStoreFileError(error, dir, "could not be removed after its conversation was deleted").message);
       });
+      // Its uploads have settled (retire waited for them): its images no longer count.
+      this.#assetUsage.forget(id);
     })();
     this.#deleting.set(id, work);
     try {
@@ -371,7 +387,35 @@ export class LowdbConversationStore implements ConversationStore {
       segmentSize: this.#segmentSize,
       segmentBytes: this.#segmentBytes,
       damaged: (problem) => this.#damagedError(id, problem),
+      reserveAssetBytes: async (bytes, replacedBytes) => {
+        await this.#assetsCounted;
+        return this.#assetUsage.reserve(id, bytes, replacedBytes);
+      },
     };
+  }
+
+  /**
+   * Counts the images of every stored conversation, a few folders at a
+   * time. A conversation deleted meanwhile is not counted (its delete has
+   * forgotten it, or will find nothing); one whose folder cannot be listed
+   * is counted as empty, with a warning.
+   */
+  async #countAssets(ids: string[]): Promise<void> {
+    await mapBounded(
+      ids,
+      this.#checkConcurrency,
+      async (id) => {
+        let bytes: number;
+        try {
+          bytes = await assetBytesOnDisk(this.#dir(id));
+        } catch (error) {
+          this.#warn(`${error instanceof Error ? error.message : String(error)}; its images are not counted toward the asset quota`);
+          return;
+        }
+        if (this.#index?.has(id) && !this.#deleting.has(id)) this.#assetUsage.add(id, bytes);
+      },
+      () => this.#state !== "open",
+    ).catch(() => undefined);
   }
 
   /** Records the damage (unless the conversation is being deleted) and returns the error for the caller. */

@@ -7,6 +7,7 @@ import type {
   DamagedConversation,
   RunState,
 } from "./conversation-store.js";
+import { AssetUsage, UNLIMITED_ASSETS, type AssetLimits } from "./asset-quota.js";
 import { isValidConversationId } from "./conversation-id.js";
 import { compareNewestFirst, selectPage, toPage } from "./list-page.js";
 
@@ -18,6 +19,12 @@ import { compareNewestFirst, selectPage, toPage } from "./list-page.js";
  */
 export class MemoryConversationStore implements ConversationStore {
   readonly #handles = new Map<string, MemoryConversationHandle>();
+  readonly #assetUsage: AssetUsage;
+
+  /** `assetLimits`: bytes of images per conversation and in all (default: no bound). */
+  constructor(options: { assetLimits?: AssetLimits } = {}) {
+    this.#assetUsage = new AssetUsage(options.assetLimits ?? UNLIMITED_ASSETS);
+  }
 
   async open(): Promise<void> {}
 
@@ -26,7 +33,7 @@ export class MemoryConversationStore implements ConversationStore {
   async create(conversation: Conversation): Promise<ConversationHandle> {
     if (!isValidConversationId(conversation.id)) throw new Error(`invalid conversation id ${JSON.stringify(conversation.id)}`);
     if (this.#handles.has(conversation.id)) throw new Error(`conversation ${conversation.id} already exists`);
-    const handle = new MemoryConversationHandle({ ...conversation, recordCount: 0 });
+    const handle = new MemoryConversationHandle({ ...conversation, recordCount: 0 }, this.#assetUsage);
     this.#handles.set(conversation.id, handle);
     return handle;
   }
@@ -42,6 +49,7 @@ export class MemoryConversationStore implements ConversationStore {
   }
 
   async delete(id: string): Promise<boolean> {
+    this.#assetUsage.forget(id);
     return this.#handles.delete(id);
   }
 
@@ -72,8 +80,11 @@ class MemoryConversationHandle implements ConversationHandle {
   /** Assets live and die with the handle: deleting the conversation drops them. */
   readonly #assets = new Map<string, { info: AssetInfo; bytes: Buffer }>();
 
-  constructor(conversation: Conversation) {
+  readonly #assetUsage: AssetUsage;
+
+  constructor(conversation: Conversation, assetUsage: AssetUsage) {
     this.conversation = conversation;
+    this.#assetUsage = assetUsage;
   }
 
   get recordCount(): number {
@@ -131,9 +142,12 @@ class MemoryConversationHandle implements ConversationHandle {
   }
 
   async putAsset(info: AssetInfo, bytes: Uint8Array): Promise<void> {
+    // Reserved at the call, as the lowdb store does: uploads made together cannot pass the quota together.
+    const reservation = this.#assetUsage.reserve(this.conversation.id, bytes.length, this.#assets.get(info.assetId)?.bytes.length ?? 0);
     await settle();
     // A copy: the caller's buffer may be reused.
     this.#assets.set(info.assetId, { info: { ...info }, bytes: Buffer.from(bytes) });
+    reservation.commit();
   }
 
   async assetInfo(assetId: string): Promise<AssetInfo | undefined> {

@@ -1,5 +1,6 @@
 import type { Conversation, ConversationRecord, ToolCallRecord } from "../../protocol/index.js";
 import { ASSET_ID_PATTERN } from "../../protocol/index.js";
+import { checkAssetQuota, UNLIMITED_ASSETS, type AssetLimits } from "./asset-quota.js";
 import { CommitQueue, type Queued } from "./commit-queue.js";
 import type { AssetInfo, ConversationHandle, RunState } from "./conversation-store.js";
 import { FencedError } from "./fenced-error.js";
@@ -74,10 +75,13 @@ export class PostgresConversationHandle implements ConversationHandle {
   #fence: number | undefined;
   #retired: string | null = null;
 
-  constructor(db: PostgresDatabase, state: PostgresHandleState) {
+  readonly #assetLimits: AssetLimits;
+
+  constructor(db: PostgresDatabase, state: PostgresHandleState, assetLimits: AssetLimits = UNLIMITED_ASSETS) {
     this.#db = db;
     this.#id = state.conversation.id;
     this.#state = state;
+    this.#assetLimits = assetLimits;
   }
 
   get conversation(): Conversation {
@@ -216,19 +220,41 @@ export class PostgresConversationHandle implements ConversationHandle {
     if (this.#retired !== null) throw new Error(`cannot ${what} conversation: ${this.#retired}`);
   }
 
+  /**
+   * One transaction: lock the conversation's row, check the fence and both
+   * quotas, insert, then add the bytes to the store-wide usage row, checking
+   * it again under that row's lock. Uploads to one conversation queue on its
+   * row (its bytes are summed under the lock); uploads anywhere in the
+   * cluster meet at the usage row only for the last statement, so one large
+   * insert does not hold the others. A refusal rolls everything back.
+   */
   async #putAsset(info: AssetInfo, bytes: Buffer): Promise<void> {
     if (!ASSET_ID_PATTERN.test(info.assetId)) throw new Error(`invalid asset id ${JSON.stringify(info.assetId)}`);
     const fence = this.#fence;
+    const limits = this.#assetLimits;
     await this.#db.transaction(`store asset ${info.assetId} of conversation ${this.#id}`, async (query) => {
-      // FOR SHARE: a claim (an UPDATE of the row) waits until this asset is in, or this waits for the claim.
-      const [row] = await query<{ fence: string }>("SELECT fence FROM agentwire_conversations WHERE id = $1 FOR SHARE", [this.#id]);
+      // FOR NO KEY UPDATE, the lock an UPDATE of the row takes: a claim waits until this asset is in (or this
+      // waits for the claim), and two uploads to this conversation take turns, so its sum below is exact.
+      const [row] = await query<{ fence: string }>("SELECT fence FROM agentwire_conversations WHERE id = $1 FOR NO KEY UPDATE", [this.#id]);
       if (!row) throw new ConversationGone(`cannot change conversation: conversation ${this.#id} was deleted`);
       if (fence !== undefined && Number(row.fence) !== fence) throw new FencedError(this.#id, fence, Number(row.fence));
+      const [held] = await query<{ conversation: string; replaced: string; total: string }>(
+        `SELECT COALESCE(sum(octet_length(bytes)), 0) AS conversation,
+                COALESCE(sum(octet_length(bytes)) FILTER (WHERE asset_id = $2), 0) AS replaced,
+                (SELECT bytes FROM agentwire_asset_usage) AS total
+         FROM agentwire_assets WHERE conversation_id = $1`,
+        [this.#id, info.assetId],
+      );
+      const adding = bytes.length - Number(held.replaced);
+      // Refused here, before the bytes travel, when it is over already; checked again under the usage row's lock.
+      checkAssetQuota(limits, Number(held.conversation), Number(held.total), adding);
       await query(
         `INSERT INTO agentwire_assets (conversation_id, asset_id, info, bytes) VALUES ($1, $2, $3::json, $4)
          ON CONFLICT (conversation_id, asset_id) DO UPDATE SET info = EXCLUDED.info, bytes = EXCLUDED.bytes`,
         [this.#id, info.assetId, JSON.stringify(info), bytes],
       );
+      const [usage] = await query<{ bytes: string }>("UPDATE agentwire_asset_usage SET bytes = bytes + $1 RETURNING bytes", [adding]);
+      checkAssetQuota(limits, Number(held.conversation), Number(usage.bytes) - adding, adding);
     });
   }
 

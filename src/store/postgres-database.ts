@@ -1,4 +1,5 @@
 import type { Pool, PoolClient, QueryResultRow } from "pg";
+import { AssetQuotaError } from "./asset-quota.js";
 import { FencedError } from "./fenced-error.js";
 import { StoreDatabaseError } from "./postgres-errors.js";
 
@@ -12,7 +13,7 @@ export type Query = <R extends QueryResultRow>(text: string, values?: unknown[])
  * The pool as the store uses it: statements and transactions whose driver
  * failures come out as StoreDatabaseError (named by `target`, never with a
  * password), while the store's own refusals (a fenced write, a deleted
- * conversation) come out as they were thrown.
+ * conversation, an asset over its quota) come out as they were thrown.
  */
 export class PostgresDatabase {
   constructor(
@@ -53,7 +54,7 @@ export class PostgresDatabase {
         // The connection is unusable: the pool must not hand it out again.
         broken = rollbackError;
       });
-      if (error instanceof StoreRefusal || error instanceof FencedError) throw error;
+      if (error instanceof StoreRefusal || error instanceof FencedError || error instanceof AssetQuotaError) throw error;
       throw new StoreDatabaseError(this.target, what, error);
     } finally {
       client.release(broken);

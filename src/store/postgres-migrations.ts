@@ -67,6 +67,38 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: "asset usage",
+    // The bytes of all assets, kept in one row so an upload checks the store-wide quota in
+    // O(1) under that row's lock (a sum over every asset would grow with the store). Deletes
+    // — a conversation's cascade included — and TRUNCATE keep it true by trigger, so nothing
+    // that removes assets can forget it. octet_length of a bytea reads its stored length
+    // without fetching the value.
+    sql: `
+      CREATE TABLE agentwire_asset_usage (
+        singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+        bytes bigint NOT NULL
+      );
+      INSERT INTO agentwire_asset_usage (bytes) SELECT COALESCE(sum(octet_length(bytes)), 0) FROM agentwire_assets;
+
+      CREATE FUNCTION agentwire_assets_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        UPDATE agentwire_asset_usage SET bytes = bytes - (SELECT COALESCE(sum(octet_length(bytes)), 0) FROM gone);
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER agentwire_assets_deleted AFTER DELETE ON agentwire_assets
+        REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION agentwire_assets_deleted();
+
+      CREATE FUNCTION agentwire_assets_truncated() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        UPDATE agentwire_asset_usage SET bytes = 0;
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER agentwire_assets_truncated AFTER TRUNCATE ON agentwire_assets
+        FOR EACH STATEMENT EXECUTE FUNCTION agentwire_assets_truncated();
+    `,
+  },
 ];
 
 /** Any constant works as long as every agentwire uses the same: it names "agentwire's schema" in pg_locks. */

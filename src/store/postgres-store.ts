@@ -1,5 +1,6 @@
 import type { Pool } from "pg";
 import type { Conversation } from "../../protocol/index.js";
+import { UNLIMITED_ASSETS, type AssetLimits } from "./asset-quota.js";
 import type { ConversationPage, ConversationStore, DamagedConversation } from "./conversation-store.js";
 import { isValidConversationId } from "./conversation-id.js";
 import { FencedError } from "./fenced-error.js";
@@ -28,6 +29,8 @@ export interface PostgresStoreOptions {
   countRefreshMs?: number;
   /** Trouble the store recovered from, e.g. an idle connection that broke (the server logs it). */
   onWarning?: (message: string) => void;
+  /** Bytes of uploaded images per conversation and in all (the whole database). Default: no bound (the server passes its configured limits). */
+  assetLimits?: AssetLimits;
 }
 
 const DEFAULT_POOL_SIZE = 10;
@@ -71,6 +74,7 @@ export class PostgresConversationStore implements ConversationStore {
   readonly #statementTimeoutMs: number;
   readonly #countRefreshMs: number;
   readonly #warn: (message: string) => void;
+  readonly #assetLimits: AssetLimits;
   #db: PostgresDatabase | null = null;
   #state: "new" | "open" | "closed" = "new";
   readonly #handles = new Map<string, PostgresConversationHandle>();
@@ -91,6 +95,7 @@ export class PostgresConversationStore implements ConversationStore {
     this.#connectTimeoutMs = positiveInt(options.connectTimeoutMs, DEFAULT_CONNECT_TIMEOUT_MS, "connectTimeoutMs");
     this.#statementTimeoutMs = positiveInt(options.statementTimeoutMs, DEFAULT_STATEMENT_TIMEOUT_MS, "statementTimeoutMs");
     this.#countRefreshMs = positiveInt(options.countRefreshMs, DEFAULT_COUNT_REFRESH_MS, "countRefreshMs");
+    this.#assetLimits = options.assetLimits ?? UNLIMITED_ASSETS;
     const onWarning = options.onWarning;
     this.#warn = (message) => {
       try {
@@ -170,7 +175,7 @@ export class PostgresConversationStore implements ConversationStore {
     this.#counted(+1);
     // A handle still cached for the id belongs to a conversation another instance deleted: it must not write into this one.
     void this.#handles.get(id)?.retire(`conversation ${id} was deleted`);
-    const handle = new PostgresConversationHandle(db, handleStateOf(inserted[0], []));
+    const handle = new PostgresConversationHandle(db, handleStateOf(inserted[0], []), this.#assetLimits);
     if (this.#state === "open") this.#handles.set(id, handle);
     return handle;
   }
@@ -200,7 +205,7 @@ export class PostgresConversationStore implements ConversationStore {
     // Created here meanwhile: that handle is the one.
     const existing = this.#handles.get(id);
     if (existing) return existing;
-    const handle = new PostgresConversationHandle(db, handleStateOf(row, row.open_round));
+    const handle = new PostgresConversationHandle(db, handleStateOf(row, row.open_round), this.#assetLimits);
     this.#handles.set(id, handle);
     return handle;
   }

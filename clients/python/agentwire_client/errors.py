@@ -87,7 +87,8 @@ class ErrorCodes:
     """
     LIMIT_EXCEEDED = -32050
     """A server limit was reached (message size, conversation size, reply size, subscriptions,
-    generations…). `data.limit` names the limit and `data.max` its value; nothing was changed.
+    generations, bytes of uploaded images, MCP servers…). `data.limit` names the limit and
+    `data.max` its value; nothing was changed.
     """
     MCP_ERROR = -32060
     """An MCP server could not be started or reached, or failed to answer (mcp.probe): the message says

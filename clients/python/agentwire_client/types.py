@@ -230,7 +230,8 @@ class ToolCall(ToolCallRef, TypedDict):
 
     arguments: dict[str, Any]
     """The call's arguments: as the model proposed them, or, after tool.confirm edited them, the edited
-    ones.
+    ones. Arguments the model nests deeper than 64 levels of arrays and objects are not kept: the
+    call fails at once (tool_failed, arguments {}, the result names the limit).
     """
 
 
