@@ -319,8 +319,11 @@ export class ClusterNode implements HubCluster {
     const id = runtime.id;
     // The runtime publishes under the token of the lease it was loaded with, even once that lease is lost: what it
     // still sends (the ending of its generation) is then taken or refused by the bus's fence, never by a guess here.
-    const fence = this.leases.lease(id)?.fence;
-    runtime.outlet = new BusOutlet(resumeAt > 0 ? resumeAt : runtime.handle.seqReserved, (event) => this.publish(id, event, fence));
+    // Loaded while no lease was held (lost between acquiring and loading), it takes the next lease's token.
+    let fence = this.leases.lease(id)?.fence;
+    runtime.outlet = new BusOutlet(resumeAt > 0 ? resumeAt : runtime.handle.seqReserved, (event) =>
+      this.publish(id, event, (fence ??= this.leases.lease(id)?.fence)),
+    );
   }
 
   released(conversationId: string): void {
