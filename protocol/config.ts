@@ -52,7 +52,7 @@ export const ServerSection = z
       .int()
       .min(300)
       .describe(
-        "Cluster mode: how long a conversation's ownership lease lasts without renewal (renewed every third of it); also the longest a conversation stays with an instance that died before another takes it over. Default 10000. Flag: --owner-lease-ms.",
+        "Cluster mode: how long a conversation's ownership lease lasts without renewal (renewed every quarter of it; an instance whose renewals Redis does not confirm gives it up a quarter of it before it runs out); also the longest a conversation stays with an instance that died before another takes it over. Default 10000. Flag: --owner-lease-ms.",
       ),
     redisPrefix: z
       .string()

@@ -187,7 +187,7 @@ export const ErrorTable = {
   OWNER_UNAVAILABLE: {
     code: -32070,
     meaning: "The instance that owns the conversation cannot be reached",
-    doc: "Cluster mode (several instances on one Redis): the request needed the conversation's owning instance (step, interrupt, tool.confirm, message.append…) and that instance did not answer in time, or it was lost while running a generation (then as the `error` notification's code, sent by the instance that took the conversation over). Nothing was done on the owner's side that this answer hides; ask again: once a dead owner's lease runs out (server.ownerLeaseMs), another instance takes the conversation.",
+    doc: "Cluster mode (several instances on one Redis): the request needed the conversation's owning instance (step, interrupt, tool.confirm, message.append…) and that instance did not answer in time, or it was lost while running a generation (then as the `error` notification's code, sent by the instance that took the conversation over, or by the owner itself when it lost its lease because Redis did not confirm it in time). Nothing was done on the owner's side that this answer hides; ask again: once a dead owner's lease runs out (server.ownerLeaseMs), another instance takes the conversation.",
     data: ConversationRef.extend({
       instanceId: z.string().optional().describe("The cluster node that owned the conversation, when known."),
       reason: z

@@ -318,7 +318,7 @@ async function joinCluster(url: string, app: App, parts: ServerParts) {
     },
   });
   hub.cluster = node;
-  agent.generationHooks = { started: (c, g) => node.generationStarted(c, g), ended: (c, g) => node.generationEnded(c, g) };
+  agent.generationHooks = { started: (c, g) => node.generationStarted(c, g) };
   app.metrics.cluster = { nodeId: node.nodeId, ownedCount: () => node.ownedCount, instances: () => node.instancesSeen };
   log.info(`joined the cluster on ${url.replace(/\/\/[^@/]*@/, "//***@")} as ${node.nodeId}`);
   return node;

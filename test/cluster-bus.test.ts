@@ -11,6 +11,7 @@ import { describe, expect, it } from "vitest";
 import { ClusterBus, type ClusterBusOptions } from "../src/cluster/cluster-bus.js";
 import type { BusSubscription, EventBus } from "../src/cluster/event-bus.js";
 import { FencedError } from "../src/cluster/fenced-error.js";
+import { GenerationMarkers } from "../src/cluster/generation-markers.js";
 import { LocalEventBus } from "../src/cluster/local-event-bus.js";
 import type { LoggedEvent } from "../src/sessions/event-log.js";
 import { eventually } from "./harness/eventually.js";
@@ -250,6 +251,32 @@ describe.skipIf(!redisAvailable)("the Redis event bus, on Redis only", () => {
     await expect(a.bus.publish(id, event(id, 2), { fence: 4 })).rejects.toBeInstanceOf(FencedError);
     expect(await a.bus.publish(id, event(id, 2), { fence: 5 })).toBe("published");
     expect(await a.bus.replay(id, 0)).toMatchObject({ resync: false, latestSeq: 2, events: [{ seq: 1 }, { seq: 2 }] });
+    await a.bus.close();
+  });
+
+  it("a generation's ending deletes its running mark in the same step; refused by the fence, it leaves the mark for the next owner", async () => {
+    const a = await instance();
+    const markers = new GenerationMarkers(a.commands, redis.keys, "node-a", redis.log);
+    const id = newConversation();
+    const ending = (seq: number, generationId: string) => ({ ...event(id, seq), method: "error", endsGeneration: generationId });
+    markers.started(id, "g_one");
+    expect(await markers.left(id)).toEqual({ nodeId: "node-a", generationId: "g_one" });
+    expect(await markers.marked()).toContain(id);
+    // An event of the generation that does not end it, and the ending of another generation, leave the mark alone.
+    await a.bus.publish(id, event(id, 1), { fence: 1 });
+    await a.bus.publish(id, ending(2, "g_other"), { fence: 1 });
+    expect(await markers.left(id)).toEqual({ nodeId: "node-a", generationId: "g_one" });
+    await a.bus.publish(id, ending(3, "g_one"), { fence: 1 });
+    expect(await markers.left(id)).toBeNull();
+    // Its index entry is gone at the sweep's next look, pruned if nobody cleaned it up.
+    expect(await markers.marked()).not.toContain(id);
+
+    // Fenced out (another instance took the conversation): the ending is not on the bus, so the mark stays.
+    markers.started(id, "g_two");
+    await a.commands.set(redis.keys.fence(id), "7");
+    await expect(a.bus.publish(id, ending(4, "g_two"), { fence: 1 })).rejects.toBeInstanceOf(FencedError);
+    expect(await markers.left(id)).toEqual({ nodeId: "node-a", generationId: "g_two" });
+    expect(await markers.marked()).toContain(id);
     await a.bus.close();
   });
 

@@ -9,8 +9,10 @@ import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { afterEach, describe, expect, it } from "vitest";
 import { OwnershipLeases, type LeaseLossReason } from "../src/cluster/ownership-lease.js";
+import { connectRedis } from "../src/cluster/redis-client.js";
 import { eventually } from "./harness/eventually.js";
 import { REDIS_URL, redisAvailable, useRedis } from "./harness/redis-test.js";
+import { startStallingProxy } from "./harness/stalling-proxy.js";
 
 const redis = useRedis();
 const LEASE_MS = 800;
@@ -118,6 +120,37 @@ describe.skipIf(!redisAvailable)("conversation ownership leases", () => {
     expect(lost.losses.map((l) => l.reason)).toEqual(["taken"]);
     await first.lease.release();
     expect(await b.owner(id)).toMatchObject({ instanceId: "inst-b", fence: first.lease.fence + 1 });
+  });
+
+  it("a holder whose Redis stalls past the lease gives it up; its renewal answered after the stall does not keep it from others", async () => {
+    // A's connection goes through a proxy that holds what A sends: Redis stops answering A alone, the others go on.
+    const url = new URL(REDIS_URL);
+    const proxy = await startStallingProxy({ host: url.hostname, port: Number(url.port || 6379) });
+    const stalled = await connectRedis(proxy.url, { name: "lease-stalled", log: redis.log });
+    const a = new OwnershipLeases(stalled, { instanceId: "inst-a", leaseMs: LEASE_MS, keys: redis.keys, log: redis.log });
+    open.push(a);
+    try {
+      const b = await instance("inst-b");
+      const id = newConversation();
+      const lost = lossRecorder();
+      const first = await a.acquire(id, lost);
+      if (!first.acquired) throw new Error("not acquired");
+      await sleep(LEASE_MS / 2);
+      proxy.stall();
+      await eventually(() => lost.losses.length > 0, LEASE_MS * 2, "A giving the lease up");
+      expect(lost.losses.map((l) => l.reason)).toEqual(["expired"]);
+      // The key runs out in Redis; then A's renewal, held since the stall began, arrives (and would take the lease back).
+      await eventually(async () => (await b.owner(id)) === null, LEASE_MS * 2, "the lease key running out");
+      proxy.resume();
+      await stalled.ping();
+      // What A sent after giving the lease up came right behind the renewal: the lease is free at once, not a lease later.
+      expect(await b.owner(id)).toBeNull();
+      expect(await b.acquire(id, lossRecorder())).toMatchObject({ acquired: true, lease: { fence: first.lease.fence + 1 } });
+    } finally {
+      proxy.resume();
+      stalled.disconnect();
+      await proxy.close();
+    }
   });
 
   it("the new token is above the store's highest one even when Redis lost its counter", async () => {

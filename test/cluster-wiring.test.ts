@@ -34,6 +34,7 @@ import { eventually } from "./harness/eventually.js";
 import { postgresReachable, usePostgresDatabase } from "./harness/postgres-db.js";
 import { REDIS_URL, redisAvailable } from "./harness/redis-test.js";
 import { rpcError } from "./harness/rpc-errors.js";
+import { startStallingProxy } from "./harness/stalling-proxy.js";
 import { startTestServer, type TestServer } from "./harness/test-server.js";
 
 const pgUp = redisAvailable && (await postgresReachable("cluster-wiring.test.ts"));
@@ -82,14 +83,14 @@ describe.skipIf(!redisAvailable).each(stores)("a cluster of in-process servers o
   const keyPrefix = `agentwire-test:${randomBytes(6).toString("hex")}:`;
   const memory = new MemoryConversationStore();
 
-  /** `n` servers on one Redis and one store. */
-  async function cluster(n: number): Promise<TestServer[]> {
+  /** `n` servers on one Redis and one store; `redisUrls[i]`, when given, is how server i reaches Redis (a proxy). */
+  async function cluster(n: number, redisUrls: (string | undefined)[] = []): Promise<TestServer[]> {
     const servers: TestServer[] = [];
     for (let i = 0; i < n; i++) {
       // Unopened: the server opens (and closes) its own, as a process would.
       const store: ConversationStore = db ? new PostgresConversationStore(db.url) : memory;
       const server = await startTestServer(
-        { model: "fake-model", redis: REDIS_URL, ownerLeaseMs: LEASE_MS },
+        { model: "fake-model", redis: redisUrls[i] ?? REDIS_URL, ownerLeaseMs: LEASE_MS },
         {
           store,
           tools: createBuiltinRegistry([note]),
@@ -249,6 +250,110 @@ describe.skipIf(!redisAvailable).each(stores)("a cluster of in-process servers o
     expect(seenOnA.of("message_added").map((p) => (p.record as { content: string }).content)).toEqual(["one", "two", "three"]);
     sequence(seenOnA.events);
     await redis.quit();
+  });
+
+  it("an owner whose lease is taken while it streams ends the generation for its own client at once; every client gets one ending", async () => {
+    const [A, B] = await cluster(2);
+    const a = await connect(A!);
+    const b = await connect(B!);
+    const { id: conversationId } = await a.conversation.create({});
+    const seenOnA = new EventRecorder(a, conversationId);
+    const seenOnB = new EventRecorder(b, conversationId);
+    await a.conversation.subscribe({ conversationId });
+    await b.conversation.subscribe({ conversationId });
+    fake.enqueue({ kind: "reply", text: Array.from({ length: 300 }, (_, i) => `w${i} `), delayMs: 20 });
+    await a.message.append({ conversationId, role: "user", content: "talk for a while" });
+    const { generationId } = await a.step({ conversationId });
+    await seenOnB.waitFor((e) => e.method === "generation_progress");
+
+    // As if A had paused past its lease: B takes the conversation, sees A's generation marked and ends it on the bus.
+    // A's next publish is refused by the fence: it stops the generation and tells its own client at once.
+    const redis = await connectRedis(REDIS_URL, { name: "test-lease-thief", log: createLogger("silent") });
+    await redis.del(new ClusterKeys(keyPrefix).lease(conversationId));
+    await redis.quit();
+    await b.conversation.get({ conversationId });
+    expect((await b.server.status()).cluster?.owned).toContain(conversationId);
+    const isEnd = (e: RecordedEvent) =>
+      e.params.generationId === generationId && ((e.method === "generation_complete" && e.params.final) || e.method === "interrupted" || e.method === "error");
+    await seenOnA.waitFor(isEnd, LEASE_MS * 2);
+    await seenOnB.waitFor(isEnd, LEASE_MS * 2);
+    // A's client now follows the bus: B's ending of the same generation is not sent to it a second time.
+    await eventually(() => A!.server.app.hub.loaded(conversationId) === undefined, LEASE_MS * 2, "A gave the conversation up");
+    await new Promise((r) => setTimeout(r, LEASE_MS));
+    expect(seenOnA.events.filter(isEnd).map((e) => [e.method, e.params.code])).toEqual([["error", -32070]]);
+    expect(seenOnB.events.filter(isEnd).map((e) => [e.method, e.params.code])).toEqual([["error", -32070]]);
+    sequence(seenOnA.events);
+    sequence(seenOnB.events);
+    // The reply being streamed was not stored; and the conversation goes on from either instance.
+    const got = await a.conversation.get({ conversationId, includeRecords: true });
+    expect(got.records!.map((r) => r.type === "message" && r.role)).toEqual(["user"]);
+    expect(got.state.lastGeneration).toMatchObject({ generationId, outcome: "error" });
+    fake.enqueue({ kind: "reply", text: ["after"] });
+    const next = await a.step({ conversationId });
+    await seenOnA.waitForEnd(next.generationId);
+    await seenOnB.waitForEnd(next.generationId);
+  });
+
+  it("an owner cut off from Redis past its lease ends its generation for its own client at once; the instance that takes over tells the others the same", async () => {
+    const url = new URL(REDIS_URL);
+    const proxy = await startStallingProxy({ host: url.hostname, port: Number(url.port || 6379) });
+    let servers: TestServer[] = [];
+    try {
+      // Only A reaches Redis through the proxy: when it stalls, Redis stops answering A, and B goes on.
+      servers = await cluster(2, [proxy.url]);
+      const [A, B] = servers;
+      const a = await connect(A!);
+      const b = await connect(B!);
+      const { id: conversationId } = await a.conversation.create({});
+      const seenOnA = new EventRecorder(a, conversationId);
+      const seenOnB = new EventRecorder(b, conversationId);
+      await a.conversation.subscribe({ conversationId });
+      await b.conversation.subscribe({ conversationId });
+      fake.enqueue({ kind: "reply", text: Array.from({ length: 400 }, (_, i) => `w${i} `), delayMs: 20 });
+      await a.message.append({ conversationId, role: "user", content: "talk for a while" });
+      const { generationId } = await a.step({ conversationId });
+      await seenOnB.waitFor((e) => e.method === "generation_progress");
+      const isEnd = (e: RecordedEvent) =>
+        e.params.generationId === generationId && ((e.method === "generation_complete" && e.params.final) || e.method === "interrupted" || e.method === "error");
+
+      proxy.stall();
+      const stalledAt = Date.now();
+      const progressBefore = seenOnA.of("generation_progress").length;
+      // A's own client keeps its stream while A cannot reach Redis, then hears the end from A, before anyone could take over.
+      const endOnA = await seenOnA.waitFor(isEnd, LEASE_MS * 2);
+      expect(Date.now() - stalledAt).toBeLessThan(LEASE_MS + 500);
+      expect(seenOnA.of("generation_progress").length).toBeGreaterThan(progressBefore);
+      expect(endOnA.method).toBe("error");
+      expect(endOnA.params.code).toBe(-32070);
+      // B takes the conversation over when A's lease has run out in Redis, and ends the generation for its client
+      // with the ending A stored.
+      const endOnB = await seenOnB.waitFor(isEnd, LEASE_MS * 4);
+      expect(endOnB.params.message).toBe(endOnA.params.message);
+      expect((await b.server.status()).cluster?.owned).toContain(conversationId);
+
+      // Redis answers A again: what A queued meanwhile is refused by the fence, and its client follows the bus now,
+      // without being told the end a second time.
+      proxy.resume();
+      await eventually(() => A!.server.app.hub.loaded(conversationId) === undefined, LEASE_MS * 2, "A gave the conversation up");
+      fake.enqueue({ kind: "reply", text: ["after"] });
+      const next = await b.step({ conversationId });
+      await seenOnA.waitForEnd(next.generationId, LEASE_MS * 4);
+      await seenOnB.waitForEnd(next.generationId);
+      await new Promise((r) => setTimeout(r, 200));
+      expect(seenOnA.events.filter(isEnd)).toHaveLength(1);
+      expect(seenOnB.events.filter(isEnd)).toHaveLength(1);
+      sequence(seenOnA.events);
+      sequence(seenOnB.events);
+      const got = await b.conversation.get({ conversationId, includeRecords: true });
+      // The reply cut off was never stored; the next one was, and both clients were told of it.
+      expect(got.records!.map((r) => (r.type === "message" ? `${r.role}:${r.content}` : r.type))).toEqual(["user:talk for a while", "assistant:after"]);
+      expect(seenOnA.of("message_added").map((p) => p.record.id)).toEqual(got.records!.map((r) => r.id));
+    } finally {
+      proxy.resume();
+      // A leaves while it can still reach Redis (closed after the proxy, it would wait on a connection that is gone).
+      await servers[0]?.close();
+      await proxy.close();
+    }
   });
 
   it("an owner that stops answering is taken over: its generation ends with an error, the pending call is offered again and runs", async () => {

@@ -22,6 +22,6 @@ export class BusOutlet implements EventOutlet {
   send(event: LoggedEvent): void {
     const prevSeq = this.prevSeq;
     this.prevSeq = event.seq;
-    this.publish({ seq: event.seq, method: event.method, frame: event.frame, prevSeq });
+    this.publish({ ...event, prevSeq });
   }
 }

@@ -22,13 +22,23 @@ export class BusWatches {
     private readonly log: Logger,
   ) {}
 
-  /** Start serving; resolves once the replay after `afterSeq` has been sent and live events flow. */
-  watch(connection: Connection, conversationId: string, afterSeq: number): Promise<{ replayed: number; resync: boolean }> {
+  /**
+   * Start serving; resolves once the replay after `afterSeq` has been sent
+   * and live events flow. `endedHere`: generations whose ending the
+   * connection already got from this instance (see HubCluster.watch).
+   */
+  watch(
+    connection: Connection,
+    conversationId: string,
+    afterSeq: number,
+    endedHere?: ReadonlySet<string>,
+  ): Promise<{ replayed: number; resync: boolean }> {
     this.unwatch(connection, conversationId);
     /** Set once the subscription's start is answered: a resync before that is the subscribe result's `resync: true`. */
     let started = false;
     const subscription = this.bus.subscribe(conversationId, afterSeq, {
       onEvent: (event) => {
+        if (endedHere?.size && endsOneOf(event.method, event.frame, endedHere)) return;
         if (connection.wants(event.method as NotificationMethod)) connection.send(event.frame);
       },
       onResync: (latestSeq) => {
@@ -71,4 +81,17 @@ export class BusWatches {
     this.watches.clear();
     this.count = 0;
   }
+}
+
+/** Whether a frame is the ending (generation_complete final, interrupted, error) of one of `generations`. */
+function endsOneOf(method: string, frame: string, generations: ReadonlySet<string>): boolean {
+  if (method !== "error" && method !== "interrupted" && method !== "generation_complete") return false;
+  let params: { generationId?: unknown; final?: unknown } | undefined;
+  try {
+    params = (JSON.parse(frame) as { params?: typeof params }).params;
+  } catch {
+    return false;
+  }
+  if (typeof params?.generationId !== "string" || !generations.has(params.generationId)) return false;
+  return method !== "generation_complete" || params.final === true;
 }

@@ -59,7 +59,8 @@ export class BusOverloadedError extends Error {
   override readonly name = "BusOverloadedError";
 }
 
-// KEYS: stream, meta, fence. ARGV: seq, prevSeq, method, frame, maxCount, maxBytes, retentionMs, fence ('' = none), channel.
+// KEYS: stream, meta, fence, generation mark. ARGV: seq, prevSeq, method, frame, maxCount, maxBytes, retentionMs,
+// fence ('' = none), channel, id of the generation the event ends ('' = none).
 // Seqs travel as strings (Lua would print a large number as 1e+15).
 const PUBLISH = new LuaScript(
   `
@@ -104,9 +105,14 @@ end
 redis.call('PEXPIRE', KEYS[1], ARGV[7])
 redis.call('PEXPIRE', KEYS[2], ARGV[7])
 redis.call('PUBLISH', ARGV[9], ARGV[1] .. ' ' .. ARGV[2] .. ' ' .. ARGV[3] .. ' ' .. frame)
+-- The generation's ending is on the bus now: its running mark goes in the same step (see generation-markers.ts).
+if ARGV[10] ~= '' then
+  local mark = redis.call('GET', KEYS[4])
+  if mark and string.sub(mark, -(#ARGV[10] + 1)) == ' ' .. ARGV[10] then redis.call('DEL', KEYS[4]) end
+end
 return {'published', ARGV[1]}
 `,
-  3,
+  4,
 );
 
 // KEYS: stream, meta. ARGV: afterSeq. Returns {latestSeq} or {latestSeq, entries}.
@@ -179,7 +185,7 @@ export class ClusterBus implements EventBus {
   private async send(conversationId: string, event: BusEvent, options: PublishOptions): Promise<[string, string]> {
     return (await PUBLISH.run(
       this.commands,
-      [this.keys.events(conversationId), this.keys.eventsMeta(conversationId), this.keys.fence(conversationId)],
+      [this.keys.events(conversationId), this.keys.eventsMeta(conversationId), this.keys.fence(conversationId), this.keys.generationMark(conversationId)],
       [
         String(event.seq),
         String(event.prevSeq),
@@ -190,6 +196,7 @@ export class ClusterBus implements EventBus {
         this.limits.retentionMs,
         options.fence === undefined ? "" : String(options.fence),
         this.keys.eventsChannel(conversationId),
+        event.endsGeneration ?? "",
       ],
     )) as [string, string];
   }

@@ -35,7 +35,15 @@ export class ClusterKeys {
     return `${this.prefix}fence:{${conversationId}}`;
   }
 
-  /** Hash: conversation id → "<nodeId> <generationId>" of each generation running in the cluster (failover finds them). */
+  /**
+   * "<nodeId> <generationId>" of the generation running in the conversation, until its ending is on the bus
+   * (the publish script that carries the ending deletes it): a takeover that finds it ends that generation.
+   */
+  generationMark(conversationId: string): string {
+    return `${this.prefix}generating:{${conversationId}}`;
+  }
+
+  /** Hash: conversation id → its generation mark, so the failover sweep can list the marked conversations (may hold stale entries, pruned by the sweep). */
   generating(): string {
     return `${this.prefix}generating`;
   }

@@ -18,7 +18,7 @@ import { RequestForwarder, type ForwardRequest } from "./forwarding.js";
 import { GenerationMarkers } from "./generation-markers.js";
 import { InstanceRegistry, type InstanceInfo } from "./instance-registry.js";
 import { OwnerRouter } from "./owner-router.js";
-import { OwnershipLeases, type LeaseHolder } from "./ownership-lease.js";
+import { OwnershipLeases, type LeaseHolder, type LeaseLossReason } from "./ownership-lease.js";
 import { connectRedis } from "./redis-client.js";
 
 /**
@@ -36,10 +36,12 @@ import { connectRedis } from "./redis-client.js";
  * - Requests that touch a conversation run on its owner (OwnerRouter):
  *   forwarded when another instance holds it, run here after taking the lease
  *   when nobody does.
- * - A lost lease stops the runtime at once (nothing more leaves it) and moves
- *   its local subscribers to the bus; a conversation taken over from an
- *   instance that died while generating gets an `error` notification ending
- *   that generation, and its pending tool calls are offered again.
+ * - A lost lease ends the running generation here with one `error` for the
+ *   local subscribers (and on the bus, under the old token, where the fence
+ *   takes or refuses it), then the runtime goes quiet and its subscribers
+ *   follow the bus; a conversation taken over whose generation's ending never
+ *   reached the bus (its owner died, or was fenced out) gets an `error`
+ *   ending that generation, and its pending tool calls are offered again.
  *
  * Loaded only with --redis (a dynamic import in server.ts), so a single
  * instance never loads ioredis.
@@ -214,50 +216,71 @@ export class ClusterNode implements HubCluster {
       if (!hub.loaded(conversationId)) await lease.release();
       throw error;
     }
+    // Marked and not running here: its ending never reached the bus (its owner died, or lost the lease and was fenced
+    // out). This instance's own marks count too: it may be taking back a conversation whose lease it lost.
     const cutOff = await this.markers.left(conversationId);
-    if (cutOff && cutOff.nodeId !== this.nodeId) await this.endCutOff(runtime, cutOff);
+    if (cutOff && runtime.generation?.id !== cutOff.generationId) await this.endCutOff(runtime, cutOff);
     return lease.held ? "owned" : this.take(conversationId);
   }
 
   /**
-   * The former owner died (or lost its lease) while generating: end that
-   * generation for every client with an `error` (code OWNER_UNAVAILABLE), then
-   * offer again the tool calls it left pending.
+   * The former owner died (or lost its lease and was fenced out) while
+   * generating, and no ending of that generation reached the bus: end it for
+   * every client watching through the bus with an `error` (code
+   * OWNER_UNAVAILABLE), then offer again the tool calls it left pending.
+   * Publishing that `error` deletes the mark (see generation-markers.ts).
    */
   private async endCutOff(runtime: ConversationRuntime, cutOff: { nodeId: string; generationId: string }): Promise<void> {
     const conversationId = runtime.id;
-    const clear = () =>
-      this.markers.clear(conversationId, cutOff).catch((error: unknown) => this.options.log.warn("clearing a cut-off mark failed", error));
-    // A mark whose clearing failed when its generation ended normally: nothing was cut off.
-    if (runtime.recentGenerations.some((g) => g.generationId === cutOff.generationId)) {
-      await clear();
+    const stored = runtime.recentGenerations.find((g) => g.generationId === cutOff.generationId);
+    if (stored && stored.outcome !== "error") {
+      // It ended normally and its owner stored that, but the ending's publish failed: not cut off.
+      await this.markers.clear(conversationId, cutOff).catch((error: unknown) => this.options.log.warn("clearing a generation mark failed", error));
       return;
     }
-    const message = `${ErrorMeanings.OWNER_UNAVAILABLE}: instance ${cutOff.nodeId}, which ran this generation, was lost; instance ${this.nodeId} took the conversation over. Records stored before are kept; a reply being streamed was not stored.`;
-    const code = ErrorCodes.OWNER_UNAVAILABLE;
-    const endedAt = new Date().toISOString();
-    runtime.lastError = { code, message, timestamp: endedAt };
+    const code = stored?.error?.code ?? ErrorCodes.OWNER_UNAVAILABLE;
+    // An owner that lost its lease ended the generation and stored how before its own `error` was fenced off the bus:
+    // the clients elsewhere are told the same thing.
+    const message =
+      stored?.error?.message ??
+      `${ErrorMeanings.OWNER_UNAVAILABLE}: instance ${cutOff.nodeId}, which ran this generation, was lost; instance ${this.nodeId} took the conversation over. Records stored before are kept; a reply being streamed was not stored.`;
+    const endedAt = stored?.endedAt ?? new Date().toISOString();
     runtime.publish("error", { generationId: cutOff.generationId, code, message });
-    runtime.generationEnded({
-      generationId: cutOff.generationId,
-      outcome: "error",
-      endedAt,
-      error: { code, message },
-      usage: null,
-      modelCalls: 0,
-      finalRecordId: null,
-    });
+    if (!stored) {
+      runtime.lastError = { code, message, timestamp: endedAt };
+      runtime.generationEnded({
+        generationId: cutOff.generationId,
+        outcome: "error",
+        endedAt,
+        error: { code, message },
+        usage: null,
+        modelCalls: 0,
+        finalRecordId: null,
+      });
+    }
     await runtime.delivered();
-    await clear();
     this.options.log.warn(`took conversation ${conversationId} over from instance ${cutOff.nodeId}, which was generating (${cutOff.generationId})`);
     if (runtime.storedPendingCalls().length > 0 && !runtime.generation) this.options.resumePending(runtime);
   }
 
-  /** The lease was lost (taken by another instance, or not renewed in time): stop and hand the subscribers to the bus. */
-  private async lost(conversationId: string, reason: string): Promise<void> {
+  /**
+   * The lease was lost (not renewed in time, taken by another instance, or a
+   * publish was fenced): the running generation ends here with one `error`
+   * (OWNER_UNAVAILABLE) for this instance's own clients at once, without
+   * waiting for Redis; the same event goes to the bus under the old token,
+   * where it is either taken (and the generation's mark with it) or refused
+   * because another instance took the conversation, which then ends the
+   * generation for the clients elsewhere. Then the subscribers follow the bus.
+   */
+  private async lost(conversationId: string, reason: LeaseLossReason): Promise<void> {
     this.resumeAt.delete(conversationId);
     this.options.log.warn(`conversation ${conversationId} is no longer owned here (${reason}); its live work stops`);
-    await this.options.hub.relinquish(conversationId);
+    const why =
+      reason === "expired"
+        ? "Redis did not confirm its ownership lease in time"
+        : "another instance took the conversation over";
+    const message = `${ErrorMeanings.OWNER_UNAVAILABLE}: instance ${this.nodeId} stopped this generation because it lost its ownership of the conversation (${why}). Records stored before are kept; a reply being streamed was not stored; tool calls waiting for a decision stay pending for the next step.`;
+    await this.options.hub.relinquish(conversationId, { code: ErrorCodes.OWNER_UNAVAILABLE, message });
   }
 
   /** Conversations left marked as generating by an instance that no longer holds them: take them over within the lease time. */
@@ -268,6 +291,7 @@ export class ClusterNode implements HubCluster {
       () => {},
     );
     try {
+      // marked(): only conversations whose generation's ending is not on the bus.
       for (const conversationId of await this.markers.marked()) {
         if (this.closed || this.leases.lease(conversationId)?.held) continue;
         if (await this.leases.owner(conversationId)) continue;
@@ -293,15 +317,21 @@ export class ClusterNode implements HubCluster {
     const resumeAt = this.resumeAt.get(runtime.id) ?? 0;
     this.resumeAt.delete(runtime.id);
     const id = runtime.id;
-    runtime.outlet = new BusOutlet(resumeAt > 0 ? resumeAt : runtime.handle.seqReserved, (event) => this.publish(id, event));
+    // The runtime publishes under the token of the lease it was loaded with, even once that lease is lost: what it
+    // still sends (the ending of its generation) is then taken or refused by the bus's fence, never by a guess here.
+    // Loaded while no lease was held (lost between acquiring and loading), it takes the next lease's token.
+    let fence = this.leases.lease(id)?.fence;
+    runtime.outlet = new BusOutlet(resumeAt > 0 ? resumeAt : runtime.handle.seqReserved, (event) =>
+      this.publish(id, event, (fence ??= this.leases.lease(id)?.fence)),
+    );
   }
 
   released(conversationId: string): void {
     void this.leases.lease(conversationId)?.release();
   }
 
-  watch(connection: Connection, conversationId: string, afterSeq: number): void {
-    this.watches.watch(connection, conversationId, afterSeq).catch(() => {});
+  watch(connection: Connection, conversationId: string, afterSeq: number, endedHere?: ReadonlySet<string>): void {
+    this.watches.watch(connection, conversationId, afterSeq, endedHere).catch(() => {});
   }
 
   unwatch(connection: Connection, conversationId: string): void {
@@ -312,23 +342,36 @@ export class ClusterNode implements HubCluster {
     return this.watches.size;
   }
 
-  private publish(conversationId: string, event: BusEvent): void {
-    const lease = this.leases.lease(conversationId);
-    if (!lease?.held) return; // being relinquished: the bus would refuse it anyway
-    this.bus.publish(conversationId, event, { fence: lease.fence }).catch((error: unknown) => {
-      if (isFenced(error)) void this.lost(conversationId, "fenced");
-      else this.options.log.warn(`publishing an event of conversation ${conversationId} failed; watchers elsewhere resync`, error);
-    });
+  /**
+   * Not awaited by the runtime: its own subscribers already have the event,
+   * and the bus is for the other instances (a client that reconnects
+   * elsewhere catches up from the stream with afterSeq).
+   */
+  private publish(conversationId: string, event: BusEvent, fence: number | undefined): void {
+    if (fence === undefined) return; // loaded without a lease: nothing it sends may speak for the conversation
+    const ends = event.endsGeneration;
+    this.bus.publish(conversationId, event, { fence }).then(
+      (outcome) => {
+        // The generation's mark went with its ending; its index entry follows.
+        if (ends !== undefined && outcome === "published") this.markers.ended(conversationId, ends);
+      },
+      (error: unknown) => {
+        if (isFenced(error)) {
+          const lease = this.leases.lease(conversationId);
+          // Another instance holds the conversation under a newer token; ours is lost, whether or not a renewal said so yet.
+          if (lease?.held && lease.fence === fence) this.leases.forfeit(conversationId);
+        } else {
+          this.options.log.warn(`publishing an event of conversation ${conversationId} failed; watchers elsewhere resync`, error);
+        }
+      },
+    );
   }
 
   // ---- generation marks (Agent hooks) ----------------------------------------------------------------------------
 
+  /** Its ending, published on the bus, deletes the mark (ClusterBus's publish script). */
   generationStarted(conversationId: string, generationId: string): void {
     this.markers.started(conversationId, generationId);
-  }
-
-  generationEnded(conversationId: string, generationId: string): void {
-    this.markers.ended(conversationId, generationId);
   }
 
   // ---- subscriptions ---------------------------------------------------------------------------------------------

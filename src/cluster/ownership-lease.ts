@@ -27,7 +27,9 @@ export type LeaseLossReason =
   /** A renewal found the lease held by another instance (or under a newer token). */
   | "taken"
   /** Renewals could not be confirmed (Redis unreachable) and the lease would run out before the next try. */
-  | "expired";
+  | "expired"
+  /** A write under the lease's token was refused (the event bus or the store saw a higher token): see forfeit(). */
+  | "fenced";
 
 export interface Lease {
   readonly conversationId: string;
@@ -65,7 +67,13 @@ export interface OwnershipLeaseOptions {
   instanceId: string;
   /** How long a lease lasts without renewal; also the longest a dead owner keeps a conversation. */
   leaseMs?: number;
-  /** How often leases are renewed; a third of leaseMs by default, so one lost renewal is survived. */
+  /**
+   * How often leases are renewed; a quarter of leaseMs by default: one lost
+   * renewal is survived, and a holder whose renewals stop gives the lease up
+   * a quarter lease before it can run out in Redis (with a third, the last
+   * tick before the expiry fell about 1 ms before it, so a tick firing late
+   * gave the lease up only after another instance could have taken it).
+   */
   renewEveryMs?: number;
   keys?: ClusterKeys;
   log: Logger;
@@ -156,7 +164,7 @@ export class OwnershipLeases {
   ) {
     this.keys = options.keys ?? new ClusterKeys();
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
-    this.renewEveryMs = options.renewEveryMs ?? Math.floor(this.leaseMs / 3);
+    this.renewEveryMs = options.renewEveryMs ?? Math.floor(this.leaseMs / 4);
     if (this.renewEveryMs * 2 > this.leaseMs) throw new Error("renewEveryMs must be at most half of leaseMs");
     this.log = options.log;
   }
@@ -202,6 +210,15 @@ export class OwnershipLeases {
       (replies) => (replies ?? []).map((r) => r[1]) as [string | null, number],
     );
     return value ? parseHolder(value, pttl) : null;
+  }
+
+  /**
+   * The holder learnt from elsewhere (a publish refused by the fence) that
+   * its lease is gone: report it lost now rather than at the next renewal.
+   */
+  forfeit(conversationId: string): void {
+    const lease = this.leases.get(conversationId);
+    if (lease) this.lose(lease, "fenced");
   }
 
   /**
@@ -296,6 +313,10 @@ export class OwnershipLeases {
     lease.held = false;
     this.leases.delete(lease.conversationId);
     this.log.warn(`lost the lease of conversation ${lease.conversationId} (${reason})`);
+    // Given up for want of confirmed renewals: a renewal still queued for Redis may set the key again when Redis
+    // answers (the renew script takes back a lease nobody took meanwhile), and nobody would renew it: delete it
+    // behind that renewal (same connection, so in order), or others wait a whole lease more to take the conversation.
+    if (reason === "expired") void this.deleteIfOurs(lease);
     try {
       lease.onLost(reason);
     } catch (error) {

@@ -53,9 +53,11 @@ export class Agent {
   private readonly systemTemplate: SystemPromptTemplate;
   /** generation.wait calls in progress. */
   readonly waits = new GenerationWaits();
-  /** Cluster mode: told when a generation starts and ends (failover marks); null for a single instance. */
-  generationHooks: { started(conversationId: string, generationId: string): void; ended(conversationId: string, generationId: string): void } | null =
-    null;
+  /**
+   * Cluster mode: told when a generation starts (its failover mark; the mark goes when the generation's ending is
+   * published on the bus, so there is no hook for the end); null for a single instance.
+   */
+  generationHooks: { started(conversationId: string, generationId: string): void } | null = null;
 
   constructor(private readonly options: AgentOptions) {
     this.systemTemplate = compileSystemPrompt(options.config.systemPrompt ?? DEFAULT_SYSTEM_PROMPT_TEMPLATE);
@@ -108,11 +110,9 @@ export class Agent {
     if (problem) throw RpcError.capabilityUnsupported(problem.message, route.qualified, problem.capability);
     runtime.generation = generation;
     this.running++;
-    const hooks = this.generationHooks;
-    hooks?.started(runtime.id, generation.id);
+    this.generationHooks?.started(runtime.id, generation.id);
     void runGeneration(generation, runtime, this.deps(runtime.id, generation.id), runtime.storedPendingCalls()).finally(() => {
       this.running--;
-      hooks?.ended(runtime.id, generation.id);
     });
     return { generationId: generation.id };
   }

@@ -1,6 +1,6 @@
 import { ErrorCodes, type Conversation, type ConversationSettings, type GenerationOutcome, type PendingTool } from "../../protocol/index.js";
 import type { ModelControls, Usage } from "../llm/provider.js";
-import type { ActiveGeneration, OfferedCallState, ToolDecision } from "../sessions/active-generation.js";
+import type { ActiveGeneration, GenerationEnding, OfferedCallState, ToolDecision } from "../sessions/active-generation.js";
 import type { ConversationRuntime } from "../sessions/conversation-runtime.js";
 import type { GenerationSummary } from "../store/conversation-store.js";
 import { PendingToolCall } from "./tool-decision.js";
@@ -31,6 +31,11 @@ export class Generation implements ActiveGeneration {
   private stepAutoConfirm: number;
   /** Set by shutdown: calls not yet run stay pending on disk, to be offered again after a restart. */
   keepPending = false;
+  /**
+   * Set by abandon (cluster mode: this instance lost the conversation): the
+   * `error` the generation ends with. From then on the loop writes nothing.
+   */
+  abandoned: GenerationEnding | undefined;
   private finish!: () => void;
   readonly done: Promise<void>;
   private ended = false;
@@ -152,6 +157,15 @@ export class Generation implements ActiveGeneration {
   /** Stop for a server shutdown: like interrupt, but undecided calls are kept, not skipped. */
   shutdown(): Promise<void> {
     if (!this.controller.signal.aborted) this.keepPending = true;
+    return this.interrupt();
+  }
+
+  /** Stop without writing anything more, ending with an `error` (see ActiveGeneration.abandon). */
+  abandon(ending: GenerationEnding): Promise<void> {
+    if (!this.ended && !this.abandoned) {
+      this.abandoned = ending;
+      this.keepPending = true;
+    }
     return this.interrupt();
   }
 

@@ -6,7 +6,7 @@
  * each is announced once it is durable; token deltas go to sockets, never
  * to disk.
  */
-import { ErrorCodes, type MessageRecord, type ToolCallRecord } from "../../protocol/index.js";
+import { ErrorCodes, ErrorMeanings, type MessageRecord, type ToolCallRecord } from "../../protocol/index.js";
 import { loadContextImages } from "../attachments/context-images.js";
 import { buildLlmContext, DECLINED_TEXT } from "../context/build-llm-context.js";
 import { ContextTooLargeError, readContextRecords } from "../context/context-records.js";
@@ -15,6 +15,7 @@ import type { LlmProvider, LlmToolSpec, ProposedToolCall, Usage } from "../llm/p
 import { LlmError } from "../llm/provider.js";
 import type { Logger } from "../logging/logger.js";
 import type { ConversationRuntime } from "../sessions/conversation-runtime.js";
+import { FencedError } from "../store/fenced-error.js";
 import { StoreFileError } from "../store/store-file-error.js";
 import type { ToolRegistry } from "../tools/tool.js";
 import { decodeArguments, formatArgumentIssues, validateArguments } from "../tools/validate-arguments.js";
@@ -60,12 +61,23 @@ export async function runGeneration(
   try {
     await loop.run(resumed);
   } catch (error) {
-    if (generation.interrupted) deps.log.warn(`generation ${generation.id} raised after its interrupt`, error);
+    // An abandoned generation's next write throws on purpose (see Loop.writable).
+    if (generation.abandoned) {
+      if (!(error instanceof GenerationAbandoned)) deps.log.warn(`generation ${generation.id} raised after it was abandoned`, error);
+    } else if (generation.interrupted) deps.log.warn(`generation ${generation.id} raised after its interrupt`, error);
     else loop.fail(error);
   } finally {
     if (generation.interrupted) await loop.settleInterrupted().catch((e) => deps.log.error("settling an interrupt failed", e));
     runtime.generation = null;
     generation.end();
+  }
+}
+
+/** Thrown instead of a write once the generation is abandoned: its instance no longer owns the conversation. */
+class GenerationAbandoned extends Error {
+  constructor(generationId: string) {
+    super(`generation ${generationId} was abandoned (its instance lost the conversation); nothing more is written`);
+    this.name = "GenerationAbandoned";
   }
 }
 
@@ -75,6 +87,15 @@ class Loop {
     private readonly runtime: ConversationRuntime,
     private readonly deps: LoopDeps,
   ) {}
+
+  /**
+   * Called before every write. Once the instance lost the conversation
+   * (cluster mode), nothing more is written: what was stored has been
+   * announced, and the next owner finds no record nobody was told of.
+   */
+  private writable(): void {
+    if (this.generation.abandoned) throw new GenerationAbandoned(this.generation.id);
+  }
 
   async run(resumed: readonly ToolCallRecord[]): Promise<void> {
     if (resumed.length > 0) {
@@ -259,6 +280,7 @@ class Loop {
         timestamp: new Date().toISOString(),
         ...(failure ? { completedAt: new Date().toISOString() } : {}),
       };
+      this.writable();
       await this.runtime.commit(this.runtime.handle.append(record), () => {
         if (failure) this.runtime.publish("tool_failed", { generationId: this.generation.id, record });
       });
@@ -300,6 +322,7 @@ class Loop {
   /** Fail a stored pending call without running it (its tool is now denied by the policy). */
   private refuse(record: ToolCallRecord, result: string): Promise<void> {
     const failed: ToolCallRecord = { ...record, status: "failed", success: false, result, completedAt: new Date().toISOString() };
+    this.writable();
     return this.runtime.commit(this.runtime.handle.replaceRecord(failed), () =>
       this.runtime.publish("tool_failed", { generationId: this.generation.id, record: failed }),
     );
@@ -400,6 +423,7 @@ class Loop {
       result,
       completedAt: new Date().toISOString(),
     };
+    this.writable();
     await this.runtime.commit(this.runtime.handle.replaceRecord(skipped), () => {
       const call = this.generation.calls.get(record.toolCallId);
       if (call) call.record = skipped;
@@ -407,19 +431,31 @@ class Loop {
     });
   }
 
-  /** After an interrupt: skip every call that never ran, then announce `interrupted` exactly once. */
+  /**
+   * After an interrupt: skip every call that never ran, then announce
+   * `interrupted` exactly once. An abandoned generation writes nothing (its
+   * calls stay pending for the next owner) and ends with its `error` instead.
+   */
   async settleInterrupted(): Promise<void> {
     const phase = this.generation.phase;
+    const abandoned = this.generation.abandoned;
     for (const call of this.generation.calls.values()) {
-      if (call.started || this.generation.keepPending) continue;
+      if (call.started || this.generation.keepPending || abandoned) continue;
       call.started = true;
       await this.skip(call.record, "interrupted", NOT_RUN_INTERRUPTED).catch((error) =>
         this.deps.log.error(`could not store that tool call ${call.record.toolCallId} was skipped`, error),
       );
     }
     this.generation.calls.clear();
-    this.generation.outcome = { outcome: "interrupted" };
-    this.runtime.publish("interrupted", { generationId: this.generation.id, phase });
+    if (abandoned) {
+      const { code, message } = abandoned;
+      this.runtime.lastError = { code, message, timestamp: new Date().toISOString() };
+      this.generation.outcome = { outcome: "error", error: { code, message } };
+      this.runtime.publish("error", { generationId: this.generation.id, code, message });
+    } else {
+      this.generation.outcome = { outcome: "interrupted" };
+      this.runtime.publish("interrupted", { generationId: this.generation.id, phase });
+    }
     await this.runtime.delivered();
   }
 
@@ -437,6 +473,10 @@ class Loop {
       this.deps.log.error(`generation ${this.generation.id} could not write its records`, error);
       code = ErrorCodes.STORAGE_ERROR;
       message = "Storage error: the conversation could not be written to disk";
+    } else if (error instanceof FencedError) {
+      // Cluster mode: another instance took the conversation over and the store refused this one's write.
+      code = ErrorCodes.OWNER_UNAVAILABLE;
+      message = `${ErrorMeanings.OWNER_UNAVAILABLE}: another instance took this conversation over, so this generation was stopped; records stored before are kept`;
     } else if (error instanceof ContextTooLargeError) {
       code = ErrorCodes.LIMIT_EXCEEDED;
       message = `Limit exceeded: ${error.message}; lower settings.toolHistoryRounds or continue in a new conversation`;
@@ -450,6 +490,7 @@ class Loop {
   }
 
   private storeMessage(record: MessageRecord): Promise<void> {
+    this.writable();
     return this.runtime.commit(this.runtime.handle.append(record), () => {
       this.generation.finalRecordId = record.id;
       this.runtime.publish("message_added", { record });
@@ -457,6 +498,7 @@ class Loop {
   }
 
   private replace(call: PendingToolCall, record: ToolCallRecord, announce: () => void): Promise<void> {
+    this.writable();
     return this.runtime.commit(this.runtime.handle.replaceRecord(record), () => {
       call.record = record;
       announce();

@@ -1,5 +1,11 @@
 import type { PendingTool } from "../../protocol/index.js";
 
+/** The code and message of an `error` that ends a generation. */
+export interface GenerationEnding {
+  code: number;
+  message: string;
+}
+
 /** How a pending tool call was settled. */
 export type ToolDecision =
   | { action: "confirm" }
@@ -36,4 +42,11 @@ export interface ActiveGeneration {
   interrupt(): Promise<void>;
   /** Stop for a server shutdown, keeping calls that have not run pending for the next process. */
   shutdown(): Promise<void>;
+  /**
+   * Stop because this instance no longer owns the conversation (cluster
+   * mode): nothing more is written (calls not run stay pending, a reply
+   * being streamed is not stored), and the generation ends with one `error`
+   * carrying `ending`. Resolves once it has fully ended.
+   */
+  abandon(ending: GenerationEnding): Promise<void>;
 }

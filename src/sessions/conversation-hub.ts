@@ -2,6 +2,7 @@ import type { Conversation, NotificationMethod } from "../../protocol/index.js";
 import type { Logger } from "../logging/logger.js";
 import { RpcError } from "../rpc/rpc-error.js";
 import type { ConversationHandle, ConversationStore } from "../store/conversation-store.js";
+import type { GenerationEnding } from "./active-generation.js";
 import type { Connection } from "./connection.js";
 import type { HubCluster } from "./hub-cluster.js";
 import { ConversationRuntime, type RuntimeLimits } from "./conversation-runtime.js";
@@ -108,22 +109,34 @@ export class ConversationHub {
   }
 
   /**
-   * Cluster mode: another instance took the conversation (this one's lease
-   * was lost). Nothing more leaves this runtime; its generation stops
-   * (keeping undecided calls pending, as for a shutdown: the new owner offers
-   * them again); its local subscribers are served from the bus from the last
-   * event they got, so they see the new owner's events without a gap.
+   * Cluster mode: this instance no longer owns the conversation (its lease
+   * was lost: Redis did not confirm it in time, or another instance took
+   * it). No request finds the runtime any more. Its generation ends at once
+   * with one `error` (`ending`), sent to the local subscribers directly —
+   * they never wait for Redis — and written nowhere else but the run state:
+   * calls not run stay pending for the next owner, a reply being streamed is
+   * not stored. Then nothing more leaves the runtime, and its subscribers are
+   * served from the bus from the last event they got, so they see the next
+   * owner's events without a gap (and not a second ending of a generation
+   * they saw end here).
    */
-  async relinquish(id: string): Promise<void> {
+  async relinquish(id: string, ending: GenerationEnding): Promise<void> {
     const runtime = this.runtimes.get(id);
     if (!runtime) return;
-    runtime.silenced = true;
     this.runtimes.delete(id);
+    // Its subscriber set goes with it: a runtime loaded again meanwhile (this instance took the conversation back)
+    // starts with a set of its own.
+    if (this.subscribers.get(id) === runtime.subscribers) this.subscribers.delete(id);
+    await runtime.generation?.abandon(ending).catch((error: unknown) => this.log.error(`stopping the generation of conversation ${id} failed`, error));
+    await runtime.delivered();
+    runtime.silenced = true;
     const watchers = [...runtime.subscribers];
     runtime.subscribers.clear();
-    this.subscribers.delete(id);
-    for (const connection of watchers) this.cluster?.watch(connection, id, runtime.seq);
-    await runtime.generation?.shutdown().catch((error: unknown) => this.log.error(`stopping the generation of conversation ${id} failed`, error));
+    const endedHere = new Set(runtime.recentGenerations.map((g) => g.generationId));
+    for (const connection of watchers) {
+      // Unsubscribed (or gone) while the generation wound down.
+      if (connection.subscriptions.has(id)) this.cluster?.watch(connection, id, runtime.seq, endedHere);
+    }
     runtime.dispose();
     await this.store.unload(id).catch((error: unknown) => this.log.error(`unloading conversation ${id} failed`, error));
   }

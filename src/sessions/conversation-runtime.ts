@@ -223,6 +223,8 @@ export class ConversationRuntime {
     this.observer?.event(method, payload);
     const params = { conversationId: this.id, seq, timestamp: new Date().toISOString(), ...payload } as NotificationParams<N>;
     const event: LoggedEvent = { seq, method, frame: notificationFrame(method, params) };
+    const ends = endedGeneration(method, payload);
+    if (ends !== undefined) event.endsGeneration = ends;
     if (seq > this.wanted - SEQ_MARGIN) this.reserve(seq + SEQ_BLOCK);
     if (seq <= this.durable && this.outbox.length === 0) this.send(event);
     else this.outbox.push(event);
@@ -318,6 +320,14 @@ export class ConversationRuntime {
     this.outboxWaiters = [];
     for (const resolve of waiters) resolve();
   }
+}
+
+/** The generation an event ends (Every generation ends with exactly one of: generation_complete final, interrupted, error). */
+function endedGeneration(method: NotificationMethod, payload: object): string | undefined {
+  const p = payload as { generationId?: string | null; final?: boolean };
+  if (typeof p.generationId !== "string") return undefined;
+  if (method === "interrupted" || method === "error" || (method === "generation_complete" && p.final === true)) return p.generationId;
+  return undefined;
 }
 
 function emptyRunState(): RunState {

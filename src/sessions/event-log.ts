@@ -12,6 +12,12 @@ export interface LoggedEvent {
   /** Notification method, so a replay can honour a client's opt-outs. */
   method: string;
   frame: string;
+  /**
+   * Set on the event that ends a generation (generation_complete final,
+   * interrupted, or error): that generation's id. Cluster mode hands it to
+   * the bus, which clears the generation's running mark with it.
+   */
+  endsGeneration?: string;
 }
 
 /** Bytes of replay frames across all logs; `onOverflow` is asked to trim when they pass `limit`. */

@@ -15,8 +15,14 @@ export interface HubCluster {
   attach(runtime: ConversationRuntime): void;
   /** The runtime left memory (unloaded or deleted): give its ownership up so another instance may take it. */
   released(conversationId: string): void;
-  /** Serve this connection's subscription from the bus, from the event after `afterSeq`. */
-  watch(connection: Connection, conversationId: string, afterSeq: number): void;
+  /**
+   * Serve this connection's subscription from the bus, from the event after
+   * `afterSeq`. `endedHere`: generations whose ending this connection was
+   * already sent by this instance; another ending of one of them (from an
+   * instance that took the conversation over after this one's was fenced
+   * off the bus) is not sent again.
+   */
+  watch(connection: Connection, conversationId: string, afterSeq: number, endedHere?: ReadonlySet<string>): void;
   /** End a subscription served from the bus (unsubscribe, disconnect). */
   unwatch(connection: Connection, conversationId: string): void;
   /** Subscriptions served from the bus. */

@@ -98,9 +98,10 @@ class ErrorCodes:
     """Cluster mode (several instances on one Redis): the request needed the conversation's owning
     instance (step, interrupt, tool.confirm, message.append…) and that instance did not answer in
     time, or it was lost while running a generation (then as the `error` notification's code, sent
-    by the instance that took the conversation over). Nothing was done on the owner's side that this
-    answer hides; ask again: once a dead owner's lease runs out (server.ownerLeaseMs), another
-    instance takes the conversation.
+    by the instance that took the conversation over, or by the owner itself when it lost its lease
+    because Redis did not confirm it in time). Nothing was done on the owner's side that this answer
+    hides; ask again: once a dead owner's lease runs out (server.ownerLeaseMs), another instance
+    takes the conversation.
     """
 
 
