@@ -8,6 +8,11 @@
  * reads these definitions.
  */
 import * as z from "zod";
+// Types .meta({ defaultText }) (see config-meta.ts).
+import "./config-meta.js";
+
+/** The provider of the environment's endpoint (OPENAI_BASE_URL, `llm`): where a bare model name goes unless `defaultProvider` says otherwise. */
+export const ENV_PROVIDER_NAME = "default";
 
 export const PROVIDER_NAME_PATTERN = /^[A-Za-z0-9_-]{1,32}$/;
 
@@ -22,20 +27,21 @@ export const ModelCapabilitiesConfig = z
   .strictObject({
     tools: z
       .boolean()
-      .optional()
-      .describe("The model takes tools (function calling). Default true. A model without tools only runs in conversations whose settings.toolPolicy denies every tool."),
-    imageInput: z.boolean().optional().describe("The model takes images in user messages. Default false."),
+      .default(true)
+      .describe("The model takes tools (function calling). A model without tools only runs in conversations whose settings.toolPolicy denies every tool."),
+    imageInput: z.boolean().default(false).describe("The model takes images in user messages."),
     reasoning: z
       .union([z.boolean(), z.array(ReasoningEffort).min(1)])
-      .optional()
-      .describe("The reasoning efforts the model takes: true for low, medium and high; a list for only those; false for none. Default false. \"off\" is always accepted (it sends nothing)."),
-    temperature: z.boolean().optional().describe("The model takes a sampling temperature (reasoning models often refuse one). Default true."),
+      .default(false)
+      .describe("The reasoning efforts the model takes: true for low, medium and high; a list for only those; false for none. \"off\" is always accepted (it sends nothing)."),
+    temperature: z.boolean().default(true).describe("The model takes a sampling temperature (reasoning models often refuse one)."),
     maxOutputTokens: z
       .number()
       .int()
       .min(1)
       .optional()
-      .describe("Most tokens the model writes in one answer; a larger maxTokens is refused. Default: no limit known."),
+      .describe("Most tokens the model writes in one answer; a larger maxTokens is refused.")
+      .meta({ defaultText: "no limit known" }),
     contextWindow: z
       .number()
       .int()
@@ -53,8 +59,9 @@ export type WireName = z.infer<typeof WireName>;
 
 export const ProviderDefinition = z
   .strictObject({
-    wire: WireName.optional()
-      .describe("The API it speaks: chat (Chat Completions, what every OpenAI-compatible server offers) or responses (OpenAI's Responses API). Default chat."),
+    wire: WireName.default("chat").describe(
+      "The API it speaks: chat (Chat Completions, what every OpenAI-compatible server offers) or responses (OpenAI's Responses API).",
+    ),
     baseUrl: z.string().url().describe("Its endpoint, e.g. https://api.openai.com/v1 or http://localhost:11434/v1."),
     apiKey: z.string().min(1).optional().describe("Its API key. Secret: prefer apiKeyEnv."),
     apiKeyEnv: z
@@ -72,8 +79,8 @@ export const ProviderDefinition = z
       .describe("Its models, by the id the endpoint knows them by, with their capabilities. models.list shows them along with what the endpoint's /models route reports."),
     onlyListedModels: z
       .boolean()
-      .optional()
-      .describe("Refuse models not declared under `models` (default false: an undeclared model is allowed, with unknown capabilities)."),
+      .default(false)
+      .describe("Refuse models not declared under `models` (false: an undeclared model is allowed, with unknown capabilities)."),
   })
   .describe("One model provider.");
 
@@ -81,7 +88,11 @@ export const ProvidersConfig = z
   .record(ProviderName, ProviderDefinition)
   .describe("Model providers by name. A model is addressed as <provider>/<model>; a bare model name goes to defaultProvider.");
 
-export type ProviderDefinition = z.infer<typeof ProviderDefinition>;
-export type ProvidersConfig = z.infer<typeof ProvidersConfig>;
-export type ModelCapabilitiesConfig = z.infer<typeof ModelCapabilitiesConfig>;
+/**
+ * As written in a file or by hand (defaults may be left out);
+ * src/llm/provider-registry.ts parses what it is given, which applies them.
+ */
+export type ProviderDefinition = z.input<typeof ProviderDefinition>;
+export type ProvidersConfig = z.input<typeof ProvidersConfig>;
+export type ModelCapabilitiesConfig = z.input<typeof ModelCapabilitiesConfig>;
 export type ReasoningEffort = z.infer<typeof ReasoningEffort>;

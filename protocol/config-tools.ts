@@ -4,20 +4,56 @@
  * (`tools.web`). Part of agentwire.json (protocol/config.ts).
  */
 import * as z from "zod";
+// Types .meta({ defaultText }) (see config-meta.ts).
+import "./config-meta.js";
 
 export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+
+/**
+ * What every tool process may see of the server's environment unless the
+ * operator adds more (`tools.envAllow`): what programs need to find
+ * themselves, the user and the locale. No proxies (their URLs may carry a
+ * password), no agent sockets (SSH_AUTH_SOCK would lend the user's keys),
+ * no toolchain paths. src/tools/tool-environment.ts applies it.
+ */
+export const DEFAULT_TOOL_ENV_ALLOW: readonly string[] = [
+  "PATH",
+  "HOME",
+  "USER",
+  "LOGNAME",
+  "SHELL",
+  "LANG",
+  "LANGUAGE",
+  "LC_*",
+  "TERM",
+  "TZ",
+  "TMPDIR",
+];
+
+/** An entry of `tools.envAllow`: a variable name, optionally ending in `*` (a prefix), or `*` alone. */
+export const TOOL_ENV_ENTRY_PATTERN = /^([A-Za-z_][A-Za-z0-9_]*\*?|\*)$/;
+
+/** True for a valid `tools.envAllow` entry. */
+export function isToolEnvEntry(entry: string): boolean {
+  return TOOL_ENV_ENTRY_PATTERN.test(entry);
+}
+
+export const ToolEnvEntry = z
+  .string()
+  .regex(TOOL_ENV_ENTRY_PATTERN, "takes environment variable names or NAME* prefixes")
+  .describe("A variable name (JAVA_HOME), or a prefix ending in * (NPM_CONFIG_*; * alone: every name).");
 
 export const FileToolsConfig = z
   .strictObject({
     allowHardLinks: z
       .boolean()
+      .default(false)
       .describe(
         "Let the file tools (and file attachments) read and replace regular files that have more than one hard link. " +
           "A hard link inside the workspace may be another name of a file outside it, which no path check can see, so by default such files are refused " +
-          "(search_files skips them and says so). Turn on for trees built of hard links, such as pnpm's node_modules. Default false.",
+          "(search_files skips them and says so). Turn on for trees built of hard links, such as pnpm's node_modules.",
       ),
   })
-  .partial()
   .describe("The built-in file tools (read_file, list_files, search_files, write_file, edit_file), which never reach outside the workspace.");
 
 export const CustomToolDefinition = z
@@ -33,8 +69,9 @@ export const CustomToolDefinition = z
       .describe(
         'JSON Schema of the arguments: an object schema ({"type": "object", "properties": {...}, "required": [...]}), offered to the model as it is and used to check its calls ' +
           "(types, required, enum, bounds, nested objects and arrays). Unknown arguments are refused unless it sets additionalProperties. " +
-          'A schema that cannot be used stops the server at start naming the tool. Default: no arguments ({"type": "object", "properties": {}}).',
-      ),
+          "A schema that cannot be used stops the server at start naming the tool.",
+      )
+      .meta({ defaultText: 'no arguments ({"type": "object", "properties": {}})' }),
     command: z
       .string()
       .min(1)
@@ -43,29 +80,46 @@ export const CustomToolDefinition = z
           "Arguments arrive as data, never spliced into this text: each top-level argument as the environment variable ARG_<NAME> " +
           '(upper-cased, characters other than letters, digits and _ as _; strings as they are, other values as JSON), and all of them as JSON in AGENTWIRE_ARGS. Quote them: "$ARG_PATH".',
       ),
-    timeoutMs: z.number().int().min(100).optional().describe("Time limit of one call; the conversation's toolTimeoutMs caps it (the smaller one applies). Default: the conversation's."),
+    timeoutMs: z
+      .number()
+      .int()
+      .min(100)
+      .optional()
+      .describe("Time limit of one call; the conversation's toolTimeoutMs caps it (the smaller one applies).")
+      .meta({ defaultText: "the conversation's toolTimeoutMs" }),
     readOnly: z.boolean().optional().describe("The command changes nothing (readOnlyHint): the auto-read-only approval policy runs it without asking."),
     destructive: z.boolean().optional().describe("The command may destroy data (destructiveHint)."),
   })
   .describe("A shell command offered to the model as a tool.");
 
+/** web_fetch's bounds when `tools.web.fetch` leaves them out (also when the tool is built without a configuration). */
+export const WEB_FETCH_DEFAULTS = { maxBytes: 2 * 1024 * 1024, timeoutMs: 30_000, maxOutputBytes: 64 * 1024 } as const;
+
 export const WebFetchConfig = z
   .strictObject({
-    enabled: z.boolean().describe("Offer web_fetch to the model. Default false."),
-    maxBytes: z.number().int().min(1024).optional().describe("Largest response body read, in bytes. Default 2097152."),
-    timeoutMs: z.number().int().min(100).optional().describe("Time limit of one fetch, redirects included (the conversation's toolTimeoutMs caps it). Default 30000."),
+    enabled: z.boolean().describe("Offer web_fetch to the model."),
+    maxBytes: z.number().int().min(1024).default(WEB_FETCH_DEFAULTS.maxBytes).describe("Largest response body read, in bytes."),
+    timeoutMs: z
+      .number()
+      .int()
+      .min(100)
+      .default(WEB_FETCH_DEFAULTS.timeoutMs)
+      .describe("Time limit of one fetch, redirects included (the conversation's toolTimeoutMs caps it)."),
     maxOutputBytes: z
       .number()
       .int()
       .min(1024)
-      .optional()
-      .describe("Most text returned to the model, in bytes (the start is kept, with a note saying how much was cut). Default 65536."),
+      .default(WEB_FETCH_DEFAULTS.maxOutputBytes)
+      .describe("Most text returned to the model, in bytes (the start is kept, with a note saying how much was cut)."),
   })
   .describe("web_fetch: GET an http(s) URL and return its readable text (HTML as markdown).");
 
+/** web_search's settings when `tools.web.search` leaves them out. */
+export const WEB_SEARCH_DEFAULTS = { maxResults: 8, timeoutMs: 15_000 } as const;
+
 export const WebSearchConfig = z
   .strictObject({
-    enabled: z.boolean().describe("Offer web_search to the model. Default false."),
+    enabled: z.boolean().describe("Offer web_search to the model."),
     backend: z.enum(["searxng", "brave"]).describe("searxng: a SearXNG instance's JSON API (self-hosted); brave: the Brave Search API."),
     url: z
       .string()
@@ -78,17 +132,23 @@ export const WebSearchConfig = z
       .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
       .optional()
       .describe("Name of the environment variable holding the API key, read at start (apiKey wins when both are set)."),
-    maxResults: z.number().int().min(1).max(50).optional().describe("Results returned per search. Default 8."),
-    timeoutMs: z.number().int().min(100).optional().describe("Time limit of one search (the conversation's toolTimeoutMs caps it). Default 15000."),
+    maxResults: z.number().int().min(1).max(50).default(WEB_SEARCH_DEFAULTS.maxResults).describe("Results returned per search."),
+    timeoutMs: z
+      .number()
+      .int()
+      .min(100)
+      .default(WEB_SEARCH_DEFAULTS.timeoutMs)
+      .describe("Time limit of one search (the conversation's toolTimeoutMs caps it)."),
   })
   .describe("web_search: title / url / snippet results from a search backend.");
 
 export const AllowPrivateNetwork = z
   .union([z.boolean(), z.array(z.string().min(1))])
+  .default(false)
   .describe(
     "Lets web_fetch reach addresses that are not public: loopback (127.0.0.0/8, ::1, localhost), private (10/8, 172.16/12, 192.168/16, fc00::/7), " +
       "link-local (169.254/16 with cloud metadata, fe80::/10), carrier-grade NAT (100.64/10), unspecified (0.0.0.0, ::), multicast, broadcast and reserved ranges. " +
-      "Default false: they are refused, checked on the address each request and each redirect actually connects to (so DNS cannot lead around it). " +
+      "false: they are refused, checked on the address each request and each redirect actually connects to (so DNS cannot lead around it). " +
       'true allows them all; a list allows only what it names: an address ("127.0.0.1", "::1"), a CIDR range ("10.0.0.0/8", "fd00::/8") ' +
       'or a host name as URLs spell it ("localhost", "wiki.internal": every address it resolves to), the address or name optionally with :PORT ' +
       '("127.0.0.1:8080", "[::1]:8080", "localhost:11434") to allow that port only. ' +
@@ -97,12 +157,12 @@ export const AllowPrivateNetwork = z
   );
 
 export const WebToolsConfig = z
-  .strictObject({ fetch: WebFetchConfig, search: WebSearchConfig, allowPrivateNetwork: AllowPrivateNetwork })
-  .partial()
+  .strictObject({ fetch: WebFetchConfig.optional(), search: WebSearchConfig.optional(), allowPrivateNetwork: AllowPrivateNetwork })
   .describe("The web tools; both are off unless enabled here.");
 
-export type FileToolsConfig = z.infer<typeof FileToolsConfig>;
+/** As the configuration file and tests write them (defaults may be left out). */
+export type FileToolsConfig = z.input<typeof FileToolsConfig>;
 export type CustomToolDefinition = z.infer<typeof CustomToolDefinition>;
-export type WebFetchConfig = z.infer<typeof WebFetchConfig>;
-export type WebSearchConfig = z.infer<typeof WebSearchConfig>;
-export type WebToolsConfig = z.infer<typeof WebToolsConfig>;
+export type WebFetchConfig = z.input<typeof WebFetchConfig>;
+export type WebSearchConfig = z.input<typeof WebSearchConfig>;
+export type WebToolsConfig = z.input<typeof WebToolsConfig>;

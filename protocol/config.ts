@@ -16,124 +16,219 @@
  * Every key is optional; an unknown key is an error (a typo must not pass
  * silently). `protocol/config.schema.json` is generated from this schema:
  * point `"$schema"` at it for completion in an editor.
+ *
+ * This schema is the one place a key is declared: its type and bounds, its
+ * default (`.default()`), its description, and in `.meta()` the flag and
+ * the environment variable that set it (config-meta.ts). The first sentence
+ * of a description is what `agentwire --help` shows beside the flag; the
+ * whole of it goes to the editor schema and docs/reference/config.md. A
+ * section (an object whose keys are settings) is `.prefault({})`, so that
+ * parsing `{}` gives every default; the parsed file, AgentwireConfig, is
+ * what the server runs with, and each part of it receives its own section.
  */
 import * as z from "zod";
+// Types .meta({ flag, env, defaultText, defaultNote }) (see config-meta.ts).
+import "./config-meta.js";
 import { McpServersConfig } from "./config-mcp.js";
-import { ProviderName, ProvidersConfig } from "./config-providers.js";
-import { CustomToolDefinition, FileToolsConfig, WebToolsConfig } from "./config-tools.js";
-import { ConversationSettingsPatch } from "./records.js";
+import { ENV_PROVIDER_NAME, ProviderName, ProvidersConfig } from "./config-providers.js";
+import { CustomToolDefinition, DEFAULT_TOOL_ENV_ALLOW, FileToolsConfig, ToolEnvEntry, WebToolsConfig } from "./config-tools.js";
+import { ConversationSettingsPatch, DEFAULT_CONVERSATION_SETTINGS } from "./records.js";
 
-const Bytes = (what: string) => z.number().int().min(1).describe(what);
-const Count = (what: string) => z.number().int().min(1).describe(what);
-const Millis = (what: string) => z.number().int().min(0).describe(what);
+const MiB = 1024 * 1024;
+
+/** A size in bytes, at least 1. */
+const bytes = (value: number) => z.number().int().min(1).default(value);
+/** A count, at least 1. */
+const count = (value: number) => z.number().int().min(1).default(value);
+/** A duration in milliseconds, 0 or more (where 0 disables, the description says so). */
+const millis = (value: number) => z.number().int().min(0).default(value);
+
+export const LOG_LEVELS = ["debug", "info", "warn", "error", "silent"] as const;
+export const LOG_FORMATS = ["text", "json"] as const;
 
 export const ServerSection = z
   .strictObject({
-    host: z.string().min(1).describe("Address to listen on (default 127.0.0.1). A non-loopback address requires a token. Flag: --host."),
-    port: z.number().int().min(0).max(65535).describe("Port (default 8765; 0 picks a free one). Flag: --port."),
+    host: z
+      .string()
+      .min(1)
+      .default("127.0.0.1")
+      .describe("Address to listen on; a non-loopback address requires a token.")
+      .meta({ flag: "--host HOST" }),
+    port: z.number().int().min(0).max(65535).default(8765).describe("Port to listen on; 0 picks a free one.").meta({ flag: "--port PORT" }),
     dataDir: z
       .string()
       .min(1)
-      .describe("Where conversations are stored (default ./.agentwire), relative to the file that sets it. Flag: --data-dir."),
+      .default(".agentwire")
+      .describe(
+        "Where conversations are stored; one server per data dir, a second one refuses to start. A relative path is taken from the directory of the file that sets it, else from the working directory.",
+      )
+      .meta({ flag: "--data-dir DIR" }),
     store: z
       .string()
       .regex(/^(?:lowdb|postgres(?:ql)?:\/\/.*)$/i, 'must be "lowdb" or a postgres:// URL')
+      .default("lowdb")
       .describe(
-        "Which store keeps conversations: lowdb (default; files in dataDir) or PostgreSQL, as a URL postgres://USER@HOST:PORT/DATABASE (several instances may share one database). A password may stand in the URL but is better given as PGPASSWORD; it is never printed. Flag: --store.",
-      ),
+        "Which store keeps conversations: lowdb (files in dataDir) or a PostgreSQL URL, postgres://USER@HOST:PORT/DATABASE, which several instances may share " +
+          "(a password may stand in the URL but is better given as PGPASSWORD; it is never printed).",
+      )
+      .meta({ flag: "--store STORE" }),
     redis: z
       .string()
       .regex(/^rediss?:\/\/.+/i, "must be a redis:// or rediss:// URL")
+      .optional()
       .describe(
-        "Cluster mode: a Redis URL (redis://HOST:6379) shared by several agentwire instances on one shared store (PostgreSQL). Redis carries event fan-out between instances, conversation ownership leases and forwarded requests. Refused with the embedded lowdb store, whose data dir only one process may use. Secret when the URL holds a password. Flag: --redis.",
-      ),
+        "Cluster mode: a Redis URL (redis://HOST:6379) shared by several agentwire instances on one shared store (PostgreSQL). " +
+          "Redis carries event fan-out between instances, conversation ownership leases and forwarded requests. " +
+          "Refused with the embedded lowdb store, whose data dir only one process may use. Secret when the URL holds a password.",
+      )
+      .meta({ flag: "--redis URL" }),
     ownerLeaseMs: z
       .number()
       .int()
       .min(300)
+      .default(10_000)
       .describe(
-        "Cluster mode: how long a conversation's ownership lease lasts without renewal (renewed every quarter of it; an instance whose renewals Redis does not confirm gives it up a quarter of it before it runs out); also the longest a conversation stays with an instance that died before another takes it over. Default 10000. Flag: --owner-lease-ms.",
-      ),
+        "Cluster mode: how long a conversation's ownership lease lasts without renewal, which is also the longest a conversation stays with an instance that died before another takes it over. " +
+          "It is renewed every quarter of it; an instance whose renewals Redis does not confirm gives it up a quarter of it before it runs out.",
+      )
+      .meta({ flag: "--owner-lease-ms MS" }),
     redisPrefix: z
       .string()
       .min(1)
       .max(100)
+      .default("agentwire:")
       .describe(
-        "Cluster mode: the prefix of every Redis key and channel the instances use (default \"agentwire:\"); instances with the same prefix form one cluster, so several clusters can share one Redis. Flag: --redis-prefix.",
-      ),
+        "Cluster mode: the prefix of every Redis key and channel the instances use; instances with the same prefix form one cluster. Several clusters can share one Redis.",
+      )
+      .meta({ flag: "--redis-prefix PREFIX" }),
     token: z
       .string()
       .min(1)
-      .describe("Require this token on every WebSocket upgrade. Secret: prefer --token-file FILE or the AGENTWIRE_TOKEN variable to this file, and either to --token (a command line is visible to every local user). Flags: --token-file, --token."),
+      .optional()
+      .describe(
+        "Require this token on every WebSocket upgrade (Authorization: Bearer, ?token=, or the subprotocol bearer.TOKEN). " +
+          "Secret: prefer --token-file FILE or the AGENTWIRE_TOKEN variable to this file, and either to --token (a command line is visible to every local user).",
+      )
+      .meta({ flag: "--token TOKEN", env: "AGENTWIRE_TOKEN" }),
     allowOrigins: z
       .array(z.string().min(1))
-      .describe("Browser origins allowed besides the server's own (e.g. http://localhost:5173). Flag: --allow-origin."),
-    heartbeatMs: Millis("Ping interval; a peer that misses a pong is terminated. 0 disables. Default 30000."),
-    logLevel: z.enum(["debug", "info", "warn", "error", "silent"]).describe("Log level on stderr (default info). Flag: --log-level."),
+      .default([])
+      .describe("Browser origins allowed besides the server's own, e.g. http://localhost:5173; no other origin is by default.")
+      .meta({ flag: "--allow-origin ORIGIN" }),
+    heartbeatMs: millis(30_000).describe("Ping interval; a peer that misses a pong is terminated. 0 disables."),
+    logLevel: z.enum(LOG_LEVELS).default("info").describe("Log level on stderr.").meta({ flag: "--log-level LEVEL" }),
     logFormat: z
-      .enum(["text", "json"])
+      .enum(LOG_FORMATS)
+      .default("text")
       .describe(
-        "Log lines on stderr: text (default, for people) or json (one object per line: time, level, msg, and conversationId, generationId, err when they apply; for log collectors). Flag: --log-format.",
-      ),
+        "Log lines on stderr: text for people, or json for log collectors (one object per line: time, level, msg, and conversationId, generationId, err when they apply).",
+      )
+      .meta({ flag: "--log-format FORMAT" }),
   })
-  .partial()
   .describe("Listening, storage and logging.");
 
 export const LimitsSection = z
   .strictObject({
-    maxPayloadBytes: Bytes("Largest accepted frame; a larger one closes that socket with 1009. Default 4194304. Flag: --max-payload."),
-    maxBufferedBytes: Bytes("A connection whose unsent backlog passes this is terminated. Default 67108864."),
-    maxConnections: Count("Open connections at most. Default 10000, or fewer when the open-file limit is lower. Flag: --max-connections."),
-    maxConnectionsPerAddress: Count("Open connections from one address at most. Default 1024. Flag: --max-connections-per-address."),
-    initializeTimeoutMs: Millis("A connection that has not sent initialize this long is closed. 0 disables. Default 10000."),
-    maxInFlightPerConnection: Count("Frames of one connection handled at once. Default 64."),
-    maxBatch: Count("Most requests in one batch. Default 100."),
-    maxDepth: Count("Deepest nesting of arrays and objects in a frame. Default 64."),
-    maxReplyBytes: Bytes("Largest reply to one frame. Default 16777216."),
-    maxMessageBytes: Bytes("Largest message content or system prompt, in UTF-8 bytes. Default 1048576. Flag: --max-message-bytes."),
-    maxContextBytes: Bytes("Largest model request built from a conversation, in bytes of text. Default 33554432."),
-    maxSubscriptionsPerConnection: Count("Conversations one connection may subscribe to. Default 1000."),
-    maxGenerations: Count("Generations running at once. Default 1000."),
-    maxLoadedConversations: Count("Conversations kept in memory at most. Default 10000. Flag: --max-loaded-conversations."),
-    idleUnloadMs: Millis("Unload a conversation nobody watches or runs after this long. 0 disables. Default 600000."),
-    eventLogSize: Count("Recent events kept per conversation for replay. Default 4096. Flag: --event-log-size."),
-    eventLogBytes: Bytes("Bytes of replay frames kept per conversation. Default 4194304."),
-    replayBudgetBytes: Bytes("Bytes of replay frames kept across all conversations. Default 67108864."),
-    storeCacheBytes: Bytes("Bytes of records the store keeps cached in memory. Default 67108864."),
-    maxConversationAssetBytes: Bytes(
-      "Bytes of uploaded images (asset.upload) one conversation may keep; an upload that would pass it is refused (LIMIT_EXCEEDED) and stores nothing; deleting the conversation frees its share. Default 268435456 (256 MiB: about 50 images at the 5 MiB per-image cap, hundreds of screenshots).",
-    ),
-    maxTotalAssetBytes: Bytes(
-      "Bytes of uploaded images the store keeps across all conversations (every instance of a cluster together); an upload that would pass it is refused (LIMIT_EXCEEDED) and stores nothing. Default 2147483648 (2 GiB).",
-    ),
-    maxMcpServers: Count(
-      "MCP servers declared at most, configuration file and mcp.add together (each may be a process with its pipes); mcp.add beyond it is refused (LIMIT_EXCEEDED), and servers over it at start are not started (the log says which). Default 32.",
+    maxPayloadBytes: bytes(4 * MiB)
+      .describe("Largest accepted frame; a larger one closes that socket with 1009.")
+      .meta({ flag: "--max-payload BYTES" }),
+    maxBufferedBytes: bytes(64 * MiB).describe("A connection whose unsent backlog passes this is terminated."),
+    maxConnections: count(10_000)
+      .describe("Open connections at most; more get HTTP 503.")
+      .meta({ flag: "--max-connections N", defaultNote: "or fewer when the open-file limit is lower" }),
+    maxConnectionsPerAddress: count(1024)
+      .describe("Open connections from one address at most.")
+      .meta({ flag: "--max-connections-per-address N" }),
+    initializeTimeoutMs: millis(10_000).describe("A connection that has not sent initialize this long is closed. 0 disables."),
+    maxInFlightPerConnection: count(64).describe("Frames of one connection handled at once."),
+    maxBatch: count(100).describe("Most requests in one batch."),
+    maxDepth: count(64).describe("Deepest nesting of arrays and objects in a frame."),
+    maxReplyBytes: bytes(16 * MiB).describe("Largest reply to one frame."),
+    maxMessageBytes: bytes(1 * MiB)
+      .describe("Largest message content or system prompt, in UTF-8 bytes.")
+      .meta({ flag: "--max-message-bytes N" }),
+    maxContextBytes: bytes(32 * MiB).describe("Largest model request built from a conversation, in bytes of text."),
+    maxSubscriptionsPerConnection: count(1000).describe("Conversations one connection may subscribe to."),
+    maxGenerations: count(1000).describe("Generations running at once."),
+    maxLoadedConversations: count(10_000)
+      .describe("Conversations kept in memory at most; beyond it the least recently used that are not running are unloaded.")
+      .meta({ flag: "--max-loaded-conversations N" }),
+    idleUnloadMs: millis(600_000).describe("Unload a conversation nobody watches or runs after this long. 0 disables."),
+    eventLogSize: count(4096)
+      .describe("Recent events kept per conversation for replay (and at most limits.eventLogBytes of them).")
+      .meta({ flag: "--event-log-size N" }),
+    eventLogBytes: bytes(4 * MiB).describe("Bytes of replay frames kept per conversation."),
+    replayBudgetBytes: bytes(64 * MiB).describe("Bytes of replay frames kept across all conversations."),
+    storeCacheBytes: bytes(64 * MiB).describe("Bytes of records the store keeps cached in memory."),
+    // 256 MiB is about 50 images at the 5 MiB per-image cap (hundreds of screenshots) per conversation;
+    // 2 GiB bounds the disk all clients together can fill (907 MB went in 6.7 s without a bound).
+    maxConversationAssetBytes: bytes(256 * MiB)
+      .describe(
+        "Bytes of uploaded images (asset.upload) one conversation may keep; an upload that would pass it is refused (LIMIT_EXCEEDED) and stores nothing; deleting the conversation frees its share.",
+      )
+      .meta({ defaultNote: "(256 MiB: about 50 images at the 5 MiB per-image cap, hundreds of screenshots)" }),
+    maxTotalAssetBytes: bytes(2048 * MiB)
+      .describe(
+        "Bytes of uploaded images the store keeps across all conversations (every instance of a cluster together); an upload that would pass it is refused (LIMIT_EXCEEDED) and stores nothing.",
+      )
+      .meta({ defaultNote: "(2 GiB)" }),
+    // Well above common setups (a handful to a score of servers); 32 stdio servers hold about 100
+    // pipes, far inside the descriptors the server keeps for everything but connections.
+    maxMcpServers: count(32).describe(
+      "MCP servers declared at most, configuration file and mcp.add together (each may be a process with its pipes); mcp.add beyond it is refused (LIMIT_EXCEEDED), and servers over it at start are not started (the log says which).",
     ),
   })
-  .partial()
   .describe("Bounds on what clients can make the server hold; each answers with a clear error when reached.");
 
 export const LlmSection = z
   .strictObject({
-    baseUrl: z.string().url().describe("OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 for Ollama. Environment: OPENAI_BASE_URL."),
-    apiKey: z.string().min(1).describe("Its API key. Secret: prefer apiKeyEnv or the OPENAI_API_KEY variable to a file."),
-    apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).describe("Name of the environment variable holding the API key."),
-    idleTimeoutMs: z.number().int().min(100).describe("Fail a model stream silent this long. Default 60000. Flag: --llm-idle-timeout."),
+    baseUrl: z
+      .string()
+      .url()
+      .optional()
+      .describe("OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 for Ollama.")
+      .meta({ env: "OPENAI_BASE_URL" }),
+    apiKey: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("The endpoint's API key (optional for local endpoints). Secret: prefer apiKeyEnv or the OPENAI_API_KEY variable to a file.")
+      .meta({ env: "OPENAI_API_KEY" }),
+    apiKeyEnv: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+      .optional()
+      .describe("Name of the environment variable holding the API key."),
+    idleTimeoutMs: z
+      .number()
+      .int()
+      .min(100)
+      .default(60_000)
+      .describe("Fail a model stream silent this long.")
+      .meta({ flag: "--llm-idle-timeout MS" }),
   })
-  .partial()
   .describe("The endpoint of the provider named `default` (see `providers`): Chat Completions, from the environment or this section.");
 
 export const ToolsSection = z
   .strictObject({
-    timeoutMs: z.number().int().min(100).describe("Default time limit of one tool call. Default 120000. Flag: --tool-timeout."),
+    timeoutMs: z
+      .number()
+      .int()
+      .min(100)
+      .default(120_000)
+      .describe("Time limit of one tool call, for conversations that set none of their own (settings.toolTimeoutMs).")
+      .meta({ flag: "--tool-timeout MS" }),
     envAllow: z
-      .array(z.string().min(1))
-      .describe("Environment variables tools may see besides the harmless defaults (NAME, or PREFIX* which never matches credential-like names). Flag: --tool-env."),
-    files: FileToolsConfig,
-    custom: z.array(CustomToolDefinition).describe("Shell commands offered to the model as tools."),
-    web: WebToolsConfig,
+      .array(ToolEnvEntry)
+      .default([])
+      .describe(
+        `Environment variables tools may see besides ${DEFAULT_TOOL_ENV_ALLOW.join(" ")}: a NAME, or a PREFIX* (which never matches names that look like credentials).`,
+      )
+      .meta({ flag: "--tool-env NAME", env: "AGENTWIRE_TOOL_ENV" }),
+    files: FileToolsConfig.prefault({}),
+    custom: z.array(CustomToolDefinition).default([]).describe("Shell commands offered to the model as tools."),
+    web: WebToolsConfig.prefault({}),
   })
-  .partial()
   .describe("Tools the model may call.");
 
 /**
@@ -173,9 +268,37 @@ const placeholderDocs = Object.entries(SYSTEM_PROMPT_PLACEHOLDERS)
   .map(([name, what]) => `{{${name}}}: ${what}`)
   .join("; ");
 
+/** The system prompt template of conversations without their own when `conversations.systemPrompt` is not set. */
+export const DEFAULT_SYSTEM_PROMPT_TEMPLATE = [
+  "You are agentwire, an assistant that works in the workspace {{workspace}} on {{os}}. Today is {{date}}.",
+  "Use your tools ({{tools}}) to look before you change anything, and say plainly what you did and what you found.",
+  "{{skills}}",
+].join("\n");
+
+/**
+ * `conversations.settings` is the wire's settings patch (records.ts), whose
+ * descriptions the protocol reference shares. Here each key also shows the
+ * value a new conversation gets when neither this file nor
+ * conversation.create sets it, as a JSON Schema `default` for editors and
+ * the reference page only: parsing adds nothing, so an unset key stays
+ * unset (and toolTimeoutMs follows tools.timeoutMs).
+ */
+const ConfigConversationSettings = z
+  .strictObject(
+    Object.fromEntries(
+      Object.entries(ConversationSettingsPatch.shape).map(([key, schema]) => {
+        if (key === "toolTimeoutMs") return [key, schema.meta({ defaultText: "tools.timeoutMs" })];
+        if (!Object.hasOwn(DEFAULT_CONVERSATION_SETTINGS, key)) return [key, schema];
+        return [key, schema.meta({ default: DEFAULT_CONVERSATION_SETTINGS[key as keyof typeof DEFAULT_CONVERSATION_SETTINGS] })];
+      }),
+    ) as typeof ConversationSettingsPatch.shape,
+  )
+  .default({})
+  .describe("Settings every new conversation starts with (a conversation.create may still set its own).");
+
 export const ConversationsSection = z
   .strictObject({
-    settings: ConversationSettingsPatch.describe("Settings every new conversation starts with (a conversation.create may still set its own)."),
+    settings: ConfigConversationSettings,
     systemPrompt: z
       .string()
       .max(1_000_000)
@@ -183,36 +306,48 @@ export const ConversationsSection = z
         const unknown = unknownPlaceholders(template);
         if (unknown.length > 0) ctx.addIssue({ code: "custom", message: unknownPlaceholderMessage(unknown) });
       })
+      .default(DEFAULT_SYSTEM_PROMPT_TEMPLATE)
       .describe(
-        `System prompt template for conversations that have no system prompt of their own, rendered before every model call. Placeholders: ${placeholderDocs}. Any other {{…}} is an error. Default: a short built-in template; "" sends no system prompt.`,
-      ),
+        `System prompt template for conversations that have no system prompt of their own, rendered before every model call. Placeholders: ${placeholderDocs}. Any other {{…}} is an error; "" sends no system prompt.`,
+      )
+      .meta({ defaultText: "a short built-in template (DEFAULT_SYSTEM_PROMPT_TEMPLATE in protocol/config.ts)" }),
   })
-  .partial()
   .describe("Defaults for new conversations.");
 
 export const AgentwireConfigFile = z
   .strictObject({
-    $schema: z.string().describe("Where an editor finds this schema (protocol/config.schema.json); ignored by the server."),
+    $schema: z.string().optional().describe("Where an editor finds this schema (protocol/config.schema.json); ignored by the server."),
     model: z
       .string()
       .min(1)
       .max(200)
-      .describe("Default model, bare (goes to defaultProvider) or as provider/model. Environment: AGENTWIRE_MODEL. Flag: --model."),
-    defaultProvider: ProviderName.describe(
-      "The provider a bare model name goes to. Default \"default\": the `llm` endpoint (OPENAI_BASE_URL), unless `providers` declares one of that name.",
+      .optional()
+      .describe("Default model, bare (goes to defaultProvider) or as provider/model.")
+      .meta({ flag: "--model MODEL", env: "AGENTWIRE_MODEL" }),
+    defaultProvider: ProviderName.default(ENV_PROVIDER_NAME).describe(
+      `The provider a bare model name goes to. "${ENV_PROVIDER_NAME}" is the \`llm\` endpoint (OPENAI_BASE_URL), unless \`providers\` declares one of that name.`,
     ),
-    providers: ProvidersConfig,
-    server: ServerSection,
-    limits: LimitsSection,
-    llm: LlmSection,
-    tools: ToolsSection,
-    conversations: ConversationsSection,
-    mcpServers: McpServersConfig,
+    providers: ProvidersConfig.default({}),
+    server: ServerSection.prefault({}),
+    limits: LimitsSection.prefault({}),
+    llm: LlmSection.prefault({}),
+    tools: ToolsSection.prefault({}),
+    conversations: ConversationsSection.prefault({}),
+    mcpServers: McpServersConfig.default({}),
   })
-  .partial()
   .describe("agentwire configuration file (agentwire.json). Every key is optional.");
 
-export type AgentwireConfigFile = z.infer<typeof AgentwireConfigFile>;
+/** A configuration file as written: every key optional. */
+export type AgentwireConfigFile = z.input<typeof AgentwireConfigFile>;
+/** The configuration the server runs with: a file (or the layers merged) parsed, every default applied. */
+export type AgentwireConfig = z.output<typeof AgentwireConfigFile>;
+export type ServerSettings = AgentwireConfig["server"];
+export type LimitsConfig = AgentwireConfig["limits"];
+export type LlmSettings = AgentwireConfig["llm"];
+export type ToolsConfig = AgentwireConfig["tools"];
+export type ConversationsConfig = AgentwireConfig["conversations"];
+export type LogLevel = ServerSettings["logLevel"];
+export type LogFormat = ServerSettings["logFormat"];
 
 /** What a trust-gated key does that makes it need the user's say-so. */
 export type TrustReason = "runs commands" | "sends credentials";

@@ -5,7 +5,8 @@
  * Logs go to stderr. `agentwire chat` and `agentwire conversations` are
  * clients (src/chat/), loaded only when asked for.
  */
-import { HELP, parseCli, UsageError } from "./cli-options.js";
+import { HELP } from "./cli-help.js";
+import { parseCli, UsageError } from "./cli-options.js";
 import { ConfigFileError } from "./config/config-file.js";
 import { hideProcessSecrets } from "./process-secrets.js";
 import { SERVER_VERSION } from "./server-version.js";
@@ -78,7 +79,7 @@ async function main(): Promise<void> {
       error instanceof ToolConfigError;
     const code = (error as NodeJS.ErrnoException).code;
     if (known || code === "EADDRINUSE" || code === "EACCES" || code === "EADDRNOTAVAIL") {
-      const hint = code === "EADDRINUSE" ? ` (port ${config.port} is in use; pick another with --port, or --port 0)` : "";
+      const hint = code === "EADDRINUSE" ? ` (port ${config.server.port} is in use; pick another with --port, or --port 0)` : "";
       // A skipped key may be why (a model on an untrusted file's provider): say what was skipped first.
       for (const notice of config.notices) process.stderr.write(`agentwire: ${notice.message}\n`);
       process.stderr.write(`agentwire: ${(error as Error).message}${hint}\n`);
@@ -89,9 +90,9 @@ async function main(): Promise<void> {
   process.stdout.write(`agentwire listening on ${server.url}\n`);
   // What an operator needs to know at a glance (stderr; stdout keeps its one line).
   server.app.log.info(
-    `${describeStore(config)}; model endpoint ${config.openaiBaseUrl ?? "https://api.openai.com/v1 (OPENAI_BASE_URL unset)"}; ` +
+    `${describeStore(config.server)}; model endpoint ${config.llm.baseUrl ?? "https://api.openai.com/v1 (OPENAI_BASE_URL unset)"}; ` +
       `default model ${config.model ?? "none (set AGENTWIRE_MODEL or --model, or pass one per conversation or step)"}; ` +
-      `token ${config.token ? "required" : "not required (loopback only)"}`,
+      `token ${config.server.token ? "required" : "not required (loopback only)"}`,
   );
   // What the configuration left out (an untrusted or unreadable file), and how to put it back; clients get it in initialize.
   for (const notice of config.notices) server.app.log.warn(notice.message);

@@ -5,7 +5,7 @@
  */
 import { createServer as createHttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { unknownPlaceholderMessage, unknownPlaceholders } from "../protocol/config.js";
+import { type AgentwireConfig, type LlmSettings, unknownPlaceholderMessage, unknownPlaceholders } from "../protocol/config.js";
 import type { App, RequestContext } from "./app.js";
 import { FD_RESERVE, isLoopbackHost, openFileLimit, type ServerConfig } from "./config/server-config.js";
 import { Agent } from "./generation/agent.js";
@@ -78,7 +78,7 @@ export class ConfigError extends Error {}
  * Builds each provider's LlmProvider. Loaded on first use: the SDK is the
  * heaviest import and a server that never generates never needs it.
  */
-function defaultProviderFactory(config: ServerConfig): ProviderFactory {
+function defaultProviderFactory(llm: Pick<LlmSettings, "idleTimeoutMs">): ProviderFactory {
   return async (endpoint) => {
     // Loaded on first use: the SDK is the heaviest import and a server that never generates never needs it.
     const { createWireProvider } = await import("./llm/create-provider.js");
@@ -86,21 +86,21 @@ function defaultProviderFactory(config: ServerConfig): ProviderFactory {
       apiKey: endpoint.apiKey,
       baseURL: endpoint.baseUrl,
       headers: endpoint.headers,
-      idleTimeoutMs: config.llmIdleTimeoutMs,
+      idleTimeoutMs: llm.idleTimeoutMs,
     });
   };
 }
 
 /** The providers from the configuration; one that cannot work (or a default model naming none) stops the start. */
-function providerRegistry(config: ServerConfig, parts: ServerParts): ProviderRegistry {
-  const factory = parts.providerFactory ?? defaultProviderFactory(config);
+function providerRegistry(config: Pick<AgentwireConfig, "providers" | "defaultProvider" | "llm" | "model">, parts: ServerParts): ProviderRegistry {
+  const factory = parts.providerFactory ?? defaultProviderFactory(config.llm);
   const override = parts.provider;
   let registry: ProviderRegistry;
   try {
     registry = new ProviderRegistry({
       providers: config.providers,
       defaultProvider: config.defaultProvider,
-      envEndpoint: { baseUrl: config.openaiBaseUrl, apiKey: config.openaiApiKey },
+      envEndpoint: { baseUrl: config.llm.baseUrl, apiKey: config.llm.apiKey },
       factory: override ? (endpoint) => (endpoint.name === ENV_PROVIDER ? override() : factory(endpoint)) : factory,
     });
     if (config.model !== undefined) registry.resolve(config.model);
@@ -113,43 +113,49 @@ function providerRegistry(config: ServerConfig, parts: ServerParts): ProviderReg
 }
 
 export async function startServer(config: ServerConfig, parts: ServerParts = {}): Promise<RunningServer> {
-  if (!isLoopbackHost(config.host) && !config.token) {
+  const { server: settings, limits } = config;
+  if (!isLoopbackHost(settings.host) && !settings.token) {
     throw new ConfigError(
-      `refusing to listen on ${config.host} without a token: anyone who can reach it could run shell commands. ` +
+      `refusing to listen on ${settings.host} without a token: anyone who can reach it could run shell commands. ` +
         `Pass --token (or AGENTWIRE_TOKEN), or listen on 127.0.0.1.`,
     );
   }
   // Checked before anything is opened: a template naming an unknown placeholder must not reach a model.
-  if (config.systemPrompt) {
-    const unknown = unknownPlaceholders(config.systemPrompt);
+  const { systemPrompt } = config.conversations;
+  if (systemPrompt) {
+    const unknown = unknownPlaceholders(systemPrompt);
     if (unknown.length > 0) throw new ConfigError(`conversations.systemPrompt: ${unknownPlaceholderMessage(unknown)}`);
   }
   // Several instances on one lowdb data dir would lose writes (one process per data dir): cluster mode needs a shared store.
-  if (config.redis && !parts.store && !isPostgresUrl(config.store)) {
+  if (settings.redis && !parts.store && !isPostgresUrl(settings.store)) {
     throw new ConfigError(
       "--redis needs a store several instances can share (--store postgres://…); the embedded lowdb store's data dir belongs to one process",
     );
   }
   const providers = providerRegistry(config, parts);
-  const log = parts.log ?? createLogger(config.logLevel, { format: config.logFormat });
+  const log = parts.log ?? createLogger(settings.logLevel, { format: settings.logFormat });
   const fdLimit = openFileLimit();
-  if (fdLimit !== undefined && config.maxConnections + FD_RESERVE > fdLimit) {
+  if (fdLimit !== undefined && limits.maxConnections + FD_RESERVE > fdLimit) {
     log.warn(
-      `--max-connections ${config.maxConnections} leaves fewer than ${FD_RESERVE} of the ${fdLimit} open files this process may have ` +
+      `--max-connections ${limits.maxConnections} leaves fewer than ${FD_RESERVE} of the ${fdLimit} open files this process may have ` +
         `for the store, tools and model requests; raise the limit (ulimit -n) or lower --max-connections`,
     );
   }
   // Before the store opens: a tool configuration that cannot work stops the start with nothing to undo.
-  const builtinTools = parts.tools ? [] : [...defaultTools({ envAllow: config.toolEnvAllow, files: { allowHardLinks: config.allowHardLinks } }), createLoadSkillTool()];
-  const mcp = new McpManager(config, log, parts.mcp);
-  const tools = parts.tools ?? createToolRegistry([...builtinTools, ...configuredTools(config, builtinTools)], [mcp]);
-  const store = parts.store ?? (await createConfiguredStore(config, log));
+  const builtinTools = parts.tools ? [] : [...defaultTools({ envAllow: config.tools.envAllow, files: config.tools.files }), createLoadSkillTool()];
+  const mcp = new McpManager(
+    { dataDir: settings.dataDir, mcpServers: config.mcpServers, toolEnvAllow: config.tools.envAllow, maxMcpServers: limits.maxMcpServers },
+    log,
+    parts.mcp,
+  );
+  const tools = parts.tools ?? createToolRegistry([...builtinTools, ...configuredTools(config.tools, builtinTools)], [mcp]);
+  const store = parts.store ?? (await createConfiguredStore(settings, limits, log));
   await store.open().catch((error: unknown) => {
     // A store file that cannot be used at start (LOCK, index.json) stops the start with one line, not a stack trace.
     throw error instanceof StoreFileError ? new StoreUnavailableError(`could not open the store: ${error.message}`, { cause: error }) : error;
   });
   // After the store holds the data dir: one process per data dir, so instance.json has one writer.
-  const instanceId = await loadInstanceId(config.dataDir, log);
+  const instanceId = await loadInstanceId(settings.dataDir, log);
   const startedAt = Date.now();
   const connections = new Set<Connection>();
   let hub!: ConversationHub;
@@ -165,34 +171,34 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
     (name) => tools.get(name) !== undefined,
   );
 
-  hub = new ConversationHub(store, config, log, recoverAfterRestart, metrics);
-  const agent = new Agent({ config, tools, log, providers });
+  hub = new ConversationHub(store, limits, log, recoverAfterRestart, metrics);
+  const agent = new Agent({ model: config.model, systemPrompt, limits, tools, log, providers });
   const dispatcher = new Dispatcher({
     handlers,
     log,
-    limits: { maxBatch: config.maxBatch, maxDepth: config.maxDepth, maxReplyBytes: config.maxReplyBytes },
+    limits: { maxBatch: limits.maxBatch, maxDepth: limits.maxDepth, maxReplyBytes: limits.maxReplyBytes },
     translateError: translateError(log),
   });
   let app!: App;
   const session: Omit<SessionOptions, "log"> = {
     dispatcher,
     app: () => app,
-    initializeTimeoutMs: config.initializeTimeoutMs,
-    maxInFlight: config.maxInFlightPerConnection,
+    initializeTimeoutMs: limits.initializeTimeoutMs,
+    maxInFlight: limits.maxInFlightPerConnection,
     onFrameSent: () => metrics.frameSent(),
   };
-  const http = createHttpServer((req, res) => handleHttp(req, res, { startedAt, metrics, token: config.token, webDir: parts.webDir }));
+  const http = createHttpServer((req, res) => handleHttp(req, res, { startedAt, metrics, token: settings.token, webDir: parts.webDir }));
   http.on("clientError", (_error, socket) => socket.destroy());
   // Raw TCP connections (upgraded or not) beyond this are dropped at once; the
   // headroom over the WebSocket cap keeps /healthz answering when it is full.
-  http.maxConnections = config.maxConnections + 64;
+  http.maxConnections = limits.maxConnections + 64;
   const ws = attachWebSocket(http, config, log, session, connections, () => metrics.slowConsumerDropped());
   app = { config, log, store, hub, agent, mcp, connections, startedAt, instanceId, metrics, cluster: null };
 
-  if (config.redis) {
+  if (settings.redis) {
     // Joined before listening: no request may be served as a lone instance.
     try {
-      app.cluster = await joinCluster(config.redis, app, parts);
+      app.cluster = await joinCluster(settings.redis, app, parts);
     } catch (error) {
       await store.close();
       throw error instanceof ConfigError ? error : new ConfigError((error as Error).message);
@@ -201,7 +207,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
   try {
     await new Promise<void>((resolve, reject) => {
       http.once("error", reject);
-      http.listen(config.port, config.host, () => {
+      http.listen(settings.port, settings.host, () => {
         http.off("error", reject);
         resolve();
       });
@@ -226,8 +232,8 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
   // In the background: `listening` never waits for an MCP server to start. prom-client loads at the first scrape.
   void mcp.start();
   const sweep =
-    config.idleUnloadMs > 0
-      ? setInterval(() => void hub.unloadIdle(config.idleUnloadMs), Math.min(60_000, config.idleUnloadMs)).unref()
+    limits.idleUnloadMs > 0
+      ? setInterval(() => void hub.unloadIdle(limits.idleUnloadMs), Math.min(60_000, limits.idleUnloadMs)).unref()
       : undefined;
   /** Links served through acceptLink (not sockets): closed with the server like sockets are. */
   const links = new Map<Link, LinkSession>();
@@ -249,8 +255,8 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
         },
       };
       // The same cap as for sockets: every connection counts, whatever carries it.
-      if (connections.size >= config.maxConnections || closing) {
-        link.close(1013, `the server has its maximum of ${config.maxConnections} connections (--max-connections)`);
+      if (connections.size >= limits.maxConnections || closing) {
+        link.close(1013, `the server has its maximum of ${limits.maxConnections} connections (--max-connections)`);
         s.closed();
         return served;
       }
@@ -293,8 +299,8 @@ async function joinCluster(url: string, app: App, parts: ServerParts) {
   const node = await ClusterNode.start({
     url,
     instanceId: app.instanceId,
-    leaseMs: config.ownerLeaseMs,
-    keyPrefix: parts.cluster?.keyPrefix ?? config.redisPrefix,
+    leaseMs: config.server.ownerLeaseMs,
+    keyPrefix: parts.cluster?.keyPrefix ?? config.server.redisPrefix,
     forwardTimeoutMs: parts.cluster?.forwardTimeoutMs,
     hub,
     store: app.store,

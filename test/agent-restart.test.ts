@@ -73,7 +73,7 @@ async function fakeServer(): Promise<FakeOpenAI> {
 }
 
 async function fixtureOnDataDir(): Promise<AgentFixture> {
-  const fx = await startAgentFixture({ config: { dataDir } });
+  const fx = await startAgentFixture({ config: { server: { dataDir } } });
   cleanups.push(() => fx.close());
   return fx;
 }
@@ -248,7 +248,7 @@ describe("after a crash while a tool was running", { timeout: 30_000 }, () => {
 
 describe("after a graceful stop", { timeout: 30_000 }, () => {
   it("seq continues above the old one and a stored conversation is intact", async () => {
-    const fx1 = await startAgentFixture({ config: { dataDir } });
+    const fx1 = await startAgentFixture({ config: { server: { dataDir } } });
     cleanups.push(() => fx1.close());
     fx1.fake.enqueue({ kind: "reply", text: ["first life"] });
     const { id, events } = await newConversation(fx1.client);
@@ -273,7 +273,7 @@ describe("after a graceful stop", { timeout: 30_000 }, () => {
   });
 
   it("a tool call waiting for confirmation when the server stops is offered again after the restart", async () => {
-    const fx1 = await startAgentFixture({ config: { dataDir } });
+    const fx1 = await startAgentFixture({ config: { server: { dataDir } } });
     cleanups.push(() => fx1.close());
     fx1.fake.enqueue({ kind: "reply", toolCalls: [shellCall("echo after-graceful-restart", "grace_1")] });
     const { id, events } = await newConversation(fx1.client);

@@ -208,7 +208,7 @@ describe("file attachments", () => {
   });
 
   it("the message text and its files together are bounded by maxMessageBytes", async () => {
-    const small = await startAgentFixture({ config: { maxMessageBytes: 1000 } });
+    const small = await startAgentFixture({ config: { limits: { maxMessageBytes: 1000 } } });
     try {
       await writeFile(join(workspace, "600.txt"), "y".repeat(600));
       const { id } = await workspaceConversation(small.client);
@@ -324,7 +324,7 @@ describe("image attachments", () => {
 describe("asset quotas", () => {
   it("an upload over the conversation's or the server's image quota answers LIMIT_EXCEEDED naming it and stores nothing; deleting a conversation frees its share", async () => {
     const size = tinyPng().length;
-    const quota = await startAgentFixture({ config: { maxConversationAssetBytes: 2 * size, maxTotalAssetBytes: 3 * size } });
+    const quota = await startAgentFixture({ config: { limits: { maxConversationAssetBytes: 2 * size, maxTotalAssetBytes: 3 * size } } });
     try {
       const upload = (conversationId: string, rgb: [number, number, number] = [1, 2, 3]) =>
         quota.client.asset.upload({ conversationId, data: tinyPng(rgb).toString("base64") });
@@ -358,7 +358,7 @@ describe("after a restart (lowdb store)", () => {
   it("records keep their attachments and the image is read from disk for the next model request", async () => {
     const dataDir = await mkdtemp(join(tmpdir(), "agentwire-attach-restart-"));
     try {
-      const first = await startAgentFixture({ config: { dataDir } });
+      const first = await startAgentFixture({ config: { server: { dataDir } } });
       const png = tinyPng([0, 0, 255]);
       let id: string;
       let appended;
@@ -374,7 +374,7 @@ describe("after a restart (lowdb store)", () => {
       } finally {
         await first.close();
       }
-      const second = await startAgentFixture({ config: { dataDir } });
+      const second = await startAgentFixture({ config: { server: { dataDir } } });
       try {
         const { records } = await second.client.conversation.get({ conversationId: id, includeRecords: true });
         expect(records).toEqual([appended]);

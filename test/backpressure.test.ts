@@ -9,7 +9,7 @@ import { startTestServer, type TestServer } from "./harness/test-server.js";
 
 let ts: TestServer;
 beforeAll(async () => {
-  ts = await startTestServer({ maxBufferedBytes: 256 * 1024 });
+  ts = await startTestServer({ limits: { maxBufferedBytes: 256 * 1024 } });
 });
 afterAll(async () => {
   await ts.close();

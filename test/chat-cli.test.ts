@@ -205,7 +205,7 @@ describe.concurrent("runChat", { timeout: 15_000 }, () => {
     expect(closed.code).toBe(1);
     expect(closed.stderr).toContain("conversation.get failed: connection closed by the server (1009): a request was over its frame limit of 8192 bytes (maxPayloadBytes");
     expect(fx.fake.requests).toHaveLength(0);
-  }, { maxPayloadBytes: 8192 }));
+  }, { limits: { maxPayloadBytes: 8192 } }));
 });
 
 describe.concurrent("agentwire chat with the embedded server", { timeout: 60_000 }, () => {
@@ -334,7 +334,7 @@ describe("chat argument parsing", () => {
     });
     const embedded = parse(["chat", "--data-dir", "/tmp/x", "--yes"]).chat!;
     expect(embedded.tools).toBe("yes");
-    expect(embedded.target.embedded).toMatchObject({ dataDir: "/tmp/x", port: 0, host: "127.0.0.1", logLevel: "error" });
+    expect(embedded.target.embedded).toMatchObject({ server: { dataDir: "/tmp/x", port: 0, host: "127.0.0.1", logLevel: "error" } });
     expect(() => parse(["serve", "--yes"])).toThrow(UsageError);
     expect(parse(["conversations", "export", "c_1", "--format", "markdown"]).conversations).toMatchObject({ action: "export", id: "c_1", format: "markdown" });
   });

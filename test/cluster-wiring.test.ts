@@ -67,7 +67,7 @@ afterEach(async () => {
 
 describe("--redis", () => {
   it("is refused with the embedded lowdb store, in one line naming what to use instead", async () => {
-    const refused = startTestServer({ redis: "redis://127.0.0.1:1" });
+    const refused = startTestServer({ server: { redis: "redis://127.0.0.1:1" } });
     await expect(refused).rejects.toThrow(/^--redis needs a store several instances can share \(--store postgres:\/\/…\)/);
   });
 });
@@ -90,7 +90,7 @@ describe.skipIf(!redisAvailable).each(stores)("a cluster of in-process servers o
       // Unopened: the server opens (and closes) its own, as a process would.
       const store: ConversationStore = db ? new PostgresConversationStore(db.url) : memory;
       const server = await startTestServer(
-        { model: "fake-model", redis: redisUrls[i] ?? REDIS_URL, ownerLeaseMs: LEASE_MS },
+        { model: "fake-model", server: { redis: redisUrls[i] ?? REDIS_URL, ownerLeaseMs: LEASE_MS } },
         {
           store,
           tools: createBuiltinRegistry([note]),

@@ -13,8 +13,9 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AgentwireConfigFile } from "../protocol/config.js";
 import { parseCli } from "../src/cli-options.js";
 import { ConfigFileError } from "../src/config/config-file.js";
-import { CONFIG_FIELDS } from "../src/config/config-fields.js";
-import { formatReport, MASK } from "../src/config/config-report.js";
+import { configKeys } from "../src/config/config-keys.js";
+import { valueAt } from "../src/config/config-layers.js";
+import { formatReport, MASK, reportLines } from "../src/config/config-report.js";
 import { runTrust } from "../src/config/trust-command.js";
 import { defaultConfig } from "../src/config/server-config.js";
 import { killAllCli, runCli } from "./harness/cli-process.js";
@@ -68,12 +69,9 @@ describe("layers", () => {
     ]);
     expect(config).toMatchObject({
       model: "flag-model",
-      port: 1003,
-      heartbeatMs: 5,
-      maxBatch: 7,
-      maxDepth: 9,
-      openaiBaseUrl: "http://env.example/v1",
-      maxPayloadBytes: defaultConfig().maxPayloadBytes,
+      server: { port: 1003, heartbeatMs: 5 },
+      limits: { maxBatch: 7, maxDepth: 9, maxPayloadBytes: defaultConfig().limits.maxPayloadBytes },
+      llm: { baseUrl: "http://env.example/v1" },
     });
     const sources = resolved!.merged.sources;
     expect(sources.get("model")).toBe("flag --model");
@@ -90,8 +88,8 @@ describe("layers", () => {
     trust(join(root, "work"));
     trust(project);
     const { config } = serve();
-    expect(config!.allowOrigins).toEqual(["http://c"]);
-    expect(config!.conversationDefaults).toEqual({ maxIterations: 5, toolHistoryRounds: 2 });
+    expect(config!.server.allowOrigins).toEqual(["http://c"]);
+    expect(config!.conversations.settings).toEqual({ maxIterations: 5, toolHistoryRounds: 2 });
   });
 
   it("takes comments and trailing commas, resolves a file's relative dataDir against the file, and reads --config last among files", async () => {
@@ -99,8 +97,8 @@ describe("layers", () => {
     const extra = join(root, "extra.json");
     await write(extra, `{ "server": { "logLevel": "debug" } }`);
     const { config } = serve(["--config", extra]);
-    expect(config!.dataDir).toBe(join(root, "work", "store"));
-    expect(config!.logLevel).toBe("debug");
+    expect(config!.server.dataDir).toBe(join(root, "work", "store"));
+    expect(config!.server.logLevel).toBe("debug");
   });
 
   it("counts a file reached twice once", async () => {
@@ -113,17 +111,23 @@ describe("layers", () => {
   it("reads an API key from the variable llm.apiKeyEnv names, and a nearer apiKey wins over a farther apiKeyEnv", async () => {
     await write(join(root, "work", "agentwire.json"), `{ "llm": { "apiKeyEnv": "MY_KEY" } }`);
     trust(join(root, "work"));
-    expect(serve([], { MY_KEY: "sk-from-my-key" }).config!.openaiApiKey).toBe("sk-from-my-key");
+    expect(serve([], { MY_KEY: "sk-from-my-key" }).config!.llm.apiKey).toBe("sk-from-my-key");
     expect(configError(() => serve()).message).toContain("llm.apiKeyEnv: names MY_KEY, which is not set");
     await write(join(project, "agentwire.json"), `{ "llm": { "apiKey": "sk-nearer" } }`);
     trust(project);
-    expect(serve([], { MY_KEY: "sk-from-my-key" }).config!.openaiApiKey).toBe("sk-nearer");
+    expect(serve([], { MY_KEY: "sk-from-my-key" }).config!.llm.apiKey).toBe("sk-nearer");
   });
 
-  it("holds every limits key and ServerConfig field together", () => {
+  it("starts every key at its schema default, and agentwire config says so", () => {
     const defaults = defaultConfig() as unknown as Record<string, unknown>;
-    for (const [path, field] of CONFIG_FIELDS) {
-      expect(Object.keys(defaults).includes(field) || field === "model" || field === "defaultProvider" || field === "token" || field === "redis" || field.startsWith("openai"), path).toBe(true);
+    const lines = new Map(reportLines(serve().resolved!).map((l) => [l.path, l]));
+    const keys = configKeys().filter((k) => !k.section && "default" in k);
+    expect(keys.length).toBeGreaterThan(40);
+    for (const key of keys) {
+      // The connection cap is the one default fitted to the machine (its open-file limit).
+      const expected = key.path === "limits.maxConnections" ? expect.any(Number) : key.default;
+      expect(valueAt(defaults, key.path), key.path).toEqual(expected);
+      expect(lines.get(key.path), key.path).toMatchObject({ value: expected, source: "default" });
     }
   });
 });
@@ -230,7 +234,7 @@ describe("agentwire config", { timeout: 20_000 }, () => {
 it("conversations.settings from the configuration reaches a new conversation, under what conversation.create sets", async () => {
   await write(join(project, "agentwire.json"), `{ "conversations": { "settings": { "maxIterations": 4, "toolHistoryRounds": 1 } } }`);
   const { config } = serve();
-  const server = await startTestServer({ conversationDefaults: config!.conversationDefaults });
+  const server = await startTestServer({ conversations: { settings: config!.conversations.settings } });
   try {
     const client = await server.connectInMemory();
     const plain = await client.conversation.create({});

@@ -178,8 +178,8 @@ describe("which directories are read", () => {
       await chmod(shared, mode);
       const resolved = resolveIn(mine);
       expect(resolved.config.model).toBeUndefined();
-      expect(resolved.config.maxBatch).toBe(3);
-      expect(resolved.config.maxDepth).toBe(64); // root/agentwire.json is above the shared directory: not reached
+      expect(resolved.config.limits.maxBatch).toBe(3);
+      expect(resolved.config.limits.maxDepth).toBe(64); // root/agentwire.json is above the shared directory: not reached
       expect(resolved.files).toEqual([join(mine, "agentwire.json")]);
       const why = mode === 0o1777 ? "writable by others" : "writable by its group";
       expect(resolved.fileStates[0]).toMatchObject({ file: join(shared, "agentwire.json"), status: "ignored", reason: `its directory ${shared} is ${why}` });
@@ -189,7 +189,7 @@ describe("which directories are read", () => {
     }
     // The same tree with the shared directory made private again: all three are read.
     await chmod(shared, 0o755);
-    expect(resolveIn(mine).config).toMatchObject({ model: "from-shared", maxBatch: 3, maxDepth: 5 });
+    expect(resolveIn(mine).config).toMatchObject({ model: "from-shared", limits: { maxBatch: 3, maxDepth: 5 } });
   });
 
   it("not a directory or a file owned by another user", async () => {
@@ -201,13 +201,13 @@ describe("which directories are read", () => {
     await chown(theirs, NOBODY, NOBODY);
     const resolved = resolveIn(project);
     expect(resolved.config.model).toBeUndefined();
-    expect(resolved.config.maxBatch).toBe(3);
+    expect(resolved.config.limits.maxBatch).toBe(3);
     expect(resolved.fileStates[0]).toMatchObject({ status: "ignored", reason: `its directory ${theirs} is owned by another user (uid ${NOBODY}), not by you (uid 0)` });
 
     // A file of another user's in a directory of ours.
     await chown(join(project, "agentwire.json"), NOBODY, NOBODY);
     const file = resolveIn(project);
-    expect(file.config.maxBatch).toBe(100);
+    expect(file.config.limits.maxBatch).toBe(100);
     expect(file.fileStates.at(-1)).toMatchObject({ file: join(project, "agentwire.json"), status: "ignored", reason: expect.stringContaining("the file is owned by another user") });
     // Nor can it be trusted.
     expect(() => runTrust({ action: "trust", target: project }, { env: env() }, () => {})).toThrow(/cannot be trusted: the file is owned by another user/);
@@ -223,7 +223,7 @@ describe("which directories are read", () => {
     await writeFile(join(project, "agentwire.json"), `{ "limits": { "maxBatch": 3 } }`);
     const resolved = resolveIn(project, home);
     expect(resolved.files).toEqual([join(home, "agentwire.json"), join(project, "agentwire.json")]);
-    expect(resolved.config).toMatchObject({ maxDepth: 9, maxBatch: 3 });
+    expect(resolved.config).toMatchObject({ limits: { maxDepth: 9, maxBatch: 3 } });
     expect(resolved.config.model).toBeUndefined();
     expect(() => runTrust({ action: "trust", target: root }, { env: env(), home }, () => {})).toThrow(/above your home directory/);
   });
@@ -239,15 +239,15 @@ describe("which directories are read", () => {
     const resolved = resolveConfig({ cwd: project, env: env(), home: "/root", explicitFile: extra });
     expect(resolved.notices).toEqual([]);
     expect(resolved.fileStates.map((s) => s.status)).toEqual(["user", "no trust needed", "explicit"]);
-    expect(resolved.config).toMatchObject({ model: "m", conversationDefaults: { maxIterations: 4 }, toolEnvAllow: ["MY_VAR"], customTools: [{ name: "t" }] });
+    expect(resolved.config).toMatchObject({ model: "m", conversations: { settings: { maxIterations: 4 } }, tools: { envAllow: ["MY_VAR"], custom: [{ name: "t" }] } });
     // A project file that sets the approval policy is gated like a command, and keeps its other settings.
     await writeFile(join(project, "agentwire.json"), `{ "conversations": { "settings": { "maxIterations": 4, "approval": "auto" } } }`);
     const gated = resolveConfig({ cwd: project, env: env(), home: "/root" });
-    expect(gated.config.conversationDefaults).toEqual({ maxIterations: 4 });
+    expect(gated.config.conversations.settings).toEqual({ maxIterations: 4 });
     expect(gated.fileStates.at(-1)).toMatchObject({ status: "untrusted", skipped: ["conversations.settings.approval"] });
     // Named with --config, the same file is the user's choice: applied whole, at its place.
     const named = resolveConfig({ cwd: project, env: env(), home: "/root", explicitFile: join(project, "agentwire.json") });
-    expect(named.config.conversationDefaults).toEqual({ maxIterations: 4, approval: "auto" });
+    expect(named.config.conversations.settings).toEqual({ maxIterations: 4, approval: "auto" });
     expect(named.fileStates.map((s) => s.status)).toEqual(["user", "explicit"]);
   });
 });

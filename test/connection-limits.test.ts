@@ -45,7 +45,7 @@ function healthz(port: number): Promise<number> {
 
 describe("connection caps", () => {
   it("refuses the connection over --max-connections with 503 naming the flag, and takes one again when a slot frees", async () => {
-    server = await startTestServer({ maxConnections: 3, maxConnectionsPerAddress: 100 });
+    server = await startTestServer({ limits: { maxConnections: 3, maxConnectionsPerAddress: 100 } });
     for (let i = 0; i < 3; i++) sockets.push(await openInitialized(server.url));
     const refused = await refusedUpgrade(server.url);
     expect(refused.status).toBe(503);
@@ -57,7 +57,7 @@ describe("connection caps", () => {
   });
 
   it("refuses the connection over --max-connections-per-address with 503", async () => {
-    server = await startTestServer({ maxConnections: 100, maxConnectionsPerAddress: 2 });
+    server = await startTestServer({ limits: { maxConnections: 100, maxConnectionsPerAddress: 2 } });
     for (let i = 0; i < 2; i++) sockets.push(await openInitialized(server.url));
     const refused = await refusedUpgrade(server.url);
     expect(refused.status).toBe(503);
@@ -65,7 +65,7 @@ describe("connection caps", () => {
   });
 
   it("drops raw TCP connections beyond the cap instead of letting them hold file descriptors", async () => {
-    server = await startTestServer({ maxConnections: 2, maxConnectionsPerAddress: 100 });
+    server = await startTestServer({ limits: { maxConnections: 2, maxConnectionsPerAddress: 100 } });
     const { port } = server.server;
     const net = await import("node:net");
     // http.maxConnections is the cap plus 64 for health checks; open past it.
@@ -84,7 +84,7 @@ describe("connection caps", () => {
 
 describe("initialize deadline", () => {
   it("closes a connection that has not initialized in time with 1008, and keeps one that did", async () => {
-    server = await startTestServer({ initializeTimeoutMs: 300 });
+    server = await startTestServer({ limits: { initializeTimeoutMs: 300 } });
     const silent = await openRaw(server.url);
     const initialized = await openInitialized(server.url);
     sockets.push(silent, initialized);
@@ -99,7 +99,7 @@ describe("initialize deadline", () => {
 
 describe("links other than sockets", () => {
   it("count toward --max-connections like sockets, and are closed with 1001 when the server stops", async () => {
-    server = await startTestServer({ maxConnections: 2, maxConnectionsPerAddress: 100 });
+    server = await startTestServer({ limits: { maxConnections: 2, maxConnectionsPerAddress: 100 } });
     sockets.push(await openInitialized(server.url));
     const inMemory = await server.connectInMemory();
     const closed = new Promise<{ code: number }>((resolve) => inMemory.onClose((info) => resolve(info as { code: number })));

@@ -159,7 +159,7 @@ describe("a fork on disk", () => {
   const store = useStoreDir("fork");
 
   it("survives a restart with the lowdb store, and stays apart from the original", async () => {
-    const first = await startAgentFixture({ config: { dataDir: store.path } });
+    const first = await startAgentFixture({ config: { server: { dataDir: store.path } } });
     let originalId: string;
     let forkId: string;
     let expected: ConversationRecord[];
@@ -171,7 +171,7 @@ describe("a fork on disk", () => {
     } finally {
       await first.close();
     }
-    const second = await startAgentFixture({ config: { dataDir: store.path } });
+    const second = await startAgentFixture({ config: { server: { dataDir: store.path } } });
     try {
       expect(await recordsOf(second.client, forkId)).toEqual(expected);
       expect(expected).toHaveLength(6);

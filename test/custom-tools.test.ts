@@ -97,7 +97,7 @@ describe("running a custom tool", () => {
 
   it("gives the command the scrubbed tool environment: no server secrets, no stale ARG_ variables", async () => {
     const [t] = configuredTools(
-      { customTools: [{ name: "env_dump", description: "d", command: "env" }], webTools: {}, toolEnvAllow: ["ARG_*", "MY_VAR"] },
+      { custom: [{ name: "env_dump", description: "d", command: "env" }], web: {}, envAllow: ["ARG_*", "MY_VAR"] },
       [],
       { PATH: baseEnv.PATH, OPENAI_API_KEY: "sk-secret", AGENTWIRE_TOKEN: "tok", ARG_STALE: "old", MY_VAR: "visible" },
     );
@@ -182,7 +182,7 @@ describe("argument checks from the JSON Schema", () => {
 });
 
 describe("start-up checks", () => {
-  const config = (customTools: CustomToolDefinition[]) => ({ customTools, webTools: {}, toolEnvAllow: [] });
+  const config = (custom: CustomToolDefinition[]) => ({ custom, web: {}, envAllow: [] });
   const startError = (fn: () => unknown): ToolConfigError => {
     try {
       fn();
@@ -201,7 +201,7 @@ describe("start-up checks", () => {
     expect(startError(() => configuredTools(config([{ ...ok, name: "shell" }]), defaultTools())).message).toContain(
       "already taken by the built-in tool shell",
     );
-    const web = { customTools: [{ ...ok, name: "web_fetch" }], webTools: { fetch: { enabled: true } }, toolEnvAllow: [] };
+    const web = { custom: [{ ...ok, name: "web_fetch" }], web: { fetch: { enabled: true } }, envAllow: [] };
     expect(startError(() => configuredTools(web)).message).toContain("already taken by the web tool web_fetch");
   });
 
@@ -228,7 +228,7 @@ describe("end to end through the protocol", () => {
   };
   const failing: CustomToolDefinition = { name: "deploy", description: "Deploy.", command: "echo deploying; exit 7" };
   const slow: CustomToolDefinition = { name: "slow", description: "Slow.", command: "echo started; sleep 10", timeoutMs: 300 };
-  const fx = useAgentFixture({ config: { customTools: [lookup, failing, slow] } });
+  const fx = useAgentFixture({ config: { tools: { custom: [lookup, failing, slow] } } });
 
   it("lists the tool with its schema and annotations and offers it to the model; the call runs with its argument as data", async () => {
     const { tools } = await fx.client.tools.list();

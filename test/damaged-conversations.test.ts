@@ -34,7 +34,7 @@ it("reports damaged conversations at start, lists them apart, refuses get with -
   await rm(join(first.dataDir, "conversations", lostSegment, "records-000000.json"));
 
   const lines: string[] = [];
-  server = await startTestServer({ dataDir: first.dataDir }, { log: createLogger("warn", (line) => lines.push(line)) });
+  server = await startTestServer({ server: { dataDir: first.dataDir } }, { log: createLogger("warn", (line) => lines.push(line)) });
   const again = await server.connect();
 
   // At start: the background check finds both, logs each, and server.status lists them.

@@ -81,16 +81,16 @@ describe("tools.files.allowHardLinks", () => {
     await mkdir(join(xdg, "agentwire"), { recursive: true });
     await mkdir(project, { recursive: true });
     const serve = () => parseCli(["serve"], { XDG_CONFIG_HOME: xdg, HOME: base }, { cwd: project }).config!;
-    expect(serve().allowHardLinks).toBe(false);
+    expect(serve().tools.files.allowHardLinks).toBe(false);
     await writeFile(join(xdg, "agentwire", "agentwire.json"), `{ "tools": { "files": { "allowHardLinks": true } } }`);
-    expect(serve().allowHardLinks).toBe(true);
+    expect(serve().tools.files.allowHardLinks).toBe(true);
     await writeFile(join(xdg, "agentwire", "agentwire.json"), `{ "tools": { "files": { "allowHardLinks": "yes" } } }`);
     expect(() => serve()).toThrow(/tools\.files\.allowHardLinks/);
   });
 
   it("reaches message.append's attachments and the file tools of a running server", { timeout: 20_000 }, async () => {
     for (const allowHardLinks of [false, true]) {
-      const fx = await startAgentFixture({ config: { allowHardLinks } });
+      const fx = await startAgentFixture({ config: { tools: { files: { allowHardLinks } } } });
       try {
         const attach = { type: "file" as const, path: "linked.txt" };
         const conversation = await fx.client.conversation.create({ workspace: ws });

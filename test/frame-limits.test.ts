@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { openRaw, useRawServer } from "./harness/raw-socket.js";
 
 // Frames up to 16 MiB, so the depth scan (not the frame size) is what refuses the 10 MB frame below.
-const fixture = useRawServer({ maxBatch: 50, maxDepth: 32, maxReplyBytes: 64 * 1024, maxPayloadBytes: 16 << 20 });
+const fixture = useRawServer({ limits: { maxBatch: 50, maxDepth: 32, maxReplyBytes: 64 * 1024, maxPayloadBytes: 16 << 20 } });
 const roundTrip = (frame: string) => fixture.roundTrip(frame, 10_000);
 
 const req = (id: unknown, method: string, params: unknown = {}) => ({ jsonrpc: "2.0", id, method, params });

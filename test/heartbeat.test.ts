@@ -8,7 +8,7 @@ import { startTestServer, type TestServer } from "./harness/test-server.js";
 
 let ts: TestServer;
 beforeAll(async () => {
-  ts = await startTestServer({ heartbeatMs: 100 });
+  ts = await startTestServer({ server: { heartbeatMs: 100 } });
 });
 afterAll(async () => {
   await ts.close();

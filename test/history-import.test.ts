@@ -266,7 +266,7 @@ describe("conversation.create with records, end to end", () => {
   });
 
   it("refuses a record over maxMessageBytes with LIMIT_EXCEEDED naming it", async () => {
-    const small = await startAgentFixture({ config: { maxMessageBytes: 1000 } });
+    const small = await startAgentFixture({ config: { limits: { maxMessageBytes: 1000 } } });
     try {
       const error = await rpcError(
         small.client.conversation.create({
@@ -327,7 +327,7 @@ describe("message.append role assistant after a restart with pending calls", () 
   const store = useStoreDir("history");
 
   it("is refused naming role while stored calls are pending, so their round is not closed under them", async () => {
-    const first = await startAgentFixture({ config: { dataDir: store.path } });
+    const first = await startAgentFixture({ config: { server: { dataDir: store.path } } });
     let id: string;
     try {
       first.fake.enqueue({ kind: "reply", toolCalls: [{ id: "call_p", name: "shell", args: JSON.stringify({ command: "echo later" }) }] });
@@ -338,7 +338,7 @@ describe("message.append role assistant after a restart with pending calls", () 
     } finally {
       await first.close(); // a graceful stop keeps the pending call pending on disk
     }
-    const second = await startAgentFixture({ config: { dataDir: store.path } });
+    const second = await startAgentFixture({ config: { server: { dataDir: store.path } } });
     try {
       const error = await expectInvalidParams(second.client.message.append({ conversationId: id, role: "assistant", content: "x" }), "role");
       expect(error.message).toContain('"call_p"');

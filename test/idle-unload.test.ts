@@ -6,7 +6,7 @@ import { startTestServer, type TestServer } from "./harness/test-server.js";
 
 let ts: TestServer;
 beforeAll(async () => {
-  ts = await startTestServer({ idleUnloadMs: 0 });
+  ts = await startTestServer({ limits: { idleUnloadMs: 0 } });
 });
 afterAll(async () => {
   await ts.close();

@@ -8,13 +8,14 @@ import v8 from "node:v8";
 import { runInNewContext } from "node:vm";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Conversation } from "../protocol/index.js";
-import { defaultConfig, type ServerConfig } from "../src/config/server-config.js";
+import { defaultConfig } from "../src/config/server-config.js";
 import { createLogger } from "../src/logging/logger.js";
 import { ConversationHub } from "../src/sessions/conversation-hub.js";
 import { MemoryConversationStore } from "../src/store/memory-store.js";
 import { newConversation, startAgentFixture, type AgentFixture } from "./harness/agent-fixture.js";
 import { eventually } from "./harness/eventually.js";
 import { rpcError } from "./harness/rpc-errors.js";
+import type { ConfigOverrides } from "./harness/test-config.js";
 
 let fx: AgentFixture | undefined;
 afterEach(async () => {
@@ -22,7 +23,7 @@ afterEach(async () => {
   fx = undefined;
 });
 
-async function fixture(config: Partial<ServerConfig>): Promise<AgentFixture> {
+async function fixture(config: ConfigOverrides): Promise<AgentFixture> {
   fx = await startAgentFixture({ config, transport: "memory" });
   return fx;
 }
@@ -36,7 +37,7 @@ async function expectLimit(promise: Promise<unknown>, limit: string, mentions: s
 
 describe("message size", () => {
   it("refuses content and system prompts over maxMessageBytes, naming the field; nothing is stored", async () => {
-    const { client } = await fixture({ maxMessageBytes: 4096 });
+    const { client } = await fixture({ limits: { maxMessageBytes: 4096 } });
     const { id } = await newConversation(client);
     await expectLimit(client.message.append({ conversationId: id, role: "user", content: "é".repeat(2100) }), "maxMessageBytes", "content");
     await expectLimit(client.conversation.create({ system: "s".repeat(5000) }), "maxMessageBytes", "system");
@@ -47,7 +48,7 @@ describe("message size", () => {
 
 describe("subscriptions per connection", () => {
   it("refuses the subscription past maxSubscriptionsPerConnection; resubscribing and unsubscribing work", async () => {
-    const { client } = await fixture({ maxSubscriptionsPerConnection: 3 });
+    const { client } = await fixture({ limits: { maxSubscriptionsPerConnection: 3 } });
     const ids: string[] = [];
     for (let i = 0; i < 4; i++) ids.push((await client.conversation.create({})).id);
     for (const id of ids.slice(0, 3)) await client.conversation.subscribe({ conversationId: id });
@@ -60,7 +61,7 @@ describe("subscriptions per connection", () => {
 
 describe("generations", () => {
   it("refuses a step past maxGenerations while others run", async () => {
-    const { client, fake } = await fixture({ maxGenerations: 1 });
+    const { client, fake } = await fixture({ limits: { maxGenerations: 1 } });
     fake.enqueue({ kind: "hang", when: "before_headers" });
     const a = await newConversation(client);
     const b = await newConversation(client);
@@ -79,7 +80,7 @@ describe("generations", () => {
 
 describe("model context", () => {
   it("ends a generation whose request would pass maxContextBytes with one error -32050, before calling the model", async () => {
-    const { client, fake } = await fixture({ maxContextBytes: 10_000 });
+    const { client, fake } = await fixture({ limits: { maxContextBytes: 10_000 } });
     const { id, events } = await newConversation(client, {}, "x".repeat(4000));
     await client.message.append({ conversationId: id, role: "user", content: "y".repeat(4000) });
     await client.message.append({ conversationId: id, role: "user", content: "z".repeat(4000) });
@@ -94,7 +95,7 @@ describe("model context", () => {
 
 describe("conversation.get records", () => {
   it("pages with recordsFrom/recordsLimit and refuses a page over maxReplyBytes, saying how to page", async () => {
-    const { client } = await fixture({ maxReplyBytes: 20_000 });
+    const { client } = await fixture({ limits: { maxReplyBytes: 20_000 } });
     const { id } = await newConversation(client, {}, "m0");
     for (let i = 1; i < 30; i++) await client.message.append({ conversationId: id, role: "user", content: `m${i} ${"p".repeat(1000)}` });
     const page = await client.conversation.get({ conversationId: id, includeRecords: true, recordsFrom: 10, recordsLimit: 5 });
@@ -107,7 +108,7 @@ describe("conversation.get records", () => {
 
 describe("loaded conversations", () => {
   it("unloads the least recently used past maxLoadedConversations; a subscriber of an unloaded one still gets its events", async () => {
-    const { client, server } = await fixture({ maxLoadedConversations: 5 });
+    const { client, server } = await fixture({ limits: { maxLoadedConversations: 5 } });
     const watched = await newConversation(client);
     const others: string[] = [];
     for (let i = 0; i < 8; i++) others.push((await client.conversation.create({})).id);
@@ -125,7 +126,7 @@ describe("loaded conversations", () => {
 
 describe("replay log", () => {
   it("keeps at most eventLogBytes per conversation: an old afterSeq gets resync, a recent one its events", async () => {
-    const { client, server } = await fixture({ eventLogBytes: 4096 });
+    const { client, server } = await fixture({ limits: { eventLogBytes: 4096 } });
     const { id } = await newConversation(client, {}, "first");
     for (let i = 0; i < 10; i++) await client.message.append({ conversationId: id, role: "user", content: `${i} ${"b".repeat(1000)}` });
     const late = await server.connectInMemory();
@@ -137,7 +138,7 @@ describe("replay log", () => {
   });
 
   it("keeps at most replayBudgetBytes across conversations, trimming the least recently used first", async () => {
-    const { client, server } = await fixture({ replayBudgetBytes: 20_000 });
+    const { client, server } = await fixture({ limits: { replayBudgetBytes: 20_000 } });
     const old = await newConversation(client, {}, "a".repeat(6000));
     await new Promise((r) => setTimeout(r, 20));
     const mid = await newConversation(client, {}, "b".repeat(6000));
@@ -156,7 +157,7 @@ describe("memory per idle conversation", () => {
     v8.setFlagsFromString("--expose-gc");
     const gc = runInNewContext("gc") as () => void;
     const store = new MemoryConversationStore();
-    const hub = new ConversationHub(store, defaultConfig({ maxLoadedConversations: 100_000 }), createLogger("silent"));
+    const hub = new ConversationHub(store, { ...defaultConfig().limits, maxLoadedConversations: 100_000 }, createLogger("silent"));
     const now = new Date().toISOString();
     const conversation = (i: number): Conversation => ({
       id: `c_${i}`,

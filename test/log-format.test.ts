@@ -42,8 +42,8 @@ describe("agentwire serve --log-format json", { timeout: 20_000 }, () => {
 
   it("takes text or json from the flag or agentwire.json, and refuses anything else as a usage error", () => {
     const where = { discover: false };
-    expect(parseCli(["serve", "--log-format", "json"], {}, where).config!.logFormat).toBe("json");
-    expect(parseCli(["serve"], {}, where).config!.logFormat).toBe("text");
+    expect(parseCli(["serve", "--log-format", "json"], {}, where).config!.server.logFormat).toBe("json");
+    expect(parseCli(["serve"], {}, where).config!.server.logFormat).toBe("text");
     expect(() => parseCli(["serve", "--log-format", "xml"], {}, where)).toThrow(UsageError);
     expect(() => parseCli(["serve", "--log-format", "xml"], {}, where)).toThrow("--log-format must be text or json");
   });

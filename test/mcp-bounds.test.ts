@@ -36,7 +36,7 @@ it("a silent MCP server holds only its own mcp.add: another server's add answers
   const dataDir = await mkdtemp(join(root, "independent-"));
   const pidFile = join(dataDir, "silent.pid");
   // initialize gets 10 s here: long enough that the silent one is still connecting throughout.
-  const agent = await startMcpAgent({ dataDir }, undefined, fake);
+  const agent = await startMcpAgent({ server: { dataDir } }, undefined, fake);
   try {
     const silentAdd = agent.client.mcp.add({ name: "silent", server: silentServer(pidFile) });
     const silentState = async () => (await agent.client.mcp.list()).servers.find((s) => s.name === "silent")?.state;
@@ -63,7 +63,7 @@ it("a silent MCP server holds only its own mcp.add: another server's add answers
 
 it("limits.maxMcpServers bounds the servers: mcp.add beyond it answers LIMIT_EXCEEDED and saves nothing; a restart under a lower limit starts no more", async () => {
   const dataDir = await mkdtemp(join(root, "cap-"));
-  const config = { dataDir, maxMcpServers: 3, mcpServers: { fromfile: { ...stdioFixture(), disabled: true } } };
+  const config = { server: { dataDir }, limits: { maxMcpServers: 3 }, mcpServers: { fromfile: { ...stdioFixture(), disabled: true } } };
   const first = await startMcpAgent(config, undefined, fake);
   try {
     await first.client.mcp.add({ name: "one", server: { ...stdioFixture(), disabled: true } });
@@ -86,7 +86,7 @@ it("limits.maxMcpServers bounds the servers: mcp.add beyond it answers LIMIT_EXC
   }
 
   // The limit lowered to 2: the file's server and the first saved one run; "three" is kept, not run.
-  const second = await startMcpAgent({ ...config, maxMcpServers: 2 }, undefined, fake);
+  const second = await startMcpAgent({ ...config, limits: { ...config.limits, maxMcpServers: 2 } }, undefined, fake);
   try {
     expect((await second.client.mcp.list()).servers.map((s) => s.name)).toEqual(["fromfile", "one"]);
     expect((await second.client.server.status()).mcp.servers).toBe(2);

@@ -40,7 +40,7 @@ beforeAll(async () => {
     "/reset": (req) => req.socket.destroy(),
   });
   // A short initialize limit: the silent server's case must not take 10 s.
-  agent = await startMcpAgent({ dataDir }, { connectTimeoutMs: 1500, backoff: { initialMs: 60_000, maxMs: 60_000 } }, fake);
+  agent = await startMcpAgent({ server: { dataDir } }, { connectTimeoutMs: 1500, backoff: { initialMs: 60_000, maxMs: 60_000 } }, fake);
 }, 20_000);
 
 afterAll(async () => {

@@ -36,7 +36,7 @@ const toolNames = async (agent: { client: { tools: { list(): Promise<{ tools: { 
   (await agent.client.tools.list()).tools.map((t) => t.name);
 
 it("mcp.probe lists a server's tools without keeping anything; an unreachable one answers MCP_ERROR", async () => {
-  const agent = await startMcpAgent({ dataDir }, undefined, fake);
+  const agent = await startMcpAgent({ server: { dataDir } }, undefined, fake);
   try {
     const probe = await agent.client.mcp.probe({ server: stdioFixture() });
     expect(probe.serverInfo).toEqual({ name: "agentwire-fixture", version: "1.0.0" });

@@ -38,7 +38,7 @@ afterAll(async () => {
 });
 
 it(`keeps what it holds under ${CEILING / MiB} MiB through 100 MB of 512 KB appends over 50 subscribed conversations`, async () => {
-  server = await startTestServer({ replayBudgetBytes: BUDGET, storeCacheBytes: BUDGET });
+  server = await startTestServer({ limits: { replayBudgetBytes: BUDGET, storeCacheBytes: BUDGET } });
   const client = await server.connectInMemory();
   const ids: string[] = [];
   for (let i = 0; i < 50; i++) {

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { newConversation, startAgentFixture, useAgentFixture } from "./harness/agent-fixture.js";
 
 const TOKEN = "metrics-token-1234";
-const fx = useAgentFixture({ config: { token: TOKEN } });
+const fx = useAgentFixture({ config: { server: { token: TOKEN } } });
 
 const httpUrl = (path: string) => fx.server.url.replace(/^ws:/, "http:") + path;
 

@@ -9,7 +9,7 @@ import { startTestServer, type TestServer } from "./harness/test-server.js";
 
 let ts: TestServer;
 beforeAll(async () => {
-  ts = await startTestServer({ token: "native-token" });
+  ts = await startTestServer({ server: { token: "native-token" } });
 });
 afterAll(async () => {
   await ts.close();

@@ -28,7 +28,7 @@ afterEach(async () => {
 });
 
 async function start(config: Parameters<typeof startTestServer>[0] = {}): Promise<TestServer> {
-  const server = await startTestServer({ dataDir, ...config });
+  const server = await startTestServer({ ...config, server: { ...config.server, dataDir } });
   running.push(server);
   return server;
 }
@@ -200,7 +200,7 @@ describe("one server per data dir", () => {
     const client = await first.connectInMemory();
     const c = await client.conversation.create({ title: "mine" });
 
-    const second = startTestServer({ dataDir });
+    const second = startTestServer({ server: { dataDir } });
     await expect(second).rejects.toBeInstanceOf(DataDirLockedError);
     await expect(second).rejects.toThrow(dataDir);
 

@@ -77,7 +77,7 @@ describe.skipIf(!pgUp)("agentwire serve --store postgres://…", { timeout: 30_0
     expect(first.stdout() + first.stderr()).not.toContain(PASSWORD);
 
     // The next server has a data dir of its own: what it knows comes from the database.
-    const fx = await startAgentFixture({ config: { store: storeUrl(), dataDir: await tempDir() } });
+    const fx = await startAgentFixture({ config: { server: { store: storeUrl(), dataDir: await tempDir() } } });
     cleanups.push(() => fx.close());
     const back = await fx.client.conversation.get({ conversationId: kept.id, includeRecords: true });
     expect(back.conversation).toMatchObject({ id: kept.id, title: "renamed", recordCount: 2 });

@@ -16,7 +16,8 @@ import { reportJson, reportLines } from "../src/config/config-report.js";
 import { FencedError } from "../src/store/fenced-error.js";
 import { MIGRATIONS, migrate } from "../src/store/postgres-migrations.js";
 import { PostgresConversationStore } from "../src/store/postgres-store.js";
-import { describeTarget, redactPassword, withDefaultUser } from "../src/store/postgres-url.js";
+import { redactPassword } from "../src/config/url-password.js";
+import { describeTarget, withDefaultUser } from "../src/store/postgres-url.js";
 import { StoreUnavailableError } from "../src/store/store-unavailable-error.js";
 import { eventually } from "./harness/eventually.js";
 import { POSTGRES_ADMIN_URL, postgresReachable, usePostgresDatabase } from "./harness/postgres-db.js";
@@ -340,12 +341,12 @@ describe("PostgreSQL URLs in messages, configuration and flags", () => {
     expect(describeTarget("postgres://ann@db.example", { PGPORT: "7000" })).toBe("db.example:7000/ann");
 
     const parsed = parseCli(["config", "--store", "postgres://ann:secret@db.example:6543/agentwire"], {}, { discover: false });
-    expect(parsed.config!.store).toBe("postgres://ann:secret@db.example:6543/agentwire");
+    expect(parsed.config!.server.store).toBe("postgres://ann:secret@db.example:6543/agentwire");
     const line = reportLines(parsed.resolved!).find((l) => l.path === "server.store");
     expect(line).toEqual({ path: "server.store", value: "postgres://ann:***@db.example:6543/agentwire", source: "flag --store" });
     expect(reportJson(parsed.resolved!)).not.toContain("secret");
     // The default, and a value that is neither.
-    expect(parseCli(["serve"], {}, { discover: false }).config!.store).toBe("lowdb");
+    expect(parseCli(["serve"], {}, { discover: false }).config!.server.store).toBe("lowdb");
     expect(() => parseCli(["serve", "--store", "mysql://db"], {}, { discover: false })).toThrow(/must be "lowdb" or a postgres:\/\/ URL/);
   });
 
@@ -357,7 +358,7 @@ describe("PostgreSQL URLs in messages, configuration and flags", () => {
 
   it("chat and conversations take --store for their embedded server, and refuse it with --url", () => {
     const chat = parseChatArgs(["--store", "postgres://127.0.0.1/agentwire", "hello"], {}, { discover: false });
-    expect(chat!.target.embedded!.store).toBe("postgres://127.0.0.1/agentwire");
+    expect(chat!.target.embedded!.server.store).toBe("postgres://127.0.0.1/agentwire");
     expect(() => parseChatArgs(["--url", "ws://127.0.0.1:1", "--store", "postgres://x/y", "hi"], {}, { discover: false })).toThrow(
       /--store is for the embedded server/,
     );

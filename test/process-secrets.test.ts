@@ -93,7 +93,7 @@ describe("--token-file", () => {
     const file = join(dir, "token");
     await writeFile(file, "  file-token-1\n\n");
     const parsed = serve("--token-file", file);
-    expect(parsed.config!.token).toBe("file-token-1");
+    expect(parsed.config!.server.token).toBe("file-token-1");
     expect(parsed.resolved!.merged.sources.get("server.token")).toBe("flag --token-file");
     expect(parseCli(["chat", "hi", "--url", "ws://127.0.0.1:1", "--token-file", file], {}).chat!.target.token).toBe("file-token-1");
     expect(parseCli(["chat", "hi", "--token-file", file], {}, { discover: false }).chat!.target).toMatchObject({
@@ -102,7 +102,7 @@ describe("--token-file", () => {
     });
     expect(parseCli(["conversations", "list", "--url", "ws://127.0.0.1:1", "--token-file", file], {}).conversations!.target.token).toBe("file-token-1");
     // The flag wins over the variable, as --token does.
-    expect(parseCli(["serve", "--token-file", file], { AGENTWIRE_TOKEN: "env-token" }, { discover: false }).config!.token).toBe("file-token-1");
+    expect(parseCli(["serve", "--token-file", file], { AGENTWIRE_TOKEN: "env-token" }, { discover: false }).config!.server.token).toBe("file-token-1");
   });
 
   it("names the file and the problem: missing, empty, a directory, a FIFO (without hanging), several lines; and not with --token", async () => {

@@ -232,7 +232,7 @@ describe("models.list", () => {
 
 describe("configuration", () => {
   it("the environment's endpoint alone is the provider `default`, and a slashed model id goes to it whole", async () => {
-    const envOnly = await startTestServer({ model: "org/some-model", openaiBaseUrl: beta.url, openaiApiKey: "key-beta" });
+    const envOnly = await startTestServer({ model: "org/some-model", llm: { baseUrl: beta.url, apiKey: "key-beta" } });
     try {
       const c = await envOnly.connectInMemory();
       const { id, events } = await newConversation(c);

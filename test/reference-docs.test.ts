@@ -16,17 +16,15 @@ import * as z from "zod";
 import { AgentwireConfigFile } from "../protocol/config.js";
 import { ErrorTable } from "../protocol/errors.js";
 import { notifications, notificationTypeName, requests, requestTypeNames, type RequestEntry } from "../protocol/inventory.js";
-import { CONFIG_KEY_FLAGS } from "../src/cli-options.js";
 import { buildConfigSchema } from "../src/codegen/config-schema.js";
 import { records } from "../src/codegen/json-schema.js";
 import { Slugger } from "../src/codegen/markdown.js";
 import { methodErrors } from "../src/codegen/openrpc.js";
 import { renderOutputs } from "../src/codegen/outputs.js";
-import { proseDefault } from "../src/codegen/prose-defaults.js";
 import { configGroups, CONFIG_REFERENCE_PATH } from "../src/codegen/reference-config.js";
 import { fixtureFiles, PROTOCOL_REFERENCE_PATH } from "../src/codegen/reference-protocol.js";
 import { fieldRows, typeText } from "../src/codegen/schema-fields.js";
-import { CONFIG_ENV_VARS } from "../src/config/resolve-config.js";
+import { configKeys, environmentKeys, flaggedKeys } from "../src/config/config-keys.js";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const read = (path: string) => readFileSync(join(root, path), "utf8");
@@ -109,6 +107,7 @@ describe("docs/reference/config.md", () => {
     const inner = (s: z.ZodType): z.ZodType =>
       s instanceof z.ZodOptional || s instanceof z.ZodNullable ? inner(s.unwrap() as z.ZodType)
       : s instanceof z.ZodDefault ? inner(s.removeDefault() as z.ZodType)
+      : s instanceof z.ZodPrefault ? inner(s.def.innerType as z.ZodType)
       : s instanceof z.ZodPipe ? inner(s.in as z.ZodType)
       : s;
     const s = inner(schema);
@@ -150,83 +149,44 @@ describe("docs/reference/config.md", () => {
     }
   });
 
-  it("gives each key the flag and environment variable the CLI reads for it", () => {
-    for (const [flag, path] of Object.entries(CONFIG_KEY_FLAGS)) {
-      const [row] = byPath.get(path) ?? [];
-      expect(row?.[3], `--${flag}`).toContain(`\`--${flag}\``);
-    }
-    for (const [name, path] of Object.entries(CONFIG_ENV_VARS)) {
-      const [row] = byPath.get(path) ?? [];
-      expect(row?.[4], name).toContain(`\`${name}\``);
-    }
-    const flagged = rows.filter((r) => r[3] !== "").length;
-    expect(flagged).toBe(new Set(Object.values(CONFIG_KEY_FLAGS)).size);
+  it("gives each key the flag and environment variable its schema declares, which the CLI and the resolver read", () => {
+    const flags = flaggedKeys();
+    const variables = environmentKeys();
+    expect(flags.size).toBeGreaterThan(15);
+    for (const key of flags.values()) expect(byPath.get(key.path)?.[0]?.[3], key.flag).toBe(`\`${key.flag}\``);
+    for (const [name, key] of variables) expect(byPath.get(key.path)?.[0]?.[4], name).toBe(`\`${name}\``);
+    expect(rows.filter((r) => r[3] !== "")).toHaveLength(flags.size);
+    expect(rows.filter((r) => r[4] !== "")).toHaveLength(variables.size);
   });
 
-  it("agrees with the descriptions that name a flag (until flags move into the schema)", () => {
-    for (const row of rows) {
-      const said = [...row[5]!.matchAll(/Flag: (--[a-z-]+)/g)].map((m) => `\`${m[1]}\``);
-      for (const flag of said) expect(row[3], `${row[0]} says ${flag}`).toContain(flag);
-    }
+  it("has no description that restates a default or a flag: the schema declares them, the page shows them", () => {
+    // conversations.settings and mcpServers keys are the wire's schemas (conversation.create, mcp.add): their text is the protocol's.
+    const own = configKeys().filter((k) => !/^(conversations\.settings|mcpServers)\./.test(k.path));
+    const restating = own
+      .filter((k) => /\bDefault(?::| (?:-?\d|["{[]|true|false|null|[a-z]+\.))|\(default[ ;:,)]|\bFlags?: --/.test(k.description))
+      .map((k) => k.path);
+    expect(restating).toEqual([]);
   });
 
-  it("shows defaults, from the schema when it declares one, else from the description", () => {
+  it("shows defaults from the schema: the value, with its note, or the words of a default that is no one value", () => {
     const cell = (path: string) => byPath.get(path)?.[0]?.[2];
     expect(cell("server.port")).toBe("`8765`");
-    expect(cell("server.host")).toBe("`127.0.0.1`");
-    expect(cell("server.store")).toBe("`lowdb`");
+    expect(cell("server.host")).toBe('`"127.0.0.1"`');
     expect(cell("server.redisPrefix")).toBe('`"agentwire:"`');
     expect(cell("limits.maxLoadedConversations")).toBe("`10000`");
-    expect(cell("tools.web.fetch.enabled")).toBe("`false`");
+    expect(cell("limits.maxConnections")).toBe("`10000` or fewer when the open-file limit is lower");
+    expect(cell("tools.web.fetch.maxBytes")).toBe("`2097152`");
+    expect(cell("providers.*.wire")).toBe('`"chat"`');
     expect(cell("conversations.settings.confirmTimeoutMs")).toBe("`null`");
+    expect(cell("conversations.systemPrompt")).toMatch(/^a short built-in template/);
     expect(cell("server.token")).toBe("");
-    // A structured default wins over the words.
-    const schema = buildConfigSchema() as { properties: Record<string, { properties: Record<string, Record<string, unknown>> }> };
-    schema.properties.server!.properties.port = { ...schema.properties.server!.properties.port, default: 9999 };
-    const port = configGroups(schema).flatMap((g) => g.rows).find((r) => r.path === "server.port");
-    expect(port).toMatchObject({ default: "`9999`", defaultFrom: "schema" });
   });
 
-  it("picks up a key added to the schema, with its group", () => {
+  it("picks up a key added to the schema, with its group, default, flag and variable", () => {
     const schema = buildConfigSchema() as { properties: Record<string, { properties: Record<string, unknown> }> };
-    schema.properties.limits!.properties.maxWidgets = { type: "integer", minimum: 1, description: "Widgets at most. Default 7." };
+    schema.properties.limits!.properties.maxWidgets = { type: "integer", minimum: 1, default: 7, flag: "--max-widgets N", env: "AGENTWIRE_WIDGETS", description: "Widgets at most." };
     const limits = configGroups(schema).find((g) => g.key === "limits")!;
-    expect(limits.rows.find((r) => r.path === "limits.maxWidgets")).toMatchObject({ default: "`7`", defaultFrom: "prose", flags: [], env: [] });
-  });
-});
-
-describe("prose defaults", () => {
-  it.each([
-    ["Port (default 8765; 0 picks a free one). Flag: --port.", "8765"],
-    ["Address to listen on (default 127.0.0.1). A non-loopback address requires a token.", "127.0.0.1"],
-    ["Cluster mode: the prefix (default \"agentwire:\"); instances…", '"agentwire:"'],
-    ["Which store: lowdb (default; files in dataDir) or PostgreSQL.", "lowdb"],
-    ["Log lines: text (default, for people) or json.", "text"],
-    ["Open connections at most. Default 10000, or fewer when the open-file limit is lower.", "10000"],
-    ["The API it speaks: chat or responses. Default chat.", "chat"],
-    ["Per-tool overrides. Default {} (no overrides).", "{}"],
-    ["How long to wait. null (the default): wait forever.", "null"],
-    ["Refuse models not declared (default false: an undeclared model is allowed).", "false"],
-  ])("%s → %s", (text, value) => {
-    expect(proseDefault(text)).toEqual({ kind: "value", text: value });
-  });
-
-  it.each([
-    ["Time limit of one call. Default: the conversation's.", "the conversation's"],
-    ["Its working directory (default: the server's).", "the server's"],
-    ["Limit. Default: the server's --tool-timeout (120000 unless set).", "the server's --tool-timeout (120000 unless set)"],
-    ['Template. Default: a short built-in template; "" sends no system prompt.', "a short built-in template"],
-  ])("%s → phrase %s", (text, phrase) => {
-    expect(proseDefault(text)).toEqual({ kind: "phrase", text: phrase });
-  });
-
-  it.each([
-    "Default time limit of one tool call.",
-    "Environment variables tools may see besides the harmless defaults (NAME).",
-    "The endpoint of the provider named `default` (see `providers`).",
-    "for brave, default https://api.search.brave.com/res/v1/web/search.",
-  ])("states no default: %s", (text) => {
-    expect(proseDefault(text)).toBeUndefined();
+    expect(limits.rows.find((r) => r.path === "limits.maxWidgets")).toMatchObject({ default: "`7`", flag: "--max-widgets N", env: "AGENTWIRE_WIDGETS" });
   });
 });
 

@@ -42,7 +42,7 @@ describe("across a restart (lowdb store)", () => {
       const meta = JSON.parse(await readFile(join(dataDir, "conversations", failed.id, "meta.json"), "utf8"));
       expect(meta.runState.lastError).toEqual(before.state.lastError);
 
-      second = await startTestServer({ model: "fake-model", dataDir }, { provider });
+      second = await startTestServer({ model: "fake-model", server: { dataDir } }, { provider });
       client = await second.connectInMemory();
       const after = await client.conversation.get({ conversationId: failed.id });
       expect(after.state.lastError).toEqual(before.state.lastError);
@@ -105,7 +105,7 @@ describe("model and reasoning switch mid-step", () => {
 
 describe("memory bounds never unload what someone can act on", () => {
   it("a generation waiting on a tool call survives the idle sweep and the LRU bound; idle ones go, and their state comes back", async () => {
-    const fx = await startAgentFixture({ config: { idleUnloadMs: 0, maxLoadedConversations: 3 } });
+    const fx = await startAgentFixture({ config: { limits: { idleUnloadMs: 0, maxLoadedConversations: 3 } } });
     try {
       const { hub } = fx.server.server.app;
       fx.fake.enqueue(

@@ -7,11 +7,11 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { defaultConfig } from "../src/config/server-config.js";
 import { createLogger } from "../src/logging/logger.js";
 import { startServer } from "../src/server.js";
 import { attemptUpgrade, openInitialized, openRaw } from "./harness/raw-socket.js";
 import { rpcError } from "./harness/rpc-errors.js";
+import { testConfig } from "./harness/test-config.js";
 import { startTestServer, type TestServer } from "./harness/test-server.js";
 
 const TOKEN = "s3cret-token-value";
@@ -37,7 +37,7 @@ async function expectUsable(url: string, options: Parameters<typeof openRaw>[1],
 
 describe("token", () => {
   it("refuses an upgrade without the token, or with a wrong one, with HTTP 401", async () => {
-    ts = await startTestServer({ token: TOKEN });
+    ts = await startTestServer({ server: { token: TOKEN } });
     const none = await attemptUpgrade(ts.url);
     expect(none.status).toBe(401);
     expect(none.body).not.toContain(TOKEN);
@@ -52,14 +52,14 @@ describe("token", () => {
   });
 
   it("accepts the token as Authorization: Bearer", async () => {
-    ts = await startTestServer({ token: TOKEN });
+    ts = await startTestServer({ server: { token: TOKEN } });
     const outcome = await attemptUpgrade(ts.url, { headers: { Authorization: `Bearer ${TOKEN}` } });
     expect(outcome.status).toBe(101);
     await expectUsable(ts.url, { headers: { Authorization: `Bearer ${TOKEN}` } });
   });
 
   it("accepts the token as ?token=", async () => {
-    ts = await startTestServer({ token: TOKEN });
+    ts = await startTestServer({ server: { token: TOKEN } });
     expect((await attemptUpgrade(`${ts.url}/?token=${TOKEN}`)).status).toBe(101);
     await expectUsable(`${ts.url}/?token=${TOKEN}`, {});
     // The generated client sends it that way.
@@ -68,7 +68,7 @@ describe("token", () => {
   });
 
   it("accepts the token as subprotocol bearer.<token> next to agentwire.v1, and answers agentwire.v1", async () => {
-    ts = await startTestServer({ token: TOKEN });
+    ts = await startTestServer({ server: { token: TOKEN } });
     for (const offered of [
       ["agentwire.v1", `bearer.${TOKEN}`],
       [`bearer.${TOKEN}`, "agentwire.v1"],
@@ -82,7 +82,7 @@ describe("token", () => {
   });
 
   it("answers 400 with a clear reason when bearer.<token> is the only subprotocol offered", async () => {
-    ts = await startTestServer({ token: TOKEN });
+    ts = await startTestServer({ server: { token: TOKEN } });
     const outcome = await attemptUpgrade(ts.url, {}, [`bearer.${TOKEN}`]);
     expect(outcome.status).toBe(400);
     expect(outcome.body).toContain("agentwire.v1");
@@ -110,13 +110,13 @@ describe("Origin", () => {
     }
     await ts.close();
 
-    ts = await startTestServer({ token: TOKEN });
+    ts = await startTestServer({ server: { token: TOKEN } });
     const withToken = await attemptUpgrade(ts.url, { origin: "http://evil.example", headers: { Authorization: `Bearer ${TOKEN}` } });
     expect(withToken.status).toBe(403);
   });
 
   it("accepts the server's own origin, allowOrigins entries, and clients that send no Origin", async () => {
-    ts = await startTestServer({ allowOrigins: ["http://localhost:5173"] });
+    ts = await startTestServer({ server: { allowOrigins: ["http://localhost:5173"] } });
     const own = `http://127.0.0.1:${ts.server.port}`;
     expect((await attemptUpgrade(ts.url, { origin: own })).status).toBe(101);
     // The other loopback names of the same port are the same server.
@@ -143,10 +143,10 @@ describe("listening beyond loopback", () => {
     cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
     const log = createLogger("silent");
     for (const host of ["0.0.0.0", "::"]) {
-      await expect(startServer(defaultConfig({ host, port: 0, dataDir, heartbeatMs: 0 }), { log })).rejects.toThrow(/token/);
+      await expect(startServer(testConfig({ server: { host, port: 0, dataDir, heartbeatMs: 0 } }), { log })).rejects.toThrow(/token/);
     }
     // With a token it starts (so the refusal above was about the token), and the data dir is free again.
-    const server = await startServer(defaultConfig({ host: "0.0.0.0", port: 0, dataDir, token: TOKEN, heartbeatMs: 0 }), { log });
+    const server = await startServer(testConfig({ server: { host: "0.0.0.0", port: 0, dataDir, token: TOKEN, heartbeatMs: 0 } }), { log });
     cleanups.push(() => server.close());
     expect(server.port).toBeGreaterThan(0);
     const url = `ws://127.0.0.1:${server.port}`;
@@ -157,7 +157,7 @@ describe("listening beyond loopback", () => {
 
 describe("oversized frames", () => {
   it("closes only the offending socket with 1009; other clients keep working", async () => {
-    ts = await startTestServer({ maxPayloadBytes: 1024 });
+    ts = await startTestServer({ limits: { maxPayloadBytes: 1024 } });
     const bystander = await ts.connect();
     expect(bystander.initializeResult.capabilities.maxPayloadBytes).toBe(1024);
     const offender = await openInitialized(ts.url);
@@ -193,7 +193,7 @@ describe("faults do not leak", () => {
     await ts.stop();
     const dataDir = ts.dataDir;
     // Restart on the same data dir so the conversation is read from disk again.
-    ts = await startTestServer({ dataDir });
+    ts = await startTestServer({ server: { dataDir } });
     cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
     await writeFile(join(dataDir, "conversations", c.id, "meta.json"), "{ not json");
     const again = await ts.connect();

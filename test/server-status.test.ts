@@ -18,7 +18,7 @@ it("instanceId is generated once per data dir, kept in instance.json, the same a
     expect(id).toMatch(/^i_[0-9a-f-]{36}$/);
     expect(JSON.parse(await readFile(join(first.dataDir, "instance.json"), "utf8")).instanceId).toBe(id);
     await first.stop();
-    second = await startTestServer({ dataDir: first.dataDir });
+    second = await startTestServer({ server: { dataDir: first.dataDir } });
     expect((await (await second.connectInMemory()).server.status()).instanceId).toBe(id);
     expect((await (await other.connectInMemory()).server.status()).instanceId).not.toBe(id);
   } finally {

@@ -29,7 +29,7 @@ afterEach(async () => {
 async function fixtureOnDisk(): Promise<{ fx: AgentFixture; dataDir: string }> {
   disk = await TestDisk.create(16 << 20);
   const dataDir = join(disk.dir, "data");
-  fx = await startAgentFixture({ config: { dataDir } });
+  fx = await startAgentFixture({ config: { server: { dataDir } } });
   return { fx, dataDir };
 }
 
@@ -54,7 +54,7 @@ describe.skipIf(!diskSupport.readOnly)("on a read-only data dir", () => {
     await disk!.writable();
     await fx.client.message.append({ conversationId: id, role: "user", content: "after" });
     await fx.server.stop();
-    const again = await startTestServer({ dataDir });
+    const again = await startTestServer({ server: { dataDir } });
     try {
       const client = await again.connect();
       const reread = await client.conversation.get({ conversationId: id, includeRecords: true });

@@ -229,7 +229,7 @@ describe("replay on reconnect", () => {
   });
 
   it("a gap older than the event log answers resync: true with the latest seq, and replays nothing", async () => {
-    ts = await startTestServer({ eventLogSize: 5 });
+    ts = await startTestServer({ limits: { eventLogSize: 5 } });
     const writer = await ts.connectInMemory();
     const c = await writer.conversation.create({});
     for (let i = 0; i < 20; i++) await writer.message.append({ conversationId: c.id, role: "user", content: `${i}` });

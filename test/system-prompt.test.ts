@@ -8,14 +8,10 @@ import { mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { platform, release, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEFAULT_SYSTEM_PROMPT_TEMPLATE } from "../protocol/config.js";
 import { resolveConfig } from "../src/config/resolve-config.js";
 import { ConfigError } from "../src/server.js";
-import {
-  compileSystemPrompt,
-  DEFAULT_SYSTEM_PROMPT_TEMPLATE,
-  SystemPromptTemplateError,
-  type PromptValues,
-} from "../src/context/system-prompt.js";
+import { compileSystemPrompt, SystemPromptTemplateError, type PromptValues } from "../src/context/system-prompt.js";
 import { newConversation, startAgentFixture, useAgentFixture } from "./harness/agent-fixture.js";
 import { startTestServer } from "./harness/test-server.js";
 
@@ -74,10 +70,10 @@ describe("configuration", () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it("agentwire.json conversations.systemPrompt reaches ServerConfig.systemPrompt; an unknown placeholder names the file and key", async () => {
+  it("agentwire.json conversations.systemPrompt reaches the configuration; an unknown placeholder names the file and key", async () => {
     const file = join(dir, "agentwire.json");
     await writeFile(file, JSON.stringify({ conversations: { systemPrompt: "Work in {{workspace}}." } }));
-    expect(resolveConfig({ cwd: dir, env: {}, home: dir, explicitFile: file, discover: false }).config.systemPrompt).toBe(
+    expect(resolveConfig({ cwd: dir, env: {}, home: dir, explicitFile: file, discover: false }).config.conversations.systemPrompt).toBe(
       "Work in {{workspace}}.",
     );
     await writeFile(file, JSON.stringify({ conversations: { systemPrompt: "Hi {{name}}" } }));
@@ -87,8 +83,8 @@ describe("configuration", () => {
   });
 
   it("a server given a template with an unknown placeholder does not start", async () => {
-    await expect(startTestServer({ systemPrompt: "{{whoami}}" })).rejects.toThrow(ConfigError);
-    await expect(startTestServer({ systemPrompt: "{{whoami}}" })).rejects.toThrow(/conversations.systemPrompt: unknown placeholder \{\{whoami\}\}/);
+    await expect(startTestServer({ conversations: { systemPrompt: "{{whoami}}" } })).rejects.toThrow(ConfigError);
+    await expect(startTestServer({ conversations: { systemPrompt: "{{whoami}}" } })).rejects.toThrow(/conversations.systemPrompt: unknown placeholder \{\{whoami\}\}/);
   });
 });
 
@@ -126,8 +122,8 @@ describe("end to end", () => {
   });
 
   it("a configured template is rendered per call; an empty one sends no system message", async () => {
-    const custom = await startAgentFixture({ config: { systemPrompt: "Tools: {{tools}}. Date: {{date}}." } });
-    const none = await startAgentFixture({ config: { systemPrompt: "" } });
+    const custom = await startAgentFixture({ config: { conversations: { systemPrompt: "Tools: {{tools}}. Date: {{date}}." } } });
+    const none = await startAgentFixture({ config: { conversations: { systemPrompt: "" } } });
     try {
       custom.fake.enqueue({ kind: "reply", text: ["ok"] });
       const a = await newConversation(custom.client);

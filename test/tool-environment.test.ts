@@ -10,11 +10,12 @@ import { join } from "node:path";
 import { WebSocket } from "ws";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { AgentwireClient } from "../clients/typescript/index.js";
+import { DEFAULT_TOOL_ENV_ALLOW } from "../protocol/config-tools.js";
 import { parseCli, UsageError } from "../src/cli-options.js";
 import { defaultTools } from "../src/tools/builtin-registry.js";
 import { createShellTool } from "../src/tools/shell.js";
 import type { Tool } from "../src/tools/tool.js";
-import { DEFAULT_TOOL_ENV_ALLOW, toolEnvironment } from "../src/tools/tool-environment.js";
+import { toolEnvironment } from "../src/tools/tool-environment.js";
 import { startFakeOpenAI } from "./fake-openai/server.js";
 import { newConversation } from "./harness/agent-fixture.js";
 import { killAllCli, runCli } from "./harness/cli-process.js";
@@ -200,11 +201,11 @@ describe("--tool-env and AGENTWIRE_TOOL_ENV", () => {
   const serve = (argv: string[], env: NodeJS.ProcessEnv = {}) => parseCli(["serve", ...argv], env).config!;
 
   it("defaults to no extra variables", () => {
-    expect(serve([]).toolEnvAllow).toEqual([]);
+    expect(serve([]).tools.envAllow).toEqual([]);
   });
 
   it("is repeatable and comma-separated, with NAME* prefixes", () => {
-    expect(serve(["--tool-env", "MY_VAR", "--tool-env", "JAVA_HOME, NPM_CONFIG_*"]).toolEnvAllow).toEqual([
+    expect(serve(["--tool-env", "MY_VAR", "--tool-env", "JAVA_HOME, NPM_CONFIG_*"]).tools.envAllow).toEqual([
       "MY_VAR",
       "JAVA_HOME",
       "NPM_CONFIG_*",
@@ -212,8 +213,8 @@ describe("--tool-env and AGENTWIRE_TOOL_ENV", () => {
   });
 
   it("comes from AGENTWIRE_TOOL_ENV when no flag is given; a flag replaces it", () => {
-    expect(serve([], { AGENTWIRE_TOOL_ENV: "MY_VAR,GOPATH" }).toolEnvAllow).toEqual(["MY_VAR", "GOPATH"]);
-    expect(serve(["--tool-env", "OTHER"], { AGENTWIRE_TOOL_ENV: "MY_VAR" }).toolEnvAllow).toEqual(["OTHER"]);
+    expect(serve([], { AGENTWIRE_TOOL_ENV: "MY_VAR,GOPATH" }).tools.envAllow).toEqual(["MY_VAR", "GOPATH"]);
+    expect(serve(["--tool-env", "OTHER"], { AGENTWIRE_TOOL_ENV: "MY_VAR" }).tools.envAllow).toEqual(["OTHER"]);
   });
 
   it("refuses what is not a variable name, naming the source", () => {

@@ -281,7 +281,7 @@ describe.skipIf(!hasBrowser)("in Chromium", () => {
 
   it("asks for the token when the server needs one, keeps it for reconnecting, and reloads when the missed events are gone (resync)", async () => {
     // Two events of replay log: a short absence already misses more than the server keeps.
-    const server = await startTestServer({ token: "web-secret", eventLogSize: 2 }, { webDir: fx.webDir });
+    const server = await startTestServer({ server: { token: "web-secret" }, limits: { eventLogSize: 2 } }, { webDir: fx.webDir });
     const sockets = watchServerSockets(server.server.port);
     const { page, errors, sent } = await openPage(`${httpBase(server.url)}/`);
     try {

@@ -142,7 +142,7 @@ describe("allowPrivateNetwork opens what it names", () => {
   it("an entry that is not an address, a range or a host name stops the start, naming it", () => {
     const startError = (allowPrivateNetwork: string[]) => {
       try {
-        configuredTools({ customTools: [], webTools: { fetch: { enabled: true }, allowPrivateNetwork }, toolEnvAllow: [] });
+        configuredTools({ custom: [], web: { fetch: { enabled: true }, allowPrivateNetwork }, envAllow: [] });
       } catch (error) {
         expect(error).toBeInstanceOf(ToolConfigError);
         return (error as Error).message;
@@ -203,7 +203,7 @@ describe("through the server", () => {
   const metricsCall = (url: string, id = "call_m") => ({ kind: "reply" as const, toolCalls: [{ id, name: "web_fetch", args: JSON.stringify({ url }) }] });
 
   it("agentwire's own /metrics (no token) is out of reach of a web_fetch run unasked under auto-read-only", async () => {
-    const fx = await startAgentFixture({ config: { webTools: { fetch: { enabled: true } } } });
+    const fx = await startAgentFixture({ config: { tools: { web: { fetch: { enabled: true } } } } });
     try {
       const metrics = `http://${new URL(fx.server.url).host}/metrics`;
       // It is there, without a token, for anyone on the machine to read.
@@ -232,7 +232,7 @@ describe("through the server", () => {
   });
 
   it("with allowPrivateNetwork set, web_fetch is not read-only: auto-read-only asks before it runs", async () => {
-    const fx = await startAgentFixture({ config: { webTools: { fetch: { enabled: true }, allowPrivateNetwork: ["127.0.0.1"] } } });
+    const fx = await startAgentFixture({ config: { tools: { web: { fetch: { enabled: true }, allowPrivateNetwork: ["127.0.0.1"] } } } });
     try {
       const { tools } = await fx.client.tools.list();
       expect(tools.find((t) => t.name === "web_fetch")!.annotations).toMatchObject({ readOnlyHint: false });

@@ -274,8 +274,7 @@ describe("web_search", () => {
 });
 
 describe("configuration", () => {
-  const build = (webTools: Parameters<typeof configuredTools>[0]["webTools"], env: NodeJS.ProcessEnv = {}) =>
-    configuredTools({ customTools: [], webTools, toolEnvAllow: [] }, [], env);
+  const build = (web: Parameters<typeof configuredTools>[0]["web"], env: NodeJS.ProcessEnv = {}) => configuredTools({ custom: [], web, envAllow: [] }, [], env);
   const startError = (fn: () => unknown) => {
     try {
       fn();
@@ -312,7 +311,7 @@ describe("end to end through the protocol", () => {
   it("web_fetch and web_search (searxng) are listed, offered to the model, and their results reach it", async () => {
     const fx = await startAgentFixture({
       config: {
-        webTools: { fetch: { enabled: true }, search: { enabled: true, backend: "searxng", url: `${web.url}/searx` }, allowPrivateNetwork: ["127.0.0.1"] },
+        tools: { web: { fetch: { enabled: true }, search: { enabled: true, backend: "searxng", url: `${web.url}/searx` }, allowPrivateNetwork: ["127.0.0.1"] } },
       },
     });
     try {
@@ -349,7 +348,7 @@ describe("end to end through the protocol", () => {
 
   it("web_search (brave) runs against a Brave-shaped endpoint with its key, through the protocol", async () => {
     const fx = await startAgentFixture({
-      config: { webTools: { search: { enabled: true, backend: "brave", url: `${web.url}/brave/search`, apiKey: BRAVE_KEY } } },
+      config: { tools: { web: { search: { enabled: true, backend: "brave", url: `${web.url}/brave/search`, apiKey: BRAVE_KEY } } } },
     });
     try {
       fx.fake.enqueue(

@@ -4,12 +4,12 @@
  * configuration resolved exactly as `serve` resolves it) and what to do.
  */
 import { parseArgs } from "node:util";
+import { flaggedKeys, valueFromText } from "../config/config-keys.js";
 import { type ConfigLayer, setAt } from "../config/config-layers.js";
-import { resolveCommandConfig } from "../config/resolve-config.js";
+import { type CommandPlace, resolveCommandConfig } from "../config/resolve-config.js";
 import type { ServerConfig } from "../config/server-config.js";
 import { readTokenFile } from "../token-file.js";
 import { UsageError } from "../usage-error.js";
-import type { CliEnvironment } from "../cli-options.js";
 
 /** Where a client command talks to: a running server, or one started in this process. */
 export interface ConnectionTarget {
@@ -114,7 +114,7 @@ function connectionTarget(
     model?: string;
   },
   env: NodeJS.ProcessEnv,
-  where: CliEnvironment,
+  where: CommandPlace,
 ): ConnectionTarget {
   if (values.token !== undefined && values["token-file"] !== undefined) throw new UsageError("--token and --token-file cannot go together");
   const flagToken = values["token-file"] !== undefined ? readTokenFile(values["token-file"]) : values.token;
@@ -127,26 +127,27 @@ function connectionTarget(
     }
     return { url, token };
   }
-  const logLevel = values["log-level"];
-  if (logLevel !== undefined && !["debug", "info", "warn", "error", "silent"].includes(logLevel)) {
-    throw new UsageError(`--log-level must be debug, info, warn, error or silent, got "${logLevel}"`);
-  }
   // The same layers as `serve`, then what an embedded server must be: loopback, any free port,
   // and quiet (its log would interleave with the conversation) unless asked otherwise.
+  // These flags are serve's: they set the keys the schema gives them to.
+  const keys = flaggedKeys();
   const flags: ConfigLayer = { label: "flags", values: {}, sources: {} };
-  const set = (flag: string, path: string, value: unknown) => {
-    setAt(flags.values, path, value);
-    flags.sources![path] = `flag --${flag}`;
+  const set = (flag: string, value: string | number, shownAs = flag) => {
+    const key = keys.get(flag)!;
+    const read = typeof value === "number" ? { value } : valueFromText(key, [value]);
+    if ("problem" in read) throw new UsageError(`${flag} ${read.problem}`);
+    setAt(flags.values, key.path, read.value);
+    flags.sources![key.path] = `flag ${shownAs}`;
   };
-  set("host", "server.host", "127.0.0.1");
-  set("port", "server.port", 0);
-  set("log-level", "server.logLevel", logLevel ?? "error");
-  if (values["data-dir"] !== undefined) set("data-dir", "server.dataDir", values["data-dir"]);
-  if (values.store !== undefined) set("store", "server.store", values.store);
-  if (flagToken !== undefined) set(values.token !== undefined ? "token" : "token-file", "server.token", flagToken);
-  if (values.model !== undefined) set("model", "model", values.model);
+  set("--log-level", values["log-level"] ?? "error");
+  set("--host", "127.0.0.1");
+  set("--port", 0);
+  if (values["data-dir"] !== undefined) set("--data-dir", values["data-dir"]);
+  if (values.store !== undefined) set("--store", values.store);
+  if (flagToken !== undefined) set("--token", flagToken, values.token !== undefined ? "--token" : "--token-file");
+  if (values.model !== undefined) set("--model", values.model);
   const resolved = resolveCommandConfig(flags, env, where, values.config);
-  return { embedded: resolved.config, token: resolved.config.token };
+  return { embedded: resolved.config, token: resolved.config.server.token };
 }
 
 function positiveInt(flag: string, value: string | undefined, min: number): number | undefined {
@@ -157,7 +158,7 @@ function positiveInt(flag: string, value: string | undefined, min: number): numb
 }
 
 /** `agentwire chat …` (argv without the command word). Returns null for --help. */
-export function parseChatArgs(argv: string[], env: NodeJS.ProcessEnv, where: CliEnvironment = {}): ChatArgs | null {
+export function parseChatArgs(argv: string[], env: NodeJS.ProcessEnv, where: CommandPlace = {}): ChatArgs | null {
   const { values, positionals } = parse(argv, CHAT_OPTIONS);
   if (values.help) return null;
   const chosen = [values.yes && "--yes", values.deny && "--deny"].filter(Boolean);
@@ -180,7 +181,7 @@ export function parseChatArgs(argv: string[], env: NodeJS.ProcessEnv, where: Cli
 const ACTIONS: readonly ConversationsAction[] = ["list", "show", "rm", "export"];
 
 /** `agentwire conversations …` (argv without the command word). Returns null for --help. */
-export function parseConversationsArgs(argv: string[], env: NodeJS.ProcessEnv, where: CliEnvironment = {}): ConversationsArgs | null {
+export function parseConversationsArgs(argv: string[], env: NodeJS.ProcessEnv, where: CommandPlace = {}): ConversationsArgs | null {
   const { values, positionals } = parse(argv, CONVERSATIONS_OPTIONS);
   if (values.help) return null;
   const [action, id, ...rest] = positionals;

@@ -55,7 +55,7 @@ export async function connectOrEmbed(target: ConnectionTarget, clientName: strin
   }
   let client;
   try {
-    client = await AgentwireClient.connect(server.url, { WebSocket, token: config.token, clientInfo });
+    client = await AgentwireClient.connect(server.url, { WebSocket, token: config.server.token, clientInfo });
   } catch (error) {
     await server.close();
     throw new ConnectError(`cannot connect to the embedded server: ${(error as Error).message}`);

@@ -16,7 +16,7 @@ import { PROTOCOL_VERSION } from "../../protocol/version.js";
 import type { GeneratedBlock } from "./blocks.js";
 import { emitClientIndex } from "./client-emitter.js";
 import { emitClientErrors, emitClientTypes } from "./client-types.js";
-import { buildConfigSchema } from "./config-schema.js";
+import { editorConfigSchema } from "./config-schema.js";
 import { buildSchemaDocument } from "./json-schema.js";
 import { buildOpenRpcDocument } from "./openrpc.js";
 import { emitPythonErrors, emitPythonMethods, emitPythonTypes, PYTHON_PACKAGE, readRuntime } from "./python-emitter.js";
@@ -32,7 +32,7 @@ export function renderOutputs(root: string): Map<string, string> {
   return new Map<string, string>([
     ["protocol/openrpc.json", json(openrpc)],
     ["protocol/schema.json", json(buildSchemaDocument(PROTOCOL_VERSION))],
-    ["protocol/config.schema.json", json(buildConfigSchema())],
+    ["protocol/config.schema.json", json(editorConfigSchema())],
     ["clients/typescript/types.ts", emitClientTypes(PROTOCOL_VERSION)],
     ["clients/typescript/errors.ts", emitClientErrors()],
     ["clients/typescript/index.ts", emitClientIndex(PROTOCOL_VERSION)],

@@ -1,19 +1,15 @@
 /**
  * docs/reference/config.md: every key of agentwire.json with its type,
- * default, command-line flag, environment variable and description. Keys,
- * types and descriptions come from the JSON Schema of the config file
- * (config-schema.ts, from protocol/config*.ts); flags from the CLI's own
- * table (CONFIG_KEY_FLAGS) and variables from the resolver's
- * (CONFIG_ENV_VARS), so the page says what the code does. A default is the
- * schema's `default` when the key declares one, else what its description
- * states (prose-defaults.ts).
+ * default, command-line flag, environment variable and description, all
+ * read from the JSON Schema of the config file (config-schema.ts, from
+ * protocol/config*.ts): the default from the key's `.default()` (or its
+ * `defaultText` in words), the flag and the variable from its `.meta()` —
+ * the same declarations the CLI and the resolver read, so the page says
+ * what the code does.
  */
-import { CONFIG_KEY_FLAGS } from "../cli-options.js";
-import { CONFIG_ENV_VARS } from "../config/resolve-config.js";
 import { buildConfigSchema } from "./config-schema.js";
 import type { JsonSchema } from "./json-schema.js";
 import { cell, code, pageTop, prose, Slugger, table } from "./markdown.js";
-import { proseDefault } from "./prose-defaults.js";
 import { descriptionCell, type FieldRow, fieldRows, typeText } from "./schema-fields.js";
 
 export const CONFIG_REFERENCE_PATH = "docs/reference/config.md";
@@ -21,10 +17,9 @@ export const CONFIG_REFERENCE_PATH = "docs/reference/config.md";
 export interface ConfigKeyRow extends FieldRow {
   /** The default as markdown, "" when the key has none. */
   default: string;
-  /** Where the default was read: the schema's `default`, or the description's words. */
-  defaultFrom?: "schema" | "prose";
-  flags: string[];
-  env: string[];
+  /** The flag with its argument (`--port PORT`), or undefined. */
+  flag?: string;
+  env?: string;
 }
 
 export interface ConfigGroup {
@@ -34,34 +29,26 @@ export interface ConfigGroup {
   rows: ConfigKeyRow[];
 }
 
-/** Path → every name that sets it, in the table's order. */
-function invert(table: Readonly<Record<string, string>>, where: string, paths: ReadonlySet<string>): Map<string, string[]> {
-  const out = new Map<string, string[]>();
-  for (const [name, path] of Object.entries(table)) {
-    if (!paths.has(path)) throw new Error(`codegen: ${where} ${name} sets ${path}, which agentwire.json does not have`);
-    out.set(path, [...(out.get(path) ?? []), name]);
-  }
-  return out;
-}
+const text = (schema: JsonSchema, key: string) => (typeof schema[key] === "string" ? (schema[key] as string) : undefined);
 
-function withDefault(row: FieldRow): Pick<ConfigKeyRow, "default" | "defaultFrom"> {
-  if ("default" in row.schema) return { default: code(JSON.stringify(row.schema.default)), defaultFrom: "schema" };
-  const stated = proseDefault(row.description);
-  if (!stated) return { default: "" };
-  return { default: stated.kind === "value" ? code(stated.text) : cell(stated.text), defaultFrom: "prose" };
+/** The default cell: words when the key gives them, else the value (with its note); blank for a section, whose keys show theirs. */
+function defaultCell(schema: JsonSchema): string {
+  const words = text(schema, "defaultText");
+  if (words !== undefined) return cell(words);
+  if (!("default" in schema)) return "";
+  const isSection = schema.properties !== undefined && JSON.stringify(schema.default) === "{}";
+  if (isSection) return "";
+  const note = text(schema, "defaultNote");
+  return `${code(JSON.stringify(schema.default))}${note ? ` ${cell(note)}` : ""}`;
 }
 
 /** The keys of agentwire.json by top-level group: first the keys that are values, then one group per section (server, limits, …). */
 export function configGroups(schema: JsonSchema = buildConfigSchema()): ConfigGroup[] {
-  const rows = fieldRows(schema);
-  const paths = new Set(rows.map((r) => r.path));
-  const flags = invert(Object.fromEntries(Object.entries(CONFIG_KEY_FLAGS).map(([f, p]) => [`--${f}`, p])), "flag", paths);
-  const env = invert(CONFIG_ENV_VARS, "environment variable", paths);
-  const keyRows: ConfigKeyRow[] = rows.map((row) => ({
+  const keyRows: ConfigKeyRow[] = fieldRows(schema).map((row) => ({
     ...row,
-    ...withDefault(row),
-    flags: flags.get(row.path) ?? [],
-    env: env.get(row.path) ?? [],
+    default: defaultCell(row.schema),
+    ...(text(row.schema, "flag") ? { flag: text(row.schema, "flag") } : {}),
+    ...(text(row.schema, "env") ? { env: text(row.schema, "env") } : {}),
   }));
 
   const topLevel: ConfigGroup = { description: "Keys at the top of the file.", rows: [] };
@@ -86,8 +73,7 @@ export function renderConfigReference(): string {
   const out: string[] = [
     ...pageTop(
       "Configuration reference",
-      "`protocol/config*.ts` (keys, types, descriptions), the CLI's flag table (`src/cli-options.ts`) and the environment " +
-        "variables it reads (`src/config/resolve-config.ts`).",
+      "`protocol/config*.ts`: each key's type, default, description, and in its `.meta()` the flag and the environment variable that set it.",
     ),
     "",
     `${prose(String(schema.description ?? ""))} Editors complete and check the file from its JSON Schema, ` +
@@ -111,8 +97,8 @@ export function renderConfigReference(): string {
           code(row.path),
           `${typeText(row.schema)}${row.required ? ", required" : ""}`,
           row.default,
-          row.flags.map(code).join(", "),
-          row.env.map(code).join(", "),
+          row.flag ? code(row.flag) : "",
+          row.env ? code(row.env) : "",
           descriptionCell(row),
         ]),
       ),

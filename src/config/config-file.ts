@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { createScanner, type Node, parseTree, printParseErrorCode, type ParseError } from "jsonc-parser";
 import { AgentwireConfigFile } from "../../protocol/config.js";
-import { formatIssuePath } from "../rpc/issue-path.js";
+import { formatIssuePath } from "../../protocol/issue-path.js";
 import { readBoundedFile, UnreadableFileError } from "./bounded-read.js";
 import { placeProblem } from "./config-place.js";
 
@@ -89,7 +89,9 @@ export function parseConfigText(file: string, text: string): AgentwireConfigFile
     const more = problems.length > 1 ? `; and ${problems.slice(1).map((p) => `${p.path}: ${p.message}`).join("; ")}` : "";
     throw new ConfigFileError(file, first.path, `${first.message}${more}`);
   }
-  return withAbsolutePaths(parsed.data, dirname(file));
+  // The values as written, not as parsed: parsing fills in every default, and a file must set only what it says
+  // (a nearer file's defaults would hide a farther file's values, and trust would see keys the file never set).
+  return withAbsolutePaths(raw as AgentwireConfigFile, dirname(file));
 }
 
 /**

@@ -1,10 +1,10 @@
 /** `agentwire config`: the effective configuration, each value with where it came from, secrets masked. */
 import { SECRET_CONFIG_PATHS, SECRET_URL_CONFIG_PATHS } from "../../protocol/config.js";
-import { redactPassword } from "../store/postgres-url.js";
-import { CONFIG_FIELDS } from "./config-fields.js";
+import { configKeys } from "./config-keys.js";
 import { isPlainObject, valueAt } from "./config-layers.js";
 import { trustCommand } from "./config-trust.js";
 import type { ConfigFileState, ResolvedConfig } from "./resolve-config.js";
+import { redactPassword } from "./url-password.js";
 
 export const MASK = "•••••• (secret)";
 
@@ -29,22 +29,30 @@ interface ReportLine {
   source: string;
 }
 
-/** One line per value that was set, in the order of the configuration file's sections; unset fields show as not set. */
+/**
+ * One line per value that was set, in the schema's order of keys; a key
+ * nothing set shows its default, or "(not set)". A key that holds a value
+ * (a section's keys are lines of their own) shows every value set under it:
+ * each provider's, each MCP server's.
+ */
 export function reportLines(resolved: ResolvedConfig): ReportLine[] {
   const { merged } = resolved;
   const lines: ReportLine[] = [];
   const shown = new Set<string>();
   const setPaths = [...merged.sources.keys()];
-  const order = [...CONFIG_FIELDS.map(([path]) => path), "llm.apiKeyEnv"];
+  // `$schema` only tells an editor where the schema is: listed (below) when a file sets it.
+  const order = configKeys()
+    .filter((key) => !key.section && !key.path.startsWith("$"))
+    .map((key) => key.path);
   for (const root of order) {
     const under = setPaths.filter((p) => p === root || p.startsWith(`${root}.`)).filter((p) => !shown.has(p));
     for (const path of under) {
       shown.add(path);
       lines.push({ path, value: maskSecrets(merged.leaves.get(path), path), source: merged.sources.get(path)! });
     }
-    if (under.length === 0 && root !== "llm.apiKeyEnv") lines.push({ path: root, value: valueAt(merged.values, root), source: "default" });
+    if (under.length === 0) lines.push({ path: root, value: valueAt(merged.values, root), source: "default" });
   }
-  // Anything else a file set ($schema, and keys without a ServerConfig field).
+  // Anything else a file set ($schema).
   for (const path of setPaths) {
     if (!shown.has(path)) lines.push({ path, value: maskSecrets(merged.leaves.get(path), path), source: merged.sources.get(path)! });
   }

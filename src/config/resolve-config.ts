@@ -7,12 +7,11 @@
  */
 import { resolve as resolvePath } from "node:path";
 import { AgentwireConfigFile } from "../../protocol/config.js";
+import { formatIssuePath } from "../../protocol/issue-path.js";
 import type { Notice } from "../../protocol/notices.js";
-import { formatIssuePath } from "../rpc/issue-path.js";
-import { isToolEnvEntry, splitToolEnvList } from "../tools/tool-environment.js";
 import { findConfigFiles, type FoundConfigFile, realpathOr } from "./config-discovery.js";
-import { CONFIG_FIELDS } from "./config-fields.js";
 import { ConfigFileError, loadConfigFile } from "./config-file.js";
+import { environmentKeys, valueFromText } from "./config-keys.js";
 import { type ConfigLayer, type MergedConfig, mergeLayers, setAt, valueAt } from "./config-layers.js";
 import { ignoredNotice, trustRequiredPathsIn, untrustedNotice, withoutPaths } from "./config-trust.js";
 import { defaultConfig, type ServerConfig } from "./server-config.js";
@@ -57,19 +56,12 @@ export interface ResolvedConfig {
   notices: Notice[];
 }
 
-/** Environment variables that set configuration, and where each goes. */
-export const CONFIG_ENV_VARS = {
-  AGENTWIRE_MODEL: "model",
-  AGENTWIRE_TOKEN: "server.token",
-  OPENAI_BASE_URL: "llm.baseUrl",
-  OPENAI_API_KEY: "llm.apiKey",
-  AGENTWIRE_TOOL_ENV: "tools.envAllow",
-} as const;
-
-/** Where a command runs, for the file lookup (CliEnvironment in cli-options.ts). */
+/** Where a command runs, for the file lookup. */
 export interface CommandPlace {
+  /** Where the configuration file lookup starts; default process.cwd(). */
   cwd?: string;
   home?: string;
+  /** false: read no configuration file (only --config FILE). */
   discover?: boolean;
 }
 
@@ -135,30 +127,21 @@ export function resolveConfig(options: ResolveOptions): ResolvedConfig {
 
 /** The defaults, shaped as a file, so every value has a source. */
 function defaultsLayer(): ConfigLayer {
-  const defaults = defaultConfig();
-  const values: Record<string, unknown> = {};
-  for (const [path, field] of CONFIG_FIELDS) {
-    const value = defaults[field];
-    if (value !== undefined) setAt(values, path, value);
-  }
+  const { notices: _, ...values } = defaultConfig();
   return { label: "default", values };
 }
 
+/** The variables the schema's keys name (`.meta({ env })`), each read as its key's type. */
 function environmentLayer(env: NodeJS.ProcessEnv): ConfigLayer {
   const values: Record<string, unknown> = {};
   const sources: Record<string, string> = {};
-  for (const [name, path] of Object.entries(CONFIG_ENV_VARS)) {
+  for (const [name, key] of environmentKeys()) {
     const raw = env[name];
     if (!raw) continue;
-    let value: unknown = raw;
-    if (name === "AGENTWIRE_TOOL_ENV") {
-      const entries = splitToolEnvList(raw);
-      const bad = entries.find((e) => !isToolEnvEntry(e));
-      if (bad !== undefined) throw new ConfigFileError("environment", name, `takes variable names or NAME* prefixes, got "${bad}"`);
-      value = [...new Set(entries)];
-    }
-    setAt(values, path, value);
-    sources[path] = `env ${name}`;
+    const read = valueFromText(key, [raw]);
+    if ("problem" in read) throw new ConfigFileError("environment", name, read.problem);
+    setAt(values, key.path, read.value);
+    sources[key.path] = `env ${name}`;
   }
   return { label: "environment", values, sources };
 }
@@ -175,20 +158,26 @@ function checked(layer: ConfigLayer): ConfigLayer {
   return layer;
 }
 
+/**
+ * The merged layers parsed: every layer was checked on its own, and the
+ * defaults layer is the lowest, so this fills only defaults inside maps and
+ * lists (a provider's `wire`).
+ */
 function toServerConfig(merged: MergedConfig, env: NodeJS.ProcessEnv): ServerConfig {
-  const config = defaultConfig();
-  const target = config as unknown as Record<string, unknown>;
-  for (const [path, field] of CONFIG_FIELDS) {
-    const value = valueAt(merged.values, path);
-    if (value !== undefined) target[field] = value;
+  const parsed = AgentwireConfigFile.safeParse(merged.values);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const path = formatIssuePath(issue.path);
+    throw new ConfigFileError(merged.sources.get(path) ?? "configuration", path, issue.message);
   }
+  const config: ServerConfig = { ...parsed.data, notices: [] };
   // apiKeyEnv names a variable rather than holding a value; it wins over an apiKey from a lower layer only.
-  const keyEnv = valueAt(merged.values, "llm.apiKeyEnv");
+  const keyEnv = config.llm.apiKeyEnv;
   const keyLayer = merged.layerOf.get("llm.apiKey") ?? -1;
-  if (typeof keyEnv === "string" && (merged.layerOf.get("llm.apiKeyEnv") ?? -1) > keyLayer) {
+  if (keyEnv !== undefined && (merged.layerOf.get("llm.apiKeyEnv") ?? -1) > keyLayer) {
     const key = env[keyEnv];
     if (!key) throw new ConfigFileError(merged.sources.get("llm.apiKeyEnv") ?? "configuration", "llm.apiKeyEnv", `names ${keyEnv}, which is not set`);
-    config.openaiApiKey = key;
+    config.llm = { ...config.llm, apiKey: key };
   }
   return config;
 }

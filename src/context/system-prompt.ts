@@ -1,6 +1,7 @@
 /**
  * The system prompt template: `{{workspace}}`, `{{date}}`, `{{os}}`,
- * `{{tools}}` and `{{skills}}` (protocol/config.ts lists them for the docs).
+ * `{{tools}}` and `{{skills}}` (protocol/config.ts lists them for the docs,
+ * and holds the default template, DEFAULT_SYSTEM_PROMPT_TEMPLATE).
  * Pure: the caller gathers the values (prompt-values.ts) before every model
  * call, so the date and the tool list are those of that call.
  *
@@ -15,13 +16,6 @@ import {
   unknownPlaceholderMessage,
   unknownPlaceholders,
 } from "../../protocol/config.js";
-
-/** Used when the configuration sets no `conversations.systemPrompt`. */
-export const DEFAULT_SYSTEM_PROMPT_TEMPLATE = [
-  "You are agentwire, an assistant that works in the workspace {{workspace}} on {{os}}. Today is {{date}}.",
-  "Use your tools ({{tools}}) to look before you change anything, and say plainly what you did and what you found.",
-  "{{skills}}",
-].join("\n");
 
 /** The name of the tool that reads a skill; `{{skills}}` tells the model to call it when it is offered. */
 export const LOAD_SKILL_TOOL = "load_skill";

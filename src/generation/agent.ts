@@ -5,9 +5,9 @@
  */
 import type { ToolConfirmParams, ToolConfirmResult } from "../../protocol/index.js";
 import type { ModelsListResult, ToolSpec } from "../../protocol/tools.js";
-import type { ServerConfig } from "../config/server-config.js";
+import type { LimitsConfig } from "../../protocol/config.js";
 import { gatherPromptValues } from "../context/prompt-values.js";
-import { compileSystemPrompt, DEFAULT_SYSTEM_PROMPT_TEMPLATE, type SystemPromptTemplate } from "../context/system-prompt.js";
+import { compileSystemPrompt, type SystemPromptTemplate } from "../context/system-prompt.js";
 import { newId } from "../ids.js";
 import { LlmError } from "../llm/provider.js";
 import { capabilityProblem } from "../llm/capability-gate.js";
@@ -38,7 +38,11 @@ async function carriesImage(runtime: ConversationRuntime): Promise<boolean> {
 }
 
 export interface AgentOptions {
-  config: ServerConfig;
+  /** The default model (config `model`): what a step runs when neither it nor its conversation names one. */
+  model?: string;
+  /** The template for conversations without a system prompt of their own (config `conversations.systemPrompt`; "" for none). */
+  systemPrompt: string;
+  limits: Pick<LimitsConfig, "maxGenerations" | "maxContextBytes">;
   tools: ToolRegistry;
   log: Logger;
   /** The model providers; each makes its LlmProvider on first use, so a server that never generates never loads the SDK. */
@@ -60,7 +64,7 @@ export class Agent {
   generationHooks: { started(conversationId: string, generationId: string): void } | null = null;
 
   constructor(private readonly options: AgentOptions) {
-    this.systemTemplate = compileSystemPrompt(options.config.systemPrompt ?? DEFAULT_SYSTEM_PROMPT_TEMPLATE);
+    this.systemTemplate = compileSystemPrompt(options.systemPrompt);
   }
 
   /** Tool specs offered to the model, derived on first use (keeps start-up short) and again when the registry changes. */
@@ -94,7 +98,7 @@ export class Agent {
     const model = this.modelOf(runtime, params);
     if (!model) throw RpcError.modelNotConfigured();
     const route = this.route(model);
-    const max = this.options.config.maxGenerations;
+    const max = this.options.limits.maxGenerations;
     if (this.running >= max) {
       throw RpcError.limitExceeded(`${this.running} generations are running, the most this server runs at once; try again when one ends`, "maxGenerations", max);
     }
@@ -119,7 +123,7 @@ export class Agent {
 
   /** The step's model, else the conversation's, else the server's. */
   private modelOf(runtime: ConversationRuntime, params: StepParams): string | undefined {
-    return params.model ?? runtime.handle.conversation.model ?? this.options.config.model;
+    return params.model ?? runtime.handle.conversation.model ?? this.options.model;
   }
 
   /** The model's route; a name that resolves to no provider is a -32602 on `model`. */
@@ -199,7 +203,7 @@ export class Agent {
   /** Every provider's models and status; an endpoint that fails is reported in the result, never as an error. */
   async listModels(): Promise<ModelsListResult> {
     const listed = await this.options.providers.listModels();
-    return { ...listed, defaultModel: this.options.config.model ?? null };
+    return { ...listed, defaultModel: this.options.model ?? null };
   }
 
   /**
@@ -224,7 +228,7 @@ export class Agent {
       tools: this.options.tools,
       toolSpecs: () => this.toolSpecs,
       log: this.options.log.child({ conversationId, generationId }),
-      maxContextBytes: this.options.config.maxContextBytes,
+      maxContextBytes: this.options.limits.maxContextBytes,
       defaultSystemPrompt: async (workspace: string, tools: readonly string[], signal: AbortSignal) =>
         this.systemTemplate.render(await gatherPromptValues(this.systemTemplate, workspace, tools, signal)),
     };

@@ -23,7 +23,7 @@ const READ_CHUNK = 500;
 
 /** The protocol's defaults, under the server's tool time limit, under the configuration's `conversations.settings`. */
 export function defaultSettings(app: App): ConversationSettings {
-  return { ...DEFAULT_CONVERSATION_SETTINGS, toolTimeoutMs: app.config.toolTimeoutMs, ...app.config.conversationDefaults };
+  return { ...DEFAULT_CONVERSATION_SETTINGS, toolTimeoutMs: app.config.tools.timeoutMs, ...app.config.conversations.settings };
 }
 
 /** A workspace must be an existing directory; relative paths are taken from the server's cwd. */
@@ -35,9 +35,9 @@ async function checkWorkspace(workspace: string): Promise<string> {
 }
 
 export const conversationCreate: Handlers["conversation.create"] = async (params, { app }) => {
-  if (params.system) checkTextSize("system", params.system, app.config.maxMessageBytes);
+  if (params.system) checkTextSize("system", params.system, app.config.limits.maxMessageBytes);
   // The whole history is checked before anything is created: a refused import leaves nothing behind.
-  if (params.records) checkImportedHistory(params.records, app.config.maxMessageBytes);
+  if (params.records) checkImportedHistory(params.records, app.config.limits.maxMessageBytes);
   const workspace = params.workspace ? await checkWorkspace(params.workspace) : null;
   const now = new Date().toISOString();
   const conversation: Conversation = {
@@ -128,7 +128,7 @@ export const conversationGet: Handlers["conversation.get"] = async (params, { ap
   if (!params.includeRecords) return { conversation, state };
   const from = params.recordsFrom ?? 0;
   const to = Math.min(handle.recordCount, params.recordsLimit === undefined ? Infinity : from + params.recordsLimit);
-  const max = app.config.maxReplyBytes;
+  const max = app.config.limits.maxReplyBytes;
   const records: ConversationRecord[] = [];
   let bytes = 0;
   for (let at = from; at < to; at += READ_CHUNK) {
@@ -149,7 +149,7 @@ export const conversationGet: Handlers["conversation.get"] = async (params, { ap
 };
 
 export const conversationUpdate: Handlers["conversation.update"] = async (params, { app }) => {
-  if (params.system) checkTextSize("system", params.system, app.config.maxMessageBytes);
+  if (params.system) checkTextSize("system", params.system, app.config.limits.maxMessageBytes);
   const workspace =
     params.workspace === undefined || params.workspace === null ? params.workspace : await checkWorkspace(params.workspace);
   const runtime = await app.hub.get(params.conversationId);

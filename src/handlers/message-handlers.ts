@@ -10,7 +10,7 @@ import { checkTextSize } from "./text-size.js";
 type Handlers = HandlerTable<RequestContext>;
 
 export const messageAppend: Handlers["message.append"] = async (params, { app }) => {
-  checkTextSize("content", params.content, app.config.maxMessageBytes);
+  checkTextSize("content", params.content, app.config.limits.maxMessageBytes);
   const inputs = params.attachments ?? [];
   // Images are not allowed in system messages by the chat API; files there would be read as instructions.
   if (inputs.length > 0 && params.role !== "user") throw RpcError.invalidParam("attachments", "only user messages carry attachments");
@@ -22,8 +22,8 @@ export const messageAppend: Handlers["message.append"] = async (params, { app })
           workspace: runtime.handle.conversation.workspace ?? process.cwd(),
           handle: runtime.handle,
           contentBytes: Buffer.byteLength(params.content, "utf8"),
-          maxMessageBytes: app.config.maxMessageBytes,
-          allowHardLinks: app.config.allowHardLinks,
+          maxMessageBytes: app.config.limits.maxMessageBytes,
+          allowHardLinks: app.config.tools.files.allowHardLinks,
         })
       : [];
   const record: MessageRecord = {

@@ -7,7 +7,7 @@
  * then ends with an `error` event). Why both: a step is refused cheaply
  * and clearly up front, and nothing a running step picks up can slip past.
  */
-import type { ModelCapabilitiesConfig, ReasoningEffort } from "../../protocol/config-providers.js";
+import { ModelCapabilitiesConfig, type ReasoningEffort } from "../../protocol/config-providers.js";
 import type { ModelControls } from "./provider.js";
 
 /** A declared model's capabilities with the defaults applied (protocol/config-providers.ts documents them). */
@@ -23,13 +23,15 @@ export interface ModelCapabilities {
 
 const ALL_EFFORTS: ReasoningEffort[] = ["low", "medium", "high"];
 
-export function capabilitiesFrom(declared: ModelCapabilitiesConfig): ModelCapabilities {
+export function capabilitiesFrom(written: ModelCapabilitiesConfig): ModelCapabilities {
+  // Parsing applies the schema's defaults (a declaration written by hand may leave them out).
+  const declared = ModelCapabilitiesConfig.parse(written);
   const reasoning = declared.reasoning === true ? ALL_EFFORTS : Array.isArray(declared.reasoning) ? [...declared.reasoning] : [];
   return {
-    tools: declared.tools ?? true,
-    imageInput: declared.imageInput ?? false,
+    tools: declared.tools,
+    imageInput: declared.imageInput,
     reasoning,
-    temperature: declared.temperature ?? true,
+    temperature: declared.temperature,
     ...(declared.maxOutputTokens !== undefined ? { maxOutputTokens: declared.maxOutputTokens } : {}),
     ...(declared.contextWindow !== undefined ? { contextWindow: declared.contextWindow } : {}),
   };

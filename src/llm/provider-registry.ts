@@ -14,14 +14,14 @@
  *     configured, where the whole name goes to the environment's endpoint as
  *     it always did (OpenRouter ids like "meta-llama/llama-3.1-8b").
  */
-import type { ProviderDefinition, ProvidersConfig, WireName } from "../../protocol/config-providers.js";
+import { ENV_PROVIDER_NAME, ProviderDefinition, type ProvidersConfig, type WireName } from "../../protocol/config-providers.js";
 import type { ModelsListResult } from "../../protocol/tools.js";
 import { capabilitiesFrom, capabilityProblem, type CapabilityProblem, type ModelCapabilities } from "./capability-gate.js";
 import type { ChatRequest, LlmProvider, ModelInfo } from "./provider.js";
 import { LlmError } from "./provider.js";
 
 /** The provider the environment's endpoint (OPENAI_BASE_URL / OPENAI_API_KEY / config `llm`) becomes. */
-export const ENV_PROVIDER = "default";
+export const ENV_PROVIDER = ENV_PROVIDER_NAME;
 /** Where the `default` provider points when no base URL is configured (as OpenAIProvider does). */
 const OPENAI_BASE_URL = "https://api.openai.com/v1";
 
@@ -240,7 +240,9 @@ export class ProviderRegistry {
   }
 }
 
-function entryOf(name: string, definition: ProviderDefinition, env: NodeJS.ProcessEnv): ProviderEntry {
+function entryOf(name: string, written: ProviderDefinition, env: NodeJS.ProcessEnv): ProviderEntry {
+  // Definitions may come by hand (tests, embedders) as well as from the parsed configuration: parsing applies the schema's defaults.
+  const definition = ProviderDefinition.parse(written);
   let apiKey = definition.apiKey;
   if (definition.apiKeyEnv !== undefined) {
     apiKey = env[definition.apiKeyEnv];
@@ -249,13 +251,13 @@ function entryOf(name: string, definition: ProviderDefinition, env: NodeJS.Proce
   return {
     endpoint: {
       name,
-      wire: definition.wire ?? "chat",
+      wire: definition.wire,
       baseUrl: definition.baseUrl,
       ...(apiKey !== undefined ? { apiKey } : {}),
       headers: { ...definition.headers },
     },
     models: new Map(Object.entries(definition.models ?? {}).map(([id, declared]) => [id, capabilitiesFrom(declared)])),
-    onlyListedModels: definition.onlyListedModels ?? false,
+    onlyListedModels: definition.onlyListedModels,
   };
 }
 

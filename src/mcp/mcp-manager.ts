@@ -32,7 +32,7 @@ export interface McpManagerConfig {
   dataDir: string;
   /** From the configuration file; cannot be removed with mcp.remove. */
   mcpServers: McpServersConfig;
-  /** Extra environment names tools may see (ServerConfig.toolEnvAllow). */
+  /** Extra environment names tools may see (tools.envAllow). */
   toolEnvAllow: readonly string[];
   /** Servers declared at most, configuration file and mcp.add together (limits.maxMcpServers). */
   maxMcpServers: number;

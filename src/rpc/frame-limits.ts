@@ -3,6 +3,8 @@
  * (the transport enforces that); within it, these bound the work and the
  * memory a single frame can cost, so one client cannot stall the others.
  */
+import { LimitsSection } from "../../protocol/config.js";
+
 export interface FrameLimits {
   /** Most members in one batch; a larger batch is refused as a whole (-32600). */
   maxBatch: number;
@@ -14,12 +16,10 @@ export interface FrameLimits {
   sliceMs: number;
 }
 
-export const DEFAULT_FRAME_LIMITS: FrameLimits = {
-  maxBatch: 100,
-  maxDepth: 64,
-  maxReplyBytes: 16 * 1024 * 1024,
-  sliceMs: 4,
-};
+const { maxBatch, maxDepth, maxReplyBytes } = LimitsSection.parse({});
+
+/** The configuration's defaults (`limits` in protocol/config.ts), for a dispatcher given none. */
+export const DEFAULT_FRAME_LIMITS: FrameLimits = { maxBatch, maxDepth, maxReplyBytes, sliceMs: 4 };
 
 /** What a frame breaks before it is even parsed: too deep, or a batch too long. */
 export type FrameShapeProblem = { limit: "maxDepth" } | { limit: "maxBatch"; members: string };

@@ -6,7 +6,7 @@ import {
   type ErrorDataOf,
   type ParamIssue,
 } from "../../protocol/index.js";
-import { formatIssuePath } from "./issue-path.js";
+import { formatIssuePath } from "../../protocol/issue-path.js";
 
 /**
  * An error that crosses the wire with its code, message and data. Anything

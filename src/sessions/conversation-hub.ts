@@ -1,3 +1,4 @@
+import type { LimitsConfig } from "../../protocol/config.js";
 import type { Conversation, NotificationMethod } from "../../protocol/index.js";
 import type { Logger } from "../logging/logger.js";
 import { RpcError } from "../rpc/rpc-error.js";
@@ -14,14 +15,8 @@ export interface SubscribeOutcome {
   resync: boolean;
 }
 
-export interface HubLimits extends RuntimeLimits {
-  /** Bytes of replay frames across all conversations. */
-  replayBudgetBytes: number;
-  /** Conversations held in memory at most (least recently used idle ones are unloaded beyond it). */
-  maxLoadedConversations: number;
-  /** Conversations one connection may subscribe to. */
-  maxSubscriptionsPerConnection: number;
-}
+/** The bounds the hub keeps, from the configuration's `limits` (described there). */
+export type HubLimits = RuntimeLimits & Pick<LimitsConfig, "replayBudgetBytes" | "maxLoadedConversations" | "maxSubscriptionsPerConnection">;
 
 /** Under memory pressure, a conversation untouched this long may be unloaded even while subscribed. */
 const EVICTION_GRACE_MS = 1000;

@@ -1,8 +1,14 @@
-import type { ServerConfig } from "../config/server-config.js";
+import type { LimitsConfig, ServerSettings } from "../../protocol/config.js";
+import { redactPassword } from "../config/url-password.js";
 import type { Logger } from "../logging/logger.js";
 import type { ConversationStore } from "./conversation-store.js";
 import { LowdbConversationStore } from "./lowdb-store.js";
-import { isPostgresUrl, redactPassword } from "./postgres-url.js";
+import { isPostgresUrl } from "./postgres-url.js";
+
+/** Where the store is (`server.store`, `server.dataDir`). */
+export type StoreSettings = Pick<ServerSettings, "store" | "dataDir">;
+/** The bounds the store keeps. */
+export type StoreLimits = Pick<LimitsConfig, "storeCacheBytes" | "maxConversationAssetBytes" | "maxTotalAssetBytes">;
 
 /**
  * The store `server.store` names: the embedded lowdb store in the data dir
@@ -11,15 +17,15 @@ import { isPostgresUrl, redactPassword } from "./postgres-url.js";
  * neither. Not opened yet: the caller opens it (and a StoreUnavailableError
  * from open() stops the start with one line).
  */
-export async function createConfiguredStore(config: ServerConfig, log: Logger): Promise<ConversationStore> {
+export async function createConfiguredStore(where: StoreSettings, limits: StoreLimits, log: Logger): Promise<ConversationStore> {
   const onWarning = (message: string) => log.warn(message);
-  const assetLimits = { maxConversationAssetBytes: config.maxConversationAssetBytes, maxTotalAssetBytes: config.maxTotalAssetBytes };
-  if (isPostgresUrl(config.store)) {
+  const assetLimits = { maxConversationAssetBytes: limits.maxConversationAssetBytes, maxTotalAssetBytes: limits.maxTotalAssetBytes };
+  if (isPostgresUrl(where.store)) {
     const { PostgresConversationStore } = await import("./postgres-store.js");
-    return new PostgresConversationStore(config.store, { onWarning, assetLimits });
+    return new PostgresConversationStore(where.store, { onWarning, assetLimits });
   }
-  return new LowdbConversationStore(config.dataDir, {
-    cacheBytes: config.storeCacheBytes,
+  return new LowdbConversationStore(where.dataDir, {
+    cacheBytes: limits.storeCacheBytes,
     assetLimits,
     onDamaged: (d) => log.warn(`conversation ${d.id} is damaged (${d.problem}); it is listed as damaged and can be deleted`),
     onWarning,
@@ -27,7 +33,7 @@ export async function createConfiguredStore(config: ServerConfig, log: Logger): 
 }
 
 /** How the start-up line names the store: the data dir, or the database without its password. */
-export function describeStore(config: ServerConfig): string {
-  if (!isPostgresUrl(config.store)) return `data dir ${config.dataDir}`;
-  return `store ${redactPassword(config.store)}; data dir ${config.dataDir}`;
+export function describeStore(where: StoreSettings): string {
+  if (!isPostgresUrl(where.store)) return `data dir ${where.dataDir}`;
+  return `store ${redactPassword(where.store)}; data dir ${where.dataDir}`;
 }

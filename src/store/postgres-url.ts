@@ -2,28 +2,14 @@ import { userInfo } from "node:os";
 
 /**
  * What the server says about a PostgreSQL URL: where it points, with no
- * password. No pg import: the CLI, the configuration report and the error
- * messages use these before (or without) the driver loading.
+ * password (redactPassword, in src/config/url-password.ts). No pg import:
+ * the CLI and the error messages use these before (or without) the driver
+ * loading.
  */
 
 /** A `--store` value naming PostgreSQL rather than the embedded store. */
 export function isPostgresUrl(value: string | undefined): value is string {
   return value !== undefined && /^postgres(?:ql)?:\/\//i.test(value);
-}
-
-/** The URL with its password replaced by `***`; a URL that does not parse is not echoed at all (it may hold one). */
-export function redactPassword(url: string): string {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return "postgres://… (a URL that does not parse)";
-  }
-  if (parsed.password) parsed.password = "***";
-  for (const key of [...parsed.searchParams.keys()]) {
-    if (/^(password|sslpassword)$/i.test(key)) parsed.searchParams.set(key, "***");
-  }
-  return parsed.toString();
 }
 
 /**

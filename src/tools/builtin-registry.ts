@@ -64,7 +64,7 @@ export interface DefaultToolsOptions {
   shell?: ShellToolOptions;
   /**
    * Environment variables tools may see besides the harmless defaults
-   * (`ServerConfig.toolEnvAllow`; see tool-environment.ts). Ignored by a
+   * (`tools.envAllow`; see tool-environment.ts). Ignored by a
    * tool whose options already carry an `env`.
    */
   envAllow?: readonly string[];

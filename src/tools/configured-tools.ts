@@ -5,8 +5,7 @@
  * thrown as a ToolConfigError naming the config field — never discovered by
  * the model on its first call.
  */
-import type { WebSearchConfig } from "../../protocol/config-tools.js";
-import type { ServerConfig } from "../config/server-config.js";
+import type { CustomToolDefinition, WebSearchConfig, WebToolsConfig } from "../../protocol/config-tools.js";
 import { createCustomTool } from "./custom-command.js";
 import { ToolConfigError } from "./tool-config-error.js";
 import { toolEnvironment } from "./tool-environment.js";
@@ -15,7 +14,12 @@ import { BRAVE_DEFAULT_URL, braveBackend, searxngBackend, type SearchBackend } f
 import { createWebFetchTool } from "./web/web-fetch.js";
 import { createWebSearchTool } from "./web/web-search.js";
 
-export type ConfiguredToolsConfig = Pick<ServerConfig, "customTools" | "webTools" | "toolEnvAllow">;
+/** The configuration's `tools` as far as configured tools go (a parsed section, or one written by hand: the web tools apply their own defaults). */
+export interface ConfiguredToolsConfig {
+  custom: readonly CustomToolDefinition[];
+  web: WebToolsConfig;
+  envAllow: readonly string[];
+}
 
 /**
  * The configured tools, in order: web_fetch, web_search, then the custom
@@ -25,18 +29,18 @@ export type ConfiguredToolsConfig = Pick<ServerConfig, "customTools" | "webTools
  */
 export function configuredTools(config: ConfiguredToolsConfig, builtins: readonly Tool[] = [], env: NodeJS.ProcessEnv = process.env): Tool[] {
   const tools: Tool[] = [];
-  const fetchConfig = config.webTools.fetch;
+  const fetchConfig = config.web.fetch;
   if (fetchConfig?.enabled) {
     tools.push(
       createWebFetchTool({
         maxBytes: fetchConfig.maxBytes,
         timeoutMs: fetchConfig.timeoutMs,
         maxOutputBytes: fetchConfig.maxOutputBytes,
-        allowPrivateNetwork: config.webTools.allowPrivateNetwork,
+        allowPrivateNetwork: config.web.allowPrivateNetwork,
       }),
     );
   }
-  const searchConfig = config.webTools.search;
+  const searchConfig = config.web.search;
   if (searchConfig?.enabled) {
     tools.push(
       createWebSearchTool({ backend: searchBackend(searchConfig, env), maxResults: searchConfig.maxResults, timeoutMs: searchConfig.timeoutMs }),
@@ -46,8 +50,8 @@ export function configuredTools(config: ConfiguredToolsConfig, builtins: readonl
   const taken = new Map<string, string>();
   for (const tool of builtins) taken.set(tool.name, `the built-in tool ${tool.name}`);
   for (const tool of tools) taken.set(tool.name, `the web tool ${tool.name}`);
-  const toolEnv = config.customTools.length > 0 ? toolEnvironment(env, config.toolEnvAllow) : {};
-  config.customTools.forEach((definition, index) => {
+  const toolEnv = config.custom.length > 0 ? toolEnvironment(env, config.envAllow) : {};
+  config.custom.forEach((definition, index) => {
     const where = `tools.custom[${index}]`;
     const holder = taken.get(definition.name);
     if (holder !== undefined) {

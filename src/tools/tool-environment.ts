@@ -5,9 +5,10 @@
  * tools get an allow-list, never the server's environment minus a deny-list:
  * a secret nobody thought of stays out by default.
  *
- * The list is the harmless defaults below plus the operator's extra entries
- * (`--tool-env`, `AGENTWIRE_TOOL_ENV`, `ServerConfig.toolEnvAllow`). An entry
- * is an exact name (`JAVA_HOME`) or a prefix ending in `*` (`NPM_CONFIG_*`;
+ * The list is the harmless defaults (DEFAULT_TOOL_ENV_ALLOW, declared beside
+ * the `tools.envAllow` key in protocol/config-tools.ts) plus the operator's
+ * extra entries (`tools.envAllow`: `--tool-env`, `AGENTWIRE_TOOL_ENV`). An
+ * entry is an exact name (`JAVA_HOME`) or a prefix ending in `*` (`NPM_CONFIG_*`;
  * `*` alone means every name). The two kinds differ on purpose:
  *
  * - An exact name always passes — the operator named it, even a secret.
@@ -20,29 +21,8 @@
  *   keeps OPENAI_API_KEY, AGENTWIRE_TOKEN, GH_PAT or SLACK_WEBHOOK_URL out;
  *   name them to pass them.
  */
+import { DEFAULT_TOOL_ENV_ALLOW, isToolEnvEntry } from "../../protocol/config-tools.js";
 
-/**
- * Passed unless the operator says otherwise: what programs need to find
- * themselves, the user and the locale. No proxies (their URLs may carry a
- * password), no agent sockets (SSH_AUTH_SOCK would lend the user's keys),
- * no toolchain paths (add them with --tool-env). bash sets PWD, SHLVL and
- * `_` itself.
- */
-export const DEFAULT_TOOL_ENV_ALLOW: readonly string[] = [
-  "PATH",
-  "HOME",
-  "USER",
-  "LOGNAME",
-  "SHELL",
-  "LANG",
-  "LANGUAGE",
-  "LC_*",
-  "TERM",
-  "TZ",
-  "TMPDIR",
-];
-
-const ENTRY = /^([A-Za-z_][A-Za-z0-9_]*\*?|\*)$/;
 const SERVER_OWN = /^(AGENTWIRE_|OPENAI_)/i;
 
 /**
@@ -80,19 +60,6 @@ const CREDENTIAL_VALUES: readonly RegExp[] = [
   /hooks\.slack\.com\/services\//i,
   /^(Bearer|Basic) [A-Za-z0-9._~+/=-]{8,}$/i,
 ];
-
-/** True for a valid allow-list entry: a variable name, optionally ending in `*`, or `*` alone. */
-export function isToolEnvEntry(entry: string): boolean {
-  return ENTRY.test(entry);
-}
-
-/** The entries of a comma-separated list (`"A, B_*"` → `["A", "B_*"]`), blanks dropped. */
-export function splitToolEnvList(text: string): string[] {
-  return text
-    .split(",")
-    .map((entry) => entry.trim())
-    .filter((entry) => entry !== "");
-}
 
 /**
  * The variables of `parent` that a tool may see: the defaults plus `extraAllow`.

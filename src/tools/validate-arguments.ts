@@ -1,7 +1,7 @@
 import type * as z from "zod";
 import { MAX_TOOL_ARGUMENT_DEPTH } from "../../protocol/index.js";
 import { frameShapeProblem } from "../rpc/frame-limits.js";
-import { formatIssuePath } from "../rpc/issue-path.js";
+import { formatIssuePath } from "../../protocol/issue-path.js";
 
 /** One problem with a tool call's arguments; `path` names the field, e.g. "command" or "edits[0].text" ("" for the whole value). */
 export interface ArgumentIssue {

@@ -9,13 +9,19 @@ import type { IncomingMessage, Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import { WebSocket, WebSocketServer, type RawData } from "ws";
-import type { ServerConfig } from "../config/server-config.js";
+import type { LimitsConfig, ServerSettings } from "../../protocol/config.js";
 import { newId } from "../ids.js";
 import type { Logger } from "../logging/logger.js";
 import type { Connection } from "../sessions/connection.js";
 import type { Link } from "./link.js";
 import { openSession, type SessionOptions } from "./link-session.js";
 import { checkUpgrade, ownOriginsFor, selectProtocol } from "./upgrade-guard.js";
+
+/** What the socket layer reads of the configuration: who may connect, and the bounds of a socket. */
+export interface WebSocketSettings {
+  server: Pick<ServerSettings, "host" | "token" | "allowOrigins" | "heartbeatMs">;
+  limits: Pick<LimitsConfig, "maxPayloadBytes" | "maxBufferedBytes" | "maxConnections" | "maxConnectionsPerAddress">;
+}
 
 export interface WebSocketTransport {
   readonly connections: Set<Connection>;
@@ -24,7 +30,7 @@ export interface WebSocketTransport {
 
 export function attachWebSocket(
   http: HttpServer,
-  config: ServerConfig,
+  config: WebSocketSettings,
   log: Logger,
   session: Omit<SessionOptions, "log">,
   /** Every connection of every transport, kept by the server. */
@@ -38,7 +44,7 @@ export function attachWebSocket(
   // previous ping is terminated, the others are pinged again.
   const alive = new Set<WebSocket>();
   const heartbeat =
-    config.heartbeatMs > 0
+    config.server.heartbeatMs > 0
       ? setInterval(() => {
           for (const socket of sockets) {
             if (socket.readyState !== WebSocket.OPEN) continue; // ping() throws on a closing socket
@@ -49,13 +55,13 @@ export function attachWebSocket(
             alive.delete(socket);
             socket.ping();
           }
-        }, config.heartbeatMs)
+        }, config.server.heartbeatMs)
       : undefined;
   heartbeat?.unref();
 
   const wss = new WebSocketServer({
     noServer: true,
-    maxPayload: config.maxPayloadBytes,
+    maxPayload: config.limits.maxPayloadBytes,
     // Frames are small JSON; compression costs more CPU than it saves on loopback.
     perMessageDeflate: false,
     handleProtocols: (offered) => selectProtocol(offered),
@@ -74,18 +80,18 @@ export function attachWebSocket(
   let ownOrigins: string[] | undefined;
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on("error", () => socket.destroy());
-    ownOrigins ??= ownOriginsFor(config.host, (http.address() as AddressInfo).port);
-    const verdict = checkUpgrade(request, { token: config.token, allowOrigins: config.allowOrigins, ownOrigins });
+    ownOrigins ??= ownOriginsFor(config.server.host, (http.address() as AddressInfo).port);
+    const verdict = checkUpgrade(request, { token: config.server.token, allowOrigins: config.server.allowOrigins, ownOrigins });
     if (!verdict.ok) return refuse(socket, verdict.status, verdict.reason, request);
     const address = request.socket.remoteAddress ?? "unknown";
-    if (connections.size >= config.maxConnections) {
-      return refuse(socket, 503, `the server has its maximum of ${config.maxConnections} connections (--max-connections)`, request);
+    if (connections.size >= config.limits.maxConnections) {
+      return refuse(socket, 503, `the server has its maximum of ${config.limits.maxConnections} connections (--max-connections)`, request);
     }
-    if ((perAddress.get(address) ?? 0) >= config.maxConnectionsPerAddress) {
+    if ((perAddress.get(address) ?? 0) >= config.limits.maxConnectionsPerAddress) {
       return refuse(
         socket,
         503,
-        `${address} has its maximum of ${config.maxConnectionsPerAddress} connections (--max-connections-per-address)`,
+        `${address} has its maximum of ${config.limits.maxConnectionsPerAddress} connections (--max-connections-per-address)`,
         request,
       );
     }
@@ -116,11 +122,11 @@ export function attachWebSocket(
         if (socket.readyState !== WebSocket.OPEN) return;
         // The backlog is what earlier turns left unsent; this turn's frames are only corked, not stuck.
         if (!corked) backlog = socket.bufferedAmount;
-        if (backlog > config.maxBufferedBytes) {
+        if (backlog > config.limits.maxBufferedBytes) {
           // A client that stops reading must not grow our memory without bound;
           // it can reconnect and resume with afterSeq. Terminated, not closed: a
           // peer that reads nothing would never read a close frame either.
-          log.warn(`connection ${id} is not reading (send backlog over ${config.maxBufferedBytes} bytes); dropping it`);
+          log.warn(`connection ${id} is not reading (send backlog over ${config.limits.maxBufferedBytes} bytes); dropping it`);
           onSlowConsumer();
           socket.terminate();
           return;

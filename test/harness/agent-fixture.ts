@@ -5,7 +5,7 @@
  */
 import { afterAll, afterEach, beforeAll, expect } from "vitest";
 import type { AgentwireClient, AgentwireClientOptions } from "../../clients/typescript/index.js";
-import type { ServerConfig } from "../../src/config/server-config.js";
+import type { ConfigOverrides } from "./test-config.js";
 import { createWireProvider, type WireName, type WireProviderOptions } from "../../src/llm/create-provider.js";
 import { startFakeOpenAI, type FakeOpenAI, type FakeOpenAIOptions } from "../fake-openai/server.js";
 import { EventRecorder } from "./event-recorder.js";
@@ -25,7 +25,7 @@ export interface AgentFixture {
 }
 
 export interface AgentFixtureOptions {
-  config?: Partial<ServerConfig>;
+  config?: ConfigOverrides;
   provider?: WireProviderOptions;
   /** Which API the server's provider speaks to the fake: "chat" (default) or "responses". */
   wire?: WireName;

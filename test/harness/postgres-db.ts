@@ -10,7 +10,7 @@ import { userInfo } from "node:os";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
 import { PostgresConversationStore, type PostgresStoreOptions } from "../../src/store/postgres-store.js";
-import { redactPassword } from "../../src/store/postgres-url.js";
+import { redactPassword } from "../../src/config/url-password.js";
 
 export const POSTGRES_ADMIN_URL = process.env.AGENTWIRE_TEST_POSTGRES_URL ?? `postgres://${userInfo().username}@127.0.0.1:5432/test`;
 

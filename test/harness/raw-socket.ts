@@ -9,7 +9,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { WebSocket, type ClientOptions } from "ws";
 import { afterAll, beforeAll } from "vitest";
-import type { ServerConfig } from "../../src/config/server-config.js";
+import type { ConfigOverrides } from "./test-config.js";
 import type { RunningServer } from "../../src/server.js";
 import { linkedPair, type InMemoryClientSocket, type InMemorySocketPair } from "./in-memory-link.js";
 import { startTestServer, type TestServer } from "./test-server.js";
@@ -232,7 +232,7 @@ export function attemptUpgrade(url: string, options: ClientOptions = {}, protoco
  * before the first test, closed after the last), with `roundTrip`: send a
  * frame, get the next frame back.
  */
-export function useRawServer(config: Partial<ServerConfig> = {}): {
+export function useRawServer(config: ConfigOverrides = {}): {
   readonly server: TestServer;
   readonly raw: RawSocket;
   roundTrip(frame: string, timeoutMs?: number): Promise<any>;

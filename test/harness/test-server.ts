@@ -7,7 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { WebSocket } from "ws";
 import { AgentwireClient, type AgentwireClientOptions } from "../../clients/typescript/index.js";
-import { defaultConfig, type ServerConfig } from "../../src/config/server-config.js";
+import { type ConfigOverrides, testConfig } from "./test-config.js";
+import type { ServerConfig } from "../../src/config/server-config.js";
 import { createLogger } from "../../src/logging/logger.js";
 import { startServer, type RunningServer, type ServerParts } from "../../src/server.js";
 import { inMemoryWebSocket, type InMemoryClientSocket, type InMemorySocketPair } from "./in-memory-link.js";
@@ -33,16 +34,17 @@ export interface TestServer {
 }
 
 export async function startTestServer(
-  config: Partial<ServerConfig> = {},
+  config: ConfigOverrides = {},
   parts: ServerParts = {},
 ): Promise<TestServer> {
-  const dataDir = config.dataDir ?? (await mkdtemp(join(tmpdir(), "agentwire-test-")));
-  const full = defaultConfig({ port: 0, logLevel: "silent", heartbeatMs: 0, ...config, dataDir });
+  const givenDataDir = config.server?.dataDir;
+  const dataDir = givenDataDir ?? (await mkdtemp(join(tmpdir(), "agentwire-test-")));
+  const full = testConfig({ server: { port: 0, logLevel: "silent", heartbeatMs: 0 } }, config, { server: { dataDir } });
   let server: RunningServer;
   try {
     server = await startServer(full, { log: createLogger(process.env.AGENTWIRE_TEST_LOG ? "debug" : "silent"), ...parts });
   } catch (error) {
-    if (!config.dataDir) await rm(dataDir, { recursive: true, force: true });
+    if (!givenDataDir) await rm(dataDir, { recursive: true, force: true });
     throw error;
   }
   const clients: AgentwireClient[] = [];
@@ -76,7 +78,7 @@ export async function startTestServer(
     stop,
     async close() {
       await stop();
-      if (!config.dataDir) await rm(dataDir, { recursive: true, force: true });
+      if (!givenDataDir) await rm(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -17,6 +17,7 @@
  * router) may act, so `auto-read-only` asks before running it.
  */
 import * as z from "zod";
+import { WEB_FETCH_DEFAULTS } from "../../../protocol/config-tools.js";
 import { utf8Prefix } from "../output-budget.js";
 import type { Tool, ToolResult, ToolRunContext } from "../tool.js";
 import { charsetOf, describeNetworkError, discardBody, mediaType, readCappedBody, startDeadline, type Deadline } from "./bounded-request.js";
@@ -24,11 +25,11 @@ import { guardedGet } from "./guarded-get.js";
 import { NetworkPolicy, PrivateAddressRefused, type AllowPrivateNetwork } from "./private-network.js";
 
 export interface WebFetchOptions {
-  /** Largest body read, in bytes; beyond it reading stops and the result says so. Default 2 MiB. */
+  /** Largest body read, in bytes; beyond it reading stops and the result says so. Default: WEB_FETCH_DEFAULTS. */
   maxBytes?: number;
-  /** Time limit of one fetch, redirects included; the conversation's tool limit caps it. Default 30 s. */
+  /** Time limit of one fetch, redirects included; the conversation's tool limit caps it. Default: WEB_FETCH_DEFAULTS. */
   timeoutMs?: number;
-  /** Text returned to the model at most, in UTF-8 bytes; the start is kept. Default 64 KiB. */
+  /** Text returned to the model at most, in UTF-8 bytes; the start is kept. Default: WEB_FETCH_DEFAULTS. */
   maxOutputBytes?: number;
   /**
    * Loopback, private, link-local and other non-public addresses reached:
@@ -39,7 +40,6 @@ export interface WebFetchOptions {
   allowPrivateNetwork?: AllowPrivateNetwork;
 }
 
-export const WEB_FETCH_DEFAULTS = { maxBytes: 2 * 1024 * 1024, timeoutMs: 30_000, maxOutputBytes: 64 * 1024 } as const;
 const MAX_REDIRECTS = 5;
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 

@@ -6,19 +6,18 @@
  * the model can read; interrupt cancels the request.
  */
 import * as z from "zod";
+import { WEB_SEARCH_DEFAULTS } from "../../../protocol/config-tools.js";
 import type { Tool, ToolResult, ToolRunContext } from "../tool.js";
 import { describeNetworkError, readCappedBody, startDeadline } from "./bounded-request.js";
 import type { SearchBackend, SearchResult } from "./search-backends.js";
 
 export interface WebSearchOptions {
   backend: SearchBackend;
-  /** Results returned per search. Default 8. */
+  /** Results returned per search. Default: WEB_SEARCH_DEFAULTS. */
   maxResults?: number;
-  /** Time limit of one search; the conversation's tool limit caps it. Default 15 s. */
+  /** Time limit of one search; the conversation's tool limit caps it. Default: WEB_SEARCH_DEFAULTS. */
   timeoutMs?: number;
 }
-
-export const WEB_SEARCH_DEFAULTS = { maxResults: 8, timeoutMs: 15_000 } as const;
 
 /** A search answer larger than this is not a search answer. */
 const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
