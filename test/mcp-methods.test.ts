@@ -67,7 +67,7 @@ it("mcp.probe lists a server's tools without keeping anything; an unreachable on
 
 it("mcp.add saves a server (stdio and HTTP with headers) that is back after a restart; mcp.remove forgets it", async () => {
   const [host, value] = TOKEN.split(": ");
-  const config = { dataDir, mcpServers: { fromfile: { ...stdioFixture(), disabled: true } } };
+  const config = { server: { dataDir }, mcpServers: { fromfile: { ...stdioFixture(), disabled: true } } };
   const first = await startMcpAgent(config, undefined, fake);
   try {
     const added = await first.client.mcp.add({ name: "local", server: stdioFixture() });

@@ -98,7 +98,7 @@ describe("--token-file", () => {
     expect(parseCli(["chat", "hi", "--url", "ws://127.0.0.1:1", "--token-file", file], {}).chat!.target.token).toBe("file-token-1");
     expect(parseCli(["chat", "hi", "--token-file", file], {}, { discover: false }).chat!.target).toMatchObject({
       token: "file-token-1",
-      embedded: { token: "file-token-1" },
+      embedded: { server: { token: "file-token-1" } },
     });
     expect(parseCli(["conversations", "list", "--url", "ws://127.0.0.1:1", "--token-file", file], {}).conversations!.target.token).toBe("file-token-1");
     // The flag wins over the variable, as --token does.

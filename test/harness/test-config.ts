@@ -5,6 +5,7 @@
  * server what a file could not say (a system prompt with an unknown
  * placeholder, to see startServer refuse it).
  */
+import { configKeys } from "../../src/config/config-keys.js";
 import { defaultConfig, type ServerConfig } from "../../src/config/server-config.js";
 
 /** Some keys of some sections: objects merge key by key, anything else (a list, a value) replaces; `undefined` unsets. */
@@ -15,8 +16,24 @@ type Overrides<T> = {
 
 export function testConfig(...layers: ConfigOverrides[]): ServerConfig {
   let config: Record<string, unknown> = defaultConfig() as unknown as Record<string, unknown>;
-  for (const layer of layers) config = merged(config, layer as Record<string, unknown>);
+  for (const layer of layers) {
+    checkKeys(layer as Record<string, unknown>, "");
+    config = merged(config, layer as Record<string, unknown>);
+  }
   return config as unknown as ServerConfig;
+}
+
+const keys = configKeys();
+const known = new Set(["notices", ...keys.map((k) => k.path)]);
+const sections = new Set(keys.filter((k) => k.section).map((k) => k.path));
+
+/** A key the schema does not have (a flat `dataDir` where `server: { dataDir }` was meant) fails the test at once. */
+function checkKeys(layer: Record<string, unknown>, prefix: string): void {
+  for (const [key, value] of Object.entries(layer)) {
+    const path = `${prefix}${key}`;
+    if (!known.has(path)) throw new Error(`testConfig: no configuration key ${path}`);
+    if (sections.has(path) && isObject(value)) checkKeys(value, `${path}.`);
+  }
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
