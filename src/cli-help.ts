@@ -28,6 +28,12 @@ export function firstSentence(text: string): string {
   return text.replace(/\.$/, "");
 }
 
+/** A description's first sentence as a help line: lower-cased like the rest of the help, unless its first word is a name ("OpenAI-compatible"). */
+function summary(description: string): string {
+  const text = firstSentence(description);
+  return /^[A-Z][a-z]*\b(?![-'])/.test(text) ? `${text[0]!.toLowerCase()}${text.slice(1)}` : text;
+}
+
 /** A default as the help shows it: strings bare, nothing for an empty list or map. */
 function defaultWords(key: ConfigKey): string | undefined {
   if (key.defaultText !== undefined) return key.defaultText;
@@ -69,13 +75,13 @@ function optionLine(key: ConfigKey): string {
   if (key.value.kind === "list") notes.push("repeatable, or comma-separated");
   const fallback = defaultWords(key);
   if (fallback !== undefined) notes.push(`default ${fallback}`);
-  return helpEntry(key.flag!, `${firstSentence(key.description)}${notes.length > 0 ? ` (${notes.join("; ")})` : ""}.`);
+  return helpEntry(key.flag!, `${summary(key.description)}${notes.length > 0 ? ` (${notes.join("; ")})` : ""}`);
 }
 
 function environmentLine(key: ConfigKey): string {
   const flag = flagName(key);
   const notes = [`${key.path}${key.value.kind === "list" ? ", comma-separated" : ""}`, ...(flag ? [`${flag} wins`] : [])];
-  return helpEntry(key.env!, `${firstSentence(key.description)} (${notes.join("; ")}).`);
+  return helpEntry(key.env!, `${summary(key.description)} (${notes.join("; ")})`);
 }
 
 function buildHelp(): string {
@@ -102,9 +108,9 @@ Usage:
 
 Options (each can also be set in agentwire.json; see Configuration files):
 ${options.join("\n")}
-  --token-file FILE      require the token in FILE (read once, whitespace trimmed);
-                         prefer it to --token, which any local user can read (ps)
-                         until the server has started
+  --token-file FILE      require the token in FILE (read once, whitespace
+                         trimmed); prefer it to --token, which every local user
+                         can read (ps) until the server has started
   --config FILE          read FILE after the configuration files found (below)
   -h, --help             show this help
   -v, --version          print the version
