@@ -215,7 +215,7 @@ export const ToolsSection = z
       .number()
       .int()
       .min(100)
-      .default(120_000)
+      .default(DEFAULT_CONVERSATION_SETTINGS.toolTimeoutMs)
       .describe("Time limit of one tool call, for conversations that set none of their own (settings.toolTimeoutMs).")
       .meta({ flag: "--tool-timeout MS" }),
     envAllow: z

@@ -159,6 +159,22 @@ describe("errors name the file, the key and the problem", () => {
     const error = configError(() => serve([], { OPENAI_BASE_URL: "not a url" }));
     expect(error.where).toBe("env OPENAI_BASE_URL (llm.baseUrl)");
   });
+
+  it("a flag outside its key's bounds or values, as the schema declares them, by the flag", () => {
+    expect(() => serve(["--owner-lease-ms", "299"])).toThrow(/^--owner-lease-ms must be an integer ≥ 300, got "299"$/);
+    expect(() => serve(["--port", "65536"])).toThrow(/^--port must be at most 65535, got 65536$/);
+    expect(() => serve(["--port", "eighty"])).toThrow(/^--port must be an integer ≥ 0, got "eighty"$/);
+    expect(() => serve(["--log-level", "loud"])).toThrow(/^--log-level must be debug, info, warn, error or silent, got "loud"$/);
+    expect(() => serve(["--log-format", "xml"])).toThrow(/^--log-format must be text or json, got "xml"$/);
+    expect(() => serve(["--store", "mysql://x"])).toThrow(/flag --store \(server\.store\): must be "lowdb" or a postgres:\/\/ URL/);
+  });
+
+  it("a tools.envAllow entry that is no variable name, in a file as from --tool-env (once a crash at start)", async () => {
+    await write(join(project, "agentwire.json"), `{ "tools": { "envAllow": ["MY_VAR", "MY-VAR"] } }`);
+    const error = configError(() => serve());
+    expect(error.where).toBe("tools.envAllow[1]");
+    expect(error.problem).toBe("takes environment variable names or NAME* prefixes");
+  });
 });
 
 describe("agentwire config", { timeout: 20_000 }, () => {
