@@ -349,6 +349,21 @@ export type ConversationsConfig = AgentwireConfig["conversations"];
 export type LogLevel = ServerSettings["logLevel"];
 export type LogFormat = ServerSettings["logFormat"];
 
+/**
+ * Every key at its default, read off the schema: for a part built without a
+ * configuration (a test, a bench) to fall back on the same value the server
+ * would start with. Frozen: shared, never changed.
+ */
+export const CONFIG_DEFAULTS: AgentwireConfig = deepFreeze(AgentwireConfigFile.parse({}));
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null) {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}
+
 /** What a trust-gated key does that makes it need the user's say-so. */
 export type TrustReason = "runs commands" | "sends credentials";
 

@@ -1,5 +1,6 @@
 import { performance } from "node:perf_hooks";
 import type { Redis } from "ioredis";
+import { CONFIG_DEFAULTS } from "../../protocol/config.js";
 import type { Logger } from "../logging/logger.js";
 import { ClusterKeys } from "./cluster-keys.js";
 import { LuaScript } from "./lua-script.js";
@@ -65,7 +66,7 @@ export interface AcquireOptions {
 
 export interface OwnershipLeaseOptions {
   instanceId: string;
-  /** How long a lease lasts without renewal; also the longest a dead owner keeps a conversation. */
+  /** How long a lease lasts without renewal; also the longest a dead owner keeps a conversation. Default: server.ownerLeaseMs's. */
   leaseMs?: number;
   /**
    * How often leases are renewed; a quarter of leaseMs by default: one lost
@@ -79,7 +80,7 @@ export interface OwnershipLeaseOptions {
   log: Logger;
 }
 
-const DEFAULT_LEASE_MS = 10_000;
+const DEFAULT_LEASE_MS = CONFIG_DEFAULTS.server.ownerLeaseMs;
 
 // KEYS: lease, fence. ARGV: instanceId, leaseMs, minFence. Returns {1, token} or {0, holder value, pttl}.
 const ACQUIRE = new LuaScript(

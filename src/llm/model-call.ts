@@ -10,6 +10,7 @@
  * has been yielded, so a caller never sees a token twice.
  */
 import OpenAI from "openai";
+import { CONFIG_DEFAULTS } from "../../protocol/config.js";
 import { createNodeHttpFetch, type NodeHttpFetch } from "./node-http-fetch.js";
 import { isRetryable, toLlmError } from "./openai-errors.js";
 import { LlmError, type ChatRequest, type LlmProvider, type ModelInfo, type StreamEvent } from "./provider.js";
@@ -28,7 +29,7 @@ export interface ModelCallOptions {
   /** Backoff before retry n is base·2^(n-1), capped at the max, ±20 % jitter (defaults 250 ms and 1 s). */
   retryBaseDelayMs?: number;
   retryMaxDelayMs?: number;
-  /** Abort when no chunk (or no response headers) arrives for this long (default 60 s). */
+  /** Abort when no chunk (or no response headers) arrives for this long (default: the configuration's llm.idleTimeoutMs). */
   idleTimeoutMs?: number;
   /** Abort one attempt that has not finished after this long, however lively (default 10 min). */
   requestTimeoutMs?: number;
@@ -76,7 +77,7 @@ export class ModelCallProvider implements LlmProvider {
     this.maxRetries = options.maxRetries ?? 2;
     this.retryBaseDelayMs = options.retryBaseDelayMs ?? 250;
     this.retryMaxDelayMs = options.retryMaxDelayMs ?? 1000;
-    this.idleTimeoutMs = options.idleTimeoutMs ?? 60_000;
+    this.idleTimeoutMs = options.idleTimeoutMs ?? CONFIG_DEFAULTS.llm.idleTimeoutMs;
     this.requestTimeoutMs = options.requestTimeoutMs ?? 600_000;
     this.http = options.transport === "fetch" ? undefined : createNodeHttpFetch();
     this.client = new OpenAI({

@@ -3,7 +3,7 @@
  * (the transport enforces that); within it, these bound the work and the
  * memory a single frame can cost, so one client cannot stall the others.
  */
-import { LimitsSection } from "../../protocol/config.js";
+import { CONFIG_DEFAULTS } from "../../protocol/config.js";
 
 export interface FrameLimits {
   /** Most members in one batch; a larger batch is refused as a whole (-32600). */
@@ -16,7 +16,7 @@ export interface FrameLimits {
   sliceMs: number;
 }
 
-const { maxBatch, maxDepth, maxReplyBytes } = LimitsSection.parse({});
+const { maxBatch, maxDepth, maxReplyBytes } = CONFIG_DEFAULTS.limits;
 
 /** The configuration's defaults (`limits` in protocol/config.ts), for a dispatcher given none. */
 export const DEFAULT_FRAME_LIMITS: FrameLimits = { maxBatch, maxDepth, maxReplyBytes, sliceMs: 4 };

@@ -1,5 +1,6 @@
 import { mkdir, rm } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import { CONFIG_DEFAULTS } from "../../protocol/config.js";
 import type { Conversation } from "../../protocol/index.js";
 import {
   ConversationDamagedError,
@@ -57,7 +58,7 @@ export interface LowdbStoreOptions {
   segmentSize?: number;
   /** A segment takes no further record that would bring its JSON over this many bytes (a single larger record gets a segment of its own). Default 1 MiB. */
   segmentBytes?: number;
-  /** Budget of the segment cache shared by all loaded conversations, in JSON bytes. Default 64 MiB. */
+  /** Budget of the segment cache shared by all loaded conversations, in JSON bytes. Default: the configuration's limits.storeCacheBytes. */
   cacheBytes?: number;
   /**
    * Budget of the metadata of conversations that are not loaded, kept so a
@@ -82,7 +83,7 @@ export interface LowdbStoreOptions {
 
 const DEFAULT_SEGMENT_SIZE = 1000;
 const DEFAULT_SEGMENT_BYTES = 1 << 20;
-const DEFAULT_CACHE_BYTES = 64 << 20;
+const DEFAULT_CACHE_BYTES = CONFIG_DEFAULTS.limits.storeCacheBytes;
 const DEFAULT_META_CACHE_BYTES = 4 << 20;
 const DEFAULT_CHECK_CONCURRENCY = 8;
 const DEFAULT_FULL_CHECK_SEGMENTS = 8;
