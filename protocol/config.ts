@@ -43,8 +43,8 @@ const count = (value: number) => z.number().int().min(1).default(value);
 /** A duration in milliseconds, 0 or more (where 0 disables, the description says so). */
 const millis = (value: number) => z.number().int().min(0).default(value);
 
-export const LOG_LEVELS = ["debug", "info", "warn", "error", "silent"] as const;
-export const LOG_FORMATS = ["text", "json"] as const;
+const LOG_LEVELS = ["debug", "info", "warn", "error", "silent"] as const;
+const LOG_FORMATS = ["text", "json"] as const;
 
 export const ServerSection = z
   .strictObject({

@@ -9,9 +9,10 @@
  * delta or per frame; bench/log-format.ts measures a line at a few
  * microseconds either way), so a dependency would buy nothing measurable.
  */
-export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
-export type LogFormat = "text" | "json";
-export const LOG_FORMATS: readonly LogFormat[] = ["text", "json"];
+import type { LogFormat, LogLevel } from "../../protocol/config.js";
+
+/** The levels and formats are the configuration's (`server.logLevel`, `server.logFormat`). */
+export type { LogFormat, LogLevel };
 const order: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 99 };
 
 /** Fields a child logger adds to every line (the json format makes them keys; text appends them). */
