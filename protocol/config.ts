@@ -287,7 +287,7 @@ const ConfigConversationSettings = z
   .strictObject(
     Object.fromEntries(
       Object.entries(ConversationSettingsPatch.shape).map(([key, schema]) => {
-        if (key === "toolTimeoutMs") return [key, schema.meta({ defaultText: "tools.timeoutMs" })];
+        if (key === "toolTimeoutMs") return [key, schema.meta({ defaultText: "`tools.timeoutMs` (`--tool-timeout`)" })];
         if (!Object.hasOwn(DEFAULT_CONVERSATION_SETTINGS, key)) return [key, schema];
         return [key, schema.meta({ default: DEFAULT_CONVERSATION_SETTINGS[key as keyof typeof DEFAULT_CONVERSATION_SETTINGS] })];
       }),

@@ -51,7 +51,7 @@ let client: AgentwireClient;
 /** A server with the test tools, on `dataDir` when given (restart tests). */
 function startServer(dataDir?: string): Promise<TestServer> {
   return startTestServer(
-    { model: "fake-model", ...(dataDir ? { dataDir } : {}) },
+    { model: "fake-model", ...(dataDir ? { server: { dataDir } } : {}) },
     {
       tools: createBuiltinRegistry(TOOLS),
       provider: async () => new OpenAIProvider({ apiKey: "test-key", baseURL: fake.url, retryBaseDelayMs: 10, retryMaxDelayMs: 20 }),
