@@ -119,7 +119,7 @@ export function environmentKeys(keys: readonly ConfigKey[] = configKeys()): Map<
 }
 
 /** The elements of a comma-separated value (`"A, B_*"` → `["A", "B_*"]`), blanks dropped. */
-export function splitList(text: string): string[] {
+function splitList(text: string): string[] {
   return text
     .split(",")
     .map((entry) => entry.trim())
