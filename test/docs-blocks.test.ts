@@ -261,7 +261,8 @@ function freePort(): Promise<string> {
 async function makeHome(name: string): Promise<{ home: string; clone: string }> {
   const home = join(sandbox, "homes", name);
   const clone = join(home, "clone");
-  await mkdir(clone, { recursive: true });
+  // Private, whatever the umask: a directory others may write stops the agentwire.json lookup.
+  await mkdir(clone, { recursive: true, mode: 0o700 });
   for (const dir of ["test", "clients", "node_modules"]) await symlink(join(REPO_ROOT, dir), join(clone, dir));
   return { home, clone };
 }
@@ -289,8 +290,9 @@ async function withPorts(text: string, ports: Map<string, string>): Promise<stri
 
 const sessionPages = DOC_FILES.filter((file) => blocks.some((b) => b.file === file && (SESSION_KINDS.has(b.mark?.kind ?? "") || b.mark?.options.has("file"))));
 
-describe.each(sessionPages)("%s: shell blocks and transcripts, in one session", (file) => {
-  it("run as written", async () => {
+// Pages are independent (a HOME each): they run side by side, each page's blocks in order.
+describe.concurrent("shell blocks and transcripts, in one session per page", () => {
+  it.each(sessionPages)("%s: run as written", async (file) => {
     const { home, clone } = await makeHome(file.replace(/\W/g, "_"));
     const session = ShellSession.start(clone, sandboxEnv(home), home);
     const ports = new Map<string, string>();
@@ -417,13 +419,14 @@ describe.skipIf(marked("python").length === 0)("Python blocks", () => {
     if (!python) console.warn("docs-blocks: no python3 with websockets; Python blocks only compiled");
     const { code, output } = await run(python ?? "python3", args, sandbox, env);
     expect(code, output).toBe(0);
+    if (python) expect(output, "the example prints the answer it streams").toMatch(/t:\d+;/);
   }, 30_000);
 });
 
 // ---------------------------------------------------------------------------------------------
 // Configuration files, requests, skills.
 
-describe.skipIf(marked("config").length === 0)("config blocks", () => {
+describe.skipIf(marked("config").length === 0)("config blocks", { concurrent: true }, () => {
   it.each(marked("config").map((b) => [where(b), b] as const))("%s starts agentwire serve --config FILE", async (_, block) => {
     const dir = await mkdtemp(join(sandbox, "config-"));
     await writeFile(join(dir, "agentwire.json"), block.body);
