@@ -59,7 +59,7 @@ export function createEditFileTool(): Tool<EditFileArguments> {
         throwIfStopped(signal);
         await writeAtomically(target.real, target.display, after, mode, signal);
         const summary = `Edited ${target.display}: replaced ${count} occurrence${count === 1 ? "" : "s"}`;
-        return fileChangeResult(target.display, summary, text, after);
+        return fileChangeResult(target.display, summary, text, after, signal);
       }),
   };
 }

@@ -1,12 +1,21 @@
 /**
- * Matching a model's regular expression against a file's lines without
- * letting it hang the server. A JS RegExp runs synchronously on the event
- * loop, and a pattern like `(a+)+$` can backtrack for minutes on one line:
- * no signal or timer could stop it. V8 can interrupt a script run through
- * `vm` with a `timeout`, regular expression included, so the per-file match
- * loop runs there with a time limit.
+ * The lines of a text that a model's regular expression matches. A JS
+ * RegExp runs synchronously and a pattern like `(a+)+$` can backtrack for
+ * minutes on one line, so this runs as an offload job (see
+ * ../offload/deadline-workers.ts): in a worker thread, terminated when
+ * search_files' time budget runs out.
  */
-import vm from "node:vm";
+
+export interface LineMatchesInput {
+  /** The pattern's source and flags, compiled in the worker (and kept for the next file of the same search). */
+  source: string;
+  flags: string;
+  text: string;
+  /** Most matches returned. */
+  max: number;
+  /** Characters kept of a matching line. */
+  maxChars: number;
+}
 
 export interface LineMatch {
   /** 1-based. */
@@ -17,45 +26,27 @@ export interface LineMatch {
   length: number;
 }
 
-/** The script sees `text`, `re`, `max`, `maxChars` as globals of its own context and returns the matches. */
-const MATCH_SCRIPT = new vm.Script(`(() => {
-  const found = [];
+/** The last pattern compiled, by the source and flags it was given (RegExp#source is normalized, so it is no key). */
+let compiled: { source: string; flags: string; re: RegExp } | undefined;
+
+/** Up to `max` matching lines of `text`, in order. */
+export function matchLines({ source, flags, text, max, maxChars }: LineMatchesInput): LineMatch[] {
+  if (compiled?.source !== source || compiled.flags !== flags) compiled = { source, flags, re: new RegExp(source, flags) };
+  const { re } = compiled;
+  const found: LineMatch[] = [];
   let start = 0;
   let line = 0;
   while (start < text.length && found.length < max) {
-    let end = text.indexOf("\\n", start);
+    let end = text.indexOf("\n", start);
     if (end === -1) end = text.length;
     line++;
     let content = text.slice(start, end);
-    if (content.endsWith("\\r")) content = content.slice(0, -1);
+    if (content.endsWith("\r")) content = content.slice(0, -1);
+    // A "g" or "y" flag would carry lastIndex from line to line; the caller never sets them, and this keeps it so.
+    re.lastIndex = 0;
     if (re.test(content)) found.push({ line, text: content.slice(0, maxChars), length: content.length });
     if (end === text.length) break;
     start = end + 1;
   }
   return found;
-})()`);
-
-/** Thrown when one file's matching ran over its time. */
-export class RegexTimeout extends Error {}
-
-export class RegexLines {
-  private readonly context = vm.createContext({ text: "", re: /$^/, max: 0, maxChars: 0 });
-
-  constructor(
-    private readonly re: RegExp,
-    private readonly maxChars: number,
-  ) {}
-
-  /** Up to `max` matching lines of `text`, in order; throws RegexTimeout past `timeoutMs`. */
-  match(text: string, max: number, timeoutMs: number): LineMatch[] {
-    Object.assign(this.context, { text, re: this.re, max, maxChars: this.maxChars });
-    try {
-      return MATCH_SCRIPT.runInContext(this.context, { timeout: Math.max(1, Math.floor(timeoutMs)) }) as LineMatch[];
-    } catch (error) {
-      if ((error as { code?: string }).code === "ERR_SCRIPT_EXECUTION_TIMEOUT") throw new RegexTimeout();
-      throw error;
-    } finally {
-      this.context.text = ""; // do not keep the file alive
-    }
-  }
 }

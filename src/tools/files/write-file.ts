@@ -54,7 +54,7 @@ export function createWriteFileTool(): Tool<WriteFileArguments> {
         throwIfStopped(signal);
         await writeAtomically(target.real, target.display, args.content, mode, signal);
         const summary = target.exists ? `Wrote ${target.display}` : `Created ${target.display}`;
-        return fileChangeResult(target.display, summary, before, args.content);
+        return fileChangeResult(target.display, summary, before, args.content, signal);
       }),
   };
 }
