@@ -8,9 +8,13 @@ import { describe, expect, it } from "vitest";
 import { offThreadWorkerCount, OffThreadError, runOffThread } from "../src/tools/offload/deadline-workers.js";
 import { offloadWorkerScript } from "../src/tools/offload/worker-script.js";
 
-/** `(a+)+$` over 40 a's and a "!": 2^40 steps, hours of backtracking. */
-const CATASTROPHIC = { source: "(a+)+$", flags: "", text: `${"a".repeat(40)}!`, max: 10, maxChars: 100 };
-const easy = (text: string) => ({ source: "b+", flags: "", text, max: 10, maxChars: 100 });
+/**
+ * `(a+)+$` over 40 a's and a "!": 2^40 steps, hours of backtracking. The
+ * job's own budget (it stops itself there) is an hour: only the thread's
+ * termination at the deadline can end it.
+ */
+const CATASTROPHIC = { source: "(a+)+$", flags: "", texts: [`${"a".repeat(40)}!`], max: 10, maxChars: 100, budgetMs: 3_600_000 };
+const easy = (text: string) => ({ source: "b+", flags: "", texts: [text], max: 10, maxChars: 100, budgetMs: 10_000 });
 
 /** The largest gap between ticks of a 5 ms timer while `work` runs: how long the main thread was held. */
 async function mainThreadStall<T>(work: Promise<T>): Promise<{ result: PromiseSettledResult<T>; worstGapMs: number }> {
@@ -28,10 +32,15 @@ async function mainThreadStall<T>(work: Promise<T>): Promise<{ result: PromiseSe
 
 describe("runOffThread", () => {
   it("returns the job's output", async () => {
-    await expect(runOffThread("line-matches", easy("a\nbb\nc\nb"), { timeoutMs: 10_000 })).resolves.toEqual([
-      { line: 2, text: "bb", length: 2 },
-      { line: 4, text: "b", length: 1 },
-    ]);
+    await expect(runOffThread("line-matches", easy("a\nbb\nc\nb"), { timeoutMs: 10_000 })).resolves.toMatchObject({
+      matches: [
+        [
+          { line: 2, text: "bb", length: 2 },
+          { line: 4, text: "b", length: 1 },
+        ],
+      ],
+      stoppedAt: null,
+    });
   });
 
   it("terminates a job at its deadline, mid-regex, without holding the main thread; the next job runs", async () => {
@@ -50,7 +59,7 @@ describe("runOffThread", () => {
     expect(offThreadWorkerCount()).toBe(threadsBefore - 1);
     // On the main thread this pattern would have held it for hours; here the timer kept ticking.
     expect(worstGapMs).toBeLessThan(200);
-    await expect(runOffThread("line-matches", easy("b"), { timeoutMs: 10_000 })).resolves.toHaveLength(1);
+    await expect(runOffThread("line-matches", easy("b"), { timeoutMs: 10_000 })).resolves.toMatchObject({ matches: [[{}]] });
   });
 
   it("stops a running job when its signal fires, rejecting with the signal's reason", async () => {
@@ -69,7 +78,7 @@ describe("runOffThread", () => {
       kind: "failed",
       message: expect.stringContaining("Invalid regular expression"),
     });
-    await expect(runOffThread("line-matches", easy("bbb"), { timeoutMs: 10_000 })).resolves.toHaveLength(1);
+    await expect(runOffThread("line-matches", easy("bbb"), { timeoutMs: 10_000 })).resolves.toMatchObject({ matches: [[{}]] });
   });
 
   it("runs jobs side by side; one stuck job does not hold up the others", async () => {
@@ -77,17 +86,22 @@ describe("runOffThread", () => {
     let stuckEnded = false;
     void stuck.catch(() => (stuckEnded = true));
     const quick = await Promise.all(Array.from({ length: 5 }, (_, i) => runOffThread("line-matches", easy(`b${i}`), { timeoutMs: 10_000 })));
-    expect(quick.map((r) => r.length)).toEqual([1, 1, 1, 1, 1]);
+    expect(quick.map((r) => r.matches[0]!.length)).toEqual([1, 1, 1, 1, 1]);
     expect(stuckEnded).toBe(false);
     await expect(stuck).rejects.toMatchObject({ kind: "timeout" });
   });
 
-  it("counts the wait for a thread against the deadline: jobs queued behind stuck ones time out too", async () => {
-    const stuck = Array.from({ length: 4 }, () => runOffThread("line-matches", CATASTROPHIC, { timeoutMs: 1500 }));
-    const queued = runOffThread("line-matches", CATASTROPHIC, { timeoutMs: 300 });
-    await expect(queued).rejects.toMatchObject({ kind: "timeout" });
-    await Promise.allSettled(stuck);
-    await expect(runOffThread("line-matches", easy("b"), { timeoutMs: 10_000 })).resolves.toHaveLength(1);
+  it("runs a job's deadline from when its thread begins it; the wait for a thread is bounded by the signal", async () => {
+    // Four stuck jobs take every thread there is (at most four).
+    const stuck = Promise.allSettled(Array.from({ length: 4 }, () => runOffThread("line-matches", CATASTROPHIC, { timeoutMs: 800 })));
+    const waited = runOffThread("line-matches", easy("b"), { timeoutMs: 300 });
+    const controller = new AbortController();
+    const given = runOffThread("line-matches", easy("b"), { timeoutMs: 300, signal: controller.signal });
+    setTimeout(() => controller.abort(new Error("given up waiting")), 400);
+    await expect(given).rejects.toThrow("given up waiting");
+    // It waited longer than its deadline for a thread (the stuck jobs held them 800 ms at least); then it ran, well within it.
+    await expect(waited).resolves.toMatchObject({ matches: [[{ line: 1 }]] });
+    for (const result of await stuck) expect(result).toMatchObject({ status: "rejected", reason: { kind: "timeout" } });
   });
 });
 

@@ -343,6 +343,26 @@ describe("list_files and search_files", () => {
     expect(Date.now() - started).toBeLessThan(3000);
   });
 
+  it("search_files has one regex budget for the call: it keeps what it found before the file where the budget ran out", async () => {
+    await put("budget/a.txt", "aaa match\n");
+    await put("budget/b.txt", "also aaa\n");
+    await put("budget/c.txt", `${"a".repeat(40)}!\n`);
+    await put("budget/d.txt", "aaa never reached\n");
+    const started = Date.now();
+    const result = await call("search_files", { pattern: "^(a+)+$|aaa", path: "budget" }, { timeoutMs: 1000 });
+    expect(Date.now() - started).toBeLessThan(2500);
+    // The walk's order is the directory's, sorted: a, b, then c stops it.
+    expect(result).toEqual({
+      success: true,
+      output: [
+        "budget/a.txt:1:aaa match",
+        "budget/b.txt:1:also aaa",
+        "[search cut short: the pattern used up the call's 500 ms time budget while matching budget/c.txt; 2 files searched before it, the files after it not searched. " +
+          "Nested repetition such as (a+)+ can backtrack without end: simplify the pattern, or narrow the search with path or glob]",
+      ].join("\n"),
+    });
+  });
+
   it("caps search at 200 matches and long lines, and listings at 1000 entries, each with a note", async () => {
     await put("many.txt", Array.from({ length: 250 }, (_, i) => `hit ${i} ${"z".repeat(i === 0 ? 1000 : 0)}`).join("\n"));
     const search = await call("search_files", { pattern: "hit" });

@@ -1,12 +1,12 @@
 /**
  * search_files: a regular expression over the workspace's text files, as
- * `path:line:text` lines. Files are taken one at a time with the signal
+ * `path:line:text` lines. Files are read one at a time with the signal
  * checked between them, so a search of a huge tree stops when interrupted or
- * out of time. The matching runs off the main thread (regex-lines.ts, as an
- * offload job) under one time budget for the whole call: a pattern that
- * backtracks without end holds a worker thread, never the server, and the
- * search stops where the budget ran out and says so. Ignored, binary and
- * very large files are skipped.
+ * out of time. The matching runs off the main thread (regex-lines.ts, an
+ * offload job, on batches of files) under one time budget for the whole
+ * call: a pattern that backtracks without end holds a worker thread, never
+ * the server, and the search stops in the file where the budget ran out and
+ * says so. Ignored, binary and very large files are skipped.
  */
 import { readFile, stat } from "node:fs/promises";
 import picomatch from "picomatch";
@@ -31,6 +31,11 @@ export const SEARCH_MAX_FILE_BYTES = 4 * 1024 * 1024;
  * time to report what it found.
  */
 export const SEARCH_REGEX_BUDGET_MS = 5000;
+/** How long past the budget a matching job may run before its thread is terminated (it stops itself at the budget). */
+const REGEX_HARD_GRACE_MS = 1000;
+/** Files matched per job, at most, and their text in characters: fewer round trips, little held at once. */
+const BATCH_FILES = 64;
+const BATCH_CHARS = 2 * 1024 * 1024;
 
 export const SearchFilesArguments = z.strictObject({
   pattern: z
@@ -87,43 +92,62 @@ export function createSearchFilesTool(): Tool<SearchFilesArguments> {
         let full = false;
         let searched = 0;
         const skipped = { binary: 0, large: 0 };
+        // Files are read here and matched in batches: one round trip to the worker per batch, not per file.
+        let batch: { display: string; text: string }[] = [];
+        let batchChars = 0;
+        const flush = async () => {
+          if (batch.length === 0 || full || cutIn !== undefined) return;
+          const files = batch;
+          batch = [];
+          batchChars = 0;
+          const left = budgetMs - spentMs;
+          let found;
+          try {
+            found = await runOffThread(
+              "line-matches",
+              {
+                source: re.source,
+                flags: re.flags,
+                texts: files.map((f) => f.text),
+                max: SEARCH_MAX_MATCHES + 1 - results.length,
+                maxChars: SEARCH_MAX_LINE_CHARS,
+                budgetMs: left,
+              },
+              // The job stops itself at the budget; this hard limit is for when it cannot.
+              { timeoutMs: left + REGEX_HARD_GRACE_MS, signal },
+            );
+          } catch (error) {
+            throwIfStopped(signal);
+            if (!(error instanceof OffThreadError)) throw error;
+            if (error.kind === "failed") throw new FileToolError(`matching the pattern failed: ${error.message}`);
+            // Terminated at the hard limit: somewhere in this batch, the budget is spent.
+            found = { matches: [], stoppedAt: 0, elapsedMs: left };
+          }
+          spentMs += found.elapsedMs;
+          for (const [i, matches] of found.matches.entries()) {
+            searched++;
+            for (const match of matches) {
+              if (results.length === SEARCH_MAX_MATCHES) {
+                full = true;
+                return;
+              }
+              const cut = match.length > SEARCH_MAX_LINE_CHARS ? `… [line cut: ${match.length} characters]` : "";
+              results.push(`${files[i]!.display}:${match.line}:${match.text}${cut}`);
+            }
+          }
+          if (found.stoppedAt !== null) cutIn = files[found.stoppedAt]!.display;
+        };
         for await (const entry of files) {
           throwIfStopped(signal);
           if (entry.kind !== "file" || !matchesGlob(entry.fromStart)) continue;
           const text = await readText(entry, signal, skipped);
           if (text === null) continue;
-          if (spentMs >= budgetMs) {
-            cutIn = entry.display;
-            break;
-          }
-          let found;
-          const started = performance.now();
-          try {
-            found = await runOffThread(
-              "line-matches",
-              { source: re.source, flags: re.flags, text, max: SEARCH_MAX_MATCHES + 1 - results.length, maxChars: SEARCH_MAX_LINE_CHARS },
-              { timeoutMs: budgetMs - spentMs, signal },
-            );
-          } catch (error) {
-            throwIfStopped(signal);
-            if (!(error instanceof OffThreadError)) throw error;
-            if (error.kind === "failed") throw new FileToolError(`matching the pattern in ${entry.display} failed: ${error.message}`);
-            cutIn = entry.display;
-            break;
-          } finally {
-            spentMs += performance.now() - started;
-          }
-          searched++;
-          for (const match of found) {
-            if (results.length === SEARCH_MAX_MATCHES) {
-              full = true;
-              break;
-            }
-            const cut = match.length > SEARCH_MAX_LINE_CHARS ? `… [line cut: ${match.length} characters]` : "";
-            results.push(`${entry.display}:${match.line}:${match.text}${cut}`);
-          }
-          if (full) break;
+          batch.push({ display: entry.display, text });
+          batchChars += text.length;
+          if (batch.length >= BATCH_FILES || batchChars >= BATCH_CHARS) await flush();
+          if (full || cutIn !== undefined) break;
         }
+        await flush();
 
         const notes: string[] = [];
         if (cutIn !== undefined) {

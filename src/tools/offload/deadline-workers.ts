@@ -10,10 +10,13 @@
  * deadline passes or its signal fires, that worker is terminated and the
  * call rejects; the next job gets a fresh thread.
  *
- * A few threads are kept: jobs beyond them wait their turn (the wait counts
- * against their deadline), and a thread left idle is ended after a while.
- * Each thread's heap is capped, so a job that needs too much memory fails
- * alone instead of taking the server down.
+ * The deadline bounds the job's own run: it starts when the thread has
+ * loaded the job's code and begins it, so starting a thread (slow from
+ * source, where tsx compiles it) or waiting for one does not eat it. That
+ * wait is bounded by the caller's signal and by the deadlines of the jobs
+ * ahead. A few threads are kept, and a thread left idle is ended after a
+ * while. Each thread's heap is capped, so a job that needs too much memory
+ * fails alone instead of taking the server down.
  */
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
@@ -35,9 +38,9 @@ const WORKER_HEAP_MB = 512;
 const MAX_TIMER_MS = 2_147_483_647;
 
 export interface OffThreadLimits {
-  /** Hard limit of the call, time spent waiting for a thread included: past it the job's thread is terminated. */
+  /** Hard limit on the job's run, from when its thread begins it: past it the thread is terminated. */
   timeoutMs: number;
-  /** When it fires, the job is dropped (its thread terminated) and the call rejects with the signal's reason. */
+  /** When it fires, the job is dropped (its thread terminated) and the call rejects with the signal's reason; it also bounds the wait for a thread. */
   signal?: AbortSignal;
 }
 
@@ -52,10 +55,14 @@ export class OffThreadError extends Error {
   }
 }
 
+type JobResult = Exclude<JobReply, { started: true }>;
+
 interface Pending {
   request: JobRequest;
-  /** Called once, with the worker's reply or the reason the job ended without one. */
-  settle(outcome: { reply: JobReply } | { error: unknown }): void;
+  /** The thread has begun the job: its deadline runs from now. */
+  begin(): void;
+  /** Called once, with the worker's result or the reason the job ended without one. */
+  settle(outcome: { reply: JobResult } | { error: unknown }): void;
 }
 
 interface Slot {
@@ -74,8 +81,14 @@ export function runOffThread<N extends OffloadJobName>(job: N, input: JobInput<N
   if (signal?.aborted) return Promise.reject(signal.reason);
   return new Promise<JobOutput<N>>((resolve, reject) => {
     let settled = false;
+    let timer: NodeJS.Timeout | undefined;
+    const timeoutMs = Math.min(Math.max(1, Math.floor(limits.timeoutMs)), MAX_TIMER_MS);
     const pending: Pending = {
       request: { id: ++nextId, job, input },
+      begin() {
+        if (settled || timer !== undefined) return;
+        timer = setTimeout(() => end(new OffThreadError("timeout", `the ${job} job did not finish within ${timeoutMs} ms`)), timeoutMs);
+      },
       settle(outcome) {
         if (settled) return;
         settled = true;
@@ -92,8 +105,6 @@ export function runOffThread<N extends OffloadJobName>(job: N, input: JobInput<N
       withdraw(pending);
       pending.settle({ error });
     };
-    const timeoutMs = Math.min(Math.max(1, Math.floor(limits.timeoutMs)), MAX_TIMER_MS);
-    const timer = setTimeout(() => end(new OffThreadError("timeout", `the ${job} job did not finish within ${timeoutMs} ms`)), timeoutMs);
     const onAbort = () => end(signal!.reason);
     signal?.addEventListener("abort", onAbort, { once: true });
     queue.push(pending);
@@ -130,6 +141,7 @@ function spawn(): Slot | undefined {
   worker.on("message", (reply: JobReply) => {
     const pending = slot.job;
     if (pending === null || pending.request.id !== reply.id) return;
+    if ("started" in reply) return pending.begin();
     slot.job = null;
     idle(slot);
     pending.settle({ reply });
