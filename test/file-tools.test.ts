@@ -268,6 +268,24 @@ describe("write_file", () => {
     expect(await text("big.txt")).toBe(big);
   });
 
+  it("reports a write interrupted while its diff is computed as done, without the diff (the diff runs in a worker)", async () => {
+    // Every line differs: jsdiff works up to its own one-second limit on this, off the main thread.
+    const old = Array.from({ length: 40_000 }, (_, i) => `old line ${i}`).join("\n");
+    const now = Array.from({ length: 40_000 }, (_, i) => `new line ${i}`).join("\n");
+    await put("rewritten.txt", old);
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 300);
+    const started = Date.now();
+    const result = await call("write_file", { path: "rewritten.txt", content: now }, { signal: controller.signal });
+    expect(Date.now() - started).toBeLessThan(900);
+    expect(result).toEqual({
+      success: true,
+      output: "Wrote rewritten.txt\n\n[no diff of rewritten.txt: the call was stopped before it was computed]\n",
+      diff: "[no diff of rewritten.txt: the call was stopped before it was computed]\n",
+    });
+    expect(await text("rewritten.txt")).toBe(now);
+  });
+
   it("writes nothing when interrupted before it starts", async () => {
     const controller = new AbortController();
     controller.abort();
