@@ -2,7 +2,7 @@ import type { MethodHandlers } from "./scope-binding.js";
 
 type Handlers = MethodHandlers;
 
-export const step: Handlers["step"] = (params, { app }, runtime) => app.agent.stepChecked(runtime, params);
+export const step: Handlers["step"] = (params, { app }, runtime) => app.agent.step(runtime, params);
 
 export const interrupt: Handlers["interrupt"] = (_params, { app }, runtime) => app.agent.interrupt(runtime);
 

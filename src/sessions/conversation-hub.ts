@@ -129,7 +129,7 @@ export class ConversationHub {
     if (this.subscribers.get(id) === runtime.subscribers) this.subscribers.delete(id);
     await runtime.generation?.abandon(ending).catch((error: unknown) => this.log.error(`stopping the generation of conversation ${id} failed`, error));
     await runtime.delivered();
-    runtime.silenced = true;
+    runtime.silence();
     const watchers = [...runtime.subscribers];
     runtime.subscribers.clear();
     const endedHere = new Set(runtime.recentGenerations.map((g) => g.generationId));
@@ -208,7 +208,7 @@ export class ConversationHub {
 
   async delete(runtime: ConversationRuntime): Promise<void> {
     // Marked first, so a request that arrives while the delete is under way already gets "not found".
-    runtime.deleted = true;
+    runtime.markDeleted();
     if (runtime.generation) await runtime.generation.interrupt();
     runtime.publish("conversation_updated", { conversation: runtime.handle.conversation, deleted: true });
     await runtime.delivered();
