@@ -174,6 +174,7 @@ describe("experimental methods (injected inventory)", () => {
         result: z.object({ id: z.string().describe("The copy's id.") }).describe("Result of conversation.fork."),
         description: "Copy a conversation with all its records. The copy starts idle.",
         errors: ["CONVERSATION_NOT_FOUND"],
+        scope: "conversation",
         experimental: "the copy's title and settings rules may still change",
       },
     },
