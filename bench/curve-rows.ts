@@ -4,7 +4,7 @@
  * smaller stand-ins under the same labels (config.ts, and a note per row).
  * bench/curve-charts.ts draws the same rows.
  */
-import type { RowSpec } from "./rows.js";
+import type { RowSpec } from "./row-spec.js";
 
 export const CONVERSATION_POINTS = ["1", "10", "100", "500"] as const;
 export const SUBSCRIBER_POINTS = ["1", "10", "100"] as const;

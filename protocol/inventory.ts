@@ -18,6 +18,21 @@ import * as S from "./session.js";
 import * as K from "./skills.js";
 import * as T from "./tools.js";
 
+/**
+ * What a method acts on, which decides where it runs (as Codex's
+ * `serialization:` does for its requests):
+ *
+ * - "conversation": one conversation, named by `params.conversationId`. It
+ *   runs where that conversation's live state is — on its owning instance in
+ *   cluster mode, forwarded there when another instance owns it — and its
+ *   handler is handed the loaded conversation. Every method whose params
+ *   carry conversationId has this scope (test/method-scope.test.ts holds it).
+ * - "connection": the calling connection's own state (initialize).
+ * - "server": the server as a whole, or no one existing conversation
+ *   (status, lists, tools, models, MCP servers, create).
+ */
+export type MethodScope = "conversation" | "connection" | "server";
+
 export interface RequestEntry {
   params: z.ZodType;
   result: z.ZodType;
@@ -25,6 +40,23 @@ export interface RequestEntry {
   description: string;
   /** Application errors this method can answer with (standard JSON-RPC ones apply to all). */
   errors: readonly ErrorCodeName[];
+  /** What the method acts on (see MethodScope). */
+  scope: MethodScope;
+  /**
+   * Conversation scope only. "caller": the method changes the calling
+   * connection's view of the conversation (subscribe, unsubscribe), which
+   * lives where the connection is, so it runs on the instance the client is
+   * connected to; what it needs of the conversation — that it exists, its
+   * state, its events — comes from the owner (a snapshot forwarded to it)
+   * and the event bus. Default "owner": the method runs on the owner.
+   */
+  runsOn?: "owner" | "caller";
+  /**
+   * Conversation scope only: the method may hold its answer back on purpose
+   * for up to `params[param]` milliseconds (`defaultMs` when absent), so a
+   * request forwarded to the owner waits that much longer (generation.wait).
+   */
+  holdsAnswer?: { param: string; defaultMs: number };
   /**
    * Set while the method's shape may still change: the reason, in words. Such
    * a method is refused (EXPERIMENTAL_API_REQUIRED) unless the client sent
@@ -43,6 +75,7 @@ export const requests = {
     description:
       "Must be the first request on a connection. Agrees on the protocol version and announces capabilities; the server then sends `connected`.",
     errors: ["ALREADY_INITIALIZED", "UNSUPPORTED_PROTOCOL_VERSION"],
+    scope: "connection",
   },
   "server.status": {
     params: S.ServerStatusParams,
@@ -50,6 +83,7 @@ export const requests = {
     description:
       "Server health and load: the instance id, connections, subscriptions, loaded and active conversations, generations and pending tool calls now, totals since start (generations and tool calls by outcome, model calls, tokens, frames sent, slow consumers dropped), MCP servers, uptime, memory. GET /metrics serves the same counters for Prometheus.",
     errors: ["NOT_INITIALIZED"],
+    scope: "server",
   },
   "conversation.create": {
     params: C.ConversationCreateParams,
@@ -57,18 +91,21 @@ export const requests = {
     description:
       "Create a conversation, empty or starting from imported `records`. The history is checked whole before anything is stored: an invalid one is refused naming the record. A `system` prompt is kept on the conversation and sent first in every model request.",
     errors: ["NOT_INITIALIZED", "STORAGE_ERROR", "LIMIT_EXCEEDED"],
+    scope: "server",
   },
   "conversation.list": {
     params: C.ConversationListParams,
     result: C.ConversationListResult,
     description: "List conversations, newest first, a page at a time: pass `nextCursor` back as `cursor`.",
     errors: ["NOT_INITIALIZED"],
+    scope: "server",
   },
   "conversation.get": {
     params: C.ConversationGetParams,
     result: C.ConversationGetResult,
     description: "A conversation with its live state and, with includeRecords, every record.",
     errors: NOT_FOUND,
+    scope: "conversation",
   },
   "conversation.update": {
     params: C.ConversationUpdateParams,
@@ -76,6 +113,7 @@ export const requests = {
     description:
       "Change title, model, system prompt, workspace or settings. Subscribers get `conversation_updated`. A change made while a generation runs applies from its next model call (model, settings.reasoning, temperature, maxTokens, toolHistoryRounds), unless its step named its own model or control.",
     errors: [...NOT_FOUND, "STORAGE_ERROR"],
+    scope: "conversation",
   },
   "conversation.fork": {
     params: C.ConversationForkParams,
@@ -83,6 +121,7 @@ export const requests = {
     description:
       "Copy a conversation's records (all, or the first `atRecord`) into a new conversation with the same model, system prompt, workspace and settings, titled \"<title> (fork)\" unless `title` is given. Records get new ids (toolCallIds are kept). Only settled records are copied: a running generation's open tool round is left out. The two conversations are independent afterwards.",
     errors: [...NOT_FOUND, "STORAGE_ERROR"],
+    scope: "conversation",
   },
   "conversation.delete": {
     params: C.ConversationDeleteParams,
@@ -90,6 +129,7 @@ export const requests = {
     description:
       "Delete a conversation and its records. A running generation is interrupted first; subscribers get `conversation_updated` with deleted: true and are unsubscribed.",
     errors: [...NOT_FOUND, "STORAGE_ERROR"],
+    scope: "conversation",
   },
   "conversation.subscribe": {
     params: C.ConversationSubscribeParams,
@@ -97,12 +137,16 @@ export const requests = {
     description:
       "Receive the conversation's notifications on this connection. With afterSeq, the missed events are sent first, in order, before this response and before any new event; if they are no longer held, the result says resync: true.",
     errors: NOT_FOUND,
+    scope: "conversation",
+    runsOn: "caller",
   },
   "conversation.unsubscribe": {
     params: C.ConversationUnsubscribeParams,
     result: C.ConversationUnsubscribeResult,
     description: "Stop receiving the conversation's notifications on this connection. Harmless when not subscribed.",
     errors: NOT_FOUND,
+    scope: "conversation",
+    runsOn: "caller",
   },
   "message.append": {
     params: M.MessageAppendParams,
@@ -110,6 +154,7 @@ export const requests = {
     description:
       "Append a user, system or assistant message; a user message may carry attachments (workspace text files, whole or a line range, and images uploaded with asset.upload). Answered once it is stored; subscribers get `message_added`. User and system messages may be appended while a generation runs (the model sees them on its next call); an assistant message may not (GENERATION_IN_PROGRESS), nor while stored tool calls are pending: it would close their round.",
     errors: [...NOT_FOUND, "STORAGE_ERROR", "LIMIT_EXCEEDED", "GENERATION_IN_PROGRESS"],
+    scope: "conversation",
   },
   "asset.upload": {
     params: A.AssetUploadParams,
@@ -117,6 +162,7 @@ export const requests = {
     description:
       "Store an image (PNG, JPEG, GIF or WebP, recognised from its bytes) with a conversation, to attach to messages by its id. Assets are deleted with their conversation, which frees their bytes. The bytes a conversation keeps and those the whole server keeps are bounded (limits.maxConversationAssetBytes, 256 MiB, and limits.maxTotalAssetBytes, 2 GiB, by default): an upload that would pass one is refused with LIMIT_EXCEEDED naming it, and nothing is stored.",
     errors: [...NOT_FOUND, "STORAGE_ERROR", "LIMIT_EXCEEDED"],
+    scope: "conversation",
   },
   step: {
     params: G.StepParams,
@@ -124,6 +170,7 @@ export const requests = {
     description:
       "Run the agent: call the model with the conversation, offer its tool calls for confirmation, run them, and repeat until the model answers without tools or maxIterations is reached. Answered at once with the generation id; progress comes as notifications to subscribers. The model (`model`, else the conversation's, else the server's) is provider/model or a bare name for the default provider; one naming no provider is refused on `model` (-32602), and a step the model declares it cannot take (an image, a reasoning effort, a temperature, tools) is refused with CAPABILITY_UNSUPPORTED before anything is sent.",
     errors: [...NOT_FOUND, "GENERATION_IN_PROGRESS", "MODEL_NOT_CONFIGURED", "CAPABILITY_UNSUPPORTED"],
+    scope: "conversation",
   },
   interrupt: {
     params: G.InterruptParams,
@@ -131,6 +178,7 @@ export const requests = {
     description:
       "Stop the running generation at once, whatever it is doing: the model stream is aborted (partial text kept), pending tools are skipped, a running tool's process group is killed. Idempotent.",
     errors: NOT_FOUND,
+    scope: "conversation",
   },
   "generation.wait": {
     params: R.GenerationWaitParams,
@@ -138,6 +186,8 @@ export const requests = {
     description:
       "Wait until a generation ends (default: the running one, or else the most recent), then answer with its outcome (completed, interrupted, or error with code and message), its last assistant message and its token usage summed over its model calls. When timeoutMs (default 60000, at most 600000) passes first, the answer is { done: false } — not an error: wait again. For scripted clients: step, then generation.wait, instead of counting notifications. A wait ends with its connection.",
     errors: NOT_FOUND,
+    scope: "conversation",
+    holdsAnswer: { param: "timeoutMs", defaultMs: R.DEFAULT_WAIT_MS },
   },
   "tool.confirm": {
     params: G.ToolConfirmParams,
@@ -145,12 +195,14 @@ export const requests = {
     description:
       "Decide on a pending tool call: confirm, edit (run with new arguments), skip, or auto (run this one and the next `count` without asking). When two clients answer the same call, the first wins and the other gets TOOL_CALL_NOT_PENDING.",
     errors: [...NOT_FOUND, "TOOL_CALL_NOT_FOUND", "TOOL_CALL_NOT_PENDING"],
+    scope: "conversation",
   },
   "tools.list": {
     params: T.ToolsListParams,
     result: T.ToolsListResult,
     description: "The tools offered to the model, with their parameter schemas.",
     errors: ["NOT_INITIALIZED"],
+    scope: "server",
   },
   "models.list": {
     params: T.ModelsListParams,
@@ -158,6 +210,7 @@ export const requests = {
     description:
       "Every provider's models with their capabilities: what each endpoint's /models route reports, merged with the models the configuration declares; and each provider's status (an endpoint that is down is reported, not hidden).",
     errors: ["NOT_INITIALIZED"],
+    scope: "server",
   },
   "mcp.list": {
     params: Mcp.McpListParams,
@@ -165,6 +218,7 @@ export const requests = {
     description:
       "The MCP servers (from the configuration file and from mcp.add), each with its transport, state (connecting, connected, failed with the error, disabled) and tools. A failed server is retried with backoff; the agent keeps working without it.",
     errors: ["NOT_INITIALIZED"],
+    scope: "server",
   },
   "mcp.add": {
     params: Mcp.McpAddParams,
@@ -172,6 +226,7 @@ export const requests = {
     description:
       "Add an MCP server: saved in the data dir (kept across restarts), started, and answered after its first connection attempt. A server that fails stays saved and is retried; its tools join tools.list as mcp__<name>__<tool> once connected. A name already in use is refused with INVALID_PARAMS naming `name`.",
     errors: ["NOT_INITIALIZED", "STORAGE_ERROR"],
+    scope: "server",
   },
   "mcp.remove": {
     params: Mcp.McpRemoveParams,
@@ -179,6 +234,7 @@ export const requests = {
     description:
       "Stop and forget a server added with mcp.add; its tools leave tools.list. Servers from the configuration file cannot be removed here (INVALID_PARAMS says so): change the file.",
     errors: ["NOT_INITIALIZED", "STORAGE_ERROR"],
+    scope: "server",
   },
   "mcp.probe": {
     params: Mcp.McpProbeParams,
@@ -186,6 +242,7 @@ export const requests = {
     description:
       "Try a server definition without keeping it: connect, list its tools, disconnect. Nothing is saved or offered to the model. A server that cannot be started or reached answers MCP_ERROR with the reason.",
     errors: ["NOT_INITIALIZED", "MCP_ERROR"],
+    scope: "server",
   },
   "skills.list": {
     params: K.SkillsListParams,
@@ -193,6 +250,7 @@ export const requests = {
     description:
       "Skills found for a conversation's workspace (or the server's working directory) and the user's config dir: folders with a SKILL.md whose front matter gives a name and a description. The model sees them in its system prompt ({{skills}}) and reads one with the load_skill tool. Skills that cannot be used are listed in `problems`.",
     errors: NOT_FOUND,
+    scope: "conversation",
   },
 } as const satisfies Record<string, RequestEntry>;
 

@@ -63,26 +63,19 @@ async function main(): Promise<void> {
     return;
   }
   const config = parsed.config!;
-  const { startServer, ConfigError } = await import("./server.js");
+  const { startServer } = await import("./server.js");
+  const { knownStartFailure } = await import("./start-failure.js");
   const { describeStore } = await import("./store/configured-store.js");
-  const { DataDirLockedError } = await import("./store/conversation-store.js");
-  const { StoreUnavailableError } = await import("./store/store-unavailable-error.js");
-  const { ToolConfigError } = await import("./tools/tool-config-error.js");
   let server;
   try {
     server = await startServer(config);
   } catch (error) {
-    const known =
-      error instanceof ConfigError ||
-      error instanceof DataDirLockedError ||
-      error instanceof StoreUnavailableError ||
-      error instanceof ToolConfigError;
-    const code = (error as NodeJS.ErrnoException).code;
-    if (known || code === "EADDRINUSE" || code === "EACCES" || code === "EADDRNOTAVAIL") {
-      const hint = code === "EADDRINUSE" ? ` (port ${config.server.port} is in use; pick another with --port, or --port 0)` : "";
+    const known = knownStartFailure(error);
+    if (known) {
+      const hint = known.code === "EADDRINUSE" ? ` (port ${config.server.port} is in use; pick another with --port, or --port 0)` : "";
       // A skipped key may be why (a model on an untrusted file's provider): say what was skipped first.
       for (const notice of config.notices) process.stderr.write(`agentwire: ${notice.message}\n`);
-      process.stderr.write(`agentwire: ${(error as Error).message}${hint}\n`);
+      process.stderr.write(`agentwire: ${known.message}${hint}\n`);
       process.exit(1);
     }
     throw error;

@@ -10,7 +10,7 @@ import type { App, RequestContext } from "./app.js";
 import { FD_RESERVE, isLoopbackHost, openFileLimit, type ServerConfig } from "./config/server-config.js";
 import { Agent } from "./generation/agent.js";
 import { recoverAfterRestart } from "./generation/recovery.js";
-import { translateError } from "./handlers/error-translation.js";
+import { requestError } from "./generation/wire-errors.js";
 import { handlers } from "./handlers/handler-table.js";
 import { newId } from "./ids.js";
 import type { LlmProvider } from "./llm/provider.js";
@@ -177,7 +177,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
     handlers,
     log,
     limits: { maxBatch: limits.maxBatch, maxDepth: limits.maxDepth, maxReplyBytes: limits.maxReplyBytes },
-    translateError: translateError(log),
+    translateError: requestError(log),
   });
   let app!: App;
   const session: Omit<SessionOptions, "log"> = {
@@ -294,7 +294,7 @@ async function joinCluster(url: string, app: App, parts: ServerParts) {
   // A forwarded request runs through the same handlers as a local one, as the owner, on a connection of its own
   // (nothing is sent on it: the answer goes back to the instance that forwarded it).
   const forwarded = createConnection("forwarded", () => {});
-  const translate = translateError(log);
+  const translate = requestError(log);
   forwarded.initialized = true;
   const node = await ClusterNode.start({
     url,
@@ -317,7 +317,7 @@ async function joinCluster(url: string, app: App, parts: ServerParts) {
     },
     resumePending: (runtime) => {
       try {
-        agent.step(runtime, {});
+        agent.resume(runtime);
       } catch (error) {
         log.warn(`the pending tool calls of conversation ${runtime.id} could not be offered again`, error);
       }

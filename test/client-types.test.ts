@@ -15,7 +15,7 @@ import { z } from "zod";
 import { requests, notifications } from "../protocol/inventory.js";
 import { emitClientIndex } from "../src/codegen/client-emitter.js";
 import { emitClientTypes, type ClientInventory } from "../src/codegen/client-types.js";
-import { readmeMethodsBlock } from "../src/codegen/readme-methods.js";
+import { methodsBlock } from "../src/codegen/methods-block.js";
 import { emitNamedType, NamedTypes, typeExpr } from "../src/codegen/ts-types.js";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -174,6 +174,7 @@ describe("experimental methods (injected inventory)", () => {
         result: z.object({ id: z.string().describe("The copy's id.") }).describe("Result of conversation.fork."),
         description: "Copy a conversation with all its records. The copy starts idle.",
         errors: ["CONVERSATION_NOT_FOUND"],
+        scope: "conversation",
         experimental: "the copy's title and settings rules may still change",
       },
     },
@@ -190,10 +191,10 @@ describe("experimental methods (injected inventory)", () => {
     expect(emitClientIndex("1.0")).not.toContain("@experimental"); // none in the real inventory yet
   });
 
-  it("are marked in the README method list", () => {
-    const block = readmeMethodsBlock(inventory).content;
+  it("are marked in the method list of the guides", () => {
+    const block = methodsBlock(inventory).content;
     expect(block).toContain(
-      "- `conversation.fork` — Copy a conversation with all its records. *Experimental* (needs `capabilities.experimentalApi`): the copy's title and settings rules may still change\n",
+      "- [`conversation.fork`](reference/protocol.md#conversationfork) — Copy a conversation with all its records. *Experimental* (needs `capabilities.experimentalApi`): the copy's title and settings rules may still change\n",
     );
   });
 });

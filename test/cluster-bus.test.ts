@@ -10,7 +10,7 @@ import type { Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
 import { ClusterBus, type ClusterBusOptions } from "../src/cluster/cluster-bus.js";
 import type { BusSubscription, EventBus } from "../src/cluster/event-bus.js";
-import { FencedError } from "../src/cluster/fenced-error.js";
+import { FencedError } from "../src/store/fenced-error.js";
 import { GenerationMarkers } from "../src/cluster/generation-markers.js";
 import { LocalEventBus } from "../src/cluster/local-event-bus.js";
 import type { LoggedEvent } from "../src/sessions/event-log.js";

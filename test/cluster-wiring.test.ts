@@ -373,7 +373,7 @@ describe.skipIf(!redisAvailable).each(stores)("a cluster of in-process servers o
 
     // A freezes as a dead process would: no renewals, no answers, nothing leaves it (its writes are never made).
     const owner = A!.server.app;
-    owner.hub.loaded(conversationId)!.silenced = true;
+    owner.hub.loaded(conversationId)!.silence();
     const frozenAt = Date.now();
     await owner.cluster!.close({ release: false });
 

@@ -157,7 +157,7 @@ describe("gen --check", { timeout: 60_000 }, () => {
       mkdirSync(dirname(join(scratch, path)), { recursive: true });
       writeFileSync(join(scratch, path), content);
     }
-    copyFileSync(join(root, "README.md"), join(scratch, "README.md"));
+    copyBlockFiles(scratch);
 
     const altered = join(scratch, "clients/typescript/index.ts");
     writeFileSync(altered, `${readFileSync(altered, "utf8")}// hand edit\n`);
@@ -176,54 +176,65 @@ describe("gen --check", { timeout: 60_000 }, () => {
   });
 });
 
-describe("README.md method list", { timeout: 60_000 }, () => {
-  const scratch = mkdtempSync(join(tmpdir(), "agentwire-readme-test-"));
+/** The hand-written files that hold generated blocks, copied into a scratch tree. */
+function copyBlockFiles(scratch: string): void {
+  for (const { path } of renderBlocks()) {
+    mkdirSync(dirname(join(scratch, path)), { recursive: true });
+    copyFileSync(join(root, path), join(scratch, path));
+  }
+}
+
+describe("docs/clients.md method list", { timeout: 60_000 }, () => {
+  const scratch = mkdtempSync(join(tmpdir(), "agentwire-blocks-test-"));
   afterAll(() => rmSync(scratch, { recursive: true, force: true }));
-  const [block] = renderBlocks();
+  const block = renderBlocks().find((b) => b.name === "methods")!;
   const copyAll = () => {
     for (const [path, content] of renderOutputs(root)) {
       mkdirSync(dirname(join(scratch, path)), { recursive: true });
       writeFileSync(join(scratch, path), content);
     }
-    copyFileSync(join(root, "README.md"), join(scratch, "README.md"));
+    copyBlockFiles(scratch);
   };
 
-  it("lists every request and notification once, by the first sentence of its description", () => {
-    const readme = readFileSync(join(root, "README.md"), "utf8");
-    const current = readBlock(readme, "methods");
+  it("lists every request and notification once, by the first sentence of its description, linked to the reference", () => {
+    expect(block.path).toBe("docs/clients.md");
+    const guide = readFileSync(join(root, block.path), "utf8");
+    const current = readBlock(guide, "methods");
     expect(current).toEqual({ content: block.content });
     for (const method of [...Object.keys(requests), ...Object.keys(notifications)]) {
-      expect(block.content.match(new RegExp(`^- \`${method.replace(".", "\\.")}\` — `, "gm")), method).toHaveLength(1);
+      expect(block.content.match(new RegExp(`^- \\[\`${method.replace(".", "\\.")}\`\\]\\(reference/protocol\\.md#[a-z_]+\\) — `, "gm")), method).toHaveLength(1);
     }
-    expect(block.content).toContain("- `conversation.create` — Create a conversation, empty or starting from imported `records`.\n");
+    expect(block.content).toContain(
+      "- [`conversation.create`](reference/protocol.md#conversationcreate) — Create a conversation, empty or starting from imported `records`.\n",
+    );
     expect(block.content).not.toContain("A `system` prompt"); // the second sentence
   });
 
   it("gen:check compares only the block: text around it may change, the block may not", () => {
     copyAll();
-    const readme = join(scratch, "README.md");
-    writeFileSync(readme, `${readFileSync(readme, "utf8")}\nA hand-written line after the block.\n`);
+    const guide = join(scratch, block.path);
+    writeFileSync(guide, `${readFileSync(guide, "utf8")}\nA hand-written line after the block.\n`);
     expect(runGenerator("--check", "--out-dir", scratch).status).toBe(0);
 
-    const original = readFileSync(readme, "utf8");
+    const original = readFileSync(guide, "utf8");
     const edited = spliceBlock(original, "methods", block.content.replace("Create a conversation, empty or starting from imported `records`.", "Make one."));
-    writeFileSync(readme, edited);
+    writeFileSync(guide, edited);
     const stale = runGenerator("--check", "--out-dir", scratch);
     expect(stale.status).toBe(1);
-    expect(stale.out).toContain('README.md (generated block "methods")');
+    expect(stale.out).toContain('docs/clients.md (generated block "methods")');
     expect(stale.out).not.toContain("clients/typescript");
 
     const fix = runGenerator("--out-dir", scratch);
     expect(fix.status).toBe(0);
-    expect(fix.out).toContain('README.md (block "methods")');
-    expect(readFileSync(readme, "utf8")).toBe(original); // only the block was rewritten
+    expect(fix.out).toContain('docs/clients.md (block "methods")');
+    expect(readFileSync(guide, "utf8")).toBe(original); // only the block was rewritten
     expect(runGenerator("--check", "--out-dir", scratch).status).toBe(0);
   });
 
-  it("gen:check reports a README without markers; gen refuses to guess where the block goes", () => {
+  it("gen:check reports a guide without markers; gen refuses to guess where the block goes", () => {
     copyAll();
-    const readme = join(scratch, "README.md");
-    writeFileSync(readme, readFileSync(readme, "utf8").replace("<!-- END GENERATED: methods -->", ""));
+    const guide = join(scratch, block.path);
+    writeFileSync(guide, readFileSync(guide, "utf8").replace("<!-- END GENERATED: methods -->", ""));
     const stale = runGenerator("--check", "--out-dir", scratch);
     expect(stale.status).toBe(1);
     expect(stale.out).toContain("no <!-- END GENERATED: methods --> after");

@@ -262,11 +262,11 @@ it("conversations.settings from the configuration reaches a new conversation, un
   }
 });
 
-it("the README's configuration example is a valid agentwire.json", async () => {
+it("the configuration guide's example is a valid agentwire.json", async () => {
   const { readFile } = await import("node:fs/promises");
-  const readme = await readFile(new URL("../README.md", import.meta.url), "utf8");
-  const example = /<!-- config-example -->\s*```jsonc\n([\s\S]*?)```/.exec(readme);
-  expect(example, "README has a ```jsonc block after <!-- config-example -->").not.toBeNull();
+  const guide = await readFile(new URL("../docs/configuration.md", import.meta.url), "utf8");
+  const example = /<!-- block: config [^>]*id=config-example[^>]*-->\s*```jsonc\n([\s\S]*?)```/.exec(guide);
+  expect(example, "docs/configuration.md has a ```jsonc block marked id=config-example").not.toBeNull();
   const { parse } = await import("jsonc-parser");
   const parsed = AgentwireConfigFile.safeParse(parse(example![1]!));
   expect(parsed.success ? "ok" : parsed.error.message).toBe("ok");

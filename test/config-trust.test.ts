@@ -252,10 +252,11 @@ describe("which directories are read", () => {
   });
 });
 
-it("the README names every key that needs trust", async () => {
+it("the configuration guide names every key that needs trust", async () => {
   const { readFile } = await import("node:fs/promises");
-  const readme = await readFile(new URL("../README.md", import.meta.url), "utf8");
-  const section = readme.slice(readme.indexOf("### Which files are read"), readme.indexOf("```text\n$ agentwire trust"));
+  const guide = await readFile(new URL("../docs/configuration.md", import.meta.url), "utf8");
+  const section = guide.slice(guide.indexOf("## Which files are read"), guide.indexOf("Say a clone holds"));
+  expect(section.length).toBeGreaterThan(500);
   const named = (path: string) => section.includes(`\`${path}\``) || (path.startsWith("conversations.settings.") && section.includes(`\`.${path.split(".").at(-1)}\``));
   expect(TRUST_REQUIRED_CONFIG_PATHS.map((e) => e.path).filter((p) => !named(p))).toEqual([]);
 });

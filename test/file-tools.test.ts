@@ -268,6 +268,24 @@ describe("write_file", () => {
     expect(await text("big.txt")).toBe(big);
   });
 
+  it("reports a write interrupted while its diff is computed as done, without the diff (the diff runs in a worker)", async () => {
+    // Every line differs: jsdiff works up to its own one-second limit on this, off the main thread.
+    const old = Array.from({ length: 40_000 }, (_, i) => `old line ${i}`).join("\n");
+    const now = Array.from({ length: 40_000 }, (_, i) => `new line ${i}`).join("\n");
+    await put("rewritten.txt", old);
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 300);
+    const started = Date.now();
+    const result = await call("write_file", { path: "rewritten.txt", content: now }, { signal: controller.signal });
+    expect(Date.now() - started).toBeLessThan(900);
+    expect(result).toEqual({
+      success: true,
+      output: "Wrote rewritten.txt\n\n[no diff of rewritten.txt: the call was stopped before it was computed]\n",
+      diff: "[no diff of rewritten.txt: the call was stopped before it was computed]\n",
+    });
+    expect(await text("rewritten.txt")).toBe(now);
+  });
+
   it("writes nothing when interrupted before it starts", async () => {
     const controller = new AbortController();
     controller.abort();
@@ -334,9 +352,33 @@ describe("list_files and search_files", () => {
     expect(invalid).toMatchObject({ success: false, output: expect.stringContaining('the pattern "foo(bar" is not a valid regular expression') });
     await put("evil.txt", `${"a".repeat(40)}!\n`);
     const started = Date.now();
-    const slow = await call("search_files", { pattern: "^(a+)+$" });
-    expect(slow).toMatchObject({ success: false, output: expect.stringMatching(/took over 1000 ms on evil\.txt/) });
+    // The call's regex budget is half its time limit when that is under 10 s: 1000 ms here.
+    const slow = await call("search_files", { pattern: "^(a+)+$" }, { timeoutMs: 2000 });
+    expect(slow).toMatchObject({
+      success: false,
+      output: expect.stringMatching(/^\[search cut short: the pattern used up the call's 1000 ms time budget while matching evil\.txt; 0 files searched before it/),
+    });
     expect(Date.now() - started).toBeLessThan(3000);
+  });
+
+  it("search_files has one regex budget for the call: it keeps what it found before the file where the budget ran out", async () => {
+    await put("budget/a.txt", "aaa match\n");
+    await put("budget/b.txt", "also aaa\n");
+    await put("budget/c.txt", `${"a".repeat(40)}!\n`);
+    await put("budget/d.txt", "aaa never reached\n");
+    const started = Date.now();
+    const result = await call("search_files", { pattern: "^(a+)+$|aaa", path: "budget" }, { timeoutMs: 1000 });
+    expect(Date.now() - started).toBeLessThan(2500);
+    // The walk's order is the directory's, sorted: a, b, then c stops it.
+    expect(result).toEqual({
+      success: true,
+      output: [
+        "budget/a.txt:1:aaa match",
+        "budget/b.txt:1:also aaa",
+        "[search cut short: the pattern used up the call's 500 ms time budget while matching budget/c.txt; 2 files searched before it, the files after it not searched. " +
+          "Nested repetition such as (a+)+ can backtrack without end: simplify the pattern, or narrow the search with path or glob]",
+      ].join("\n"),
+    });
   });
 
   it("caps search at 200 matches and long lines, and listings at 1000 entries, each with a note", async () => {

@@ -253,10 +253,10 @@ describe("configuration", () => {
     await expect(startTestServer({ providers, model: "gamma/x" })).rejects.toThrow(/^model: "gamma\/x" names no provider "gamma"/);
   });
 
-  it("the README's providers example is a valid agentwire.json whose models resolve as it says", async () => {
-    const readme = await readFile(new URL("../README.md", import.meta.url), "utf8");
-    const example = /<!-- providers-example -->\s*```jsonc\n([\s\S]*?)```/.exec(readme);
-    expect(example, "README has a ```jsonc block after <!-- providers-example -->").not.toBeNull();
+  it("the providers guide's example is a valid agentwire.json whose models resolve as it says", async () => {
+    const guide = await readFile(new URL("../docs/providers.md", import.meta.url), "utf8");
+    const example = /<!-- block: config [^>]*id=providers-example[^>]*-->\s*```jsonc\n([\s\S]*?)```/.exec(guide);
+    expect(example, "docs/providers.md has a ```jsonc block marked id=providers-example").not.toBeNull();
     const parsed = AgentwireConfigFile.safeParse(parse(example![1]!));
     expect(parsed.success ? "ok" : parsed.error.message).toBe("ok");
     const file = parsed.data!;

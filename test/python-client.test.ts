@@ -131,10 +131,10 @@ describe.skipIf(pythons.length === 0)("the Python client", () => {
     expect(out.hungUp.message).toContain("4000");
   }, PYTHON_TEST_MS);
 
-  it("the README's example runs as written: it streams the answer and confirms the tool call", async () => {
-    const readme = readFileSync(join(root, "README.md"), "utf8");
-    const example = /## Python client\n\n```python\n([\s\S]*?)```/.exec(readme)?.[1];
-    expect(example, "README.md has a ## Python client section opening with a python block").toBeDefined();
+  it("the clients guide's example runs as written: it streams the answer and confirms the tool call", async () => {
+    const guide = readFileSync(join(root, "docs/clients.md"), "utf8");
+    const example = /## Python\n\n<!-- block: python -->\n```python\n([\s\S]*?)```/.exec(guide)?.[1];
+    expect(example, "docs/clients.md has a ## Python section opening with a python block").toBeDefined();
     expect(example).toContain("ws://127.0.0.1:8765");
     fx.fake.enqueue(
       { kind: "reply", toolCalls: [{ id: "call_readme", name: "shell", args: JSON.stringify({ command: "echo readme-ran" }) }] },

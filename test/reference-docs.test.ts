@@ -20,7 +20,7 @@ import { buildConfigSchema } from "../src/codegen/config-schema.js";
 import { records } from "../src/codegen/json-schema.js";
 import { Slugger } from "../src/codegen/markdown.js";
 import { methodErrors } from "../src/codegen/openrpc.js";
-import { renderOutputs } from "../src/codegen/outputs.js";
+import { renderBlocks, renderOutputs } from "../src/codegen/outputs.js";
 import { configGroups, CONFIG_REFERENCE_PATH } from "../src/codegen/reference-config.js";
 import { fixtureFiles, PROTOCOL_REFERENCE_PATH } from "../src/codegen/reference-protocol.js";
 import { fieldRows, typeText } from "../src/codegen/schema-fields.js";
@@ -272,7 +272,7 @@ describe("the reference pages under gen:check", { timeout: 60_000 }, () => {
       mkdirSync(dirname(join(scratch, path)), { recursive: true });
       writeFileSync(join(scratch, path), content);
     }
-    copyFileSync(join(root, "README.md"), join(scratch, "README.md"));
+    for (const { path } of renderBlocks()) copyFileSync(join(root, path), join(scratch, path)); // the guides gen writes blocks into
     const page = join(scratch, PROTOCOL_REFERENCE_PATH);
     writeFileSync(page, readFileSync(page, "utf8").replace("### `step`", "### `step` (edited)"));
     rmSync(join(scratch, CONFIG_REFERENCE_PATH));

@@ -33,10 +33,8 @@ export async function connectOrEmbed(target: ConnectionTarget, clientName: strin
     return { client, url: target.url, embedded: false, close: () => client.close() };
   }
   // Loaded here: a command given --url never pays for the server's modules.
-  const { startServer, ConfigError } = await import("../server.js");
-  const { DataDirLockedError } = await import("../store/conversation-store.js");
-  const { StoreUnavailableError } = await import("../store/store-unavailable-error.js");
-  const { ToolConfigError } = await import("../tools/tool-config-error.js");
+  const { startServer } = await import("../server.js");
+  const { knownStartFailure } = await import("../start-failure.js");
   const { killAllProcessGroups } = await import("../tools/process-group.js");
   // Tool process groups must not outlive the command, however it ends.
   process.on("exit", killAllProcessGroups);
@@ -45,12 +43,11 @@ export async function connectOrEmbed(target: ConnectionTarget, clientName: strin
   try {
     server = await startServer(config);
   } catch (error) {
-    if (error instanceof DataDirLockedError) {
-      throw new ConnectError(`${error.message} (a server already uses it: connect to it with --url, or pick another --data-dir)`);
+    const known = knownStartFailure(error);
+    if (known?.kind === "data-dir-locked") {
+      throw new ConnectError(`${known.message} (a server already uses it: connect to it with --url, or pick another --data-dir)`);
     }
-    if (error instanceof ConfigError || error instanceof StoreUnavailableError || error instanceof ToolConfigError) {
-      throw new ConnectError(error.message);
-    }
+    if (known) throw new ConnectError(known.message);
     throw error;
   }
   let client;

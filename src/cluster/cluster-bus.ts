@@ -4,7 +4,7 @@ import type { LoggedEvent } from "../sessions/event-log.js";
 import { BusFollower } from "./bus-follower.js";
 import { ClusterKeys } from "./cluster-keys.js";
 import type { BusEvent, BusListener, BusSubscription, EventBus, PublishOptions, PublishOutcome, ReplayOutcome } from "./event-bus.js";
-import { FencedError } from "./fenced-error.js";
+import { FencedError } from "../store/fenced-error.js";
 import { LuaScript } from "./lua-script.js";
 
 /**

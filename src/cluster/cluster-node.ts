@@ -9,6 +9,7 @@ import type { ConversationHub } from "../sessions/conversation-hub.js";
 import type { ConversationRuntime } from "../sessions/conversation-runtime.js";
 import type { HubCluster } from "../sessions/hub-cluster.js";
 import type { ConversationHandle, ConversationStore } from "../store/conversation-store.js";
+import { FencedError } from "../store/fenced-error.js";
 import { BusOutlet } from "./bus-outlet.js";
 import { BusWatches } from "./bus-watches.js";
 import { ClusterBus } from "./cluster-bus.js";
@@ -71,11 +72,6 @@ interface FencingStore {
 
 function canFence(store: ConversationStore): store is ConversationStore & FencingStore {
   return typeof (store as Partial<FencingStore>).claim === "function";
-}
-
-/** The store's or the bus's fencing refusal (each has its own class; both are named so). */
-function isFenced(error: unknown): error is Error & { current?: number; currentToken?: number } {
-  return error instanceof Error && error.name === "FencedError";
 }
 
 export interface ClusterStatusView {
@@ -197,7 +193,7 @@ export class ClusterNode implements HubCluster {
     } catch (error) {
       await lease.release();
       // The store saw a higher token than Redis gave (Redis lost its counter): take again above it.
-      if (isFenced(error) && minFence === 0) return this.takeNow(conversationId, Number(error.current ?? error.currentToken ?? 0));
+      if (error instanceof FencedError && minFence === 0) return this.takeNow(conversationId, error.current);
       throw error;
     }
     if (!handle) {
@@ -247,8 +243,7 @@ export class ClusterNode implements HubCluster {
     const endedAt = stored?.endedAt ?? new Date().toISOString();
     runtime.publish("error", { generationId: cutOff.generationId, code, message });
     if (!stored) {
-      runtime.lastError = { code, message, timestamp: endedAt };
-      runtime.generationEnded({
+      runtime.endGeneration({
         generationId: cutOff.generationId,
         outcome: "error",
         endedAt,
@@ -356,7 +351,7 @@ export class ClusterNode implements HubCluster {
         if (ends !== undefined && outcome === "published") this.markers.ended(conversationId, ends);
       },
       (error: unknown) => {
-        if (isFenced(error)) {
+        if (error instanceof FencedError) {
           const lease = this.leases.lease(conversationId);
           // Another instance holds the conversation under a newer token; ours is lost, whether or not a renewal said so yet.
           if (lease?.held && lease.fence === fence) this.leases.forfeit(conversationId);

@@ -1,5 +1,5 @@
 /**
- * Generated blocks inside hand-written files (the method list in README.md):
+ * Generated blocks inside hand-written files (the method list in docs/clients.md):
  * only the text between `<!-- BEGIN GENERATED: name -->` and
  * `<!-- END GENERATED: name -->` belongs to `npm run gen`; everything around
  * it stays the author's, and `gen:check` compares the block alone.

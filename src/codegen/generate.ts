@@ -2,7 +2,8 @@
  * `npm run gen`: write the generated files (OpenRPC document, JSON Schema,
  * TypeScript client types, errors and methods, the reference pages in
  * docs/reference/) and the generated blocks of
- * hand-written files (README.md's method list) from protocol/.
+ * hand-written guides (docs/clients.md's method list, docs/configuration.md's
+ * copy of --help) from protocol/.
  * `npm run gen:check`: regenerate into a temp dir and compare with the files
  * on disk (for a block: only the text between its markers); exit 1 naming
  * every stale file.

@@ -4,6 +4,8 @@
  * OpenRPC, so they go under the `x-notifications` and `x-error-codes`
  * extensions; each error code's `data` shape, when it has one, is its `data`
  * schema there. An experimental method carries `x-experimental` (the reason).
+ * Every method carries `x-scope`, what it acts on (conversation, connection
+ * or server; see MethodScope in protocol/inventory.ts).
  */
 import { ErrorCodes, ErrorData, ErrorMeanings, ErrorTable, type ErrorCodeName } from "../../protocol/errors.js";
 import {
@@ -42,6 +44,7 @@ export function buildOpenRpcDocument(inputs: OpenRpcInputs): JsonSchema {
       result: { name: names.result, ...describedBy(result), schema: result },
       errors: methodErrors(method, entry).map(errorObject),
       "x-params-type": names.params,
+      "x-scope": entry.scope,
       ...(entry.experimental ? { "x-experimental": entry.experimental } : {}),
     };
   });

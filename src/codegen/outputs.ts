@@ -17,11 +17,11 @@ import type { GeneratedBlock } from "./blocks.js";
 import { emitClientIndex } from "./client-emitter.js";
 import { emitClientErrors, emitClientTypes } from "./client-types.js";
 import { editorConfigSchema } from "./config-schema.js";
+import { helpBlock } from "./help-block.js";
 import { buildSchemaDocument } from "./json-schema.js";
+import { methodsBlock } from "./methods-block.js";
 import { buildOpenRpcDocument } from "./openrpc.js";
 import { emitPythonErrors, emitPythonMethods, emitPythonTypes, PYTHON_PACKAGE, readRuntime } from "./python-emitter.js";
-import { readmeFlagsBlock } from "./readme-flags.js";
-import { readmeMethodsBlock } from "./readme-methods.js";
 import { CONFIG_REFERENCE_PATH, renderConfigReference } from "./reference-config.js";
 import { PROTOCOL_REFERENCE_PATH, renderProtocolReference } from "./reference-protocol.js";
 
@@ -44,6 +44,7 @@ export function renderOutputs(root: string): Map<string, string> {
   ]);
 }
 
+/** Generated blocks in the guides: the method list (docs/clients.md) and `agentwire --help` (docs/configuration.md). */
 export function renderBlocks(): GeneratedBlock[] {
-  return [readmeMethodsBlock(), readmeFlagsBlock()];
+  return [methodsBlock(), helpBlock()];
 }

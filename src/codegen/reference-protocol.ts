@@ -163,10 +163,8 @@ function requestSections({ root, named, errorLink }: Page): string[] {
     const names = requestTypeNames(method);
     const params = toJsonSchema(entry.params, "input", `${method} params`);
     const result = toJsonSchema(entry.result, "output", `${method} result`);
-    // Read loosely so the page shows a scope once the inventory declares one.
-    const scope = (entry as { scope?: unknown }).scope;
     out.push("", `### ${code(method)}`, "", prose(entry.description));
-    if (typeof scope === "string") out.push("", `Scope: ${code(scope)}.`);
+    out.push("", scopeText(entry));
     if (entry.experimental) {
       out.push("", `**Experimental** — ${prose(entry.experimental)} Refused with ${errorLink("EXPERIMENTAL_API_REQUIRED")} unless \`initialize\` sent \`capabilities.experimentalApi: true\`.`);
     }
@@ -180,6 +178,20 @@ function requestSections({ root, named, errorLink }: Page): string[] {
     out.push("", ...exampleBlocks(example(root, names.result), names.result, (r) => ({ jsonrpc: "2.0", id, result: r }), "Response"));
   });
   return out;
+}
+
+/** Where the method runs, from its inventory scope (protocol/inventory.ts, MethodScope). */
+function scopeText(entry: RequestEntry): string {
+  switch (entry.scope) {
+    case "conversation":
+      return entry.runsOn === "caller"
+        ? "Scope: `conversation`: runs on the instance the client is connected to (it changes this connection's subscriptions); the conversation's state and events come from the instance that owns it."
+        : "Scope: `conversation`: runs on the instance that owns the conversation (forwarded there when several instances share one store).";
+    case "connection":
+      return "Scope: `connection`: acts on this connection only.";
+    case "server":
+      return "Scope: `server`: answered by the instance the client is connected to.";
+  }
 }
 
 function notificationSections({ root, named }: Page): string[] {

@@ -75,13 +75,13 @@ export class Agent {
   }
 
   /**
-   * `step` as the method answers it: the context's images are checked
-   * against the model first (that needs the records, so it is asynchronous),
-   * then step() checks everything else and starts the generation synchronously.
+   * The `step` method: the context's images are checked against the model
+   * first (that needs the records, so it is asynchronous), then start()
+   * checks everything else and starts the generation synchronously.
    */
-  async stepChecked(runtime: ConversationRuntime, params: StepParams): Promise<{ generationId: string }> {
-    runtime.assertLive();
-    if (runtime.generation) throw RpcError.generationInProgress(runtime.generation.id);
+  async step(runtime: ConversationRuntime, params: StepParams): Promise<{ generationId: string }> {
+    // Refused before any record is read; start() checks again, as the runtime does when the generation begins.
+    runtime.assertCanBegin();
     const model = this.modelOf(runtime, params);
     const route = model === undefined ? undefined : this.route(model);
     // Only a model declared without image input needs the records read.
@@ -89,12 +89,28 @@ export class Agent {
       const problem = capabilityProblem(route.qualified, route.capabilities, { toolCount: 0, images: true })!;
       throw RpcError.capabilityUnsupported(problem.message, route.qualified, problem.capability);
     }
-    return this.step(runtime, params);
+    return this.start(runtime, params);
   }
 
-  step(runtime: ConversationRuntime, params: StepParams): { generationId: string } {
-    runtime.assertLive();
-    if (runtime.generation) throw RpcError.generationInProgress(runtime.generation.id);
+  /**
+   * Go on with tool calls a stopped generation left pending. No generation
+   * survives its process (nor an instance that lost the conversation), so
+   * such calls wait on disk with nothing running that could offer, decide
+   * or run them: a new generation starts and offers them first. Used when
+   * tool.confirm names one of them (after a restart) and by a cluster
+   * takeover (at once).
+   */
+  resume(runtime: ConversationRuntime): { generationId: string } {
+    return this.start(runtime, {});
+  }
+
+  /**
+   * The one place a generation starts (step and resume come here): every
+   * check, then the runtime makes it its running generation, then the loop
+   * runs — offering the stored pending calls first, if any.
+   */
+  private start(runtime: ConversationRuntime, params: StepParams): { generationId: string } {
+    runtime.assertCanBegin();
     const model = this.modelOf(runtime, params);
     if (!model) throw RpcError.modelNotConfigured();
     const route = this.route(model);
@@ -112,7 +128,7 @@ export class Agent {
       images: false,
     });
     if (problem) throw RpcError.capabilityUnsupported(problem.message, route.qualified, problem.capability);
-    runtime.generation = generation;
+    runtime.beginGeneration(generation);
     this.running++;
     this.generationHooks?.started(runtime.id, generation.id);
     void runGeneration(generation, runtime, this.deps(runtime.id, generation.id), runtime.storedPendingCalls()).finally(() => {
@@ -153,8 +169,8 @@ export class Agent {
     if (!runtime.generation?.offered(toolCallId)) {
       const storedPending = runtime.storedPendingCalls().some((r) => r.toolCallId === toolCallId);
       if (storedPending && !runtime.generation) {
-        // A pending call left by an earlier server process: resume the loop to offer it again.
-        this.step(runtime, {});
+        // A pending call left by an earlier server process (or a lost owner): a new generation offers it again.
+        this.resume(runtime);
       } else {
         const stored = await runtime.handle.findToolCall(toolCallId);
         if (!stored) throw RpcError.toolCallNotFound(toolCallId);
@@ -183,7 +199,7 @@ export class Agent {
       }
       case "auto":
         generation.decide(toolCallId, { action: "confirm" });
-        runtime.autoConfirmRemaining = params.count ?? 0;
+        runtime.grantAutoConfirm(params.count ?? 0);
         // Calls offered together with this one and still waiting fall under the same budget.
         generation.autoConfirmWaiting();
         break;

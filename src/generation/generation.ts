@@ -147,11 +147,7 @@ export class Generation implements ActiveGeneration {
       this.stepAutoConfirm--;
       return true;
     }
-    if (this.runtime.autoConfirmRemaining > 0) {
-      this.runtime.autoConfirmRemaining--;
-      return true;
-    }
-    return false;
+    return this.runtime.spendAutoConfirm();
   }
 
   /** Stop for a server shutdown: like interrupt, but undecided calls are kept, not skipped. */
@@ -202,7 +198,7 @@ export class Generation implements ActiveGeneration {
       finalRecordId: this.finalRecordId,
     };
     try {
-      this.runtime.generationEnded(summary);
+      this.runtime.endGeneration(summary);
     } finally {
       this.finish();
     }

@@ -9,20 +9,19 @@
 import { ErrorCodes, ErrorMeanings, type MessageRecord, type ToolCallRecord } from "../../protocol/index.js";
 import { loadContextImages } from "../attachments/context-images.js";
 import { buildLlmContext, DECLINED_TEXT } from "../context/build-llm-context.js";
-import { ContextTooLargeError, readContextRecords } from "../context/context-records.js";
+import { readContextRecords } from "../context/context-records.js";
 import { newId } from "../ids.js";
 import type { LlmProvider, LlmToolSpec, ProposedToolCall, Usage } from "../llm/provider.js";
 import { LlmError } from "../llm/provider.js";
 import type { Logger } from "../logging/logger.js";
 import type { ConversationRuntime } from "../sessions/conversation-runtime.js";
-import { FencedError } from "../store/fenced-error.js";
-import { StoreFileError } from "../store/store-file-error.js";
 import type { ToolRegistry } from "../tools/tool.js";
 import { decodeArguments, formatArgumentIssues, validateArguments } from "../tools/validate-arguments.js";
 import { approvalVerdict, deniedByPolicyText, isDeniedByPolicy } from "./approval-policy.js";
 import type { Generation } from "./generation.js";
 import { ProgressCoalescer } from "./progress-coalescer.js";
 import { PendingToolCall } from "./tool-decision.js";
+import { wireError } from "./wire-errors.js";
 
 export interface LoopDeps {
   /** The provider serving `model` (resolved per model call: the conversation's model may change mid-step). */
@@ -68,7 +67,7 @@ export async function runGeneration(
     else loop.fail(error);
   } finally {
     if (generation.interrupted) await loop.settleInterrupted().catch((e) => deps.log.error("settling an interrupt failed", e));
-    runtime.generation = null;
+    // The runtime learns the ending (and that nothing runs any more) from the generation.
     generation.end();
   }
 }
@@ -120,7 +119,6 @@ class Loop {
       };
 
       if (toolCalls.length === 0) {
-        this.runtime.lastError = null;
         complete(true);
         return;
       }
@@ -136,7 +134,6 @@ class Loop {
           generationId: this.generation.id,
           timestamp: new Date().toISOString(),
         });
-        this.runtime.lastError = null;
         complete(true);
         return;
       }
@@ -449,7 +446,6 @@ class Loop {
     this.generation.calls.clear();
     if (abandoned) {
       const { code, message } = abandoned;
-      this.runtime.lastError = { code, message, timestamp: new Date().toISOString() };
       this.generation.outcome = { outcome: "error", error: { code, message } };
       this.runtime.publish("error", { generationId: this.generation.id, code, message });
     } else {
@@ -459,34 +455,15 @@ class Loop {
     await this.runtime.delivered();
   }
 
-  /** End the generation with one `error` event; the conversation stays usable. */
+  /** End the generation with one `error` event (as src/generation/wire-errors.ts maps its cause); the conversation stays usable. */
   fail(error: unknown): void {
-    let code: number = ErrorCodes.INTERNAL_ERROR;
-    let message = "Internal error";
-    let status: number | undefined;
-    if (error instanceof LlmError) {
-      code = ErrorCodes.LLM_ERROR;
-      message = error.message;
-      status = error.status;
-    } else if (error instanceof StoreFileError) {
-      // The path stays in the server log; the client learns what kind of failure it was.
-      this.deps.log.error(`generation ${this.generation.id} could not write its records`, error);
-      code = ErrorCodes.STORAGE_ERROR;
-      message = "Storage error: the conversation could not be written to disk";
-    } else if (error instanceof FencedError) {
-      // Cluster mode: another instance took the conversation over and the store refused this one's write.
-      code = ErrorCodes.OWNER_UNAVAILABLE;
-      message = `${ErrorMeanings.OWNER_UNAVAILABLE}: another instance took this conversation over, so this generation was stopped; records stored before are kept`;
-    } else if (error instanceof ContextTooLargeError) {
-      code = ErrorCodes.LIMIT_EXCEEDED;
-      message = `Limit exceeded: ${error.message}; lower settings.toolHistoryRounds or continue in a new conversation`;
-    } else {
-      this.deps.log.error(`generation ${this.generation.id} failed`, error);
-    }
-    const timestamp = new Date().toISOString();
-    this.runtime.lastError = { code, message, ...(status !== undefined ? { status } : {}), timestamp };
-    this.generation.outcome = { outcome: "error", error: { code, message, ...(status !== undefined ? { status } : {}) } };
-    this.runtime.publish("error", { generationId: this.generation.id, code, message, ...(status !== undefined ? { status } : {}) });
+    const wire = wireError(error, { kind: "generation", generationId: this.generation.id }, this.deps.log);
+    if (!wire) this.deps.log.error(`generation ${this.generation.id} failed`, error);
+    const { code, message, status } = wire ?? { code: ErrorCodes.INTERNAL_ERROR, message: ErrorMeanings.INTERNAL_ERROR };
+    const ending = { code, message, ...(status !== undefined ? { status } : {}) };
+    // The runtime's lastError follows from this outcome when the generation ends.
+    this.generation.outcome = { outcome: "error", error: ending };
+    this.runtime.publish("error", { generationId: this.generation.id, ...ending });
   }
 
   private storeMessage(record: MessageRecord): Promise<void> {

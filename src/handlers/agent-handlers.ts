@@ -1,27 +1,15 @@
-import type { RequestContext } from "../app.js";
-import type { HandlerTable } from "../rpc/dispatcher.js";
+import type { MethodHandlers } from "./scope-binding.js";
 
-type Handlers = HandlerTable<RequestContext>;
+type Handlers = MethodHandlers;
 
-export const step: Handlers["step"] = async (params, { app }) => {
-  const runtime = await app.hub.get(params.conversationId);
-  return app.agent.stepChecked(runtime, params);
-};
+export const step: Handlers["step"] = (params, { app }, runtime) => app.agent.step(runtime, params);
 
-export const interrupt: Handlers["interrupt"] = async (params, { app }) => {
-  const runtime = await app.hub.get(params.conversationId);
-  return app.agent.interrupt(runtime);
-};
+export const interrupt: Handlers["interrupt"] = (_params, { app }, runtime) => app.agent.interrupt(runtime);
 
-export const generationWait: Handlers["generation.wait"] = async (params, { app, connection }) => {
-  const runtime = await app.hub.get(params.conversationId);
-  return app.agent.waits.wait(runtime, params, connection);
-};
+export const generationWait: Handlers["generation.wait"] = (params, { app, connection }, runtime) =>
+  app.agent.waits.wait(runtime, params, connection);
 
-export const toolConfirm: Handlers["tool.confirm"] = async (params, { app }) => {
-  const runtime = await app.hub.get(params.conversationId);
-  return app.agent.confirm(runtime, params);
-};
+export const toolConfirm: Handlers["tool.confirm"] = (params, { app }, runtime) => app.agent.confirm(runtime, params);
 
 export const toolsList: Handlers["tools.list"] = (_params, { app }) => app.agent.listTools();
 

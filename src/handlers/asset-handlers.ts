@@ -1,17 +1,16 @@
 import { MAX_ASSET_BYTES } from "../../protocol/index.js";
-import type { RequestContext } from "../app.js";
 import { sniffImageType } from "../attachments/image-type.js";
 import { newId } from "../ids.js";
-import type { HandlerTable } from "../rpc/dispatcher.js";
 import { RpcError } from "../rpc/rpc-error.js";
 import type { AssetInfo } from "../store/conversation-store.js";
+import type { MethodHandlers } from "./scope-binding.js";
 
-type Handlers = HandlerTable<RequestContext>;
+type Handlers = MethodHandlers;
 
 /** Standard base64 (padding optional): Buffer.from would silently skip anything else and store garbage. */
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
-export const assetUpload: Handlers["asset.upload"] = async (params, { app }) => {
+export const assetUpload: Handlers["asset.upload"] = async (params, _context, runtime) => {
   const bytes = decodeBase64(params.data);
   if (bytes.length > MAX_ASSET_BYTES) {
     throw RpcError.invalidParam("data", `the image is ${bytes.length} bytes, over the limit of ${MAX_ASSET_BYTES}`, "too_big");
@@ -21,7 +20,6 @@ export const assetUpload: Handlers["asset.upload"] = async (params, { app }) => 
   if (params.mimeType !== undefined && params.mimeType !== mimeType) {
     throw RpcError.invalidParam("mimeType", `the bytes are ${mimeType}, not ${params.mimeType}`);
   }
-  const runtime = await app.hub.get(params.conversationId);
   const info: AssetInfo = {
     assetId: newId("a"),
     mimeType,

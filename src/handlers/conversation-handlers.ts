@@ -8,15 +8,15 @@ import {
 } from "../../protocol/index.js";
 import type { App, RequestContext } from "../app.js";
 import { newId } from "../ids.js";
-import type { HandlerTable } from "../rpc/dispatcher.js";
 import { RpcError } from "../rpc/rpc-error.js";
-import { ConversationDamagedError, InvalidCursorError } from "../store/conversation-store.js";
+import { InvalidCursorError } from "../store/conversation-store.js";
 import { createWithRecords, pagesOf } from "./create-with-records.js";
 import { forkPoint } from "./fork-point.js";
 import { checkImportedHistory, toStoredRecords } from "./history-import.js";
 import { checkTextSize } from "./text-size.js";
+import type { DamagedHandlers, MethodHandlers } from "./scope-binding.js";
 
-type Handlers = HandlerTable<RequestContext>;
+type Handlers = MethodHandlers;
 
 /** Records are read this many at a time for conversation.get, so an oversized answer is refused before it is built. */
 const READ_CHUNK = 500;
@@ -62,8 +62,7 @@ function forkTitle(title: string): string {
   return title === "" ? "(fork)" : `${title.slice(0, 493)} (fork)`;
 }
 
-export const conversationFork: Handlers["conversation.fork"] = async (params, { app }) => {
-  const source = await app.hub.get(params.conversationId);
+export const conversationFork: Handlers["conversation.fork"] = async (params, { app }, source) => {
   const { handle } = source;
   const read = (from: number, to: number) => {
     source.lastUsed = Date.now(); // a long copy keeps the original loaded
@@ -120,8 +119,7 @@ export const conversationList: Handlers["conversation.list"] = async (params, { 
   }
 };
 
-export const conversationGet: Handlers["conversation.get"] = async (params, { app }) => {
-  const runtime = await app.hub.get(params.conversationId);
+export const conversationGet: Handlers["conversation.get"] = async (params, { app }, runtime) => {
   const { handle } = runtime;
   const conversation = handle.conversation;
   const state = runtime.state();
@@ -148,11 +146,10 @@ export const conversationGet: Handlers["conversation.get"] = async (params, { ap
   return { conversation, records, state };
 };
 
-export const conversationUpdate: Handlers["conversation.update"] = async (params, { app }) => {
+export const conversationUpdate: Handlers["conversation.update"] = async (params, { app }, runtime) => {
   if (params.system) checkTextSize("system", params.system, app.config.limits.maxMessageBytes);
   const workspace =
     params.workspace === undefined || params.workspace === null ? params.workspace : await checkWorkspace(params.workspace);
-  const runtime = await app.hub.get(params.conversationId);
   const current = runtime.handle.conversation;
   const next: Conversation = {
     ...current,
@@ -170,33 +167,21 @@ export const conversationUpdate: Handlers["conversation.update"] = async (params
   return runtime.handle.conversation;
 };
 
-export const conversationDelete: Handlers["conversation.delete"] = async (params, { app }) => {
-  let runtime;
-  try {
-    runtime = await app.hub.get(params.conversationId);
-  } catch (error) {
-    // A conversation whose files are damaged cannot be loaded, but it can be removed.
-    if (error instanceof ConversationDamagedError && (await app.hub.deleteUnloaded(params.conversationId))) return {};
-    throw error;
-  }
+export const conversationDelete: Handlers["conversation.delete"] = async (_params, { app }, runtime) => {
   await app.hub.delete(runtime);
   return {};
 };
 
-export const conversationSubscribe: Handlers["conversation.subscribe"] = async (params, { app, connection }) => {
-  // Cluster mode: served by the owner's runtime when it is here, else from the event bus.
-  if (app.cluster) return app.cluster.subscribe(connection, params.conversationId, params.afterSeq);
-  const runtime = await app.hub.get(params.conversationId);
-  const outcome = app.hub.subscribe(connection, runtime, params.afterSeq);
-  return { conversation: runtime.handle.conversation, state: runtime.state(), ...outcome };
+/** A conversation whose files are damaged cannot be loaded, but it can be removed. */
+export const deleteDamaged: DamagedHandlers["conversation.delete"] = async (params, { app }, damage) => {
+  if (await app.hub.deleteUnloaded(params.conversationId)) return {};
+  throw damage;
 };
 
+export const conversationSubscribe: Handlers["conversation.subscribe"] = (params, { app, connection }) =>
+  app.hub.follow(connection, params.conversationId, params.afterSeq);
+
 export const conversationUnsubscribe: Handlers["conversation.unsubscribe"] = async (params, { app, connection }) => {
-  // Leaving works even for a conversation that was deleted or damaged meanwhile.
-  if (!connection.subscriptions.has(params.conversationId)) {
-    if (app.cluster) await app.cluster.snapshotOf(params.conversationId);
-    else await app.hub.get(params.conversationId);
-  }
-  app.hub.unsubscribe(connection, params.conversationId);
+  await app.hub.leave(connection, params.conversationId);
   return {};
 };

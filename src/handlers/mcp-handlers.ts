@@ -1,7 +1,6 @@
-import type { RequestContext } from "../app.js";
-import type { HandlerTable } from "../rpc/dispatcher.js";
+import type { MethodHandlers } from "./scope-binding.js";
 
-type Handlers = HandlerTable<RequestContext>;
+type Handlers = MethodHandlers;
 
 export const mcpList: Handlers["mcp.list"] = async (_params, { app }) => ({ servers: await app.mcp.servers() });
 

@@ -1,20 +1,18 @@
 import type { MessageRecord } from "../../protocol/index.js";
-import type { RequestContext } from "../app.js";
 import { resolveAttachments } from "../attachments/resolve-attachments.js";
 import { newId } from "../ids.js";
-import type { HandlerTable } from "../rpc/dispatcher.js";
 import { RpcError } from "../rpc/rpc-error.js";
 import type { ConversationRuntime } from "../sessions/conversation-runtime.js";
 import { checkTextSize } from "./text-size.js";
+import type { MethodHandlers } from "./scope-binding.js";
 
-type Handlers = HandlerTable<RequestContext>;
+type Handlers = MethodHandlers;
 
-export const messageAppend: Handlers["message.append"] = async (params, { app }) => {
+export const messageAppend: Handlers["message.append"] = async (params, { app }, runtime) => {
   checkTextSize("content", params.content, app.config.limits.maxMessageBytes);
   const inputs = params.attachments ?? [];
   // Images are not allowed in system messages by the chat API; files there would be read as instructions.
   if (inputs.length > 0 && params.role !== "user") throw RpcError.invalidParam("attachments", "only user messages carry attachments");
-  const runtime = await app.hub.get(params.conversationId);
   if (params.role === "assistant") checkAssistantAppend(runtime);
   const attachments =
     inputs.length > 0

@@ -1,11 +1,10 @@
 import { notifications, PROTOCOL_MAJOR, PROTOCOL_VERSION, requests } from "../../protocol/index.js";
-import type { RequestContext } from "../app.js";
-import type { HandlerTable } from "../rpc/dispatcher.js";
 import { RpcError } from "../rpc/rpc-error.js";
 import { SERVER_VERSION } from "../server-version.js";
 import { notificationFrame } from "../sessions/notification-frame.js";
+import type { MethodHandlers } from "./scope-binding.js";
 
-type Handlers = HandlerTable<RequestContext>;
+type Handlers = MethodHandlers;
 
 export const initialize: Handlers["initialize"] = (params, { connection, app, afterReply }) => {
   if (connection.initialized) throw RpcError.alreadyInitialized();

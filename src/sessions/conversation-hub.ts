@@ -5,7 +5,7 @@ import { RpcError } from "../rpc/rpc-error.js";
 import type { ConversationHandle, ConversationStore } from "../store/conversation-store.js";
 import type { GenerationEnding } from "./active-generation.js";
 import type { Connection } from "./connection.js";
-import type { HubCluster } from "./hub-cluster.js";
+import type { FollowOutcome, HubCluster } from "./hub-cluster.js";
 import { ConversationRuntime, type RuntimeLimits } from "./conversation-runtime.js";
 import { ReplayBudget } from "./event-log.js";
 import type { RuntimeObserver } from "./runtime-observer.js";
@@ -124,7 +124,7 @@ export class ConversationHub {
     if (this.subscribers.get(id) === runtime.subscribers) this.subscribers.delete(id);
     await runtime.generation?.abandon(ending).catch((error: unknown) => this.log.error(`stopping the generation of conversation ${id} failed`, error));
     await runtime.delivered();
-    runtime.silenced = true;
+    runtime.silence();
     const watchers = [...runtime.subscribers];
     runtime.subscribers.clear();
     const endedHere = new Set(runtime.recentGenerations.map((g) => g.generationId));
@@ -162,6 +162,31 @@ export class ConversationHub {
     return { replayed, resync };
   }
 
+  /**
+   * conversation.subscribe: subscribe `connection` wherever the conversation
+   * runs. Cluster mode: served by the owner's runtime when it is here, else
+   * from the event bus (HubCluster.subscribe).
+   */
+  async follow(connection: Connection, conversationId: string, afterSeq: number | undefined): Promise<FollowOutcome> {
+    if (this.cluster) return this.cluster.subscribe(connection, conversationId, afterSeq);
+    const runtime = await this.get(conversationId);
+    const outcome = this.subscribe(connection, runtime, afterSeq);
+    return { conversation: runtime.handle.conversation, state: runtime.state(), ...outcome };
+  }
+
+  /**
+   * conversation.unsubscribe. Leaving works even for a conversation that was
+   * deleted or damaged meanwhile; a conversation never subscribed to must
+   * exist (asked of its owner in cluster mode), or CONVERSATION_NOT_FOUND.
+   */
+  async leave(connection: Connection, conversationId: string): Promise<void> {
+    if (!connection.subscriptions.has(conversationId)) {
+      if (this.cluster) await this.cluster.snapshotOf(conversationId);
+      else await this.get(conversationId);
+    }
+    this.unsubscribe(connection, conversationId);
+  }
+
   unsubscribe(connection: Connection, conversationId: string): void {
     const set = this.subscribers.get(conversationId);
     set?.delete(connection);
@@ -178,7 +203,7 @@ export class ConversationHub {
 
   async delete(runtime: ConversationRuntime): Promise<void> {
     // Marked first, so a request that arrives while the delete is under way already gets "not found".
-    runtime.deleted = true;
+    runtime.markDeleted();
     if (runtime.generation) await runtime.generation.interrupt();
     runtime.publish("conversation_updated", { conversation: runtime.handle.conversation, deleted: true });
     await runtime.delivered();

@@ -65,11 +65,19 @@ export class ConversationRuntime {
   private announced: Promise<void> = Promise.resolve();
   private commitsInFlight = 0;
   readonly events: EventLog;
-  generation: ActiveGeneration | null = null;
+  /*
+   * The run state. It changes only through this class's methods (begin and
+   * end a generation, grant and spend auto-confirm, mark deleted, silence;
+   * lastError as publish announces generations' endings), so its rules live
+   * in one place: one generation at a time, nothing starts on a deleted
+   * conversation, lastError says what the latest ending said.
+   */
+  #generation: ActiveGeneration | null = null;
   /** Tool uses still to run without asking; belongs to the conversation, not to a client. */
-  autoConfirmRemaining = 0;
-  lastError: LastError | null = null;
-  deleted = false;
+  #autoConfirmRemaining = 0;
+  #lastError: LastError | null = null;
+  #deleted = false;
+  #silenced = false;
   /** Last time a request or an event touched it (ms since epoch), for unloading. */
   lastUsed = Date.now();
   /**
@@ -85,12 +93,6 @@ export class ConversationRuntime {
    * so the token path pays one property test.
    */
   outlet: EventOutlet | null = null;
-  /**
-   * Set when this instance lost the conversation to another (cluster mode):
-   * nothing it still numbers leaves, neither to local subscribers nor to the
-   * bus, while its generation winds down.
-   */
-  silenced = false;
 
   constructor(
     readonly handle: ConversationHandle,
@@ -106,8 +108,8 @@ export class ConversationRuntime {
     this.events = new EventLog(limits.eventLogSize, limits.eventLogBytes, budget);
     const stored = handle.runState;
     if (stored) {
-      this.lastError = stored.lastError;
-      this.autoConfirmRemaining = stored.autoConfirmRemaining;
+      this.#lastError = stored.lastError;
+      this.#autoConfirmRemaining = stored.autoConfirmRemaining;
       if (stored.lastGeneration) this.recentGenerations.push(stored.lastGeneration);
     }
   }
@@ -116,9 +118,78 @@ export class ConversationRuntime {
     return this.recentGenerations.at(-1) ?? null;
   }
 
+  /** The running generation, if any. */
+  get generation(): ActiveGeneration | null {
+    return this.#generation;
+  }
+
+  /**
+   * The error that ended the latest generation that did not complete;
+   * cleared when one completes. Follows the endings as they are announced
+   * (see publish), so a client that saw the `error` finds it in the state.
+   */
+  get lastError(): LastError | null {
+    return this.#lastError;
+  }
+
+  get autoConfirmRemaining(): number {
+    return this.#autoConfirmRemaining;
+  }
+
+  /** Set once a delete has begun: requests find the conversation gone from then on. */
+  get deleted(): boolean {
+    return this.#deleted;
+  }
+
+  /**
+   * Set when this instance lost the conversation to another (cluster mode):
+   * nothing it still numbers leaves, neither to local subscribers nor to the
+   * bus, while its generation winds down.
+   */
+  get silenced(): boolean {
+    return this.#silenced;
+  }
+
+  /**
+   * Make `generation` the running one (Agent.start, the one place a
+   * generation starts). One at a time, and none on a deleted conversation.
+   */
+  beginGeneration(generation: ActiveGeneration): void {
+    this.assertCanBegin();
+    this.#generation = generation;
+  }
+
+  /** Throws what beginGeneration would: the conversation is deleted, or a generation runs. */
+  assertCanBegin(): void {
+    this.assertLive();
+    if (this.#generation) throw RpcError.generationInProgress(this.#generation.id);
+  }
+
+  /** tool.confirm "auto": the next `count` tool uses run without asking. */
+  grantAutoConfirm(count: number): void {
+    this.#autoConfirmRemaining = count;
+  }
+
+  /** Use one unit of the conversation's auto-confirm budget; false when none is left. */
+  spendAutoConfirm(): boolean {
+    if (this.#autoConfirmRemaining <= 0) return false;
+    this.#autoConfirmRemaining--;
+    return true;
+  }
+
+  /** A delete has begun (ConversationHub.delete): nothing may be written or started after it. */
+  markDeleted(): void {
+    this.#deleted = true;
+  }
+
+  /** This instance lost the conversation (cluster mode): nothing more leaves the runtime. */
+  silence(): void {
+    this.#silenced = true;
+  }
+
   /** What must outlive this runtime (see RunState). */
   runState(): RunState {
-    return { lastError: this.lastError, lastGeneration: this.lastGeneration, autoConfirmRemaining: this.autoConfirmRemaining };
+    return { lastError: this.#lastError, lastGeneration: this.lastGeneration, autoConfirmRemaining: this.#autoConfirmRemaining };
   }
 
   /**
@@ -128,7 +199,7 @@ export class ConversationRuntime {
    * lastGeneration would be stale after a restart.
    */
   async saveRunState(): Promise<void> {
-    if (this.deleted) return;
+    if (this.#deleted) return;
     const state = this.runState();
     if (JSON.stringify(state) === JSON.stringify(this.handle.runState ?? emptyRunState())) return;
     await this.commit(this.handle.updateRunState(state), () => {}).catch((error) =>
@@ -137,11 +208,14 @@ export class ConversationRuntime {
   }
 
   /**
-   * A generation has ended (Generation.end): remember how, tell those
-   * waiting for it, and store it. Synchronous up to the store write, so a
-   * waiter woken by the generation's `done` already finds it here.
+   * A generation has ended (Generation.end, or a cluster takeover ending one
+   * its lost owner ran): it is no longer the running one, how it ended is
+   * kept, those waiting for it are told, and it is stored. Synchronous up to
+   * the store write, so a waiter woken by the generation's `done` already
+   * finds it here.
    */
-  generationEnded(summary: GenerationSummary): void {
+  endGeneration(summary: GenerationSummary): void {
+    if (this.#generation?.id === summary.generationId) this.#generation = null;
     this.recentGenerations.push(summary);
     if (this.recentGenerations.length > RECENT_GENERATIONS) this.recentGenerations.shift();
     for (const listener of [...this.endListeners]) listener(summary);
@@ -170,7 +244,7 @@ export class ConversationRuntime {
    * while the caller awaited, and nothing may be written after it.
    */
   assertLive(): void {
-    if (this.deleted) throw RpcError.conversationNotFound(this.id);
+    if (this.#deleted) throw RpcError.conversationNotFound(this.id);
   }
 
   get id(): string {
@@ -184,7 +258,7 @@ export class ConversationRuntime {
 
   /** True while something is being written or waits to be announced: not safe to unload. */
   get busy(): boolean {
-    return this.generation !== null || this.commitsInFlight > 0 || this.outbox.length > 0;
+    return this.#generation !== null || this.commitsInFlight > 0 || this.outbox.length > 0;
   }
 
   /**
@@ -224,7 +298,10 @@ export class ConversationRuntime {
     const params = { conversationId: this.id, seq, timestamp: new Date().toISOString(), ...payload } as NotificationParams<N>;
     const event: LoggedEvent = { seq, method, frame: notificationFrame(method, params) };
     const ends = endedGeneration(method, payload);
-    if (ends !== undefined) event.endsGeneration = ends;
+    if (ends !== undefined) {
+      event.endsGeneration = ends;
+      this.noteEnding(ends, method, params);
+    }
     if (seq > this.wanted - SEQ_MARGIN) this.reserve(seq + SEQ_BLOCK);
     if (seq <= this.durable && this.outbox.length === 0) this.send(event);
     else this.outbox.push(event);
@@ -243,16 +320,31 @@ export class ConversationRuntime {
 
   state(): ConversationState {
     return {
-      generating: this.generation !== null,
-      generationId: this.generation?.id ?? null,
+      generating: this.#generation !== null,
+      generationId: this.#generation?.id ?? null,
       pendingTools:
-        this.generation?.pendingTools() ??
+        this.#generation?.pendingTools() ??
         this.storedPendingCalls().map((r) => ({ toolCallId: r.toolCallId, toolName: r.toolName, arguments: r.arguments })),
-      autoConfirmRemaining: this.autoConfirmRemaining,
-      lastError: this.lastError,
+      autoConfirmRemaining: this.#autoConfirmRemaining,
+      lastError: this.#lastError,
       lastGeneration: publicLastGeneration(this.lastGeneration),
       seq: this.sent,
     };
+  }
+
+  /**
+   * lastError follows each generation's announced ending: an `error` sets
+   * it, a final generation_complete clears it, `interrupted` leaves it. An
+   * ending announced again for a generation already ended (a takeover
+   * repeating the ending its lost owner stored) changes nothing.
+   */
+  private noteEnding(generationId: string, method: NotificationMethod, params: object): void {
+    if (this.recentGenerations.some((g) => g.generationId === generationId)) return;
+    if (method === "generation_complete") this.#lastError = null;
+    if (method === "error") {
+      const { code, message, status, timestamp } = params as NotificationParams<"error">;
+      this.#lastError = { code, message, ...(status !== undefined ? { status } : {}), timestamp };
+    }
   }
 
   /** Calls of the open round still pending on disk (left by a stop): the next step offers them again. */
@@ -268,7 +360,7 @@ export class ConversationRuntime {
   }
 
   private send(event: LoggedEvent): void {
-    if (this.silenced) return;
+    if (this.#silenced) return;
     this.outlet?.send(event);
     this.sent = event.seq;
     this.events.push(event);
@@ -300,7 +392,7 @@ export class ConversationRuntime {
         this.log.error(`could not persist the seq reservation of conversation ${this.id}; retrying`, error);
         this.retryTimer = setTimeout(() => {
           this.retryTimer = null;
-          if (!this.deleted) this.writeReservation();
+          if (!this.#deleted) this.writeReservation();
         }, RESERVE_RETRY_MS);
         this.retryTimer.unref();
       },

@@ -1,3 +1,4 @@
+import type { Conversation, ConversationState } from "../../protocol/index.js";
 import type { Connection } from "./connection.js";
 import type { ConversationRuntime } from "./conversation-runtime.js";
 
@@ -23,8 +24,24 @@ export interface HubCluster {
    * off the bus) is not sent again.
    */
   watch(connection: Connection, conversationId: string, afterSeq: number, endedHere?: ReadonlySet<string>): void;
+  /**
+   * conversation.subscribe in cluster mode: the owner's snapshot (forwarded
+   * to it), then the events from the owner's runtime when it is here and its
+   * log can answer `afterSeq`, else from the bus.
+   */
+  subscribe(connection: Connection, conversationId: string, afterSeq: number | undefined): Promise<FollowOutcome>;
+  /** The owner's view of the conversation, wherever it runs; CONVERSATION_NOT_FOUND when there is none. */
+  snapshotOf(conversationId: string): Promise<{ conversation: Conversation; state: ConversationState }>;
   /** End a subscription served from the bus (unsubscribe, disconnect). */
   unwatch(connection: Connection, conversationId: string): void;
   /** Subscriptions served from the bus. */
   watchCount(): number;
+}
+
+/** What conversation.subscribe answers: the conversation as it is now, and how the missed events were made up. */
+export interface FollowOutcome {
+  conversation: Conversation;
+  state: ConversationState;
+  replayed: number;
+  resync: boolean;
 }

@@ -1,8 +1,11 @@
 /**
- * A write by a handle whose fencing token is no longer the conversation's:
- * another instance has claimed the conversation with a higher token since
- * (issue 14's ownership). The write changed nothing. Kept apart from the
- * PostgreSQL store so the ownership code can test for it without loading pg.
+ * A write whose fencing token is no longer the conversation's: another
+ * instance has claimed the conversation with a higher token since (issue
+ * 14's ownership). Raised by the store (PostgreSQL) for a record or state
+ * write and by the cluster's event bus for a publish; the write changed
+ * nothing. The one class for both: it lives here, the lower of the two
+ * layers, apart from the PostgreSQL store so the cluster and the generation
+ * loop can test for it without loading pg.
  */
 export class FencedError extends Error {
   constructor(

@@ -3,7 +3,7 @@ import { StoreFileError } from "./store-file-error.js";
 /**
  * A PostgreSQL failure while reading or writing. It is a StoreFileError to
  * the layers above, so the server answers a database that is down exactly
- * as it answers a full disk (one mapping, in src/handlers/error-translation.ts);
+ * as it answers a full disk (one mapping, in src/generation/wire-errors.ts);
  * its message names the database and the operation instead of a file.
  */
 export class StoreDatabaseError extends StoreFileError {

@@ -1,5 +1,5 @@
 /**
- * Takes the README's picture of the web client: a server with the fake
+ * Takes the picture of the web client in docs/clients.md: a server with the fake
  * model, a short scripted conversation (reasoning, a confirmed tool call, a
  * markdown answer, a tool call waiting for approval), photographed by
  * Debian's Chromium. Nothing leaves the machine.

@@ -4,6 +4,7 @@
  * occurrence is replaced with replace_all), so an edit never lands somewhere
  * the model did not mean.
  */
+import { setImmediate } from "node:timers/promises";
 import * as z from "zod";
 import type { Tool } from "../tool.js";
 import { fileChangeResult } from "./file-change-result.js";
@@ -55,12 +56,15 @@ export function createEditFileTool(options: OpenFileOptions): Tool<EditFileArgum
             `old_string occurs ${count} times in ${target.display}; include more surrounding text to make it unique, or set replace_all to replace every occurrence`,
           );
         }
+        // Reading, searching and replacing are each a pass over up to 8 MiB on the main thread: in turns
+        // of their own, so that other clients are served between them.
+        await setImmediate();
         // split/join, not String.replace: "$&" and friends in new_string stay literal.
         const after = text.split(oldString).join(newString);
         throwIfStopped(signal);
         await writeAtomically(target.root, target.real, target.display, after, mode, signal);
         const summary = `Edited ${target.display}: replaced ${count} occurrence${count === 1 ? "" : "s"}`;
-        return fileChangeResult(target.display, summary, text, after);
+        return fileChangeResult(target.display, summary, text, after, signal);
       }),
   };
 }

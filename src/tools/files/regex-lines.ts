@@ -1,12 +1,31 @@
 /**
- * Matching a model's regular expression against a file's lines without
- * letting it hang the server. A JS RegExp runs synchronously on the event
- * loop, and a pattern like `(a+)+$` can backtrack for minutes on one line:
- * no signal or timer could stop it. V8 can interrupt a script run through
- * `vm` with a `timeout`, regular expression included, so the per-file match
- * loop runs there with a time limit.
+ * The lines of some texts that a model's regular expression matches, for
+ * search_files. A JS RegExp runs synchronously, and a pattern like `(a+)+$`
+ * can backtrack for hours on one line, so this runs as an offload job (see
+ * ../offload/deadline-workers.ts): in a worker thread, never on the
+ * server's main thread.
+ *
+ * Within the job, each text is matched through `vm` with a timeout (V8 can
+ * interrupt a script there, in a regular expression too) set to what is
+ * left of the call's budget: the job then stops at the text where the
+ * budget ran out and says which, keeping the matches before it. The
+ * worker's own deadline, a little later, is the hard limit behind that.
  */
 import vm from "node:vm";
+
+export interface LineMatchesInput {
+  /** The pattern's source and flags, compiled here (and kept for the next job of the same search). */
+  source: string;
+  flags: string;
+  /** The texts (one per file), matched in order. */
+  texts: string[];
+  /** Most matches returned, all texts together. */
+  max: number;
+  /** Characters kept of a matching line. */
+  maxChars: number;
+  /** Time the matching may take, all texts together. */
+  budgetMs: number;
+}
 
 export interface LineMatch {
   /** 1-based. */
@@ -15,6 +34,15 @@ export interface LineMatch {
   text: string;
   /** The line's full length in characters. */
   length: number;
+}
+
+export interface LineMatches {
+  /** Per text, in order: its matching lines (up to `max` in all). Texts from `stoppedAt` on have none. */
+  matches: LineMatch[][];
+  /** The text the budget ran out in (not fully searched), or null when every text was. */
+  stoppedAt: number | null;
+  /** Time the matching took, to count against the call's budget. */
+  elapsedMs: number;
 }
 
 /** The script sees `text`, `re`, `max`, `maxChars` as globals of its own context and returns the matches. */
@@ -35,27 +63,33 @@ const MATCH_SCRIPT = new vm.Script(`(() => {
   return found;
 })()`);
 
-/** Thrown when one file's matching ran over its time. */
-export class RegexTimeout extends Error {}
+const context = vm.createContext({ text: "", re: /$^/, max: 0, maxChars: 0 });
+/** The last pattern compiled, by the source and flags it was given (RegExp#source is normalized, so it is no key). */
+let compiled: { source: string; flags: string; re: RegExp } | undefined;
 
-export class RegexLines {
-  private readonly context = vm.createContext({ text: "", re: /$^/, max: 0, maxChars: 0 });
-
-  constructor(
-    private readonly re: RegExp,
-    private readonly maxChars: number,
-  ) {}
-
-  /** Up to `max` matching lines of `text`, in order; throws RegexTimeout past `timeoutMs`. */
-  match(text: string, max: number, timeoutMs: number): LineMatch[] {
-    Object.assign(this.context, { text, re: this.re, max, maxChars: this.maxChars });
-    try {
-      return MATCH_SCRIPT.runInContext(this.context, { timeout: Math.max(1, Math.floor(timeoutMs)) }) as LineMatch[];
-    } catch (error) {
-      if ((error as { code?: string }).code === "ERR_SCRIPT_EXECUTION_TIMEOUT") throw new RegexTimeout();
-      throw error;
-    } finally {
-      this.context.text = ""; // do not keep the file alive
+export function matchLines({ source, flags, texts, max, maxChars, budgetMs }: LineMatchesInput): LineMatches {
+  if (compiled?.source !== source || compiled.flags !== flags) compiled = { source, flags, re: new RegExp(source, flags) };
+  const started = performance.now();
+  const elapsed = () => performance.now() - started;
+  const matches: LineMatch[][] = [];
+  let left = max;
+  try {
+    for (let i = 0; i < texts.length; i++) {
+      const timeout = Math.floor(budgetMs - elapsed());
+      if (timeout < 1) return { matches, stoppedAt: i, elapsedMs: elapsed() };
+      Object.assign(context, { text: texts[i], re: compiled.re, max: left, maxChars });
+      let found: LineMatch[];
+      try {
+        found = left > 0 ? (MATCH_SCRIPT.runInContext(context, { timeout }) as LineMatch[]) : [];
+      } catch (error) {
+        if ((error as { code?: string }).code === "ERR_SCRIPT_EXECUTION_TIMEOUT") return { matches, stoppedAt: i, elapsedMs: elapsed() };
+        throw error;
+      }
+      matches.push(found);
+      left -= found.length;
     }
+    return { matches, stoppedAt: null, elapsedMs: elapsed() };
+  } finally {
+    context.text = ""; // do not keep the last file alive between jobs
   }
 }

@@ -1,9 +1,12 @@
 /**
  * search_files: a regular expression over the workspace's text files, as
- * `path:line:text` lines. Files are taken one at a time with the signal
+ * `path:line:text` lines. Files are read one at a time with the signal
  * checked between them, so a search of a huge tree stops when interrupted or
- * out of time; the regex itself runs under a time limit per file (see
- * regex-lines.ts). Ignored, binary and very large files are skipped.
+ * out of time. The matching runs off the main thread (regex-lines.ts, an
+ * offload job, on batches of files) under one time budget for the whole
+ * call: a pattern that backtracks without end holds a worker thread, never
+ * the server, and the search stops in the file where the budget ran out and
+ * says so. Ignored, binary and very large files are skipped.
  */
 import { stat } from "node:fs/promises";
 import picomatch from "picomatch";
@@ -11,7 +14,7 @@ import * as z from "zod";
 import type { Tool } from "../tool.js";
 import { FileToolError, rethrowFsError } from "./file-tool-error.js";
 import { runFileTool, throwIfStopped } from "./file-tool-run.js";
-import { RegexLines, RegexTimeout } from "./regex-lines.js";
+import { OffThreadError, runOffThread } from "../offload/deadline-workers.js";
 import { BINARY_SNIFF_BYTES, looksBinary } from "./text-file.js";
 import { HardLinkRefusal, openWorkspaceFile, readUpTo, type OpenFileOptions } from "./workspace-open.js";
 import { walkWorkspace, type WalkEntry } from "./workspace-walk.js";
@@ -23,8 +26,17 @@ export const SEARCH_MAX_MATCHES = 200;
 export const SEARCH_MAX_LINE_CHARS = 300;
 /** Files larger than this are skipped (generated bundles, logs, data). */
 export const SEARCH_MAX_FILE_BYTES = 4 * 1024 * 1024;
-/** Time the pattern may take on one file before the search gives up on it as too slow. */
-const REGEX_FILE_TIME_MS = 1000;
+/**
+ * Time the pattern may take over the whole call, all files together; the
+ * call's time limit halves it when shorter, so a search cut short still has
+ * time to report what it found.
+ */
+export const SEARCH_REGEX_BUDGET_MS = 5000;
+/** How long past the budget a matching job may run before its thread is terminated (it stops itself at the budget). */
+const REGEX_HARD_GRACE_MS = 1000;
+/** Files matched per job, at most, and their text in characters: fewer round trips, little held at once. */
+const BATCH_FILES = 64;
+const BATCH_CHARS = 2 * 1024 * 1024;
 
 export const SearchFilesArguments = z.strictObject({
   pattern: z
@@ -74,50 +86,97 @@ export function createSearchFilesTool(options: OpenFileOptions): Tool<SearchFile
           ? walkWorkspace(root, start.real, signal)
           : [{ kind: info.isFile() ? "file" : "other", display: start.display, fromStart: start.display.split("/").pop()!, real: start.real }];
 
-        const matcher = new RegexLines(re, SEARCH_MAX_LINE_CHARS);
+        const budgetMs = regexBudget(context.timeoutMs);
+        let spentMs = 0;
+        let cutIn: string | undefined;
         const results: string[] = [];
         let full = false;
         let searched = 0;
         const skipped = { binary: 0, large: 0, hardLinked: 0 };
+        // Files are read here and matched in batches: one round trip to the worker per batch, not per file.
+        let batch: { display: string; text: string }[] = [];
+        let batchChars = 0;
+        const flush = async () => {
+          if (batch.length === 0 || full || cutIn !== undefined) return;
+          const files = batch;
+          batch = [];
+          batchChars = 0;
+          const left = budgetMs - spentMs;
+          let found;
+          try {
+            found = await runOffThread(
+              "line-matches",
+              {
+                source: re.source,
+                flags: re.flags,
+                texts: files.map((f) => f.text),
+                max: SEARCH_MAX_MATCHES + 1 - results.length,
+                maxChars: SEARCH_MAX_LINE_CHARS,
+                budgetMs: left,
+              },
+              // The job stops itself at the budget; this hard limit is for when it cannot.
+              { timeoutMs: left + REGEX_HARD_GRACE_MS, signal },
+            );
+          } catch (error) {
+            throwIfStopped(signal);
+            if (!(error instanceof OffThreadError)) throw error;
+            if (error.kind === "failed") throw new FileToolError(`matching the pattern failed: ${error.message}`);
+            // Terminated at the hard limit: somewhere in this batch, the budget is spent.
+            found = { matches: [], stoppedAt: 0, elapsedMs: left };
+          }
+          spentMs += found.elapsedMs;
+          for (const [i, matches] of found.matches.entries()) {
+            searched++;
+            for (const match of matches) {
+              if (results.length === SEARCH_MAX_MATCHES) {
+                full = true;
+                return;
+              }
+              const cut = match.length > SEARCH_MAX_LINE_CHARS ? `… [line cut: ${match.length} characters]` : "";
+              results.push(`${files[i]!.display}:${match.line}:${match.text}${cut}`);
+            }
+          }
+          if (found.stoppedAt !== null) cutIn = files[found.stoppedAt]!.display;
+        };
         for await (const entry of files) {
           throwIfStopped(signal);
           if (entry.kind !== "file" || !matchesGlob(entry.fromStart)) continue;
           const text = await readText(entry, signal, skipped, options);
           if (text === null) continue;
-          searched++;
-          let found;
-          try {
-            found = matcher.match(text, SEARCH_MAX_MATCHES + 1 - results.length, REGEX_FILE_TIME_MS);
-          } catch (error) {
-            if (!(error instanceof RegexTimeout)) throw error;
-            throw new FileToolError(
-              `the pattern ${JSON.stringify(args.pattern)} took over ${REGEX_FILE_TIME_MS} ms on ${entry.display} (nested repetition such as (a+)+ backtracks without end); simplify it`,
-            );
-          }
-          for (const match of found) {
-            if (results.length === SEARCH_MAX_MATCHES) {
-              full = true;
-              break;
-            }
-            const cut = match.length > SEARCH_MAX_LINE_CHARS ? `… [line cut: ${match.length} characters]` : "";
-            results.push(`${entry.display}:${match.line}:${match.text}${cut}`);
-          }
-          if (full) break;
+          batch.push({ display: entry.display, text });
+          batchChars += text.length;
+          if (batch.length >= BATCH_FILES || batchChars >= BATCH_CHARS) await flush();
+          if (full || cutIn !== undefined) break;
         }
+        await flush();
 
         const notes: string[] = [];
+        if (cutIn !== undefined) {
+          notes.push(
+            `[search cut short: the pattern used up the call's ${budgetMs} ms time budget while matching ${cutIn}; ` +
+              `${searched} file${searched === 1 ? "" : "s"} searched before it, the files after it not searched. ` +
+              "Nested repetition such as (a+)+ can backtrack without end: simplify the pattern, or narrow the search with path or glob]",
+          );
+        }
         if (full) notes.push(`[stopped at ${SEARCH_MAX_MATCHES} matches; narrow the search with path or glob]`);
         if (skipped.binary > 0) notes.push(`[${skipped.binary} binary file${skipped.binary === 1 ? "" : "s"} skipped]`);
         if (skipped.large > 0) notes.push(`[${skipped.large} file${skipped.large === 1 ? "" : "s"} over ${SEARCH_MAX_FILE_BYTES / 1024 / 1024} MiB skipped]`);
         if (skipped.hardLinked > 0) {
           notes.push(`[${skipped.hardLinked} hard-linked file${skipped.hardLinked === 1 ? "" : "s"} skipped (set tools.files.allowHardLinks to search them)]`);
         }
+        // Cut short with nothing found: most likely the pattern itself, which the model should change.
+        if (results.length === 0 && cutIn !== undefined) return { success: false, output: notes.join("\n") };
         if (results.length === 0) {
           return { success: true, output: [`[no matches in ${searched} file${searched === 1 ? "" : "s"} searched]`, ...notes].join("\n") };
         }
         return { success: true, output: [...results, ...notes].join("\n") };
       }),
   };
+}
+
+/** The regex budget of one call: SEARCH_REGEX_BUDGET_MS, or half the call's time limit when that is shorter. */
+function regexBudget(timeoutMs: number): number {
+  return Number.isFinite(timeoutMs) && timeoutMs > 0 ? Math.min(SEARCH_REGEX_BUDGET_MS, Math.floor(timeoutMs / 2)) : SEARCH_REGEX_BUDGET_MS;
 }
 
 /**

@@ -52,7 +52,7 @@ export function createWriteFileTool(options: OpenFileOptions): Tool<WriteFileArg
         // Missing parent directories are created there, each inside the verified one above it.
         await writeAtomically(target.root, target.real, target.display, args.content, mode, signal);
         const summary = target.exists ? `Wrote ${target.display}` : `Created ${target.display}`;
-        return fileChangeResult(target.display, summary, before, args.content);
+        return fileChangeResult(target.display, summary, before, args.content, signal);
       }),
   };
 }

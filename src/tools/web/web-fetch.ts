@@ -8,7 +8,9 @@
  * reach a local file), at most 5 redirects, non-text content refused before
  * its body is read, the body read up to maxBytes and no further, the text
  * for the model cut at maxOutputBytes, one time limit for the whole fetch,
- * and interrupt cancels the request at once.
+ * and interrupt cancels the request at once. HTML is converted off the main
+ * thread (html-page.ts, in a worker under a hard deadline): a hostile page
+ * can cost a worker thread some seconds, never the server's other clients.
  *
  * Only public addresses are reached unless `allowPrivateNetwork` says
  * otherwise (private-network.ts), checked on the address each hop connects
@@ -18,6 +20,7 @@
  */
 import * as z from "zod";
 import { WEB_FETCH_DEFAULTS } from "../../../protocol/config-tools.js";
+import { OffThreadError, runOffThread } from "../offload/deadline-workers.js";
 import { utf8Prefix } from "../output-budget.js";
 import type { Tool, ToolResult, ToolRunContext } from "../tool.js";
 import { charsetOf, describeNetworkError, discardBody, mediaType, readCappedBody, startDeadline, type Deadline } from "./bounded-request.js";
@@ -41,6 +44,8 @@ export interface WebFetchOptions {
 }
 
 const MAX_REDIRECTS = 5;
+/** Hard limit on converting one HTML page (the fetch's own limit applies too); its input is bounded, so this is rarely reached. */
+const HTML_CONVERT_DEADLINE_MS = 10_000;
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 export const WebFetchArguments = z.strictObject({
@@ -114,7 +119,7 @@ async function fetchFollowing(start: URL, context: ToolRunContext, settings: Set
     }
     const location = response.headers.get("location");
     if (!REDIRECT_STATUSES.has(response.status) || location === null) {
-      return describeResponse(response, url, hops, context, settings);
+      return describeResponse(response, url, hops, context, settings, deadline);
     }
     await discardBody(response);
     let next: URL;
@@ -140,6 +145,7 @@ async function describeResponse(
   hops: string[],
   context: ToolRunContext,
   settings: Settings,
+  deadline: Deadline,
 ): Promise<ToolResult> {
   const contentType = response.headers.get("content-type");
   const type = mediaType(contentType);
@@ -159,14 +165,31 @@ async function describeResponse(
 
   const raw = decode(body.bytes, charsetOf(contentType));
   const kind = type === "" ? "text" : textKind(type)!;
-  const markdown = kind === "html" ? await htmlToMarkdown() : undefined;
-  let text = markdown ? markdown(raw) : raw;
-  const title = markdown ? htmlTitle(raw, markdown) : undefined;
-
+  let text = raw;
+  let title: string | undefined;
   const notes: string[] = [];
   if (body.truncated) {
     notes.push(`[the body is larger than ${settings.maxBytes} bytes: reading stopped there, the text below is its start only]`);
   }
+  if (kind === "html") {
+    let page;
+    try {
+      page = await runOffThread(
+        "html-page",
+        { html: raw, maxTextChars: settings.maxOutputBytes },
+        { timeoutMs: HTML_CONVERT_DEADLINE_MS, signal: deadline.signal },
+      );
+    } catch (error) {
+      // The fetch's own limit or an interrupt: webFetch says which.
+      if (!(error instanceof OffThreadError)) throw error;
+      const why = error.kind === "timeout" ? `took over ${HTML_CONVERT_DEADLINE_MS} ms and was stopped` : `failed: ${error.message}`;
+      return failure(`${header.join("\n")}\nContent-Type: ${type}\n\nConverting the page (${body.bytes.length} bytes of HTML) to Markdown ${why}.`);
+    }
+    text = page.markdown;
+    title = page.title;
+    notes.push(...page.notes);
+  }
+
   const textBytes = Buffer.byteLength(text, "utf8");
   if (textBytes > settings.maxOutputBytes) {
     text = utf8Prefix(Buffer.from(text, "utf8"), settings.maxOutputBytes);
@@ -193,23 +216,6 @@ function decode(bytes: Buffer, charset: string | undefined): string {
     // An unknown charset label: UTF-8 shows most of such text correctly.
     return new TextDecoder("utf-8").decode(bytes);
   }
-}
-
-/**
- * The converter, loaded on first use: the module costs close to a second
- * of start-up on a busy machine, and a server that never fetches HTML never
- * needs it.
- */
-async function htmlToMarkdown(): Promise<(html: string) => string> {
-  const { NodeHtmlMarkdown } = await import("node-html-markdown");
-  return (html) => NodeHtmlMarkdown.translate(html);
-}
-
-function htmlTitle(html: string, markdown: (html: string) => string): string | undefined {
-  const match = /<title[^>]*>([^<]*)<\/title>/i.exec(html);
-  const title = match?.[1]?.replace(/\s+/g, " ").trim();
-  // Through the converter for its entity decoding (&amp; → &).
-  return title ? markdown(title) : undefined;
 }
 
 /** The URL, or an error line for the model. */
