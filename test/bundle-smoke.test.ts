@@ -12,7 +12,7 @@
  * Tests from source cannot see a defect of the bundle alone: a CommonJS
  * package loaded lazily arrives there with its exports under `default` only
  * (web_fetch failed on every HTML page in the bundle while the tests passed).
- * Every run below is recorded (test/harness/record-module-loads.mjs), and the
+ * Every run below is recorded (test/harness/module-loads.ts), and the
  * last test checks that the runs together loaded every chunk of dist/bundle:
  * a new lazily loaded part fails it until a test here exercises it.
  *
@@ -23,27 +23,26 @@
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
 import { WebSocket } from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AgentwireClient } from "../clients/typescript/index.js";
 import { startFakeOpenAI, type FakeOpenAI } from "./fake-openai/server.js";
+import { stdioFixture } from "./fixtures/mcp/mcp-fixture.js";
 import { newConversation } from "./harness/agent-fixture.js";
 import { killAllCli, REPO_ROOT, runCli, type CliProcess } from "./harness/cli-process.js";
 import { EventRecorder } from "./harness/event-recorder.js";
 import { eventually } from "./harness/eventually.js";
 import { startFakeWebServer } from "./harness/fake-web-server.js";
+import { loadedModules, recordModuleLoads } from "./harness/module-loads.js";
 import { postgresReachable, usePostgresDatabase } from "./harness/postgres-db.js";
 import { REDIS_URL, redisAvailable, useRedis } from "./harness/redis-test.js";
 import { shippedBundle } from "./harness/shipped-bundle.js";
 
 const postgresUp = await postgresReachable("bundle-smoke.test.ts");
 
-const RECORDER = pathToFileURL(fileURLToPath(new URL("./harness/record-module-loads.mjs", import.meta.url))).href;
-const MCP_FIXTURE = fileURLToPath(new URL("./fixtures/mcp/fixture-server.mjs", import.meta.url));
 const BUNDLE_DIR = join(REPO_ROOT, "dist", "bundle");
 /**
  * Chunks (by name, without esbuild's hash) no run here has to load, with the reason: only for code a
@@ -69,7 +68,7 @@ afterAll(async () => {
 
 /** The shipped CLI as a child process, its module loads recorded. */
 function bundle(args: string[], env: Record<string, string> = {}, cwd?: string): CliProcess {
-  return runCli(args, { NODE_OPTIONS: `--import=${RECORDER}`, AGENTWIRE_TEST_MODULE_LOADS: loads, ...env }, entry, cwd);
+  return runCli(args, { ...recordModuleLoads(loads), ...env }, entry, cwd);
 }
 
 /** A directory of the test's own under the run's temp dir. */
@@ -178,7 +177,7 @@ it("runs the offloaded tool work in its worker: web_fetch converts HTML, search_
 it("an MCP stdio server from the configuration file: started, its tools listed, one called by the model", async () => {
   const fake = await startFakeOpenAI({ apiKey: "test-key" });
   try {
-    const xdg = await userConfig({ mcpServers: { fixture: { command: process.execPath, args: [MCP_FIXTURE] } } });
+    const xdg = await userConfig({ mcpServers: { fixture: stdioFixture() } });
     const cli = bundle(["serve", "--port", "0", "--data-dir", await dir("data"), "--log-level", "warn"], { ...modelEnv(fake), XDG_CONFIG_HOME: xdg });
     const client = await AgentwireClient.connect(await cli.listening(20_000), { WebSocket });
     let state = "";
@@ -325,12 +324,7 @@ it("these runs loaded every chunk of the bundle: no lazily loaded part goes unte
     context.skip();
   }
   const chunks = (await readdir(BUNDLE_DIR)).filter((file) => file.endsWith(".mjs"));
-  const loaded = new Set(
-    (await readFile(loads, "utf8"))
-      .split("\n")
-      .filter((url) => url.startsWith("file:"))
-      .map((url) => fileURLToPath(url)),
-  );
+  const loaded = await loadedModules(loads);
   const unloaded = chunks.filter((file) => !loaded.has(join(BUNDLE_DIR, file)) && !(file.replace(/-[A-Z0-9]{8}\.mjs$/, "") in NEVER_LOADED));
   expect(chunks.length).toBeGreaterThan(10);
   expect(loaded.has(join(BUNDLE_DIR, "cli.mjs"))).toBe(true);

@@ -1,10 +1,10 @@
 /**
- * Preloaded into a process under test (NODE_OPTIONS=--import=<this file's
- * URL>, with AGENTWIRE_TEST_MODULE_LOADS=FILE): appends the URL of every ES
- * module the process — and each of its worker threads, which run the
- * preload too — loads to FILE, one per line. test/bundle-smoke.test.ts reads
- * it to check that its runs of the bundle loaded every chunk there is.
- * Plain JavaScript: the bundle runs in plain node, without tsx.
+ * Preloaded into a process under test (module-loads.ts gives the
+ * environment: NODE_OPTIONS=--import=<this file's URL> and
+ * AGENTWIRE_TEST_MODULE_LOADS=FILE): appends the URL of every ES module the
+ * process — and each of its worker threads, which run the preload too —
+ * loads to FILE, one per line. Plain JavaScript: the bundle runs in plain
+ * node, without tsx.
  */
 import { register } from "node:module";
 

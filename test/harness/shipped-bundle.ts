@@ -58,20 +58,39 @@ function builtFrom(dir: string): string | undefined {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** One builder at a time in this checkout (two vitest runs started together); a lock older than two minutes is a dead one's. */
+/** Whether the process that took the lock is gone (it was killed mid-build): then the lock is stale. */
+function lockHolderGone(): boolean {
+  let pid: number;
+  try {
+    pid = Number(readFileSync(join(LOCK, "pid"), "utf8"));
+  } catch {
+    // Taken a moment ago and its pid not written yet, or released meanwhile: judge by age.
+    try {
+      return Date.now() - statSync(LOCK).mtimeMs > 10_000;
+    } catch {
+      return false;
+    }
+  }
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ESRCH";
+  }
+}
+
+/** One builder at a time in this checkout (two vitest runs started together). */
 async function withLock<T>(work: () => Promise<T>): Promise<T> {
   mkdirSync(join(REPO_ROOT, "dist"), { recursive: true });
-  for (;;) {
+  for (let waited = 0; ; waited++) {
     try {
       mkdirSync(LOCK);
+      writeFileSync(join(LOCK, "pid"), String(process.pid));
       break;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-      try {
-        if (Date.now() - statSync(LOCK).mtimeMs > 120_000) rmSync(LOCK, { recursive: true, force: true });
-      } catch {
-        // released meanwhile
-      }
+      if (lockHolderGone()) rmSync(LOCK, { recursive: true, force: true });
+      else if (waited === 0) console.log(`shipped-bundle: waiting for the build another run holds (${LOCK})`);
       await sleep(200);
     }
   }
