@@ -6,8 +6,8 @@
  * provider (openai), the worker's jobs (web_fetch's HTML converter, regex
  * search, diffs), an MCP stdio server (the MCP SDK), the PostgreSQL store
  * (pg), cluster mode (ioredis) with a request forwarded between two
- * instances, the web client page (dist/web),
- * and the chat, conversations, config and trust commands.
+ * instances, the web client page (dist/web), and the chat, conversations,
+ * config and trust commands.
  *
  * Tests from source cannot see a defect of the bundle alone: a CommonJS
  * package loaded lazily arrives there with its exports under `default` only
