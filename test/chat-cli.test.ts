@@ -17,8 +17,9 @@ import { conversationToMarkdown } from "../src/chat/markdown-export.js";
 import { parseToolAnswer } from "../src/chat/tool-prompt.js";
 import { parseCli, UsageError } from "../src/cli-options.js";
 import { type AgentFixture, type AgentFixtureOptions, startAgentFixture } from "./harness/agent-fixture.js";
-import { buildCliBundle, killAllCliIo, runCliInTerminal, runCliWithInput, stripAnsi } from "./harness/cli-io.js";
+import { killAllCliIo, runCliInTerminal, runCliWithInput, stripAnsi } from "./harness/cli-io.js";
 import { killAllCli, runCli } from "./harness/cli-process.js";
+import { shippedBundle } from "./harness/shipped-bundle.js";
 
 /**
  * A server with its own fake model and a workspace (with notes.txt) for one
@@ -46,16 +47,15 @@ function withAgent(body: (setup: Setup) => Promise<void>, config: AgentFixtureOp
   };
 }
 
-// The children run a bundle of the current source built here (not through tsx): the same code
+// The children run the shipped bundle of the current source (not through tsx): the code
 // the `agentwire` bin runs, at a fifth of the start-up CPU.
-let bundle: { entry: string; remove(): Promise<void> };
-beforeAll(async () => {
-  bundle = await buildCliBundle("chat");
-}, 60_000);
+let bundle: { entry: string };
+beforeAll(() => {
+  bundle = { entry: shippedBundle() };
+});
 afterAll(async () => {
   await killAllCli();
   await killAllCliIo();
-  await bundle?.remove();
 });
 
 type Line = { type: string; method?: string; params?: any; result?: any; error?: any; outcome?: string; exitCode?: number; message?: string };

@@ -9,16 +9,15 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildCliBundle } from "./harness/cli-io.js";
 import { killAllCli, runCli } from "./harness/cli-process.js";
+import { shippedBundle } from "./harness/shipped-bundle.js";
 
-let bundle: { entry: string; remove(): Promise<void> };
-beforeAll(async () => {
-  bundle = await buildCliBundle("guards");
-}, 60_000);
+let bundle: { entry: string };
+beforeAll(() => {
+  bundle = { entry: shippedBundle() };
+});
 afterAll(async () => {
   await killAllCli();
-  await bundle?.remove();
 });
 const cli = (args: string[], env: Record<string, string>, cwd: string) => runCli(args, env, bundle.entry, cwd);
 

@@ -18,20 +18,19 @@ import { formatReport } from "../src/config/config-report.js";
 import { resolveConfig } from "../src/config/resolve-config.js";
 import { runTrust } from "../src/config/trust-command.js";
 import { type FakeOpenAI, startFakeOpenAI } from "./fake-openai/server.js";
-import { buildCliBundle } from "./harness/cli-io.js";
 import { killAllCli, runCli } from "./harness/cli-process.js";
 import { eventually } from "./harness/eventually.js";
+import { shippedBundle } from "./harness/shipped-bundle.js";
 
 const NOBODY = 65534;
 
-// The children run a bundle of the current source (what ships, and a fifth of tsx's start-up CPU).
-let bundle: { entry: string; remove(): Promise<void> };
-beforeAll(async () => {
-  bundle = await buildCliBundle("trust");
-}, 60_000);
+// The children run the shipped bundle of the current source (what ships, and a fifth of tsx's start-up CPU).
+let bundle: { entry: string };
+beforeAll(() => {
+  bundle = { entry: shippedBundle() };
+});
 afterAll(async () => {
   await killAllCli();
-  await bundle?.remove();
 });
 const cli = (args: string[], env: Record<string, string>, cwd: string) => runCli(args, env, bundle.entry, cwd);
 

@@ -27,8 +27,8 @@
  * - `shown — REASON`: not run, for what cannot run here (a real model, a
  *   fresh install); the reason is required and the list is printed.
  *
- * The sandbox: the CLI is a bundle of the current source built with the same
- * esbuild options as `npm run bundle`, and `npx agentwire` runs it (`npx
+ * The sandbox: the CLI is the shipped bundle of the current source (dist/bundle,
+ * built by vitest's global setup), and `npx agentwire` runs it (`npx
  * NAME` runs the repository's node_modules/.bin/NAME, as in a clone). Each page
  * gets a bash session in its own HOME, working in `~/clone`, which links the
  * repository's test/, clients/ and node_modules/. The ports 11435 (the fake
@@ -54,11 +54,11 @@ import { Slugger } from "../src/codegen/markdown.js";
 import { renderBlocks, renderOutputs } from "../src/codegen/outputs.js";
 import { startFakeOpenAI, type FakeOpenAI } from "./fake-openai/server.js";
 import { cleanEnv } from "./harness/child-env.js";
-import { buildCliBundle } from "./harness/cli-io.js";
 import { killAllCli, REPO_ROOT, runCli, type CliProcess } from "./harness/cli-process.js";
 import { extractBlocks, where, type DocBlock } from "./harness/doc-blocks.js";
 import { ShellSession } from "./harness/doc-session.js";
 import { compareOutput, parseTranscript, screenOf } from "./harness/doc-transcript.js";
+import { shippedBundle } from "./harness/shipped-bundle.js";
 
 const DOC_FILES = ["README.md", ...readdirSync(join(REPO_ROOT, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)];
 const blocks = DOC_FILES.flatMap((file) => extractBlocks(file, readFileSync(join(REPO_ROOT, file), "utf8")));
@@ -200,10 +200,9 @@ function codeMentions(name: string): boolean {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The sandbox: a bundle of the source, the fake model, a server for client snippets, npx.
+// The sandbox: the shipped bundle, the fake model, a server for client snippets, npx.
 
 let bundleEntry: string;
-let removeBundle: () => Promise<void>;
 let fake: FakeOpenAI;
 let server: CliProcess;
 let serverUrl: string;
@@ -212,7 +211,7 @@ let binDir: string;
 
 beforeAll(async () => {
   sandbox = await mkdtemp(join(tmpdir(), "agentwire-docs-"));
-  ({ entry: bundleEntry, remove: removeBundle } = await buildCliBundle("docs"));
+  bundleEntry = shippedBundle();
   fake = await startFakeOpenAI();
   binDir = join(sandbox, "bin");
   await mkdir(binDir);
@@ -242,7 +241,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await killAllCli();
   await fake?.close();
-  await removeBundle?.();
   if (sandbox) await rm(sandbox, { recursive: true, force: true });
 });
 

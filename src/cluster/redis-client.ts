@@ -1,4 +1,5 @@
 import type { Redis, RedisOptions } from "ioredis";
+import { importCommonJs } from "../lazy-commonjs.js";
 import type { Logger } from "../logging/logger.js";
 
 /**
@@ -14,8 +15,7 @@ type IoRedis = typeof import("ioredis");
 let loading: Promise<IoRedis["Redis"]> | undefined;
 
 function redisClass(): Promise<IoRedis["Redis"]> {
-  // ioredis is CommonJS: Node gives its exports by name, a bundle only as `default`.
-  loading ??= import("ioredis").then((mod) => ("Redis" in mod ? mod.Redis : (mod as { default: IoRedis }).default.Redis));
+  loading ??= importCommonJs(import("ioredis")).then((ioredis) => ioredis.Redis);
   return loading;
 }
 

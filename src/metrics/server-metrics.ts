@@ -13,6 +13,7 @@
  */
 import type { Histogram, Registry } from "prom-client";
 import type { NotificationMethod, NotificationParams } from "../../protocol/index.js";
+import { importCommonJs } from "../lazy-commonjs.js";
 import type { RuntimeObserver } from "../sessions/runtime-observer.js";
 import type { GenerationSummary } from "../store/conversation-store.js";
 
@@ -86,8 +87,7 @@ export class ServerMetrics implements RuntimeObserver {
 
   /** Loads prom-client and builds the registry (once): at the first scrape, or when the pending buffer fills. */
   load(): Promise<Registry> {
-    // prom-client is CommonJS: Node gives its exports by name, a bundle only as `default`.
-    this.loading ??= import("prom-client").then((prom) => this.build("Registry" in prom ? prom : (prom as { default: PromClient }).default));
+    this.loading ??= importCommonJs(import("prom-client")).then((prom) => this.build(prom));
     return this.loading;
   }
 

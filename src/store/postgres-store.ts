@@ -1,5 +1,6 @@
 import type { Pool } from "pg";
 import type { Conversation } from "../../protocol/index.js";
+import { importCommonJs } from "../lazy-commonjs.js";
 import { UNLIMITED_ASSETS, type AssetLimits } from "./asset-quota.js";
 import type { ConversationPage, ConversationStore, DamagedConversation } from "./conversation-store.js";
 import { isValidConversationId } from "./conversation-id.js";
@@ -120,9 +121,7 @@ export class PostgresConversationStore implements ConversationStore {
     if (this.#state !== "new") throw new Error("store was already opened");
     let pool: Pool;
     try {
-      const driver = await import("pg");
-      // pg is CommonJS: its exports arrive as the default export (in a bundle as well).
-      const { Pool } = (driver.default ?? driver) as typeof import("pg");
+      const { Pool } = await importCommonJs(import("pg"));
       pool = new Pool({
         connectionString: this.#url,
         max: this.#poolSize,

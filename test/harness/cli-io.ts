@@ -5,7 +5,6 @@
  * Children are tracked like runCli's; killAllCliIo kills what is left.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { cleanEnv } from "./child-env.js";
@@ -16,33 +15,6 @@ const TSX_LOADER = pathToFileURL(join(REPO_ROOT, "node_modules/tsx/dist/loader.m
 /** How to start the CLI: the source through tsx, or a built .mjs (REPO_ROOT-relative, as runCli takes it). */
 function nodeArgs(entry: string): string[] {
   return entry.endsWith(".ts") ? ["--import", TSX_LOADER, join(REPO_ROOT, entry)] : [join(REPO_ROOT, entry)];
-}
-
-/**
- * Bundle the current source with esbuild, as `npm run bundle` does (same
- * options), into a directory of its own under dist/: a child started from it
- * costs about a fifth of the CPU of one run through tsx, which matters for
- * suites that start a dozen. Fresh on every call, so never stale. Returns the
- * REPO_ROOT-relative entry and a cleanup.
- */
-export async function buildCliBundle(name: string): Promise<{ entry: string; remove(): Promise<void> }> {
-  const { build } = await import("esbuild");
-  const dir = `dist/test-bundle-${name}-${process.pid}`;
-  await build({
-    entryPoints: [join(REPO_ROOT, "src/cli.ts")],
-    bundle: true,
-    splitting: true,
-    platform: "node",
-    mainFields: ["module", "main"],
-    target: "node20",
-    format: "esm",
-    outdir: join(REPO_ROOT, dir),
-    outExtension: { ".js": ".mjs" },
-    external: ["bufferutil", "utf-8-validate"],
-    banner: { js: "import { createRequire as __agentwireRequire } from 'node:module'; const require = __agentwireRequire(import.meta.url);" },
-    logLevel: "warning",
-  });
-  return { entry: `${dir}/cli.mjs`, remove: () => rm(join(REPO_ROOT, dir), { recursive: true, force: true }) };
 }
 
 export interface CliIo {

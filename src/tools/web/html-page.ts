@@ -4,7 +4,7 @@
  * The page goes through bounded-html.ts first, which bounds what the
  * converter is given (depth, text, well-formed tags) in one linear pass.
  */
-import { commonJsExports } from "../../lazy-commonjs.js";
+import { importCommonJs } from "../../lazy-commonjs.js";
 import { boundHtml, htmlTitle, MAX_DEPTH, MAX_ELEMENTS } from "./bounded-html.js";
 
 export interface HtmlPageInput {
@@ -25,7 +25,7 @@ let converter: Converter | undefined;
 
 export async function convertHtmlPage({ html, maxTextChars }: HtmlPageInput): Promise<HtmlPage> {
   // Loaded on first use: the module costs close to a second of start-up on a busy machine.
-  converter ??= commonJsExports<typeof import("node-html-markdown")>(await import("node-html-markdown")).NodeHtmlMarkdown;
+  converter ??= (await importCommonJs(import("node-html-markdown"))).NodeHtmlMarkdown;
   const bounded = boundHtml(html, maxTextChars);
   const notes: string[] = [];
   if (bounded.cut === "text") notes.push(`[the page has more text than is returned (${maxTextChars} characters): only its start was converted]`);
