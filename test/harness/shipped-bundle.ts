@@ -3,7 +3,7 @@
  * bundle`, what `npm start` and the `agentwire` bin run) and dist/web (`npm
  * run bundle:web`, the web client the server serves on /).
  *
- * vitest's global setup (vitest.config.ts) calls `setup` once per run, before
+ * vitest's global setup (test/vitest.config.ts, which npm test passes) calls `setup` once per run, before
  * any test file: it builds both with the npm scripts themselves, so the
  * options are the shipped ones, but only when the source changed since the
  * last build — a digest of the build's inputs is written into each output
@@ -125,7 +125,7 @@ export function shippedBundle(): string {
     if (builtFrom(dir) !== digest) {
       throw new Error(
         `${dir} is not built from the current source (it changed after vitest's global setup built it, or the setup did not run): ` +
-          `run the tests again with vitest run, or npm run ${script}`,
+          `run them with npm test (e.g. npm test -- test/bundle.test.ts), which builds it first, or npm run ${script}`,
       );
     }
   }
