@@ -26,7 +26,7 @@ import * as T from "./tools.js";
  *   runs where that conversation's live state is — on its owning instance in
  *   cluster mode, forwarded there when another instance owns it — and its
  *   handler is handed the loaded conversation. Every method whose params
- *   carry conversationId has this scope (test/method-scope.test.ts holds it).
+ *   carry conversationId has this scope (test/handlers/method-scope.test.ts holds it).
  * - "connection": the calling connection's own state (initialize).
  * - "server": the server as a whole, or no one existing conversation
  *   (status, lists, tools, models, MCP servers, create).

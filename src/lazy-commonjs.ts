@@ -13,7 +13,7 @@
  * Not for ESM packages: their `default` is whatever they chose to export as
  * default (the openai SDK's is the client class), and they need no help. The
  * `import("…")` stays written out at the call so esbuild still sees it and
- * splits the package into a chunk of its own. test/lazy-imports.test.ts
+ * splits the package into a chunk of its own. test/bundle/lazy-imports.test.ts
  * fails on a lazy import of a package that takes neither road.
  */
 export async function importCommonJs<T>(loading: Promise<T>): Promise<T> {

@@ -7,7 +7,7 @@
  * conversation is loaded once and handed to the handler, which never looks
  * it up again. Nobody has to remember to route a method: declaring its
  * scope is enough, and a method whose params carry conversationId without
- * that scope fails test/method-scope.test.ts.
+ * that scope fails test/handlers/method-scope.test.ts.
  */
 import type * as z from "zod";
 import { requests, type RequestEntry, type RequestMethod, type Requests } from "../../protocol/index.js";

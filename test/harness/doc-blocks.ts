@@ -1,6 +1,6 @@
 /**
  * The fenced code blocks of a Markdown file, each with the mark that says how
- * test/docs-blocks.test.ts checks it: an HTML comment on the line right above
+ * test/docs/docs-blocks.test.ts checks it: an HTML comment on the line right above
  * the fence, `<!-- block: KIND options -->`. Options are words (`terminal`)
  * or `key="value"` / `key=value` pairs. A block between
  * `<!-- BEGIN GENERATED: name -->` and its END marker belongs to `npm run gen`

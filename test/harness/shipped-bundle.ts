@@ -125,7 +125,7 @@ export function shippedBundle(): string {
     if (builtFrom(dir) !== digest) {
       throw new Error(
         `${dir} is not built from the current source (it changed after vitest's global setup built it, or the setup did not run): ` +
-          `run them with npm test (e.g. npm test -- test/bundle.test.ts), which builds it first, or npm run ${script}`,
+          `run them with npm test (e.g. npm test -- test/bundle/bundle.test.ts), which builds it first, or npm run ${script}`,
       );
     }
   }

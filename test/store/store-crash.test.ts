@@ -1,0 +1,68 @@
+/**
+ * A process killed with SIGKILL in the middle of appending: what is on disk
+ * is a prefix of the appends (segments are written in order, meta after its
+ * segment), it holds everything that was acknowledged, and it loads without
+ * being damaged.
+ */
+import { spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { LowdbConversationStore } from "../../src/store/lowdb-store.js";
+import { REPO_ROOT } from "../harness/cli-process.js";
+import { userMessage } from "../harness/store-records.js";
+
+let dataDir: string;
+
+beforeEach(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), "agentwire-crash-"));
+});
+
+afterEach(async () => {
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+/** Runs the appending child until it has acknowledged at least `atLeast` records, then kills it; returns the last acknowledged count. */
+async function appendAndKill(atLeast: number): Promise<number> {
+  const child = spawn(process.execPath, ["--import", "tsx", "test/harness/store-crash-child.ts", dataDir], {
+    cwd: REPO_ROOT,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let acked = 0;
+  let stderr = "";
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+  const exited = new Promise<void>((resolve) => child.on("close", () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      for (const match of chunk.matchAll(/acked (\d+)/g)) acked = Math.max(acked, Number(match[1]));
+      if (acked >= atLeast) resolve();
+    });
+    child.on("close", () => reject(new Error(`child exited early: ${stderr}`)));
+  });
+  child.kill("SIGKILL");
+  await exited;
+  return acked;
+}
+
+describe("a crash while appending", () => {
+  it("leaves a prefix of the appends holding every acknowledged record, which loads and continues", async () => {
+    const acked = await appendAndKill(200);
+    const store = new LowdbConversationStore(dataDir, { segmentSize: 7 });
+    await store.open();
+    const handle = (await store.get("c"))!;
+    const ids = (await handle.readRecords()).map((r) => r.id);
+    expect(ids.length).toBeGreaterThanOrEqual(acked);
+    expect(ids).toEqual(Array.from({ length: ids.length }, (_, i) => `m${i}`));
+    expect(handle.recordCount).toBe(ids.length);
+    expect(store.damaged()).toEqual([]);
+
+    await Promise.all([0, 1, 2].map((i) => handle.append(userMessage(ids.length + i))));
+    await store.close();
+    const reopened = new LowdbConversationStore(dataDir, { segmentSize: 7 });
+    await reopened.open();
+    const again = (await reopened.get("c"))!;
+    expect((await again.readRecords()).map((r) => r.id)).toEqual(Array.from({ length: ids.length + 3 }, (_, i) => `m${i}`));
+    await reopened.close();
+  }, 20_000);
+});
