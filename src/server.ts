@@ -64,8 +64,8 @@ export interface RunningServer {
   readonly app: App;
   /**
    * Serve a client over any message-passing link (the WebSocket server does
-   * this for each socket; tests use an in-memory pair). Call `closed()` on
-   * the returned session when the link closes.
+   * this for each socket; tests and embedders use an in-memory pair). Call
+   * `closed()` on the returned session when the link closes.
    */
   acceptLink(link: Link): LinkSession;
   close(): Promise<void>;

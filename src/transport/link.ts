@@ -1,8 +1,9 @@
 /**
  * A message-passing link to one client: one text frame in, one text frame
- * out, a close. The WebSocket server provides one per socket; tests use an
- * in-memory pair. Everything above it (parse → dispatch → reply, the
- * connection's subscriptions) is the same for every link.
+ * out, a close. The WebSocket server provides one per socket; tests and
+ * embedders use an in-memory pair (in-memory-link.ts). Everything above it
+ * (parse → dispatch → reply, the connection's subscriptions) is the same for
+ * every link.
  */
 export interface Link {
   /** Send one text frame. Never throws; frames to a closed link are dropped. */

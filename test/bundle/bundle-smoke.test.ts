@@ -6,8 +6,9 @@
  * provider (openai), the worker's jobs (web_fetch's HTML converter, regex
  * search, diffs), an MCP stdio server (the MCP SDK), the PostgreSQL store
  * (pg), cluster mode (ioredis) with a request forwarded between two
- * instances, the web client page (dist/web), and the chat, conversations,
- * config and trust commands.
+ * instances, the web client page (dist/web), the chat, conversations,
+ * config and trust commands, and the `agentwire/embed` entry (src/embed.ts)
+ * as a project that depends on this one imports it.
  *
  * Tests from source cannot see a defect of the bundle alone: a CommonJS
  * package loaded lazily arrives there with its exports under `default` only
@@ -23,9 +24,9 @@
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { WebSocket } from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AgentwireClient } from "../../clients/typescript/index.js";
@@ -255,6 +256,52 @@ it("the client commands: chat (with its embedded server), conversations, config 
     expect((await config.exited).code, config.stderr()).toBe(0);
     // The report (JSON) names the project's file among those it read.
     expect(JSON.stringify(JSON.parse(config.stdout()))).toContain(JSON.stringify(file));
+  } finally {
+    await fake.close();
+  }
+}, 60_000);
+
+it("agentwire/embed, as a project that depends on this one imports it: a server and a client in one process, over the in-memory link", async () => {
+  const fake = await startFakeOpenAI({ apiKey: "test-key" });
+  try {
+    // A project with this package in its node_modules: the name resolves through package.json `exports`.
+    const project = await dir("embedder");
+    await mkdir(join(project, "node_modules"));
+    await symlink(REPO_ROOT, join(project, "node_modules", "agentwire"));
+    const script = join(project, "embedder.mjs");
+    await writeFile(
+      script,
+      `import { connectInMemory, defaultConfig, startServer } from "agentwire/embed";
+const config = defaultConfig();
+Object.assign(config.server, { port: 0, dataDir: process.argv[2], logLevel: "silent" });
+Object.assign(config.llm, { baseUrl: process.argv[3], apiKey: "test-key" });
+config.model = "fake-model";
+const server = await startServer(config);
+const client = await connectInMemory(server);
+const { id } = await client.conversation.create({ title: "embedded" });
+await client.conversation.subscribe({ conversationId: id });
+client.on("tool_pending", (e) => client.tool.confirm({ conversationId: id, toolCallId: e.toolCallId, action: "confirm" }));
+await client.message.append({ conversationId: id, role: "user", content: "hi" });
+const { generationId } = await client.step({ conversationId: id });
+const end = await client.generation.wait({ conversationId: id, generationId, timeoutMs: 20000 });
+const { records } = await client.conversation.get({ conversationId: id, includeRecords: true });
+console.log(JSON.stringify({ end, records }));
+await client.close();
+await server.close();
+`,
+    );
+    fake.enqueue(
+      { kind: "reply", toolCalls: [{ id: "call_1", name: "shell", args: JSON.stringify({ command: "echo embedded-tool" }) }] },
+      { kind: "reply", text: ["Embedded answer."] },
+    );
+    const run = runCli([join(project, "data"), fake.url], recordModuleLoads(loads), relative(REPO_ROOT, script), project);
+    expect((await run.exited).code, run.stderr()).toBe(0);
+    const { end, records } = JSON.parse(run.stdout()) as { end: { done: boolean; outcome?: string }; records: { type: string; status?: string; result?: string; content?: string }[] };
+    expect(end).toMatchObject({ done: true, outcome: "completed" });
+    expect(records.find((r) => r.type === "tool_call")).toMatchObject({ status: "completed", result: expect.stringContaining("embedded-tool") });
+    expect(records.at(-1)).toMatchObject({ type: "message", content: "Embedded answer." });
+    // What ran is the shipped bundle's entry, not the source.
+    expect((await loadedModules(loads)).has(join(BUNDLE_DIR, "embed.mjs"))).toBe(true);
   } finally {
     await fake.close();
   }

@@ -14,7 +14,9 @@
  * - `typescript` (ts): type-checked against clients/typescript (one tsc run
  *   for all); with `run`, executed with tsx against a live server. A fragment
  *   (no import) is preceded by a prelude that connects `client` and creates
- *   conversation `id` holding one user message.
+ *   conversation `id` holding one user message. `agentwire/embed` resolves as
+ *   in a project that depends on this one: typed from src/embed.ts, run from
+ *   the shipped bundle (package.json `exports`).
  * - `python`: run with a python3 that has `websockets`, against the live
  *   server (only compiled when there is none).
  * - `config` (json, jsonc): a whole agentwire.json; `agentwire serve
@@ -387,6 +389,9 @@ describe.skipIf(marked("typescript").length === 0)("TypeScript blocks", () => {
     dir = join(sandbox, "ts");
     await mkdir(dir);
     for (const link of ["clients", "node_modules", "protocol"]) await symlink(join(REPO_ROOT, link), join(dir, link));
+    // This package as a dependency, one folder up (node_modules above is the repository's own).
+    await mkdir(join(sandbox, "node_modules"));
+    await symlink(REPO_ROOT, join(sandbox, "node_modules", "agentwire"));
     await writeFile(join(dir, "package.json"), '{ "type": "module" }\n');
     for (const block of marked("typescript")) await writeFile(join(dir, tsName(block)), await withPorts(tsSource(block), new Map()));
   });

@@ -11,7 +11,7 @@ import { WebSocket, type ClientOptions } from "ws";
 import { afterAll, beforeAll } from "vitest";
 import type { ConfigOverrides } from "./test-config.js";
 import type { RunningServer } from "../../src/server.js";
-import { linkedPair, type InMemoryClientSocket, type InMemorySocketPair } from "./in-memory-link.js";
+import { linkedPair, type InMemoryClientSocket, type InMemorySocketPair } from "../../src/transport/in-memory-link.js";
 import { startTestServer, type TestServer } from "./test-server.js";
 
 export interface RawSocket<S = WebSocket> {

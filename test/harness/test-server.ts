@@ -11,7 +11,7 @@ import { type ConfigOverrides, testConfig } from "./test-config.js";
 import type { ServerConfig } from "../../src/config/server-config.js";
 import { createLogger } from "../../src/logging/logger.js";
 import { startServer, type RunningServer, type ServerParts } from "../../src/server.js";
-import { inMemoryWebSocket, type InMemoryClientSocket, type InMemorySocketPair } from "./in-memory-link.js";
+import { inMemoryWebSocket, type InMemoryClientSocket, type InMemorySocketPair } from "../../src/transport/in-memory-link.js";
 import { openRawInMemory, type RawSocket } from "./raw-socket.js";
 
 export interface TestServer {

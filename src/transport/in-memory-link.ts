@@ -1,14 +1,18 @@
 /**
  * An in-memory linked pair, as MCP's InMemoryTransport.createLinkedPair: the
  * client end is a WebSocketLike the generated client drives, the server end a
- * Link the server serves like any socket. Delivery is asynchronous (one
- * microtask later) and every frame is round-tripped through JSON.parse /
- * JSON.stringify, so nothing that could not cross a real socket slips
- * through. Behaviour tests use it; transport tests keep real sockets.
+ * Link the server serves like any socket. For an embedder that runs the
+ * server and its client in one process (`connectInMemory` in src/embed.ts,
+ * the public entry), and for the behaviour tests.
+ *
+ * Delivery is asynchronous (one microtask later) and every frame is
+ * round-tripped through JSON.parse / JSON.stringify, so nothing that could
+ * not cross a real socket slips through: a client that works over this link
+ * works over a WebSocket.
  */
 import type { WebSocketConstructor, WebSocketLike } from "../../clients/typescript/index.js";
-import type { RunningServer } from "../../src/server.js";
-import type { Link } from "../../src/transport/link.js";
+import type { Link } from "./link.js";
+import type { LinkSession } from "./link-session.js";
 
 const CONNECTING = 0;
 const OPEN = 1;
@@ -16,6 +20,11 @@ const CLOSING = 2;
 const CLOSED = 3;
 
 type Listener = (event: any) => void;
+
+/** What serves the server end: a running server (`startServer`'s `acceptLink`). */
+export interface LinkAcceptor {
+  acceptLink(link: Link): Pick<LinkSession, "receive" | "closed">;
+}
 
 /** What crosses the link: the frame as JSON would carry it (a frame that is not JSON passes as it is). */
 function roundTrip(frame: string): string {
@@ -72,7 +81,7 @@ export class InMemoryClientSocket implements WebSocketLike {
  * whose sockets are in-memory links to `server` (the url is ignored).
  * `sockets` collects the client ends, e.g. to drop one from the server side.
  */
-export function inMemoryWebSocket(server: RunningServer, sockets: InMemorySocketPair[] = []): WebSocketConstructor {
+export function inMemoryWebSocket(server: LinkAcceptor, sockets: InMemorySocketPair[] = []): WebSocketConstructor {
   return class {
     constructor() {
       const pair = linkedPair(server);
@@ -88,7 +97,7 @@ export interface InMemorySocketPair {
   dropFromServer(code?: number, reason?: string): void;
 }
 
-export function linkedPair(server: RunningServer): InMemorySocketPair {
+export function linkedPair(server: LinkAcceptor): InMemorySocketPair {
   const client = new InMemoryClientSocket();
   let open = true;
   const link: Link = {
