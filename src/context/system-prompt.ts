@@ -10,6 +10,7 @@
  * verbatim — a prompt that talks about `{{…}}` syntax must neither fail nor
  * be rewritten.
  */
+import { LOAD_SKILL_TOOL } from "../skills/load-skill-tool.js";
 import {
   PLACEHOLDER_PATTERN,
   type SystemPromptPlaceholder,
@@ -17,8 +18,6 @@ import {
   unknownPlaceholders,
 } from "../../protocol/config.js";
 
-/** The name of the tool that reads a skill; `{{skills}}` tells the model to call it when it is offered. */
-export const LOAD_SKILL_TOOL = "load_skill";
 
 export interface SkillSummary {
   name: string;

@@ -7,7 +7,7 @@
  * to disk.
  */
 import { ErrorCodes, ErrorMeanings, type MessageRecord, type ToolCallRecord } from "../../protocol/index.js";
-import { loadContextImages } from "../attachments/context-images.js";
+import { loadContextImages } from "../context/context-images.js";
 import { buildLlmContext, DECLINED_TEXT } from "../context/build-llm-context.js";
 import { readContextRecords } from "../context/context-records.js";
 import { newId } from "../ids.js";

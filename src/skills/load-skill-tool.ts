@@ -6,9 +6,11 @@
  * conversation's workspace (`context.cwd`) and the user's config dir.
  */
 import * as z from "zod";
-import { LOAD_SKILL_TOOL } from "../context/system-prompt.js";
 import type { Tool, ToolResult } from "../tools/tool.js";
 import { discoverSkills, readSkillText, SKILL_NAME } from "./discover-skills.js";
+
+/** The name of the tool that reads a skill; `{{skills}}` in the system prompt tells the model to call it when it is offered. */
+export const LOAD_SKILL_TOOL = "load_skill";
 
 const LoadSkillArgs = z.strictObject({
   name: z.string().min(1).max(64).describe("The skill's name, as listed in the system prompt."),

@@ -7,6 +7,7 @@ import { LowdbAssets } from "./lowdb-assets.js";
 import { isAssistantMessage, jsonSize, stateOf, type HandleState, type OpenCall } from "./lowdb-conversation-load.js";
 import { META_FILE, checkSegment, readJsonFile, segmentFileName, type MetaData, type SegmentData } from "./lowdb-file-checks.js";
 import { LowdbFile } from "./lowdb-file.js";
+import { QueuedConversationHandle, type WriteOp } from "./queued-handle.js";
 import type { CachedSegment, SegmentCache } from "./segment-cache.js";
 
 /** What a handle needs from its store. */
@@ -21,12 +22,7 @@ export interface HandleContext {
   reserveAssetBytes(bytes: number, replacedBytes: number): Promise<AssetReservation>;
 }
 
-type Op =
-  | { kind: "append"; record: ConversationRecord }
-  | { kind: "replace"; record: ConversationRecord }
-  | { kind: "update"; conversation: Conversation }
-  | { kind: "reserve"; upTo: number }
-  | { kind: "runState"; state: RunState };
+type Op = WriteOp;
 
 /** JSON of `{"records":[]}` around the records. */
 const SEGMENT_OVERHEAD = 16;
@@ -49,7 +45,7 @@ const SEGMENT_OVERHEAD = 16;
  * Records live in the store-wide SegmentCache, or on disk; the handle keeps
  * HandleState only.
  */
-export class LowdbConversationHandle implements ConversationHandle {
+export class LowdbConversationHandle extends QueuedConversationHandle implements ConversationHandle {
   readonly #ctx: HandleContext;
   readonly #owner: number;
   readonly #meta: LowdbFile<MetaData>;
@@ -61,9 +57,9 @@ export class LowdbConversationHandle implements ConversationHandle {
   /** Bumped by every segment commit: a disk read begun before one must not be cached after it. */
   #epoch = 0;
   readonly #reads = new Map<number, { epoch: number; promise: Promise<CachedSegment> }>();
-  #retired: string | null = null;
 
   constructor(ctx: HandleContext, state: HandleState, tail: { segment: number; value: CachedSegment } | null, metaBehind: boolean) {
+    super();
     this.#ctx = ctx;
     this.#owner = ctx.cache.newOwner();
     this.#meta = new LowdbFile<MetaData>(join(ctx.dir, META_FILE));
@@ -94,7 +90,7 @@ export class LowdbConversationHandle implements ConversationHandle {
   }
 
   async readRecords(from = 0, to = Number.POSITIVE_INFINITY): Promise<ConversationRecord[]> {
-    this.#assertUsable("read");
+    this.assertUsable("read");
     const { segmentCounts, meta } = this.#state;
     const count = meta.conversation.recordCount;
     const start = clamp(Math.floor(from), 0, count);
@@ -114,7 +110,7 @@ export class LowdbConversationHandle implements ConversationHandle {
   }
 
   async findToolCall(toolCallId: string): Promise<ToolCallRecord | undefined> {
-    this.#assertUsable("read");
+    this.assertUsable("read");
     const { openRound, segmentCounts } = this.#state;
     for (let i = openRound.length - 1; i >= 0; i--) {
       if (openRound[i].record.toolCallId === toolCallId) return openRound[i].record;
@@ -129,40 +125,18 @@ export class LowdbConversationHandle implements ConversationHandle {
     return undefined;
   }
 
-  append(record: ConversationRecord): Promise<void> {
-    return this.#push({ kind: "append", record });
-  }
-
-  replaceRecord(record: ConversationRecord): Promise<void> {
-    return this.#push({ kind: "replace", record });
-  }
-
-  update(conversation: Conversation): Promise<void> {
-    const id = this.conversation.id;
-    if (conversation.id !== id) return Promise.reject(new Error(`update of ${id} got conversation ${conversation.id}`));
-    return this.#push({ kind: "update", conversation });
-  }
-
-  reserveSeq(upTo: number): Promise<void> {
-    return this.#push({ kind: "reserve", upTo });
-  }
-
-  updateRunState(state: RunState): Promise<void> {
-    return this.#push({ kind: "runState", state: structuredClone(state) });
-  }
-
   putAsset(info: AssetInfo, bytes: Uint8Array): Promise<void> {
-    if (this.#retired !== null) return Promise.reject(new Error(`cannot change conversation: ${this.#retired}`));
+    if (this.retiredReason !== null) return Promise.reject(this.refusal("change"));
     return this.#assets.put(info, bytes);
   }
 
   async assetInfo(assetId: string): Promise<AssetInfo | undefined> {
-    this.#assertUsable("read");
+    this.assertUsable("read");
     return this.#assets.info(assetId);
   }
 
   async readAsset(assetId: string): Promise<{ info: AssetInfo; bytes: Buffer } | undefined> {
-    this.#assertUsable("read");
+    this.assertUsable("read");
     return this.#assets.read(assetId);
   }
 
@@ -172,7 +146,7 @@ export class LowdbConversationHandle implements ConversationHandle {
    * write gets one more try.
    */
   async retire(reason: string, flush: boolean): Promise<void> {
-    this.#retired ??= reason;
+    this.retiredReason ??= reason;
     // Asset writes too: a deletion removes the folder only after them.
     await Promise.all([this.#queue.idle(), this.#assets.idle()]);
     if (flush && this.#metaBehind) {
@@ -184,13 +158,9 @@ export class LowdbConversationHandle implements ConversationHandle {
     this.#ctx.cache.dropOwner(this.#owner);
   }
 
-  #push(op: Op): Promise<void> {
-    if (this.#retired !== null) return Promise.reject(new Error(`cannot change conversation: ${this.#retired}`));
-    return this.#queue.push(op);
-  }
 
-  #assertUsable(what: string): void {
-    if (this.#retired !== null) throw new Error(`cannot ${what} conversation: ${this.#retired}`);
+  protected enqueue(op: Op): Promise<void> {
+    return this.#queue.push(op);
   }
 
   #step(queue: Queued<Op>[]): Promise<void> {
@@ -390,7 +360,7 @@ export class LowdbConversationHandle implements ConversationHandle {
       promise.then(forget, forget);
     }
     const value = await reading.promise;
-    if (this.#epoch === epoch && this.#retired === null) this.#ctx.cache.put(this.#owner, segment, value);
+    if (this.#epoch === epoch && this.retiredReason === null) this.#ctx.cache.put(this.#owner, segment, value);
     return value;
   }
 

@@ -10,6 +10,7 @@ import {
   type ConversationStore,
   type DamagedConversation,
 } from "./conversation-store.js";
+import { SingleFlight } from "./single-flight.js";
 import { isValidConversationId } from "./conversation-id.js";
 import { AssetUsage, UNLIMITED_ASSETS, type AssetLimits } from "./asset-quota.js";
 import { mapBounded } from "./bounded-map.js";
@@ -104,7 +105,7 @@ export class LowdbConversationStore implements ConversationStore {
   #lock: DataDirLock | null = null;
   #index: ConversationIndex | null = null;
   readonly #handles = new Map<string, LowdbConversationHandle>();
-  readonly #loading = new Map<string, Promise<LowdbConversationHandle | undefined>>();
+  readonly #loading = new SingleFlight<string, LowdbConversationHandle | undefined>();
   readonly #creating = new Map<string, Promise<LowdbConversationHandle>>();
   /** Deletions in progress: their folder removal must finish before the id is reused. */
   readonly #deleting = new Map<string, Promise<void>>();
@@ -251,11 +252,7 @@ export class LowdbConversationStore implements ConversationStore {
     const cached = this.#handles.get(id);
     if (cached) return cached;
     await this.#unloading.get(id);
-    let loading = this.#loading.get(id);
-    if (!loading) {
-      loading = this.#load(id).finally(() => this.#loading.delete(id));
-      this.#loading.set(id, loading);
-    }
+    const loading = this.#loading.run(id, () => this.#load(id));
     const handle = await loading;
     // Deleted or closed while loading: report it gone.
     return handle && this.#handles.get(id) === handle ? handle : undefined;

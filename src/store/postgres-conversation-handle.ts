@@ -5,6 +5,7 @@ import { CommitQueue, type Queued } from "./commit-queue.js";
 import type { AssetInfo, ConversationHandle, RunState } from "./conversation-store.js";
 import { FencedError } from "./fenced-error.js";
 import { StoreRefusal, type PostgresDatabase, type Query } from "./postgres-database.js";
+import { QueuedConversationHandle, type WriteOp } from "./queued-handle.js";
 import {
   CONVERSATION_COLUMNS,
   OPEN_ROUND_SQL,
@@ -17,13 +18,7 @@ import {
   type RecordColumns,
 } from "./postgres-record-rows.js";
 
-type Op =
-  | { kind: "append"; record: ConversationRecord }
-  | { kind: "replace"; record: ConversationRecord }
-  | { kind: "update"; conversation: Conversation }
-  | { kind: "reserve"; upTo: number }
-  | { kind: "runState"; state: RunState }
-  | { kind: "refresh" };
+type Op = WriteOp | { kind: "refresh" };
 
 /** What a handle shows: the committed state of its row, adopted after each commit. */
 export interface PostgresHandleState {
@@ -66,18 +61,18 @@ interface Known {
  * a token, every write checks under the row lock that the row's fence is
  * still that token, and is refused with FencedError otherwise.
  */
-export class PostgresConversationHandle implements ConversationHandle {
+export class PostgresConversationHandle extends QueuedConversationHandle<Op> implements ConversationHandle {
   readonly #db: PostgresDatabase;
   readonly #id: string;
   readonly #queue = new CommitQueue<Op>((queue) => this.#step(queue));
   readonly #assetWrites = new Set<Promise<unknown>>();
   #state: PostgresHandleState;
   #fence: number | undefined;
-  #retired: string | null = null;
 
   readonly #assetLimits: AssetLimits;
 
   constructor(db: PostgresDatabase, state: PostgresHandleState, assetLimits: AssetLimits = UNLIMITED_ASSETS) {
+    super();
     this.#db = db;
     this.#id = state.conversation.id;
     this.#state = state;
@@ -117,7 +112,7 @@ export class PostgresConversationHandle implements ConversationHandle {
    * one owns.)
    */
   refresh(): Promise<void> {
-    return this.#push({ kind: "refresh" });
+    return this.push({ kind: "refresh" });
   }
 
   /** Called by the store's claim once the row holds `token`: writes queued from now on check it. */
@@ -126,7 +121,7 @@ export class PostgresConversationHandle implements ConversationHandle {
   }
 
   async readRecords(from = 0, to = Number.POSITIVE_INFINITY): Promise<ConversationRecord[]> {
-    this.#assertUsable("read");
+    this.assertUsable("read");
     // Only what this handle has seen committed: a read never runs ahead of recordCount.
     const count = this.recordCount;
     const start = clamp(Math.floor(from), 0, count);
@@ -141,7 +136,7 @@ export class PostgresConversationHandle implements ConversationHandle {
   }
 
   async findToolCall(toolCallId: string): Promise<ToolCallRecord | undefined> {
-    this.#assertUsable("read");
+    this.assertUsable("read");
     const open = this.#state.openToolCalls;
     for (let i = open.length - 1; i >= 0; i--) if (open[i].toolCallId === toolCallId) return open[i];
     const rows = await this.#db.query<{ body: ToolCallRecord }>(
@@ -153,29 +148,8 @@ export class PostgresConversationHandle implements ConversationHandle {
     return rows[0]?.body;
   }
 
-  append(record: ConversationRecord): Promise<void> {
-    return this.#push({ kind: "append", record });
-  }
-
-  replaceRecord(record: ConversationRecord): Promise<void> {
-    return this.#push({ kind: "replace", record });
-  }
-
-  update(conversation: Conversation): Promise<void> {
-    if (conversation.id !== this.#id) return Promise.reject(new Error(`update of ${this.#id} got conversation ${conversation.id}`));
-    return this.#push({ kind: "update", conversation });
-  }
-
-  reserveSeq(upTo: number): Promise<void> {
-    return this.#push({ kind: "reserve", upTo });
-  }
-
-  updateRunState(state: RunState): Promise<void> {
-    return this.#push({ kind: "runState", state: structuredClone(state) });
-  }
-
   putAsset(info: AssetInfo, bytes: Uint8Array): Promise<void> {
-    if (this.#retired !== null) return Promise.reject(new Error(`cannot change conversation: ${this.#retired}`));
+    if (this.retiredReason !== null) return Promise.reject(this.refusal("change"));
     const work = this.#putAsset({ ...info }, Buffer.from(bytes));
     this.#assetWrites.add(work);
     const forget = () => this.#assetWrites.delete(work);
@@ -184,7 +158,7 @@ export class PostgresConversationHandle implements ConversationHandle {
   }
 
   async assetInfo(assetId: string): Promise<AssetInfo | undefined> {
-    this.#assertUsable("read");
+    this.assertUsable("read");
     if (!ASSET_ID_PATTERN.test(assetId)) return undefined;
     const rows = await this.#db.query<{ info: AssetInfo }>(
       `read asset ${assetId} of conversation ${this.#id}`,
@@ -195,7 +169,7 @@ export class PostgresConversationHandle implements ConversationHandle {
   }
 
   async readAsset(assetId: string): Promise<{ info: AssetInfo; bytes: Buffer } | undefined> {
-    this.#assertUsable("read");
+    this.assertUsable("read");
     if (!ASSET_ID_PATTERN.test(assetId)) return undefined;
     const rows = await this.#db.query<{ info: AssetInfo; bytes: Buffer }>(
       `read asset ${assetId} of conversation ${this.#id}`,
@@ -207,17 +181,12 @@ export class PostgresConversationHandle implements ConversationHandle {
 
   /** Ends the handle: later calls fail; resolves once the mutations begun before have settled. */
   async retire(reason: string): Promise<void> {
-    this.#retired ??= reason;
+    this.retiredReason ??= reason;
     await Promise.all([this.#queue.idle(), Promise.allSettled([...this.#assetWrites])]);
   }
 
-  #push(op: Op): Promise<void> {
-    if (this.#retired !== null) return Promise.reject(new Error(`cannot change conversation: ${this.#retired}`));
+  protected enqueue(op: Op): Promise<void> {
     return this.#queue.push(op);
-  }
-
-  #assertUsable(what: string): void {
-    if (this.#retired !== null) throw new Error(`cannot ${what} conversation: ${this.#retired}`);
   }
 
   /**

@@ -1,6 +1,7 @@
 import type { Pool } from "pg";
 import type { Conversation } from "../../protocol/index.js";
 import { importCommonJs } from "../lazy-commonjs.js";
+import { SingleFlight } from "./single-flight.js";
 import { UNLIMITED_ASSETS, type AssetLimits } from "./asset-quota.js";
 import type { ConversationPage, ConversationStore, DamagedConversation } from "./conversation-store.js";
 import { isValidConversationId } from "./conversation-id.js";
@@ -79,7 +80,7 @@ export class PostgresConversationStore implements ConversationStore {
   #db: PostgresDatabase | null = null;
   #state: "new" | "open" | "closed" = "new";
   readonly #handles = new Map<string, PostgresConversationHandle>();
-  readonly #loading = new Map<string, Promise<PostgresConversationHandle | undefined>>();
+  readonly #loading = new SingleFlight<string, PostgresConversationHandle | undefined>();
   /** Unloads under way: a `get` waits for the old handle's writes before reading the row again. */
   readonly #unloading = new Map<string, Promise<void>>();
   #count = 0;
@@ -185,11 +186,7 @@ export class PostgresConversationStore implements ConversationStore {
     const cached = this.#handles.get(id);
     if (cached) return cached;
     await this.#unloading.get(id);
-    let loading = this.#loading.get(id);
-    if (!loading) {
-      loading = this.#load(id).finally(() => this.#loading.delete(id));
-      this.#loading.set(id, loading);
-    }
+    const loading = this.#loading.run(id, () => this.#load(id));
     return loading;
   }
 

@@ -1,5 +1,5 @@
 import type { ConversationRecord } from "../../protocol/index.js";
-import { ContextTooLargeError } from "../context/context-records.js";
+import { ContextTooLargeError } from "./context-records.js";
 import type { ConversationHandle } from "../store/conversation-store.js";
 
 /**
