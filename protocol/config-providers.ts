@@ -13,6 +13,8 @@ import "./config-meta.js";
 
 /** The provider of the environment's endpoint (OPENAI_BASE_URL, `llm`): where a bare model name goes unless `defaultProvider` says otherwise. */
 export const ENV_PROVIDER_NAME = "default";
+/** Where the `default` provider points when no base URL is configured (OPENAI_BASE_URL, llm.baseUrl): OpenAI's API. */
+export const OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1";
 
 export const PROVIDER_NAME_PATTERN = /^[A-Za-z0-9_-]{1,32}$/;
 

@@ -5,6 +5,7 @@
  * Logs go to stderr. `agentwire chat` and `agentwire conversations` are
  * clients (src/chat/), loaded only when asked for.
  */
+import { OPENAI_DEFAULT_BASE_URL } from "../protocol/config-providers.js";
 import { HELP } from "./cli-help.js";
 import { parseCli, UsageError } from "./cli-options.js";
 import { ConfigFileError } from "./config/config-file.js";
@@ -83,7 +84,7 @@ async function main(): Promise<void> {
   process.stdout.write(`agentwire listening on ${server.url}\n`);
   // What an operator needs to know at a glance (stderr; stdout keeps its one line).
   server.app.log.info(
-    `${describeStore(config.server)}; model endpoint ${config.llm.baseUrl ?? "https://api.openai.com/v1 (OPENAI_BASE_URL unset)"}; ` +
+    `${describeStore(config.server)}; model endpoint ${config.llm.baseUrl ?? `${OPENAI_DEFAULT_BASE_URL} (OPENAI_BASE_URL unset)`}; ` +
       `default model ${config.model ?? "none (set AGENTWIRE_MODEL or --model, or pass one per conversation or step)"}; ` +
       `token ${config.server.token ? "required" : "not required (loopback only)"}`,
   );

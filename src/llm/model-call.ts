@@ -10,6 +10,7 @@
  * has been yielded, so a caller never sees a token twice.
  */
 import OpenAI from "openai";
+import { OPENAI_DEFAULT_BASE_URL } from "../../protocol/config-providers.js";
 import { CONFIG_DEFAULTS } from "../../protocol/config.js";
 import { createNodeHttpFetch, type NodeHttpFetch } from "./node-http-fetch.js";
 import { isRetryable, toLlmError } from "./openai-errors.js";
@@ -39,8 +40,6 @@ export interface ModelCallOptions {
    */
   transport?: "node" | "fetch";
 }
-
-const DEFAULT_BASE_URL = "https://api.openai.com/v1";
 
 /** Resolves after `ms`, or early (false) when the signal aborts. */
 function pause(ms: number, signal: AbortSignal): Promise<boolean> {
@@ -73,7 +72,7 @@ export class ModelCallProvider implements LlmProvider {
     private readonly wire: Wire,
     options: ModelCallOptions = {},
   ) {
-    this.baseURL = (options.baseURL ?? DEFAULT_BASE_URL).replace(/\/+$/, "");
+    this.baseURL = (options.baseURL ?? OPENAI_DEFAULT_BASE_URL).replace(/\/+$/, "");
     this.maxRetries = options.maxRetries ?? 2;
     this.retryBaseDelayMs = options.retryBaseDelayMs ?? 250;
     this.retryMaxDelayMs = options.retryMaxDelayMs ?? 1000;

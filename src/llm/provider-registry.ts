@@ -14,7 +14,7 @@
  *     configured, where the whole name goes to the environment's endpoint as
  *     it always did (OpenRouter ids like "meta-llama/llama-3.1-8b").
  */
-import { ENV_PROVIDER_NAME, ProviderDefinition, type ProvidersConfig, type WireName } from "../../protocol/config-providers.js";
+import { ENV_PROVIDER_NAME, OPENAI_DEFAULT_BASE_URL, ProviderDefinition, type ProvidersConfig, type WireName } from "../../protocol/config-providers.js";
 import type { ModelsListResult } from "../../protocol/tools.js";
 import { capabilitiesFrom, capabilityProblem, type CapabilityProblem, type ModelCapabilities } from "./capability-gate.js";
 import type { ChatRequest, LlmProvider, ModelInfo } from "./provider.js";
@@ -22,8 +22,6 @@ import { LlmError } from "./provider.js";
 
 /** The provider the environment's endpoint (OPENAI_BASE_URL / OPENAI_API_KEY / config `llm`) becomes. */
 export const ENV_PROVIDER = ENV_PROVIDER_NAME;
-/** Where the `default` provider points when no base URL is configured (as OpenAIProvider does). */
-const OPENAI_BASE_URL = "https://api.openai.com/v1";
 
 /** What a factory needs to build one provider's LlmProvider. */
 export interface ProviderEndpoint {
@@ -109,7 +107,7 @@ export class ProviderRegistry {
         endpoint: {
           name: ENV_PROVIDER,
           wire: "chat",
-          baseUrl: options.envEndpoint.baseUrl ?? OPENAI_BASE_URL,
+          baseUrl: options.envEndpoint.baseUrl ?? OPENAI_DEFAULT_BASE_URL,
           ...(options.envEndpoint.apiKey !== undefined ? { apiKey: options.envEndpoint.apiKey } : {}),
           headers: {},
         },
