@@ -35,6 +35,22 @@ function lossRecorder() {
   return { losses, onLost: (reason: LeaseLossReason) => losses.push({ reason, at: Date.now() }) };
 }
 
+/** Tries to acquire `id` until it is granted (within `withinMs`); the time it was granted and its fence. */
+async function acquireWhenFree(leases: OwnershipLeases, id: string, withinMs: number, what: string): Promise<{ takenAt: number; fence: number }> {
+  let taken = { takenAt: 0, fence: 0 };
+  await eventually(
+    async () => {
+      const outcome = await leases.acquire(id, lossRecorder());
+      if (!outcome.acquired) return false;
+      taken = { takenAt: Date.now(), fence: outcome.lease.fence };
+      return true;
+    },
+    withinMs,
+    what,
+  );
+  return taken;
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe.skipIf(!redisAvailable)("conversation ownership leases", () => {
@@ -83,19 +99,7 @@ describe.skipIf(!redisAvailable)("conversation ownership leases", () => {
     (a as unknown as { redis: { disconnect(): void } }).redis.disconnect();
     expect((await b.acquire(id, lossRecorder())).acquired).toBe(false);
 
-    let takenAt = 0;
-    let fence = 0;
-    await eventually(
-      async () => {
-        const outcome = await b.acquire(id, lossRecorder());
-        if (!outcome.acquired) return false;
-        takenAt = Date.now();
-        fence = outcome.lease.fence;
-        return true;
-      },
-      LEASE_MS * 3,
-      "B acquiring the conversation",
-    );
+    const { takenAt, fence } = await acquireWhenFree(b, id, LEASE_MS * 3, "B acquiring the conversation");
     expect(fence).toBeGreaterThan(first.lease.fence);
     expect(takenAt - cutAt).toBeLessThanOrEqual(LEASE_MS + 100);
     expect(lost.losses.map((l) => l.reason)).toEqual(["expired"]);
@@ -177,19 +181,7 @@ describe.skipIf(!redisAvailable)("conversation ownership leases", () => {
 
     const killedAt = Date.now();
     child.kill("SIGKILL");
-    let takenAt = 0;
-    let fence = 0;
-    await eventually(
-      async () => {
-        const outcome = await b.acquire(id, lossRecorder());
-        if (!outcome.acquired) return false;
-        takenAt = Date.now();
-        fence = outcome.lease.fence;
-        return true;
-      },
-      leaseMs * 2,
-      "taking over from the killed owner",
-    );
+    const { takenAt, fence } = await acquireWhenFree(b, id, leaseMs * 2, "taking over from the killed owner");
     expect(fence).toBe(childFence + 1);
     const failoverMs = takenAt - killedAt;
     expect(failoverMs).toBeLessThanOrEqual(leaseMs + 100);

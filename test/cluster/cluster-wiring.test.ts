@@ -110,6 +110,26 @@ describe.skipIf(!redisAvailable).each(stores)("a cluster of in-process servers o
     return client;
   }
 
+  /**
+   * A conversation created through A (so A owns it), both clients subscribed, and a step streaming
+   * `words` paced tokens from the fake: returns once B has seen the first delta. `isEnd` tells the
+   * generation's ending events (final complete, interrupted, error).
+   */
+  async function streamOwnedByA(a: AgentwireClient, b: AgentwireClient, words: number) {
+    const { id: conversationId } = await a.conversation.create({});
+    const seenOnA = new EventRecorder(a, conversationId);
+    const seenOnB = new EventRecorder(b, conversationId);
+    await a.conversation.subscribe({ conversationId });
+    await b.conversation.subscribe({ conversationId });
+    fake.enqueue({ kind: "reply", text: Array.from({ length: words }, (_, i) => `w${i} `), delayMs: 20 });
+    await a.message.append({ conversationId, role: "user", content: "talk for a while" });
+    const { generationId } = await a.step({ conversationId });
+    await seenOnB.waitFor((e) => e.method === "generation_progress");
+    const isEnd = (e: RecordedEvent) =>
+      e.params.generationId === generationId && ((e.method === "generation_complete" && e.params.final) || e.method === "interrupted" || e.method === "error");
+    return { conversationId, generationId, seenOnA, seenOnB, isEnd };
+  }
+
   /** The recorder's events as [seq, method], checking that seqs strictly increase (no duplicate, no reordering). */
   function sequence(events: readonly RecordedEvent[]): [number, string][] {
     const out = events.map((e) => [e.params.seq as number, e.method] as [number, string]);
@@ -256,15 +276,7 @@ describe.skipIf(!redisAvailable).each(stores)("a cluster of in-process servers o
     const [A, B] = await cluster(2);
     const a = await connect(A!);
     const b = await connect(B!);
-    const { id: conversationId } = await a.conversation.create({});
-    const seenOnA = new EventRecorder(a, conversationId);
-    const seenOnB = new EventRecorder(b, conversationId);
-    await a.conversation.subscribe({ conversationId });
-    await b.conversation.subscribe({ conversationId });
-    fake.enqueue({ kind: "reply", text: Array.from({ length: 300 }, (_, i) => `w${i} `), delayMs: 20 });
-    await a.message.append({ conversationId, role: "user", content: "talk for a while" });
-    const { generationId } = await a.step({ conversationId });
-    await seenOnB.waitFor((e) => e.method === "generation_progress");
+    const { conversationId, generationId, seenOnA, seenOnB, isEnd } = await streamOwnedByA(a, b, 300);
 
     // As if A had paused past its lease: B takes the conversation, sees A's generation marked and ends it on the bus.
     // A's next publish is refused by the fence: it stops the generation and tells its own client at once.
@@ -273,8 +285,6 @@ describe.skipIf(!redisAvailable).each(stores)("a cluster of in-process servers o
     await redis.quit();
     await b.conversation.get({ conversationId });
     expect((await b.server.status()).cluster?.owned).toContain(conversationId);
-    const isEnd = (e: RecordedEvent) =>
-      e.params.generationId === generationId && ((e.method === "generation_complete" && e.params.final) || e.method === "interrupted" || e.method === "error");
     await seenOnA.waitFor(isEnd, LEASE_MS * 2);
     await seenOnB.waitFor(isEnd, LEASE_MS * 2);
     // A's client now follows the bus: B's ending of the same generation is not sent to it a second time.
@@ -304,17 +314,7 @@ describe.skipIf(!redisAvailable).each(stores)("a cluster of in-process servers o
       const [A, B] = servers;
       const a = await connect(A!);
       const b = await connect(B!);
-      const { id: conversationId } = await a.conversation.create({});
-      const seenOnA = new EventRecorder(a, conversationId);
-      const seenOnB = new EventRecorder(b, conversationId);
-      await a.conversation.subscribe({ conversationId });
-      await b.conversation.subscribe({ conversationId });
-      fake.enqueue({ kind: "reply", text: Array.from({ length: 400 }, (_, i) => `w${i} `), delayMs: 20 });
-      await a.message.append({ conversationId, role: "user", content: "talk for a while" });
-      const { generationId } = await a.step({ conversationId });
-      await seenOnB.waitFor((e) => e.method === "generation_progress");
-      const isEnd = (e: RecordedEvent) =>
-        e.params.generationId === generationId && ((e.method === "generation_complete" && e.params.final) || e.method === "interrupted" || e.method === "error");
+      const { conversationId, generationId, seenOnA, seenOnB, isEnd } = await streamOwnedByA(a, b, 400);
 
       proxy.stall();
       const stalledAt = Date.now();

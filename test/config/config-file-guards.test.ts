@@ -9,17 +9,9 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { killAllCli, runCli } from "../harness/cli-process.js";
-import { shippedBundle } from "../harness/shipped-bundle.js";
+import { useShippedCli } from "../harness/shipped-cli.js";
 
-let bundle: { entry: string };
-beforeAll(() => {
-  bundle = { entry: shippedBundle() };
-});
-afterAll(async () => {
-  await killAllCli();
-});
-const cli = (args: string[], env: Record<string, string>, cwd: string) => runCli(args, env, bundle.entry, cwd);
+const cli = useShippedCli();
 
 let root: string;
 beforeAll(async () => {

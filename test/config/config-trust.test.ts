@@ -18,21 +18,14 @@ import { formatReport } from "../../src/config/config-report.js";
 import { resolveConfig } from "../../src/config/resolve-config.js";
 import { runTrust } from "../../src/config/trust-command.js";
 import { type FakeOpenAI, startFakeOpenAI } from "../fake-openai/server.js";
-import { killAllCli, runCli } from "../harness/cli-process.js";
+import { killAllCli } from "../harness/cli-process.js";
 import { eventually } from "../harness/eventually.js";
-import { shippedBundle } from "../harness/shipped-bundle.js";
+import { useShippedCli } from "../harness/shipped-cli.js";
 
 const NOBODY = 65534;
 
 // The children run the shipped bundle of the current source (what ships, and a fifth of tsx's start-up CPU).
-let bundle: { entry: string };
-beforeAll(() => {
-  bundle = { entry: shippedBundle() };
-});
-afterAll(async () => {
-  await killAllCli();
-});
-const cli = (args: string[], env: Record<string, string>, cwd: string) => runCli(args, env, bundle.entry, cwd);
+const cli = useShippedCli();
 
 let root: string;
 beforeEach(async () => {
