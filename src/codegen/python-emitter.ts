@@ -24,6 +24,14 @@ export const PYTHON_PACKAGE = "clients/python/agentwire_client";
 
 const PY_BANNER = `# ${GENERATED_NOTE}`;
 
+/** types.py's union of every conversation notification as `{"method", "params"}`: what `events()` yields. */
+const CONVERSATION_EVENT = "ConversationEvent";
+
+/** `generation_progress` → `GenerationProgressEvent`: the `{"method", "params"}` TypedDict of one notification. */
+function eventTypeName(method: string): string {
+  return notificationTypeName(method).replace(/Notification$/, "Event");
+}
+
 /** clients/python/agentwire_client/types.py */
 export function emitPythonTypes(protocolVersion: string, inventory: ClientInventory = protocolInventory): string {
   const shared = sharedTypes();
@@ -38,11 +46,42 @@ export function emitPythonTypes(protocolVersion: string, inventory: ClientInvent
     writer.define(names.params, params, leadFor(params, method, "Params"));
     writer.define(names.result, result, leadFor(result, method, "Result"));
   }
+  const conversationEvents: string[] = [];
   for (const [method, entry] of Object.entries(inventory.notifications)) {
-    writer.define(notificationTypeName(method), toJsonSchema(entry.params, "output", `${method} notification`), [
-      `Params of the \`${method}\` notification: ${entry.description}`,
-    ]);
+    const params = toJsonSchema(entry.params, "output", `${method} notification`);
+    writer.define(notificationTypeName(method), params, [`Params of the \`${method}\` notification: ${entry.description}`]);
+    // A notification naming its conversation is one `events(conversation_id)` yields.
+    if (((params.required ?? []) as string[]).includes("conversationId")) conversationEvents.push(method);
   }
+  for (const method of conversationEvents) {
+    const name = eventTypeName(method);
+    writer.add({
+      name,
+      lines: [
+        `class ${name}(TypedDict):`,
+        ...docstring([`A \`${method}\` notification, as \`events()\` yields it.`], "    "),
+        "",
+        `    method: Literal[${JSON.stringify(method)}]`,
+        `    params: ${notificationTypeName(method)}`,
+      ],
+      needs: [notificationTypeName(method)],
+    });
+  }
+  writer.add({
+    name: CONVERSATION_EVENT,
+    lines: [
+      `${CONVERSATION_EVENT}: TypeAlias = ${conversationEvents.map(eventTypeName).join(" | ")}`,
+      ...docstring(
+        [
+          "What `client.events(conversation_id)` yields: one notification of the conversation as" +
+            ' `{"method": ..., "params": ...}`. Comparing `event["method"]` with a method name narrows `params`' +
+            " to that notification's TypedDict.",
+        ],
+        "",
+      ),
+    ],
+    needs: conversationEvents.map(eventTypeName),
+  });
   const notificationNames = Object.keys(inventory.notifications);
   const out = [
     PY_BANNER,
@@ -135,6 +174,7 @@ export function emitPythonMethods(
     ...new Set([
       ...plans.flatMap((p) => (p.params === "none" ? [p.resultType] : [p.paramsType, p.resultType])),
       ...notifications.map(notificationTypeName),
+      CONVERSATION_EVENT,
     ]),
   ].sort();
   const out = [
@@ -147,9 +187,11 @@ export function emitPythonMethods(
           " runtime.py (hand-written).",
         "",
         "```",
-        'client = await AgentwireClient.connect("ws://127.0.0.1:7700", token=token)',
-        'client.on("message_added", lambda n: print(n["record"]["content"]))',
-        'conversation = await client.conversation.create({"title": "demo"})',
+        'async with AgentwireClient.connect("ws://127.0.0.1:7700", token=token) as client:',
+        '    conversation = await client.conversation.create({"title": "demo"})',
+        '    client.on("message_added", lambda n: print(n["record"]["content"]))',
+        '    async for event in client.events(conversation["id"]):',
+        "        ...",
         "```",
       ],
       "",
@@ -157,9 +199,10 @@ export function emitPythonMethods(
     "",
     "from __future__ import annotations",
     "",
-    "from typing import Any, Awaitable, Callable, Literal, Unpack, cast, overload",
+    "from functools import cached_property",
+    "from typing import Any, Callable, Literal, cast, overload",
     "",
-    "from .runtime import AgentwireClientBase, ClientOptions, Disposer",
+    "from .runtime import DEFAULT_EVENT_BUFFER, AgentwireClientBase, Disposer, EventStream",
     "from .types import (",
     "    PROTOCOL_VERSION,",
     ...typeNames.map((name) => `    ${name},`),
@@ -175,45 +218,64 @@ export function emitPythonMethods(
     "class AgentwireClient(AgentwireClientBase):",
     ...docstring(
       [
-        "A connected agentwire client. Create it with `await AgentwireClient.connect(url, ...)`; every" +
+        "A connected agentwire client. Create it with `await AgentwireClient.connect(url, ...)` or" +
+          " `async with AgentwireClient.connect(url, ...) as client:` (closed when the block exits); every" +
           " method sends one request and returns its result, or raises AgentwireRpcError (server errors," +
           " `code` from ErrorCodes) or AgentwireConnectionError (CONNECTION_CLOSED, TIMEOUT).",
       ],
       "    ",
     ),
     "",
-    "    def __init__(self, **options: Unpack[ClientOptions]) -> None:",
-    "        super().__init__(**options)",
+    "    _protocol_version = PROTOCOL_VERSION",
   );
   for (const member of members) {
     if (!("methods" in member)) continue;
-    out.push(`        self.${member.name} = ${groupClassName(member.name)}(self)`);
-    out.push(...docstring([`${member.name}.* requests.`], "        "));
+    out.push(
+      "",
+      "    @cached_property",
+      `    def ${member.name}(self) -> ${groupClassName(member.name)}:`,
+      ...docstring([`${member.name}.* requests.`], "        "),
+      `        return ${groupClassName(member.name)}(self)`,
+    );
   }
+  for (const member of members) if (!("methods" in member)) out.push("", ...emitMethod(member, "    ", "self"));
+
   out.push(
     "",
-    "    @classmethod",
-    "    async def connect(cls, url: str, **options: Unpack[ClientOptions]) -> AgentwireClient:",
+    `    def events(self, conversation_id: str, *, max_buffer: int = DEFAULT_EVENT_BUFFER) -> EventStream[${CONVERSATION_EVENT}]:`,
     ...docstring(
       [
-        "Open a WebSocket to `url`, send initialize with this client's protocol version and return once" +
-          " the server has accepted it. Options (ClientOptions, in runtime.py): token, client_info, capabilities," +
-          " experimental_api, request_timeout (seconds), max_message_bytes.",
+        "The notifications of `conversation_id` from now on, as an async iterator of" +
+          ` ${CONVERSATION_EVENT} (\`{"method": ..., "params": ...}\`; comparing \`event["method"]\` narrows` +
+          " `params` to that notification's TypedDict). Subscribe to the conversation for its events to come;" +
+          " call this before `step` so none is missed. At most `max_buffer` unread notifications are held: one" +
+          " more ends the stream with AgentwireEventOverflowError once the held ones are read, never a silent" +
+          " drop. The iteration ends when the connection closes (with AgentwireConnectionError if the server or" +
+          " the network closed it) or the stream's `close()` is called; EventStream in runtime.py has the" +
+          " details.",
+        "",
+        "```",
+        "async with client.events(conversation_id) as events:",
+        '    await client.step({"conversationId": conversation_id})',
+        "    async for event in events:",
+        '        if event["method"] == "generation_progress":',
+        '            print(event["params"]["delta"], end="")',
+        '        elif event["method"] == "generation_complete" and event["params"]["final"]:',
+        "            break",
+        "```",
       ],
       "        ",
     ),
-    "        client = cls(**options)",
-    "        await client._handshake(url, PROTOCOL_VERSION)",
-    "        return client",
+    "        return self._event_stream(conversation_id, max_buffer)",
   );
-  for (const member of members) if (!("methods" in member)) out.push("", ...emitMethod(member, "    ", "self"));
+
 
   // Typed `on`: one overload per notification, so a handler's argument is that notification's TypedDict.
   for (const method of notifications) {
     out.push(
       "",
       "    @overload",
-      `    def on(self, method: Literal[${JSON.stringify(method)}], handler: Callable[[${notificationTypeName(method)}], None | Awaitable[None]]) -> Disposer: ...`,
+      `    def on(self, method: Literal[${JSON.stringify(method)}], handler: Callable[[${notificationTypeName(method)}], object]) -> Disposer: ...`,
     );
   }
   out.push(

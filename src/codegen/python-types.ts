@@ -58,6 +58,12 @@ export class PyTypeWriter {
 
   constructor(private readonly named: NamedTypes) {}
 
+  /** A definition written by the caller (its name still claimed once). */
+  add(definition: PyDefinition): void {
+    this.#claim(definition.name);
+    this.definitions.push(definition);
+  }
+
   /** A TypedDict for an object with fields, an alias otherwise; `lead` paragraphs go first in its docstring. */
   define(name: string, schema: JsonSchema, lead: string[] = []): void {
     this.#claim(name);

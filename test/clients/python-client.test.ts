@@ -1,16 +1,20 @@
 /**
  * The generated Python client (clients/python/) against a running server: a
  * real agentwire server on 127.0.0.1, the fake OpenAI-compatible model
- * reached through the real openai SDK, and test/fixtures/python/roundtrip.py
- * run by python3 as a child process. The script prints what it saw; this
+ * reached through the real openai SDK, and the scripts of test/fixtures/python/
+ * run by python3 as child processes. Each script prints what it saw; this
  * file checks it against the server's own records and what the model was sent.
+ * The package is also installed the way docs/clients.md says (pip, into a
+ * venv) and its example, clients/python/examples/chat.py, run from there and
+ * type-checked with `mypy --strict`.
  *
- * Needs python3 with the `websockets` package (.ci/run installs it). Every
- * interpreter found with it runs the script, so Debian's older websockets
- * (10.4) and a current one are both covered where both are installed.
+ * Needs python3 with the `websockets` package, and for the type checks Debian's
+ * `mypy` (.ci/run installs both); each part skips, saying so, without them.
+ * Every interpreter found with websockets runs the scripts, so Debian's older
+ * websockets (10.4) and a current one are both covered where both are installed.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -21,6 +25,8 @@ import { cleanEnv } from "../harness/child-env.js";
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const clientDir = join(root, "clients/python");
 const script = join(root, "test/fixtures/python/roundtrip.py");
+const eventsScript = join(root, "test/fixtures/python/events.py");
+const example = join(clientDir, "examples/chat.py");
 // Bytecode (py_compile writes it even when told not to) goes here, never next to the sources.
 const pycache = mkdtempSync(join(tmpdir(), "agentwire-pycache-"));
 afterAll(() => rmSync(pycache, { recursive: true, force: true }));
@@ -53,9 +59,30 @@ if (pythons.length === 0) {
   console.warn("python-client.test.ts: skipped, no python3 with the websockets package here (.ci/run installs it)");
 }
 
-function run(command: string, args: string[], timeoutMs = 20_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/** Debian's mypy (apt-get install mypy), when installed: it type-checks the package and the example. */
+const mypy = spawnSync("mypy", ["--version"], { encoding: "utf8", timeout: 10_000 }).status === 0 ? "mypy" : undefined;
+if (!mypy) console.warn("python-client.test.ts: the mypy --strict checks are skipped, no mypy here (.ci/run installs Debian's)");
+
+/** An interpreter that can make a venv with pip and build the package offline (Debian: python3-venv, python3-setuptools). */
+const installer = pythons.find(
+  ({ executable }) => spawnSync(executable, ["-c", "import ensurepip, venv, setuptools"], { timeout: 10_000 }).status === 0,
+);
+if (pythons.length > 0 && !installer) console.warn("python-client.test.ts: the install test is skipped, no python3 with venv, ensurepip and setuptools here");
+
+interface RunOptions {
+  timeoutMs?: number;
+  cwd?: string;
+  /** Put clients/python on PYTHONPATH (default): false runs what is installed. */
+  source?: boolean;
+}
+
+function run(command: string, args: string[], options: RunOptions = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const { timeoutMs = 20_000, cwd, source = true } = options;
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(command, args, { env: cleanEnv({ PYTHONPATH: clientDir, PYTHONDONTWRITEBYTECODE: "1", PYTHONPYCACHEPREFIX: pycache }) });
+    const env = cleanEnv({ PYTHONDONTWRITEBYTECODE: "1", PYTHONPYCACHEPREFIX: pycache, PIP_DISABLE_PIP_VERSION_CHECK: "1" });
+    if (source) env.PYTHONPATH = clientDir;
+    else delete env.PYTHONPATH;
+    const child = spawn(command, args, { env, cwd });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
@@ -131,21 +158,126 @@ describe.skipIf(pythons.length === 0)("the Python client", () => {
     expect(out.hungUp.message).toContain("4000");
   }, PYTHON_TEST_MS);
 
-  it("the clients guide's example runs as written: it streams the answer and confirms the tool call", async () => {
+  it.each(pythons)("events() and context-manager connect with $command (websockets $version)", async ({ executable }) => {
+    fx.fake.enqueue({ kind: "reply", text: ["Streamed ", "to the ", "iterator."] });
+    const { code, stdout, stderr } = await run(executable, [eventsScript, fx.server.url]);
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    const out = JSON.parse(stdout);
+
+    // The stream held the step's notifications, in order, only of its conversation, typed by method.
+    const methods = out.events.map((e: { method: string }) => e.method);
+    expect(methods[0]).toBe("message_added");
+    expect(methods).toEqual(expect.arrayContaining(["generation_started", "generation_progress", "generation_complete"]));
+    expect(methods.at(-1)).toBe("generation_complete");
+    const conversationId = out.events[0].conversationId;
+    expect(out.events.every((e: { conversationId: string }) => e.conversationId === conversationId)).toBe(true);
+    const seqs = out.events.map((e: { seq: number }) => e.seq);
+    expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+    expect(out.text).toBe("Streamed to the iterator.");
+    expect(out.callbacks).toBe(out.text); // the on() callbacks still run beside the stream
+    const stored = await fx.client.conversation.get({ conversationId, includeRecords: true });
+    expect(stored.records!.map((r) => (r.type === "message" ? r.content : r.type))).toEqual(["hello", "Streamed to the iterator."]);
+
+    // `async with connect()` closed the client on exit, and its close ended every stream cleanly.
+    expect(out.closedOnExit).toBe(true);
+    expect(out.waitingReader.ended).toBe("cleanly");
+    expect(out.secondReader).toEqual({ methods: [], ended: "cleanly" });
+    expect(out.afterClose).toEqual({ methods: [], ended: "cleanly" });
+
+    // A full buffer: the held events first, then a clear error naming the limit and the last seq read.
+    expect(out.overflow).toMatchObject({
+      methods: ["message_added", "message_added"],
+      ended: "AgentwireEventOverflowError",
+      max_buffer: 2,
+      last_seq: out.seqs[1],
+    });
+    expect(out.overflow.message).toContain("max_buffer");
+    // The other streams of that conversation were unaffected; close() ends a waiting reader, and drops what is held.
+    expect(out.closedEarlyPending).toBe(3);
+    expect(out.closedEarly).toEqual({ methods: ["message_added", "message_added", "message_added"], ended: "cleanly" });
+    expect(out.discardedPending).toBe(3);
+    expect(out.discarded).toEqual({ methods: [], ended: "cleanly" });
+    expect(out.closedOnError).toBe(true);
+    expect(out.zeroBuffer).toMatch(/max_buffer must be at least 1/);
+
+    // A server that hangs up: what came is read, then the connection's error, not a clean end.
+    expect(out.hungUp).toMatchObject({ methods: ["message_added"], ended: "AgentwireConnectionError", code: "CONNECTION_CLOSED" });
+    expect(out.hungUp.message).toContain("4000");
+  }, PYTHON_TEST_MS);
+
+  it("the clients guide shows clients/python/examples/chat.py as it is, and it runs: streams the answer, confirms the tool call", async () => {
     const guide = readFileSync(join(root, "docs/clients.md"), "utf8");
-    const example = /## Python\n\n<!-- block: python -->\n```python\n([\s\S]*?)```/.exec(guide)?.[1];
-    expect(example, "docs/clients.md has a ## Python section opening with a python block").toBeDefined();
-    expect(example).toContain("ws://127.0.0.1:8765");
+    const shown = /\n<!-- block: python -->\n```python\n([\s\S]*?)```/.exec(guide.slice(guide.indexOf("## Python")))?.[1];
+    expect(shown, "docs/clients.md's ## Python section has a python block").toBeDefined();
+    expect(shown).toBe(readFileSync(example, "utf8"));
+    expect(shown).toContain("ws://127.0.0.1:8765");
     fx.fake.enqueue(
       { kind: "reply", toolCalls: [{ id: "call_readme", name: "shell", args: JSON.stringify({ command: "echo readme-ran" }) }] },
       { kind: "reply", text: ["It holds ", "README.md."] },
     );
-    const { code, stdout, stderr } = await run(pythons[0].executable, ["-c", example!.replace("ws://127.0.0.1:8765", fx.server.url)]);
+    // Run as the docs-blocks test runs every python block: the source, on PYTHONPATH, its port swapped.
+    const { code, stdout, stderr } = await run(pythons[0].executable, ["-c", shown!.replace("ws://127.0.0.1:8765", fx.server.url)]);
     expect(stderr).toBe("");
     expect(code).toBe(0);
-    expect(stdout).toBe("It holds README.md.");
+    expect(stdout).toBe("It holds README.md.\n");
+    expect(fx.fake.requests[0]!.messages.at(-1)).toMatchObject({ role: "user", content: "What is in this directory?" });
     expect(fx.fake.requests[1]!.messages.at(-1).content).toContain("readme-ran");
   }, PYTHON_TEST_MS);
+
+  // The install the guide documents, offline (this machine reaches no PyPI): a venv over the system's
+  // websockets and setuptools, pip building the package from clients/python without an index.
+  const VENV = "python3 -m venv --system-site-packages .venv";
+  const PIP = "pip install --no-build-isolation --no-index ./clients/python";
+  it.skipIf(!installer)("installs with pip into a venv as the guide says; the example runs from there and passes mypy --strict", async () => {
+    const guide = readFileSync(join(root, "docs/clients.md"), "utf8");
+    expect(guide).toContain(VENV);
+    expect(guide).toContain(`.venv/bin/${PIP}`);
+    expect(guide).toContain("pip install ./clients/python");
+    // A copy of clients/python: pip's build leaves build/ and *.egg-info beside the sources.
+    const dir = mkdtempSync(join(tmpdir(), "agentwire-pyinstall-"));
+    try {
+      cpSync(clientDir, join(dir, "clients/python"), { recursive: true, filter: (from) => !/(__pycache__|\.egg-info|[/\\]build)$/.test(from) });
+      const venv = await run(installer!.executable, VENV.split(" ").slice(1), { cwd: dir, source: false, timeoutMs: 60_000 });
+      expect(venv.stderr).toBe("");
+      expect(venv.code).toBe(0);
+      const python = join(dir, ".venv/bin/python");
+      const pip = await run(python, ["-m", ...PIP.split(" "), "--no-cache-dir", "--quiet"], { cwd: dir, source: false, timeoutMs: 60_000 });
+      expect(pip.stderr).toBe("");
+      expect(pip.code).toBe(0);
+
+      // Installed into the venv, py.typed with it.
+      const where = await run(python, ["-c", "import agentwire_client, importlib.resources as r; print(agentwire_client.__file__); print(r.files(agentwire_client).joinpath('py.typed').is_file())"], { cwd: dir, source: false });
+      expect(where.stderr).toBe("");
+      const [file, typed] = where.stdout.trim().split("\n");
+      expect(file!.startsWith(join(dir, ".venv/"))).toBe(true);
+      expect(typed).toBe("True");
+
+      // The example, run by the venv's python from the copy, imports the installed package.
+      fx.fake.enqueue(
+        { kind: "reply", toolCalls: [{ id: "call_venv", name: "shell", args: JSON.stringify({ command: "echo venv-ran" }) }] },
+        { kind: "reply", text: ["Installed ", "and answering."] },
+      );
+      const chat = await run(python, ["clients/python/examples/chat.py", fx.server.url, "Say hello from the venv"], { cwd: dir, source: false });
+      expect(chat.stderr).toBe("");
+      expect(chat.code).toBe(0);
+      expect(chat.stdout).toBe("Installed and answering.\n");
+      expect(fx.fake.requests[0]!.messages.at(-1)).toMatchObject({ role: "user", content: "Say hello from the venv" });
+      expect(fx.fake.requests[1]!.messages.at(-1).content).toContain("venv-ran");
+
+      if (!mypy) return;
+      // Type-checked against the installed package (the examples folder holds no agentwire_client of its own).
+      const typedCheck = await run(mypy, ["--strict", "--python-executable", python, "--cache-dir", join(dir, ".mypy_cache"), "chat.py"], {
+        cwd: join(dir, "clients/python/examples"),
+        source: false,
+        timeoutMs: 60_000,
+      });
+      expect(typedCheck.stdout + typedCheck.stderr).toMatch(/^Success: no issues found in 1 source file\s*$/);
+      expect(typedCheck.code).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
 
   it("the generated files compile, and every TypedDict's annotations resolve", async () => {
     const dir = join(clientDir, "agentwire_client");
@@ -164,13 +296,49 @@ describe.skipIf(pythons.length === 0)("the Python client", () => {
       "        if inspect.isfunction(f): typing.get_type_hints(f)",
       "opt = t.ConversationCreateParams.__optional_keys__",
       "req = t.ConversationGetParams.__required_keys__",
-      "print(len(dicts), 'title' in opt, sorted(req))",
+      // connect() takes the constructor's keywords, which are ClientOptions' keys.
+      "import agentwire_client.runtime as rt",
+      "kw = lambda f: sorted(p.name for p in inspect.signature(f).parameters.values() if p.kind == p.KEYWORD_ONLY)",
+      "same = kw(m.AgentwireClient.connect) == kw(rt.AgentwireClientBase.__init__) == sorted(rt.ClientOptions.__annotations__)",
+      "print(len(dicts), 'title' in opt, sorted(req).__repr__().replace(' ', ''), same)",
     ].join("\n");
     const typed = await run(pythons[0].executable, ["-c", check]);
     expect(typed.stderr).toBe("");
-    const [count, titleOptional, required] = typed.stdout.trim().split(" ", 3);
+    const [count, titleOptional, required, sameOptions] = typed.stdout.trim().split(" ", 4);
     expect(Number(count)).toBeGreaterThan(50);
     expect(titleOptional).toBe("True");
     expect(required).toBe("['conversationId']");
+    expect(sameOptions).toBe("True");
+    expect(existsSync(join(dir, "py.typed")), "py.typed marks the package as typed").toBe(true);
   }, PYTHON_TEST_MS);
+
+  it.skipIf(!mypy)("the package and its example pass mypy --strict, and the types are real: a misuse is an error", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "agentwire-mypy-"));
+    try {
+      const clean = await run(mypy!, ["--strict", "--cache-dir", join(dir, "cache"), "agentwire_client", "examples/chat.py"], { cwd: clientDir, timeoutMs: 60_000 });
+      expect(clean.stdout + clean.stderr).toMatch(/^Success: no issues found in \d+ source files\s*$/);
+      expect(clean.code).toBe(0);
+      // An event narrowed by its method has that notification's params; a wrong key or type is caught.
+      const misuse = [
+        "from agentwire_client import AgentwireClient",
+        "async def main() -> None:",
+        '    async with AgentwireClient.connect("ws://127.0.0.1:1", request_timeout="soon") as client:',
+        '        async for event in client.events("c_1"):',
+        '            if event["method"] == "generation_progress":',
+        '                size: int = event["params"]["delta"]',
+        '            elif event["method"] == "tool_pending":',
+        '                print(event["params"]["delta"])',
+        "",
+      ].join("\n");
+      const file = join(dir, "misuse.py");
+      writeFileSync(file, misuse);
+      const caught = await run(mypy!, ["--strict", "--cache-dir", join(dir, "cache"), file], { cwd: clientDir, timeoutMs: 60_000 });
+      expect(caught.code).toBe(1);
+      expect(caught.stdout).toContain('misuse.py:3: error: Argument "request_timeout"');
+      expect(caught.stdout).toContain('misuse.py:6: error: Incompatible types in assignment (expression has type "str", variable has type "int")');
+      expect(caught.stdout).toMatch(/misuse\.py:8: error: TypedDict "ToolPendingNotification" has no key "delta"/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
 });

@@ -12,7 +12,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { notifications, requests } from "../../protocol/inventory.js";
 import type { ClientInventory } from "../../src/codegen/client-types.js";
-import { emitPythonMethods, readRuntime, runtimeNames } from "../../src/codegen/python-emitter.js";
+import { emitPythonMethods, emitPythonTypes, readRuntime, runtimeNames } from "../../src/codegen/python-emitter.js";
 import { docstring, importOrder, PyTypeWriter } from "../../src/codegen/python-types.js";
 import { NamedTypes } from "../../src/codegen/ts-types.js";
 
@@ -84,11 +84,23 @@ describe("methods.py", () => {
   it("groups by prefix, leaves initialize to connect, and sends {} for a method without params", () => {
     const text = emitPythonMethods("1.0", runtime);
     expect(text).toContain("class ConversationMethods:");
-    expect(text).toContain("        self.conversation = ConversationMethods(self)");
+    expect(text).toContain("    @cached_property\n    def conversation(self) -> ConversationMethods:");
     expect(text).toContain("    async def get(self, params: ConversationGetParams, *, timeout: float | None = None) -> ConversationGetResult:");
     expect(text).toContain('result = await self._client.request("tools.list", {}, timeout=timeout)');
     expect(text).not.toMatch(/def initialize\(/);
     expect(text).toContain('    def on(self, method: Literal["tool_pending"], handler: Callable[[ToolPendingNotification]');
+  });
+
+  it("types events() by the notifications that name a conversation: a tagged TypedDict each, their union", () => {
+    const types = emitPythonTypes("1.0");
+    expect(types).toContain('class ToolPendingEvent(TypedDict):');
+    expect(types).toContain('    method: Literal["tool_pending"]\n    params: ToolPendingNotification');
+    const union = /^ConversationEvent: TypeAlias = (.*)$/m.exec(types)?.[1]?.split(" | ");
+    const named = Object.keys(notifications).filter((m) => m !== "connected");
+    expect(union).toEqual(named.map((m) => `${m.split("_").map((p) => p[0]!.toUpperCase() + p.slice(1)).join("")}Event`));
+    expect(types).not.toContain("ConnectedEvent"); // `connected` names no conversation
+    const text = emitPythonMethods("1.0", runtime);
+    expect(text).toContain("    def events(self, conversation_id: str, *, max_buffer: int = DEFAULT_EVENT_BUFFER) -> EventStream[ConversationEvent]:");
   });
 
   it("marks an experimental method in its docstring, and refuses a member named like a Python keyword", () => {

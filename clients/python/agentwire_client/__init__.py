@@ -2,8 +2,10 @@
 
 ```
 from agentwire_client import AgentwireClient
-client = await AgentwireClient.connect("ws://127.0.0.1:7700")
-conversation = await client.conversation.create({"title": "demo"})
+async with AgentwireClient.connect("ws://127.0.0.1:7700") as client:
+    conversation = await client.conversation.create({"title": "demo"})
+    async for event in client.events(conversation["id"]):
+        ...
 ```
 
 Hand-written: it only gathers the package's names. methods.py, types.py and
@@ -13,18 +15,31 @@ hand-written.
 
 from .errors import ErrorCodeName, ErrorCodes, is_rpc_error
 from .methods import AgentwireClient
-from .runtime import AgentwireConnectionError, AgentwireRpcError, ClientOptions, CloseInfo, Disposer
-from .types import NOTIFICATION_METHODS, PROTOCOL_VERSION, NotificationMethod
+from .runtime import (
+    AgentwireConnectionError,
+    AgentwireEventOverflowError,
+    AgentwireRpcError,
+    ClientOptions,
+    CloseInfo,
+    Connecting,
+    Disposer,
+    EventStream,
+)
+from .types import NOTIFICATION_METHODS, PROTOCOL_VERSION, ConversationEvent, NotificationMethod
 
 __all__ = [
     "AgentwireClient",
     "AgentwireConnectionError",
+    "AgentwireEventOverflowError",
     "AgentwireRpcError",
     "ClientOptions",
     "CloseInfo",
+    "Connecting",
+    "ConversationEvent",
     "Disposer",
     "ErrorCodeName",
     "ErrorCodes",
+    "EventStream",
     "NOTIFICATION_METHODS",
     "NotificationMethod",
     "PROTOCOL_VERSION",

@@ -4,17 +4,20 @@ grouped by its dotted prefix, each taking its params (a dict: the TypedDict of t
 optional per-call `timeout` in seconds. Connection handling lives in runtime.py (hand-written).
 
 ```
-client = await AgentwireClient.connect("ws://127.0.0.1:7700", token=token)
-client.on("message_added", lambda n: print(n["record"]["content"]))
-conversation = await client.conversation.create({"title": "demo"})
+async with AgentwireClient.connect("ws://127.0.0.1:7700", token=token) as client:
+    conversation = await client.conversation.create({"title": "demo"})
+    client.on("message_added", lambda n: print(n["record"]["content"]))
+    async for event in client.events(conversation["id"]):
+        ...
 ```
 """
 
 from __future__ import annotations
 
-from typing import Any, Awaitable, Callable, Literal, Unpack, cast, overload
+from functools import cached_property
+from typing import Any, Callable, Literal, cast, overload
 
-from .runtime import AgentwireClientBase, ClientOptions, Disposer
+from .runtime import DEFAULT_EVENT_BUFFER, AgentwireClientBase, Disposer, EventStream
 from .types import (
     PROTOCOL_VERSION,
     AssetUploadParams,
@@ -24,6 +27,7 @@ from .types import (
     ConversationCreateResult,
     ConversationDeleteParams,
     ConversationDeleteResult,
+    ConversationEvent,
     ConversationForkParams,
     ConversationForkResult,
     ConversationGetParams,
@@ -364,43 +368,63 @@ class SkillsMethods:
 
 
 class AgentwireClient(AgentwireClientBase):
-    """A connected agentwire client. Create it with `await AgentwireClient.connect(url, ...)`; every
-    method sends one request and returns its result, or raises AgentwireRpcError (server errors,
-    `code` from ErrorCodes) or AgentwireConnectionError (CONNECTION_CLOSED, TIMEOUT).
+    """A connected agentwire client. Create it with `await AgentwireClient.connect(url, ...)` or `async
+    with AgentwireClient.connect(url, ...) as client:` (closed when the block exits); every method
+    sends one request and returns its result, or raises AgentwireRpcError (server errors, `code`
+    from ErrorCodes) or AgentwireConnectionError (CONNECTION_CLOSED, TIMEOUT).
     """
 
-    def __init__(self, **options: Unpack[ClientOptions]) -> None:
-        super().__init__(**options)
-        self.server = ServerMethods(self)
-        """server.* requests."""
-        self.conversation = ConversationMethods(self)
-        """conversation.* requests."""
-        self.message = MessageMethods(self)
-        """message.* requests."""
-        self.asset = AssetMethods(self)
-        """asset.* requests."""
-        self.generation = GenerationMethods(self)
-        """generation.* requests."""
-        self.tool = ToolMethods(self)
-        """tool.* requests."""
-        self.tools = ToolsMethods(self)
-        """tools.* requests."""
-        self.models = ModelsMethods(self)
-        """models.* requests."""
-        self.mcp = McpMethods(self)
-        """mcp.* requests."""
-        self.skills = SkillsMethods(self)
-        """skills.* requests."""
+    _protocol_version = PROTOCOL_VERSION
 
-    @classmethod
-    async def connect(cls, url: str, **options: Unpack[ClientOptions]) -> AgentwireClient:
-        """Open a WebSocket to `url`, send initialize with this client's protocol version and return
-        once the server has accepted it. Options (ClientOptions, in runtime.py): token, client_info,
-        capabilities, experimental_api, request_timeout (seconds), max_message_bytes.
-        """
-        client = cls(**options)
-        await client._handshake(url, PROTOCOL_VERSION)
-        return client
+    @cached_property
+    def server(self) -> ServerMethods:
+        """server.* requests."""
+        return ServerMethods(self)
+
+    @cached_property
+    def conversation(self) -> ConversationMethods:
+        """conversation.* requests."""
+        return ConversationMethods(self)
+
+    @cached_property
+    def message(self) -> MessageMethods:
+        """message.* requests."""
+        return MessageMethods(self)
+
+    @cached_property
+    def asset(self) -> AssetMethods:
+        """asset.* requests."""
+        return AssetMethods(self)
+
+    @cached_property
+    def generation(self) -> GenerationMethods:
+        """generation.* requests."""
+        return GenerationMethods(self)
+
+    @cached_property
+    def tool(self) -> ToolMethods:
+        """tool.* requests."""
+        return ToolMethods(self)
+
+    @cached_property
+    def tools(self) -> ToolsMethods:
+        """tools.* requests."""
+        return ToolsMethods(self)
+
+    @cached_property
+    def models(self) -> ModelsMethods:
+        """models.* requests."""
+        return ModelsMethods(self)
+
+    @cached_property
+    def mcp(self) -> McpMethods:
+        """mcp.* requests."""
+        return McpMethods(self)
+
+    @cached_property
+    def skills(self) -> SkillsMethods:
+        """skills.* requests."""
+        return SkillsMethods(self)
 
     async def step(self, params: StepParams, *, timeout: float | None = None) -> StepResult:
         """`step`: Run the agent: call the model with the conversation, offer its tool calls for
@@ -429,47 +453,69 @@ class AgentwireClient(AgentwireClientBase):
         result = await self.request("interrupt", params, timeout=timeout)
         return cast(InterruptResult, result)
 
-    @overload
-    def on(self, method: Literal["connected"], handler: Callable[[ConnectedNotification], None | Awaitable[None]]) -> Disposer: ...
+    def events(self, conversation_id: str, *, max_buffer: int = DEFAULT_EVENT_BUFFER) -> EventStream[ConversationEvent]:
+        """The notifications of `conversation_id` from now on, as an async iterator of
+        ConversationEvent (`{"method": ..., "params": ...}`; comparing `event["method"]` narrows
+        `params` to that notification's TypedDict). Subscribe to the conversation for its events to
+        come; call this before `step` so none is missed. At most `max_buffer` unread notifications
+        are held: one more ends the stream with AgentwireEventOverflowError once the held ones are
+        read, never a silent drop. The iteration ends when the connection closes (with
+        AgentwireConnectionError if the server or the network closed it) or the stream's `close()`
+        is called; EventStream in runtime.py has the details.
+
+        ```
+        async with client.events(conversation_id) as events:
+            await client.step({"conversationId": conversation_id})
+            async for event in events:
+                if event["method"] == "generation_progress":
+                    print(event["params"]["delta"], end="")
+                elif event["method"] == "generation_complete" and event["params"]["final"]:
+                    break
+        ```
+        """
+        return self._event_stream(conversation_id, max_buffer)
 
     @overload
-    def on(self, method: Literal["message_added"], handler: Callable[[MessageAddedNotification], None | Awaitable[None]]) -> Disposer: ...
+    def on(self, method: Literal["connected"], handler: Callable[[ConnectedNotification], object]) -> Disposer: ...
 
     @overload
-    def on(self, method: Literal["conversation_updated"], handler: Callable[[ConversationUpdatedNotification], None | Awaitable[None]]) -> Disposer: ...
+    def on(self, method: Literal["message_added"], handler: Callable[[MessageAddedNotification], object]) -> Disposer: ...
 
     @overload
-    def on(self, method: Literal["generation_started"], handler: Callable[[GenerationStartedNotification], None | Awaitable[None]]) -> Disposer: ...
+    def on(self, method: Literal["conversation_updated"], handler: Callable[[ConversationUpdatedNotification], object]) -> Disposer: ...
 
     @overload
-    def on(self, method: Literal["generation_progress"], handler: Callable[[GenerationProgressNotification], None | Awaitable[None]]) -> Disposer: ...
+    def on(self, method: Literal["generation_started"], handler: Callable[[GenerationStartedNotification], object]) -> Disposer: ...
 
     @overload
-    def on(self, method: Literal["generation_complete"], handler: Callable[[GenerationCompleteNotification], None | Awaitable[None]]) -> Disposer: ...
+    def on(self, method: Literal["generation_progress"], handler: Callable[[GenerationProgressNotification], object]) -> Disposer: ...
 
     @overload
-    def on(self, method: Literal["tool_pending"], handler: Callable[[ToolPendingNotification], None | Awaitable[None]]) -> Disposer: ...
+    def on(self, method: Literal["generation_complete"], handler: Callable[[GenerationCompleteNotification], object]) -> Disposer: ...
 
     @overload
-    def on(self, method: Literal["tool_executing"], handler: Callable[[ToolExecutingNotification], None | Awaitable[None]]) -> Disposer: ...
+    def on(self, method: Literal["tool_pending"], handler: Callable[[ToolPendingNotification], object]) -> Disposer: ...
 
     @overload
-    def on(self, method: Literal["tool_output"], handler: Callable[[ToolOutputNotification], None | Awaitable[None]]) -> Disposer: ...
+    def on(self, method: Literal["tool_executing"], handler: Callable[[ToolExecutingNotification], object]) -> Disposer: ...
 
     @overload
-    def on(self, method: Literal["tool_completed"], handler: Callable[[ToolCompletedNotification], None | Awaitable[None]]) -> Disposer: ...
+    def on(self, method: Literal["tool_output"], handler: Callable[[ToolOutputNotification], object]) -> Disposer: ...
 
     @overload
-    def on(self, method: Literal["tool_failed"], handler: Callable[[ToolFailedNotification], None | Awaitable[None]]) -> Disposer: ...
+    def on(self, method: Literal["tool_completed"], handler: Callable[[ToolCompletedNotification], object]) -> Disposer: ...
 
     @overload
-    def on(self, method: Literal["tool_skipped"], handler: Callable[[ToolSkippedNotification], None | Awaitable[None]]) -> Disposer: ...
+    def on(self, method: Literal["tool_failed"], handler: Callable[[ToolFailedNotification], object]) -> Disposer: ...
 
     @overload
-    def on(self, method: Literal["interrupted"], handler: Callable[[InterruptedNotification], None | Awaitable[None]]) -> Disposer: ...
+    def on(self, method: Literal["tool_skipped"], handler: Callable[[ToolSkippedNotification], object]) -> Disposer: ...
 
     @overload
-    def on(self, method: Literal["error"], handler: Callable[[ErrorNotification], None | Awaitable[None]]) -> Disposer: ...
+    def on(self, method: Literal["interrupted"], handler: Callable[[InterruptedNotification], object]) -> Disposer: ...
+
+    @overload
+    def on(self, method: Literal["error"], handler: Callable[[ErrorNotification], object]) -> Disposer: ...
 
     @overload
     def on(self, method: str, handler: Handler) -> Disposer: ...

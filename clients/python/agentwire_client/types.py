@@ -1930,3 +1930,101 @@ class ErrorNotification(ConversationEventBase, GenerationError, TypedDict):
 
     generationId: str | None
     """The generation (one `step`) this event belongs to."""
+
+
+class MessageAddedEvent(TypedDict):
+    """A `message_added` notification, as `events()` yields it."""
+
+    method: Literal["message_added"]
+    params: MessageAddedNotification
+
+
+class ConversationUpdatedEvent(TypedDict):
+    """A `conversation_updated` notification, as `events()` yields it."""
+
+    method: Literal["conversation_updated"]
+    params: ConversationUpdatedNotification
+
+
+class GenerationStartedEvent(TypedDict):
+    """A `generation_started` notification, as `events()` yields it."""
+
+    method: Literal["generation_started"]
+    params: GenerationStartedNotification
+
+
+class GenerationProgressEvent(TypedDict):
+    """A `generation_progress` notification, as `events()` yields it."""
+
+    method: Literal["generation_progress"]
+    params: GenerationProgressNotification
+
+
+class GenerationCompleteEvent(TypedDict):
+    """A `generation_complete` notification, as `events()` yields it."""
+
+    method: Literal["generation_complete"]
+    params: GenerationCompleteNotification
+
+
+class ToolPendingEvent(TypedDict):
+    """A `tool_pending` notification, as `events()` yields it."""
+
+    method: Literal["tool_pending"]
+    params: ToolPendingNotification
+
+
+class ToolExecutingEvent(TypedDict):
+    """A `tool_executing` notification, as `events()` yields it."""
+
+    method: Literal["tool_executing"]
+    params: ToolExecutingNotification
+
+
+class ToolOutputEvent(TypedDict):
+    """A `tool_output` notification, as `events()` yields it."""
+
+    method: Literal["tool_output"]
+    params: ToolOutputNotification
+
+
+class ToolCompletedEvent(TypedDict):
+    """A `tool_completed` notification, as `events()` yields it."""
+
+    method: Literal["tool_completed"]
+    params: ToolCompletedNotification
+
+
+class ToolFailedEvent(TypedDict):
+    """A `tool_failed` notification, as `events()` yields it."""
+
+    method: Literal["tool_failed"]
+    params: ToolFailedNotification
+
+
+class ToolSkippedEvent(TypedDict):
+    """A `tool_skipped` notification, as `events()` yields it."""
+
+    method: Literal["tool_skipped"]
+    params: ToolSkippedNotification
+
+
+class InterruptedEvent(TypedDict):
+    """A `interrupted` notification, as `events()` yields it."""
+
+    method: Literal["interrupted"]
+    params: InterruptedNotification
+
+
+class ErrorEvent(TypedDict):
+    """A `error` notification, as `events()` yields it."""
+
+    method: Literal["error"]
+    params: ErrorNotification
+
+
+ConversationEvent: TypeAlias = MessageAddedEvent | ConversationUpdatedEvent | GenerationStartedEvent | GenerationProgressEvent | GenerationCompleteEvent | ToolPendingEvent | ToolExecutingEvent | ToolOutputEvent | ToolCompletedEvent | ToolFailedEvent | ToolSkippedEvent | InterruptedEvent | ErrorEvent
+"""What `client.events(conversation_id)` yields: one notification of the conversation as `{"method":
+..., "params": ...}`. Comparing `event["method"]` with a method name narrows `params` to that
+notification's TypedDict.
+"""
