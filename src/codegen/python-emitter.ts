@@ -303,7 +303,8 @@ export function runtimeNames(source: string): Set<string> {
   if (start === -1) throw new Error("codegen (python): runtime.py has no class AgentwireClientBase");
   const next = source.indexOf("\nclass ", start + 1);
   const body = source.slice(start, next === -1 ? undefined : next);
-  const names = new Set(["connect"]);
+  // events() is written by methods.py itself, beside the requests: no request may take its name either.
+  const names = new Set(["connect", "events"]);
   for (const match of body.matchAll(/^ {4}(?:async )?def (\w+)/gm)) names.add(match[1]);
   for (const match of body.matchAll(/self\.(\w+)\s*(?::[^=\n]*)?=/g)) names.add(match[1]);
   return names;

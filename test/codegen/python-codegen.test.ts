@@ -71,7 +71,7 @@ describe("methods.py", () => {
 
   it("knows the runtime's members, so a method can never shadow one", () => {
     const names = runtimeNames(runtime);
-    for (const name of ["request", "on", "on_any", "on_close", "close", "closed", "connection_id", "_handshake", "_pending", "connect"]) {
+    for (const name of ["request", "on", "on_any", "on_close", "close", "closed", "connection_id", "_handshake", "_pending", "connect", "events", "_event_stream"]) {
       expect(names, name).toContain(name);
     }
     const inventory: ClientInventory = {
