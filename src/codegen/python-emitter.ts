@@ -50,8 +50,9 @@ export function emitPythonTypes(protocolVersion: string, inventory: ClientInvent
   for (const [method, entry] of Object.entries(inventory.notifications)) {
     const params = toJsonSchema(entry.params, "output", `${method} notification`);
     writer.define(notificationTypeName(method), params, [`Params of the \`${method}\` notification: ${entry.description}`]);
-    // A notification naming its conversation is one `events(conversation_id)` yields.
-    if (((params.required ?? []) as string[]).includes("conversationId")) conversationEvents.push(method);
+    // A notification that can name a conversation is one `events(conversation_id)` may yield (runtime.py
+    // routes by the params' conversationId).
+    if ("conversationId" in ((params.properties ?? {}) as object)) conversationEvents.push(method);
   }
   for (const method of conversationEvents) {
     const name = eventTypeName(method);
