@@ -436,7 +436,7 @@ describe.skipIf(!hasBrowser)("in Chromium", () => {
         bodyScrollWidth: document.body.scrollWidth,
         input: document.getElementById("input")!.getBoundingClientRect().width,
         background: getComputedStyle(document.body).backgroundColor,
-        unnamedButtons: [...document.querySelectorAll("button")].filter((b) => !(b.getAttribute("aria-label") || b.textContent!.trim())).map((b) => b.outerHTML),
+        unnamedButtons: Array.from(document.querySelectorAll("button")).filter((b) => !(b.getAttribute("aria-label") || b.textContent!.trim())).map((b) => b.outerHTML),
       }));
     const viewports = [
       { name: "phone", width: 390, height: 844, phone: true },
@@ -453,8 +453,8 @@ describe.skipIf(!hasBrowser)("in Chromium", () => {
         });
         const where = `${viewport.name} ${colorScheme}`;
         try {
-          await page.waitForSelector('[data-tool-call-id="call_edit"] .diff-file');
-          await page.waitForSelector("pre code.language-ts");
+          await page.waitForSelector('[data-tool-call-id="call_edit"]');
+          await page.waitForSelector("pre code");
           const measured = await layout(page);
           expect(measured.scrollWidth, where).toBeLessThanOrEqual(measured.innerWidth);
           expect(measured.bodyScrollWidth, where).toBeLessThanOrEqual(measured.innerWidth);
