@@ -112,6 +112,9 @@ async function refreshList(): Promise<void> {
 }
 
 function renderList(): void {
+  // While an entry is being renamed the list waits (the rename redraws it when done): redrawing
+  // would move its text field, and a moved field loses focus, which cancels the edit.
+  if (listNode.querySelector("input.rename")) return;
   const query = searchInput.value.trim().toLowerCase();
   const items = [...conversations.values()]
     .filter((c) => !query || (c.title || "untitled").toLowerCase().includes(query))
@@ -150,6 +153,7 @@ function startRename(item: HTMLLIElement, c: Conversation): void {
         statusNode.textContent = `rename failed: ${error instanceof Error ? error.message : String(error)}`;
       }
     }
+    field.remove(); // ends the rename: renderList draws the entry again
     renderList();
     updateControls();
     listNode.querySelector<HTMLButtonElement>(`li[data-conversation-id="${CSS.escape(c.id)}"] button.open`)?.focus();
@@ -303,15 +307,18 @@ interruptButton.addEventListener("click", interrupt);
 
 /**
  * Page-wide keys: Escape closes the conversation list when it covers the page,
- * else interrupts a running generation; Alt+Y / Alt+N confirm / skip the tool
+ * else interrupts a running generation (from the message box or outside any field); Alt+Y / Alt+N confirm / skip the tool
  * call waiting longest (by key position, so a keyboard layout's Alt characters do not matter).
  */
 document.addEventListener("keydown", (event) => {
   if (event.key === "Escape") {
+    // Escape in another field (the search, a tool's argument editor) is that field's: it must not stop the agent.
+    const target = event.target as HTMLElement;
+    const ownField = target !== input && (target.matches("input, textarea, select") || target.isContentEditable);
     if (document.body.classList.contains("sidebar-open")) {
       setSidebar(false);
       sidebarToggle.focus();
-    } else if (view?.generating) {
+    } else if (view?.generating && !ownField) {
       interrupt();
     } else return;
     event.preventDefault();

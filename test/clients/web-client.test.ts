@@ -443,66 +443,64 @@ describe.skipIf(!hasBrowser)("in Chromium", () => {
       { name: "phone-360", width: 360, height: 740, phone: true },
       { name: "desktop", width: 1280, height: 800, phone: false },
     ];
+    // One page per viewport; the colour scheme is switched on it (emulateMedia) for the dark picture.
     for (const viewport of viewports) {
-      for (const colorScheme of ["light", "dark"] as const) {
-        if (viewport.name === "phone-360" && colorScheme === "dark") continue;
-        const { page, errors } = await openPage(`${httpBase(fx.server.url)}/#${conversationId}`, {
-          viewport: { width: viewport.width, height: viewport.height },
-          colorScheme,
-          deviceScaleFactor: 1,
-        });
-        const where = `${viewport.name} ${colorScheme}`;
-        try {
-          await page.waitForSelector('[data-tool-call-id="call_edit"]');
-          await page.waitForSelector("pre code");
+      const { page, errors } = await openPage(`${httpBase(fx.server.url)}/#${conversationId}`, {
+        viewport: { width: viewport.width, height: viewport.height },
+        colorScheme: "light",
+        deviceScaleFactor: 1,
+      });
+      try {
+        await page.waitForSelector('[data-tool-call-id="call_edit"]');
+        await page.waitForSelector("pre code");
+        const sidebar = page.locator("#sidebar");
+        const toggle = page.locator("#toggle-sidebar");
+        if (viewport.phone) {
+          // The list first: behind the toggle, slides in within the screen, Escape closes it, picking a conversation too.
+          expect(await sidebar.isVisible(), viewport.name).toBe(false);
+          expect(await toggle.isVisible(), viewport.name).toBe(true);
+          await toggle.click();
+          await until(() => sidebar.isVisible()).toBe(true);
+          expect(await toggle.getAttribute("aria-expanded")).toBe("true");
+          await until(async () => (await sidebar.boundingBox())!.x).toBe(0); // slides in (0.15 s) to the left edge
+          expect((await sidebar.boundingBox())!.width).toBeLessThanOrEqual(viewport.width);
+          expect((await layout(page)).scrollWidth, `${viewport.name}, list open`).toBeLessThanOrEqual(viewport.width);
+          const shot = join(ARTIFACTS, `${viewport.name}-list-open.png`);
+          await page.screenshot({ path: shot });
+          shots.push(shot);
+          await page.keyboard.press("Escape");
+          await until(() => sidebar.isVisible()).toBe(false);
+          expect(await toggle.getAttribute("aria-expanded")).toBe("false");
+          await toggle.click();
+          await until(() => sidebar.isVisible()).toBe(true);
+          await page.locator(`#conversations li[data-conversation-id="${conversationId}"] button.open`).click();
+          await until(() => sidebar.isVisible()).toBe(false);
+          await until(async () => (await sidebar.boundingBox())!.x + (await sidebar.boundingBox())!.width).toBeLessThanOrEqual(0);
+        } else {
+          expect(await sidebar.isVisible(), viewport.name).toBe(true);
+          expect(await toggle.isVisible(), viewport.name).toBe(false);
+        }
+        for (const colorScheme of ["light", "dark"] as const) {
+          await page.emulateMedia({ colorScheme });
+          const where = `${viewport.name} ${colorScheme}`;
           const measured = await layout(page);
           expect(measured.scrollWidth, where).toBeLessThanOrEqual(measured.innerWidth);
           expect(measured.bodyScrollWidth, where).toBeLessThanOrEqual(measured.innerWidth);
           expect(measured.unnamedButtons, where).toEqual([]);
+          if (viewport.phone) expect(measured.input, where).toBeGreaterThanOrEqual(0.8 * measured.innerWidth);
+          else expect(measured.input, where).toBeGreaterThan(600);
           // Dark mode follows the system setting.
           const [r, g, b] = measured.background.match(/\d+/g)!.map(Number);
           if (colorScheme === "dark") expect(r + g + b, where).toBeLessThan(150);
           else expect(r + g + b, where).toBeGreaterThan(600);
-          const sidebar = page.locator("#sidebar");
-          const toggle = page.locator("#toggle-sidebar");
-          if (viewport.phone) {
-            expect(measured.input, where).toBeGreaterThanOrEqual(0.8 * measured.innerWidth);
-            expect(await sidebar.isVisible(), where).toBe(false);
-            expect(await toggle.isVisible(), where).toBe(true);
-            if (colorScheme === "light") {
-              await toggle.click();
-              await until(() => sidebar.isVisible()).toBe(true);
-              expect(await toggle.getAttribute("aria-expanded")).toBe("true");
-              // It slides in (0.15 s) to the left edge, within the screen.
-              await until(async () => (await sidebar.boundingBox())!.x).toBe(0);
-              expect((await sidebar.boundingBox())!.width).toBeLessThanOrEqual(viewport.width);
-              expect((await layout(page)).scrollWidth, `${where}, list open`).toBeLessThanOrEqual(viewport.width);
-              const shot = join(ARTIFACTS, `${viewport.name}-list-open.png`);
-              await page.screenshot({ path: shot });
-              shots.push(shot);
-              // Escape closes it; picking a conversation closes it too.
-              await page.keyboard.press("Escape");
-              await until(() => sidebar.isVisible()).toBe(false);
-              expect(await toggle.getAttribute("aria-expanded")).toBe("false");
-              await toggle.click();
-              await until(() => sidebar.isVisible()).toBe(true);
-              await page.locator(`#conversations li[data-conversation-id="${conversationId}"] button.open`).click();
-              await until(() => sidebar.isVisible()).toBe(false);
-            }
-          } else {
-            expect(await sidebar.isVisible(), where).toBe(true);
-            expect(await toggle.isVisible(), where).toBe(false);
-            expect(measured.input, where).toBeGreaterThan(600);
-          }
-          if (viewport.name !== "phone-360") {
-            const shot = join(ARTIFACTS, `${viewport.name}-${colorScheme}.png`);
-            await page.screenshot({ path: shot });
-            shots.push(shot);
-          }
-          expect(errors, where).toEqual([]);
-        } finally {
-          await page.context().close();
+          if (viewport.name === "phone-360" && colorScheme === "dark") continue;
+          const shot = join(ARTIFACTS, `${viewport.name}-${colorScheme}.png`);
+          await page.screenshot({ path: shot });
+          shots.push(shot);
         }
+        expect(errors, viewport.name).toEqual([]);
+      } finally {
+        await page.context().close();
       }
     }
     console.log(`web client screenshots:\n  ${shots.join("\n  ")}`);
@@ -553,10 +551,16 @@ describe.skipIf(!hasBrowser)("in Chromium", () => {
       await search.fill("ALPHA");
       await until(() => page.locator("#conversations button.open").allTextContents()).toEqual(["Alpha release notes"]);
 
+      await page.locator(`#conversations li[data-conversation-id="${alpha.id}"] button.open`).click();
+      await page.waitForSelector(`#conversations li.active[data-conversation-id="${alpha.id}"]`);
       await page.getByRole("button", { name: "Rename “Alpha release notes”" }).click();
       const field = page.getByRole("textbox", { name: "New title" });
       expect(await field.inputValue()).toBe("Alpha release notes");
       await field.fill("Alpha shipped");
+      // Another client changes the open conversation meanwhile (conversation_updated redraws the list): the edit survives it.
+      await fx.client.conversation.update({ conversationId: alpha.id, settings: { approval: "auto" } });
+      await until(() => page.locator("#approval").inputValue()).toBe("auto");
+      expect(await field.inputValue()).toBe("Alpha shipped");
       await field.press("Enter");
       await until(async () => (await titles()).get(alpha.id)).toBe("Alpha shipped");
       await search.fill("");
