@@ -39,10 +39,14 @@ export function parseUnifiedDiff(text: string): ParsedDiff {
   let file: DiffFile | undefined;
   let oldLeft = 0;
   let newLeft = 0;
+  /** A file opened by `diff --git` whose ---/+++ headers have not come yet (they name the same file). */
+  let gitFile: DiffFile | undefined;
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i];
+    // Inside a hunk the counts say which lines belong to it; a line of no hunk kind (the server's
+    // "[… diff cut …]" note after a cut hunk) ends it early.
+    if (file && (oldLeft > 0 || newLeft > 0) && !/^[ +\-\\]|^$/.test(line)) oldLeft = newLeft = 0;
     if (file && (oldLeft > 0 || newLeft > 0)) {
-      // Inside a hunk: the counts say which lines belong to it.
       if (line.startsWith("+")) {
         file.lines.push({ kind: "add", text: line });
         file.added++;
@@ -61,18 +65,17 @@ export function parseUnifiedDiff(text: string): ParsedDiff {
       continue;
     }
     if (line.startsWith("diff --git ")) {
-      file = { path: stripPrefix(line.split(" ").at(-1) ?? ""), status: "modified", added: 0, removed: 0, lines: [] };
+      file = gitFile = { path: stripPrefix(line.split(" ").at(-1) ?? ""), status: "modified", added: 0, removed: 0, lines: [] };
       files.push(file);
       continue;
     }
     if (line.startsWith("--- ") && lines[i + 1]?.startsWith("+++ ")) {
       const from = line.slice(4);
       const to = lines[i + 1].slice(4);
-      // A `diff --git` line just before already opened this file's section.
-      if (!file || file.lines.length > 0) {
-        file = { path: "", status: "modified", added: 0, removed: 0, lines: [] };
-        files.push(file);
-      }
+      // A `diff --git` line before them already opened this file's section.
+      file = gitFile ?? { path: "", status: "modified", added: 0, removed: 0, lines: [] };
+      if (!gitFile) files.push(file);
+      gitFile = undefined;
       file.status = from === "/dev/null" ? "added" : to === "/dev/null" ? "removed" : "modified";
       file.path = stripPrefix(to === "/dev/null" ? from : to);
       i++;
@@ -80,12 +83,13 @@ export function parseUnifiedDiff(text: string): ParsedDiff {
     }
     const hunk = HUNK.exec(line);
     if (file && hunk) {
+      gitFile = undefined;
       oldLeft = hunk[1] === undefined ? 1 : Number(hunk[1]);
       newLeft = hunk[2] === undefined ? 1 : Number(hunk[2]);
       file.lines.push({ kind: "hunk", text: line });
       continue;
     }
-    if (file && /^(index |new file mode|deleted file mode|old mode|new mode|similarity|rename |Binary files)/.test(line)) {
+    if (file && /^(\\ |index |new file mode|deleted file mode|old mode|new mode|similarity|rename |Binary files)/.test(line)) {
       file.lines.push({ kind: "meta", text: line });
       continue;
     }
