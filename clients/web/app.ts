@@ -182,9 +182,14 @@ async function remove(c: Conversation): Promise<void> {
     statusNode.textContent = `delete failed: ${error instanceof Error ? error.message : String(error)}`;
     return;
   }
+  const entries = [...listNode.querySelectorAll<HTMLElement>("li")];
+  const at = entries.findIndex((li) => li.dataset.conversationId === c.id);
   conversations.delete(c.id);
   if (view?.conversationId === c.id) closeView("The conversation was deleted.");
   renderList();
+  // Focus goes to the entry that took its place (or the one before it), not back to the page's top.
+  const next = listNode.querySelectorAll<HTMLButtonElement>("li button.open");
+  (next[Math.min(Math.max(at, 0), next.length - 1)] ?? $("new")).focus();
 }
 
 function closeView(reason: string): void {

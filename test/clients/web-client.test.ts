@@ -583,6 +583,8 @@ describe.skipIf(!hasBrowser)("in Chromium", () => {
       await page.getByRole("button", { name: "Delete “Beta release plan”" }).click();
       await until(async () => (await titles()).has(beta.id)).toBe(false);
       await until(() => page.locator(`#conversations li[data-conversation-id="${beta.id}"]`).count()).toBe(0);
+      // Focus stays in the list (on the entry now in its place), not lost to the page.
+      expect(await page.evaluate(() => document.activeElement?.closest("#conversations") !== null)).toBe(true);
       expect(errors).toEqual([]);
     } finally {
       await page.context().close();
