@@ -1,14 +1,15 @@
 /**
- * The agentwire web client: conversation list, new conversation, streaming
- * answers, tool approval, interrupt, and reconnection that resumes where it
- * left off (conversation.subscribe with afterSeq; a full reload when the
- * server says resync). Built only on the generated TypeScript client.
+ * The agentwire web client: conversation list (search, rename, delete), new
+ * conversation, model and approval pickers, streaming answers, tool approval,
+ * interrupt, keyboard shortcuts, and reconnection that resumes where it left
+ * off (conversation.subscribe with afterSeq; a full reload when the server
+ * says resync). Built only on the generated TypeScript client.
  */
 import "./style.css";
-import type { AgentwireClient, Conversation } from "../typescript/index.js";
+import type { AgentwireClient, Conversation, ConversationUpdateParams, ModelsListResult } from "../typescript/index.js";
 import { Connection, type ConnectionState } from "./connection.js";
 import { ConversationView } from "./conversation-view.js";
-import { button, el } from "./dom.js";
+import { button, el, icon, iconButton, type IconName } from "./dom.js";
 import type { ToolDecision } from "./tool-card.js";
 
 const TOKEN_KEY = "agentwire.token";
@@ -24,6 +25,13 @@ const composer = $<HTMLFormElement>("composer");
 const input = $<HTMLTextAreaElement>("input");
 const sendButton = $<HTMLButtonElement>("send");
 const interruptButton = $<HTMLButtonElement>("interrupt");
+const searchInput = $<HTMLInputElement>("search");
+const noMatch = $("no-match");
+const modelSelect = $<HTMLSelectElement>("model");
+const approvalSelect = $<HTMLSelectElement>("approval");
+const sidebarToggle = $<HTMLButtonElement>("toggle-sidebar");
+
+for (const node of document.querySelectorAll<HTMLElement>("[data-icon]")) node.append(icon(node.dataset.icon as IconName));
 
 // A token in the page URL (?token=) is kept for this tab and removed from the address bar.
 const pageParams = new URLSearchParams(location.search);
@@ -37,6 +45,7 @@ let client: AgentwireClient | undefined;
 let view: ConversationView | undefined;
 let everConnected = false;
 const conversations = new Map<string, Conversation>();
+let models: ModelsListResult | undefined;
 
 const connection = new Connection({
   url: `${location.protocol === "https:" ? "wss:" : "ws:"}//${location.host}/`,
@@ -70,6 +79,7 @@ async function onConnectionState(state: ConnectionState): Promise<void> {
     }
     if (view && "conversationId" in params && params.conversationId === view.conversationId) view.apply(method, params);
   });
+  void loadModels(state.client);
   try {
     await refreshList();
     if (view) await resume(view);
@@ -78,10 +88,7 @@ async function onConnectionState(state: ConnectionState): Promise<void> {
     // A socket that drops while resuming is retried by the connection; anything else
     // (the open conversation was deleted meanwhile, say) closes the view and says why.
     if (client !== state.client || state.client.closed) return;
-    view = undefined;
-    titleNode.textContent = "No conversation open";
-    mainNode.replaceChildren(el("p", { class: "hint", text: error instanceof Error ? error.message : String(error) }));
-    history.replaceState(null, "", location.pathname + location.search);
+    closeView(error instanceof Error ? error.message : String(error));
     renderList();
   }
   // "connected" only once the open conversation is caught up.
@@ -105,14 +112,115 @@ async function refreshList(): Promise<void> {
 }
 
 function renderList(): void {
-  const items = [...conversations.values()].sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
-  listNode.replaceChildren(
-    ...items.map((c) => {
-      const item = el("li", { attrs: { "data-conversation-id": c.id } }, button(c.title || "untitled", () => void open(c.id)));
-      if (view?.conversationId === c.id) item.classList.add("active");
-      return item;
-    }),
+  // While an entry is being renamed the list waits (the rename redraws it when done): redrawing
+  // would move its text field, and a moved field loses focus, which cancels the edit.
+  if (listNode.querySelector("input.rename")) return;
+  const query = searchInput.value.trim().toLowerCase();
+  const items = [...conversations.values()]
+    .filter((c) => !query || (c.title || "untitled").toLowerCase().includes(query))
+    .sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
+  listNode.replaceChildren(...items.map(listItem));
+  noMatch.hidden = items.length > 0 || conversations.size === 0;
+}
+
+function listItem(c: Conversation): HTMLLIElement {
+  const title = c.title || "untitled";
+  const openButton = button(title, () => void open(c.id), { class: "open", title });
+  if (view?.conversationId === c.id) openButton.setAttribute("aria-current", "true");
+  const item = el(
+    "li",
+    { attrs: { "data-conversation-id": c.id } },
+    openButton,
+    iconButton("rename", `Rename “${title}”`, () => startRename(item, c)),
+    iconButton("delete", `Delete “${title}”`, () => void remove(c)),
   );
+  if (view?.conversationId === c.id) item.classList.add("active");
+  return item;
+}
+
+/** The title becomes a text field: Enter saves (conversation.update), Escape or leaving it cancels. */
+function startRename(item: HTMLLIElement, c: Conversation): void {
+  const field = el("input", { class: "rename", attrs: { type: "text", value: c.title, "aria-label": "New title", maxlength: "200" } });
+  let done = false;
+  const finish = async (save: boolean) => {
+    if (done) return;
+    done = true;
+    const title = field.value.trim();
+    if (save && client && title && title !== c.title) {
+      try {
+        conversations.set(c.id, await client.conversation.update({ conversationId: c.id, title }));
+      } catch (error) {
+        statusNode.textContent = `rename failed: ${error instanceof Error ? error.message : String(error)}`;
+      }
+    }
+    field.remove(); // ends the rename: renderList draws the entry again
+    renderList();
+    updateControls();
+    listNode.querySelector<HTMLButtonElement>(`li[data-conversation-id="${CSS.escape(c.id)}"] button.open`)?.focus();
+  };
+  field.addEventListener("keydown", (event) => {
+    if (event.key === "Enter") {
+      event.preventDefault();
+      void finish(true);
+    } else if (event.key === "Escape") {
+      event.preventDefault();
+      event.stopPropagation();
+      void finish(false);
+    }
+  });
+  field.addEventListener("blur", () => void finish(false));
+  item.replaceChildren(field);
+  field.focus();
+  field.select();
+}
+
+async function remove(c: Conversation): Promise<void> {
+  if (!client || !confirm(`Delete the conversation “${c.title || "untitled"}”? This cannot be undone.`)) return;
+  try {
+    await client.conversation.delete({ conversationId: c.id });
+  } catch (error) {
+    statusNode.textContent = `delete failed: ${error instanceof Error ? error.message : String(error)}`;
+    return;
+  }
+  const entries = [...listNode.querySelectorAll<HTMLElement>("li")];
+  const at = entries.findIndex((li) => li.dataset.conversationId === c.id);
+  conversations.delete(c.id);
+  if (view?.conversationId === c.id) closeView("The conversation was deleted.");
+  renderList();
+  // Focus goes to the entry that took its place (or the one before it), not back to the page's top.
+  const next = listNode.querySelectorAll<HTMLButtonElement>("li button.open");
+  (next[Math.min(Math.max(at, 0), next.length - 1)] ?? $("new")).focus();
+}
+
+function closeView(reason: string): void {
+  view = undefined;
+  titleNode.textContent = "No conversation open";
+  mainNode.replaceChildren(el("p", { class: "hint", text: reason }));
+  history.replaceState(null, "", location.pathname + location.search);
+  updateControls();
+}
+
+/** The model picker's options: the server's default first, then every provider's models. */
+async function loadModels(c: AgentwireClient): Promise<void> {
+  try {
+    models = await c.models.list();
+  } catch {
+    models = undefined;
+  }
+  renderModelPicker();
+}
+
+function renderModelPicker(): void {
+  const current = view && conversations.get(view.conversationId);
+  const chosen = current?.model ?? "";
+  const ids = (models?.models ?? []).map((m) => m.id);
+  // A conversation may name its model without the provider: show it as the listed id it means.
+  const selected = chosen && !ids.includes(chosen) && ids.includes(`${models?.defaultProvider}/${chosen}`) ? `${models?.defaultProvider}/${chosen}` : chosen;
+  const options = [el("option", { text: `default${models?.defaultModel ? ` (${models.defaultModel})` : ""}`, attrs: { value: "" } })];
+  for (const id of ids) options.push(el("option", { text: id, attrs: { value: id } }));
+  if (selected && !ids.includes(selected)) options.push(el("option", { text: selected, attrs: { value: selected } }));
+  modelSelect.replaceChildren(...options);
+  modelSelect.value = selected;
 }
 
 async function open(conversationId: string): Promise<void> {
@@ -132,7 +240,9 @@ async function open(conversationId: string): Promise<void> {
   conversations.set(conversationId, got.conversation);
   titleNode.textContent = got.conversation.title || "untitled";
   mainNode.replaceChildren(next.node);
+  mainNode.scrollTop = mainNode.scrollHeight; // the latest messages first, as in any chat
   history.replaceState(null, "", `#${encodeURIComponent(conversationId)}`);
+  setSidebar(false);
   renderList();
   updateControls();
 }
@@ -151,6 +261,9 @@ function updateControls(): void {
   document.body.dataset.generating = String(generating);
   const current = view && conversations.get(view.conversationId);
   if (current) titleNode.textContent = current.title || "untitled";
+  modelSelect.disabled = approvalSelect.disabled = !ready;
+  approvalSelect.value = current?.settings.approval ?? "ask";
+  renderModelPicker();
 }
 
 $("new").addEventListener("click", async () => {
@@ -185,15 +298,84 @@ composer.addEventListener("submit", async (event) => {
 });
 
 input.addEventListener("keydown", (event) => {
-  if (event.key === "Enter" && !event.shiftKey) {
+  // Enter sends; Shift+Enter is a new line; Enter that ends an IME composition is the IME's.
+  if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
     event.preventDefault();
     composer.requestSubmit();
   }
 });
 
-interruptButton.addEventListener("click", () => {
+function interrupt(): void {
   if (client && view) void client.interrupt({ conversationId: view.conversationId });
+}
+interruptButton.addEventListener("click", interrupt);
+
+/**
+ * Page-wide keys: Escape closes the conversation list when it covers the page,
+ * else interrupts a running generation (from the message box or outside any field); Alt+Y / Alt+N confirm / skip the tool
+ * call waiting longest (by key position, so a keyboard layout's Alt characters do not matter).
+ */
+document.addEventListener("keydown", (event) => {
+  if (event.key === "Escape") {
+    // Escape in another field (the search, a tool's argument editor) is that field's: it must not stop the agent.
+    const target = event.target as HTMLElement;
+    const ownField = target !== input && (target.matches("input, textarea, select") || target.isContentEditable);
+    if (document.body.classList.contains("sidebar-open")) {
+      setSidebar(false);
+      sidebarToggle.focus();
+    } else if (view?.generating && !ownField) {
+      interrupt();
+    } else return;
+    event.preventDefault();
+    return;
+  }
+  if (event.altKey && !event.ctrlKey && !event.metaKey && (event.code === "KeyY" || event.code === "KeyN")) {
+    const card = view?.firstPending();
+    if (card?.decideByKey(event.code === "KeyY" ? "confirm" : "skip")) event.preventDefault();
+  }
 });
+
+modelSelect.addEventListener("change", async () => {
+  if (!client || !view) return;
+  const conversationId = view.conversationId;
+  try {
+    conversations.set(conversationId, await client.conversation.update({ conversationId, model: modelSelect.value || null }));
+  } catch (error) {
+    statusNode.textContent = `model not set: ${error instanceof Error ? error.message : String(error)}`;
+  }
+  updateControls();
+});
+
+approvalSelect.addEventListener("change", async () => {
+  if (!client || !view) return;
+  const conversationId = view.conversationId;
+  try {
+    const approval = approvalSelect.value as NonNullable<NonNullable<ConversationUpdateParams["settings"]>["approval"]>;
+    conversations.set(conversationId, await client.conversation.update({ conversationId, settings: { approval } }));
+  } catch (error) {
+    statusNode.textContent = `approval not set: ${error instanceof Error ? error.message : String(error)}`;
+  }
+  updateControls();
+});
+
+searchInput.addEventListener("input", renderList);
+
+/** On a narrow screen the conversation list is a drawer over the page; on a wide one it is always shown. */
+function setSidebar(open: boolean): void {
+  document.body.classList.toggle("sidebar-open", open);
+  sidebarToggle.setAttribute("aria-expanded", String(open));
+  $("backdrop").hidden = !open;
+}
+sidebarToggle.addEventListener("click", () => {
+  const open = !document.body.classList.contains("sidebar-open");
+  setSidebar(open);
+  if (open) $("new").focus();
+});
+$("close-sidebar").addEventListener("click", () => {
+  setSidebar(false);
+  sidebarToggle.focus();
+});
+$("backdrop").addEventListener("click", () => setSidebar(false));
 
 tokenForm.addEventListener("submit", (event) => {
   event.preventDefault();

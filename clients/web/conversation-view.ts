@@ -18,7 +18,8 @@ import { renderMarkdown } from "./markdown.js";
 import { ToolCard, type ToolDecision, type ToolStatus } from "./tool-card.js";
 
 export class ConversationView {
-  readonly node = el("div", { class: "messages", attrs: { "aria-live": "polite" } });
+  /** A log: screen readers announce what is appended (a finished message, a tool card), not every streamed delta. */
+  readonly node = el("div", { class: "messages", attrs: { role: "log", "aria-live": "polite", "aria-label": "Messages" } });
   /** Seq of the last event applied: subscribe with afterSeq = this after a reconnect. */
   lastSeq = 0;
   generating = false;
@@ -99,7 +100,7 @@ export class ConversationView {
 
   #upsertRecord(record: ConversationRecord): void {
     if (record.type === "tool_call") {
-      this.#upsertTool(record, record.status, record.edited, record.result);
+      this.#upsertTool(record, record.status, record.edited, record.result, record.diff);
       return;
     }
     const fresh = messageNode(record);
@@ -115,8 +116,8 @@ export class ConversationView {
     else this.node.append(node);
   }
 
-  #upsertTool(call: ToolCall, status: ToolStatus, edited?: boolean, result?: string | null): void {
-    const data = { toolCallId: call.toolCallId, toolName: call.toolName, arguments: call.arguments, status, edited, result };
+  #upsertTool(call: ToolCall, status: ToolStatus, edited?: boolean, result?: string | null, diff?: string): void {
+    const data = { toolCallId: call.toolCallId, toolName: call.toolName, arguments: call.arguments, status, edited, result, diff };
     const existing = this.#tools.get(call.toolCallId);
     if (existing) {
       existing.update(data);
@@ -127,12 +128,19 @@ export class ConversationView {
     this.#insert(card.node);
   }
 
+  /** The tool call waiting longest for a decision (the keyboard shortcuts act on it). */
+  firstPending(): ToolCard | undefined {
+    for (const card of this.#tools.values()) if (card.node.dataset.status === "pending") return card;
+    return undefined;
+  }
+
   #progress(kind: "text" | "reasoning", delta: string): void {
     if (!this.#live) {
       const thinking = el("details", { class: "reasoning" }, el("summary", { text: "reasoning" }), el("div", { class: "reasoning-body" }));
       thinking.hidden = true;
       const body = el("div", { class: "content" });
-      const node = el("div", { class: "message assistant streaming" }, el("div", { class: "role", text: "assistant" }), thinking, body);
+      // aria-busy: the reply is read out once, as its stored message, not delta by delta.
+      const node = el("div", { class: "message assistant streaming", attrs: { "aria-busy": "true" } }, el("div", { class: "role", text: "assistant" }), thinking, body);
       this.node.append(node);
       this.#live = { node, text: "", reasoning: "", body, thinking };
     }

@@ -3,11 +3,10 @@
  * (a prompt injection can make it print anything), so raw HTML in it is shown
  * as text, never parsed, and links only keep http(s)/mailto targets. Images
  * become links: loading them would reach other hosts (and CSP blocks them anyway).
+ * Fenced code blocks are highlighted (highlight.ts) when their language is known.
  */
 import { Marked, type Tokens } from "marked";
-
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+import { escapeHtml, highlightCode, knownLanguage } from "./highlight.js";
 
 /** Only targets that cannot run script; anything else renders as plain text. */
 function safeHref(href: string): string | undefined {
@@ -24,6 +23,11 @@ const marked = new Marked({
   breaks: true,
   async: false,
   renderer: {
+    code(token: Tokens.Code) {
+      const language = knownLanguage(token.lang);
+      const label = language ? ` class="hljs language-${language}" data-language="${language}"` : "";
+      return `<pre><code${label}>${highlightCode(token.text, language)}</code></pre>\n`;
+    },
     html(token: Tokens.HTML | Tokens.Tag) {
       return escapeHtml(token.text);
     },

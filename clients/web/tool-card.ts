@@ -1,10 +1,12 @@
 /**
- * A tool call as a card: name, arguments, live output, outcome, and — while
- * it waits for approval — confirm / edit / skip / auto N. Edited arguments
+ * A tool call as a card: name, arguments, live output, outcome, the diff of
+ * a file it changed, and — while it waits for approval — confirm / edit /
+ * skip / auto N (Alt+Y and Alt+N confirm and skip the first waiting card). Edited arguments
  * are parsed and checked to be a JSON object before anything is sent, so a
  * typo is reported next to the editor instead of as a server error.
  */
 import type { ToolCallRecord, ToolConfirmParams } from "../typescript/index.js";
+import { renderDiff } from "./diff-view.js";
 import { button, el } from "./dom.js";
 
 export type ToolDecision = Omit<ToolConfirmParams, "conversationId" | "toolCallId">;
@@ -17,7 +19,12 @@ export interface ToolCardData {
   status: ToolStatus;
   result?: string | null;
   edited?: boolean;
+  /** The unified diff of the file it changed (write_file, edit_file). */
+  diff?: string;
 }
+
+/** The keys app.ts binds to the first waiting card's decisions (shown on the buttons). */
+export const DECISION_KEYS = { confirm: "Alt+Y", skip: "Alt+N" } as const;
 
 const OUTPUT_LIMIT = 64 * 1024; // characters kept on screen; the stored result is the reference
 
@@ -26,6 +33,8 @@ export class ToolCard {
   readonly #status = el("span", { class: "tool-status" });
   readonly #args = el("pre", { class: "tool-args" });
   readonly #output = el("pre", { class: "tool-output" });
+  readonly #diff = el("div", { class: "tool-diff" });
+  #shownDiff: string | undefined;
   readonly #actions = el("div", { class: "tool-actions" });
   readonly #error = el("div", { class: "tool-error", attrs: { role: "alert" } });
   #data: ToolCardData;
@@ -43,6 +52,7 @@ export class ToolCard {
       this.#args,
       this.#actions,
       this.#error,
+      this.#diff,
       this.#output,
     );
     this.update(data);
@@ -54,8 +64,13 @@ export class ToolCard {
     this.node.dataset.status = d.status;
     this.#status.textContent = d.edited ? `${d.status} (edited)` : d.status;
     this.#args.textContent = JSON.stringify(d.arguments, null, 2);
-    if (d.result != null) this.#output.textContent = d.result.slice(0, OUTPUT_LIMIT);
+    if (d.result != null) this.#output.textContent = withoutDiff(d.result, d.diff).slice(0, OUTPUT_LIMIT);
     this.#output.hidden = !this.#output.textContent;
+    if (d.diff !== this.#shownDiff) {
+      this.#shownDiff = d.diff;
+      this.#diff.replaceChildren(...(d.diff ? [renderDiff(d.diff)] : []));
+    }
+    this.#diff.hidden = !d.diff;
     if (d.status === "pending") {
       if (!this.#actions.hasChildNodes()) this.#renderActions();
     } else {
@@ -84,7 +99,11 @@ export class ToolCard {
     runEdited.hidden = true;
     const count = el("input", { class: "tool-auto-count", attrs: { type: "number", min: "1", max: "1000", value: "5", "aria-label": "auto-approve count" } });
     this.#actions.replaceChildren(
-      button("Confirm", () => void this.#send({ action: "confirm" }), { class: "primary" }),
+      button("Confirm", () => void this.#send({ action: "confirm" }), {
+        class: "primary",
+        "aria-keyshortcuts": DECISION_KEYS.confirm,
+        title: `Run it (${DECISION_KEYS.confirm})`,
+      }),
       button("Edit", () => {
         editor.hidden = !editor.hidden;
         runEdited.hidden = editor.hidden;
@@ -93,7 +112,7 @@ export class ToolCard {
           editor.focus();
         }
       }),
-      button("Skip", () => void this.#send({ action: "skip" })),
+      button("Skip", () => void this.#send({ action: "skip" }), { "aria-keyshortcuts": DECISION_KEYS.skip, title: `Do not run it (${DECISION_KEYS.skip})` }),
       el("span", { class: "tool-auto" }, button("Auto", () => {
         const n = Number(count.value);
         if (!Number.isInteger(n) || n < 1) {
@@ -102,9 +121,17 @@ export class ToolCard {
         }
         void this.#send({ action: "auto", count: n });
       }, { title: "run this call and the next N without asking" }), count),
+      el("span", { class: "tool-keys hint", attrs: { "aria-hidden": "true" } }, kbd(DECISION_KEYS.confirm), document.createTextNode(" confirm · "), kbd(DECISION_KEYS.skip), document.createTextNode(" skip")),
       editor,
       runEdited,
     );
+  }
+
+  /** Decide from a keyboard shortcut; false when the card no longer waits. */
+  decideByKey(action: "confirm" | "skip"): boolean {
+    if (this.#data.status !== "pending") return false;
+    void this.#send({ action });
+    return true;
   }
 
   async #send(decision: ToolDecision): Promise<void> {
@@ -120,6 +147,14 @@ export class ToolCard {
     }
   }
 }
+
+/** A file tool's result repeats its diff for the model; the card shows the diff once, coloured. */
+function withoutDiff(result: string, diff: string | undefined): string {
+  const shared = diff?.trimEnd();
+  return shared && result.includes(shared) ? result.replace(shared, "").trimEnd() : result;
+}
+
+const kbd = (keys: string) => el("kbd", { text: keys });
 
 /** The edited arguments as an object, or a message saying what is wrong with the text. */
 export function parseArguments(text: string): Record<string, unknown> | string {

@@ -5,16 +5,23 @@
  * Chromium, driven by playwright-core, uses it against the fake model —
  * create a conversation, stream an answer, approve and edit tools on their
  * cards, lose the socket (dropped by the server's side of TCP) and come back
- * with nothing lost or doubled, and enter a token when the server needs one.
+ * with nothing lost or doubled, and enter a token when the server needs one;
+ * highlighted code and coloured diffs; the layout at phone (390 and 360 px)
+ * and desktop widths, light and dark; the model and approval pickers; search,
+ * rename and delete in the sidebar; the keyboard shortcuts.
+ *
+ * Screenshots (phone and desktop, light and dark) are written to
+ * test-artifacts/web/ (gitignored) and their paths printed.
  *
  * Without /usr/bin/chromium the browser tests are skipped, and say so.
  */
 import { subscribe, unsubscribe } from "node:diagnostics_channel";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import type { Socket } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { chromium, type Browser, type Page } from "playwright-core";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium, type Browser, type BrowserContextOptions, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildWebClient } from "../../clients/web/build.js";
 import type { AgentwireClient } from "../../clients/typescript/index.js";
@@ -29,6 +36,9 @@ if (!hasBrowser) console.log(`web-client.test.ts: ${CHROMIUM} not found, the bro
 
 /** expect.poll with room for a loaded machine (its default gives up after 1 s). */
 const until = <T>(fn: () => T | Promise<T>, options: { timeout?: number } = {}) => expect.poll(fn, { timeout: 5000, ...options });
+
+/** Where the screenshots go (gitignored): the lead and the docs look at them. */
+const ARTIFACTS = resolve(fileURLToPath(new URL("../../test-artifacts/web", import.meta.url)));
 
 const httpBase = (wsUrl: string) => wsUrl.replace(/^ws:/, "http:").replace(/\/$/, "");
 
@@ -148,8 +158,8 @@ describe.skipIf(!hasBrowser)("in Chromium", () => {
   });
 
   /** A fresh page (its own storage), with page errors collected: any is a failure. */
-  async function openPage(url: string): Promise<{ page: Page; errors: string[]; sent: string[] }> {
-    const context = await browser.newContext();
+  async function openPage(url: string, options: BrowserContextOptions = {}): Promise<{ page: Page; errors: string[]; sent: string[] }> {
+    const context = await browser.newContext(options);
     const page = await context.newPage();
     const errors: string[] = [];
     const sent: string[] = [];
@@ -323,6 +333,308 @@ describe.skipIf(!hasBrowser)("in Chromium", () => {
       sockets.dispose();
       await page.context().close();
       await server.close();
+    }
+  }, 30_000);
+
+  /** Runs one step of `conversationId` through the in-memory client and waits for it to end. */
+  async function runStep(conversationId: string, content: string): Promise<void> {
+    await fx.client.message.append({ conversationId, role: "user", content });
+    await fx.client.step({ conversationId });
+    await until(async () => (await fx.client.conversation.get({ conversationId })).state.generating).toBe(false);
+  }
+
+  /**
+   * A conversation with what the page must lay out and colour: a long word, an edit_file and a
+   * write_file call (auto-approved) whose diffs are on their records, and an answer with code
+   * blocks in TypeScript, Python and an unknown language. Made once, for the tests that look at it.
+   */
+  let showcase: Promise<string> | undefined;
+  const showcaseConversation = () =>
+    (showcase ??= (async () => {
+      const workspace = join(fx.tmp, "showcase");
+      mkdirSync(join(workspace, "src"), { recursive: true });
+      writeFileSync(join(workspace, "src/app.ts"), "export const port = 8080;\nexport const host = \"localhost\";\n");
+      const created = await fx.client.conversation.create({ title: "Change the port", workspace, settings: { approval: "auto" } });
+      fx.fake.enqueue(
+        {
+          kind: "reply",
+          text: ["Changing it."],
+          toolCalls: [
+            { id: "call_edit", name: "edit_file", args: JSON.stringify({ path: "src/app.ts", old_string: "8080", new_string: "9090" }) },
+            { id: "call_write", name: "write_file", args: JSON.stringify({ path: "NOTES.md", content: "# Notes\nport is 9090\n" }) },
+          ],
+        },
+        {
+          kind: "reply",
+          text: [
+            "Done. The port is now read like this:\n\n```ts\nconst port: number = Number(process.env.PORT ?? 9090); // default\n```\n\n",
+            "and from Python:\n\n```python\ndef port() -> int:\n    return int(os.environ.get(\"PORT\", \"9090\"))\n```\n\n",
+            "```nosuchlang\n<b>plain</b>\n```",
+          ],
+        },
+      );
+      await runStep(created.id, `Use port 9090 everywhere: ${"supercalifragilisticexpialidocious".repeat(3)} and /a/very/long/path/${"segment/".repeat(12)}`);
+      return created.id;
+    })());
+
+  it("highlights code blocks with token spans, and shows a file tool's diff with a header per file, lines coloured, collapsible", async () => {
+    const conversationId = await showcaseConversation();
+    const { page, errors } = await openPage(`${httpBase(fx.server.url)}/#${conversationId}`);
+    try {
+      const edit = page.locator('[data-tool-call-id="call_edit"]');
+      await until(() => edit.getAttribute("data-status")).toBe("completed");
+      // One section per file, its header naming the file and counting the lines.
+      const file = edit.locator(".diff-file");
+      expect(await file.count()).toBe(1);
+      expect(await file.locator(".diff-path").textContent()).toBe("src/app.ts");
+      expect(await file.locator(".diff-stats").textContent()).toBe("+1−1");
+      expect(await file.locator(".diff-del").allTextContents()).toEqual(["-export const port = 8080;\n"]);
+      expect(await file.locator(".diff-add").allTextContents()).toEqual(["+export const port = 9090;\n"]);
+      expect(await file.locator(".diff-hunk").count()).toBe(1);
+      const colours = await file.evaluate((node) =>
+        [".diff-add", ".diff-del", ".diff-context"].map((selector) => {
+          const style = getComputedStyle(node.querySelector(selector)!);
+          return `${style.color} on ${style.backgroundColor}`;
+        }),
+      );
+      expect(new Set(colours).size, colours.join(" | ")).toBe(3);
+      // A new file says so.
+      const written = page.locator('[data-tool-call-id="call_write"] .diff-file');
+      expect(await written.locator(".diff-path").textContent()).toBe("NOTES.md");
+      expect(await written.locator(".diff-status").textContent()).toBe("new");
+      // Collapsible: a click on the header folds the lines away.
+      expect(await file.locator(".diff-body").isVisible()).toBe(true);
+      await file.locator("summary").click();
+      expect(await file.locator(".diff-body").isVisible()).toBe(false);
+
+      // Code blocks: token spans for known languages, coloured unlike the plain text; unknown ones plain and escaped.
+      const ts = page.locator("pre code.language-ts");
+      await until(() => ts.locator("span.hljs-keyword").allTextContents()).toContain("const");
+      expect(await ts.locator("span.hljs-comment").textContent()).toBe("// default");
+      expect(await ts.locator("span.hljs-number").allTextContents()).toContain("9090");
+      const [keyword, plain] = await ts.evaluate((code) => [getComputedStyle(code.querySelector(".hljs-keyword")!).color, getComputedStyle(code).color]);
+      expect(keyword).not.toBe(plain);
+      expect(await page.locator("pre code.language-python span.hljs-keyword").allTextContents()).toContain("def");
+      const unknown = page.locator("pre code", { hasText: "<b>plain</b>" });
+      expect(await unknown.locator("span").count()).toBe(0);
+      expect(await page.locator(".messages b").count()).toBe(0);
+      expect(errors).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  }, 30_000);
+
+  it("fits a phone (390 and 360 px): no horizontal overflow, the message box ≥ 80 % of the width, the list behind a toggle; the desktop shows it beside; light and dark screenshots", async () => {
+    const conversationId = await showcaseConversation();
+    await fx.client.conversation.create({ title: "Another conversation with a rather long title that must not push anything sideways" });
+    mkdirSync(ARTIFACTS, { recursive: true });
+    const shots: string[] = [];
+    const layout = (page: Page) =>
+      page.evaluate(() => ({
+        innerWidth: window.innerWidth,
+        scrollWidth: document.documentElement.scrollWidth,
+        bodyScrollWidth: document.body.scrollWidth,
+        input: document.getElementById("input")!.getBoundingClientRect().width,
+        background: getComputedStyle(document.body).backgroundColor,
+        unnamedButtons: Array.from(document.querySelectorAll("button")).filter((b) => !(b.getAttribute("aria-label") || b.textContent!.trim())).map((b) => b.outerHTML),
+      }));
+    const viewports = [
+      { name: "phone", width: 390, height: 844, phone: true },
+      { name: "phone-360", width: 360, height: 740, phone: true },
+      { name: "desktop", width: 1280, height: 800, phone: false },
+    ];
+    // One page per viewport; the colour scheme is switched on it (emulateMedia) for the dark picture.
+    for (const viewport of viewports) {
+      const { page, errors } = await openPage(`${httpBase(fx.server.url)}/#${conversationId}`, {
+        viewport: { width: viewport.width, height: viewport.height },
+        colorScheme: "light",
+        deviceScaleFactor: 1,
+      });
+      try {
+        await page.waitForSelector('[data-tool-call-id="call_edit"]');
+        await page.waitForSelector("pre code");
+        const sidebar = page.locator("#sidebar");
+        const toggle = page.locator("#toggle-sidebar");
+        if (viewport.phone) {
+          // The list first: behind the toggle, slides in within the screen, Escape closes it, picking a conversation too.
+          expect(await sidebar.isVisible(), viewport.name).toBe(false);
+          expect(await toggle.isVisible(), viewport.name).toBe(true);
+          await toggle.click();
+          await until(() => sidebar.isVisible()).toBe(true);
+          expect(await toggle.getAttribute("aria-expanded")).toBe("true");
+          await until(async () => (await sidebar.boundingBox())!.x).toBe(0); // slides in (0.15 s) to the left edge
+          expect((await sidebar.boundingBox())!.width).toBeLessThanOrEqual(viewport.width);
+          expect((await layout(page)).scrollWidth, `${viewport.name}, list open`).toBeLessThanOrEqual(viewport.width);
+          const shot = join(ARTIFACTS, `${viewport.name}-list-open.png`);
+          await page.screenshot({ path: shot });
+          shots.push(shot);
+          await page.keyboard.press("Escape");
+          await until(() => sidebar.isVisible()).toBe(false);
+          expect(await toggle.getAttribute("aria-expanded")).toBe("false");
+          await toggle.click();
+          await until(() => sidebar.isVisible()).toBe(true);
+          await page.locator(`#conversations li[data-conversation-id="${conversationId}"] button.open`).click();
+          await until(() => sidebar.isVisible()).toBe(false);
+          await until(async () => (await sidebar.boundingBox())!.x + (await sidebar.boundingBox())!.width).toBeLessThanOrEqual(0);
+        } else {
+          expect(await sidebar.isVisible(), viewport.name).toBe(true);
+          expect(await toggle.isVisible(), viewport.name).toBe(false);
+        }
+        for (const colorScheme of ["light", "dark"] as const) {
+          await page.emulateMedia({ colorScheme });
+          const where = `${viewport.name} ${colorScheme}`;
+          const measured = await layout(page);
+          expect(measured.scrollWidth, where).toBeLessThanOrEqual(measured.innerWidth);
+          expect(measured.bodyScrollWidth, where).toBeLessThanOrEqual(measured.innerWidth);
+          expect(measured.unnamedButtons, where).toEqual([]);
+          if (viewport.phone) expect(measured.input, where).toBeGreaterThanOrEqual(0.8 * measured.innerWidth);
+          else expect(measured.input, where).toBeGreaterThan(600);
+          // Dark mode follows the system setting.
+          const [r, g, b] = measured.background.match(/\d+/g)!.map(Number);
+          if (colorScheme === "dark") expect(r + g + b, where).toBeLessThan(150);
+          else expect(r + g + b, where).toBeGreaterThan(600);
+          if (viewport.name === "phone-360" && colorScheme === "dark") continue;
+          const shot = join(ARTIFACTS, `${viewport.name}-${colorScheme}.png`);
+          await page.screenshot({ path: shot });
+          shots.push(shot);
+        }
+        expect(errors, viewport.name).toEqual([]);
+      } finally {
+        await page.context().close();
+      }
+    }
+    console.log(`web client screenshots:\n  ${shots.join("\n  ")}`);
+  }, 60_000);
+
+  it("lists the endpoint's models in the picker and the chosen one reaches the model request; the approval picker sets the conversation's mode", async () => {
+    fx.fake.setModels(["fake-model", "other-model"]);
+    const { page, errors } = await openPage(`${httpBase(fx.server.url)}/`);
+    try {
+      await until(() => page.textContent("#status")).toBe("connected");
+      await page.click("#new");
+      await page.waitForSelector("#conversations li.active");
+      const conversationId = decodeURIComponent(new URL(page.url()).hash.slice(1));
+      const picker = page.getByRole("combobox", { name: "Model" });
+      await until(() => picker.locator("option").allTextContents()).toEqual(["default (fake-model)", "default/fake-model", "default/other-model"]);
+      await picker.selectOption("default/other-model");
+      await until(async () => (await fx.client.conversation.get({ conversationId })).conversation.model).toBe("default/other-model");
+
+      const before = fx.fake.requests.length;
+      fx.fake.enqueue({ kind: "reply", text: ["Answered by the other model."] });
+      await page.fill("#input", "Which model?");
+      await page.click("#send");
+      await page.waitForSelector(".message.assistant >> text=Answered by the other model.");
+      expect(fx.fake.requests.slice(before).map((r) => r.model)).toEqual(["other-model"]);
+
+      // Back to the default: null on the conversation, the server's model in the request.
+      await picker.selectOption("");
+      await until(async () => (await fx.client.conversation.get({ conversationId })).conversation.model).toBe(null);
+
+      await page.getByRole("combobox", { name: "Tools" }).selectOption("auto");
+      await until(async () => (await fx.client.conversation.get({ conversationId })).conversation.settings.approval).toBe("auto");
+      expect(errors).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  }, 30_000);
+
+  it("searches the sidebar by title, renames and deletes (after a confirm) through it, and the server's list reflects both", async () => {
+    const alpha = await fx.client.conversation.create({ title: "Alpha release notes" });
+    const beta = await fx.client.conversation.create({ title: "Beta release plan" });
+    const { page, errors } = await openPage(`${httpBase(fx.server.url)}/`);
+    const titles = async () => new Map((await fx.client.conversation.list({ limit: 500 })).data.map((c) => [c.id, c.title]));
+    try {
+      await until(() => page.textContent("#status")).toBe("connected");
+      const search = page.getByRole("searchbox", { name: "Search conversations by title" });
+      await search.fill("release");
+      await until(() => page.locator("#conversations button.open").allTextContents()).toEqual(["Beta release plan", "Alpha release notes"]);
+      await search.fill("ALPHA");
+      await until(() => page.locator("#conversations button.open").allTextContents()).toEqual(["Alpha release notes"]);
+
+      await page.locator(`#conversations li[data-conversation-id="${alpha.id}"] button.open`).click();
+      await page.waitForSelector(`#conversations li.active[data-conversation-id="${alpha.id}"]`);
+      await page.getByRole("button", { name: "Rename “Alpha release notes”" }).click();
+      const field = page.getByRole("textbox", { name: "New title" });
+      expect(await field.inputValue()).toBe("Alpha release notes");
+      await field.fill("Alpha shipped");
+      // Another client changes the open conversation meanwhile (conversation_updated redraws the list): the edit survives it.
+      await fx.client.conversation.update({ conversationId: alpha.id, settings: { approval: "auto" } });
+      await until(() => page.locator("#approval").inputValue()).toBe("auto");
+      expect(await field.inputValue()).toBe("Alpha shipped");
+      await field.press("Enter");
+      await until(async () => (await titles()).get(alpha.id)).toBe("Alpha shipped");
+      await search.fill("");
+      await until(() => page.locator(`#conversations li[data-conversation-id="${alpha.id}"] button.open`).textContent()).toBe("Alpha shipped");
+
+      // Escape leaves the title as it was.
+      await page.getByRole("button", { name: "Rename “Beta release plan”" }).click();
+      await field.fill("not this");
+      await field.press("Escape");
+      expect((await titles()).get(beta.id)).toBe("Beta release plan");
+
+      // Delete asks first: dismissed, nothing happens; accepted, it is gone from the server and the list.
+      const dialogs: string[] = [];
+      page.once("dialog", (dialog) => void (dialogs.push(dialog.message()), dialog.dismiss()));
+      await page.getByRole("button", { name: "Delete “Beta release plan”" }).click();
+      await until(() => dialogs.length).toBe(1);
+      expect(dialogs[0]).toContain("Beta release plan");
+      expect((await titles()).has(beta.id)).toBe(true);
+      page.once("dialog", (dialog) => void dialog.accept());
+      await page.getByRole("button", { name: "Delete “Beta release plan”" }).click();
+      await until(async () => (await titles()).has(beta.id)).toBe(false);
+      await until(() => page.locator(`#conversations li[data-conversation-id="${beta.id}"]`).count()).toBe(0);
+      // Focus stays in the list (on the entry now in its place), not lost to the page.
+      expect(await page.evaluate(() => document.activeElement?.closest("#conversations") !== null)).toBe(true);
+      expect(errors).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  }, 30_000);
+
+  it("keyboard: Enter sends and Shift+Enter starts a new line; Alt+Y confirms and Alt+N skips the waiting tool call; Escape interrupts", async () => {
+    fx.fake.enqueue(
+      { kind: "reply", text: ["First."], toolCalls: [{ id: "call_key_y", name: "shell", args: JSON.stringify({ command: "echo by-key" }) }] },
+      { kind: "reply", text: ["Second."], toolCalls: [{ id: "call_key_n", name: "shell", args: JSON.stringify({ command: "echo never" }) }] },
+      { kind: "reply", text: ["All done."] },
+      { kind: "reply", text: ["Going on", " and on"], hangAfter: 1 },
+    );
+    const { page, errors } = await openPage(`${httpBase(fx.server.url)}/`);
+    try {
+      await until(() => page.textContent("#status")).toBe("connected");
+      await page.click("#new");
+      await page.waitForSelector("#conversations li.active");
+      const conversationId = decodeURIComponent(new URL(page.url()).hash.slice(1));
+      await page.focus("#input");
+      await page.keyboard.type("line one");
+      await page.keyboard.press("Shift+Enter");
+      await page.keyboard.type("line two");
+      await page.keyboard.press("Enter");
+      const confirmed = page.locator('[data-tool-call-id="call_key_y"]');
+      await until(() => confirmed.getAttribute("data-status")).toBe("pending");
+      const records = async () => (await fx.client.conversation.get({ conversationId, includeRecords: true })).records!;
+      expect((await records()).find((r) => r.type === "message" && r.role === "user")).toMatchObject({ content: "line one\nline two" });
+      // The hint is on the buttons.
+      expect(await confirmed.getByRole("button", { name: "Confirm" }).getAttribute("aria-keyshortcuts")).toBe("Alt+Y");
+      expect(await confirmed.getByRole("button", { name: "Skip" }).getAttribute("aria-keyshortcuts")).toBe("Alt+N");
+      await page.keyboard.press("Alt+KeyY");
+      await until(() => confirmed.getAttribute("data-status")).toBe("completed");
+      expect(await confirmed.locator(".tool-output").textContent()).toContain("by-key");
+      const skipped = page.locator('[data-tool-call-id="call_key_n"]');
+      await until(() => skipped.getAttribute("data-status")).toBe("pending");
+      await page.keyboard.press("Alt+KeyN");
+      await until(() => skipped.getAttribute("data-status")).toBe("skipped");
+      await page.waitForSelector(".message.assistant >> text=All done.");
+      await until(() => page.evaluate(() => document.body.dataset.generating)).toBe("false");
+
+      await page.fill("#input", "Keep going.");
+      await page.keyboard.press("Enter");
+      await page.waitForSelector(".message.streaming >> text=Going on");
+      await page.keyboard.press("Escape");
+      await until(() => page.locator(".notice").last().textContent()).toBe("interrupted (streaming)");
+      expect((await fx.client.conversation.get({ conversationId })).state.generating).toBe(false);
+      expect(errors).toEqual([]);
+    } finally {
+      await page.context().close();
     }
   }, 30_000);
 });

@@ -1,8 +1,9 @@
 /**
- * Takes the picture of the web client in docs/clients.md: a server with the fake
+ * Takes the pictures of the web client in docs/clients.md: a server with the fake
  * model, a short scripted conversation (reasoning, a confirmed tool call, a
- * markdown answer, a tool call waiting for approval), photographed by
- * Debian's Chromium. Nothing leaves the machine.
+ * markdown answer with highlighted code, a confirmed edit with its diff, a tool
+ * call waiting for approval), photographed by Debian's Chromium at desktop
+ * width (out.png) and phone width (out-phone.png). Nothing leaves the machine.
  *
  *   npx tsx test/harness/screenshot-web.ts [out.png]   (default clients/web/screenshot.png)
  */
@@ -24,7 +25,7 @@ const workspace = join(tmp, "project");
 mkdirSync(join(workspace, "src"), { recursive: true });
 writeFileSync(join(workspace, "README.md"), "# demo\n");
 writeFileSync(join(workspace, "package.json"), "{}\n");
-writeFileSync(join(workspace, "src/index.ts"), "export {};\n");
+writeFileSync(join(workspace, "src/index.ts"), "export const greeting = \"hello\";\n");
 
 await buildWebClient(join(tmp, "web"));
 const fake = await startFakeOpenAI({ apiKey: "key" });
@@ -54,27 +55,40 @@ try {
       text: [
         "A small **TypeScript** project:\n\n",
         "| file | what |\n|---|---|\n| `README.md` | the introduction |\n| `package.json` | the manifest |\n| `src/index.ts` | the entry point |\n\n",
-        "Shall I run its tests?",
+        "The entry point exports one constant:\n\n```ts\nexport const greeting = \"hello\"; // shown on start\n```\n\nI'll make it friendlier.",
+      ],
+      toolCalls: [
+        { id: "call_edit", name: "edit_file", args: JSON.stringify({ path: "src/index.ts", old_string: "\"hello\"", new_string: "\"hello, world\"" }) },
       ],
     },
+    { kind: "reply", text: ["Done. Shall I run its tests?"] },
     { kind: "reply", text: ["Running them now."], toolCalls: [{ id: "call_test", name: "shell", args: JSON.stringify({ command: "npm test" }) }] },
   );
 
-  const page = await (await browser.newContext({ viewport: { width: 1200, height: 1040 }, deviceScaleFactor: 1 })).newPage();
+  // Reduced motion: the list must not be caught sliding away when the viewport narrows.
+  const context = await browser.newContext({ viewport: { width: 1200, height: 1040 }, deviceScaleFactor: 1, reducedMotion: "reduce" });
+  const page = await context.newPage();
   const base = server.url.replace(/^ws:/, "http:").replace(/\/$/, "");
   await page.goto(`${base}/#${conversation.id}`);
   await page.waitForSelector("#conversations li.active");
   await page.fill("#input", "What is in this project?");
   await page.click("#send");
   await page.locator('[data-tool-call-id="call_ls"]').getByRole("button", { name: "Confirm" }).click();
+  await page.locator('[data-tool-call-id="call_edit"]').getByRole("button", { name: "Confirm" }).click();
   await page.waitForSelector("text=Shall I run its tests?");
   await page.waitForFunction(() => document.body.dataset.generating === "false");
   await page.fill("#input", "Yes, please.");
   await page.click("#send");
   await page.waitForSelector('[data-tool-call-id="call_test"] >> text=Confirm');
   await page.locator(".message.assistant details").first().evaluate((d) => ((d as HTMLDetailsElement).open = true));
+  await page.locator('[data-tool-call-id="call_edit"]').scrollIntoViewIfNeeded();
   await page.screenshot({ path: out });
   console.log(`wrote ${out}`);
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.locator('[data-tool-call-id="call_edit"] .diff-file').scrollIntoViewIfNeeded();
+  const phone = out.replace(/(\.png)?$/, "-phone.png");
+  await page.screenshot({ path: phone });
+  console.log(`wrote ${phone}`);
   await client.interrupt({ conversationId: conversation.id });
 } finally {
   await browser.close();
