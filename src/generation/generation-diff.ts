@@ -26,18 +26,18 @@ export class GenerationDiff {
   private keptChars = 0;
 
   /**
-   * Add one call's change. The diff is computed off the main thread with its
-   * own deadline, not the generation's signal: the file is already written,
-   * and an interrupt right after must not leave its record without one.
+   * Add one call's change. The diff is computed off the main thread with a
+   * deadline; `signal` (the generation's) stops it at once on interrupt, and
+   * the entry then says it was left out.
    */
-  async add(change: NonNullable<ToolResult["change"]>): Promise<NetFileChange> {
+  async add(change: NonNullable<ToolResult["change"]>, signal: AbortSignal): Promise<NetFileChange> {
     const { path, after } = change;
     let before = this.befores.get(path);
     if (!before) {
       before = this.remember(path, change.before);
       this.befores.set(path, before);
     }
-    const net = await netChange(path, before, after);
+    const net = await netChange(path, before, after, signal);
     this.net.set(path, net);
     return { path, change: net };
   }
@@ -59,17 +59,15 @@ export class GenerationDiff {
   }
 }
 
-async function netChange(path: string, before: Before, after: string | null): Promise<FileChange | null> {
+async function netChange(path: string, before: Before, after: string | null, signal: AbortSignal): Promise<FileChange | null> {
   if (!("text" in before)) return { path, kind: after === null ? "delete" : "modify", diff: `[no net diff: ${before.unknown}]\n` };
   if (before.text === after) return null;
   if (after === null) {
     if (before.text === null) return null;
-    return { path, kind: "delete", diff: (await changeDiff(path, before.text, "", NEVER)).diff };
+    return { path, kind: "delete", diff: (await changeDiff(path, before.text, "", signal)).diff };
   }
-  return { path, kind: before.text === null ? "add" : "modify", diff: (await changeDiff(path, before.text, after, NEVER)).diff };
+  return { path, kind: before.text === null ? "add" : "modify", diff: (await changeDiff(path, before.text, after, signal)).diff };
 }
-
-const NEVER = new AbortController().signal;
 
 /**
  * The entries that are not null, in order; once their diffs pass

@@ -438,7 +438,7 @@ class Loop {
       }
     }
     // A change the tool made counts even when the call then failed (interrupted after its write).
-    const netChange = change ? await this.generation.diff.add(change) : undefined;
+    const netChange = change ? await this.generation.diff.add(change, this.generation.signal) : undefined;
     const finished: ToolCallRecord = {
       ...executing,
       status: success ? "completed" : "failed",

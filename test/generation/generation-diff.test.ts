@@ -8,11 +8,13 @@ import { expect, it } from "vitest";
 import type { ConversationRecord, ToolCallRecord } from "../../protocol/index.js";
 import { GenerationDiff, readGenerationDiff } from "../../src/generation/generation-diff.js";
 
+const signal = new AbortController().signal;
+
 it("nets each file against its content before the generation, in the order first changed", async () => {
   const diff = new GenerationDiff();
-  await diff.add({ path: "b.txt", before: "1\n", after: "2\n" });
-  await diff.add({ path: "a.txt", before: null, after: "new\n" });
-  const last = await diff.add({ path: "b.txt", before: "2\n", after: "3\n" });
+  await diff.add({ path: "b.txt", before: "1\n", after: "2\n" }, signal);
+  await diff.add({ path: "a.txt", before: null, after: "new\n" }, signal);
+  const last = await diff.add({ path: "b.txt", before: "2\n", after: "3\n" }, signal);
   expect(last).toEqual({ path: "b.txt", change: { path: "b.txt", kind: "modify", diff: "--- a/b.txt\n+++ b/b.txt\n@@ -1,1 +1,1 @@\n-1\n+3\n" } });
   expect(diff.changes()).toEqual([
     last.change,
@@ -22,11 +24,11 @@ it("nets each file against its content before the generation, in the order first
 
 it("a file created then deleted, or edited back, nets to nothing; an unknown old content gets a note", async () => {
   const diff = new GenerationDiff();
-  await diff.add({ path: "tmp.txt", before: null, after: "scratch\n" });
-  expect(await diff.add({ path: "tmp.txt", before: "scratch\n", after: null })).toEqual({ path: "tmp.txt", change: null });
-  await diff.add({ path: "x.txt", before: "x\n", after: "y\n" });
-  await diff.add({ path: "x.txt", before: "y\n", after: "x\n" });
-  await diff.add({ path: "blob", before: undefined, after: "text\n" });
+  await diff.add({ path: "tmp.txt", before: null, after: "scratch\n" }, signal);
+  expect(await diff.add({ path: "tmp.txt", before: "scratch\n", after: null }, signal)).toEqual({ path: "tmp.txt", change: null });
+  await diff.add({ path: "x.txt", before: "x\n", after: "y\n" }, signal);
+  await diff.add({ path: "x.txt", before: "y\n", after: "x\n" }, signal);
+  await diff.add({ path: "blob", before: undefined, after: "text\n" }, signal);
   expect(diff.changes()).toEqual([{ path: "blob", kind: "modify", diff: expect.stringMatching(/^\[no net diff: the old content of blob was not text/) }]);
 });
 
