@@ -286,6 +286,8 @@ class Loop {
   }
 
   private async offerAll(records: readonly ToolCallRecord[]): Promise<PendingToolCall[]> {
+    // Previews take a moment: an interrupt meanwhile finds the calls being offered, not the model streaming.
+    if (records.length > 0) this.generation.phase = "pending";
     const calls: PendingToolCall[] = [];
     for (const record of records) calls.push(await this.offer(record));
     return calls;
