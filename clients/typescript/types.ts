@@ -2481,9 +2481,11 @@ export interface ToolExecutingNotification extends GenerationEventBase, ToolCall
   /** True when the user edited the arguments. */
   edited: boolean;
   /**
-   * Present when the arguments were edited (tool.confirm "edit") and the tool can tell what it will
-   * change: the change recomputed from the edited arguments, replacing what tool_pending showed
-   * (same shape as tool_pending's `changes`).
+   * Present when the change the call will make is not the one tool_pending showed, for tools that
+   * can tell (same shape as tool_pending's `changes`): the arguments were edited (tool.confirm
+   * "edit"), or a call that ran since changed a file (two calls of one round editing one file: the
+   * second was previewed before the first ran). Recomputed just before the tool runs; absent when
+   * unchanged.
    *
    * @maxItems 256
    */

@@ -24,6 +24,8 @@ export class GenerationDiff {
   /** Per path, in the order first changed: its net change, or null when it is back to where it was. */
   private readonly net = new Map<string, FileChange | null>();
   private keptChars = 0;
+  /** How many changes were added: a preview taken at another count may be out of date. */
+  count = 0;
 
   /**
    * Add one call's change. The diff is computed off the main thread with a
@@ -31,6 +33,7 @@ export class GenerationDiff {
    * the entry then says it was left out.
    */
   async add(change: NonNullable<ToolResult["change"]>, signal: AbortSignal): Promise<NetFileChange> {
+    this.count++;
     const { path, after } = change;
     let before = this.befores.get(path);
     if (!before) {

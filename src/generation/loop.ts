@@ -305,6 +305,7 @@ class Loop {
     this.generation.calls.set(record.toolCallId, call);
     const tool = this.deps.tools.get(record.toolName);
     // Before the call can be decided (or auto-confirmed): what is approved is what was shown.
+    call.changesAt = this.generation.diff.count;
     call.changes = tool && !this.generation.interrupted ? await this.preview(tool, record.arguments) : undefined;
     if (this.generation.interrupted) {
       // Interrupted while offering: nothing more is announced; settleInterrupted skips it.
@@ -347,6 +348,19 @@ class Loop {
       if (!this.generation.interrupted) this.deps.log.warn(`the preview of ${tool.name} failed`, error);
       return undefined;
     }
+  }
+
+  /**
+   * The change the call will make, when it is not the one tool_pending
+   * showed: the arguments were edited, or a call that ran since changed a
+   * file (two calls of one round editing the same file: the second's
+   * preview was taken before the first ran). Undefined when it is the same.
+   */
+  private async changesNow(call: PendingToolCall, tool: Tool, edited: Record<string, unknown> | undefined): Promise<FileChange[] | undefined> {
+    if (!tool.preview || (!edited && call.changesAt === this.generation.diff.count)) return undefined;
+    const changes = await this.preview(tool, edited ?? call.record.arguments);
+    if (!edited && JSON.stringify(changes) === JSON.stringify(call.changes)) return undefined;
+    return changes;
   }
 
   private deniedByPolicy(toolName: string): boolean {
@@ -395,8 +409,7 @@ class Loop {
       status: "executing",
       ...(edited ? { arguments: edited, originalArguments: call.record.arguments, edited: true } : {}),
     };
-    // Edited arguments make another change than the one tool_pending showed: shown again, recomputed.
-    const changes = edited && tool ? await this.preview(tool, edited) : undefined;
+    const changes = tool ? await this.changesNow(call, tool, edited) : undefined;
     // Durable before the tool starts: a crash must never leave a call that ran looking "pending",
     // or the next process would offer it again and it could run twice.
     await this.replace(call, executing, () =>

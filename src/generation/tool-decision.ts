@@ -16,6 +16,8 @@ export class PendingToolCall {
   private timer: NodeJS.Timeout | undefined;
   /** What the call would change, as tool_pending showed it (Tool.preview); undefined when its tool cannot tell. */
   changes: FileChange[] | undefined;
+  /** The generation's change count (GenerationDiff.count) when `changes` was computed. */
+  changesAt = 0;
 
   constructor(public record: ToolCallRecord) {}
 

@@ -123,6 +123,33 @@ it("an edit through tool.confirm is previewed again on tool_executing, and that 
   expect(await readFile(join(ws, "colour.txt"), "utf8")).toBe("red\ngreen\nnavy\n");
 });
 
+it("two calls of one round editing one file: the second is previewed again on tool_executing, after the first wrote", async () => {
+  await writeFile(join(ws, "pair.txt"), "one\ntwo\n");
+  fx.fake.enqueue(
+    {
+      kind: "reply",
+      toolCalls: [
+        call("call_p1", "edit_file", { path: "pair.txt", old_string: "one", new_string: "ONE" }),
+        call("call_p2", "edit_file", { path: "pair.txt", old_string: "two", new_string: "TWO" }),
+      ],
+    },
+    { kind: "reply", text: ["Both."] },
+  );
+  const { id, events } = await newConversation(fx.client, { workspace: ws });
+  const { generationId } = await fx.client.step({ conversationId: id });
+  await events.waitForCount("tool_pending", 2);
+  const second = events.of("tool_pending")[1]!;
+  expect(second.changes![0]!.diff).toBe("--- a/pair.txt\n+++ b/pair.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO\n");
+  await fx.client.tool.confirm({ conversationId: id, toolCallId: "call_p1", action: "confirm" });
+  await fx.client.tool.confirm({ conversationId: id, toolCallId: "call_p2", action: "confirm" });
+  await events.waitForEnd(generationId);
+  const [first, again] = events.of("tool_executing");
+  expect(first).not.toHaveProperty("changes");
+  const now = "--- a/pair.txt\n+++ b/pair.txt\n@@ -1,2 +1,2 @@\n ONE\n-two\n+TWO\n";
+  expect(again!.changes).toEqual([{ path: "pair.txt", kind: "modify", diff: now }]);
+  expect(events.of("tool_completed")[1]!.record.diff).toBe(now);
+});
+
 it("the generation's diff nets two edits of one file, drops a file put back as it was, and conversation.diff answers it — also after a restart", async () => {
   await writeFile(join(ws, "app.ts"), "const a = 1;\nconst b = 2;\nconst c = 3;\n");
   await writeFile(join(ws, "keep.ts"), "export {};\n");
