@@ -30,9 +30,10 @@ export class GenerationDiff {
   /**
    * Add one call's change. The diff is computed off the main thread with a
    * deadline; `signal` (the generation's) stops it at once on interrupt, and
-   * the entry then says it was left out.
+   * the entry then says it was left out. `callDiff`: the diff the tool
+   * reported, reused when the file had not changed before in the generation.
    */
-  async add(change: NonNullable<ToolResult["change"]>, signal: AbortSignal): Promise<NetFileChange> {
+  async add(change: NonNullable<ToolResult["change"]>, signal: AbortSignal, callDiff?: string): Promise<NetFileChange> {
     this.count++;
     const { path, after } = change;
     let before = this.befores.get(path);
@@ -40,7 +41,11 @@ export class GenerationDiff {
       before = this.remember(path, change.before);
       this.befores.set(path, before);
     }
-    const net = await netChange(path, before, after, signal);
+    // The file's first change of the generation: its net diff is the one the tool computed.
+    const net =
+      "text" in before && before.text === change.before && after !== null && before.text !== after && callDiff !== undefined
+        ? { path, kind: before.text === null ? ("add" as const) : ("modify" as const), diff: callDiff }
+        : await netChange(path, before, after, signal);
     this.net.set(path, net);
     return { path, change: net };
   }

@@ -453,7 +453,7 @@ class Loop {
       }
     }
     // A change the tool made counts even when the call then failed (interrupted after its write).
-    const netChange = change ? await this.generation.diff.add(change, this.generation.signal) : undefined;
+    const netChange = change ? await this.generation.diff.add(change, this.generation.signal, diff) : undefined;
     const finished: ToolCallRecord = {
       ...executing,
       status: success ? "completed" : "failed",
