@@ -10,6 +10,7 @@ import {
   ModelName,
   Timestamp,
 } from "./records.js";
+import { FileChanges } from "./file-changes.js";
 
 /** What conversation.create and conversation.update accept for the same fields. */
 const Title = z.string().max(500);
@@ -140,6 +141,27 @@ export const ConversationGetResult = z
     state: ConversationState,
   })
   .describe("A conversation, its live state and, on request, its records.");
+
+export const ConversationDiffParams = z
+  .strictObject({
+    conversationId: ConversationId,
+    generationId: z
+      .string()
+      .min(1)
+      .max(256)
+      .optional()
+      .describe("The generation whose diff to return. Default: the conversation's most recent generation (the running one, if any)."),
+  })
+  .describe("Parameters of conversation.diff.");
+
+export const ConversationDiffResult = z
+  .object({
+    generationId: z.string().nullable().describe("The generation the diff is of; null when the conversation has had none."),
+    changes: FileChanges.describe(
+      "As generation_diff_updated's `changes`: each file the generation's file tools changed, with its net change against its content before the generation. Empty when they changed nothing (or nothing on balance).",
+    ),
+  })
+  .describe("The net change of one generation's files.");
 
 export const ConversationUpdateParams = z
   .strictObject({

@@ -8,6 +8,7 @@ import {
   ToolCall,
   ToolCallRecord,
 } from "./records.js";
+import { FileChanges } from "./file-changes.js";
 
 /** Fields every conversation notification carries (all but `connected`). */
 export const ConversationEventBase = z
@@ -85,11 +86,17 @@ export const ToolPendingNotification = GenerationEventBase.extend({
     .describe(
       "Present when autoConfirmed: why it runs without asking. policy: the conversation's settings.approval / settings.toolPolicy allow it (no prompt to show, and no auto-confirm budget used); budget: the step's autoConfirm or tool.confirm \"auto\" count allowed it (one unit used).",
     ),
+  changes: FileChanges.optional().describe(
+    "For tools that can tell what they would change (write_file, edit_file): the change the call would make, computed from the proposed arguments against the files as they are now, without writing anything. Unless the files change in between, confirming runs exactly this change: the tool call record's `diff` is the same text. An entry with `problem` says the call would fail as proposed. Empty when the call would change nothing; absent for other tools, or when it could not be computed in time.",
+  ),
 }).describe("The model proposed a tool call; unless autoConfirmed, it waits for tool.confirm.");
 
 export const ToolExecutingNotification = GenerationEventBase.extend({
   ...ToolCall.shape,
   edited: z.boolean().describe("True when the user edited the arguments."),
+  changes: FileChanges.optional().describe(
+    "Present when the change the call will make is not the one tool_pending showed, for tools that can tell (same shape as tool_pending's `changes`): the arguments were edited (tool.confirm \"edit\"), or a call that ran since changed a file (two calls of one round editing one file: the second was previewed before the first ran). Recomputed just before the tool runs; absent when unchanged.",
+  ),
 }).describe("A tool call started running.");
 
 export const ToolOutputNotification = GenerationEventBase.extend({
@@ -114,6 +121,14 @@ export const ToolSkippedNotification = GenerationEventBase.extend({
       "user: declined with tool.confirm skip; interrupted: an interrupt ended the generation; max_iterations: the step reached maxIterations, so no model call would see the result; timeout: nobody decided within settings.confirmTimeoutMs (the generation goes on).",
     ),
 }).describe("A tool call will not run.");
+
+export const GenerationDiffUpdatedNotification = GenerationEventBase.extend({
+  changes: FileChanges.describe(
+    "Every file the generation's file tools changed so far, one entry per file in the order first changed: its net change against its content before the generation. A file that is back to that content (created then removed, an edit undone) has no entry.",
+  ),
+}).describe(
+  "The net change of the generation's files, sent after each call that changed a file (after its tool_completed). conversation.diff answers the same on demand.",
+);
 
 export const InterruptedNotification = GenerationEventBase.extend({
   phase: z

@@ -1,5 +1,6 @@
 export * from "./version.js";
 export * from "./errors.js";
+export * from "./file-changes.js";
 export * from "./records.js";
 export * from "./attachments.js";
 export * from "./assets.js";

@@ -107,6 +107,14 @@ export const requests = {
     errors: NOT_FOUND,
     scope: "conversation",
   },
+  "conversation.diff": {
+    params: C.ConversationDiffParams,
+    result: C.ConversationDiffResult,
+    description:
+      "The net change of a generation's files (the most recent generation by default): for each file its write_file / edit_file calls changed, the unified diff from its content before the generation to its content after the last change — what generation_diff_updated last said. Read from the stored tool call records, so it survives a restart. An unknown generationId answers with no changes.",
+    errors: NOT_FOUND,
+    scope: "conversation",
+  },
   "conversation.update": {
     params: C.ConversationUpdateParams,
     result: C.ConversationUpdateResult,
@@ -282,6 +290,10 @@ export const notifications = {
   tool_completed: { params: E.ToolCompletedNotification, description: "A tool call succeeded." },
   tool_failed: { params: E.ToolFailedNotification, description: "A tool call failed." },
   tool_skipped: { params: E.ToolSkippedNotification, description: "A tool call will not run." },
+  generation_diff_updated: {
+    params: E.GenerationDiffUpdatedNotification,
+    description: "The net change of the generation's files, after each file change.",
+  },
   interrupted: { params: E.InterruptedNotification, description: "The generation was interrupted." },
   error: { params: E.ErrorNotification, description: "The generation failed." },
 } as const satisfies Record<string, NotificationEntry>;

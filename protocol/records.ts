@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { Attachment, MAX_ATTACHMENTS } from "./attachments.js";
+import { FileChanges, NetFileChange } from "./file-changes.js";
 
 /**
  * What a conversation id may look like. Ids become folder names in the store,
@@ -265,6 +266,9 @@ export const ToolCallRecord = z
       .describe(
         "For tools that change a file (write_file, edit_file): a unified diff of the change, with workspace-relative `a/`/`b/` paths, capped at 64 KiB (a note ends a cut diff).",
       ),
+    netChange: NetFileChange.optional().describe(
+      "For a call that changed a file (write_file, edit_file): that file's net change over the generation so far, against its content before the generation. conversation.diff adds these up (the last one per file), so a generation's diff survives a restart.",
+    ),
     generationId: z.string().optional().describe("The generation that produced this call."),
     timestamp: Timestamp.describe("When the call was stored (proposed by the model)."),
     completedAt: Timestamp.optional().describe("When the call reached completed, failed or skipped."),
@@ -275,7 +279,9 @@ export const ConversationRecord = z
   .discriminatedUnion("type", [MessageRecord, ToolCallRecord])
   .describe("One entry of a conversation's history: a message or a tool call.");
 
-export const PendingTool = ToolCall.describe("A tool call waiting for a decision (tool.confirm).");
+export const PendingTool = ToolCall.extend({
+  changes: FileChanges.optional().describe("As tool_pending's `changes`: what the call would change, for tools that can tell (write_file, edit_file)."),
+}).describe("A tool call waiting for a decision (tool.confirm).");
 
 export const DamagedConversationEntry = z
   .object({

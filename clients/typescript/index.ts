@@ -22,6 +22,8 @@ import {
   type ConversationListResult,
   type ConversationGetParams,
   type ConversationGetResult,
+  type ConversationDiffParams,
+  type ConversationDiffResult,
   type ConversationUpdateParams,
   type ConversationUpdateResult,
   type ConversationForkParams,
@@ -100,6 +102,17 @@ export interface ConversationMethods {
    * Errors: NOT_INITIALIZED (-32001), CONVERSATION_NOT_FOUND (-32010), INVALID_PARAMS (-32602).
    */
   get(params: ConversationGetParams, options?: RequestOptions): Promise<ConversationGetResult>;
+
+  /**
+   * `conversation.diff`: The net change of a generation's files (the most recent generation by
+   * default): for each file its write_file / edit_file calls changed, the unified diff from its
+   * content before the generation to its content after the last change — what
+   * generation_diff_updated last said. Read from the stored tool call records, so it survives a
+   * restart. An unknown generationId answers with no changes.
+   *
+   * Errors: NOT_INITIALIZED (-32001), CONVERSATION_NOT_FOUND (-32010), INVALID_PARAMS (-32602).
+   */
+  diff(params: ConversationDiffParams, options?: RequestOptions): Promise<ConversationDiffResult>;
 
   /**
    * `conversation.update`: Change title, model, system prompt, workspace or settings. Subscribers
@@ -314,6 +327,7 @@ export class AgentwireClient extends AgentwireClientBase {
     create: (params, options) => this.request("conversation.create", params, options),
     list: (params, options) => this.request("conversation.list", params, options),
     get: (params, options) => this.request("conversation.get", params, options),
+    diff: (params, options) => this.request("conversation.diff", params, options),
     update: (params, options) => this.request("conversation.update", params, options),
     fork: (params, options) => this.request("conversation.fork", params, options),
     delete: (params, options) => this.request("conversation.delete", params, options),

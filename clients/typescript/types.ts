@@ -188,6 +188,48 @@ export interface ToolCallRecord extends ToolCall {
    * workspace-relative `a/`/`b/` paths, capped at 64 KiB (a note ends a cut diff).
    */
   diff?: string;
+  /**
+   * For a call that changed a file (write_file, edit_file): that file's net change over the
+   * generation so far, against its content before the generation. conversation.diff adds these up
+   * (the last one per file), so a generation's diff survives a restart.
+   */
+  netChange?: {
+    /**
+     * The file, relative to the conversation's workspace (as the tool names it in the diff's a/ and
+     * b/ headers).
+     */
+    path: string;
+    /**
+     * The net change of this file from its content before the generation to its content after this
+     * call; null when it is back to what it was (a file created then removed, an edit undone).
+     */
+    change: {
+      /**
+       * The file, relative to the conversation's workspace (as the tool names it in the diff's a/
+       * and b/ headers).
+       */
+      path: string;
+      /**
+       * add: the file does not exist yet (or did not before the generation); modify: it exists and
+       * its content changes; delete: it goes away.
+       */
+      kind: "add" | "modify" | "delete";
+      /**
+       * The unified diff of the change (workspace-relative a/ and b/ paths, 3 lines of context,
+       * capped at 64 KiB with a note at the cut), the same text the tool call record's `diff`
+       * carries once the tool ran. A note in brackets instead when no diff could be computed (the
+       * old content is binary or too large, or diffing took too long). Empty when `problem` is set.
+       */
+      diff: string;
+      /**
+       * Present when the call, as proposed, would fail instead of changing the file — edit_file's
+       * old_string is not in the file or occurs more than once, the file is missing, the path is
+       * outside the workspace — in the words the tool would fail with. Approving it then runs the
+       * tool, which fails with that error.
+       */
+      problem?: string;
+    } | null;
+  };
   /** The generation that produced this call. */
   generationId?: string;
   /**
@@ -214,7 +256,53 @@ export interface ConversationState {
   /** The running generation's id, or null. */
   generationId: string | null;
   /** Tool calls waiting for tool.confirm. */
-  pendingTools: ToolCall[];
+  pendingTools: Array<{
+    /**
+     * Id the model gave the call (its `tool_calls[].id`): the ToolCallRecord, the tool_*
+     * notifications and tool.confirm name the call by it.
+     */
+    toolCallId: string;
+    /** Name of the tool the model asked for. */
+    toolName: string;
+    /**
+     * The call's arguments: as the model proposed them, or, after tool.confirm edited them, the
+     * edited ones. Arguments the model nests deeper than 64 levels of arrays and objects are not
+     * kept: the call fails at once (tool_failed, arguments {}, the result names the limit).
+     */
+    arguments: Record<string, unknown>;
+    /**
+     * As tool_pending's `changes`: what the call would change, for tools that can tell (write_file,
+     * edit_file).
+     *
+     * @maxItems 256
+     */
+    changes?: Array<{
+      /**
+       * The file, relative to the conversation's workspace (as the tool names it in the diff's a/
+       * and b/ headers).
+       */
+      path: string;
+      /**
+       * add: the file does not exist yet (or did not before the generation); modify: it exists and
+       * its content changes; delete: it goes away.
+       */
+      kind: "add" | "modify" | "delete";
+      /**
+       * The unified diff of the change (workspace-relative a/ and b/ paths, 3 lines of context,
+       * capped at 64 KiB with a note at the cut), the same text the tool call record's `diff`
+       * carries once the tool ran. A note in brackets instead when no diff could be computed (the
+       * old content is binary or too large, or diffing took too long). Empty when `problem` is set.
+       */
+      diff: string;
+      /**
+       * Present when the call, as proposed, would fail instead of changing the file — edit_file's
+       * old_string is not in the file or occurs more than once, the file is missing, the path is
+       * outside the workspace — in the words the tool would fail with. Approving it then runs the
+       * tool, which fails with that error.
+       */
+      problem?: string;
+    }>;
+  }>;
   /**
    * How many further tool uses this conversation will run without asking (set by tool.confirm
    * action "auto").
@@ -1132,6 +1220,68 @@ export interface ConversationGetResult {
   records?: ConversationRecord[];
   /** Live state of a conversation. */
   state: ConversationState;
+}
+
+/** Parameters of conversation.diff. */
+export interface ConversationDiffParams {
+  /**
+   * Conversation id, as returned by conversation.create (e.g. "c_7f3a…"): 1–128 of A–Z, a–z, 0–9, _
+   * and -.
+   *
+   * @pattern ^[A-Za-z0-9_-]{1,128}$
+   */
+  conversationId: string;
+  /**
+   * The generation whose diff to return. Default: the conversation's most recent generation (the
+   * running one, if any).
+   *
+   * @minLength 1
+   * @maxLength 256
+   */
+  generationId?: string;
+}
+
+/**
+ * Result of `conversation.diff`.
+ *
+ * The net change of one generation's files.
+ */
+export interface ConversationDiffResult {
+  /** The generation the diff is of; null when the conversation has had none. */
+  generationId: string | null;
+  /**
+   * As generation_diff_updated's `changes`: each file the generation's file tools changed, with its
+   * net change against its content before the generation. Empty when they changed nothing (or
+   * nothing on balance).
+   *
+   * @maxItems 256
+   */
+  changes: Array<{
+    /**
+     * The file, relative to the conversation's workspace (as the tool names it in the diff's a/ and
+     * b/ headers).
+     */
+    path: string;
+    /**
+     * add: the file does not exist yet (or did not before the generation); modify: it exists and
+     * its content changes; delete: it goes away.
+     */
+    kind: "add" | "modify" | "delete";
+    /**
+     * The unified diff of the change (workspace-relative a/ and b/ paths, 3 lines of context,
+     * capped at 64 KiB with a note at the cut), the same text the tool call record's `diff` carries
+     * once the tool ran. A note in brackets instead when no diff could be computed (the old content
+     * is binary or too large, or diffing took too long). Empty when `problem` is set.
+     */
+    diff: string;
+    /**
+     * Present when the call, as proposed, would fail instead of changing the file — edit_file's
+     * old_string is not in the file or occurs more than once, the file is missing, the path is
+     * outside the workspace — in the words the tool would fail with. Approving it then runs the
+     * tool, which fails with that error.
+     */
+    problem?: string;
+  }>;
 }
 
 /** Parameters of conversation.update. Fields left out are unchanged. */
@@ -2284,6 +2434,42 @@ export interface ToolPendingNotification extends GenerationEventBase, ToolCall {
    * used); budget: the step's autoConfirm or tool.confirm "auto" count allowed it (one unit used).
    */
   autoReason?: "policy" | "budget";
+  /**
+   * For tools that can tell what they would change (write_file, edit_file): the change the call
+   * would make, computed from the proposed arguments against the files as they are now, without
+   * writing anything. Unless the files change in between, confirming runs exactly this change: the
+   * tool call record's `diff` is the same text. An entry with `problem` says the call would fail as
+   * proposed. Empty when the call would change nothing; absent for other tools, or when it could
+   * not be computed in time.
+   *
+   * @maxItems 256
+   */
+  changes?: Array<{
+    /**
+     * The file, relative to the conversation's workspace (as the tool names it in the diff's a/ and
+     * b/ headers).
+     */
+    path: string;
+    /**
+     * add: the file does not exist yet (or did not before the generation); modify: it exists and
+     * its content changes; delete: it goes away.
+     */
+    kind: "add" | "modify" | "delete";
+    /**
+     * The unified diff of the change (workspace-relative a/ and b/ paths, 3 lines of context,
+     * capped at 64 KiB with a note at the cut), the same text the tool call record's `diff` carries
+     * once the tool ran. A note in brackets instead when no diff could be computed (the old content
+     * is binary or too large, or diffing took too long). Empty when `problem` is set.
+     */
+    diff: string;
+    /**
+     * Present when the call, as proposed, would fail instead of changing the file — edit_file's
+     * old_string is not in the file or occurs more than once, the file is missing, the path is
+     * outside the workspace — in the words the tool would fail with. Approving it then runs the
+     * tool, which fails with that error.
+     */
+    problem?: string;
+  }>;
 }
 
 /**
@@ -2294,6 +2480,41 @@ export interface ToolPendingNotification extends GenerationEventBase, ToolCall {
 export interface ToolExecutingNotification extends GenerationEventBase, ToolCall {
   /** True when the user edited the arguments. */
   edited: boolean;
+  /**
+   * Present when the change the call will make is not the one tool_pending showed, for tools that
+   * can tell (same shape as tool_pending's `changes`): the arguments were edited (tool.confirm
+   * "edit"), or a call that ran since changed a file (two calls of one round editing one file: the
+   * second was previewed before the first ran). Recomputed just before the tool runs; absent when
+   * unchanged.
+   *
+   * @maxItems 256
+   */
+  changes?: Array<{
+    /**
+     * The file, relative to the conversation's workspace (as the tool names it in the diff's a/ and
+     * b/ headers).
+     */
+    path: string;
+    /**
+     * add: the file does not exist yet (or did not before the generation); modify: it exists and
+     * its content changes; delete: it goes away.
+     */
+    kind: "add" | "modify" | "delete";
+    /**
+     * The unified diff of the change (workspace-relative a/ and b/ paths, 3 lines of context,
+     * capped at 64 KiB with a note at the cut), the same text the tool call record's `diff` carries
+     * once the tool ran. A note in brackets instead when no diff could be computed (the old content
+     * is binary or too large, or diffing took too long). Empty when `problem` is set.
+     */
+    diff: string;
+    /**
+     * Present when the call, as proposed, would fail instead of changing the file — edit_file's
+     * old_string is not in the file or occurs more than once, the file is missing, the path is
+     * outside the workspace — in the words the tool would fail with. Approving it then runs the
+     * tool, which fails with that error.
+     */
+    problem?: string;
+  }>;
 }
 
 /**
@@ -2350,6 +2571,48 @@ export interface ToolSkippedNotification extends GenerationEventBase {
 }
 
 /**
+ * Params of the `generation_diff_updated` notification.
+ *
+ * The net change of the generation's files, sent after each call that changed a file (after its
+ * tool_completed). conversation.diff answers the same on demand.
+ */
+export interface GenerationDiffUpdatedNotification extends GenerationEventBase {
+  /**
+   * Every file the generation's file tools changed so far, one entry per file in the order first
+   * changed: its net change against its content before the generation. A file that is back to that
+   * content (created then removed, an edit undone) has no entry.
+   *
+   * @maxItems 256
+   */
+  changes: Array<{
+    /**
+     * The file, relative to the conversation's workspace (as the tool names it in the diff's a/ and
+     * b/ headers).
+     */
+    path: string;
+    /**
+     * add: the file does not exist yet (or did not before the generation); modify: it exists and
+     * its content changes; delete: it goes away.
+     */
+    kind: "add" | "modify" | "delete";
+    /**
+     * The unified diff of the change (workspace-relative a/ and b/ paths, 3 lines of context,
+     * capped at 64 KiB with a note at the cut), the same text the tool call record's `diff` carries
+     * once the tool ran. A note in brackets instead when no diff could be computed (the old content
+     * is binary or too large, or diffing took too long). Empty when `problem` is set.
+     */
+    diff: string;
+    /**
+     * Present when the call, as proposed, would fail instead of changing the file — edit_file's
+     * old_string is not in the file or occurs more than once, the file is missing, the path is
+     * outside the workspace — in the words the tool would fail with. Approving it then runs the
+     * tool, which fails with that error.
+     */
+    problem?: string;
+  }>;
+}
+
+/**
  * Params of the `interrupted` notification.
  *
  * The generation was interrupted and has ended. Sent exactly once per interrupted generation.
@@ -2394,6 +2657,13 @@ export interface RequestMap {
    * `conversation.get`: A conversation with its live state and, with includeRecords, every record.
    */
   "conversation.get": { params: ConversationGetParams; result: ConversationGetResult };
+  /**
+   * `conversation.diff`: The net change of a generation's files (the most recent generation by
+   * default): for each file its write_file / edit_file calls changed, the unified diff from its
+   * content before the generation to its content after the last change — what
+   * generation_diff_updated last said.
+   */
+  "conversation.diff": { params: ConversationDiffParams; result: ConversationDiffResult };
   /** `conversation.update`: Change title, model, system prompt, workspace or settings. */
   "conversation.update": { params: ConversationUpdateParams; result: ConversationUpdateResult };
   /**
@@ -2510,6 +2780,10 @@ export interface NotificationMap {
   tool_failed: ToolFailedNotification;
   /** `tool_skipped`: A tool call will not run. */
   tool_skipped: ToolSkippedNotification;
+  /**
+   * `generation_diff_updated`: The net change of the generation's files, after each file change.
+   */
+  generation_diff_updated: GenerationDiffUpdatedNotification;
   /** `interrupted`: The generation was interrupted. */
   interrupted: InterruptedNotification;
   /** `error`: The generation failed. */

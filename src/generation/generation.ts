@@ -3,6 +3,7 @@ import type { ModelControls, Usage } from "../llm/provider.js";
 import type { ActiveGeneration, GenerationEnding, OfferedCallState, ToolDecision } from "../sessions/active-generation.js";
 import type { ConversationRuntime } from "../sessions/conversation-runtime.js";
 import type { GenerationSummary } from "../store/conversation-store.js";
+import { GenerationDiff } from "./generation-diff.js";
 import { PendingToolCall } from "./tool-decision.js";
 
 export type GenerationPhase = "starting" | "streaming" | "pending" | "executing";
@@ -25,6 +26,8 @@ export interface StepControls {
 export class Generation implements ActiveGeneration {
   readonly controller = new AbortController();
   phase: GenerationPhase = "starting";
+  /** The net change of the files its tools changed (generation_diff_updated). */
+  readonly diff = new GenerationDiff();
   /** Offered calls of the current round, by toolCallId, in offer order. */
   readonly calls = new Map<string, PendingToolCall>();
   /** Tool uses this step may still run without asking (`step` autoConfirm). */
@@ -117,7 +120,8 @@ export class Generation implements ActiveGeneration {
     const out: PendingTool[] = [];
     for (const call of this.calls.values()) {
       if (!call.decided) {
-        out.push({ toolCallId: call.record.toolCallId, toolName: call.record.toolName, arguments: call.record.arguments });
+        const { toolCallId, toolName, arguments: args } = call.record;
+        out.push({ toolCallId, toolName, arguments: args, ...(call.changes ? { changes: call.changes } : {}) });
       }
     }
     return out;

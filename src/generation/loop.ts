@@ -6,7 +6,7 @@
  * each is announced once it is durable; token deltas go to sockets, never
  * to disk.
  */
-import { ErrorCodes, ErrorMeanings, type MessageRecord, type ToolCallRecord } from "../../protocol/index.js";
+import { ErrorCodes, ErrorMeanings, type FileChange, type MessageRecord, type ToolCallRecord } from "../../protocol/index.js";
 import { loadContextImages } from "../context/context-images.js";
 import { buildLlmContext, DECLINED_TEXT } from "../context/build-llm-context.js";
 import { readContextRecords } from "../context/context-records.js";
@@ -15,7 +15,7 @@ import type { LlmProvider, LlmToolSpec, ProposedToolCall, Usage } from "../llm/p
 import { LlmError } from "../llm/provider.js";
 import type { Logger } from "../logging/logger.js";
 import type { ConversationRuntime } from "../sessions/conversation-runtime.js";
-import type { ToolRegistry } from "../tools/tool.js";
+import type { Tool, ToolRegistry, ToolResult } from "../tools/tool.js";
 import { decodeArguments, formatArgumentIssues, validateArguments } from "../tools/validate-arguments.js";
 import { approvalVerdict, deniedByPolicyText, isDeniedByPolicy } from "./approval-policy.js";
 import type { Generation } from "./generation.js";
@@ -104,7 +104,7 @@ class Loop {
         if (this.deniedByPolicy(record.toolName)) await this.refuse(record, deniedByPolicyText(record.toolName));
         else allowed.push(record);
       }
-      await this.toolRound(allowed.map((r) => this.offer(r)));
+      await this.toolRound(await this.offerAll(allowed));
       if (this.generation.interrupted) return;
     }
     const maxIterations = this.runtime.handle.conversation.settings.maxIterations;
@@ -138,8 +138,7 @@ class Loop {
         return;
       }
       complete(false);
-      const offered = records.filter((r) => r.status === "pending").map((r) => this.offer(r));
-      await this.toolRound(offered);
+      await this.toolRound(await this.offerAll(records.filter((r) => r.status === "pending")));
       if (this.generation.interrupted) return;
     }
   }
@@ -286,17 +285,34 @@ class Loop {
     return records;
   }
 
+  private async offerAll(records: readonly ToolCallRecord[]): Promise<PendingToolCall[]> {
+    // Previews take a moment: an interrupt meanwhile finds the calls being offered, not the model streaming.
+    if (records.length > 0) this.generation.phase = "pending";
+    const calls: PendingToolCall[] = [];
+    for (const record of records) calls.push(await this.offer(record));
+    return calls;
+  }
+
   /**
-   * Offer a stored pending call: announce it, confirming it at once when the
+   * Offer a stored pending call: announce it, with the change it would make
+   * when its tool can tell (Tool.preview), confirming it at once when the
    * conversation's approval policy runs it without asking, or else when an
    * auto-confirm budget allows (the policy goes first, so it spends no
    * budget). A call left waiting gets its confirmation timer.
    */
-  private offer(record: ToolCallRecord): PendingToolCall {
+  private async offer(record: ToolCallRecord): Promise<PendingToolCall> {
     const call = new PendingToolCall(record);
     this.generation.calls.set(record.toolCallId, call);
-    const settings = this.runtime.handle.conversation.settings;
     const tool = this.deps.tools.get(record.toolName);
+    // Before the call can be decided (or auto-confirmed): what is approved is what was shown.
+    call.changesAt = this.generation.diff.count;
+    call.changes = tool && !this.generation.interrupted ? await this.preview(tool, record.arguments) : undefined;
+    if (this.generation.interrupted) {
+      // Interrupted while offering: nothing more is announced; settleInterrupted skips it.
+      call.decide({ action: "interrupted" });
+      return call;
+    }
+    const settings = this.runtime.handle.conversation.settings;
     const autoReason =
       tool && approvalVerdict(tool, settings) === "run" ? "policy" : this.generation.takeAutoConfirm() ? "budget" : undefined;
     if (autoReason) call.decide({ action: "confirm" });
@@ -308,8 +324,43 @@ class Loop {
       arguments: record.arguments,
       autoConfirmed: autoReason !== undefined,
       ...(autoReason ? { autoReason } : {}),
+      ...(call.changes ? { changes: call.changes } : {}),
     });
     return call;
+  }
+
+  /**
+   * What the call would change, from its tool's preview; undefined when the
+   * tool has none, the arguments do not validate (the run will say so), or
+   * the preview failed (logged: the call is offered all the same).
+   */
+  private async preview(tool: Tool, args: Record<string, unknown>): Promise<FileChange[] | undefined> {
+    if (!tool.preview) return undefined;
+    const checked = validateArguments(tool.parameters, args);
+    if (!checked.ok) return undefined;
+    try {
+      return await tool.preview(checked.value as Record<string, unknown>, {
+        cwd: this.runtime.handle.conversation.workspace ?? process.cwd(),
+        conversationId: this.runtime.handle.conversation.id,
+        signal: this.generation.signal,
+      });
+    } catch (error) {
+      if (!this.generation.interrupted) this.deps.log.warn(`the preview of ${tool.name} failed`, error);
+      return undefined;
+    }
+  }
+
+  /**
+   * The change the call will make, when it is not the one tool_pending
+   * showed: the arguments were edited, or a call that ran since changed a
+   * file (two calls of one round editing the same file: the second's
+   * preview was taken before the first ran). Undefined when it is the same.
+   */
+  private async changesNow(call: PendingToolCall, tool: Tool, edited: Record<string, unknown> | undefined): Promise<FileChange[] | undefined> {
+    if (!tool.preview || (!edited && call.changesAt === this.generation.diff.count)) return undefined;
+    const changes = await this.preview(tool, edited ?? call.record.arguments);
+    if (!edited && JSON.stringify(changes) === JSON.stringify(call.changes)) return undefined;
+    return changes;
   }
 
   private deniedByPolicy(toolName: string): boolean {
@@ -358,6 +409,7 @@ class Loop {
       status: "executing",
       ...(edited ? { arguments: edited, originalArguments: call.record.arguments, edited: true } : {}),
     };
+    const changes = tool ? await this.changesNow(call, tool, edited) : undefined;
     // Durable before the tool starts: a crash must never leave a call that ran looking "pending",
     // or the next process would offer it again and it could run twice.
     await this.replace(call, executing, () =>
@@ -367,12 +419,14 @@ class Loop {
         toolName: executing.toolName,
         arguments: executing.arguments,
         edited: executing.edited === true,
+        ...(changes ? { changes } : {}),
       }),
     );
     let success = false;
     let result: string;
     let exitCode: number | null | undefined;
     let diff: string | undefined;
+    let change: ToolResult["change"];
     const checked = tool ? validateArguments(tool.parameters, executing.arguments) : undefined;
     if (!tool || !checked) {
       result = `Unknown tool "${executing.toolName}".`;
@@ -392,11 +446,14 @@ class Loop {
         result = outcome.output;
         exitCode = outcome.exitCode;
         diff = outcome.diff;
+        change = outcome.change;
       } catch (error) {
         this.deps.log.error(`tool ${executing.toolName} threw`, error);
         result = `The tool failed: ${error instanceof Error ? error.message : String(error)}`;
       }
     }
+    // A change the tool made counts even when the call then failed (interrupted after its write).
+    const netChange = change ? await this.generation.diff.add(change, this.generation.signal, diff) : undefined;
     const finished: ToolCallRecord = {
       ...executing,
       status: success ? "completed" : "failed",
@@ -404,11 +461,13 @@ class Loop {
       result,
       ...(exitCode !== undefined ? { exitCode } : {}),
       ...(diff !== undefined ? { diff } : {}),
+      ...(netChange ? { netChange } : {}),
       completedAt: new Date().toISOString(),
     };
-    await this.replace(call, finished, () =>
-      this.runtime.publish(success ? "tool_completed" : "tool_failed", { generationId: this.generation.id, record: finished }),
-    );
+    await this.replace(call, finished, () => {
+      this.runtime.publish(success ? "tool_completed" : "tool_failed", { generationId: this.generation.id, record: finished });
+      if (netChange) this.runtime.publish("generation_diff_updated", { generationId: this.generation.id, changes: this.generation.diff.changes() });
+    });
   }
 
   /** Mark a not-yet-run call skipped (and announce it). */

@@ -1,4 +1,4 @@
-import type { ToolCallRecord } from "../../protocol/index.js";
+import type { FileChange, ToolCallRecord } from "../../protocol/index.js";
 import type { ToolDecision } from "../sessions/active-generation.js";
 
 /**
@@ -14,6 +14,10 @@ export class PendingToolCall {
   /** Set when the confirmation timeout skipped it (its decision is then a skip): the wait it was given, in ms. */
   timedOutAfterMs: number | undefined;
   private timer: NodeJS.Timeout | undefined;
+  /** What the call would change, as tool_pending showed it (Tool.preview); undefined when its tool cannot tell. */
+  changes: FileChange[] | undefined;
+  /** The generation's change count (GenerationDiff.count) when `changes` was computed. */
+  changesAt = 0;
 
   constructor(public record: ToolCallRecord) {}
 

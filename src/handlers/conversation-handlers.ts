@@ -7,6 +7,7 @@ import {
   type ConversationSettings,
 } from "../../protocol/index.js";
 import type { App, RequestContext } from "../app.js";
+import { readGenerationDiff } from "../generation/generation-diff.js";
 import { newId } from "../ids.js";
 import { RpcError } from "../rpc/rpc-error.js";
 import { InvalidCursorError } from "../store/conversation-store.js";
@@ -144,6 +145,12 @@ export const conversationGet: Handlers["conversation.get"] = async (params, { ap
     }
   }
   return { conversation, records, state };
+};
+
+/** Read from the stored records (each file call's netChange), so it answers the same after a restart. */
+export const conversationDiff: Handlers["conversation.diff"] = async (params, _context, runtime) => {
+  runtime.lastUsed = Date.now();
+  return readGenerationDiff(runtime.handle, params.generationId, runtime.generation?.id);
 };
 
 export const conversationUpdate: Handlers["conversation.update"] = async (params, { app }, runtime) => {

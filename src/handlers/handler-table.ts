@@ -21,6 +21,7 @@ export const handlers: HandlerTable<RequestContext> = bindScopes(
     "conversation.create": conversation.conversationCreate,
     "conversation.list": conversation.conversationList,
     "conversation.get": conversation.conversationGet,
+    "conversation.diff": conversation.conversationDiff,
     "conversation.update": conversation.conversationUpdate,
     "conversation.fork": conversation.conversationFork,
     "conversation.delete": conversation.conversationDelete,

@@ -1,4 +1,5 @@
 import type * as z from "zod";
+import type { FileChange } from "../../protocol/index.js";
 
 export interface ToolRunContext {
   /** Working directory: the conversation's workspace (absolute). File tools confine every path to it. */
@@ -20,6 +21,22 @@ export interface ToolResult {
   exitCode?: number | null;
   /** For tools that change a file: a unified diff of the change (capped), stored on the tool call record for clients to show. */
   diff?: string;
+  /**
+   * For tools that changed a file: the file (workspace-relative) and its
+   * content before and after, so the loop can add the change up over the
+   * generation (generation-diff.ts). `before` null: the file was created;
+   * undefined: its old content is not known (binary or too large). `after`
+   * null: the file was deleted. Held in memory only, never stored.
+   */
+  change?: { path: string; before: string | null | undefined; after: string | null };
+}
+
+/** What a tool's preview is given: the run context without output or a time limit. */
+export interface ToolPreviewContext {
+  cwd: string;
+  conversationId: string;
+  /** Aborted by interrupt: the preview is then of no interest. */
+  signal: AbortSignal;
 }
 
 /**
@@ -55,6 +72,14 @@ export interface Tool<A extends Record<string, unknown> = Record<string, unknown
   /** Default "builtin". */
   source?: ToolSource;
   run(args: A, context: ToolRunContext): Promise<ToolResult>;
+  /**
+   * What `run` with these arguments would change, computed without changing
+   * anything: the loop calls it before it asks for approval (tool_pending's
+   * `changes`) and again when tool.confirm edited the arguments. Optional:
+   * a tool without it (or whose preview throws) is offered without changes.
+   * An entry's `problem` says the call would fail as proposed.
+   */
+  preview?(args: A, context: ToolPreviewContext): Promise<FileChange[]>;
 }
 
 export interface ToolRegistry {

@@ -27,6 +27,8 @@ from .types import (
     ConversationCreateResult,
     ConversationDeleteParams,
     ConversationDeleteResult,
+    ConversationDiffParams,
+    ConversationDiffResult,
     ConversationEvent,
     ConversationForkParams,
     ConversationForkResult,
@@ -43,6 +45,7 @@ from .types import (
     ConversationUpdatedNotification,
     ErrorNotification,
     GenerationCompleteNotification,
+    GenerationDiffUpdatedNotification,
     GenerationProgressNotification,
     GenerationStartedNotification,
     GenerationWaitParams,
@@ -132,6 +135,18 @@ class ConversationMethods:
         """
         result = await self._client.request("conversation.get", params, timeout=timeout)
         return cast(ConversationGetResult, result)
+
+    async def diff(self, params: ConversationDiffParams, *, timeout: float | None = None) -> ConversationDiffResult:
+        """`conversation.diff`: The net change of a generation's files (the most recent generation by
+        default): for each file its write_file / edit_file calls changed, the unified diff from its
+        content before the generation to its content after the last change — what
+        generation_diff_updated last said. Read from the stored tool call records, so it survives a
+        restart. An unknown generationId answers with no changes.
+
+        Errors: NOT_INITIALIZED (-32001), CONVERSATION_NOT_FOUND (-32010), INVALID_PARAMS (-32602).
+        """
+        result = await self._client.request("conversation.diff", params, timeout=timeout)
+        return cast(ConversationDiffResult, result)
 
     async def update(self, params: ConversationUpdateParams, *, timeout: float | None = None) -> ConversationUpdateResult:
         """`conversation.update`: Change title, model, system prompt, workspace or settings.
@@ -510,6 +525,9 @@ class AgentwireClient(AgentwireClientBase):
 
     @overload
     def on(self, method: Literal["tool_skipped"], handler: Callable[[ToolSkippedNotification], object]) -> Disposer: ...
+
+    @overload
+    def on(self, method: Literal["generation_diff_updated"], handler: Callable[[GenerationDiffUpdatedNotification], object]) -> Disposer: ...
 
     @overload
     def on(self, method: Literal["interrupted"], handler: Callable[[InterruptedNotification], object]) -> Disposer: ...

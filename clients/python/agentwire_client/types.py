@@ -10,10 +10,10 @@ from typing import Any, Literal, NotRequired, TypeAlias, TypedDict
 PROTOCOL_VERSION = "1.0"
 """The protocol version this client speaks, sent in initialize; a server of another major refuses it."""
 
-NotificationMethod: TypeAlias = Literal["connected", "message_added", "conversation_updated", "generation_started", "generation_progress", "generation_complete", "tool_pending", "tool_executing", "tool_output", "tool_completed", "tool_failed", "tool_skipped", "interrupted", "error"]
+NotificationMethod: TypeAlias = Literal["connected", "message_added", "conversation_updated", "generation_started", "generation_progress", "generation_complete", "tool_pending", "tool_executing", "tool_output", "tool_completed", "tool_failed", "tool_skipped", "generation_diff_updated", "interrupted", "error"]
 """Every notification the server may send."""
 
-NOTIFICATION_METHODS: tuple[NotificationMethod, ...] = ("connected", "message_added", "conversation_updated", "generation_started", "generation_progress", "generation_complete", "tool_pending", "tool_executing", "tool_output", "tool_completed", "tool_failed", "tool_skipped", "interrupted", "error",)
+NOTIFICATION_METHODS: tuple[NotificationMethod, ...] = ("connected", "message_added", "conversation_updated", "generation_started", "generation_progress", "generation_complete", "tool_pending", "tool_executing", "tool_output", "tool_completed", "tool_failed", "tool_skipped", "generation_diff_updated", "interrupted", "error",)
 
 
 class ConversationSettings(TypedDict):
@@ -225,6 +225,40 @@ class MessageRecord(TypedDict):
     """
 
 
+class ToolCallRecordNetChangeChange(TypedDict):
+    path: str
+    """The file, relative to the conversation's workspace (as the tool names it in the diff's a/ and b/
+    headers).
+    """
+    kind: Literal["add", "modify", "delete"]
+    """add: the file does not exist yet (or did not before the generation); modify: it exists and its
+    content changes; delete: it goes away.
+    """
+    diff: str
+    """The unified diff of the change (workspace-relative a/ and b/ paths, 3 lines of context, capped
+    at 64 KiB with a note at the cut), the same text the tool call record's `diff` carries once the
+    tool ran. A note in brackets instead when no diff could be computed (the old content is binary
+    or too large, or diffing took too long). Empty when `problem` is set.
+    """
+    problem: NotRequired[str]
+    """Present when the call, as proposed, would fail instead of changing the file — edit_file's
+    old_string is not in the file or occurs more than once, the file is missing, the path is outside
+    the workspace — in the words the tool would fail with. Approving it then runs the tool, which
+    fails with that error.
+    """
+
+
+class ToolCallRecordNetChange(TypedDict):
+    path: str
+    """The file, relative to the conversation's workspace (as the tool names it in the diff's a/ and b/
+    headers).
+    """
+    change: ToolCallRecordNetChangeChange | None
+    """The net change of this file from its content before the generation to its content after this
+    call; null when it is back to what it was (a file created then removed, an edit undone).
+    """
+
+
 class ToolCall(ToolCallRef, TypedDict):
     """A tool call the model requested, with its arguments."""
 
@@ -262,6 +296,11 @@ class ToolCallRecord(ToolCall, TypedDict):
     """For tools that change a file (write_file, edit_file): a unified diff of the change, with
     workspace-relative `a/`/`b/` paths, capped at 64 KiB (a note ends a cut diff).
     """
+    netChange: NotRequired[ToolCallRecordNetChange]
+    """For a call that changed a file (write_file, edit_file): that file's net change over the
+    generation so far, against its content before the generation. conversation.diff adds these up
+    (the last one per file), so a generation's diff survives a restart.
+    """
     generationId: NotRequired[str]
     """The generation that produced this call."""
     timestamp: str
@@ -278,6 +317,15 @@ class ToolCallRecord(ToolCall, TypedDict):
 
 ConversationRecord: TypeAlias = MessageRecord | ToolCallRecord
 """One entry of a conversation's history: a message or a tool call."""
+
+
+class ConversationStatePendingToolsItem(ToolCall, TypedDict):
+    changes: NotRequired[list[ToolCallRecordNetChangeChange]]
+    """As tool_pending's `changes`: what the call would change, for tools that can tell (write_file,
+    edit_file).
+
+    @maxItems 256
+    """
 
 
 class GenerationError(TypedDict):
@@ -325,7 +373,7 @@ class ConversationState(TypedDict):
     """True while a generation runs (streaming, waiting for confirmation or running tools)."""
     generationId: str | None
     """The running generation's id, or null."""
-    pendingTools: list[ToolCall]
+    pendingTools: list[ConversationStatePendingToolsItem]
     """Tool calls waiting for tool.confirm."""
     autoConfirmRemaining: int
     """How many further tool uses this conversation will run without asking (set by tool.confirm action
@@ -946,6 +994,41 @@ class ConversationGetResult(TypedDict):
     """
     state: ConversationState
     """Live state of a conversation."""
+
+
+class ConversationDiffParams(TypedDict):
+    """Parameters of conversation.diff."""
+
+    conversationId: str
+    """Conversation id, as returned by conversation.create (e.g. "c_7f3a…"): 1–128 of A–Z, a–z, 0–9, _
+    and -.
+
+    @pattern ^[A-Za-z0-9_-]{1,128}$
+    """
+    generationId: NotRequired[str]
+    """The generation whose diff to return. Default: the conversation's most recent generation (the
+    running one, if any).
+
+    @minLength 1
+    @maxLength 256
+    """
+
+
+class ConversationDiffResult(TypedDict):
+    """Result of `conversation.diff`.
+
+    The net change of one generation's files.
+    """
+
+    generationId: str | None
+    """The generation the diff is of; null when the conversation has had none."""
+    changes: list[ToolCallRecordNetChangeChange]
+    """As generation_diff_updated's `changes`: each file the generation's file tools changed, with its
+    net change against its content before the generation. Empty when they changed nothing (or
+    nothing on balance).
+
+    @maxItems 256
+    """
 
 
 class ConversationUpdateParams(TypedDict):
@@ -1848,6 +1931,16 @@ class ToolPendingNotification(GenerationEventBase, ToolCall, TypedDict):
     settings.approval / settings.toolPolicy allow it (no prompt to show, and no auto-confirm budget
     used); budget: the step's autoConfirm or tool.confirm "auto" count allowed it (one unit used).
     """
+    changes: NotRequired[list[ToolCallRecordNetChangeChange]]
+    """For tools that can tell what they would change (write_file, edit_file): the change the call
+    would make, computed from the proposed arguments against the files as they are now, without
+    writing anything. Unless the files change in between, confirming runs exactly this change: the
+    tool call record's `diff` is the same text. An entry with `problem` says the call would fail as
+    proposed. Empty when the call would change nothing; absent for other tools, or when it could not
+    be computed in time.
+
+    @maxItems 256
+    """
 
 
 class ToolExecutingNotification(GenerationEventBase, ToolCall, TypedDict):
@@ -1858,6 +1951,15 @@ class ToolExecutingNotification(GenerationEventBase, ToolCall, TypedDict):
 
     edited: bool
     """True when the user edited the arguments."""
+    changes: NotRequired[list[ToolCallRecordNetChangeChange]]
+    """Present when the change the call will make is not the one tool_pending showed, for tools that
+    can tell (same shape as tool_pending's `changes`): the arguments were edited (tool.confirm
+    "edit"), or a call that ran since changed a file (two calls of one round editing one file: the
+    second was previewed before the first ran). Recomputed just before the tool runs; absent when
+    unchanged.
+
+    @maxItems 256
+    """
 
 
 class ToolOutputNotification(GenerationEventBase, TypedDict):
@@ -1908,6 +2010,23 @@ class ToolSkippedNotification(GenerationEventBase, TypedDict):
     """user: declined with tool.confirm skip; interrupted: an interrupt ended the generation;
     max_iterations: the step reached maxIterations, so no model call would see the result; timeout:
     nobody decided within settings.confirmTimeoutMs (the generation goes on).
+    """
+
+
+class GenerationDiffUpdatedNotification(GenerationEventBase, TypedDict):
+    """Params of the `generation_diff_updated` notification: The net change of the generation's files,
+    after each file change.
+
+    The net change of the generation's files, sent after each call that changed a file (after its
+    tool_completed). conversation.diff answers the same on demand.
+    """
+
+    changes: list[ToolCallRecordNetChangeChange]
+    """Every file the generation's file tools changed so far, one entry per file in the order first
+    changed: its net change against its content before the generation. A file that is back to that
+    content (created then removed, an edit undone) has no entry.
+
+    @maxItems 256
     """
 
 
@@ -2009,6 +2128,13 @@ class ToolSkippedEvent(TypedDict):
     params: ToolSkippedNotification
 
 
+class GenerationDiffUpdatedEvent(TypedDict):
+    """A `generation_diff_updated` notification, as `events()` yields it."""
+
+    method: Literal["generation_diff_updated"]
+    params: GenerationDiffUpdatedNotification
+
+
 class InterruptedEvent(TypedDict):
     """A `interrupted` notification, as `events()` yields it."""
 
@@ -2023,7 +2149,7 @@ class ErrorEvent(TypedDict):
     params: ErrorNotification
 
 
-ConversationEvent: TypeAlias = MessageAddedEvent | ConversationUpdatedEvent | GenerationStartedEvent | GenerationProgressEvent | GenerationCompleteEvent | ToolPendingEvent | ToolExecutingEvent | ToolOutputEvent | ToolCompletedEvent | ToolFailedEvent | ToolSkippedEvent | InterruptedEvent | ErrorEvent
+ConversationEvent: TypeAlias = MessageAddedEvent | ConversationUpdatedEvent | GenerationStartedEvent | GenerationProgressEvent | GenerationCompleteEvent | ToolPendingEvent | ToolExecutingEvent | ToolOutputEvent | ToolCompletedEvent | ToolFailedEvent | ToolSkippedEvent | GenerationDiffUpdatedEvent | InterruptedEvent | ErrorEvent
 """What `client.events(conversation_id)` yields: one notification of the conversation as `{"method":
 ..., "params": ...}`. Comparing `event["method"]` with a method name narrows `params` to that
 notification's TypedDict.

@@ -7,7 +7,7 @@
 import { setImmediate } from "node:timers/promises";
 import * as z from "zod";
 import type { Tool } from "../tool.js";
-import { fileChangeResult } from "./file-change-result.js";
+import { fileChangeResult, filePreview, problemPreview } from "./file-change-result.js";
 import { FileToolError } from "./file-tool-error.js";
 import { runFileTool, throwIfStopped } from "./file-tool-run.js";
 import { readWholeText, writeAtomically } from "./text-file.js";
@@ -41,32 +41,52 @@ export function createEditFileTool(options: OpenFileOptions): Tool<EditFileArgum
     source: "builtin",
     run: (args, context) =>
       runFileTool(context, { readOnly: false }, async (signal) => {
-        const target = await resolveInWorkspace(context.cwd, args.path);
-        if (!target.exists) throw new FileToolError(`"${target.display}" does not exist; use write_file to create it`);
-        if (args.old_string === args.new_string) throw new FileToolError("old_string and new_string are the same; there is nothing to change");
-        const { text, mode } = await readWholeText(target.real, target.display, EDIT_MAX_BYTES, signal, options);
-        const { oldString, newString, count } = locate(text, args.old_string, args.new_string);
-        if (count === 0) {
-          throw new FileToolError(
-            `old_string was not found in ${target.display}; it must match the file exactly, whitespace and indentation included (read the file to copy it)`,
-          );
-        }
-        if (count > 1 && args.replace_all !== true) {
-          throw new FileToolError(
-            `old_string occurs ${count} times in ${target.display}; include more surrounding text to make it unique, or set replace_all to replace every occurrence`,
-          );
-        }
-        // Reading, searching and replacing are each a pass over up to 8 MiB on the main thread: in turns
-        // of their own, so that other clients are served between them.
-        await setImmediate();
-        // split/join, not String.replace: "$&" and friends in new_string stay literal.
-        const after = text.split(oldString).join(newString);
+        const edit = await planEdit(args, context.cwd, options, signal);
         throwIfStopped(signal);
-        await writeAtomically(target.root, target.real, target.display, after, mode, signal);
-        const summary = `Edited ${target.display}: replaced ${count} occurrence${count === 1 ? "" : "s"}`;
-        return fileChangeResult(target.display, summary, text, after, signal);
+        await writeAtomically(edit.target.root, edit.target.real, edit.target.display, edit.after, edit.mode, signal);
+        const summary = `Edited ${edit.target.display}: replaced ${edit.count} occurrence${edit.count === 1 ? "" : "s"}`;
+        return fileChangeResult(edit.target.display, summary, edit.text, edit.after, signal);
       }),
+    // The same plan as run, without the write: a call that would fail says why.
+    preview: async (args, context) => {
+      try {
+        const edit = await planEdit(args, context.cwd, options, context.signal);
+        return [await filePreview(edit.target.display, edit.text, edit.after, context.signal)];
+      } catch (error) {
+        if (error instanceof FileToolError) return [problemPreview(args.path, "modify", error.message)];
+        throw error;
+      }
+    },
   };
+}
+
+/**
+ * What an edit would do: the file's text now, its text after, how many
+ * occurrences are replaced. Throws FileToolError when the edit cannot be
+ * made (missing file, old_string missing or not unique), as run reports it.
+ */
+async function planEdit(args: EditFileArguments, cwd: string, options: OpenFileOptions, signal: AbortSignal) {
+  const target = await resolveInWorkspace(cwd, args.path);
+  if (!target.exists) throw new FileToolError(`"${target.display}" does not exist; use write_file to create it`);
+  if (args.old_string === args.new_string) throw new FileToolError("old_string and new_string are the same; there is nothing to change");
+  const { text, mode } = await readWholeText(target.real, target.display, EDIT_MAX_BYTES, signal, options);
+  const { oldString, newString, count } = locate(text, args.old_string, args.new_string);
+  if (count === 0) {
+    throw new FileToolError(
+      `old_string was not found in ${target.display}; it must match the file exactly, whitespace and indentation included (read the file to copy it)`,
+    );
+  }
+  if (count > 1 && args.replace_all !== true) {
+    throw new FileToolError(
+      `old_string occurs ${count} times in ${target.display}; include more surrounding text to make it unique, or set replace_all to replace every occurrence`,
+    );
+  }
+  // Reading, searching and replacing are each a pass over up to 8 MiB on the main thread: in turns
+  // of their own, so that other clients are served between them.
+  await setImmediate();
+  // split/join, not String.replace: "$&" and friends in new_string stay literal.
+  const after = text.split(oldString).join(newString);
+  return { target, text, mode, after, count };
 }
 
 /**

@@ -282,6 +282,7 @@ describe("write_file", () => {
       success: true,
       output: "Wrote rewritten.txt\n\n[no diff of rewritten.txt: the call was stopped before it was computed]\n",
       diff: "[no diff of rewritten.txt: the call was stopped before it was computed]\n",
+      change: { path: "rewritten.txt", before: old, after: now },
     });
     expect(await text("rewritten.txt")).toBe(now);
   });
