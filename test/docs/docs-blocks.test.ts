@@ -21,7 +21,8 @@
  *   server (only compiled when there is none).
  * - `config` (json, jsonc): a whole agentwire.json; `agentwire serve
  *   --config FILE` must start with it. `env=A,B` sets those variables for it;
- *   `file=NAME` also writes it to the page's working directory at that point.
+ *   `file=NAME` also writes it to the page's working directory at that point;
+ *   `step`: a conversation on its model then runs one step against the fake.
  * - `request` (jsonc): JSON-RPC requests, each checked against its method's
  *   params schema from protocol/inventory.ts.
  * - `skill` (markdown): a SKILL.md, put in a workspace and found without
@@ -437,13 +438,36 @@ describe.skipIf(marked("config").length === 0)("config blocks", { concurrent: tr
     const env: Record<string, string> = { OPENAI_BASE_URL: fake.url, HOME: dir, PATH: `${binDir}:${process.env.PATH}` };
     for (const name of (block.mark!.options.get("env") ?? "").split(",").filter(Boolean)) env[name] = "docs-sandbox-value";
     const cli = runCli(["serve", "--config", join(dir, "agentwire.json"), "--port", "0", "--data-dir", join(dir, "data"), "--log-level", "warn"], env, bundleEntry, dir);
-    await cli.listening(20_000).catch((error: Error) => expect.fail(`${where(block)}: ${error.message}`));
+    const url = await cli.listening(20_000).catch((error: Error) => expect.fail(`${where(block)}: ${error.message}`));
+    if (block.mark!.flags.has("step")) await stepThrough(block, url);
     cli.child.kill("SIGTERM");
     // Exit 0 from its SIGTERM handler, or the signal itself when it came before the handler was set.
     expect(await cli.exited).toSatisfy(({ code, signal }) => code === 0 || signal === "SIGTERM");
     expect(cli.stderr()).not.toMatch(/bad configuration|uncaught|unhandled/i);
   }, 30_000);
 });
+
+/**
+ * A `config step` block also runs one step on its model, whose endpoint is the fake (OPENAI_BASE_URL
+ * wins over the file's llm.baseUrl): it must complete, and the request reach the fake keyless
+ * when the file names no key (no variable of the sandbox holds one).
+ */
+async function stepThrough(block: DocBlock, url: string): Promise<void> {
+  const file = JSON.parse(stripComments(block.body)) as { model: string; llm?: { apiKey?: string; apiKeyEnv?: string } };
+  const client = await AgentwireClient.connect(url, { WebSocket });
+  try {
+    const { id } = await client.conversation.create({ title: "docs config" });
+    await client.message.append({ conversationId: id, role: "user", content: "hello" });
+    const { generationId } = await client.step({ conversationId: id, autoConfirm: true });
+    const end = await client.generation.wait({ conversationId: id, generationId });
+    expect(end, `${where(block)}: the step on ${file.model}`).toMatchObject({ done: true, outcome: "completed" });
+  } finally {
+    await client.close();
+  }
+  const exchange = fake.exchanges.find((e) => e.body.model === file.model);
+  expect(exchange, `${where(block)}: no request for ${file.model} reached the fake`).toBeDefined();
+  if (file.llm?.apiKey === undefined && file.llm?.apiKeyEnv === undefined) expect(exchange!.headers.authorization).toBe("Bearer none");
+}
 
 describe.skipIf(marked("request").length === 0)("request blocks", () => {
   it.each(marked("request").map((b) => [where(b), b] as const))("%s: every request's params are valid", (_, block) => {
