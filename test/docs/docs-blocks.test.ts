@@ -57,7 +57,7 @@ import { pathToFileURL } from "node:url";
 import { stripComments } from "jsonc-parser";
 import { WebSocket } from "ws";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AgentwireClient } from "../../clients/typescript/index.js";
 import { requests } from "../../protocol/inventory.js";
 import { HELP } from "../../src/cli-help.js";
@@ -368,7 +368,6 @@ for (const [file, needs] of Object.entries(PAGE_NEEDS)) {
 describe.concurrent("shell blocks and transcripts, in one session per page", () => {
   for (const file of sessionPages) it.skipIf(UNAVAILABLE.has(file))(`${file}: run as written`, async () => {
     const release = await PAGE_NEEDS[file]?.prepare();
-    onTestFinished(async () => release?.());
     const { home, clone } = await makeHome(file.replace(/\W/g, "_"));
     const session = ShellSession.start(clone, sandboxEnv(home), home);
     const ports = new Map<string, string>();
@@ -399,6 +398,7 @@ describe.concurrent("shell blocks and transcripts, in one session per page", () 
       }
     } finally {
       await session.close();
+      await release?.();
     }
   }, 120_000);
 });
