@@ -59,6 +59,12 @@ export const WireName = z
   .describe("The API a provider speaks: chat (Chat Completions, what every OpenAI-compatible server offers) or responses (OpenAI's Responses API).");
 export type WireName = z.infer<typeof WireName>;
 
+/**
+ * Appended to the error of an `apiKeyEnv` naming an unset variable (the `llm` section's and a
+ * provider's): the usual cause is an example written for a keyed endpoint copied for a keyless one.
+ */
+export const KEYLESS_HINT = " (an endpoint that takes no key, such as Ollama, needs no apiKeyEnv: leave it out)";
+
 export const ProviderDefinition = z
   .strictObject({
     wire: WireName.default("chat").describe(
@@ -70,7 +76,9 @@ export const ProviderDefinition = z
       .string()
       .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
       .optional()
-      .describe("Name of the environment variable holding its API key; wins over apiKey. The server refuses to start when it is not set."),
+      .describe(
+        "Name of the environment variable holding its API key; wins over apiKey. The server refuses to start when it is not set. Leave both out for an endpoint that takes no key (Ollama, llama.cpp).",
+      ),
     headers: z
       .record(z.string().min(1), z.string())
       .optional()

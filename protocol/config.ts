@@ -198,7 +198,7 @@ export const LlmSection = z
       .string()
       .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
       .optional()
-      .describe("Name of the environment variable holding the API key."),
+      .describe("Name of the environment variable holding the API key; the server refuses to start when it is not set. Leave it out for an endpoint that takes no key (Ollama, llama.cpp)."),
     idleTimeoutMs: z
       .number()
       .int()

@@ -1,8 +1,8 @@
 /**
  * protocol/config.schema.json: the JSON Schema of agentwire.json, so an
- * editor completes and checks the file when it says
- * `"$schema": "./node_modules/agentwire/protocol/config.schema.json"` (or a
- * path to a checkout).
+ * editor completes and checks the file when its `"$schema"` names it. It
+ * ships in the package (package.json `files`); `agentwire config --schema`
+ * prints its path where agentwire is installed.
  */
 import * as z from "zod";
 import { CONFIG_META_KEYS } from "../../protocol/config-meta.js";

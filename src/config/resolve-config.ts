@@ -6,6 +6,7 @@
  * untrusted one may set.
  */
 import { resolve as resolvePath } from "node:path";
+import { KEYLESS_HINT } from "../../protocol/config-providers.js";
 import { AgentwireConfigFile } from "../../protocol/config.js";
 import { formatIssuePath } from "../../protocol/issue-path.js";
 import type { Notice } from "../../protocol/notices.js";
@@ -176,7 +177,7 @@ function toServerConfig(merged: MergedConfig, env: NodeJS.ProcessEnv): ServerCon
   const keyLayer = merged.layerOf.get("llm.apiKey") ?? -1;
   if (keyEnv !== undefined && (merged.layerOf.get("llm.apiKeyEnv") ?? -1) > keyLayer) {
     const key = env[keyEnv];
-    if (!key) throw new ConfigFileError(merged.sources.get("llm.apiKeyEnv") ?? "configuration", "llm.apiKeyEnv", `names ${keyEnv}, which is not set`);
+    if (!key) throw new ConfigFileError(merged.sources.get("llm.apiKeyEnv") ?? "configuration", "llm.apiKeyEnv", `names ${keyEnv}, which is not set${KEYLESS_HINT}`);
     config.llm = { ...config.llm, apiKey: key };
   }
   return config;

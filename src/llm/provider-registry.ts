@@ -14,7 +14,7 @@
  *     configured, where the whole name goes to the environment's endpoint as
  *     it always did (OpenRouter ids like "meta-llama/llama-3.1-8b").
  */
-import { ENV_PROVIDER_NAME, OPENAI_DEFAULT_BASE_URL, ProviderDefinition, type ProvidersConfig, type WireName } from "../../protocol/config-providers.js";
+import { ENV_PROVIDER_NAME, KEYLESS_HINT, OPENAI_DEFAULT_BASE_URL, ProviderDefinition, type ProvidersConfig, type WireName } from "../../protocol/config-providers.js";
 import type { ModelsListResult } from "../../protocol/tools.js";
 import { capabilitiesFrom, capabilityProblem, type CapabilityProblem, type ModelCapabilities } from "./capability-gate.js";
 import type { ChatRequest, LlmProvider, ModelInfo } from "./provider.js";
@@ -244,7 +244,7 @@ function entryOf(name: string, written: ProviderDefinition, env: NodeJS.ProcessE
   let apiKey = definition.apiKey;
   if (definition.apiKeyEnv !== undefined) {
     apiKey = env[definition.apiKeyEnv];
-    if (!apiKey) throw new ProviderConfigError(`providers.${name}.apiKeyEnv: names ${definition.apiKeyEnv}, which is not set`);
+    if (!apiKey) throw new ProviderConfigError(`providers.${name}.apiKeyEnv: names ${definition.apiKeyEnv}, which is not set${KEYLESS_HINT}`);
   }
   return {
     endpoint: {

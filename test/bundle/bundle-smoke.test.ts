@@ -7,8 +7,8 @@
  * search, diffs), an MCP stdio server (the MCP SDK), the PostgreSQL store
  * (pg), cluster mode (ioredis) with a request forwarded between two
  * instances, the web client page (dist/web), the chat, conversations,
- * config and trust commands, and the `agentwire/embed` entry (src/embed.ts)
- * as a project that depends on this one imports it.
+ * config and trust commands, and the `agentwire/embed` and `agentwire/client`
+ * entries as a project that depends on this one imports them.
  *
  * Tests from source cannot see a defect of the bundle alone: a CommonJS
  * package loaded lazily arrives there with its exports under `default` only
@@ -261,7 +261,7 @@ it("the client commands: chat (with its embedded server), conversations, config 
   }
 }, 60_000);
 
-it("agentwire/embed, as a project that depends on this one imports it: a server and a client in one process, over the in-memory link", async () => {
+it("agentwire/embed and agentwire/client, as a project that depends on this one imports them: a server and clients in one process, over the in-memory link", async () => {
   const fake = await startFakeOpenAI({ apiKey: "test-key" });
   try {
     // A project with this package in its node_modules: the name resolves through package.json `exports`.
@@ -271,7 +271,8 @@ it("agentwire/embed, as a project that depends on this one imports it: a server 
     const script = join(project, "embedder.mjs");
     await writeFile(
       script,
-      `import { connectInMemory, defaultConfig, startServer } from "agentwire/embed";
+      `import { connectInMemory, defaultConfig, inMemoryWebSocket, startServer } from "agentwire/embed";
+import { AgentwireClient } from "agentwire/client";
 const config = defaultConfig();
 Object.assign(config.server, { port: 0, dataDir: process.argv[2], logLevel: "silent" });
 Object.assign(config.llm, { baseUrl: process.argv[3], apiKey: "test-key" });
@@ -285,7 +286,10 @@ await client.message.append({ conversationId: id, role: "user", content: "hi" })
 const { generationId } = await client.step({ conversationId: id });
 const end = await client.generation.wait({ conversationId: id, generationId, timeoutMs: 20000 });
 const { records } = await client.conversation.get({ conversationId: id, includeRecords: true });
-console.log(JSON.stringify({ end, records }));
+const other = await AgentwireClient.connect("memory://agentwire", { WebSocket: inMemoryWebSocket(server) });
+const listed = (await other.conversation.list({})).data.map((c) => c.id);
+await other.close();
+console.log(JSON.stringify({ end, records, listed: listed.includes(id) }));
 await client.close();
 await server.close();
 `,
@@ -296,12 +300,15 @@ await server.close();
     );
     const run = runCli([join(project, "data"), fake.url], recordModuleLoads(loads), relative(REPO_ROOT, script), project);
     expect((await run.exited).code, run.stderr()).toBe(0);
-    const { end, records } = JSON.parse(run.stdout()) as { end: { done: boolean; outcome?: string }; records: { type: string; status?: string; result?: string; content?: string }[] };
+    const { end, records, listed } = JSON.parse(run.stdout()) as { end: { done: boolean; outcome?: string }; records: { type: string; status?: string; result?: string; content?: string }[]; listed: boolean };
+    expect(listed, "agentwire/client's client lists the conversation").toBe(true);
     expect(end).toMatchObject({ done: true, outcome: "completed" });
     expect(records.find((r) => r.type === "tool_call")).toMatchObject({ status: "completed", result: expect.stringContaining("embedded-tool") });
     expect(records.at(-1)).toMatchObject({ type: "message", content: "Embedded answer." });
     // What ran is the shipped bundle's entry, not the source.
-    expect((await loadedModules(loads)).has(join(BUNDLE_DIR, "embed.mjs"))).toBe(true);
+    const modules = await loadedModules(loads);
+    expect(modules.has(join(BUNDLE_DIR, "embed.mjs"))).toBe(true);
+    expect(modules.has(join(BUNDLE_DIR, "client.mjs"))).toBe(true);
   } finally {
     await fake.close();
   }

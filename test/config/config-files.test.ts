@@ -112,7 +112,7 @@ describe("layers", () => {
     await write(join(root, "work", "agentwire.json"), `{ "llm": { "apiKeyEnv": "MY_KEY" } }`);
     trust(join(root, "work"));
     expect(serve([], { MY_KEY: "sk-from-my-key" }).config!.llm.apiKey).toBe("sk-from-my-key");
-    expect(configError(() => serve()).message).toContain("llm.apiKeyEnv: names MY_KEY, which is not set");
+    expect(configError(() => serve()).message).toContain("llm.apiKeyEnv: names MY_KEY, which is not set (an endpoint that takes no key, such as Ollama, needs no apiKeyEnv: leave it out)");
     await write(join(project, "agentwire.json"), `{ "llm": { "apiKey": "sk-nearer" } }`);
     trust(project);
     expect(serve([], { MY_KEY: "sk-from-my-key" }).config!.llm.apiKey).toBe("sk-nearer");

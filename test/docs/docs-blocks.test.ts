@@ -6,7 +6,8 @@
  * of this list); a block without one fails the first test.
  *
  * - `run` (sh): run in the page's bash session; every command must succeed.
- *   `until="TEXT"`: the block starts a server; it passes once TEXT is printed.
+ *   `until="TEXT"`: the block starts a server; it passes once TEXT is printed
+ *   (`times=N`: printed N times, for N servers).
  * - `transcript` (text): `$ command` lines run in the page's session, each
  *   followed by what it printed, matched as doc-transcript.ts says (`…` for
  *   ids and times). `terminal`: the command runs on a pseudo-terminal and gets
@@ -15,13 +16,14 @@
  *   for all); with `run`, executed with tsx against a live server. A fragment
  *   (no import) is preceded by a prelude that connects `client` and creates
  *   conversation `id` holding one user message. `agentwire/embed` resolves as
- *   in a project that depends on this one: typed from src/embed.ts, run from
- *   the shipped bundle (package.json `exports`).
+ *   in a project that depends on this one: typed from its declarations, run from
+ *   the shipped bundle (package.json `exports`: dist/types and dist/bundle).
  * - `python`: run with a python3 that has `websockets`, against the live
  *   server (only compiled when there is none).
  * - `config` (json, jsonc): a whole agentwire.json; `agentwire serve
  *   --config FILE` must start with it. `env=A,B` sets those variables for it;
- *   `file=NAME` also writes it to the page's working directory at that point.
+ *   `file=NAME` also writes it to the page's working directory at that point;
+ *   `step`: a conversation on its model then runs one step against the fake.
  * - `request` (jsonc): JSON-RPC requests, each checked against its method's
  *   params schema from protocol/inventory.ts.
  * - `skill` (markdown): a SKILL.md, put in a workspace and found without
@@ -36,7 +38,14 @@
  * repository's test/, clients/ and node_modules/. The ports 11435 (the fake
  * model) and 8765 (the server) are replaced by free ones: a block that starts
  * something with `--port N` gets a fresh port for N for the rest of its page;
- * otherwise N means the sandbox's own fake model and server.
+ * otherwise N means the sandbox's own fake model and server. Any other
+ * `--port N` gets a fresh port for N for the rest of its page too.
+ *
+ * PostgreSQL and Redis are the machine's (as the other suites use them):
+ * docs/cluster.md names the role and database `agentwire`, which the test
+ * creates when missing, as the page tells a reader to (and drops after,
+ * when it created them). Without PostgreSQL or Redis, that page is skipped,
+ * saying so.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
@@ -47,6 +56,7 @@ import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { stripComments } from "jsonc-parser";
 import { WebSocket } from "ws";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AgentwireClient } from "../../clients/typescript/index.js";
 import { requests } from "../../protocol/inventory.js";
@@ -60,6 +70,8 @@ import { killAllCli, REPO_ROOT, runCli, type CliProcess } from "../harness/cli-p
 import { extractBlocks, where, type DocBlock } from "../harness/doc-blocks.js";
 import { ShellSession } from "../harness/doc-session.js";
 import { compareOutput, parseTranscript, screenOf } from "../harness/doc-transcript.js";
+import { POSTGRES_ADMIN_URL, postgresReachable } from "../harness/postgres-db.js";
+import { REDIS_URL, redisAvailable } from "../harness/redis-test.js";
 import { shippedBundle } from "../harness/shipped-bundle.js";
 
 const DOC_FILES = ["README.md", ...readdirSync(join(REPO_ROOT, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)];
@@ -282,6 +294,9 @@ async function withPorts(text: string, ports: Map<string, string>): Promise<stri
     const own = role === "fake" ? new URL(fake.url).port : new URL(serverUrl).port;
     text = text.replace(new RegExp(`\\b${port}\\b`, "g"), ports.get(port) ?? own);
   }
+  // Any other port a block listens on (docs/cluster.md's 8801–8803): a fresh one, for the rest of the page.
+  for (const [, port] of text.matchAll(/--port (\d{4,5})\b/g)) if (!ports.has(port!)) ports.set(port!, await freePort());
+  for (const [port, fresh] of ports) if (!Object.values(DOC_PORTS).includes(port as never)) text = text.replace(new RegExp(`\\b${port}\\b`, "g"), fresh);
   return text;
 }
 
@@ -290,9 +305,69 @@ async function withPorts(text: string, ports: Map<string, string>): Promise<stri
 
 const sessionPages = DOC_FILES.filter((file) => blocks.some((b) => b.file === file && (SESSION_KINDS.has(b.mark?.kind ?? "") || b.mark?.options.has("file"))));
 
+/** What a page's blocks need from the machine, set up before they run; `prepare` returns its undoing. */
+const PAGE_NEEDS: Record<string, { what: string; available(): Promise<boolean>; prepare(): Promise<() => Promise<void>> }> = {
+  "docs/cluster.md": {
+    what: `PostgreSQL (${POSTGRES_ADMIN_URL}) or Redis (${REDIS_URL})`,
+    available: async () => redisAvailable && (await postgresReachable("docs/cluster.md")),
+    prepare: clusterDatabase,
+  },
+};
+
+/**
+ * The role and database docs/cluster.md names (`postgres://agentwire@…/agentwire`), created as the
+ * page tells a reader to when missing; dropped afterwards only when created here, with the keys
+ * its instances left under Redis's default prefix.
+ */
+async function clusterDatabase(): Promise<() => Promise<void>> {
+  const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+  await admin.connect();
+  try {
+    const exists = async (sql: string) => (await admin.query(sql)).rowCount! > 0;
+    const createdRole = !(await exists("SELECT 1 FROM pg_roles WHERE rolname = 'agentwire'"));
+    if (createdRole) await admin.query("CREATE ROLE agentwire LOGIN");
+    const createdDb = !(await exists("SELECT 1 FROM pg_database WHERE datname = 'agentwire'"));
+    if (createdDb) await admin.query("CREATE DATABASE agentwire OWNER agentwire");
+    return async () => {
+      if (!createdDb) return;
+      const undo = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+      await undo.connect();
+      try {
+        await undo.query("DROP DATABASE IF EXISTS agentwire WITH (FORCE)");
+        if (createdRole) await undo.query("DROP ROLE IF EXISTS agentwire");
+      } finally {
+        await undo.end();
+      }
+      const { Redis } = await import("ioredis");
+      const redis = new Redis(REDIS_URL);
+      try {
+        let cursor = "0";
+        do {
+          const [next, keys] = await redis.scan(cursor, "MATCH", "agentwire:*", "COUNT", 1000);
+          if (keys.length > 0) await redis.del(...keys);
+          cursor = next;
+        } while (cursor !== "0");
+      } finally {
+        redis.disconnect();
+      }
+    };
+  } finally {
+    await admin.end();
+  }
+}
+
+/** Pages whose needs this machine lacks: skipped, saying so. */
+const UNAVAILABLE = new Set<string>();
+for (const [file, needs] of Object.entries(PAGE_NEEDS)) {
+  if (await needs.available()) continue;
+  console.log(`docs-blocks: ${file} skipped: ${needs.what} does not answer`);
+  UNAVAILABLE.add(file);
+}
+
 // Pages are independent (a HOME each): they run side by side, each page's blocks in order.
 describe.concurrent("shell blocks and transcripts, in one session per page", () => {
-  it.each(sessionPages)("%s: run as written", async (file) => {
+  for (const file of sessionPages) it.skipIf(UNAVAILABLE.has(file))(`${file}: run as written`, async () => {
+    const release = await PAGE_NEEDS[file]?.prepare();
     const { home, clone } = await makeHome(file.replace(/\W/g, "_"));
     const session = ShellSession.start(clone, sandboxEnv(home), home);
     const ports = new Map<string, string>();
@@ -304,7 +379,8 @@ describe.concurrent("shell blocks and transcripts, in one session per page", () 
           await writeFile(join(cwd, block.mark!.options.get("file")!), block.body);
         } else if (kind === "run") {
           const until = block.mark!.options.get("until");
-          const result = await session.run(await withPorts(block.body, ports), { until });
+          const times = Number(block.mark!.options.get("times") ?? 1);
+          const result = await session.run(await withPorts(block.body, ports), { until, times });
           expect(result.failed, `${where(block)} failed:\n${result.output}`).toEqual([]);
           if (until !== undefined) expect(result.printed, `${where(block)} ended without printing ${until}:\n${result.output}`).toBe(true);
           else expect(result.code, `${where(block)} exited ${result.code}:\n${result.output}`).toBe(0);
@@ -322,6 +398,7 @@ describe.concurrent("shell blocks and transcripts, in one session per page", () 
       }
     } finally {
       await session.close();
+      await release?.();
     }
   }, 120_000);
 });
@@ -437,13 +514,36 @@ describe.skipIf(marked("config").length === 0)("config blocks", { concurrent: tr
     const env: Record<string, string> = { OPENAI_BASE_URL: fake.url, HOME: dir, PATH: `${binDir}:${process.env.PATH}` };
     for (const name of (block.mark!.options.get("env") ?? "").split(",").filter(Boolean)) env[name] = "docs-sandbox-value";
     const cli = runCli(["serve", "--config", join(dir, "agentwire.json"), "--port", "0", "--data-dir", join(dir, "data"), "--log-level", "warn"], env, bundleEntry, dir);
-    await cli.listening(20_000).catch((error: Error) => expect.fail(`${where(block)}: ${error.message}`));
+    const url = await cli.listening(20_000).catch((error: Error) => expect.fail(`${where(block)}: ${error.message}`));
+    if (block.mark!.flags.has("step")) await stepThrough(block, url);
     cli.child.kill("SIGTERM");
     // Exit 0 from its SIGTERM handler, or the signal itself when it came before the handler was set.
     expect(await cli.exited).toSatisfy(({ code, signal }) => code === 0 || signal === "SIGTERM");
     expect(cli.stderr()).not.toMatch(/bad configuration|uncaught|unhandled/i);
   }, 30_000);
 });
+
+/**
+ * A `config step` block also runs one step on its model, whose endpoint is the fake (OPENAI_BASE_URL
+ * wins over the file's llm.baseUrl): it must complete, and the request reach the fake keyless
+ * when the file names no key (no variable of the sandbox holds one).
+ */
+async function stepThrough(block: DocBlock, url: string): Promise<void> {
+  const file = JSON.parse(stripComments(block.body)) as { model: string; llm?: { apiKey?: string; apiKeyEnv?: string } };
+  const client = await AgentwireClient.connect(url, { WebSocket });
+  try {
+    const { id } = await client.conversation.create({ title: "docs config" });
+    await client.message.append({ conversationId: id, role: "user", content: "hello" });
+    const { generationId } = await client.step({ conversationId: id, autoConfirm: true });
+    const end = await client.generation.wait({ conversationId: id, generationId });
+    expect(end, `${where(block)}: the step on ${file.model}`).toMatchObject({ done: true, outcome: "completed" });
+  } finally {
+    await client.close();
+  }
+  const exchange = fake.exchanges.find((e) => e.body.model === file.model);
+  expect(exchange, `${where(block)}: no request for ${file.model} reached the fake`).toBeDefined();
+  if (file.llm?.apiKey === undefined && file.llm?.apiKeyEnv === undefined) expect(exchange!.headers.authorization).toBe("Bearer none");
+}
 
 describe.skipIf(marked("request").length === 0)("request blocks", () => {
   it.each(marked("request").map((b) => [where(b), b] as const))("%s: every request's params are valid", (_, block) => {

@@ -74,9 +74,10 @@ export class ShellSession {
    * Run `script` in the session and wait for it to return; with `until`, also
    * wait until its output (background jobs' included) contains that text — for
    * a block that starts a server, in the background or in the foreground (then
-   * the session cannot run anything after it).
+   * the session cannot run anything after it). `times`: that many times (a
+   * block that starts several servers).
    */
-  async run(script: string, options: { until?: string; timeoutMs?: number; trapErrors?: boolean } = {}): Promise<BlockRun> {
+  async run(script: string, options: { until?: string; times?: number; timeoutMs?: number; trapErrors?: boolean } = {}): Promise<BlockRun> {
     const n = ++this.counter;
     const sentinel = `__docs_block_${n}_done__`;
     const errMark = `__docs_block_${n}_failed__`;
@@ -87,12 +88,14 @@ export class ShellSession {
     const since = () => this.out.slice(start);
     if (options.until !== undefined) {
       const until = options.until;
+      const times = options.times ?? 1;
+      const printed = (text: string) => text.split(until).length - 1 >= times;
       const done = () => new RegExp(`${sentinel} (\\d+)\\n`).exec(since());
       // The text, or a command of the block that failed (a server that could not start): no need to wait longer.
-      await this.waitFor((out) => (out.slice(start).includes(until) || out.includes(errMark) ? true : undefined), timeoutMs, JSON.stringify(until));
+      await this.waitFor((out) => (printed(out.slice(start)) || out.includes(errMark) ? true : undefined), timeoutMs, JSON.stringify(until));
       // A foreground server never returns: what it printed so far stands for the block.
       const output = since();
-      return { output, code: Number(done()?.[1] ?? 0), failed: failures(output, errMark), printed: output.includes(until) };
+      return { output, code: Number(done()?.[1] ?? 0), failed: failures(output, errMark), printed: printed(output) };
     }
     const code = await this.waitFor((out) => {
       const done = new RegExp(`${sentinel} (\\d+)\\n`).exec(out.slice(start));

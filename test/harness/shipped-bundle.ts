@@ -1,7 +1,8 @@
 /**
  * What ships, built from the source under test: dist/bundle (`npm run
- * bundle`, what `npm start` and the `agentwire` bin run) and dist/web (`npm
- * run bundle:web`, the web client the server serves on /).
+ * bundle`, what `npm start` and the `agentwire` bin run), dist/web (`npm
+ * run bundle:web`, the web client the server serves on /) and dist/types
+ * (`npm run types`, the declarations of the `exports` entry points).
  *
  * vitest's global setup (test/vitest.config.ts, which npm test passes) calls `setup` once per run, before
  * any test file: it builds both with the npm scripts themselves, so the
@@ -24,10 +25,12 @@ import { REPO_ROOT } from "./cli-process.js";
 export const SHIPPED_CLI = "dist/bundle/cli.mjs";
 
 /** Everything esbuild reads to build either (node_modules changes come with package-lock.json). */
-const INPUTS = ["src", "protocol", "clients/typescript", "clients/web", "package.json", "package-lock.json"];
+const INPUTS = ["src", "protocol", "clients/typescript", "clients/web", "package.json", "package-lock.json", "tsconfig.json", "tsconfig.types.json"];
 const OUTPUTS = [
   { dir: "dist/bundle", script: "bundle" },
   { dir: "dist/web", script: "bundle:web" },
+  // The declarations package.json `exports` names (tsc, about 15 s): the package test and the docs' TypeScript blocks read them.
+  { dir: "dist/types", script: "types" },
 ] as const;
 const DIGEST_FILE = ".source-digest";
 const LOCK = join(REPO_ROOT, "dist", ".shipped-build.lock");

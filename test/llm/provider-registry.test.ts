@@ -118,7 +118,7 @@ describe("the configuration it refuses or completes", () => {
     const providers: ProvidersConfig = { or: { baseUrl: "https://openrouter.ai/api/v1", apiKeyEnv: "OR_KEY", apiKey: "ignored" } };
     const { registry: r } = registry(providers, { env: { OR_KEY: "sk-or" } });
     expect(r.endpoint("or")).toEqual({ name: "or", wire: "chat", baseUrl: "https://openrouter.ai/api/v1", apiKey: "sk-or", headers: {} });
-    expect(() => registry(providers, { env: {} })).toThrow(/providers\.or\.apiKeyEnv: names OR_KEY, which is not set/);
+    expect(() => registry(providers, { env: {} })).toThrow(/providers\.or\.apiKeyEnv: names OR_KEY, which is not set \(an endpoint that takes no key, such as Ollama, needs no apiKeyEnv: leave it out\)/);
   });
 
   it("keeps the environment's endpoint as `default` unless it is replaced or plainly unused", () => {
