@@ -8,6 +8,8 @@ import {
   ToolCall,
   ToolCallRecord,
 } from "./records.js";
+import { PlanEntries } from "./plan.js";
+import { ToolCallDisplay } from "./tools.js";
 
 /** Fields every conversation notification carries (all but `connected`). */
 export const ConversationEventBase = z
@@ -76,6 +78,7 @@ export const GenerationCompleteNotification = GenerationEventBase.extend({
 
 export const ToolPendingNotification = GenerationEventBase.extend({
   ...ToolCall.shape,
+  ...ToolCallDisplay.shape,
   autoConfirmed: z
     .boolean()
     .describe("True when auto-confirm will run it at once (tool_executing follows without a tool.confirm)."),
@@ -89,8 +92,9 @@ export const ToolPendingNotification = GenerationEventBase.extend({
 
 export const ToolExecutingNotification = GenerationEventBase.extend({
   ...ToolCall.shape,
+  ...ToolCallDisplay.shape,
   edited: z.boolean().describe("True when the user edited the arguments."),
-}).describe("A tool call started running.");
+}).describe("A tool call started running (kind, title and locations follow the arguments it runs with, edited or not).");
 
 export const ToolOutputNotification = GenerationEventBase.extend({
   toolCallId: ToolCall.shape.toolCallId,
@@ -125,3 +129,7 @@ export const ErrorNotification = ConversationEventBase.extend({
   generationId: GenerationId.nullable(),
   ...GenerationError.shape,
 }).describe("The generation failed and has ended; the conversation stays usable and its state.lastError holds this.");
+
+export const PlanUpdatedNotification = GenerationEventBase.extend({
+  entries: PlanEntries.describe("The whole plan now, in order (it replaces the previous one; empty: cleared)."),
+}).describe("The model's update_plan call set the conversation's plan; state.plan holds it from now on.");

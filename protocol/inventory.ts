@@ -282,6 +282,10 @@ export const notifications = {
   tool_completed: { params: E.ToolCompletedNotification, description: "A tool call succeeded." },
   tool_failed: { params: E.ToolFailedNotification, description: "A tool call failed." },
   tool_skipped: { params: E.ToolSkippedNotification, description: "A tool call will not run." },
+  plan_updated: {
+    params: E.PlanUpdatedNotification,
+    description: "The agent's plan changed: the model called update_plan (it follows that call's tool_executing and comes before its tool_completed).",
+  },
   interrupted: { params: E.InterruptedNotification, description: "The generation was interrupted." },
   error: { params: E.ErrorNotification, description: "The generation failed." },
 } as const satisfies Record<string, NotificationEntry>;

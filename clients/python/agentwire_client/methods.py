@@ -57,6 +57,7 @@ from .types import (
     MessageAppendParams,
     MessageAppendResult,
     ModelsListResult,
+    PlanUpdatedNotification,
     ServerStatusResult,
     SkillsListParams,
     SkillsListResult,
@@ -464,6 +465,9 @@ class AgentwireClient(AgentwireClientBase):
 
     @overload
     def on(self, method: Literal["tool_skipped"], handler: Callable[[ToolSkippedNotification], None | Awaitable[None]]) -> Disposer: ...
+
+    @overload
+    def on(self, method: Literal["plan_updated"], handler: Callable[[PlanUpdatedNotification], None | Awaitable[None]]) -> Disposer: ...
 
     @overload
     def on(self, method: Literal["interrupted"], handler: Callable[[InterruptedNotification], None | Awaitable[None]]) -> Disposer: ...
