@@ -137,6 +137,19 @@ describe("update_plan through the protocol", () => {
   });
 });
 
+describe("update_plan over the Responses API wire", () => {
+  const fx = useAgentFixture({ wire: "responses" });
+
+  it("sets the plan the same way", async () => {
+    fx.fake.enqueue(...planCall(PLAN));
+    const { id, events } = await newConversation(fx.client);
+    const { generationId } = await fx.client.step({ conversationId: id });
+    await events.waitForEnd(generationId);
+    expect(events.of("plan_updated")[0]).toMatchObject({ generationId, entries: PLAN });
+    expect((await fx.client.conversation.get({ conversationId: id })).state.plan).toMatchObject({ entries: PLAN });
+  });
+});
+
 describe("the plan survives a restart", () => {
   let dataDir: string;
   let fx: AgentFixture | undefined;
