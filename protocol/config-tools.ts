@@ -6,6 +6,7 @@
 import * as z from "zod";
 // Types .meta({ defaultText }) (see config-meta.ts).
 import "./config-meta.js";
+import { ToolKind } from "./tools.js";
 
 export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -89,6 +90,11 @@ export const CustomToolDefinition = z
       .meta({ defaultText: "the conversation's toolTimeoutMs" }),
     readOnly: z.boolean().optional().describe("The command changes nothing (readOnlyHint): the auto-read-only approval policy runs it without asking."),
     destructive: z.boolean().optional().describe("The command may destroy data (destructiveHint)."),
+    kind: ToolKind.optional()
+      .describe(
+        "What kind of thing the command does, for clients to render its calls (tools.list, tool_pending, tool_executing): read, edit, delete, move, search, execute, think, fetch or other. Display only: it decides no approval.",
+      )
+      .meta({ defaultText: '"execute"' }),
   })
   .describe("A shell command offered to the model as a tool.");
 

@@ -243,6 +243,7 @@ export const SYSTEM_PROMPT_PLACEHOLDERS = {
   os: "the server's platform and release, e.g. \"linux 6.1.0\"",
   tools: "the names of the tools offered, comma-separated",
   skills: "the skills found for the workspace, one per line with its description, and how to load one (load_skill)",
+  plan: "when update_plan is offered, when to keep a plan with it; nothing when it is not (turned off by settings.toolPolicy)",
 } as const;
 export type SystemPromptPlaceholder = keyof typeof SYSTEM_PROMPT_PLACEHOLDERS;
 
@@ -272,6 +273,7 @@ const placeholderDocs = Object.entries(SYSTEM_PROMPT_PLACEHOLDERS)
 export const DEFAULT_SYSTEM_PROMPT_TEMPLATE = [
   "You are agentwire, an assistant that works in the workspace {{workspace}} on {{os}}. Today is {{date}}.",
   "Use your tools ({{tools}}) to look before you change anything, and say plainly what you did and what you found.",
+  "{{plan}}",
   "{{skills}}",
 ].join("\n");
 

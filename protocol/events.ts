@@ -9,6 +9,8 @@ import {
   ToolCallRecord,
 } from "./records.js";
 import { FileChanges } from "./file-changes.js";
+import { PlanEntries } from "./plan.js";
+import { ToolCallDisplay } from "./tools.js";
 
 /** Fields every conversation notification carries (all but `connected`). */
 export const ConversationEventBase = z
@@ -77,6 +79,7 @@ export const GenerationCompleteNotification = GenerationEventBase.extend({
 
 export const ToolPendingNotification = GenerationEventBase.extend({
   ...ToolCall.shape,
+  ...ToolCallDisplay.shape,
   autoConfirmed: z
     .boolean()
     .describe("True when auto-confirm will run it at once (tool_executing follows without a tool.confirm)."),
@@ -93,11 +96,12 @@ export const ToolPendingNotification = GenerationEventBase.extend({
 
 export const ToolExecutingNotification = GenerationEventBase.extend({
   ...ToolCall.shape,
+  ...ToolCallDisplay.shape,
   edited: z.boolean().describe("True when the user edited the arguments."),
   changes: FileChanges.optional().describe(
     "Present when the change the call will make is not the one tool_pending showed, for tools that can tell (same shape as tool_pending's `changes`): the arguments were edited (tool.confirm \"edit\"), or a call that ran since changed a file (two calls of one round editing one file: the second was previewed before the first ran). Recomputed just before the tool runs; absent when unchanged.",
   ),
-}).describe("A tool call started running.");
+}).describe("A tool call started running (kind, title and locations follow the arguments it runs with, edited or not).");
 
 export const ToolOutputNotification = GenerationEventBase.extend({
   toolCallId: ToolCall.shape.toolCallId,
@@ -140,3 +144,7 @@ export const ErrorNotification = ConversationEventBase.extend({
   generationId: GenerationId.nullable(),
   ...GenerationError.shape,
 }).describe("The generation failed and has ended; the conversation stays usable and its state.lastError holds this.");
+
+export const PlanUpdatedNotification = GenerationEventBase.extend({
+  entries: PlanEntries.describe("The whole plan now, in order (it replaces the previous one; empty: cleared)."),
+}).describe("The model's update_plan call set the conversation's plan; state.plan holds it from now on.");

@@ -11,6 +11,7 @@ export * from "./messages.js";
 export * from "./generation.js";
 export * from "./run-control.js";
 export * from "./tools.js";
+export * from "./plan.js";
 export * from "./skills.js";
 export * from "./events.js";
 export * from "./inventory.js";

@@ -294,6 +294,10 @@ export const notifications = {
     params: E.GenerationDiffUpdatedNotification,
     description: "The net change of the generation's files, after each file change.",
   },
+  plan_updated: {
+    params: E.PlanUpdatedNotification,
+    description: "The agent's plan changed: the model called update_plan (it follows that call's tool_executing and comes before its tool_completed).",
+  },
   interrupted: { params: E.InterruptedNotification, description: "The generation was interrupted." },
   error: { params: E.ErrorNotification, description: "The generation failed." },
 } as const satisfies Record<string, NotificationEntry>;

@@ -1,6 +1,7 @@
 import * as z from "zod";
 import { Attachment, MAX_ATTACHMENTS } from "./attachments.js";
 import { FileChanges, NetFileChange } from "./file-changes.js";
+import { Plan } from "./plan.js";
 
 /**
  * What a conversation id may look like. Ids become folder names in the store,
@@ -338,6 +339,9 @@ export const ConversationState = z
     lastError: LastError.nullable().describe("Last generation error, cleared when a generation succeeds. Survives a restart."),
     lastGeneration: LastGeneration.nullable().describe("How the most recent generation ended; null before the first one ends. Survives a restart."),
     seq: z.number().int().min(0).describe("Seq of the latest event of this conversation; subscribe with afterSeq = this to miss nothing."),
+    plan: Plan.nullable().describe(
+      "The agent's plan as its latest update_plan call left it (plan_updated announces each change); null before the first. Survives a restart.",
+    ),
   })
   .describe("Live state of a conversation.");
 

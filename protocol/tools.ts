@@ -1,6 +1,66 @@
 import * as z from "zod";
 import { ReasoningEffort, WireName } from "./config-providers.js";
 
+/**
+ * What kind of thing a tool call does, so a client can pick an icon and a
+ * wording without knowing every tool: ACP's ToolKind names (without
+ * switch_mode). One table: ToolKind is its keys.
+ */
+export const TOOL_KINDS = {
+  read: "reads files or data (read_file, list_files).",
+  edit: "changes files or content (write_file, edit_file).",
+  delete: "removes files or data.",
+  move: "moves or renames files.",
+  search: "searches for information (search_files, web_search).",
+  execute: "runs a command or code (shell, custom commands).",
+  think: "internal reasoning or planning (update_plan).",
+  fetch: "retrieves external data (web_fetch).",
+  other: "anything else, and tools that say nothing about themselves.",
+} as const;
+
+type Kind = keyof typeof TOOL_KINDS;
+
+export const ToolKind = z
+  .enum(Object.keys(TOOL_KINDS) as [Kind, ...Kind[]])
+  .describe(
+    `What kind of thing the tool does (ACP's tool kinds): ${Object.entries(TOOL_KINDS)
+      .map(([kind, meaning]) => `${kind}: ${meaning}`)
+      .join(" ")}`,
+  );
+
+/** Longest tool or call title, in characters (a longer one is cut and ends with …). */
+export const MAX_TOOL_TITLE_CHARS = 120;
+/** Most locations one call reports. */
+export const MAX_TOOL_LOCATIONS = 20;
+
+export const ToolTitle = z
+  .string()
+  .max(MAX_TOOL_TITLE_CHARS)
+  .describe(`A short human title, one line of at most ${MAX_TOOL_TITLE_CHARS} characters.`);
+
+export const ToolLocation = z
+  .object({
+    path: z
+      .string()
+      .describe("A file or directory the call touches, relative to the conversation's workspace, with / separators (\".\" for the workspace itself)."),
+    line: z.number().int().min(1).optional().describe("The line it starts at (1-based), when the call names one."),
+  })
+  .describe("A place in the workspace a tool call reads or changes, for a client to show or open.");
+
+/** What tool_pending and tool_executing carry to let a client render the call without knowing the tool. */
+export const ToolCallDisplay = z
+  .object({
+    kind: ToolKind,
+    title: ToolTitle.describe(
+      `What the call does, for a human: "Edit src/app.ts", "Run npm test", "Fetch example.com". Derived from the arguments by built-in tools; the tool's title (or name) for others. At most ${MAX_TOOL_TITLE_CHARS} characters, one line.`,
+    ),
+    locations: z
+      .array(ToolLocation)
+      .max(MAX_TOOL_LOCATIONS)
+      .describe(`The workspace files the call touches, from its arguments (at most ${MAX_TOOL_LOCATIONS}); empty when it names none.`),
+  })
+  .describe("How to show one tool call: its kind, a title and the files it touches.");
+
 export const ToolSpec = z
   .object({
     name: z.string().describe("Tool name, as the model calls it."),
@@ -15,6 +75,10 @@ export const ToolSpec = z
     source: z
       .enum(["builtin", "custom", "web", "mcp"])
       .describe("Where the tool comes from: built in, a command from the configuration, the web tools, or an MCP server (named mcp__<server>__<tool>)."),
+    kind: ToolKind.describe(
+      "What kind of thing the tool does: declared by built-in tools, by `kind` in a custom tool's configuration, or mapped from an MCP tool's annotations (readOnlyHint → read, destructiveHint → delete, otherwise not read-only → edit); other when unknown.",
+    ),
+    title: ToolTitle.describe("A short human name of the tool (\"Edit file\", \"Run command\"); an MCP tool's own title, else its name."),
   })
   .describe("A tool the model may call.");
 
@@ -76,4 +140,7 @@ export const ModelsListResult = z
   .describe("Result of models.list. Never fails for an endpoint's sake: a provider that cannot be asked is reported in `providers`.");
 
 export type ToolSpec = z.infer<typeof ToolSpec>;
+export type ToolKind = z.infer<typeof ToolKind>;
+export type ToolLocation = z.infer<typeof ToolLocation>;
+export type ToolCallDisplay = z.infer<typeof ToolCallDisplay>;
 export type ModelsListResult = z.infer<typeof ModelsListResult>;

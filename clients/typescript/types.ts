@@ -339,6 +339,41 @@ export interface ConversationState {
    * @minimum 0
    */
   seq: number;
+  /**
+   * The agent's plan as its latest update_plan call left it (plan_updated announces each change);
+   * null before the first. Survives a restart.
+   */
+  plan: {
+    /**
+     * The whole plan, in order (at most 50 entries); an empty list clears it.
+     *
+     * @maxItems 50
+     */
+    entries: Array<{
+      /**
+       * What the step is, in a short sentence (1–500 characters).
+       *
+       * @minLength 1
+       * @maxLength 500
+       */
+      content: string;
+      /**
+       * pending: not started; in_progress: being worked on now (usually one at a time); completed:
+       * done.
+       */
+      status: "pending" | "in_progress" | "completed";
+      /** How much it matters; absent when the model did not say. */
+      priority?: "high" | "medium" | "low";
+    }>;
+    /** The generation whose update_plan call set it. */
+    generationId: string;
+    /**
+     * When it was set (ISO-8601 UTC).
+     *
+     * @format date-time
+     */
+    updatedAt: string;
+  } | null;
 }
 
 /** Per-conversation settings; every field has a server default. */
@@ -1883,6 +1918,19 @@ export interface ToolsListResult {
      * MCP server (named mcp__<server>__<tool>).
      */
     source: "builtin" | "custom" | "web" | "mcp";
+    /**
+     * What kind of thing the tool does: declared by built-in tools, by `kind` in a custom tool's
+     * configuration, or mapped from an MCP tool's annotations (readOnlyHint → read, destructiveHint
+     * → delete, otherwise not read-only → edit); other when unknown.
+     */
+    kind: "read" | "edit" | "delete" | "move" | "search" | "execute" | "think" | "fetch" | "other";
+    /**
+     * A short human name of the tool ("Edit file", "Run command"); an MCP tool's own title, else
+     * its name.
+     *
+     * @maxLength 120
+     */
+    title: string;
   }>;
 }
 
@@ -2426,6 +2474,43 @@ export interface GenerationCompleteNotification extends GenerationEventBase {
  * The model proposed a tool call; unless autoConfirmed, it waits for tool.confirm.
  */
 export interface ToolPendingNotification extends GenerationEventBase, ToolCall {
+  /**
+   * What kind of thing the tool does (ACP's tool kinds): read: reads files or data (read_file,
+   * list_files). edit: changes files or content (write_file, edit_file). delete: removes files or
+   * data. move: moves or renames files. search: searches for information (search_files,
+   * web_search). execute: runs a command or code (shell, custom commands). think: internal
+   * reasoning or planning (update_plan). fetch: retrieves external data (web_fetch). other:
+   * anything else, and tools that say nothing about themselves.
+   */
+  kind: "read" | "edit" | "delete" | "move" | "search" | "execute" | "think" | "fetch" | "other";
+  /**
+   * What the call does, for a human: "Edit src/app.ts", "Run npm test", "Fetch example.com".
+   * Derived from the arguments by built-in tools; the tool's title (or name) for others. At most
+   * 120 characters, one line.
+   *
+   * @maxLength 120
+   */
+  title: string;
+  /**
+   * The workspace files the call touches, from its arguments (at most 20); empty when it names
+   * none.
+   *
+   * @maxItems 20
+   */
+  locations: Array<{
+    /**
+     * A file or directory the call touches, relative to the conversation's workspace, with /
+     * separators ("." for the workspace itself).
+     */
+    path: string;
+    /**
+     * The line it starts at (1-based), when the call names one.
+     *
+     * @integer
+     * @minimum 1
+     */
+    line?: number;
+  }>;
   /** True when auto-confirm will run it at once (tool_executing follows without a tool.confirm). */
   autoConfirmed: boolean;
   /**
@@ -2475,9 +2560,47 @@ export interface ToolPendingNotification extends GenerationEventBase, ToolCall {
 /**
  * Params of the `tool_executing` notification.
  *
- * A tool call started running.
+ * A tool call started running (kind, title and locations follow the arguments it runs with, edited
+ * or not).
  */
 export interface ToolExecutingNotification extends GenerationEventBase, ToolCall {
+  /**
+   * What kind of thing the tool does (ACP's tool kinds): read: reads files or data (read_file,
+   * list_files). edit: changes files or content (write_file, edit_file). delete: removes files or
+   * data. move: moves or renames files. search: searches for information (search_files,
+   * web_search). execute: runs a command or code (shell, custom commands). think: internal
+   * reasoning or planning (update_plan). fetch: retrieves external data (web_fetch). other:
+   * anything else, and tools that say nothing about themselves.
+   */
+  kind: "read" | "edit" | "delete" | "move" | "search" | "execute" | "think" | "fetch" | "other";
+  /**
+   * What the call does, for a human: "Edit src/app.ts", "Run npm test", "Fetch example.com".
+   * Derived from the arguments by built-in tools; the tool's title (or name) for others. At most
+   * 120 characters, one line.
+   *
+   * @maxLength 120
+   */
+  title: string;
+  /**
+   * The workspace files the call touches, from its arguments (at most 20); empty when it names
+   * none.
+   *
+   * @maxItems 20
+   */
+  locations: Array<{
+    /**
+     * A file or directory the call touches, relative to the conversation's workspace, with /
+     * separators ("." for the workspace itself).
+     */
+    path: string;
+    /**
+     * The line it starts at (1-based), when the call names one.
+     *
+     * @integer
+     * @minimum 1
+     */
+    line?: number;
+  }>;
   /** True when the user edited the arguments. */
   edited: boolean;
   /**
@@ -2609,6 +2732,35 @@ export interface GenerationDiffUpdatedNotification extends GenerationEventBase {
      * tool, which fails with that error.
      */
     problem?: string;
+  }>;
+}
+
+/**
+ * Params of the `plan_updated` notification.
+ *
+ * The model's update_plan call set the conversation's plan; state.plan holds it from now on.
+ */
+export interface PlanUpdatedNotification extends GenerationEventBase {
+  /**
+   * The whole plan now, in order (it replaces the previous one; empty: cleared).
+   *
+   * @maxItems 50
+   */
+  entries: Array<{
+    /**
+     * What the step is, in a short sentence (1–500 characters).
+     *
+     * @minLength 1
+     * @maxLength 500
+     */
+    content: string;
+    /**
+     * pending: not started; in_progress: being worked on now (usually one at a time); completed:
+     * done.
+     */
+    status: "pending" | "in_progress" | "completed";
+    /** How much it matters; absent when the model did not say. */
+    priority?: "high" | "medium" | "low";
   }>;
 }
 
@@ -2784,6 +2936,11 @@ export interface NotificationMap {
    * `generation_diff_updated`: The net change of the generation's files, after each file change.
    */
   generation_diff_updated: GenerationDiffUpdatedNotification;
+  /**
+   * `plan_updated`: The agent's plan changed: the model called update_plan (it follows that call's
+   * tool_executing and comes before its tool_completed).
+   */
+  plan_updated: PlanUpdatedNotification;
   /** `interrupted`: The generation was interrupted. */
   interrupted: InterruptedNotification;
   /** `error`: The generation failed. */

@@ -11,6 +11,7 @@
  * be rewritten.
  */
 import { LOAD_SKILL_TOOL } from "../skills/load-skill-tool.js";
+import { UPDATE_PLAN_TOOL } from "../tools/plan/update-plan.js";
 import {
   PLACEHOLDER_PATTERN,
   type SystemPromptPlaceholder,
@@ -70,8 +71,15 @@ function placeholderText(name: SystemPromptPlaceholder, values: PromptValues): s
       return values.tools.length > 0 ? values.tools.join(", ") : "none";
     case "skills":
       return skillsText(values.skills, values.tools.includes(LOAD_SKILL_TOOL));
+    case "plan":
+      return values.tools.includes(UPDATE_PLAN_TOOL) ? PLAN_GUIDANCE : "";
   }
 }
+
+/** `{{plan}}`: when to keep a plan (only while update_plan is offered). */
+export const PLAN_GUIDANCE =
+  `For a task that takes several steps, keep a plan with ${UPDATE_PLAN_TOOL}: send the whole list of steps when you start, ` +
+  "then call it again whenever a step starts (in_progress, one at a time) or is done (completed). Skip it for simple questions and one-step changes.";
 
 /** `{{skills}}`: nothing when there are none, else a short list and how to read one. */
 export function skillsText(skills: readonly SkillSummary[], canLoad: boolean): string {

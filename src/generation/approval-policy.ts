@@ -39,13 +39,14 @@ export function toolPolicyRule(name: string, policy: ToolPolicy | undefined): To
 
 /** What to do with a call of this tool under these settings. */
 export function approvalVerdict(
-  tool: { name: string; annotations?: ToolAnnotations },
+  tool: { name: string; annotations?: ToolAnnotations; runsWithoutAsking?: boolean },
   settings: ApprovalSettings,
 ): ApprovalVerdict {
   const rule = toolPolicyRule(tool.name, settings.toolPolicy);
   if (rule === "never") return "deny";
   if (rule === "always") return "run";
   if (rule === "ask") return "ask";
+  if (tool.runsWithoutAsking === true) return "run";
   const mode: ApprovalMode = settings.approval ?? DEFAULT_CONVERSATION_SETTINGS.approval;
   if (mode === "auto") return "run";
   // Only an explicit read-only annotation counts: a tool that says nothing may change anything.

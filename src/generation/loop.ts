@@ -6,7 +6,7 @@
  * each is announced once it is durable; token deltas go to sockets, never
  * to disk.
  */
-import { ErrorCodes, ErrorMeanings, type FileChange, type MessageRecord, type ToolCallRecord } from "../../protocol/index.js";
+import { ErrorCodes, ErrorMeanings, type FileChange, type MessageRecord, type ToolCallDisplay, type ToolCallRecord } from "../../protocol/index.js";
 import { loadContextImages } from "../context/context-images.js";
 import { buildLlmContext, DECLINED_TEXT } from "../context/build-llm-context.js";
 import { readContextRecords } from "../context/context-records.js";
@@ -16,6 +16,7 @@ import { LlmError } from "../llm/provider.js";
 import type { Logger } from "../logging/logger.js";
 import type { ConversationRuntime } from "../sessions/conversation-runtime.js";
 import type { Tool, ToolRegistry, ToolResult } from "../tools/tool.js";
+import { toolCallDisplay } from "../tools/tool-display.js";
 import { decodeArguments, formatArgumentIssues, validateArguments } from "../tools/validate-arguments.js";
 import { approvalVerdict, deniedByPolicyText, isDeniedByPolicy } from "./approval-policy.js";
 import type { Generation } from "./generation.js";
@@ -322,6 +323,7 @@ class Loop {
       toolCallId: record.toolCallId,
       toolName: record.toolName,
       arguments: record.arguments,
+      ...this.display(record),
       autoConfirmed: autoReason !== undefined,
       ...(autoReason ? { autoReason } : {}),
       ...(call.changes ? { changes: call.changes } : {}),
@@ -361,6 +363,12 @@ class Loop {
     const changes = await this.preview(tool, edited ?? call.record.arguments);
     if (!edited && JSON.stringify(changes) === JSON.stringify(call.changes)) return undefined;
     return changes;
+  }
+
+  /** Kind, title and locations of a call, for tool_pending and tool_executing (from the arguments it carries now). */
+  private display(record: ToolCallRecord): ToolCallDisplay {
+    const cwd = this.runtime.handle.conversation.workspace ?? process.cwd();
+    return toolCallDisplay(this.deps.tools.get(record.toolName), record.toolName, record.arguments, cwd);
   }
 
   private deniedByPolicy(toolName: string): boolean {
@@ -418,6 +426,7 @@ class Loop {
         toolCallId: executing.toolCallId,
         toolName: executing.toolName,
         arguments: executing.arguments,
+        ...this.display(executing),
         edited: executing.edited === true,
         ...(changes ? { changes } : {}),
       }),
@@ -447,7 +456,14 @@ class Loop {
         exitCode = outcome.exitCode;
         diff = outcome.diff;
         change = outcome.change;
+        if (success && outcome.plan) {
+          // The plan is stored and announced before the call completes: a client that sees the call done has the plan.
+          this.writable();
+          await this.runtime.updatePlan(this.generation.id, outcome.plan);
+        }
       } catch (error) {
+        // Also a plan that could not be stored: the call then fails, so the model does not count on it.
+        success = false;
         this.deps.log.error(`tool ${executing.toolName} threw`, error);
         result = `The tool failed: ${error instanceof Error ? error.message : String(error)}`;
       }

@@ -6,6 +6,7 @@
 import * as z from "zod";
 import type { McpToolSummary } from "../../protocol/mcp.js";
 import type { Tool, ToolAnnotations, ToolResult, ToolRunContext } from "../tools/tool.js";
+import { kindFromAnnotations } from "../tools/tool-display.js";
 import { mcpResultText } from "./mcp-result-text.js";
 import type { McpListedTool } from "./mcp-sdk.js";
 import type { McpSession } from "./mcp-session.js";
@@ -45,6 +46,8 @@ export function createMcpTool(listed: McpListedTool, exposedName: string, host: 
     inputSchema: { type: "object", properties: {}, ...inputSchema },
     annotations,
     source: "mcp",
+    kind: kindFromAnnotations(annotations),
+    title: listed.title ?? listed.annotations?.title ?? exposedName,
     summary: { name: exposedName, mcpName: listed.name, description, annotations: { ...annotations } },
     run: (args, context) => runMcpTool(host, listed.name, args, context),
   };

@@ -3,6 +3,8 @@ import type {
   LastError,
   NotificationMethod,
   NotificationParams,
+  Plan,
+  PlanEntry,
   ToolCallRecord,
 } from "../../protocol/index.js";
 import type { Logger } from "../logging/logger.js";
@@ -76,6 +78,10 @@ export class ConversationRuntime {
   /** Tool uses still to run without asking; belongs to the conversation, not to a client. */
   #autoConfirmRemaining = 0;
   #lastError: LastError | null = null;
+  /** The agent's plan (update_plan), kept with the run state so it outlives the runtime. */
+  #plan: Plan | null = null;
+  /** A plan being written: what other run-state writes must carry meanwhile (not shown until durable). */
+  #planWriting: Plan | null = null;
   #deleted = false;
   #silenced = false;
   /** Last time a request or an event touched it (ms since epoch), for unloading. */
@@ -110,6 +116,7 @@ export class ConversationRuntime {
     if (stored) {
       this.#lastError = stored.lastError;
       this.#autoConfirmRemaining = stored.autoConfirmRemaining;
+      this.#plan = stored.plan ?? null;
       if (stored.lastGeneration) this.recentGenerations.push(stored.lastGeneration);
     }
   }
@@ -187,9 +194,38 @@ export class ConversationRuntime {
     this.#silenced = true;
   }
 
+  /** The agent's plan as its latest update_plan call left it; null before the first. */
+  get plan(): Plan | null {
+    return this.#plan;
+  }
+
+  /**
+   * Store the plan a generation's update_plan call set, then announce it
+   * (plan_updated). Unlike the rest of the run state, a failed write fails
+   * the call: the model must not believe a plan was kept that was not.
+   */
+  async updatePlan(generationId: string, entries: PlanEntry[]): Promise<void> {
+    this.assertLive();
+    const plan: Plan = { entries, generationId, updatedAt: new Date().toISOString() };
+    this.#planWriting = plan;
+    try {
+      await this.commit(this.handle.updateRunState(this.runState()), () => {
+        this.#plan = plan;
+        this.publish("plan_updated", { generationId, entries });
+      });
+    } finally {
+      if (this.#planWriting === plan) this.#planWriting = null;
+    }
+  }
+
   /** What must outlive this runtime (see RunState). */
   runState(): RunState {
-    return { lastError: this.#lastError, lastGeneration: this.lastGeneration, autoConfirmRemaining: this.#autoConfirmRemaining };
+    return {
+      lastError: this.#lastError,
+      lastGeneration: this.lastGeneration,
+      autoConfirmRemaining: this.#autoConfirmRemaining,
+      ...((this.#planWriting ?? this.#plan) ? { plan: (this.#planWriting ?? this.#plan)! } : {}),
+    };
   }
 
   /**
@@ -329,6 +365,7 @@ export class ConversationRuntime {
       lastError: this.#lastError,
       lastGeneration: publicLastGeneration(this.lastGeneration),
       seq: this.sent,
+      plan: this.#plan,
     };
   }
 

@@ -30,6 +30,9 @@ export function createLoadSkillTool(options: LoadSkillToolOptions = {}): Tool<z.
     parameters: LoadSkillArgs,
     annotations: { readOnlyHint: true, destructiveHint: false },
     source: "builtin",
+    kind: "read",
+    title: "Load skill",
+    describeCall: (args) => (typeof args.name === "string" && args.name ? { title: `Load skill ${args.name}` } : {}),
     async run(args, context): Promise<ToolResult> {
       // Interrupt and the time limit both end the lookup: reads take the combined signal.
       const signal = AbortSignal.any([context.signal, AbortSignal.timeout(context.timeoutMs)]);

@@ -4,6 +4,7 @@ import type {
   GenerationOutcome,
   ImageMimeType,
   LastError,
+  Plan,
   ToolCallRecord,
 } from "../../protocol/index.js";
 
@@ -38,6 +39,8 @@ export interface RunState {
   lastError: LastError | null;
   lastGeneration: GenerationSummary | null;
   autoConfirmRemaining: number;
+  /** The agent's plan (update_plan); absent before the first, and in states stored before plans existed. */
+  plan?: Plan;
 }
 
 /**

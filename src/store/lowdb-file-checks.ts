@@ -1,6 +1,6 @@
 import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
-import type { Conversation, ConversationRecord } from "../../protocol/index.js";
+import { Plan, type Conversation, type ConversationRecord } from "../../protocol/index.js";
 import { isValidConversationId } from "./conversation-id.js";
 import type { RunState } from "./conversation-store.js";
 import type { ListEntry } from "./list-page.js";
@@ -104,6 +104,11 @@ export function readRunState(value: unknown): RunState | null {
   if (lastError !== null && !(isObject(lastError) && typeof lastError.code === "number" && typeof lastError.message === "string")) return null;
   if (lastGeneration !== null && !(isObject(lastGeneration) && typeof lastGeneration.generationId === "string")) return null;
   if (typeof autoConfirmRemaining !== "number" || !Number.isInteger(autoConfirmRemaining) || autoConfirmRemaining < 0) return null;
+  // A plan that does not parse is dropped on its own: the rest of the state still holds.
+  if (value.plan !== undefined && !Plan.safeParse(value.plan).success) {
+    const { plan: _dropped, ...rest } = value;
+    return rest as unknown as RunState;
+  }
   return value as unknown as RunState;
 }
 

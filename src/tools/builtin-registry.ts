@@ -1,5 +1,6 @@
 import { createFileTools } from "./files/file-tools.js";
 import type { OpenFileOptions } from "./files/workspace-open.js";
+import { createUpdatePlanTool } from "./plan/update-plan.js";
 import { createShellTool, type ShellToolOptions } from "./shell.js";
 import { toolEnvironment } from "./tool-environment.js";
 import type { Tool, ToolProvider, ToolRegistry } from "./tool.js";
@@ -72,9 +73,9 @@ export interface DefaultToolsOptions {
   files?: OpenFileOptions;
 }
 
-/** The tools every conversation gets: shell, then the file tools. Custom tools and MCP tools join later. */
+/** The tools every conversation gets: shell, the file tools, then update_plan. Custom tools and MCP tools join later. */
 export function defaultTools(options: DefaultToolsOptions = {}): Tool[] {
   // Computed once, from the environment the server started with.
   const env = options.shell?.env ?? toolEnvironment(process.env, options.envAllow);
-  return [createShellTool({ ...options.shell, env }), ...createFileTools(options.files)];
+  return [createShellTool({ ...options.shell, env }), ...createFileTools(options.files), createUpdatePlanTool()];
 }

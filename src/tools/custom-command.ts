@@ -52,6 +52,8 @@ export function createCustomTool(definition: CustomToolDefinition, options: Cust
     inputSchema,
     annotations: customToolAnnotations(definition),
     source: "custom",
+    // A command line runs whatever it says: "execute" unless the configuration knows better.
+    kind: definition.kind ?? "execute",
     async run(args, context) {
       const variables = argumentVariables(args, declared);
       if (!variables.ok) return { success: false, exitCode: null, output: variables.error };

@@ -1,6 +1,7 @@
 import * as z from "zod";
 import type { ToolSpec } from "../../protocol/tools.js";
 import type { Tool } from "./tool.js";
+import { toolDisplay } from "./tool-display.js";
 
 /**
  * JSON Schema (draft 7) of a tool's arguments as the model should write them
@@ -20,5 +21,6 @@ export function toolSpec(tool: Tool): ToolSpec {
     parameters: tool.inputSchema ?? toolParametersJsonSchema(tool.parameters),
     annotations: { ...tool.annotations },
     source: tool.source ?? "builtin",
+    ...toolDisplay(tool),
   };
 }

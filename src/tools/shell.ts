@@ -6,6 +6,7 @@ import { OutputBudget, StreamBudget } from "./output-budget.js";
 import { isProcessGroupAlive, signalProcessGroup, toolProcessEnvironment, trackProcessGroup } from "./process-group.js";
 import { toolEnvironment } from "./tool-environment.js";
 import type { Tool, ToolResult, ToolRunContext } from "./tool.js";
+import { commandCall } from "./tool-display.js";
 
 export interface ShellToolOptions {
   /** Output kept for the model; beyond it the middle is cut (head and tail kept). Default 64 KiB. */
@@ -76,6 +77,9 @@ export function createShellTool(options: ShellToolOptions = {}): Tool<ShellArgum
     // A command can do anything: never read-only, possibly destructive.
     annotations: { readOnlyHint: false, destructiveHint: true },
     source: "builtin",
+    kind: "execute",
+    title: "Run command",
+    describeCall: (args) => commandCall(args.command),
     run: (args, context) =>
       runShellCommand(args.command, { ...context, timeoutMs: effectiveTimeout(context.timeoutMs, args.timeoutMs) }, settings),
   };

@@ -1,5 +1,5 @@
 import type * as z from "zod";
-import type { FileChange } from "../../protocol/index.js";
+import type { FileChange, PlanEntry, ToolKind, ToolLocation } from "../../protocol/index.js";
 
 export interface ToolRunContext {
   /** Working directory: the conversation's workspace (absolute). File tools confine every path to it. */
@@ -29,6 +29,8 @@ export interface ToolResult {
    * null: the file was deleted. Held in memory only, never stored.
    */
   change?: { path: string; before: string | null | undefined; after: string | null };
+  /** update_plan: the whole plan the call set; the loop stores it and announces plan_updated. */
+  plan?: PlanEntry[];
 }
 
 /** What a tool's preview is given: the run context without output or a time limit. */
@@ -38,6 +40,16 @@ export interface ToolPreviewContext {
   /** Aborted by interrupt: the preview is then of no interest. */
   signal: AbortSignal;
 }
+
+/** What one call looks like to a human: a title and the workspace files it touches (see describeCall). */
+export interface ToolCallDescription {
+  /** "Edit src/app.ts"; cut to a bounded single line by the caller. */
+  title?: string;
+  /** Workspace paths as the arguments give them (relative or absolute); the caller makes them workspace-relative. */
+  locations?: { path: string; line?: number }[];
+}
+
+export type { ToolKind, ToolLocation };
 
 /**
  * What a tool is known to do, as MCP's `readOnlyHint` / `destructiveHint`.
@@ -71,6 +83,24 @@ export interface Tool<A extends Record<string, unknown> = Record<string, unknown
   annotations?: ToolAnnotations;
   /** Default "builtin". */
   source?: ToolSource;
+  /**
+   * Runs without tool.confirm whatever settings.approval says (update_plan:
+   * it changes nothing outside the conversation); settings.toolPolicy still
+   * decides first, so a client can make it ask, or turn it off.
+   */
+  runsWithoutAsking?: boolean;
+  /** What kind of thing it does, for clients to render (ACP's tool kinds). Default "other". */
+  kind?: ToolKind;
+  /** A short human name ("Edit file"). Default: the name. */
+  title?: string;
+  /**
+   * Title and locations of one call, from its arguments as the model
+   * proposed them — NOT yet validated (the call is described while it waits
+   * for approval), so read every field defensively. Absent: the tool's title
+   * and no locations. `cwd` is the workspace (absolute), for titles that name
+   * a path as the user knows it. src/tools/tool-display.ts applies the bounds.
+   */
+  describeCall?(args: Readonly<Record<string, unknown>>, cwd: string): ToolCallDescription;
   run(args: A, context: ToolRunContext): Promise<ToolResult>;
   /**
    * What `run` with these arguments would change, computed without changing

@@ -49,13 +49,13 @@ describe("rendering (unit)", () => {
   it("says which placeholders a template uses (skills are only looked up when used)", () => {
     expect([...compileSystemPrompt("{{date}} {{tools}} {{date}}").uses].sort()).toEqual(["date", "tools"]);
     expect(compileSystemPrompt("plain").uses.size).toBe(0);
-    expect(compileSystemPrompt(DEFAULT_SYSTEM_PROMPT_TEMPLATE).uses).toEqual(new Set(["workspace", "os", "date", "tools", "skills"]));
+    expect(compileSystemPrompt(DEFAULT_SYSTEM_PROMPT_TEMPLATE).uses).toEqual(new Set(["workspace", "os", "date", "tools", "skills", "plan"]));
   });
 
   it("refuses unknown placeholders, naming each and the known ones", () => {
     expect(() => compileSystemPrompt("Hi {{user}} in {{workspace}} {{ Date }}")).toThrow(SystemPromptTemplateError);
     expect(() => compileSystemPrompt("Hi {{user}} in {{workspace}} {{ Date }}")).toThrow(
-      /conversations\.systemPrompt: unknown placeholders \{\{user\}\}, \{\{Date\}\} \(known: \{\{workspace\}\}, \{\{date\}\}, \{\{os\}\}, \{\{tools\}\}, \{\{skills\}\}\)/,
+      /conversations\.systemPrompt: unknown placeholders \{\{user\}\}, \{\{Date\}\} \(known: \{\{workspace\}\}, \{\{date\}\}, \{\{os\}\}, \{\{tools\}\}, \{\{skills\}\}, \{\{plan\}\}\)/,
     );
     expect(() => compileSystemPrompt("{{}}")).toThrow(/unknown placeholder \{\{\}\}/);
   });

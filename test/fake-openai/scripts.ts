@@ -104,6 +104,13 @@ export function parseStamps(text: string): bigint[] {
   return out;
 }
 
+/** The plan `bench-plan` sets. */
+export const BENCH_PLAN = [
+  { content: "Read the failing test", status: "completed" },
+  { content: "Fix src/invoice.ts", status: "in_progress", priority: "high" },
+  { content: "Run the tests", status: "pending" },
+];
+
 /**
  * `bench-burst-<N>`: N stamped tokens back to back.
  * `bench-paced-<N>-<D>`: N stamped tokens D ms apart.
@@ -113,8 +120,14 @@ export function parseStamps(text: string): bigint[] {
  * `bench-tool-paced-<N>-<D>`: the same shell call, then N stamped tokens D ms
  * apart after the tool result (a generation that streams for a while after
  * its tool ran).
+ * `bench-plan`: one update_plan call with a three-step plan (BENCH_PLAN),
+ * then "Planned." after its result.
  */
 export function scriptFromModel(model: string, messages: readonly { role?: unknown }[] = []): FakeScript | null {
+  if (model === "bench-plan") {
+    if (messages.at(-1)?.role === "tool") return { kind: "reply", text: ["Planned."] };
+    return { kind: "reply", toolCalls: [{ id: `call_${process.hrtime.bigint()}`, name: "update_plan", args: JSON.stringify({ entries: BENCH_PLAN }) }] };
+  }
   if (model === "bench-tool-true") {
     if (messages.at(-1)?.role === "tool") return { kind: "paced", tokens: 5, delayMs: 0 };
     return { kind: "reply", toolCalls: [{ id: `call_${process.hrtime.bigint()}`, name: "shell", args: '{"command":"true"}' }] };

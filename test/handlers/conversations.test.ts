@@ -112,6 +112,7 @@ describe("conversation.get", () => {
       lastError: null,
       lastGeneration: null,
       seq: 2,
+      plan: null,
     });
 
     const explicitFalse = await client.conversation.get({ conversationId: c.id, includeRecords: false });

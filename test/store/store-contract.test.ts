@@ -87,6 +87,7 @@ const runState = (n: number): RunState => ({
     finalRecordId: null,
   },
   autoConfirmRemaining: n,
+  plan: { entries: [{ content: `step ${n}`, status: "in_progress", priority: "high" }], generationId: `g_${n}`, updatedAt: "2026-01-01T00:00:00.500Z" },
 });
 
 describe.each(subjects)("%s: the ConversationStore contract", (_name, subject, available) => {

@@ -239,6 +239,9 @@ describe("end to end through the protocol", () => {
       parameters: { ...lookup.parameters, additionalProperties: false },
       annotations: { readOnlyHint: true, destructiveHint: false },
       source: "custom",
+      // A command runs whatever it says: "execute" unless its configuration declares a kind.
+      kind: "execute",
+      title: "lookup",
     });
     expect(tools.find((t) => t.name === "deploy")).toMatchObject({ source: "custom", annotations: { readOnlyHint: false, destructiveHint: true } });
 

@@ -319,6 +319,7 @@ describe("tool arguments, schema and registry", () => {
       "search_files",
       "write_file",
       "edit_file",
+      "update_plan",
       "other",
     ]);
     expect(registry.get("other")).toBe(other);

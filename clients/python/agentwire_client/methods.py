@@ -64,6 +64,7 @@ from .types import (
     MessageAppendParams,
     MessageAppendResult,
     ModelsListResult,
+    PlanUpdatedNotification,
     ServerStatusResult,
     SkillsListParams,
     SkillsListResult,
@@ -528,6 +529,9 @@ class AgentwireClient(AgentwireClientBase):
 
     @overload
     def on(self, method: Literal["generation_diff_updated"], handler: Callable[[GenerationDiffUpdatedNotification], object]) -> Disposer: ...
+
+    @overload
+    def on(self, method: Literal["plan_updated"], handler: Callable[[PlanUpdatedNotification], object]) -> Disposer: ...
 
     @overload
     def on(self, method: Literal["interrupted"], handler: Callable[[InterruptedNotification], object]) -> Disposer: ...

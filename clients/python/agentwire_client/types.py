@@ -10,10 +10,10 @@ from typing import Any, Literal, NotRequired, TypeAlias, TypedDict
 PROTOCOL_VERSION = "1.0"
 """The protocol version this client speaks, sent in initialize; a server of another major refuses it."""
 
-NotificationMethod: TypeAlias = Literal["connected", "message_added", "conversation_updated", "generation_started", "generation_progress", "generation_complete", "tool_pending", "tool_executing", "tool_output", "tool_completed", "tool_failed", "tool_skipped", "generation_diff_updated", "interrupted", "error"]
+NotificationMethod: TypeAlias = Literal["connected", "message_added", "conversation_updated", "generation_started", "generation_progress", "generation_complete", "tool_pending", "tool_executing", "tool_output", "tool_completed", "tool_failed", "tool_skipped", "generation_diff_updated", "plan_updated", "interrupted", "error"]
 """Every notification the server may send."""
 
-NOTIFICATION_METHODS: tuple[NotificationMethod, ...] = ("connected", "message_added", "conversation_updated", "generation_started", "generation_progress", "generation_complete", "tool_pending", "tool_executing", "tool_output", "tool_completed", "tool_failed", "tool_skipped", "generation_diff_updated", "interrupted", "error",)
+NOTIFICATION_METHODS: tuple[NotificationMethod, ...] = ("connected", "message_added", "conversation_updated", "generation_started", "generation_progress", "generation_complete", "tool_pending", "tool_executing", "tool_output", "tool_completed", "tool_failed", "tool_skipped", "generation_diff_updated", "plan_updated", "interrupted", "error",)
 
 
 class ConversationSettings(TypedDict):
@@ -356,6 +356,35 @@ class ConversationStateLastGeneration(TypedDict):
     """With outcome "error": why it failed."""
 
 
+class ConversationStatePlanEntriesItem(TypedDict):
+    content: str
+    """What the step is, in a short sentence (1–500 characters).
+
+    @minLength 1
+    @maxLength 500
+    """
+    status: Literal["pending", "in_progress", "completed"]
+    """pending: not started; in_progress: being worked on now (usually one at a time); completed: done.
+    """
+    priority: NotRequired[Literal["high", "medium", "low"]]
+    """How much it matters; absent when the model did not say."""
+
+
+class ConversationStatePlan(TypedDict):
+    entries: list[ConversationStatePlanEntriesItem]
+    """The whole plan, in order (at most 50 entries); an empty list clears it.
+
+    @maxItems 50
+    """
+    generationId: str
+    """The generation whose update_plan call set it."""
+    updatedAt: str
+    """When it was set (ISO-8601 UTC).
+
+    @format date-time
+    """
+
+
 class LastError(GenerationError, TypedDict):
     """The most recent error of the conversation's generations."""
 
@@ -389,6 +418,10 @@ class ConversationState(TypedDict):
     """Seq of the latest event of this conversation; subscribe with afterSeq = this to miss nothing.
 
     @minimum 0
+    """
+    plan: ConversationStatePlan | None
+    """The agent's plan as its latest update_plan call left it (plan_updated announces each change);
+    null before the first. Survives a restart.
     """
 
 
@@ -1516,6 +1549,17 @@ class ToolsListResultToolsItem(TypedDict):
     """Where the tool comes from: built in, a command from the configuration, the web tools, or an MCP
     server (named mcp__<server>__<tool>).
     """
+    kind: Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "other"]
+    """What kind of thing the tool does: declared by built-in tools, by `kind` in a custom tool's
+    configuration, or mapped from an MCP tool's annotations (readOnlyHint → read, destructiveHint →
+    delete, otherwise not read-only → edit); other when unknown.
+    """
+    title: str
+    """A short human name of the tool ("Edit file", "Run command"); an MCP tool's own title, else its
+    name.
+
+    @maxLength 120
+    """
 
 
 class ToolsListResult(TypedDict):
@@ -1917,12 +1961,44 @@ class GenerationCompleteNotification(GenerationEventBase, TypedDict):
     """
 
 
+class ToolPendingNotificationLocationsItem(TypedDict):
+    path: str
+    """A file or directory the call touches, relative to the conversation's workspace, with /
+    separators ("." for the workspace itself).
+    """
+    line: NotRequired[int]
+    """The line it starts at (1-based), when the call names one.
+
+    @minimum 1
+    """
+
+
 class ToolPendingNotification(GenerationEventBase, ToolCall, TypedDict):
     """Params of the `tool_pending` notification: A tool call awaits a decision.
 
     The model proposed a tool call; unless autoConfirmed, it waits for tool.confirm.
     """
 
+    kind: Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "other"]
+    """What kind of thing the tool does (ACP's tool kinds): read: reads files or data (read_file,
+    list_files). edit: changes files or content (write_file, edit_file). delete: removes files or
+    data. move: moves or renames files. search: searches for information (search_files, web_search).
+    execute: runs a command or code (shell, custom commands). think: internal reasoning or planning
+    (update_plan). fetch: retrieves external data (web_fetch). other: anything else, and tools that
+    say nothing about themselves.
+    """
+    title: str
+    """What the call does, for a human: "Edit src/app.ts", "Run npm test", "Fetch example.com". Derived
+    from the arguments by built-in tools; the tool's title (or name) for others. At most 120
+    characters, one line.
+
+    @maxLength 120
+    """
+    locations: list[ToolPendingNotificationLocationsItem]
+    """The workspace files the call touches, from its arguments (at most 20); empty when it names none.
+
+    @maxItems 20
+    """
     autoConfirmed: bool
     """True when auto-confirm will run it at once (tool_executing follows without a tool.confirm).
     """
@@ -1946,9 +2022,30 @@ class ToolPendingNotification(GenerationEventBase, ToolCall, TypedDict):
 class ToolExecutingNotification(GenerationEventBase, ToolCall, TypedDict):
     """Params of the `tool_executing` notification: A tool call started running.
 
-    A tool call started running.
+    A tool call started running (kind, title and locations follow the arguments it runs with, edited
+    or not).
     """
 
+    kind: Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "other"]
+    """What kind of thing the tool does (ACP's tool kinds): read: reads files or data (read_file,
+    list_files). edit: changes files or content (write_file, edit_file). delete: removes files or
+    data. move: moves or renames files. search: searches for information (search_files, web_search).
+    execute: runs a command or code (shell, custom commands). think: internal reasoning or planning
+    (update_plan). fetch: retrieves external data (web_fetch). other: anything else, and tools that
+    say nothing about themselves.
+    """
+    title: str
+    """What the call does, for a human: "Edit src/app.ts", "Run npm test", "Fetch example.com". Derived
+    from the arguments by built-in tools; the tool's title (or name) for others. At most 120
+    characters, one line.
+
+    @maxLength 120
+    """
+    locations: list[ToolPendingNotificationLocationsItem]
+    """The workspace files the call touches, from its arguments (at most 20); empty when it names none.
+
+    @maxItems 20
+    """
     edited: bool
     """True when the user edited the arguments."""
     changes: NotRequired[list[ToolCallRecordNetChangeChange]]
@@ -2027,6 +2124,20 @@ class GenerationDiffUpdatedNotification(GenerationEventBase, TypedDict):
     content (created then removed, an edit undone) has no entry.
 
     @maxItems 256
+    """
+
+
+class PlanUpdatedNotification(GenerationEventBase, TypedDict):
+    """Params of the `plan_updated` notification: The agent's plan changed: the model called
+    update_plan (it follows that call's tool_executing and comes before its tool_completed).
+
+    The model's update_plan call set the conversation's plan; state.plan holds it from now on.
+    """
+
+    entries: list[ConversationStatePlanEntriesItem]
+    """The whole plan now, in order (it replaces the previous one; empty: cleared).
+
+    @maxItems 50
     """
 
 
@@ -2135,6 +2246,13 @@ class GenerationDiffUpdatedEvent(TypedDict):
     params: GenerationDiffUpdatedNotification
 
 
+class PlanUpdatedEvent(TypedDict):
+    """A `plan_updated` notification, as `events()` yields it."""
+
+    method: Literal["plan_updated"]
+    params: PlanUpdatedNotification
+
+
 class InterruptedEvent(TypedDict):
     """A `interrupted` notification, as `events()` yields it."""
 
@@ -2149,7 +2267,7 @@ class ErrorEvent(TypedDict):
     params: ErrorNotification
 
 
-ConversationEvent: TypeAlias = MessageAddedEvent | ConversationUpdatedEvent | GenerationStartedEvent | GenerationProgressEvent | GenerationCompleteEvent | ToolPendingEvent | ToolExecutingEvent | ToolOutputEvent | ToolCompletedEvent | ToolFailedEvent | ToolSkippedEvent | GenerationDiffUpdatedEvent | InterruptedEvent | ErrorEvent
+ConversationEvent: TypeAlias = MessageAddedEvent | ConversationUpdatedEvent | GenerationStartedEvent | GenerationProgressEvent | GenerationCompleteEvent | ToolPendingEvent | ToolExecutingEvent | ToolOutputEvent | ToolCompletedEvent | ToolFailedEvent | ToolSkippedEvent | GenerationDiffUpdatedEvent | PlanUpdatedEvent | InterruptedEvent | ErrorEvent
 """What `client.events(conversation_id)` yields: one notification of the conversation as `{"method":
 ..., "params": ...}`. Comparing `event["method"]` with a method name narrows `params` to that
 notification's TypedDict.

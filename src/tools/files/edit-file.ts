@@ -13,6 +13,7 @@ import { runFileTool, throwIfStopped } from "./file-tool-run.js";
 import { readWholeText, writeAtomically } from "./text-file.js";
 import type { OpenFileOptions } from "./workspace-open.js";
 import { resolveInWorkspace } from "./workspace-path.js";
+import { pathCall } from "../tool-display.js";
 
 /** Largest file edit_file rewrites: the whole file is held in memory. */
 export const EDIT_MAX_BYTES = 8 * 1024 * 1024;
@@ -39,6 +40,9 @@ export function createEditFileTool(options: OpenFileOptions): Tool<EditFileArgum
     // It changes files, but only the text it names.
     annotations: { readOnlyHint: false, destructiveHint: false },
     source: "builtin",
+    kind: "edit",
+    title: "Edit file",
+    describeCall: (args, cwd) => pathCall("Edit", args, cwd),
     run: (args, context) =>
       runFileTool(context, { readOnly: false }, async (signal) => {
         const edit = await planEdit(args, context.cwd, options, signal);

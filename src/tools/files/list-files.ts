@@ -10,6 +10,7 @@ import { FileToolError, rethrowFsError } from "./file-tool-error.js";
 import { runFileTool } from "./file-tool-run.js";
 import { walkWorkspace } from "./workspace-walk.js";
 import { resolveInWorkspace, workspaceRoot } from "./workspace-path.js";
+import { pathCall } from "../tool-display.js";
 
 /** Most entries one call returns. */
 export const LIST_MAX_ENTRIES = 1000;
@@ -34,6 +35,9 @@ export function createListFilesTool(): Tool<ListFilesArguments> {
     parameters: ListFilesArguments,
     annotations: { readOnlyHint: true, destructiveHint: false },
     source: "builtin",
+    kind: "read",
+    title: "List files",
+    describeCall: (args, cwd) => pathCall("List", args, cwd, { fallback: "." }),
     run: (args, context) =>
       runFileTool(context, { readOnly: true }, async (signal) => {
         const root = await workspaceRoot(context.cwd);

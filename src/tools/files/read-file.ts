@@ -12,6 +12,7 @@ import { runFileTool, throwIfStopped } from "./file-tool-run.js";
 import { binaryRefusal, looksBinary, readSample } from "./text-file.js";
 import { openWorkspaceFile, type OpenFileOptions } from "./workspace-open.js";
 import { resolveInWorkspace } from "./workspace-path.js";
+import { pathCall } from "../tool-display.js";
 
 /** Most lines returned by one call. */
 export const READ_MAX_LINES = 2000;
@@ -50,6 +51,9 @@ export function createReadFileTool(options: OpenFileOptions): Tool<ReadFileArgum
     parameters: ReadFileArguments,
     annotations: { readOnlyHint: true, destructiveHint: false },
     source: "builtin",
+    kind: "read",
+    title: "Read file",
+    describeCall: (args, cwd) => pathCall("Read", args, cwd, { line: args.offset }),
     run: (args, context) =>
       runFileTool(context, { readOnly: true }, async (signal) => {
         const target = await resolveInWorkspace(context.cwd, args.path);

@@ -19,6 +19,7 @@ import { BINARY_SNIFF_BYTES, looksBinary } from "./text-file.js";
 import { HardLinkRefusal, openWorkspaceFile, readUpTo, type OpenFileOptions } from "./workspace-open.js";
 import { walkWorkspace, type WalkEntry } from "./workspace-walk.js";
 import { resolveInWorkspace, workspaceRoot } from "./workspace-path.js";
+import { searchCall } from "../tool-display.js";
 
 /** Most matching lines one call returns. */
 export const SEARCH_MAX_MATCHES = 200;
@@ -68,6 +69,9 @@ export function createSearchFilesTool(options: OpenFileOptions): Tool<SearchFile
     parameters: SearchFilesArguments,
     annotations: { readOnlyHint: true, destructiveHint: false },
     source: "builtin",
+    kind: "search",
+    title: "Search files",
+    describeCall: (args, cwd) => searchCall(args, cwd),
     run: (args, context) =>
       runFileTool(context, { readOnly: true }, async (signal) => {
         let re: RegExp;

@@ -10,6 +10,7 @@ import { runFileTool, throwIfStopped } from "./file-tool-run.js";
 import { readOpenText, writeAtomically } from "./text-file.js";
 import { openWorkspaceFile, type OpenFileOptions } from "./workspace-open.js";
 import { resolveInWorkspace } from "./workspace-path.js";
+import { pathCall } from "../tool-display.js";
 
 /** Largest old content read back to show the diff of an overwrite. */
 const DIFF_MAX_OLD_BYTES = 8 * 1024 * 1024;
@@ -29,6 +30,9 @@ export function createWriteFileTool(options: OpenFileOptions): Tool<WriteFileArg
     parameters: WriteFileArguments,
     annotations: { readOnlyHint: false, destructiveHint: true },
     source: "builtin",
+    kind: "edit",
+    title: "Write file",
+    describeCall: (args, cwd) => pathCall("Write", args, cwd),
     run: (args, context) =>
       runFileTool(context, { readOnly: false }, async (signal) => {
         const write = await planWrite(args, context.cwd, options, signal);

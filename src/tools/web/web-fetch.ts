@@ -26,6 +26,7 @@ import type { Tool, ToolResult, ToolRunContext } from "../tool.js";
 import { charsetOf, describeNetworkError, discardBody, mediaType, readCappedBody, startDeadline, type Deadline } from "./bounded-request.js";
 import { guardedGet } from "./guarded-get.js";
 import { NetworkPolicy, PrivateAddressRefused, type AllowPrivateNetwork } from "./private-network.js";
+import { fetchCall } from "../tool-display.js";
 
 export interface WebFetchOptions {
   /** Largest body read, in bytes; beyond it reading stops and the result says so. Default: WEB_FETCH_DEFAULTS. */
@@ -73,6 +74,9 @@ export function createWebFetchTool(options: WebFetchOptions = {}): Tool<WebFetch
     // Read-only only while it cannot reach local services: a GET there may act (see the header).
     annotations: { readOnlyHint: !opensPrivateNetwork, destructiveHint: false },
     source: "web",
+    kind: "fetch",
+    title: "Fetch web page",
+    describeCall: (args) => fetchCall(args.url),
     run: (args, context) => webFetch(args.url, context, settings),
   };
 }

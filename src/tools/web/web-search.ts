@@ -45,6 +45,9 @@ export function createWebSearchTool(options: WebSearchOptions): Tool<WebSearchAr
     parameters: WebSearchArguments,
     annotations: { readOnlyHint: true, destructiveHint: false },
     source: "web",
+    kind: "search",
+    title: "Search the web",
+    describeCall: (args) => (typeof args.query === "string" && args.query.trim() ? { title: `Search the web for "${args.query.trim()}"` } : {}),
     run: (args, context) => webSearch(args.query, context, settings),
   };
 }

@@ -29,7 +29,7 @@ afterAll(async () => {
 it("tools.list offers the file tools with their annotations", async () => {
   const { tools } = await fx.client.tools.list();
   const byName = new Map(tools.map((t) => [t.name, t]));
-  expect(tools.map((t) => t.name)).toEqual(["shell", "read_file", "list_files", "search_files", "write_file", "edit_file", "load_skill"]);
+  expect(tools.map((t) => t.name)).toEqual(["shell", "read_file", "list_files", "search_files", "write_file", "edit_file", "update_plan", "load_skill"]);
   expect(byName.get("read_file")).toMatchObject({ source: "builtin", annotations: { readOnlyHint: true } });
   expect(byName.get("write_file")).toMatchObject({ annotations: { readOnlyHint: false, destructiveHint: true } });
   expect(byName.get("edit_file")!.parameters).toMatchObject({ required: ["path", "old_string", "new_string"], additionalProperties: false });
@@ -47,6 +47,8 @@ it("edit_file confirmed over the protocol: the diff is on tool_completed and the
   const { generationId } = await fx.client.step({ conversationId: id });
   const pending = await events.waitForMethod("tool_pending");
   expect(pending.params).toMatchObject({ toolCallId: "call_edit", toolName: "edit_file", arguments: args });
+  // How a client shows it without knowing edit_file: its kind, a title and the file it touches (workspace-relative).
+  expect(pending.params).toMatchObject({ kind: "edit", title: "Edit greet.py", locations: [{ path: "greet.py" }] });
   expect(fx.fake.requests[0]!.tools!.map((t: { function: { name: string } }) => t.function.name)).toContain("edit_file");
   // Nothing changes before the user confirms.
   expect(await readFile(join(ws, "greet.py"), "utf8")).toBe('def greet():\n    print("hello")\n');
