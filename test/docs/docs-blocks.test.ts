@@ -50,7 +50,7 @@ import { WebSocket } from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AgentwireClient } from "../../clients/typescript/index.js";
 import { requests } from "../../protocol/inventory.js";
-import { HELP } from "../../src/cli-help.js";
+import { helpReference } from "../../src/cli-options.js";
 import { readBlock } from "../../src/codegen/blocks.js";
 import { Slugger } from "../../src/codegen/markdown.js";
 import { renderBlocks, renderOutputs } from "../../src/codegen/outputs.js";
@@ -61,6 +61,9 @@ import { extractBlocks, where, type DocBlock } from "../harness/doc-blocks.js";
 import { ShellSession } from "../harness/doc-session.js";
 import { compareOutput, parseTranscript, screenOf } from "../harness/doc-transcript.js";
 import { shippedBundle } from "../harness/shipped-bundle.js";
+
+/** Every command's help, as the CLI prints it. */
+const HELP = helpReference();
 
 const DOC_FILES = ["README.md", ...readdirSync(join(REPO_ROOT, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)];
 const blocks = DOC_FILES.flatMap((file) => extractBlocks(file, readFileSync(join(REPO_ROOT, file), "utf8")));
