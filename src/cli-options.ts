@@ -56,15 +56,17 @@ export function usageHint(argv: string[]): string {
 }
 
 /**
- * The help of every command, one after the other: `agentwire --help` then
- * `agentwire help COMMAND` for each (what docs/configuration.md shows and
- * what the docs' flags are checked against).
+ * Help texts one after the other, each under its command line: by default
+ * `agentwire --help` then every command's own (what the docs' flags are
+ * checked against); `commands` picks some (docs/configuration.md shows the
+ * overview and serve's).
  */
-export function helpReference(): string {
+export function helpReference(commands?: string[][]): string {
   const program = buildProgram({}, { discover: false }, { parsed: () => {}, out: () => {}, err: () => {} });
-  const texts = [["--help"], ...commandPaths(program).filter((path) => path[0] !== "help").map((path) => [...path, "--help"])].map((argv) => {
-    const shown = parseCli(argv, {}, { discover: false });
-    return `$ agentwire ${argv.join(" ")}\n${shown.help!.text.trimEnd()}`;
+  const chosen = commands ?? [[], ...commandPaths(program).filter((path) => path[0] !== "help")];
+  const texts = chosen.map((path) => {
+    const argv = [...path, "--help"];
+    return `$ agentwire ${argv.join(" ")}\n${parseCli(argv, {}, { discover: false }).help!.text.trimEnd()}`;
   });
   return `${texts.join("\n\n")}\n`;
 }

@@ -150,8 +150,8 @@ export function buildProgram(env: NodeJS.ProcessEnv, where: CommandPlace, sinks:
     .description(`agentwire ${SERVER_VERSION} — agent protocol server (JSON-RPC 2.0 over one WebSocket)`)
     .version(SERVER_VERSION, "-v, --version", "print the version")
     .helpOption("-h, --help", "show this help")
-    .helpCommand("help [command]", "show help for a command (its options and examples)")
-    .addHelpText("after", "\nRun agentwire help COMMAND (or agentwire COMMAND --help) for a command's options and examples.");
+    .helpCommand("help [command]", "a command's help and examples")
+    .addHelpText("after", "\nagentwire help COMMAND (or agentwire COMMAND --help): its options and examples.");
 
   addServerOptions(program.command("serve").summary("start the server").description("start the server: prints `agentwire listening on ws://HOST:PORT` once ready; logs go to stderr"))
     .addHelpText("after", `${examples([
@@ -163,7 +163,7 @@ export function buildProgram(env: NodeJS.ProcessEnv, where: CommandPlace, sinks:
       sinks.parsed({ command: "serve", config: resolved.config, resolved });
     });
 
-  addServerOptions(program.command("config").summary("print the effective configuration (--schema: its JSON Schema's path)").description("print the effective configuration and where each value came from (secrets masked)"))
+  addServerOptions(program.command("config").summary("print the effective configuration").description("print the effective configuration and where each value came from (secrets masked)"))
     .option("--json", "the configuration and its sources as JSON")
     .option("--schema", "print the path of the configuration file's JSON Schema (for $schema in agentwire.json)")
     .addHelpText("after", `${examples([
@@ -180,7 +180,7 @@ export function buildProgram(env: NodeJS.ProcessEnv, where: CommandPlace, sinks:
   addClientOptions(
     program
       .command("chat")
-      .summary("talk to an agent from the terminal or a script")
+      .summary("talk to an agent (terminal or script)")
       .description(
         "talk to an agent from the terminal or a script. PROMPT comes from the arguments, else from stdin when it is not a terminal. " +
           "On a terminal, chat streams the answer, asks about each tool call ([y]es, [n]o = skip, [e]dit the arguments in $EDITOR, [a]uto N), " +
@@ -219,7 +219,7 @@ export function buildProgram(env: NodeJS.ProcessEnv, where: CommandPlace, sinks:
   addClientOptions(
     program
       .command("conversations")
-      .summary("list, show, delete or export stored conversations")
+      .summary("list, show, rm or export conversations")
       .description("list, print, delete or export the stored conversations")
       .argument("[action]", "list, show, rm or export")
       .argument("[id]", "the conversation (show, rm, export)"),
@@ -334,7 +334,7 @@ export function buildProgram(env: NodeJS.ProcessEnv, where: CommandPlace, sinks:
     ["models", "one line per model; the default is marked"],
     ["models --json | jq -r '.models[].id'", "the ids, for scripts"],
   ]);
-  info("tools", "list the tools the agent may call", "the tools the agent may call (built in, custom, web, MCP)", "tools.list's result as JSON", [
+  info("tools", "the tools the agent may call", "the tools the agent may call (built in, custom, web, MCP)", "tools.list's result as JSON", [
     ["tools", "one line per tool, with where it comes from"],
     ["tools --json | jq -r '.tools[].name'", "the names"],
   ]);
@@ -345,7 +345,7 @@ export function buildProgram(env: NodeJS.ProcessEnv, where: CommandPlace, sinks:
 
   program
     .command("trust")
-    .summary("trust a project's agentwire.json (--list, --revoke)")
+    .summary("trust a project's agentwire.json")
     .description(
       "trust DIR's agentwire.json (default: the working directory's) as it is now, so that what it sets that runs commands or sends credentials applies (see agentwire help serve, Configuration files); a later change asks again",
     )
