@@ -8,7 +8,7 @@ import type { AgentwireClient, ModelsListResult, ServerStatusResult, ToolsListRe
 import type { InfoArgs } from "./chat-options.js";
 import { describeError } from "./chat-session.js";
 import { ConnectError, connectOrEmbed } from "./connect-or-embed.js";
-import { palette, wantsColor } from "./render.js";
+import { columns, palette, summaryLine, wantsColor } from "./render.js";
 
 export type InfoCommand = "models" | "tools" | "status";
 
@@ -31,7 +31,9 @@ function modelsText(result: ModelsListResult, colors: Colors): string {
     const state = provider.status === "ok" ? colors.green("ok") : colors.red(`${provider.status}${provider.error ? `: ${provider.error}` : ""}`);
     lines.push(`${colors.bold(provider.name)}  ${provider.wire}  ${provider.baseUrl}  ${state}`);
     for (const model of result.models.filter((m) => m.provider === provider.name)) {
-      const notes = [model.id === result.defaultModel ? "default" : "", model.declared ? "declared" : "", model.listed ? "" : "not listed"].filter(Boolean);
+      // The default may be named bare (it then goes to the default provider) or as provider/model.
+      const isDefault = model.id === result.defaultModel || (model.provider === result.defaultProvider && model.modelId === result.defaultModel);
+      const notes = [isDefault ? "default" : "", model.declared ? "declared" : "", model.listed ? "" : "not listed"].filter(Boolean);
       lines.push(`  ${model.id}${notes.length > 0 ? `  ${colors.dim(notes.join(", "))}` : ""}`);
     }
   }
@@ -39,9 +41,8 @@ function modelsText(result: ModelsListResult, colors: Colors): string {
   return `${lines.join("\n")}\n`;
 }
 
-function toolsText(result: ToolsListResult, colors: Colors): string {
-  const width = Math.max(0, ...result.tools.map((t) => t.name.length));
-  return `${result.tools.map((t) => `${t.name.padEnd(width)}  ${colors.dim(t.source.padEnd(7))}  ${t.description.split("\n")[0]!.slice(0, 90)}`).join("\n")}\n`;
+function toolsText(result: ToolsListResult): string {
+  return `${columns(result.tools.map((t) => [t.name, t.source, summaryLine(t.description)])).join("\n")}\n`;
 }
 
 function statusText(s: ServerStatusResult, colors: Colors): string {
@@ -73,7 +74,7 @@ export async function runInfo(command: InfoCommand, args: InfoArgs, io: Io = { s
     const colors = palette(wantsColor(io.stdout));
     if (args.json) io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     else if (command === "models") io.stdout.write(modelsText(result as ModelsListResult, colors));
-    else if (command === "tools") io.stdout.write(toolsText(result as ToolsListResult, colors));
+    else if (command === "tools") io.stdout.write(toolsText(result as ToolsListResult));
     else io.stdout.write(statusText(result as ServerStatusResult, colors));
     return 0;
   } catch (error) {

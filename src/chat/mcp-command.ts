@@ -7,14 +7,14 @@
  * one, nothing is started for add: the file is what counts.
  */
 import type { McpListResult } from "../../clients/typescript/index.js";
-
-type McpServerInfo = McpListResult["servers"][number];
 import { AgentwireRpcError } from "../../clients/typescript/index.js";
 import { addMcpServerToFile, ConfigEditError, removeMcpServerFromFile } from "../config/config-edit.js";
 import type { ConnectionTarget, McpArgs } from "./chat-options.js";
 import { describeError } from "./chat-session.js";
 import { ConnectError, connectOrEmbed, type OpenConnection } from "./connect-or-embed.js";
-import { palette, wantsColor } from "./render.js";
+import { columns, palette, summaryLine, wantsColor } from "./render.js";
+
+type McpServerInfo = McpListResult["servers"][number];
 
 /** How long `mcp list` waits for servers still making their first connection attempt. */
 const SETTLE_MS = 15_000;
@@ -52,7 +52,7 @@ function stateWord(server: McpServerInfo, colors: ReturnType<typeof palette>): s
 
 function describeServer(server: McpServerInfo, colors: ReturnType<typeof palette>): string {
   const lines = [`${colors.bold(server.name)}  ${server.transport}  ${server.origin === "config" ? "configuration file" : "added (mcp.add)"}  ${stateWord(server, colors)}`];
-  for (const tool of server.tools) lines.push(`  ${tool.name}  ${colors.dim(tool.description.split("\n")[0]!.slice(0, 100))}`);
+  lines.push(...columns(server.tools.map((tool) => [tool.name, summaryLine(tool.description)])).map((line) => `  ${line}`));
   return lines.join("\n");
 }
 
@@ -173,7 +173,7 @@ async function probe(args: Extract<McpArgs, { action: "probe" }>, io: Io, colors
       io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     } else {
       io.stdout.write(`${colors.bold(result.serverInfo.name)} ${result.serverInfo.version}: ${result.tools.length} tools\n`);
-      for (const tool of result.tools) io.stdout.write(`  ${tool.name}  ${colors.dim(tool.description.split("\n")[0]!.slice(0, 100))}\n`);
+      for (const line of columns(result.tools.map((tool) => [tool.name, summaryLine(tool.description)]))) io.stdout.write(`  ${line}\n`);
     }
     return 0;
   } catch (error) {
