@@ -17,6 +17,7 @@ import { FIXTURE_SERVER, stdioFixture } from "../fixtures/mcp/mcp-fixture.js";
 import { type AgentFixture, startAgentFixture } from "../harness/agent-fixture.js";
 import { REPO_ROOT, runCli } from "../harness/cli-process.js";
 import { parseCli } from "../../src/cli-options.js";
+import { maskedArgs } from "../../src/process-secrets.js";
 import { useShippedCli } from "../harness/shipped-cli.js";
 
 const run = useShippedCli();
@@ -179,6 +180,12 @@ describe("against a running server (--url)", { timeout: 60_000 }, () => {
     const gone = await agentwire(["mcp", "remove", "fx", "--url", fx.server.url], env);
     expect(gone.code).toBe(1);
     expect(gone.stderr).toContain(`no MCP server named "fx" in ${file}`);
+  });
+
+  it("mcp add's --header and --env values are masked in the process title, as --token's", () => {
+    expect(maskedArgs(["mcp", "add", "docs", "--http", "http://h/mcp", "--header", "Authorization=Bearer s3cret", "--env=KEY=v4lue"])).toEqual([
+      "mcp", "add", "docs", "--http", "http://h/mcp", "--header", "***", "--env=***",
+    ]);
   });
 
   it("mcp probe lists what a server offers and adds nothing", async () => {
