@@ -2,12 +2,12 @@
 /**
  * `agentwire serve` — flags and environment into a ServerConfig, then the
  * one stdout line `agentwire listening on ws://HOST:PORT` once ready.
- * Logs go to stderr. `agentwire chat` and `agentwire conversations` are
- * clients (src/chat/), loaded only when asked for.
+ * Logs go to stderr. The other commands (chat, conversations, mcp, models,
+ * tools, status, config, trust; src/cli-program.ts declares them all) are
+ * loaded only when asked for.
  */
 import { OPENAI_DEFAULT_BASE_URL } from "../protocol/config-providers.js";
-import { HELP } from "./cli-help.js";
-import { parseCli, UsageError } from "./cli-options.js";
+import { parseCli, UsageError, usageHint } from "./cli-options.js";
 import { ConfigFileError } from "./config/config-file.js";
 import { hideProcessSecrets } from "./process-secrets.js";
 import { SERVER_VERSION } from "./server-version.js";
@@ -21,7 +21,7 @@ async function main(): Promise<void> {
     parsed = parseCli(process.argv.slice(2), process.env);
   } catch (error) {
     if (error instanceof UsageError) {
-      process.stderr.write(`agentwire: ${error.message}\nRun agentwire --help for usage.\n`);
+      process.stderr.write(`agentwire: ${error.message}\nRun ${usageHint(process.argv.slice(2))} for usage.\n`);
       process.exit(2);
     }
     if (error instanceof ConfigFileError) {
@@ -31,7 +31,12 @@ async function main(): Promise<void> {
     throw error;
   }
   if (parsed.command === "help") {
-    process.stdout.write(HELP);
+    // Asked for: stdout, 0. Standing for a missing subcommand (`agentwire mcp`): stderr, 2.
+    if (parsed.help!.error) {
+      process.stderr.write(parsed.help!.text);
+      process.exit(2);
+    }
+    process.stdout.write(parsed.help!.text);
     return;
   }
   if (parsed.command === "version") {
@@ -47,6 +52,14 @@ async function main(): Promise<void> {
     const { runConversations } = await import("./chat/conversations-command.js");
     process.exit(await runConversations(parsed.conversations!));
   }
+  if (parsed.command === "mcp") {
+    const { runMcp } = await import("./chat/mcp-command.js");
+    process.exit(await runMcp(parsed.mcp!));
+  }
+  if (parsed.command === "models" || parsed.command === "tools" || parsed.command === "status") {
+    const { runInfo } = await import("./chat/info-command.js");
+    process.exit(await runInfo(parsed.command, parsed.info!));
+  }
   if (parsed.command === "trust") {
     const { runTrust, TrustRefused } = await import("./config/trust-command.js");
     try {
@@ -56,6 +69,18 @@ async function main(): Promise<void> {
       process.stderr.write(`agentwire: ${error instanceof ConfigFileError ? `bad configuration: ${error.message}` : error.message}\n`);
       process.exit(2);
     }
+    return;
+  }
+  if (parsed.command === "config" && parsed.schema) {
+    const { configSchemaPath } = await import("./config/config-schema-path.js");
+    let path;
+    try {
+      path = configSchemaPath();
+    } catch (error) {
+      process.stderr.write(`agentwire: ${(error as Error).message}\n`);
+      process.exit(1);
+    }
+    process.stdout.write(parsed.json ? `${JSON.stringify({ path })}\n` : `${path}\n`);
     return;
   }
   if (parsed.command === "config") {

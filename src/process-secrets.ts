@@ -30,8 +30,8 @@
  */
 import { closeSync, openSync, readFileSync, writeSync } from "node:fs";
 
-/** Flags whose value is a secret; shown as `***` in the process title. */
-const SECRET_FLAGS = new Set(["--token"]);
+/** Flags whose value is a secret; shown as `***` in the process title (`mcp add`'s --header and --env carry keys as often as not). */
+const SECRET_FLAGS = new Set(["--token", "--header", "--env"]);
 export const MASK = "***";
 
 /** The command line without secrets: flag values masked, passwords and tokens in URLs masked. */

@@ -3,13 +3,14 @@
  * session (chat-session.ts) to the process: where the prompt comes from
  * (argument, stdin, or a REPL on a terminal), how output is shown (text or
  * NDJSON), how tools are decided, Ctrl-C, and the exit status
- * (0 complete, 1 error, 2 usage, 130 interrupted).
+ * (0 completed, 1 error, 2 usage, 130 interrupted).
  */
 import { createInterface, type Interface } from "node:readline/promises";
 import type { ToolPendingNotification } from "../../clients/typescript/index.js";
 import type { ChatArgs } from "./chat-options.js";
 import { ChatSession, describeError, exitCodeOf, type SessionView, type ToolDecider, type TurnOutcome } from "./chat-session.js";
 import { ConnectError, connectOrEmbed, type OpenConnection } from "./connect-or-embed.js";
+import { lastConversationIn } from "./last-conversation.js";
 import { NdjsonView } from "./ndjson-view.js";
 import { palette, wantsColor } from "./render.js";
 import { Spinner } from "./spinner.js";
@@ -99,8 +100,14 @@ export async function runChat(args: ChatArgs, io: ChatIo = defaultIo()): Promise
 
   let code: number;
   try {
+    let conversationId = args.conversationId;
+    if (args.continueLast) {
+      const last = await lastConversationIn(connection.client, io.cwd);
+      if (!last) throw new NothingToContinue(`no conversation to continue: none has ${io.cwd} as its workspace (start one with agentwire chat PROMPT)`);
+      conversationId = last.id;
+    }
     await session.open({
-      conversationId: args.conversationId,
+      conversationId,
       workspace: io.cwd,
       title: prompt ? prompt.split("\n")[0]!.slice(0, 80) : undefined,
       model: args.model,
@@ -127,11 +134,13 @@ export async function runChat(args: ChatArgs, io: ChatIo = defaultIo()): Promise
       }
     }
     code = outcome ? exitCodeOf(outcome) : 0;
-    ndjson?.end(outcome ?? { kind: "complete" });
+    ndjson?.end(outcome ?? { kind: "completed" });
     if (outcome?.kind === "error" && terminal === undefined) stderr.write(`agentwire: ${outcome.message}\n`);
   } catch (error) {
     // open() failed (unknown conversation, bad model name…): the view has shown the request's error.
     ndjson?.end({ kind: "error", message: describeError(error) });
+    // Nothing to continue: no request failed, so no view has said it.
+    if (error instanceof NothingToContinue) stderr.write(`agentwire: ${describeError(error)}\n`);
     code = 1;
   } finally {
     process.off("SIGINT", onCtrlC);
@@ -142,6 +151,9 @@ export async function runChat(args: ChatArgs, io: ChatIo = defaultIo()): Promise
   await connection.close().catch(() => {});
   return code;
 }
+
+/** --continue found no conversation of this workspace. */
+class NothingToContinue extends Error {}
 
 type Line = { kind: "line"; text: string } | { kind: "interrupt" };
 

@@ -1,15 +1,17 @@
 /**
- * Flags of the client commands, `agentwire chat` and `agentwire conversations`,
- * into what they need: where to connect (a URL, or an embedded server's
+ * What the client commands (`agentwire chat`, `conversations`, `mcp`,
+ * `models`, `tools`, `status`) need, from their parsed flags (src/cli-program.ts
+ * declares the flags): where to connect (a URL, or an embedded server's
  * configuration resolved exactly as `serve` resolves it) and what to do.
+ * Flags arrive as a record by flag name without the dashes ("data-dir").
  */
-import { parseArgs } from "node:util";
 import { flaggedKeys, valueFromText } from "../config/config-keys.js";
 import { type ConfigLayer, setAt } from "../config/config-layers.js";
 import { type CommandPlace, resolveCommandConfig } from "../config/resolve-config.js";
 import type { ServerConfig } from "../config/server-config.js";
 import { readTokenFile } from "../token-file.js";
 import { UsageError } from "../usage-error.js";
+import { MCP_SERVER_NAME_PATTERN, McpServerDefinition } from "../../protocol/config-mcp.js";
 
 /** Where a client command talks to: a running server, or one started in this process. */
 export interface ConnectionTarget {
@@ -38,6 +40,8 @@ export interface ChatArgs {
   /** --auto N: run this many tool calls without asking, then decide as `tools` says. */
   auto?: number;
   conversationId?: string;
+  /** --continue: the most recent conversation whose workspace is the working directory. */
+  continueLast: boolean;
   model?: string;
   attachments: AttachSpec[];
 }
@@ -53,42 +57,6 @@ export interface ConversationsArgs {
   limit?: number;
 }
 
-const CONNECTION_OPTIONS = {
-  url: { type: "string" },
-  token: { type: "string" },
-  "token-file": { type: "string" },
-  "data-dir": { type: "string" },
-  store: { type: "string" },
-  config: { type: "string" },
-  "log-level": { type: "string" },
-  json: { type: "boolean" },
-  help: { type: "boolean", short: "h" },
-} as const;
-
-const CHAT_OPTIONS = {
-  ...CONNECTION_OPTIONS,
-  yes: { type: "boolean", short: "y" },
-  deny: { type: "boolean" },
-  auto: { type: "string" },
-  conversation: { type: "string" },
-  model: { type: "string" },
-  attach: { type: "string", multiple: true },
-} as const;
-
-const CONVERSATIONS_OPTIONS = {
-  ...CONNECTION_OPTIONS,
-  format: { type: "string" },
-  limit: { type: "string" },
-} as const;
-
-function parse<O extends typeof CHAT_OPTIONS | typeof CONVERSATIONS_OPTIONS>(argv: string[], options: O) {
-  try {
-    return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-}
-
 /** `PATH` or `PATH:START-END` (lines counted from 1, inclusive). A colon not followed by a range stays part of the path. */
 export function parseAttachSpec(spec: string): AttachSpec {
   const match = /^(.+):(\d+)-(\d+)$/.exec(spec);
@@ -102,51 +70,57 @@ export function parseAttachSpec(spec: string): AttachSpec {
   return { path: match[1]!, lines: { start, end } };
 }
 
-function connectionTarget(
-  values: {
-    url?: string;
-    token?: string;
-    "token-file"?: string;
-    "data-dir"?: string;
-    store?: string;
-    config?: string;
-    "log-level"?: string;
-    model?: string;
-  },
-  env: NodeJS.ProcessEnv,
-  where: CommandPlace,
-): ConnectionTarget {
-  if (values.token !== undefined && values["token-file"] !== undefined) throw new UsageError("--token and --token-file cannot go together");
-  const flagToken = values["token-file"] !== undefined ? readTokenFile(values["token-file"]) : values.token;
-  const url = values.url ?? (env.AGENTWIRE_URL || undefined);
+/** Flag values by flag name without the dashes: "data-dir" → "/tmp/x"; a repeated list flag gives an array. */
+export type FlagValues = Record<string, string | string[] | boolean | undefined>;
+
+/** Configuration flags that do not reach an embedded server: it always listens on a free loopback port. */
+export const NOT_FOR_EMBEDDED = new Set(["--host", "--port"]);
+
+const text = (values: FlagValues, name: string): string | undefined => {
+  const value = values[name];
+  return typeof value === "string" ? value : undefined;
+};
+
+/**
+ * --url / AGENTWIRE_URL and a token, or else the embedded server's
+ * configuration: the same layers as `serve`, with the configuration flags
+ * given (each sets the key the schema gives it to), then what an embedded
+ * server must be: loopback, any free port, and quiet (its log would
+ * interleave with the output) unless asked otherwise.
+ */
+export function connectionTarget(values: FlagValues, env: NodeJS.ProcessEnv, where: CommandPlace, clientOnly: ReadonlySet<string> = new Set()): ConnectionTarget {
+  const tokenFlag = text(values, "token");
+  const tokenFile = text(values, "token-file");
+  if (tokenFlag !== undefined && tokenFile !== undefined) throw new UsageError("--token and --token-file cannot go together");
+  const flagToken = tokenFile !== undefined ? readTokenFile(tokenFile) : tokenFlag;
+  const url = text(values, "url") ?? (env.AGENTWIRE_URL || undefined);
   const token = flagToken ?? (env.AGENTWIRE_TOKEN || undefined);
+  const keys = flaggedKeys();
+  const given = [...keys.keys()].filter((flag) => flag !== "--token" && !clientOnly.has(flag) && values[flag.slice(2)] !== undefined);
   if (url !== undefined) {
     if (!/^wss?:\/\//.test(url)) throw new UsageError(`--url must be a ws:// or wss:// URL, got "${url}"`);
-    for (const flag of ["data-dir", "store", "config"] as const) {
-      if (values[flag] !== undefined) throw new UsageError(`--${flag} is for the embedded server; it cannot go with --url`);
+    for (const flag of [...given, ...(values.config !== undefined ? ["--config"] : [])]) {
+      throw new UsageError(`${flag} is for the embedded server; it cannot go with --url`);
     }
     return { url, token };
   }
-  // The same layers as `serve`, then what an embedded server must be: loopback, any free port,
-  // and quiet (its log would interleave with the conversation) unless asked otherwise.
-  // These flags are serve's: they set the keys the schema gives them to.
-  const keys = flaggedKeys();
   const flags: ConfigLayer = { label: "flags", values: {}, sources: {} };
-  const set = (flag: string, value: string | number, shownAs = flag) => {
+  const set = (flag: string, value: string | string[] | number, shownAs = flag) => {
     const key = keys.get(flag)!;
-    const read = typeof value === "number" ? { value } : valueFromText(key, [value]);
+    const read = typeof value === "number" ? { value } : valueFromText(key, typeof value === "string" ? [value] : value);
     if ("problem" in read) throw new UsageError(`${flag} ${read.problem}`);
     setAt(flags.values, key.path, read.value);
     flags.sources![key.path] = `flag ${shownAs}`;
   };
-  set("--log-level", values["log-level"] ?? "error");
+  set("--log-level", "error");
+  for (const flag of given) {
+    if (NOT_FOR_EMBEDDED.has(flag)) throw new UsageError(`${flag} is serve's: an embedded server listens on a free loopback port`);
+    set(flag, values[flag.slice(2)] as string | string[]);
+  }
   set("--host", "127.0.0.1");
   set("--port", 0);
-  if (values["data-dir"] !== undefined) set("--data-dir", values["data-dir"]);
-  if (values.store !== undefined) set("--store", values.store);
-  if (flagToken !== undefined) set("--token", flagToken, values.token !== undefined ? "--token" : "--token-file");
-  if (values.model !== undefined) set("--model", values.model);
-  const resolved = resolveCommandConfig(flags, env, where, values.config);
+  if (flagToken !== undefined) set("--token", flagToken, tokenFlag !== undefined ? "--token" : "--token-file");
+  const resolved = resolveCommandConfig(flags, env, where, text(values, "config"));
   return { embedded: resolved.config, token: resolved.config.server.token };
 }
 
@@ -157,41 +131,42 @@ function positiveInt(flag: string, value: string | undefined, min: number): numb
   return n;
 }
 
-/** `agentwire chat …` (argv without the command word). Returns null for --help. */
-export function parseChatArgs(argv: string[], env: NodeJS.ProcessEnv, where: CommandPlace = {}): ChatArgs | null {
-  const { values, positionals } = parse(argv, CHAT_OPTIONS);
-  if (values.help) return null;
+/** `agentwire chat [PROMPT…]`. */
+export function chatArgs(words: string[], values: FlagValues, env: NodeJS.ProcessEnv, where: CommandPlace = {}): ChatArgs {
   const chosen = [values.yes && "--yes", values.deny && "--deny"].filter(Boolean);
   if (chosen.length > 1) throw new UsageError("--yes and --deny cannot go together");
-  const auto = positiveInt("auto", values.auto, 0);
+  const auto = positiveInt("auto", text(values, "auto"), 0);
   if (auto !== undefined && values.yes) throw new UsageError("--auto N and --yes cannot go together (--yes runs every tool call)");
-  if (values.model === "") throw new UsageError("--model needs a model name");
+  const model = text(values, "model");
+  if (model === "") throw new UsageError("--model needs a model name");
+  const conversationId = text(values, "conversation");
+  if (values.continue === true && conversationId !== undefined) throw new UsageError("--continue and --conversation cannot go together");
   return {
-    target: connectionTarget(values, env, where),
-    prompt: positionals.length > 0 ? positionals.join(" ") : undefined,
+    // --model names the conversation's model; it is also the embedded server's default, as before.
+    target: connectionTarget(values, env, where, new Set(["--model"])),
+    prompt: words.length > 0 ? words.join(" ") : undefined,
     json: values.json === true,
     tools: values.yes ? "yes" : values.deny ? "deny" : "ask",
     auto,
-    conversationId: values.conversation,
-    model: values.model,
-    attachments: (values.attach ?? []).map(parseAttachSpec),
+    conversationId,
+    continueLast: values.continue === true,
+    model,
+    attachments: ((values.attach as string[] | undefined) ?? []).map(parseAttachSpec),
   };
 }
 
 const ACTIONS: readonly ConversationsAction[] = ["list", "show", "rm", "export"];
 
-/** `agentwire conversations …` (argv without the command word). Returns null for --help. */
-export function parseConversationsArgs(argv: string[], env: NodeJS.ProcessEnv, where: CommandPlace = {}): ConversationsArgs | null {
-  const { values, positionals } = parse(argv, CONVERSATIONS_OPTIONS);
-  if (values.help) return null;
-  const [action, id, ...rest] = positionals;
+/** `agentwire conversations ACTION [ID]`. */
+export function conversationsArgs(words: string[], values: FlagValues, env: NodeJS.ProcessEnv, where: CommandPlace = {}): ConversationsArgs {
+  const [action, id, ...rest] = words;
   if (!action || !ACTIONS.includes(action as ConversationsAction)) {
     throw new UsageError(`agentwire conversations needs one of: list, show ID, rm ID, export ID${action ? ` (got "${action}")` : ""}`);
   }
   if (action === "list" ? id !== undefined : id === undefined || rest.length > 0) {
     throw new UsageError(action === "list" ? "conversations list takes no ID" : `conversations ${action} takes exactly one conversation ID`);
   }
-  const format = values.format ?? "json";
+  const format = text(values, "format") ?? "json";
   if (format !== "json" && format !== "markdown") throw new UsageError(`--format must be json or markdown, got "${format}"`);
   if (values.format !== undefined && action !== "export") throw new UsageError("--format goes with conversations export");
   return {
@@ -200,6 +175,70 @@ export function parseConversationsArgs(argv: string[], env: NodeJS.ProcessEnv, w
     id,
     format,
     json: values.json === true,
-    limit: positiveInt("limit", values.limit, 1),
+    limit: positiveInt("limit", text(values, "limit"), 1),
   };
+}
+
+/** `agentwire models`, `tools`, `status`: where to ask, and how to print. */
+export interface InfoArgs {
+  target: ConnectionTarget;
+  json: boolean;
+}
+
+export function infoArgs(values: FlagValues, env: NodeJS.ProcessEnv, where: CommandPlace = {}): InfoArgs {
+  return { target: connectionTarget(values, env, where), json: values.json === true };
+}
+
+export type McpArgs =
+  | { action: "list"; target: ConnectionTarget; json: boolean }
+  | { action: "add"; target: ConnectionTarget; json: boolean; name: string; server: McpServerDefinition; configFile: string }
+  | { action: "remove"; target: ConnectionTarget; json: boolean; name: string; configFile: string }
+  | { action: "probe"; target: ConnectionTarget; json: boolean; server: McpServerDefinition };
+
+/** `NAME=VALUE` (--env) or `NAME: VALUE` / `NAME=VALUE` (--header) pairs into a record. */
+function pairs(flag: string, given: string[] | undefined, separators: RegExp): Record<string, string> | undefined {
+  if (given === undefined || given.length === 0) return undefined;
+  const out: Record<string, string> = {};
+  for (const item of given) {
+    const match = separators.exec(item);
+    if (!match || match.index === 0) throw new UsageError(`${flag} takes NAME=VALUE, got "${item}"`);
+    out[item.slice(0, match.index)] = item.slice(match.index + match[0].length);
+  }
+  return out;
+}
+
+/**
+ * The MCP server `mcp add` / `mcp probe` describe: `--http URL` (Streamable
+ * HTTP) or a command after `--` (stdio), checked against the same schema as
+ * agentwire.json's mcpServers, naming the flag at fault.
+ */
+export function mcpDefinition(command: string[], values: FlagValues): McpServerDefinition {
+  const http = text(values, "http");
+  const env = pairs("--env", values.env as string[] | undefined, /=/);
+  const headers = pairs("--header", values.header as string[] | undefined, /\s*[:=]\s*/);
+  const cwd = text(values, "cwd");
+  let definition: unknown;
+  if (http !== undefined) {
+    if (command.length > 0) throw new UsageError(`--http URL and a command (${command.join(" ")}) cannot go together: an MCP server is one or the other`);
+    if (env || cwd !== undefined) throw new UsageError("--env and --cwd are for a command (stdio) server, not --http");
+    definition = { url: http, ...(headers ? { headers } : {}) };
+  } else {
+    if (command.length === 0) throw new UsageError("name the MCP server's command after -- (e.g. -- npx -y @modelcontextprotocol/server-everything), or give --http URL");
+    if (headers) throw new UsageError("--header is for an --http server");
+    const [program, ...args] = command;
+    definition = { command: program, ...(args.length > 0 ? { args } : {}), ...(env ? { env } : {}), ...(cwd !== undefined ? { cwd } : {}) };
+  }
+  const parsed = McpServerDefinition.safeParse(definition);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const field = String(issue.path.at(-1) ?? "");
+    const flag = field === "url" ? "--http" : field === "command" ? "the command" : `--${field}`;
+    throw new UsageError(`${flag}: ${issue.message}`);
+  }
+  return parsed.data;
+}
+
+export function mcpServerName(name: string): string {
+  if (!MCP_SERVER_NAME_PATTERN.test(name)) throw new UsageError(`MCP server name "${name}": letters, digits, _ and -, at most 32`);
+  return name;
 }

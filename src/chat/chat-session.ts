@@ -9,6 +9,7 @@
 import type {
   AgentwireClient,
   Conversation,
+  GenerationWaitResult,
   NotificationMethod,
   NotificationParams,
   ToolPendingNotification,
@@ -37,11 +38,17 @@ export interface SessionView {
   requestFailed(method: string, error: unknown): void;
 }
 
-export type TurnOutcome = { kind: "complete" } | { kind: "interrupted" } | { kind: "error"; message: string; code?: number };
+/** How a turn ended, in the protocol's words (GenerationOutcome: `completed`, never "complete"): --json prints `kind` as is. */
+export type TurnOutcome = { kind: "completed" } | { kind: "interrupted" } | { kind: "error"; message: string; code?: number };
+
+// The outcome words are the protocol's: this fails to compile if either side gains, loses or renames one.
+type SameWords<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
+const _outcomeWords: SameWords<TurnOutcome["kind"], Extract<GenerationWaitResult, { done: true }>["outcome"]> = true;
+void _outcomeWords;
 
 /** Exit status of a command whose last turn ended so (documented in --help). */
 export function exitCodeOf(outcome: TurnOutcome): number {
-  return outcome.kind === "complete" ? 0 : outcome.kind === "interrupted" ? 130 : 1;
+  return outcome.kind === "completed" ? 0 : outcome.kind === "interrupted" ? 130 : 1;
 }
 
 export interface ChatSessionOptions {
@@ -222,7 +229,7 @@ export class ChatSession {
 }
 
 function terminalOf(method: string, params: any): Terminal | undefined {
-  if (method === "generation_complete" && params.final === true) return { method, outcome: { kind: "complete" } };
+  if (method === "generation_complete" && params.final === true) return { method, outcome: { kind: "completed" } };
   if (method === "interrupted") return { method, outcome: { kind: "interrupted" } };
   if (method === "error") return { method, outcome: { kind: "error", message: String(params.message), code: params.code } };
   return undefined;

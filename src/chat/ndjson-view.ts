@@ -7,7 +7,7 @@
  *   {"type":"notification","method":"generation_progress","params":{…}}
  *   {"type":"result","method":"step","result":{"generationId":"g_…"}}
  *   {"type":"error","method":"step","error":{"code":-32031,"message":"…"}}
- *   {"type":"end","outcome":"complete","exitCode":0}
+ *   {"type":"end","outcome":"completed","exitCode":0}
  */
 import { AgentwireRpcError } from "../../clients/typescript/index.js";
 import type { SessionView, TurnOutcome } from "./chat-session.js";

@@ -1,8 +1,11 @@
 /**
  * Colours for the terminal client: ANSI styles when the stream is a terminal
  * and NO_COLOR (https://no-color.org) is unset; plain text otherwise, so piped
- * output and logs carry no escape codes.
+ * output and logs carry no escape codes. And the small layout helpers of the
+ * listings (tools, mcp list).
  */
+import { firstSentence } from "../cli-help.js";
+
 export interface Palette {
   dim(text: string): string;
   bold(text: string): string;
@@ -38,4 +41,17 @@ export function palette(color: boolean): Palette {
 export function formatArguments(args: Record<string, unknown>, max = 400): string {
   const text = JSON.stringify(args);
   return text.length > max ? `${text.slice(0, max)}… (${text.length} chars)` : text;
+}
+
+/** A description as one line of a listing: its first sentence, cut at `max` characters. */
+export function summaryLine(description: string, max = 72): string {
+  const first = firstSentence(description.split("\n")[0]!.trim());
+  return first.length > max ? `${first.slice(0, max - 1).trimEnd()}…` : first;
+}
+
+/** Rows of cells as aligned columns (two spaces apart; the last cell is not padded). */
+export function columns(rows: string[][]): string[] {
+  const widths: number[] = [];
+  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
+  return rows.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join("  "));
 }

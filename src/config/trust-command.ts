@@ -8,7 +8,6 @@
 import { existsSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
-import { parseArgs } from "node:util";
 import { TRUST_REQUIRED_CONFIG_PATHS } from "../../protocol/config.js";
 import { UsageError } from "../usage-error.js";
 import { CONFIG_FILE_NAME, realpathOr } from "./config-discovery.js";
@@ -30,24 +29,11 @@ export interface TrustPlace {
   env: NodeJS.ProcessEnv;
 }
 
-export function parseTrustArgs(argv: string[]): TrustArgs | null {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: { list: { type: "boolean" }, revoke: { type: "boolean" }, help: { type: "boolean", short: "h" } },
-    });
-  } catch (error) {
-    throw new UsageError(`trust: ${(error as Error).message}`);
-  }
-  const { values, positionals } = parsed;
-  if (values.help) return null;
+/** `agentwire trust [DIR] [--list | --revoke]` (src/cli-program.ts declares the flags). */
+export function trustArgs(dir: string | undefined, values: { list?: boolean; revoke?: boolean }): TrustArgs {
   if (values.list && values.revoke) throw new UsageError("trust: --list and --revoke go alone");
-  if (positionals.length > 1) throw new UsageError(`trust takes one DIR, got ${positionals.length}`);
-  if (values.list && positionals.length > 0) throw new UsageError("trust --list takes no DIR");
-  return { action: values.list ? "list" : values.revoke ? "revoke" : "trust", target: positionals[0] };
+  if (values.list && dir !== undefined) throw new UsageError("trust --list takes no DIR");
+  return { action: values.list ? "list" : values.revoke ? "revoke" : "trust", target: dir };
 }
 
 /** A trust that cannot be given, with the reason; the CLI prints it and exits 2. */

@@ -86,9 +86,13 @@ export class McpManager implements ToolProvider {
       }
       const saved = await this.file.load();
       if (saved.problem) this.log.error(`${this.file.path} ${saved.problem}; its servers are not started (the file is set aside at the next mcp.add or mcp.remove)`);
+      let shadowed = false;
       for (const [name, definition] of Object.entries(saved.servers)) {
         if (this.connections.has(name) || Object.hasOwn(this.config.mcpServers, name)) {
-          this.log.warn(`MCP server "${name}" from ${this.file.path} is also in the configuration file; the configuration file's is used`);
+          // `agentwire mcp add` puts a server in the configuration file and mcp.add's it on the running server:
+          // the file's is the one kept, so the saved copy goes (else it would come back once the file drops it).
+          this.log.warn(`MCP server "${name}" from ${this.file.path} is also in the configuration file; the configuration file's is used and the saved copy dropped`);
+          shadowed = true;
           continue;
         }
         if (this.connections.size < max) {
@@ -97,6 +101,9 @@ export class McpManager implements ToolProvider {
           this.overLimit.set(name, definition);
           skipped.push(`"${name}" (${this.file.path})`);
         }
+      }
+      if (shadowed && !saved.problem) {
+        await this.file.save(this.savedDefinitions()).catch((error: unknown) => this.log.error(`could not write ${this.file.path}`, error));
       }
       if (skipped.length > 0) {
         this.log.error(

@@ -231,7 +231,7 @@ it("the web client page: GET / serves dist/web's page, and its script (valid Jav
   await stop(cli);
 }, 60_000);
 
-it("the client commands: chat (with its embedded server), conversations, config and trust", async () => {
+it("the client commands: chat (with its embedded server), conversations, config, trust, mcp, status and config --schema", async () => {
   const fake = await startFakeOpenAI({ apiKey: "test-key" });
   try {
     const project = await dir("project");
@@ -256,6 +256,19 @@ it("the client commands: chat (with its embedded server), conversations, config 
     expect((await config.exited).code, config.stderr()).toBe(0);
     // The report (JSON) names the project's file among those it read.
     expect(JSON.stringify(JSON.parse(config.stdout()))).toContain(JSON.stringify(file));
+
+    // The management commands, each loaded lazily: mcp (and the user file it edits), status (models and tools share its chunk), config --schema.
+    const xdg = await dir("xdg-config");
+    const fixture = stdioFixture();
+    const mcp = bundle(["mcp", "add", "fx", "--data-dir", dataDir, "--", fixture.command, ...fixture.args], { ...env, XDG_CONFIG_HOME: xdg }, project);
+    expect((await mcp.exited).code, mcp.stderr()).toBe(0);
+    expect(JSON.parse(readFileSync(join(xdg, "agentwire", "agentwire.json"), "utf8"))).toMatchObject({ mcpServers: { fx: { command: fixture.command } } });
+    const status = bundle(["status", "--json", "--data-dir", dataDir], env, project);
+    expect((await status.exited).code, status.stderr()).toBe(0);
+    expect(JSON.parse(status.stdout())).toMatchObject({ conversationsStored: 1 });
+    const schema = bundle(["config", "--schema"], env, project);
+    expect((await schema.exited).code, schema.stderr()).toBe(0);
+    expect(schema.stdout()).toBe(`${join(REPO_ROOT, "protocol", "config.schema.json")}\n`);
   } finally {
     await fake.close();
   }

@@ -93,7 +93,8 @@ describe.concurrent("agentwire chat, scripted", { timeout: 60_000 }, () => {
     const complete = lines.filter((l) => l.method === "generation_complete").map((l) => l.params);
     expect(complete.map((p) => p.final)).toEqual([false, true]);
     expect(lines.filter((l) => l.method === "generation_progress" && l.params.kind === "text").map((l) => l.params.delta).join("")).toBe("All done.");
-    expect(lines.at(-1)).toEqual({ type: "end", outcome: "complete", exitCode: 0 });
+    // The outcome in the protocol's word (GenerationOutcome: completed | interrupted | error), never "complete".
+    expect(lines.at(-1)).toEqual({ type: "end", outcome: "completed", exitCode: 0 });
     // A new conversation's workspace is the directory chat ran in; the model got the prompt, then the tool's output.
     expect(lines[0]!.result).toMatchObject({ workspace, title: "run echo" });
     expect(fx.fake.requests[0]!.messages.at(-1)).toEqual({ role: "user", content: "run echo" });

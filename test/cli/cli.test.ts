@@ -123,13 +123,17 @@ describe("agentwire serve", { timeout: 20_000 }, () => {
 });
 
 describe("usage", { timeout: 20_000 }, () => {
-  it("--help prints usage naming every flag and exits 0", async () => {
-    const cli = runCli(["--help"]);
-    expect((await cli.exited).code).toBe(0);
-    const help = cli.stdout();
-    expect(help).toContain("agentwire serve");
+  it("--help lists the commands; serve --help names every flag; both exit 0", async () => {
+    const overview = runCli(["--help"]);
+    const serve = runCli(["serve", "--help"]);
+    expect((await overview.exited).code).toBe(0);
+    expect((await serve.exited).code).toBe(0);
+    for (const command of ["serve", "config", "chat", "conversations", "mcp", "models", "tools", "status", "trust", "help"]) {
+      expect(overview.stdout()).toMatch(new RegExp(`^  ${command} `, "m"));
+    }
+    expect(serve.stdout()).toMatch(/^Usage: agentwire serve \[options\]/);
     for (const flag of ["--host", "--port", "--data-dir", "--token", "--allow-origin", "--max-payload"]) {
-      expect(help).toContain(flag);
+      expect(serve.stdout()).toContain(flag);
     }
   });
 

@@ -127,6 +127,6 @@ describe("--token-file", () => {
   it("the CLI: an unreadable token file is exit 2 with one line", { timeout: 20_000 }, async () => {
     const cli = runCli(["serve", "--port", "0", "--data-dir", join(dir, "data"), "--token-file", join(dir, "missing")]);
     expect((await cli.exited).code).toBe(2);
-    expect(cli.stderr()).toMatch(/^agentwire: --token-file \S+missing: cannot be read \(ENOENT: [^\n]*\nRun agentwire --help for usage\.\n$/);
+    expect(cli.stderr()).toMatch(/^agentwire: --token-file \S+missing: cannot be read \(ENOENT: [^\n]*\nRun agentwire serve --help for usage\.\n$/);
   });
 });

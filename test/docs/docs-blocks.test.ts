@@ -60,7 +60,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AgentwireClient } from "../../clients/typescript/index.js";
 import { requests } from "../../protocol/inventory.js";
-import { HELP } from "../../src/cli-help.js";
+import { helpReference } from "../../src/cli-options.js";
 import { readBlock } from "../../src/codegen/blocks.js";
 import { Slugger } from "../../src/codegen/markdown.js";
 import { renderBlocks, renderOutputs } from "../../src/codegen/outputs.js";
@@ -73,6 +73,9 @@ import { compareOutput, parseTranscript, screenOf } from "../harness/doc-transcr
 import { POSTGRES_ADMIN_URL, postgresReachable } from "../harness/postgres-db.js";
 import { REDIS_URL, redisAvailable } from "../harness/redis-test.js";
 import { shippedBundle } from "../harness/shipped-bundle.js";
+
+/** Every command's help, as the CLI prints it. */
+const HELP = helpReference();
 
 const DOC_FILES = ["README.md", ...readdirSync(join(REPO_ROOT, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)];
 const blocks = DOC_FILES.flatMap((file) => extractBlocks(file, readFileSync(join(REPO_ROOT, file), "utf8")));

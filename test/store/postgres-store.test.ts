@@ -10,7 +10,6 @@
  */
 import pg from "pg";
 import { describe, expect, it } from "vitest";
-import { parseChatArgs } from "../../src/chat/chat-options.js";
 import { parseCli } from "../../src/cli-options.js";
 import { reportJson, reportLines } from "../../src/config/config-report.js";
 import { FencedError } from "../../src/store/fenced-error.js";
@@ -357,9 +356,9 @@ describe("PostgreSQL URLs in messages, configuration and flags", () => {
   });
 
   it("chat and conversations take --store for their embedded server, and refuse it with --url", () => {
-    const chat = parseChatArgs(["--store", "postgres://127.0.0.1/agentwire", "hello"], {}, { discover: false });
+    const chat = parseCli(["chat", "--store", "postgres://127.0.0.1/agentwire", "hello"], {}, { discover: false }).chat;
     expect(chat!.target.embedded!.server.store).toBe("postgres://127.0.0.1/agentwire");
-    expect(() => parseChatArgs(["--url", "ws://127.0.0.1:1", "--store", "postgres://x/y", "hi"], {}, { discover: false })).toThrow(
+    expect(() => parseCli(["chat", "--url", "ws://127.0.0.1:1", "--store", "postgres://x/y", "hi"], {}, { discover: false })).toThrow(
       /--store is for the embedded server/,
     );
   });
