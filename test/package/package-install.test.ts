@@ -13,7 +13,7 @@
  * dependency (bufferutil) is skipped when it is not in npm's cache.
  */
 import { execFile, spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -114,8 +114,10 @@ describe("installed with npm install -g from the tarball", () => {
     expect(deps.filter((d) => d !== "bufferutil" && d !== "node-gyp-build")).toEqual([]);
   });
 
-  it("ships the configuration schema where `agentwire config --schema` finds it", () => {
-    const schema = JSON.parse(readFileSync(join(installed, "protocol/config.schema.json"), "utf8")) as { title?: string; properties?: object };
+  it("ships the configuration schema where `agentwire config --schema` finds it", async () => {
+    const { stdout } = await run(join(prefix, "bin/agentwire"), ["config", "--schema"], { cwd: elsewhere, env });
+    expect(realpathSync(stdout.trim())).toBe(realpathSync(join(installed, "protocol/config.schema.json")));
+    const schema = JSON.parse(readFileSync(stdout.trim(), "utf8")) as { title?: string; properties?: object };
     expect(schema.title).toBe("agentwire.json");
     expect(schema.properties).toHaveProperty("llm");
   });
