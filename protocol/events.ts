@@ -8,6 +8,7 @@ import {
   ToolCall,
   ToolCallRecord,
 } from "./records.js";
+import { TokenUsage } from "./usage.js";
 
 /** Fields every conversation notification carries (all but `connected`). */
 export const ConversationEventBase = z
@@ -26,15 +27,6 @@ const GenerationId = z.string().describe("The generation (one `step`) this event
 export const GenerationEventBase = ConversationEventBase.extend({ generationId: GenerationId }).describe(
   "Fields every notification of a generation (generation_*, tool_*, interrupted) carries.",
 );
-
-/** What one model call cost, in tokens, as the endpoint reports it. */
-export const TokenUsage = z
-  .object({
-    promptTokens: z.number().int().describe("Prompt tokens."),
-    completionTokens: z.number().int().describe("Completion tokens."),
-    totalTokens: z.number().int().describe("Total tokens."),
-  })
-  .describe("Tokens one model call used, as the endpoint reports them.");
 
 export const ConnectedNotification = z
   .object({
