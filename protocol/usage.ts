@@ -8,8 +8,6 @@
  * configuration declares for the model, and is null otherwise.
  */
 import * as z from "zod";
-// Types .meta({ defaultText }) (see config-meta.ts).
-import "./config-meta.js";
 
 const Tokens = (what: string) => z.number().int().min(0).describe(what);
 
@@ -84,8 +82,7 @@ export const ModelPricing = z
       .number()
       .min(0)
       .optional()
-      .describe("Price of one million cached prompt tokens; when absent they cost inputPerMillion.")
-      .meta({ defaultText: "inputPerMillion" }),
+      .describe("Price of one million cached prompt tokens; when absent they cost inputPerMillion."),
     outputPerMillion: z.number().min(0).describe("Price of one million completion (output) tokens, reasoning tokens included."),
     currency: z.string().min(1).max(16).default("USD").describe("The currency the prices are in; costs are reported in it."),
   })

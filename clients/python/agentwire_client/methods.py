@@ -57,6 +57,7 @@ from .types import (
     MessageAppendParams,
     MessageAppendResult,
     ModelsListResult,
+    NoticeNotification,
     ServerStatusResult,
     SkillsListParams,
     SkillsListResult,
@@ -71,6 +72,7 @@ from .types import (
     ToolPendingNotification,
     ToolSkippedNotification,
     ToolsListResult,
+    UsageUpdatedNotification,
 )
 
 Handler = Callable[[Any], Any]
@@ -470,6 +472,12 @@ class AgentwireClient(AgentwireClientBase):
 
     @overload
     def on(self, method: Literal["error"], handler: Callable[[ErrorNotification], None | Awaitable[None]]) -> Disposer: ...
+
+    @overload
+    def on(self, method: Literal["usage_updated"], handler: Callable[[UsageUpdatedNotification], None | Awaitable[None]]) -> Disposer: ...
+
+    @overload
+    def on(self, method: Literal["notice"], handler: Callable[[NoticeNotification], None | Awaitable[None]]) -> Disposer: ...
 
     @overload
     def on(self, method: str, handler: Handler) -> Disposer: ...
