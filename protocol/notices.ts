@@ -89,13 +89,21 @@ export const NOTICE_CODES: { readonly [C in Code]: string } = Object.fromEntries
 
 type Code = keyof typeof NoticeTable;
 
-export const NoticeCode = z
-  .enum(Object.keys(NoticeTable) as [Code, ...Code[]])
-  .describe(
-    `What the notice is about: ${Object.entries(NoticeTable)
-      .map(([code, entry]) => `${code} (${entry.level}, ${entry.delivery}): ${entry.doc}${"data" in entry ? ` data: ${entry.data}` : ""}`)
-      .join(" ")}`,
-  );
+/** An enum of the table's codes delivered in one of `deliveries`, described by the table's rows. */
+function codesOf<D extends NoticeDelivery>(deliveries: readonly D[], what: string) {
+  const rows = Object.entries(NoticeTable).filter(([, entry]) => (deliveries as readonly NoticeDelivery[]).includes(entry.delivery));
+  const codes = rows.map(([code]) => code) as [DeliveredAs<D>, ...DeliveredAs<D>[]];
+  return z
+    .enum(codes)
+    .describe(`${what}: ${rows.map(([code, entry]) => `${code} (${entry.level}): ${entry.doc}${"data" in entry ? ` data: ${entry.data}` : ""}`).join(" ")}`);
+}
+type DeliveredAs<D extends NoticeDelivery> = { [C in Code]: (typeof NoticeTable)[C]["delivery"] extends D ? C : never }[Code];
+
+/** Codes of the start-up notices listed by initialize and server.status. */
+export const StartNoticeCode = codesOf(["start"], "What the notice is about");
+
+/** Codes a `notice` notification carries. */
+export const NoticeCode = codesOf(["conversation", "server"], "What the notice is about (see protocol/notices.ts for whom each goes to)");
 
 export const NoticeLevel = z
   .enum(["info", "warning"])
@@ -103,7 +111,7 @@ export const NoticeLevel = z
 
 export const Notice = z
   .object({
-    code: NoticeCode,
+    code: StartNoticeCode,
     message: z.string().describe("One or two sentences for the user: what happened and what to do about it."),
   })
   .describe("A notice to show the user; it ends nothing.");
@@ -134,9 +142,10 @@ export const NoticeNotification = z
   );
 
 export type NoticeCode = z.infer<typeof NoticeCode>;
+export type StartNoticeCode = z.infer<typeof StartNoticeCode>;
 export type Notice = z.infer<typeof Notice>;
 export type NoticeNotification = z.infer<typeof NoticeNotification>;
 /** The notices a conversation's runtime publishes (delivery "conversation"). */
-export type ConversationNoticeCode = { [C in Code]: (typeof NoticeTable)[C]["delivery"] extends "conversation" ? C : never }[Code];
+export type ConversationNoticeCode = DeliveredAs<"conversation">;
 /** The notices sent to every connection (delivery "server"). */
-export type ServerNoticeCode = { [C in Code]: (typeof NoticeTable)[C]["delivery"] extends "server" ? C : never }[Code];
+export type ServerNoticeCode = DeliveredAs<"server">;

@@ -684,39 +684,19 @@ export interface InitializeResult {
    */
   notices: Array<{
     /**
-     * What the notice is about: config_untrusted (warning, start): A project agentwire.json sets
-     * keys that run commands or send credentials (MCP servers, custom tools, endpoints, key names,
-     * approval settings…), and the user has not trusted it as it is now: the server started without
-     * those keys. `agentwire trust DIR` applies them; a later change to the file asks again.
-     * config_ignored (warning, start): An agentwire.json was not read at all: its directory or the
-     * file itself is not owned by the user running the server, or is writable by its group or by
-     * others. config_fallback (info, start): Reserved: a configured setting the server could not
-     * honour and replaced by its default. Nothing sends it today: a setting that cannot be honoured
-     * stops the start with a configuration error instead of falling back, and a model not declared
-     * under its provider's `models` is not a fallback (its capabilities are unknown, so nothing is
-     * refused; its context window and cost are reported as null). model_retry (info, conversation):
-     * A model request failed before its answer began (HTTP 429 or 5xx, or a broken connection) and
-     * will be sent again after a pause; the generation goes on. Retries follow the endpoint's
-     * Retry-After when it sends one (up to 60 s), else an exponential backoff. data: { attempt: the
-     * retry about to be made (1 for the first), maxRetries, delayMs: the pause before it, status:
-     * the HTTP status or null for a connection failure, error: what failed } rate_limited (warning,
-     * conversation): The endpoint answered 429 with rate-limit headers: what they said. Sent before
-     * the model_retry of that failure (or before the error, when no attempt is left). data: {
-     * status: 429, retryAfterMs: from retry-after-ms / retry-after, or null; limits: the
-     * x-ratelimit-* headers, by name without the prefix (e.g. remaining-requests: "0",
-     * reset-requests: "1s", remaining-tokens, reset-tokens, limit-requests …) } context_nearly_full
-     * (warning, conversation): The conversation fills at least 80 % of the model's declared context
-     * window (its last request's prompt plus output). Sent once per crossing: again only after a
-     * call that dropped below 80 % (a smaller model context, another model) and a later one back
-     * above it. Never sent for a model without a declared contextWindow. data: { usedTokens,
-     * windowTokens, ratio: usedTokens / windowTokens, model } mcp_server_down (warning, server): An
-     * MCP server this agentwire server uses failed or went away (its process exited, its link
-     * broke, or it could not be started): its tools are gone until it returns. agentwire retries it
-     * with backoff. data: { server: its name, error: why, nextRetryMs: when agentwire tries again }
-     * mcp_server_up (info, server): An MCP server that was down (see mcp_server_down) is connected
-     * again and its tools are back. data: { server: its name, tools: how many tools it offers }
+     * What the notice is about: config_untrusted (warning): A project agentwire.json sets keys that
+     * run commands or send credentials (MCP servers, custom tools, endpoints, key names, approval
+     * settings…), and the user has not trusted it as it is now: the server started without those
+     * keys. `agentwire trust DIR` applies them; a later change to the file asks again.
+     * config_ignored (warning): An agentwire.json was not read at all: its directory or the file
+     * itself is not owned by the user running the server, or is writable by its group or by others.
+     * config_fallback (info): Reserved: a configured setting the server could not honour and
+     * replaced by its default. Nothing sends it today: a setting that cannot be honoured stops the
+     * start with a configuration error instead of falling back, and a model not declared under its
+     * provider's `models` is not a fallback (its capabilities are unknown, so nothing is refused;
+     * its context window and cost are reported as null).
      */
-    code: "config_untrusted" | "config_ignored" | "config_fallback" | "model_retry" | "rate_limited" | "context_nearly_full" | "mcp_server_down" | "mcp_server_up";
+    code: "config_untrusted" | "config_ignored" | "config_fallback";
     /** One or two sentences for the user: what happened and what to do about it. */
     message: string;
   }>;
@@ -945,39 +925,19 @@ export interface ServerStatusResult {
    */
   notices: Array<{
     /**
-     * What the notice is about: config_untrusted (warning, start): A project agentwire.json sets
-     * keys that run commands or send credentials (MCP servers, custom tools, endpoints, key names,
-     * approval settings…), and the user has not trusted it as it is now: the server started without
-     * those keys. `agentwire trust DIR` applies them; a later change to the file asks again.
-     * config_ignored (warning, start): An agentwire.json was not read at all: its directory or the
-     * file itself is not owned by the user running the server, or is writable by its group or by
-     * others. config_fallback (info, start): Reserved: a configured setting the server could not
-     * honour and replaced by its default. Nothing sends it today: a setting that cannot be honoured
-     * stops the start with a configuration error instead of falling back, and a model not declared
-     * under its provider's `models` is not a fallback (its capabilities are unknown, so nothing is
-     * refused; its context window and cost are reported as null). model_retry (info, conversation):
-     * A model request failed before its answer began (HTTP 429 or 5xx, or a broken connection) and
-     * will be sent again after a pause; the generation goes on. Retries follow the endpoint's
-     * Retry-After when it sends one (up to 60 s), else an exponential backoff. data: { attempt: the
-     * retry about to be made (1 for the first), maxRetries, delayMs: the pause before it, status:
-     * the HTTP status or null for a connection failure, error: what failed } rate_limited (warning,
-     * conversation): The endpoint answered 429 with rate-limit headers: what they said. Sent before
-     * the model_retry of that failure (or before the error, when no attempt is left). data: {
-     * status: 429, retryAfterMs: from retry-after-ms / retry-after, or null; limits: the
-     * x-ratelimit-* headers, by name without the prefix (e.g. remaining-requests: "0",
-     * reset-requests: "1s", remaining-tokens, reset-tokens, limit-requests …) } context_nearly_full
-     * (warning, conversation): The conversation fills at least 80 % of the model's declared context
-     * window (its last request's prompt plus output). Sent once per crossing: again only after a
-     * call that dropped below 80 % (a smaller model context, another model) and a later one back
-     * above it. Never sent for a model without a declared contextWindow. data: { usedTokens,
-     * windowTokens, ratio: usedTokens / windowTokens, model } mcp_server_down (warning, server): An
-     * MCP server this agentwire server uses failed or went away (its process exited, its link
-     * broke, or it could not be started): its tools are gone until it returns. agentwire retries it
-     * with backoff. data: { server: its name, error: why, nextRetryMs: when agentwire tries again }
-     * mcp_server_up (info, server): An MCP server that was down (see mcp_server_down) is connected
-     * again and its tools are back. data: { server: its name, tools: how many tools it offers }
+     * What the notice is about: config_untrusted (warning): A project agentwire.json sets keys that
+     * run commands or send credentials (MCP servers, custom tools, endpoints, key names, approval
+     * settings…), and the user has not trusted it as it is now: the server started without those
+     * keys. `agentwire trust DIR` applies them; a later change to the file asks again.
+     * config_ignored (warning): An agentwire.json was not read at all: its directory or the file
+     * itself is not owned by the user running the server, or is writable by its group or by others.
+     * config_fallback (info): Reserved: a configured setting the server could not honour and
+     * replaced by its default. Nothing sends it today: a setting that cannot be honoured stops the
+     * start with a configuration error instead of falling back, and a model not declared under its
+     * provider's `models` is not a fallback (its capabilities are unknown, so nothing is refused;
+     * its context window and cost are reported as null).
      */
-    code: "config_untrusted" | "config_ignored" | "config_fallback" | "model_retry" | "rate_limited" | "context_nearly_full" | "mcp_server_down" | "mcp_server_up";
+    code: "config_untrusted" | "config_ignored" | "config_fallback";
     /** One or two sentences for the user: what happened and what to do about it. */
     message: string;
   }>;
@@ -2680,39 +2640,29 @@ export interface NoticeNotification {
    */
   level: "info" | "warning";
   /**
-   * What the notice is about: config_untrusted (warning, start): A project agentwire.json sets keys
-   * that run commands or send credentials (MCP servers, custom tools, endpoints, key names,
-   * approval settings…), and the user has not trusted it as it is now: the server started without
-   * those keys. `agentwire trust DIR` applies them; a later change to the file asks again.
-   * config_ignored (warning, start): An agentwire.json was not read at all: its directory or the
-   * file itself is not owned by the user running the server, or is writable by its group or by
-   * others. config_fallback (info, start): Reserved: a configured setting the server could not
-   * honour and replaced by its default. Nothing sends it today: a setting that cannot be honoured
-   * stops the start with a configuration error instead of falling back, and a model not declared
-   * under its provider's `models` is not a fallback (its capabilities are unknown, so nothing is
-   * refused; its context window and cost are reported as null). model_retry (info, conversation): A
+   * What the notice is about (see protocol/notices.ts for whom each goes to): model_retry (info): A
    * model request failed before its answer began (HTTP 429 or 5xx, or a broken connection) and will
    * be sent again after a pause; the generation goes on. Retries follow the endpoint's Retry-After
    * when it sends one (up to 60 s), else an exponential backoff. data: { attempt: the retry about
    * to be made (1 for the first), maxRetries, delayMs: the pause before it, status: the HTTP status
-   * or null for a connection failure, error: what failed } rate_limited (warning, conversation):
-   * The endpoint answered 429 with rate-limit headers: what they said. Sent before the model_retry
-   * of that failure (or before the error, when no attempt is left). data: { status: 429,
-   * retryAfterMs: from retry-after-ms / retry-after, or null; limits: the x-ratelimit-* headers, by
-   * name without the prefix (e.g. remaining-requests: "0", reset-requests: "1s", remaining-tokens,
-   * reset-tokens, limit-requests …) } context_nearly_full (warning, conversation): The conversation
-   * fills at least 80 % of the model's declared context window (its last request's prompt plus
-   * output). Sent once per crossing: again only after a call that dropped below 80 % (a smaller
-   * model context, another model) and a later one back above it. Never sent for a model without a
-   * declared contextWindow. data: { usedTokens, windowTokens, ratio: usedTokens / windowTokens,
-   * model } mcp_server_down (warning, server): An MCP server this agentwire server uses failed or
-   * went away (its process exited, its link broke, or it could not be started): its tools are gone
-   * until it returns. agentwire retries it with backoff. data: { server: its name, error: why,
-   * nextRetryMs: when agentwire tries again } mcp_server_up (info, server): An MCP server that was
-   * down (see mcp_server_down) is connected again and its tools are back. data: { server: its name,
-   * tools: how many tools it offers }
+   * or null for a connection failure, error: what failed } rate_limited (warning): The endpoint
+   * answered 429 with rate-limit headers: what they said. Sent before the model_retry of that
+   * failure (or before the error, when no attempt is left). data: { status: 429, retryAfterMs: from
+   * retry-after-ms / retry-after, or null; limits: the x-ratelimit-* headers, by name without the
+   * prefix (e.g. remaining-requests: "0", reset-requests: "1s", remaining-tokens, reset-tokens,
+   * limit-requests …) } context_nearly_full (warning): The conversation fills at least 80 % of the
+   * model's declared context window (its last request's prompt plus output). Sent once per
+   * crossing: again only after a call that dropped below 80 % (a smaller model context, another
+   * model) and a later one back above it. Never sent for a model without a declared contextWindow.
+   * data: { usedTokens, windowTokens, ratio: usedTokens / windowTokens, model } mcp_server_down
+   * (warning): An MCP server this agentwire server uses failed or went away (its process exited,
+   * its link broke, or it could not be started): its tools are gone until it returns. agentwire
+   * retries it with backoff. data: { server: its name, error: why, nextRetryMs: when agentwire
+   * tries again } mcp_server_up (info): An MCP server that was down (see mcp_server_down) is
+   * connected again and its tools are back. data: { server: its name, tools: how many tools it
+   * offers }
    */
-  code: "config_untrusted" | "config_ignored" | "config_fallback" | "model_retry" | "rate_limited" | "context_nearly_full" | "mcp_server_down" | "mcp_server_up";
+  code: "model_retry" | "rate_limited" | "context_nearly_full" | "mcp_server_down" | "mcp_server_up";
   /** One sentence for the user: what happened. */
   message: string;
   /**
