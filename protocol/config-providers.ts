@@ -10,6 +10,7 @@
 import * as z from "zod";
 // Types .meta({ defaultText }) (see config-meta.ts).
 import "./config-meta.js";
+import { ModelPricing } from "./usage.js";
 
 /** The provider of the environment's endpoint (OPENAI_BASE_URL, `llm`): where a bare model name goes unless `defaultProvider` says otherwise. */
 export const ENV_PROVIDER_NAME = "default";
@@ -49,7 +50,10 @@ export const ModelCapabilitiesConfig = z
       .int()
       .min(1)
       .optional()
-      .describe("The model's context window in tokens, as reported by models.list (informational: agentwire bounds requests by limits.maxContextBytes)."),
+      .describe(
+        "The model's context window in tokens, as reported by models.list and usage_updated's context.windowTokens (informational: agentwire bounds requests by limits.maxContextBytes). A conversation filling 80 % of it gets a context_nearly_full notice.",
+      ),
+    pricing: ModelPricing.optional().describe(ModelPricing.description!).meta({ defaultText: "none: costs are null" }),
   })
   .describe("What one model can do. Every key is optional; a model not declared at all has unknown capabilities and nothing is refused for it.");
 

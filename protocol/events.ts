@@ -11,6 +11,7 @@ import {
 import { FileChanges } from "./file-changes.js";
 import { PlanEntries } from "./plan.js";
 import { ToolCallDisplay } from "./tools.js";
+import { TokenUsage } from "./usage.js";
 
 /** Fields every conversation notification carries (all but `connected`). */
 export const ConversationEventBase = z
@@ -29,15 +30,6 @@ const GenerationId = z.string().describe("The generation (one `step`) this event
 export const GenerationEventBase = ConversationEventBase.extend({ generationId: GenerationId }).describe(
   "Fields every notification of a generation (generation_*, tool_*, interrupted) carries.",
 );
-
-/** What one model call cost, in tokens, as the endpoint reports it. */
-export const TokenUsage = z
-  .object({
-    promptTokens: z.number().int().describe("Prompt tokens."),
-    completionTokens: z.number().int().describe("Completion tokens."),
-    totalTokens: z.number().int().describe("Total tokens."),
-  })
-  .describe("Tokens one model call used, as the endpoint reports them.");
 
 export const ConnectedNotification = z
   .object({

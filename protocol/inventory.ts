@@ -17,6 +17,8 @@ import * as Mcp from "./mcp.js";
 import * as S from "./session.js";
 import * as K from "./skills.js";
 import * as T from "./tools.js";
+import * as N from "./notices.js";
+import * as U from "./usage-events.js";
 
 /**
  * What a method acts on, which decides where it runs (as Codex's
@@ -300,6 +302,16 @@ export const notifications = {
   },
   interrupted: { params: E.InterruptedNotification, description: "The generation was interrupted." },
   error: { params: E.ErrorNotification, description: "The generation failed." },
+  usage_updated: {
+    params: U.UsageUpdatedNotification,
+    description:
+      "A model call finished: its tokens (cached and reasoning ones included), the generation's and the conversation's totals, how full the context window is, and its cost when the model's pricing is configured (else null).",
+  },
+  notice: {
+    params: N.NoticeNotification,
+    description:
+      "Something to show the user that ends nothing (a retried model call, a rate limit, the context nearly full, an MCP server down or back). Conversation notices carry conversationId and seq; server-wide ones go to every initialized connection without them.",
+  },
 } as const satisfies Record<string, NotificationEntry>;
 
 /** "conversation.create" → "ConversationCreate", "message_added" → "MessageAdded". */

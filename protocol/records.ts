@@ -2,6 +2,7 @@ import * as z from "zod";
 import { Attachment, MAX_ATTACHMENTS } from "./attachments.js";
 import { FileChanges, NetFileChange } from "./file-changes.js";
 import { Plan } from "./plan.js";
+import { ConversationUsage } from "./usage.js";
 
 /**
  * What a conversation id may look like. Ids become folder names in the store,
@@ -155,6 +156,9 @@ export const Conversation = z
       .describe("Working directory for tools; null means the server's working directory."),
     settings: ConversationSettings,
     recordCount: z.number().int().min(0).describe("Number of records stored in the conversation."),
+    usage: ConversationUsage.optional().describe(
+      "Tokens and cost of all its model calls, and how full its context was after the last one; absent until its first model call finished (and in conversations stored before usage was kept). usage_updated reports each change.",
+    ),
   })
   .describe("A conversation: its metadata, without its records.");
 

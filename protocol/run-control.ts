@@ -3,7 +3,7 @@
  * counting notifications.
  */
 import * as z from "zod";
-import { TokenUsage } from "./events.js";
+import { TokenUsage } from "./usage.js";
 import { ConversationId, GenerationError, GenerationOutcome, MessageRecord, Timestamp } from "./records.js";
 
 /** The longest one generation.wait may wait: a bot that needs longer asks again. */

@@ -1,6 +1,7 @@
 import * as z from "zod";
 import { McpStatusSummary } from "./mcp.js";
 import { Notice } from "./notices.js";
+import { Cost } from "./usage.js";
 import { DamagedConversationEntry } from "./records.js";
 
 export const InitializeParams = z
@@ -91,6 +92,12 @@ export const ServerTotals = z
     modelCalls: Total("Model calls that finished."),
     promptTokens: Total("Prompt tokens reported by the endpoint."),
     completionTokens: Total("Completion tokens reported by the endpoint."),
+    cachedPromptTokens: Total("Prompt tokens served from the endpoint's prompt cache (part of promptTokens; calls whose endpoint did not say count 0)."),
+    reasoningTokens: Total("Completion tokens spent reasoning (part of completionTokens; calls whose endpoint did not say count 0)."),
+    cost: z
+      .array(Cost)
+      .describe("What the priced model calls cost, one entry per currency (empty when no model with a configured pricing was called)."),
+    unpricedModelCalls: Total("Model calls whose cost is unknown (their model has no configured pricing, or the endpoint reported no usage)."),
     framesSent: Total("WebSocket frames (replies and notifications) sent to clients."),
     slowConsumersDropped: Total("Connections terminated because they stopped reading (send backlog over limits.maxBufferedBytes)."),
   })

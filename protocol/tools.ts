@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { ReasoningEffort, WireName } from "./config-providers.js";
+import { ModelPricing } from "./usage.js";
 
 /**
  * What kind of thing a tool call does, so a client can pick an icon and a
@@ -96,6 +97,7 @@ const ModelCapabilities = z
     temperature: z.boolean().describe("Takes a sampling temperature."),
     maxOutputTokens: z.number().int().optional().describe("Most tokens it writes in one answer, when declared."),
     contextWindow: z.number().int().optional().describe("Its context window in tokens, when declared."),
+    pricing: ModelPricing.optional().describe("What it costs per million tokens, when declared (usage_updated's costs come from it)."),
   })
   .describe("What a model can do, as its provider's configuration declares it (defaults applied). A step asking for more is refused with CAPABILITY_UNSUPPORTED.");
 

@@ -23,6 +23,7 @@ import { Dispatcher } from "./rpc/dispatcher.js";
 import { createConnection, type Connection } from "./sessions/connection.js";
 import { RpcError } from "./rpc/rpc-error.js";
 import { ConversationHub } from "./sessions/conversation-hub.js";
+import { broadcastNotice } from "./sessions/server-notice.js";
 import type { ConversationStore } from "./store/conversation-store.js";
 import { createConfiguredStore } from "./store/configured-store.js";
 import { isPostgresUrl } from "./store/postgres-url.js";
@@ -158,6 +159,8 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
   const instanceId = await loadInstanceId(settings.dataDir, log);
   const startedAt = Date.now();
   const connections = new Set<Connection>();
+  // An MCP server going down or coming back concerns every client of this instance, not one conversation.
+  mcp.onNotice((notice) => broadcastNotice(connections, notice));
   let hub!: ConversationHub;
   const metrics = new ServerMetrics(
     {

@@ -51,6 +51,12 @@ export interface Conversation {
    * @minimum 0
    */
   recordCount: number;
+  /**
+   * Tokens and cost of all its model calls, and how full its context was after the last one; absent
+   * until its first model call finished (and in conversations stored before usage was kept).
+   * usage_updated reports each change.
+   */
+  usage?: ConversationUsage;
 }
 
 /** A chat message stored in a conversation. */
@@ -476,26 +482,138 @@ export interface ParamIssue {
   code: string;
 }
 
-/** Tokens one model call used, as the endpoint reports them. */
+/**
+ * Tokens a model call used, as the endpoint reports them. The endpoint reports usage whole or not
+ * at all (then the usage is null), so promptTokens, completionTokens and totalTokens are always
+ * numbers; the two details are null when the endpoint leaves them out.
+ */
 export interface TokenUsage {
   /**
-   * Prompt tokens.
+   * Prompt (input) tokens: everything the request carried, cached ones included.
    *
    * @integer
+   * @minimum 0
    */
   promptTokens: number;
   /**
-   * Completion tokens.
+   * Prompt tokens the endpoint served from its prompt cache (Chat Completions
+   * `prompt_tokens_details.cached_tokens`, Responses `input_tokens_details.cached_tokens`); part of
+   * promptTokens. Null when the endpoint does not say.
    *
    * @integer
+   * @minimum 0
+   */
+  cachedPromptTokens: number | null;
+  /**
+   * Completion (output) tokens, reasoning ones included.
+   *
+   * @integer
+   * @minimum 0
    */
   completionTokens: number;
   /**
-   * Total tokens.
+   * Completion tokens the model spent reasoning (Chat Completions
+   * `completion_tokens_details.reasoning_tokens`, Responses
+   * `output_tokens_details.reasoning_tokens`); part of completionTokens. Null when the endpoint
+   * does not say.
    *
    * @integer
+   * @minimum 0
+   */
+  reasoningTokens: number | null;
+  /**
+   * Total tokens, as the endpoint reports them (else prompt + completion).
+   *
+   * @integer
+   * @minimum 0
    */
   totalTokens: number;
+}
+
+/** Tokens and cost of several model calls, added up. */
+export interface UsageTotals {
+  /**
+   * Model calls counted (those whose answer finished).
+   *
+   * @integer
+   * @minimum 0
+   */
+  modelCalls: number;
+  /**
+   * Prompt tokens, summed.
+   *
+   * @integer
+   * @minimum 0
+   */
+  promptTokens: number;
+  /**
+   * Cached prompt tokens, summed (calls whose endpoint did not say count 0).
+   *
+   * @integer
+   * @minimum 0
+   */
+  cachedPromptTokens: number;
+  /**
+   * Completion tokens, summed.
+   *
+   * @integer
+   * @minimum 0
+   */
+  completionTokens: number;
+  /**
+   * Reasoning tokens, summed (calls whose endpoint did not say count 0).
+   *
+   * @integer
+   * @minimum 0
+   */
+  reasoningTokens: number;
+  /**
+   * Total tokens, summed.
+   *
+   * @integer
+   * @minimum 0
+   */
+  totalTokens: number;
+  /**
+   * What the priced calls cost, summed; null when no call counted here had a price. Calls without a
+   * price (no `pricing` for their model, no usage reported, or a price in another currency than the
+   * first priced call's) are not in it: unpricedModelCalls counts them.
+   */
+  cost: Cost | null;
+  /**
+   * Model calls whose cost is unknown, so not in `cost` (0: the cost is complete).
+   *
+   * @integer
+   * @minimum 0
+   */
+  unpricedModelCalls: number;
+}
+
+/** A cost in money, computed from the model's configured pricing; never estimated. */
+export interface Cost {
+  /**
+   * The amount, in units of `currency` (not cents): 0.0123 is 1.23 cents of USD.
+   *
+   * @minimum 0
+   */
+  amount: number;
+  /** The currency the model's pricing is written in (as configured, e.g. "USD"). */
+  currency: string;
+}
+
+/**
+ * Tokens and cost of every model call of the conversation, added up, and how full its context was
+ * after the last one. Stored with the conversation: it survives a restart.
+ */
+export interface ConversationUsage extends UsageTotals {
+  /**
+   * usedTokens of the conversation's last model call (see ContextUsage): how full its context was
+   * then.
+   *
+   * @integer
+   * @minimum 0
+   */
+  contextTokens: number;
 }
 
 /**
@@ -689,14 +807,19 @@ export interface InitializeResult {
    */
   notices: Array<{
     /**
-     * What the notice is about: config_untrusted: A project agentwire.json sets keys that run
-     * commands or send credentials (MCP servers, custom tools, endpoints, key names, approval
+     * What the notice is about: config_untrusted (warning): A project agentwire.json sets keys that
+     * run commands or send credentials (MCP servers, custom tools, endpoints, key names, approval
      * settings…), and the user has not trusted it as it is now: the server started without those
      * keys. `agentwire trust DIR` applies them; a later change to the file asks again.
-     * config_ignored: An agentwire.json was not read at all: its directory or the file itself is
-     * not owned by the user running the server, or is writable by its group or by others.
+     * config_ignored (warning): An agentwire.json was not read at all: its directory or the file
+     * itself is not owned by the user running the server, or is writable by its group or by others.
+     * config_fallback (info): Reserved: a configured setting the server could not honour and
+     * replaced by its default. Nothing sends it today: a setting that cannot be honoured stops the
+     * start with a configuration error instead of falling back, and a model not declared under its
+     * provider's `models` is not a fallback (its capabilities are unknown, so nothing is refused;
+     * its context window and cost are reported as null).
      */
-    code: "config_untrusted" | "config_ignored";
+    code: "config_untrusted" | "config_ignored" | "config_fallback";
     /** One or two sentences for the user: what happened and what to do about it. */
     message: string;
   }>;
@@ -842,6 +965,35 @@ export interface ServerStatusResult {
      */
     completionTokens: number;
     /**
+     * Prompt tokens served from the endpoint's prompt cache (part of promptTokens; calls whose
+     * endpoint did not say count 0).
+     *
+     * @integer
+     * @minimum 0
+     */
+    cachedPromptTokens: number;
+    /**
+     * Completion tokens spent reasoning (part of completionTokens; calls whose endpoint did not say
+     * count 0).
+     *
+     * @integer
+     * @minimum 0
+     */
+    reasoningTokens: number;
+    /**
+     * What the priced model calls cost, one entry per currency (empty when no model with a
+     * configured pricing was called).
+     */
+    cost: Cost[];
+    /**
+     * Model calls whose cost is unknown (their model has no configured pricing, or the endpoint
+     * reported no usage).
+     *
+     * @integer
+     * @minimum 0
+     */
+    unpricedModelCalls: number;
+    /**
      * WebSocket frames (replies and notifications) sent to clients.
      *
      * @integer
@@ -896,14 +1048,19 @@ export interface ServerStatusResult {
    */
   notices: Array<{
     /**
-     * What the notice is about: config_untrusted: A project agentwire.json sets keys that run
-     * commands or send credentials (MCP servers, custom tools, endpoints, key names, approval
+     * What the notice is about: config_untrusted (warning): A project agentwire.json sets keys that
+     * run commands or send credentials (MCP servers, custom tools, endpoints, key names, approval
      * settings…), and the user has not trusted it as it is now: the server started without those
      * keys. `agentwire trust DIR` applies them; a later change to the file asks again.
-     * config_ignored: An agentwire.json was not read at all: its directory or the file itself is
-     * not owned by the user running the server, or is writable by its group or by others.
+     * config_ignored (warning): An agentwire.json was not read at all: its directory or the file
+     * itself is not owned by the user running the server, or is writable by its group or by others.
+     * config_fallback (info): Reserved: a configured setting the server could not honour and
+     * replaced by its default. Nothing sends it today: a setting that cannot be honoured stops the
+     * start with a configuration error instead of falling back, and a model not declared under its
+     * provider's `models` is not a fallback (its capabilities are unknown, so nothing is refused;
+     * its context window and cost are reported as null).
      */
-    code: "config_untrusted" | "config_ignored";
+    code: "config_untrusted" | "config_ignored" | "config_fallback";
     /** One or two sentences for the user: what happened and what to do about it. */
     message: string;
   }>;
@@ -1990,6 +2147,35 @@ export interface ModelsListResult {
        * @integer
        */
       contextWindow?: number;
+      /** What it costs per million tokens, when declared (usage_updated's costs come from it). */
+      pricing?: {
+        /**
+         * Price of one million prompt (input) tokens that were not served from the cache.
+         *
+         * @minimum 0
+         */
+        inputPerMillion: number;
+        /**
+         * Price of one million cached prompt tokens; when absent they cost inputPerMillion.
+         *
+         * @minimum 0
+         */
+        cachedInputPerMillion?: number;
+        /**
+         * Price of one million completion (output) tokens, reasoning tokens included.
+         *
+         * @minimum 0
+         */
+        outputPerMillion: number;
+        /**
+         * The currency the prices are in; costs are reported in it.
+         *
+         * @minLength 1
+         * @maxLength 16
+         * @default "USD"
+         */
+        currency: string;
+      };
     } | null;
   }>;
   /** Every configured provider, including those whose endpoint is down. */
@@ -2785,6 +2971,122 @@ export interface ErrorNotification extends ConversationEventBase, GenerationErro
   generationId: string | null;
 }
 
+/**
+ * Params of the `usage_updated` notification.
+ *
+ * A model call finished: its usage, the running totals of its generation and conversation, the
+ * context occupancy and the call's cost. Sent after the call's assistant message is stored and
+ * before its generation_complete; the conversation's totals are stored before it leaves.
+ */
+export interface UsageUpdatedNotification extends GenerationEventBase {
+  /** The model of this call, as the step named it. */
+  model: string;
+  /** This model call's tokens; null when the endpoint reported no usage. */
+  last: TokenUsage | null;
+  /** This generation's model calls so far, added up. */
+  generation: UsageTotals;
+  /**
+   * The conversation's model calls so far, added up (the same as conversation.get's
+   * conversation.usage).
+   */
+  conversation: ConversationUsage;
+  /** How much of the model's context window the conversation fills. */
+  context: {
+    /**
+     * The last request's prompt tokens plus its output: what the next request will carry at least.
+     * When the endpoint reported no usage for the call, the last value known (0 before any).
+     *
+     * @integer
+     * @minimum 0
+     */
+    usedTokens: number;
+    /**
+     * The model's context window: its declared `contextWindow` in the provider configuration; null
+     * when not declared.
+     *
+     * @integer
+     * @minimum 1
+     */
+    windowTokens: number | null;
+  };
+  /**
+   * What this model call cost; null when its model has no configured pricing or the endpoint
+   * reported no usage — never estimated.
+   */
+  cost: Cost | null;
+}
+
+/**
+ * Params of the `notice` notification.
+ *
+ * Something to show the user that ends nothing: a generation goes on after it. Conversation notices
+ * (model_retry, rate_limited, context_nearly_full) go to the conversation's subscribers with its
+ * seq; server-wide ones (mcp_server_down, mcp_server_up) go to every initialized connection of the
+ * instance, without conversationId or seq.
+ */
+export interface NoticeNotification {
+  /**
+   * The conversation concerned; absent for a server-wide notice (mcp_server_down, mcp_server_up).
+   *
+   * @pattern ^[A-Za-z0-9_-]{1,128}$
+   */
+  conversationId?: string;
+  /**
+   * The conversation's event seq (see ConversationEventBase); absent for a server-wide notice,
+   * which is not replayed.
+   *
+   * @integer
+   * @minimum 1
+   */
+  seq?: number;
+  /**
+   * When the server emitted it.
+   *
+   * @format date-time
+   */
+  timestamp: string;
+  /**
+   * The generation it concerns (model_retry, rate_limited, context_nearly_full); null when none.
+   */
+  generationId: string | null;
+  /**
+   * How loud: info (something happened, nothing to do) or warning (the user may want to act or
+   * wait).
+   */
+  level: "info" | "warning";
+  /**
+   * What the notice is about (see protocol/notices.ts for whom each goes to): model_retry (info): A
+   * model request failed before its answer began (HTTP 429 or 5xx, or a broken connection) and will
+   * be sent again after a pause; the generation goes on. Retries follow the endpoint's Retry-After
+   * when it sends one (up to 60 s), else an exponential backoff. data: { attempt: the retry about
+   * to be made (1 for the first), maxRetries, delayMs: the pause before it, status: the HTTP status
+   * or null for a connection failure, error: what failed } rate_limited (warning): The endpoint
+   * answered 429 with rate-limit headers: what they said. Sent before the model_retry of that
+   * failure (or before the error, when no attempt is left). data: { status: 429, retryAfterMs: from
+   * retry-after-ms / retry-after, or null; limits: the x-ratelimit-* headers, by name without the
+   * prefix (e.g. remaining-requests: "0", reset-requests: "1s", remaining-tokens, reset-tokens,
+   * limit-requests …) } context_nearly_full (warning): The conversation fills at least 80 % of the
+   * model's declared context window (its last request's prompt plus output). Sent once per
+   * crossing: again only after a call that dropped below 80 % (a smaller model context, another
+   * model) and a later one back above it. Never sent for a model without a declared contextWindow.
+   * data: { usedTokens, windowTokens, ratio: usedTokens / windowTokens, model } mcp_server_down
+   * (warning): An MCP server this agentwire server uses failed or went away (its process exited,
+   * its link broke, or it could not be started): its tools are gone until it returns. agentwire
+   * retries it with backoff. data: { server: its name, error: why, nextRetryMs: when agentwire
+   * tries again } mcp_server_up (info): An MCP server that was down (see mcp_server_down) is
+   * connected again and its tools are back. data: { server: its name, tools: how many tools it
+   * offers }
+   */
+  code: "model_retry" | "rate_limited" | "context_nearly_full" | "mcp_server_down" | "mcp_server_up";
+  /** One sentence for the user: what happened. */
+  message: string;
+  /**
+   * Details for a client to render, by code (see NoticeCode: each code lists its fields); {} when
+   * there are none.
+   */
+  data: Record<string, unknown>;
+}
+
 // ── Method maps ─────────────────────────────────────────────────────────────────────────────────
 
 /** Every request method with its params and result types: what `client.request(method, …)` is typed by. */
@@ -2945,6 +3247,18 @@ export interface NotificationMap {
   interrupted: InterruptedNotification;
   /** `error`: The generation failed. */
   error: ErrorNotification;
+  /**
+   * `usage_updated`: A model call finished: its tokens (cached and reasoning ones included), the
+   * generation's and the conversation's totals, how full the context window is, and its cost when
+   * the model's pricing is configured (else null).
+   */
+  usage_updated: UsageUpdatedNotification;
+  /**
+   * `notice`: Something to show the user that ends nothing (a retried model call, a rate limit, the
+   * context nearly full, an MCP server down or back). Conversation notices carry conversationId and
+   * seq; server-wide ones go to every initialized connection without them.
+   */
+  notice: NoticeNotification;
 }
 
 export type NotificationMethod = keyof NotificationMap;

@@ -16,7 +16,8 @@ import {
   type NotificationEntry,
   type RequestEntry,
 } from "../../protocol/inventory.js";
-import { ConversationEventBase, GenerationEventBase, TokenUsage } from "../../protocol/events.js";
+import { ConversationEventBase, GenerationEventBase } from "../../protocol/events.js";
+import { ConversationUsage, Cost, TokenUsage, UsageTotals } from "../../protocol/usage.js";
 import {
   ConversationSettings,
   DamagedConversationEntry,
@@ -49,7 +50,7 @@ export const protocolInventory: ClientInventory = { requests, notifications };
 export function sharedTypes(): Record<string, JsonSchema> {
   const out: Record<string, JsonSchema> = {};
   const fieldSets = { ConversationEventBase, GenerationEventBase, ToolCallRef, ToolCall, GenerationError, LastError };
-  const recurring = { ConversationSettings, DamagedConversationEntry, ParamIssue, TokenUsage };
+  const recurring = { ConversationSettings, DamagedConversationEntry, ParamIssue, TokenUsage, UsageTotals, Cost, ConversationUsage };
   for (const [name, schema] of Object.entries({ ...records, ...recurring, ...fieldSets })) {
     out[name] = toJsonSchema(schema, "output", name);
   }

@@ -199,7 +199,7 @@ function notificationSections({ root, named }: Page): string[] {
     "",
     "## Notifications",
     "",
-    "Sent by the server to every connection subscribed to the conversation (`connected` goes to the connection that sent `initialize`). A notification carries no `id` and gets no answer.",
+    "Sent by the server to every connection subscribed to the conversation (`connected` goes to the connection that sent `initialize`; a server-wide `notice`, without conversationId or seq, to every initialized connection). A notification carries no `id` and gets no answer.",
   ];
   for (const [method, entry] of notificationEntries()) {
     const typeName = notificationTypeName(method);

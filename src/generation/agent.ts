@@ -239,8 +239,16 @@ export class Agent {
         throw error;
       }
     };
+    const modelInfo = (model: string) => {
+      try {
+        return providers.resolve(model).capabilities;
+      } catch {
+        return null; // a model no provider serves fails its model call; it has no window or price
+      }
+    };
     return {
       provider,
+      modelInfo,
       tools: this.options.tools,
       toolSpecs: () => this.toolSpecs,
       log: this.options.log.child({ conversationId, generationId }),

@@ -81,7 +81,8 @@ async function answer(handle: ConversationHandle, ended: GenerationSummary): Pro
     outcome: ended.outcome,
     ...(ended.error ? { error: ended.error } : {}),
     finalRecord: ended.finalRecordId ? await findMessage(handle, ended.finalRecordId) : null,
-    usage: ended.usage,
+    // A summary stored before the details were kept lacks them: not reported, so null.
+    usage: ended.usage ? { ...ended.usage, cachedPromptTokens: ended.usage.cachedPromptTokens ?? null, reasoningTokens: ended.usage.reasoningTokens ?? null } : null,
     modelCalls: ended.modelCalls,
     endedAt: ended.endedAt,
   };

@@ -1,5 +1,7 @@
 import { ErrorCodes, type Conversation, type ConversationSettings, type GenerationOutcome, type PendingTool } from "../../protocol/index.js";
+import type { Cost, UsageTotals } from "../../protocol/usage.js";
 import type { ModelControls, Usage } from "../llm/provider.js";
+import { addCall, emptyTotals, sumUsage } from "../llm/usage-totals.js";
 import type { ActiveGeneration, GenerationEnding, OfferedCallState, ToolDecision } from "../sessions/active-generation.js";
 import type { ConversationRuntime } from "../sessions/conversation-runtime.js";
 import type { GenerationSummary } from "../store/conversation-store.js";
@@ -47,6 +49,8 @@ export class Generation implements ActiveGeneration {
   /** Tokens of its model calls so far, added up; null until the endpoint reports some. */
   private usage: Usage | null = null;
   private modelCalls = 0;
+  /** Its model calls' tokens and cost so far (usage_updated's `generation`). */
+  private totals: UsageTotals = emptyTotals();
   /** The last assistant message it stored: what generation.wait answers with. */
   finalRecordId: string | null = null;
 
@@ -96,16 +100,12 @@ export class Generation implements ActiveGeneration {
     return this.stepModel ?? conversation.model ?? this.model;
   }
 
-  /** One model call finished; its usage (if reported) joins the sum. */
-  countModelCall(usage: Usage | null): void {
+  /** One model call finished; its usage (if reported) joins the sum, and its cost (if priced) the totals. */
+  countModelCall(usage: Usage | null, cost: Cost | null): UsageTotals {
     this.modelCalls++;
-    if (!usage) return;
-    const sum = this.usage ?? { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
-    this.usage = {
-      promptTokens: sum.promptTokens + usage.promptTokens,
-      completionTokens: sum.completionTokens + usage.completionTokens,
-      totalTokens: sum.totalTokens + usage.totalTokens,
-    };
+    this.totals = addCall(this.totals, usage, cost);
+    if (usage) this.usage = sumUsage(this.usage, usage);
+    return this.totals;
   }
 
   get signal(): AbortSignal {

@@ -11,7 +11,9 @@ import { loadContextImages } from "../context/context-images.js";
 import { buildLlmContext, DECLINED_TEXT } from "../context/build-llm-context.js";
 import { readContextRecords } from "../context/context-records.js";
 import { newId } from "../ids.js";
+import type { ConversationUsage, ModelPricing } from "../../protocol/usage.js";
 import type { LlmProvider, LlmToolSpec, ProposedToolCall, Usage } from "../llm/provider.js";
+import { addCall, conversationTotals, costOf } from "../llm/usage-totals.js";
 import { LlmError } from "../llm/provider.js";
 import type { Logger } from "../logging/logger.js";
 import type { ConversationRuntime } from "../sessions/conversation-runtime.js";
@@ -33,9 +35,14 @@ export interface LoopDeps {
   log: Logger;
   /** Largest model request, in bytes of conversation text (maxContextBytes). */
   maxContextBytes: number;
+  /** What the configuration declares of a model (context window, pricing); null when it declares nothing or names no provider. */
+  modelInfo(model: string): { contextWindow?: number; pricing?: ModelPricing } | null;
   /** The configured template rendered for this call, for a conversation without its own system prompt. */
   defaultSystemPrompt(workspace: string, tools: readonly string[], signal: AbortSignal): Promise<string>;
 }
+
+/** The share of a declared context window past which context_nearly_full is sent. */
+const CONTEXT_NEARLY_FULL = 0.8;
 
 const NOT_RUN_INTERRUPTED = "[not run: the generation was interrupted]";
 const NOT_RUN_MAX_ITERATIONS = "[not run: the step reached maxIterations]";
@@ -44,6 +51,8 @@ const notRunTimeout = (ms: number) =>
 
 /** What one streamed model call produced. */
 interface ModelReply {
+  /** The model asked (as the step or conversation names it). */
+  model: string;
   text: string;
   reasoning: string;
   /** Absent when the stream was cut by an interrupt. */
@@ -112,8 +121,8 @@ class Loop {
     for (let iteration = 1; ; iteration++) {
       const reply = await this.callModel(iteration);
       if (!reply) return; // interrupted or failed; already reported
-      const { toolCalls, finishReason, usage } = reply;
-      this.generation.countModelCall(usage);
+      const { toolCalls, finishReason, usage, model } = reply;
+      await this.recordUsage(model, usage);
       const complete = (final: boolean) => {
         if (final) this.generation.outcome = { outcome: "completed" };
         this.runtime.publish("generation_complete", { generationId: this.generation.id, iteration, finishReason, usage, final });
@@ -150,7 +159,7 @@ class Loop {
    */
   private async callModel(
     iteration: number,
-  ): Promise<{ toolCalls: ProposedToolCall[]; finishReason: string | null; usage: Usage | null } | undefined> {
+  ): Promise<{ toolCalls: ProposedToolCall[]; finishReason: string | null; usage: Usage | null; model: string } | undefined> {
     this.generation.phase = "streaming";
     let reply: ModelReply;
     try {
@@ -177,7 +186,56 @@ class Loop {
         ...(providerItems?.length ? { providerItems: providerItems as Record<string, unknown>[] } : {}),
       }),
     );
-    return { toolCalls, finishReason, usage };
+    return { toolCalls, finishReason, usage, model: reply.model };
+  }
+
+  /**
+   * After a model call: add it to the generation's and the conversation's
+   * totals (the conversation's are stored with its metadata, so they survive
+   * a restart), then announce usage_updated — and context_nearly_full when
+   * this call took the context over 80 % of a declared window.
+   */
+  private async recordUsage(model: string, usage: Usage | null): Promise<void> {
+    const info = this.deps.modelInfo(model);
+    const cost = costOf(usage, info?.pricing);
+    const generation = this.generation.countModelCall(usage, cost);
+    const windowTokens = info?.contextWindow ?? null;
+    let conversation: ConversationUsage | undefined;
+    let before = 0;
+    this.writable();
+    await this.runtime.updateConversation(
+      (current) => {
+        const stored = conversationTotals(current.usage);
+        before = stored.contextTokens;
+        // Without usage the context is as last known.
+        conversation = { ...addCall(stored, usage, cost), contextTokens: usage ? usage.promptTokens + usage.completionTokens : stored.contextTokens };
+        return { ...current, usage: conversation };
+      },
+      () => {
+        const usedTokens = conversation!.contextTokens;
+        const generationId = this.generation.id;
+        this.runtime.publish("usage_updated", {
+          generationId,
+          model,
+          last: usage,
+          generation,
+          conversation: conversation!,
+          context: { usedTokens, windowTokens },
+          cost,
+        });
+        const threshold = windowTokens === null ? Infinity : windowTokens * CONTEXT_NEARLY_FULL;
+        if (usedTokens >= threshold && before < threshold) {
+          const percent = Math.round((usedTokens / windowTokens!) * 100);
+          this.runtime.publish("notice", {
+            generationId,
+            level: "warning",
+            code: "context_nearly_full",
+            message: `The conversation fills ${percent} % of ${model}'s context window (${usedTokens} of ${windowTokens} tokens).`,
+            data: { usedTokens, windowTokens, ratio: usedTokens / windowTokens!, model },
+          });
+        }
+      },
+    );
   }
 
   /** Build the request, stream the answer to subscribers, and collect it. Throws the provider's failure. */
@@ -201,7 +259,7 @@ class Loop {
     // Read per call: a model changed by conversation.update mid-step applies from here.
     const model = this.generation.modelFor(conversation);
     this.runtime.publish("generation_started", { generationId: this.generation.id, model, iteration });
-    const reply: ModelReply = { text: "", reasoning: "" };
+    const reply: ModelReply = { model, text: "", reasoning: "" };
     const progress = new ProgressCoalescer((kind, delta) =>
       this.runtime.publish("generation_progress", { generationId: this.generation.id, kind, delta }),
     );
@@ -222,6 +280,11 @@ class Loop {
         } else if (event.type === "reasoning") {
           reply.reasoning += event.delta;
           progress.add("reasoning", event.delta);
+        } else if (event.type === "notice") {
+          // A retry or a rate limit: told at once, and the call goes on.
+          progress.flush();
+          const { level, code, message, data } = event;
+          this.runtime.publish("notice", { generationId: this.generation.id, level, code, message, data });
         } else {
           reply.done = event;
         }

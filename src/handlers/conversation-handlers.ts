@@ -157,8 +157,8 @@ export const conversationUpdate: Handlers["conversation.update"] = async (params
   if (params.system) checkTextSize("system", params.system, app.config.limits.maxMessageBytes);
   const workspace =
     params.workspace === undefined || params.workspace === null ? params.workspace : await checkWorkspace(params.workspace);
-  const current = runtime.handle.conversation;
-  const next: Conversation = {
+  // Built from the metadata as the previous change left it (a running generation stores its usage totals there too).
+  const change = (current: Conversation): Conversation => ({
     ...current,
     title: params.title ?? current.title,
     model: params.model === undefined ? current.model : params.model,
@@ -166,9 +166,8 @@ export const conversationUpdate: Handlers["conversation.update"] = async (params
     workspace: workspace === undefined ? current.workspace : workspace,
     settings: { ...current.settings, ...params.settings },
     updatedAt: new Date().toISOString(),
-  };
-  runtime.assertLive();
-  await runtime.commit(runtime.handle.update(next), () =>
+  });
+  await runtime.updateConversation(change, () =>
     runtime.publish("conversation_updated", { conversation: runtime.handle.conversation, deleted: false }),
   );
   return runtime.handle.conversation;

@@ -61,7 +61,7 @@ export const serverStatus: Handlers["server.status"] = async (_params, { app }) 
     conversationsActive: app.hub.activeCount(),
     generations: app.hub.generationCount(),
     pendingToolCalls: app.hub.pendingToolCount(),
-    totals: { ...totals, generations: { ...totals.generations }, toolCalls: { ...totals.toolCalls } },
+    totals: { ...totals, generations: { ...totals.generations }, toolCalls: { ...totals.toolCalls }, cost: totals.cost.map((c) => ({ ...c })) },
     damagedConversations: app.store.damaged().map((d) => ({ conversationId: d.id, problem: d.problem })),
     mcp: app.mcp.status(),
     notices: app.config.notices,

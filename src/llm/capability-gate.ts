@@ -8,6 +8,7 @@
  * and clearly up front, and nothing a running step picks up can slip past.
  */
 import { ModelCapabilitiesConfig, type ReasoningEffort } from "../../protocol/config-providers.js";
+import type { ModelPricing } from "../../protocol/usage.js";
 import type { ModelControls } from "./provider.js";
 
 /** A declared model's capabilities with the defaults applied (protocol/config-providers.ts documents them). */
@@ -19,6 +20,8 @@ export interface ModelCapabilities {
   temperature: boolean;
   maxOutputTokens?: number;
   contextWindow?: number;
+  /** Its declared price (what costs are computed from); absent: costs are null. */
+  pricing?: ModelPricing;
 }
 
 const ALL_EFFORTS: ReasoningEffort[] = ["low", "medium", "high"];
@@ -34,6 +37,7 @@ export function capabilitiesFrom(written: ModelCapabilitiesConfig): ModelCapabil
     temperature: declared.temperature,
     ...(declared.maxOutputTokens !== undefined ? { maxOutputTokens: declared.maxOutputTokens } : {}),
     ...(declared.contextWindow !== undefined ? { contextWindow: declared.contextWindow } : {}),
+    ...(declared.pricing !== undefined ? { pricing: declared.pricing } : {}),
   };
 }
 

@@ -7,7 +7,9 @@
  * parses its events.
  *
  * Retries are ours, not the SDK's: an attempt is repeated only while nothing
- * has been yielded, so a caller never sees a token twice.
+ * has been yielded, so a caller never sees a token twice; each one is told
+ * (a model_retry notice event, and rate_limited when a 429 carries rate-limit
+ * headers), and the endpoint's Retry-After decides the pause when it sends one.
  */
 import OpenAI from "openai";
 import { OPENAI_DEFAULT_BASE_URL } from "../../protocol/config-providers.js";
@@ -15,6 +17,7 @@ import { CONFIG_DEFAULTS } from "../../protocol/config.js";
 import { createNodeHttpFetch, type NodeHttpFetch } from "./node-http-fetch.js";
 import { isRetryable, toLlmError } from "./openai-errors.js";
 import { LlmError, type ChatRequest, type LlmProvider, type ModelInfo, type StreamEvent } from "./provider.js";
+import { rateLimitNotice, retryAfterMs, retryNotice } from "./retry-notices.js";
 import { readSseData } from "./sse-reader.js";
 import { DeltaBatch, type Wire } from "./wires/wire.js";
 
@@ -27,7 +30,10 @@ export interface ModelCallOptions {
   headers?: Record<string, string>;
   /** Extra attempts after the first for 429/5xx/connection failures before the first event (default 2). */
   maxRetries?: number;
-  /** Backoff before retry n is base·2^(n-1), capped at the max, ±20 % jitter (defaults 250 ms and 1 s). */
+  /**
+   * Backoff before retry n is base·2^(n-1), capped at the max, ±20 % jitter (defaults 250 ms and 1 s),
+   * unless the failed response says how long to wait (retry-after-ms / retry-after, at most 60 s).
+   */
   retryBaseDelayMs?: number;
   retryMaxDelayMs?: number;
   /** Abort when no chunk (or no response headers) arrives for this long (default: the configuration's llm.idleTimeoutMs). */
@@ -101,9 +107,14 @@ export class ModelCallProvider implements LlmProvider {
       } catch (err) {
         if (request.signal.aborted) return;
         const error = toLlmError(err, this.baseURL);
+        const limited = rateLimitNotice(error);
+        if (limited) yield limited;
         if (progress.yielded || attempt >= this.maxRetries || !isRetryable(error)) throw error;
+        // The endpoint's Retry-After wins over our backoff (as the SDK's own retries did).
         const backoff = Math.min(this.retryMaxDelayMs, this.retryBaseDelayMs * 2 ** attempt);
-        if (!(await pause(backoff * (0.8 + Math.random() * 0.4), request.signal))) return;
+        const delay = retryAfterMs(error.headers) ?? Math.round(backoff * (0.8 + Math.random() * 0.4));
+        yield retryNotice(attempt + 1, this.maxRetries, delay, error);
+        if (!(await pause(delay, request.signal))) return;
       }
     }
   }

@@ -48,7 +48,7 @@ export function toLlmError(err: unknown, baseURL: string): LlmError {
       // An `{"error": …}` event inside an otherwise fine stream.
       return new LlmError(`the model endpoint reported an error mid-stream: ${detail}`, "http");
     }
-    return new LlmError(`the model endpoint answered ${err.status}: ${detail}`, "http", err.status);
+    return new LlmError(`the model endpoint answered ${err.status}: ${detail}`, "http", err.status, retryHeaders(err.headers));
   }
   if (err instanceof SyntaxError) {
     return new LlmError(`the model endpoint sent a chunk that is not valid JSON (${err.message})`, "malformed");
@@ -59,6 +59,17 @@ export function toLlmError(err: unknown, baseURL: string): LlmError {
     `the connection to the model endpoint broke: ${causeMessage(err)}${code ? ` (${code})` : ""}`,
     "connection",
   );
+}
+
+/** The headers of a failed response that say when to try again, by lower-case name; undefined when there are none. */
+function retryHeaders(headers: Headers | undefined): Record<string, string> | undefined {
+  if (!headers || typeof headers.forEach !== "function") return undefined;
+  const kept: Record<string, string> = {};
+  headers.forEach((value, name) => {
+    const key = name.toLowerCase();
+    if (key === "retry-after" || key === "retry-after-ms" || key.startsWith("x-ratelimit-")) kept[key] = value;
+  });
+  return Object.keys(kept).length > 0 ? kept : undefined;
 }
 
 /** 429, 5xx and connection failures may succeed on another attempt; other 4xx, timeouts and garbage will not. */

@@ -1,3 +1,4 @@
+import type { TokenUsage } from "../../protocol/usage.js";
 import type { ChatMessage } from "./chat-message.js";
 
 export interface LlmToolSpec {
@@ -27,11 +28,8 @@ export interface ChatRequest extends ModelControls {
   signal: AbortSignal;
 }
 
-export interface Usage {
-  promptTokens: number;
-  completionTokens: number;
-  totalTokens: number;
-}
+/** A model call's tokens as the endpoint reports them (the two details null when it does not say). */
+export type Usage = TokenUsage;
 
 export interface ProposedToolCall {
   id: string;
@@ -54,7 +52,20 @@ export interface DoneEvent {
   providerItems?: unknown[];
 }
 
-export type StreamEvent = { type: "text"; delta: string } | { type: "reasoning"; delta: string } | DoneEvent;
+/**
+ * Something the model call wants the user told that ends nothing: a retry
+ * about to be made, a rate limit the endpoint reported. The loop publishes
+ * it as a `notice` notification (protocol/notices.ts has the codes).
+ */
+export interface NoticeEvent {
+  type: "notice";
+  level: "info" | "warning";
+  code: "model_retry" | "rate_limited";
+  message: string;
+  data: Record<string, unknown>;
+}
+
+export type StreamEvent = { type: "text"; delta: string } | { type: "reasoning"; delta: string } | NoticeEvent | DoneEvent;
 
 export interface ModelInfo {
   id: string;
@@ -74,12 +85,17 @@ export interface LlmProvider {
 
 export type LlmErrorKind = "http" | "connection" | "timeout" | "malformed";
 
-/** A model endpoint failure, with the provider's HTTP status when there was one. */
+/**
+ * A model endpoint failure, with the provider's HTTP status when there was
+ * one, and the response headers that say when to try again (retry-after,
+ * retry-after-ms, x-ratelimit-*; lower-case names), when it sent any.
+ */
 export class LlmError extends Error {
   constructor(
     message: string,
     readonly kind: LlmErrorKind,
     readonly status?: number,
+    readonly headers?: Readonly<Record<string, string>>,
   ) {
     super(message);
     this.name = "LlmError";

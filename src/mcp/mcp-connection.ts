@@ -6,6 +6,7 @@
  */
 import type { McpServerDefinition } from "../../protocol/config-mcp.js";
 import type { McpServerInfo } from "../../protocol/mcp.js";
+import type { ServerNoticeCode } from "../../protocol/notices.js";
 import type { Logger } from "../logging/logger.js";
 import { McpSession, transportKind } from "./mcp-session.js";
 import { createMcpTool, type McpTool, type McpToolHost } from "./mcp-tool.js";
@@ -26,6 +27,16 @@ export interface McpConnectionSettings {
   log: Logger;
   /** Called whenever the server's tools change (connected, gone, list changed). */
   changed(): void;
+  /** Called when the server goes down (it was not already) and when it comes back after being down. */
+  notice(notice: McpStateNotice): void;
+}
+
+/** A server-wide notice about one MCP server (protocol/notices.ts: mcp_server_down, mcp_server_up). */
+export interface McpStateNotice {
+  level: "info" | "warning";
+  code: Extract<ServerNoticeCode, "mcp_server_down" | "mcp_server_up">;
+  message: string;
+  data: Record<string, unknown>;
 }
 
 export type McpOrigin = McpServerInfo["origin"];
@@ -148,12 +159,21 @@ export class McpConnection implements McpToolHost {
       this.current = session;
       const listed = await session.listTools(this.settings.connectTimeoutMs);
       if (epoch !== this.epoch) return;
+      const wasDown = this.state === "failed";
       this.state = "connected";
       this.error = undefined;
       this.attempts = 0;
       this.connectedAt = Date.now();
       this.setTools(this.buildTools(listed));
       log.info(`MCP server "${this.serverName}" connected: ${listed.length} tools`);
+      if (wasDown) {
+        this.settings.notice({
+          level: "info",
+          code: "mcp_server_up",
+          message: `MCP server "${this.serverName}" is connected again (${listed.length} tools).`,
+          data: { server: this.serverName, tools: listed.length },
+        });
+      }
     } catch (error) {
       if (epoch !== this.epoch) return;
       this.current = undefined;
@@ -188,6 +208,8 @@ export class McpConnection implements McpToolHost {
   }
 
   private fail(reason: string): void {
+    // Told once per outage: the retries of a server already down say nothing more.
+    const wasDown = this.state === "failed";
     this.state = "failed";
     this.error = reason;
     this.setTools([]);
@@ -202,6 +224,14 @@ export class McpConnection implements McpToolHost {
       void this.connect();
     }, delay);
     this.retryTimer.unref();
+    if (!wasDown) {
+      this.settings.notice({
+        level: "warning",
+        code: "mcp_server_down",
+        message: `MCP server "${this.serverName}" is down (${reason}); its tools are unavailable until it returns. Retrying in ${delay} ms.`,
+        data: { server: this.serverName, error: reason, nextRetryMs: delay },
+      });
+    }
   }
 
   private buildTools(listed: Parameters<typeof createMcpTool>[0][]): McpTool[] {

@@ -15,7 +15,7 @@ import { RpcError } from "../rpc/rpc-error.js";
 import { toolProcessEnvironment } from "../tools/process-group.js";
 import { toolEnvironment } from "../tools/tool-environment.js";
 import type { Tool, ToolProvider } from "../tools/tool.js";
-import { McpConnection, type McpBackoff, type McpConnectionSettings } from "./mcp-connection.js";
+import { McpConnection, type McpBackoff, type McpConnectionSettings, type McpStateNotice } from "./mcp-connection.js";
 import { McpServersFile } from "./mcp-servers-file.js";
 import { McpSession, transportKind } from "./mcp-session.js";
 
@@ -54,6 +54,7 @@ export class McpManager implements ToolProvider {
   private mutations: Promise<unknown> = Promise.resolve();
   private closed = false;
   private env: Record<string, string> | undefined;
+  private readonly noticeListeners = new Set<(notice: McpStateNotice) => void>();
 
   constructor(
     private readonly config: McpManagerConfig,
@@ -72,7 +73,16 @@ export class McpManager implements ToolProvider {
       maxOutputBytes: options.maxOutputBytes ?? 64 * 1024,
       log,
       changed: () => this.changes++,
+      notice: (notice) => {
+        for (const listener of [...this.noticeListeners]) listener(notice);
+      },
     };
+  }
+
+  /** Call `listener` when a server goes down or comes back; returns the disposer. */
+  onNotice(listener: (notice: McpStateNotice) => void): () => void {
+    this.noticeListeners.add(listener);
+    return () => this.noticeListeners.delete(listener);
   }
 
   /** Reads the saved servers and starts connecting to every server in the background. Never throws. */

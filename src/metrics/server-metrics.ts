@@ -32,6 +32,11 @@ export interface ServerTotals {
   modelCalls: number;
   promptTokens: number;
   completionTokens: number;
+  cachedPromptTokens: number;
+  reasoningTokens: number;
+  /** Cost of the priced model calls, one entry per currency. */
+  cost: { amount: number; currency: string }[];
+  unpricedModelCalls: number;
   framesSent: number;
   slowConsumersDropped: number;
 }
@@ -64,6 +69,10 @@ export class ServerMetrics implements RuntimeObserver {
     modelCalls: 0,
     promptTokens: 0,
     completionTokens: 0,
+    cachedPromptTokens: 0,
+    reasoningTokens: 0,
+    cost: [],
+    unpricedModelCalls: 0,
     framesSent: 0,
     slowConsumersDropped: 0,
   };
@@ -171,15 +180,28 @@ export class ServerMetrics implements RuntimeObserver {
     });
     new Counter({
       name: "agentwire_model_tokens_total",
-      help: "Tokens the endpoint reported: kind=prompt (in) or completion (out).",
+      help: "Tokens the endpoint reported: kind=prompt (in) or completion (out); cached_prompt and reasoning are the parts of those the endpoint detailed.",
       labelNames: ["kind"],
       registers,
       collect() {
         this.reset();
         this.inc({ kind: "prompt" }, totals.promptTokens);
         this.inc({ kind: "completion" }, totals.completionTokens);
+        this.inc({ kind: "cached_prompt" }, totals.cachedPromptTokens);
+        this.inc({ kind: "reasoning" }, totals.reasoningTokens);
       },
     });
+    new Counter({
+      name: "agentwire_model_cost_total",
+      help: "What the model calls cost, by currency, from the models' configured pricing (calls without pricing are not in it).",
+      labelNames: ["currency"],
+      registers,
+      collect() {
+        this.reset();
+        for (const { amount, currency } of totals.cost) this.inc({ currency }, amount);
+      },
+    });
+    counter("agentwire_model_calls_unpriced_total", "Model calls whose cost is unknown (no configured pricing, or no usage reported).", () => totals.unpricedModelCalls);
     counter("agentwire_frames_sent_total", "Frames (replies and notifications) sent to clients.", () => totals.framesSent);
     counter(
       "agentwire_slow_consumers_dropped_total",
@@ -250,7 +272,20 @@ export class ServerMetrics implements RuntimeObserver {
         if (usage) {
           this.totals.promptTokens += usage.promptTokens;
           this.totals.completionTokens += usage.completionTokens;
+          this.totals.cachedPromptTokens += usage.cachedPromptTokens ?? 0;
+          this.totals.reasoningTokens += usage.reasoningTokens ?? 0;
         }
+        return;
+      }
+      case "usage_updated": {
+        const { cost } = payload as Payload<"usage_updated">;
+        if (!cost) {
+          this.totals.unpricedModelCalls++;
+          return;
+        }
+        const entry = this.totals.cost.find((c) => c.currency === cost.currency);
+        if (entry) entry.amount = Math.round((entry.amount + cost.amount) * 1e10) / 1e10;
+        else this.totals.cost.push({ ...cost });
         return;
       }
       case "tool_completed":

@@ -1,4 +1,5 @@
 import type {
+  Conversation,
   ConversationState,
   LastError,
   NotificationMethod,
@@ -66,6 +67,8 @@ export class ConversationRuntime {
   /** Resolves once every earlier commit has announced (or failed), so announcements keep call order. */
   private announced: Promise<void> = Promise.resolve();
   private commitsInFlight = 0;
+  /** Settles when the last metadata change (updateConversation) has been written or has failed. */
+  private metadataTail: Promise<void> = Promise.resolve();
   readonly events: EventLog;
   /*
    * The run state. It changes only through this class's methods (begin and
@@ -324,6 +327,25 @@ export class ConversationRuntime {
     } finally {
       this.commitsInFlight--;
     }
+  }
+
+  /**
+   * Change the conversation's metadata. `change` is handed the metadata as
+   * the previous change left it, not only what was durable when the caller
+   * asked, so two changes in flight — a conversation.update and a model
+   * call's usage totals — never undo each other. Written, then announced,
+   * as `commit` does.
+   */
+  updateConversation(change: (current: Conversation) => Conversation, announce: () => void): Promise<void> {
+    const run = this.metadataTail.then(() => {
+      this.assertLive();
+      return this.commit(this.handle.update(change(this.handle.conversation)), announce);
+    });
+    this.metadataTail = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
   }
 
   /** Number an event and send it (or hold it until its seq is durable). Returns its seq. */

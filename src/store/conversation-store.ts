@@ -7,6 +7,7 @@ import type {
   Plan,
   ToolCallRecord,
 } from "../../protocol/index.js";
+import type { TokenUsage } from "../../protocol/usage.js";
 
 /** What the store keeps about an asset besides its bytes. */
 export interface AssetInfo {
@@ -25,7 +26,7 @@ export interface GenerationSummary {
   endedAt: string;
   error?: { code: number; message: string; status?: number };
   /** Tokens of all its model calls; null when the endpoint reported none. */
-  usage: { promptTokens: number; completionTokens: number; totalTokens: number } | null;
+  usage: TokenUsage | null;
   modelCalls: number;
   /** Id of the last assistant message it stored (read back on demand, not held). */
   finalRecordId: string | null;

@@ -46,6 +46,7 @@ export function sendError(ex: Exchange, script: Extract<FakeScript, { kind: "err
   ex.res.writeHead(script.status, {
     "content-type": script.rawBody === undefined ? "application/json" : "text/plain",
     "x-request-id": ex.requestId,
+    ...script.headers,
   });
   ex.res.end(body);
 }
@@ -62,6 +63,16 @@ export function usageOf(ex: Exchange, completion: number, override?: FakeUsage):
   if (override) return override;
   const prompt = estimateTokens(ex);
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+}
+
+/** Chat Completions' usage object: the details only when the script gives them. */
+export function chatUsage(usage: FakeUsage): Record<string, unknown> {
+  const { cached_tokens, reasoning_tokens, ...counts } = usage;
+  return {
+    ...counts,
+    ...(cached_tokens !== undefined ? { prompt_tokens_details: { cached_tokens } } : {}),
+    ...(reasoning_tokens !== undefined ? { completion_tokens_details: { reasoning_tokens } } : {}),
+  };
 }
 
 /** The delta chunks of a reply, in wire order (without the role chunk). */
@@ -160,7 +171,7 @@ class SseWriter {
       system_fingerprint: "fp_fake",
       choices,
     };
-    if (this.withUsage) chunk.usage = usage ?? null;
+    if (this.withUsage) chunk.usage = usage ? chatUsage(usage) : null;
     return `data: ${JSON.stringify(chunk)}\n\n`;
   }
 
@@ -263,7 +274,7 @@ function completionOf(ex: Exchange, script: FakeReplyScript | { kind: "paced"; t
     model: ex.body.model,
     system_fingerprint: "fp_fake",
     choices: [{ index: 0, message, logprobs: null, finish_reason: finish }],
-    usage: usageOf(ex, completion, script.kind === "reply" ? script.usage : undefined),
+    usage: chatUsage(usageOf(ex, completion, script.kind === "reply" ? script.usage : undefined)),
   });
 }
 

@@ -129,9 +129,9 @@ function usageOf(ex: Exchange, completion: number, script?: FakeReplyScript): Js
   const output = script?.usage?.completion_tokens ?? completion;
   return {
     input_tokens: input,
-    input_tokens_details: { cached_tokens: 0 },
+    input_tokens_details: { cached_tokens: script?.usage?.cached_tokens ?? 0 },
     output_tokens: output,
-    output_tokens_details: { reasoning_tokens: 0 },
+    output_tokens_details: { reasoning_tokens: script?.usage?.reasoning_tokens ?? 0 },
     total_tokens: script?.usage?.total_tokens ?? input + output,
   };
 }

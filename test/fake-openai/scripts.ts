@@ -17,6 +17,14 @@ export interface FakeUsage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  /**
+   * Cached prompt tokens: chat sends `prompt_tokens_details.cached_tokens`,
+   * the Responses API `input_tokens_details.cached_tokens`. Chat leaves the
+   * details out when absent (as many compatible servers do); Responses sends 0.
+   */
+  cached_tokens?: number;
+  /** Reasoning tokens: `completion_tokens_details.reasoning_tokens` / `output_tokens_details.reasoning_tokens`, likewise. */
+  reasoning_tokens?: number;
 }
 
 /**
@@ -61,6 +69,8 @@ export interface FakeReplyScript {
 export interface FakeErrorScript {
   kind: "error";
   status: number;
+  /** Extra response headers, e.g. retry-after, retry-after-ms, x-ratelimit-remaining-requests. */
+  headers?: Record<string, string>;
   message?: string;
   type?: string;
   code?: string | null;

@@ -44,6 +44,7 @@ describe("10 conversations generating at once", () => {
         "message_added",
         "generation_started",
         "message_added",
+        "usage_updated",
         "generation_complete",
         "tool_pending",
         "tool_executing",
@@ -51,6 +52,7 @@ describe("10 conversations generating at once", () => {
         "generation_started",
         "generation_progress",
         "message_added",
+        "usage_updated",
         "generation_complete",
       ]);
 

@@ -22,7 +22,7 @@ describe.each(["chat", "responses"] as const)("on the %s wire", (wire) => {
       expect(end.method).toBe("generation_complete");
       expect(end.params).toMatchObject({ final: true, finishReason: "stop", iteration: 1 });
       expect(end.params.usage).toMatchObject({ promptTokens: expect.any(Number), completionTokens: expect.any(Number) });
-      expect(events.flow()).toEqual(["message_added", "generation_started", "generation_progress", "message_added", "generation_complete"]);
+      expect(events.flow()).toEqual(["message_added", "generation_started", "generation_progress", "message_added", "usage_updated", "generation_complete"]);
       const progress = events.events.filter((e) => e.method === "generation_progress").map((e) => e.params);
       expect(progress.filter((p) => p.kind === "reasoning").map((p) => p.delta).join("")).toBe("Let me think.");
       expect(progress.filter((p) => p.kind === "text").map((p) => p.delta).join("")).toBe("Hello!");
@@ -81,6 +81,7 @@ describe.each(["chat", "responses"] as const)("on the %s wire", (wire) => {
         "generation_started",
         "generation_progress",
         "message_added",
+        "usage_updated",
         "generation_complete",
         ...TOOL_ROUND_FLOW,
       ]);

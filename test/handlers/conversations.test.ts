@@ -156,6 +156,17 @@ describe("conversation.update", () => {
     expect(stored.conversation).toEqual(again);
   });
 
+  it("two updates in flight at once both take effect: each is built on the one before (a generation's usage totals are written the same way)", async () => {
+    const c = await client.conversation.create({ title: "before", settings: { maxIterations: 4 } });
+    const [first, second] = await Promise.all([
+      client.conversation.update({ conversationId: c.id, title: "after" }),
+      client.conversation.update({ conversationId: c.id, settings: { maxIterations: 9 } }),
+    ]);
+    expect(first).toMatchObject({ title: "after", settings: { maxIterations: 4 } });
+    expect(second).toMatchObject({ title: "after", settings: { maxIterations: 9 } });
+    expect((await client.conversation.get({ conversationId: c.id })).conversation).toMatchObject({ title: "after", settings: { maxIterations: 9 } });
+  });
+
   it("leaves the conversation untouched when the update is invalid", async () => {
     const c = await client.conversation.create({ title: "keep", settings: { maxIterations: 4 } });
     await expectInvalidParams(

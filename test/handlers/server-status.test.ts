@@ -38,6 +38,10 @@ it("counts active conversations and pending tool calls now, and generations and 
       modelCalls: 0,
       promptTokens: 0,
       completionTokens: 0,
+      cachedPromptTokens: 0,
+      reasoningTokens: 0,
+      cost: [],
+      unpricedModelCalls: 0,
       framesSent: expect.any(Number),
       slowConsumersDropped: 0,
     });

@@ -128,5 +128,6 @@ export const TOOL_ROUND_FLOW = [
   "generation_started",
   "generation_progress",
   "message_added",
+  "usage_updated",
   "generation_complete",
 ] as const;

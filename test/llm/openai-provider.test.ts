@@ -69,7 +69,8 @@ describe("OpenAIProvider streaming", () => {
     expect(doneOf(events)).toEqual({
       type: "done",
       finishReason: "stop",
-      usage: { promptTokens: 11, completionTokens: 3, totalTokens: 14 },
+      // The fake sends no token details unless asked: not reported, so null.
+      usage: { promptTokens: 11, cachedPromptTokens: null, completionTokens: 3, reasoningTokens: null, totalTokens: 14 },
       toolCalls: [],
     });
     const sent = fake.requests[0];
@@ -168,7 +169,11 @@ describe("OpenAIProvider failures", () => {
     const limited = { kind: "error", status: 429, message: "Slow down, please." } as const;
     fake.enqueue(limited, limited, limited, { kind: "reply", text: ["too late"] });
     const { events, error } = await collect(provider({ maxRetries: 2 }), request());
-    expect(events).toEqual([]);
+    // Each retry is told (a model_retry notice event); nothing else came.
+    expect(events.map((e) => (e.type === "notice" ? [e.code, e.data.attempt, e.data.status] : e.type))).toEqual([
+      ["model_retry", 1, 429],
+      ["model_retry", 2, 429],
+    ]);
     expect(error).toMatchObject({ kind: "http", status: 429 });
     expect((error as Error).message).toContain("Slow down, please.");
     expect(fake.requests).toHaveLength(3);
@@ -194,7 +199,7 @@ describe("OpenAIProvider failures", () => {
     const port = await closedPort();
     const p = new OpenAIProvider({ baseURL: `http://127.0.0.1:${port}/v1`, maxRetries: 1, retryBaseDelayMs: 1 });
     const { events, error } = await collect(p, request());
-    expect(events).toEqual([]);
+    expect(events).toEqual([expect.objectContaining({ type: "notice", code: "model_retry", data: expect.objectContaining({ attempt: 1, status: null }) })]);
     expect(error).toMatchObject({ name: "LlmError", kind: "connection" });
     expect((error as Error).message).toContain("ECONNREFUSED");
     expect((error as Error).message).toContain(`127.0.0.1:${port}`);
@@ -327,7 +332,8 @@ describe("OpenAIProvider abort", () => {
     const started = Date.now();
     const { events, error } = await collect(provider({ retryBaseDelayMs: 5000, retryMaxDelayMs: 5000 }), request({ signal: controller.signal }));
     expect(error).toBeUndefined();
-    expect(events).toEqual([]);
+    expect(events.map((e) => e.type)).toEqual(["notice"]); // the retry it was waiting for was told
+
     expect(Date.now() - started).toBeLessThan(1000);
     expect(fake.requests).toHaveLength(1);
   });

@@ -179,7 +179,8 @@ describe("stream parsing (recorded event sequences)", () => {
     expect(done).toEqual({
       type: "done",
       finishReason: "tool_calls",
-      usage: { promptTokens: 30, completionTokens: 12, totalTokens: 42 },
+      // The recorded stream has no token details: not reported, so null.
+      usage: { promptTokens: 30, cachedPromptTokens: null, completionTokens: 12, reasoningTokens: null, totalTokens: 42 },
       toolCalls: [
         { id: "call_A", name: "shell", arguments: '{"command":"ls"}' },
         { id: "call_B", name: "noop", arguments: "{}" },
@@ -268,7 +269,7 @@ describe("the responses wire against the fake", () => {
     const { events, error } = await collect(provider({ headers: { "x-gateway-route": "team-a" } }), request());
     expect(error).toBeUndefined();
     expect(text(events)).toBe("Hello");
-    expect(events.at(-1)).toEqual({ type: "done", finishReason: "stop", usage: { promptTokens: 7, completionTokens: 2, totalTokens: 9 }, toolCalls: [] });
+    expect(events.at(-1)).toEqual({ type: "done", finishReason: "stop", usage: { promptTokens: 7, cachedPromptTokens: 0, completionTokens: 2, reasoningTokens: 0, totalTokens: 9 }, toolCalls: [] });
     expect(fake.wires).toEqual(["responses"]);
     expect(fake.exchanges[0]!.headers["x-gateway-route"]).toBe("team-a");
     expect(fake.requests[0]).toMatchObject({ stream: true, store: false, input: [{ type: "message", role: "user" }] });

@@ -75,6 +75,7 @@ it("keeps a failed server failed while a retry is under way (server.status never
     maxOutputBytes: 1000,
     log: createLogger("silent"),
     changed: () => {},
+    notice: () => {},
   });
   try {
     await connection.start();

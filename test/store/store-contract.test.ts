@@ -385,6 +385,27 @@ describe.each(subjects)("%s: the ConversationStore contract", (_name, subject, a
     expect(ids(await again.readRecords(6))).toEqual(["t7", "m8"]);
   });
 
+  itDurable("keeps a conversation's usage totals with its metadata: back after a reopen, in get and in list", async () => {
+    const usage = {
+      modelCalls: 3,
+      promptTokens: 2300,
+      cachedPromptTokens: 1400,
+      completionTokens: 300,
+      reasoningTokens: 50,
+      totalTokens: 2600,
+      cost: { amount: 0.0049, currency: "USD" },
+      unpricedModelCalls: 1,
+      contextTokens: 1400,
+    };
+    let store = await subject.open();
+    const handle = await store.create(conversation("u1"));
+    await handle.append(userMessage(1));
+    await handle.update({ ...handle.conversation, usage });
+    store = await subject.reopen!(store);
+    expect((await store.get("u1"))!.conversation.usage).toEqual(usage);
+    expect((await store.list({ limit: 10 })).data.find((c) => c.id === "u1")?.usage).toEqual(usage);
+  });
+
   itDurable("counts the stored assets again after a reopen: the quota goes on where it was, and a deletion before it freed its share", async () => {
     const limits = { maxConversationAssetBytes: 10, maxTotalAssetBytes: 12 };
     let store = await subject.open(limits);

@@ -38,7 +38,7 @@ describe.each(["memory", "websocket"] as const satisfies readonly ClientTranspor
     const { id, events } = await newConversation(fx.client);
     const { generationId } = await fx.client.step({ conversationId: id });
     expect((await events.waitForEnd(generationId)).params).toMatchObject({ final: true, finishReason: "stop" });
-    expect(events.flow()).toEqual(["message_added", "generation_started", "generation_progress", "message_added", "generation_complete"]);
+    expect(events.flow()).toEqual(["message_added", "generation_started", "generation_progress", "message_added", "usage_updated", "generation_complete"]);
     expect(events.of("generation_progress").map((p) => p.delta).join("")).toBe("Hello there");
     const { records } = await fx.client.conversation.get({ conversationId: id, includeRecords: true });
     expect(records!.at(-1)).toMatchObject({ type: "message", role: "assistant", content: "Hello there", generationId });

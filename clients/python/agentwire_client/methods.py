@@ -64,6 +64,7 @@ from .types import (
     MessageAppendParams,
     MessageAppendResult,
     ModelsListResult,
+    NoticeNotification,
     PlanUpdatedNotification,
     ServerStatusResult,
     SkillsListParams,
@@ -79,6 +80,7 @@ from .types import (
     ToolPendingNotification,
     ToolSkippedNotification,
     ToolsListResult,
+    UsageUpdatedNotification,
 )
 
 Handler = Callable[[Any], Any]
@@ -538,6 +540,12 @@ class AgentwireClient(AgentwireClientBase):
 
     @overload
     def on(self, method: Literal["error"], handler: Callable[[ErrorNotification], object]) -> Disposer: ...
+
+    @overload
+    def on(self, method: Literal["usage_updated"], handler: Callable[[UsageUpdatedNotification], object]) -> Disposer: ...
+
+    @overload
+    def on(self, method: Literal["notice"], handler: Callable[[NoticeNotification], object]) -> Disposer: ...
 
     @overload
     def on(self, method: str, handler: Handler) -> Disposer: ...

@@ -10,10 +10,10 @@ from typing import Any, Literal, NotRequired, TypeAlias, TypedDict
 PROTOCOL_VERSION = "1.0"
 """The protocol version this client speaks, sent in initialize; a server of another major refuses it."""
 
-NotificationMethod: TypeAlias = Literal["connected", "message_added", "conversation_updated", "generation_started", "generation_progress", "generation_complete", "tool_pending", "tool_executing", "tool_output", "tool_completed", "tool_failed", "tool_skipped", "generation_diff_updated", "plan_updated", "interrupted", "error"]
+NotificationMethod: TypeAlias = Literal["connected", "message_added", "conversation_updated", "generation_started", "generation_progress", "generation_complete", "tool_pending", "tool_executing", "tool_output", "tool_completed", "tool_failed", "tool_skipped", "generation_diff_updated", "plan_updated", "interrupted", "error", "usage_updated", "notice"]
 """Every notification the server may send."""
 
-NOTIFICATION_METHODS: tuple[NotificationMethod, ...] = ("connected", "message_added", "conversation_updated", "generation_started", "generation_progress", "generation_complete", "tool_pending", "tool_executing", "tool_output", "tool_completed", "tool_failed", "tool_skipped", "generation_diff_updated", "plan_updated", "interrupted", "error",)
+NOTIFICATION_METHODS: tuple[NotificationMethod, ...] = ("connected", "message_added", "conversation_updated", "generation_started", "generation_progress", "generation_complete", "tool_pending", "tool_executing", "tool_output", "tool_completed", "tool_failed", "tool_skipped", "generation_diff_updated", "plan_updated", "interrupted", "error", "usage_updated", "notice",)
 
 
 class ConversationSettings(TypedDict):
@@ -79,6 +79,76 @@ class ConversationSettings(TypedDict):
     """
 
 
+class Cost(TypedDict):
+    """A cost in money, computed from the model's configured pricing; never estimated."""
+
+    amount: float
+    """The amount, in units of `currency` (not cents): 0.0123 is 1.23 cents of USD.
+
+    @minimum 0
+    """
+    currency: str
+    """The currency the model's pricing is written in (as configured, e.g. "USD")."""
+
+
+class UsageTotals(TypedDict):
+    """Tokens and cost of several model calls, added up."""
+
+    modelCalls: int
+    """Model calls counted (those whose answer finished).
+
+    @minimum 0
+    """
+    promptTokens: int
+    """Prompt tokens, summed.
+
+    @minimum 0
+    """
+    cachedPromptTokens: int
+    """Cached prompt tokens, summed (calls whose endpoint did not say count 0).
+
+    @minimum 0
+    """
+    completionTokens: int
+    """Completion tokens, summed.
+
+    @minimum 0
+    """
+    reasoningTokens: int
+    """Reasoning tokens, summed (calls whose endpoint did not say count 0).
+
+    @minimum 0
+    """
+    totalTokens: int
+    """Total tokens, summed.
+
+    @minimum 0
+    """
+    cost: Cost | None
+    """What the priced calls cost, summed; null when no call counted here had a price. Calls without a
+    price (no `pricing` for their model, no usage reported, or a price in another currency than the
+    first priced call's) are not in it: unpricedModelCalls counts them.
+    """
+    unpricedModelCalls: int
+    """Model calls whose cost is unknown, so not in `cost` (0: the cost is complete).
+
+    @minimum 0
+    """
+
+
+class ConversationUsage(UsageTotals, TypedDict):
+    """Tokens and cost of every model call of the conversation, added up, and how full its context was
+    after the last one. Stored with the conversation: it survives a restart.
+    """
+
+    contextTokens: int
+    """usedTokens of the conversation's last model call (see ContextUsage): how full its context was
+    then.
+
+    @minimum 0
+    """
+
+
 class Conversation(TypedDict):
     """A conversation: its metadata, without its records."""
 
@@ -112,6 +182,11 @@ class Conversation(TypedDict):
     """Number of records stored in the conversation.
 
     @minimum 0
+    """
+    usage: NotRequired[ConversationUsage]
+    """Tokens and cost of all its model calls, and how full its context was after the last one; absent
+    until its first model call finished (and in conversations stored before usage was kept).
+    usage_updated reports each change.
     """
 
 
@@ -450,14 +525,41 @@ class ParamIssue(TypedDict):
 
 
 class TokenUsage(TypedDict):
-    """Tokens one model call used, as the endpoint reports them."""
+    """Tokens a model call used, as the endpoint reports them. The endpoint reports usage whole or not
+    at all (then the usage is null), so promptTokens, completionTokens and totalTokens are always
+    numbers; the two details are null when the endpoint leaves them out.
+    """
 
     promptTokens: int
-    """Prompt tokens."""
+    """Prompt (input) tokens: everything the request carried, cached ones included.
+
+    @minimum 0
+    """
+    cachedPromptTokens: int | None
+    """Prompt tokens the endpoint served from its prompt cache (Chat Completions
+    `prompt_tokens_details.cached_tokens`, Responses `input_tokens_details.cached_tokens`); part of
+    promptTokens. Null when the endpoint does not say.
+
+    @minimum 0
+    """
     completionTokens: int
-    """Completion tokens."""
+    """Completion (output) tokens, reasoning ones included.
+
+    @minimum 0
+    """
+    reasoningTokens: int | None
+    """Completion tokens the model spent reasoning (Chat Completions
+    `completion_tokens_details.reasoning_tokens`, Responses
+    `output_tokens_details.reasoning_tokens`); part of completionTokens. Null when the endpoint does
+    not say.
+
+    @minimum 0
+    """
     totalTokens: int
-    """Total tokens."""
+    """Total tokens, as the endpoint reports them (else prompt + completion).
+
+    @minimum 0
+    """
 
 
 class ConversationEventBase(TypedDict):
@@ -563,13 +665,18 @@ class InitializeResultCapabilities(TypedDict):
 
 
 class InitializeResultNoticesItem(TypedDict):
-    code: Literal["config_untrusted", "config_ignored"]
-    """What the notice is about: config_untrusted: A project agentwire.json sets keys that run commands
-    or send credentials (MCP servers, custom tools, endpoints, key names, approval settings…), and
-    the user has not trusted it as it is now: the server started without those keys. `agentwire
-    trust DIR` applies them; a later change to the file asks again. config_ignored: An
-    agentwire.json was not read at all: its directory or the file itself is not owned by the user
-    running the server, or is writable by its group or by others.
+    code: Literal["config_untrusted", "config_ignored", "config_fallback"]
+    """What the notice is about: config_untrusted (warning): A project agentwire.json sets keys that
+    run commands or send credentials (MCP servers, custom tools, endpoints, key names, approval
+    settings…), and the user has not trusted it as it is now: the server started without those keys.
+    `agentwire trust DIR` applies them; a later change to the file asks again. config_ignored
+    (warning): An agentwire.json was not read at all: its directory or the file itself is not owned
+    by the user running the server, or is writable by its group or by others. config_fallback
+    (info): Reserved: a configured setting the server could not honour and replaced by its default.
+    Nothing sends it today: a setting that cannot be honoured stops the start with a configuration
+    error instead of falling back, and a model not declared under its provider's `models` is not a
+    fallback (its capabilities are unknown, so nothing is refused; its context window and cost are
+    reported as null).
     """
     message: str
     """One or two sentences for the user: what happened and what to do about it."""
@@ -653,6 +760,28 @@ class ServerStatusResultTotals(TypedDict):
     """
     completionTokens: int
     """Completion tokens reported by the endpoint.
+
+    @minimum 0
+    """
+    cachedPromptTokens: int
+    """Prompt tokens served from the endpoint's prompt cache (part of promptTokens; calls whose
+    endpoint did not say count 0).
+
+    @minimum 0
+    """
+    reasoningTokens: int
+    """Completion tokens spent reasoning (part of completionTokens; calls whose endpoint did not say
+    count 0).
+
+    @minimum 0
+    """
+    cost: list[Cost]
+    """What the priced model calls cost, one entry per currency (empty when no model with a configured
+    pricing was called).
+    """
+    unpricedModelCalls: int
+    """Model calls whose cost is unknown (their model has no configured pricing, or the endpoint
+    reported no usage).
 
     @minimum 0
     """
@@ -1576,6 +1705,31 @@ No parameters.
 """
 
 
+class ModelsListResultModelsItemCapabilitiesPricing(TypedDict):
+    inputPerMillion: float
+    """Price of one million prompt (input) tokens that were not served from the cache.
+
+    @minimum 0
+    """
+    cachedInputPerMillion: NotRequired[float]
+    """Price of one million cached prompt tokens; when absent they cost inputPerMillion.
+
+    @minimum 0
+    """
+    outputPerMillion: float
+    """Price of one million completion (output) tokens, reasoning tokens included.
+
+    @minimum 0
+    """
+    currency: str
+    """The currency the prices are in; costs are reported in it.
+
+    @minLength 1
+    @maxLength 16
+    @default "USD"
+    """
+
+
 class ModelsListResultModelsItemCapabilities(TypedDict):
     tools: bool
     """Takes tools (function calling)."""
@@ -1589,6 +1743,8 @@ class ModelsListResultModelsItemCapabilities(TypedDict):
     """Most tokens it writes in one answer, when declared."""
     contextWindow: NotRequired[int]
     """Its context window in tokens, when declared."""
+    pricing: NotRequired[ModelsListResultModelsItemCapabilitiesPricing]
+    """What it costs per million tokens, when declared (usage_updated's costs come from it)."""
 
 
 class ModelsListResultModelsItem(TypedDict):
@@ -2162,6 +2318,114 @@ class ErrorNotification(ConversationEventBase, GenerationError, TypedDict):
     """The generation (one `step`) this event belongs to."""
 
 
+class UsageUpdatedNotificationContext(TypedDict):
+    usedTokens: int
+    """The last request's prompt tokens plus its output: what the next request will carry at least.
+    When the endpoint reported no usage for the call, the last value known (0 before any).
+
+    @minimum 0
+    """
+    windowTokens: int | None
+    """The model's context window: its declared `contextWindow` in the provider configuration; null
+    when not declared.
+
+    @minimum 1
+    """
+
+
+class UsageUpdatedNotification(GenerationEventBase, TypedDict):
+    """Params of the `usage_updated` notification: A model call finished: its tokens (cached and
+    reasoning ones included), the generation's and the conversation's totals, how full the context
+    window is, and its cost when the model's pricing is configured (else null).
+
+    A model call finished: its usage, the running totals of its generation and conversation, the
+    context occupancy and the call's cost. Sent after the call's assistant message is stored and
+    before its generation_complete; the conversation's totals are stored before it leaves.
+    """
+
+    model: str
+    """The model of this call, as the step named it."""
+    last: TokenUsage | None
+    """This model call's tokens; null when the endpoint reported no usage."""
+    generation: UsageTotals
+    """This generation's model calls so far, added up."""
+    conversation: ConversationUsage
+    """The conversation's model calls so far, added up (the same as conversation.get's
+    conversation.usage).
+    """
+    context: UsageUpdatedNotificationContext
+    """How much of the model's context window the conversation fills."""
+    cost: Cost | None
+    """What this model call cost; null when its model has no configured pricing or the endpoint
+    reported no usage — never estimated.
+    """
+
+
+class NoticeNotification(TypedDict):
+    """Params of the `notice` notification: Something to show the user that ends nothing (a retried
+    model call, a rate limit, the context nearly full, an MCP server down or back). Conversation
+    notices carry conversationId and seq; server-wide ones go to every initialized connection
+    without them.
+
+    Something to show the user that ends nothing: a generation goes on after it. Conversation
+    notices (model_retry, rate_limited, context_nearly_full) go to the conversation's subscribers
+    with its seq; server-wide ones (mcp_server_down, mcp_server_up) go to every initialized
+    connection of the instance, without conversationId or seq.
+    """
+
+    conversationId: NotRequired[str]
+    """The conversation concerned; absent for a server-wide notice (mcp_server_down, mcp_server_up).
+
+    @pattern ^[A-Za-z0-9_-]{1,128}$
+    """
+    seq: NotRequired[int]
+    """The conversation's event seq (see ConversationEventBase); absent for a server-wide notice, which
+    is not replayed.
+
+    @minimum 1
+    """
+    timestamp: str
+    """When the server emitted it.
+
+    @format date-time
+    """
+    generationId: str | None
+    """The generation it concerns (model_retry, rate_limited, context_nearly_full); null when none.
+    """
+    level: Literal["info", "warning"]
+    """How loud: info (something happened, nothing to do) or warning (the user may want to act or
+    wait).
+    """
+    code: Literal["model_retry", "rate_limited", "context_nearly_full", "mcp_server_down", "mcp_server_up"]
+    """What the notice is about (see protocol/notices.ts for whom each goes to): model_retry (info): A
+    model request failed before its answer began (HTTP 429 or 5xx, or a broken connection) and will
+    be sent again after a pause; the generation goes on. Retries follow the endpoint's Retry-After
+    when it sends one (up to 60 s), else an exponential backoff. data: { attempt: the retry about to
+    be made (1 for the first), maxRetries, delayMs: the pause before it, status: the HTTP status or
+    null for a connection failure, error: what failed } rate_limited (warning): The endpoint
+    answered 429 with rate-limit headers: what they said. Sent before the model_retry of that
+    failure (or before the error, when no attempt is left). data: { status: 429, retryAfterMs: from
+    retry-after-ms / retry-after, or null; limits: the x-ratelimit-* headers, by name without the
+    prefix (e.g. remaining-requests: "0", reset-requests: "1s", remaining-tokens, reset-tokens,
+    limit-requests …) } context_nearly_full (warning): The conversation fills at least 80 % of the
+    model's declared context window (its last request's prompt plus output). Sent once per crossing:
+    again only after a call that dropped below 80 % (a smaller model context, another model) and a
+    later one back above it. Never sent for a model without a declared contextWindow. data: {
+    usedTokens, windowTokens, ratio: usedTokens / windowTokens, model } mcp_server_down (warning):
+    An MCP server this agentwire server uses failed or went away (its process exited, its link
+    broke, or it could not be started): its tools are gone until it returns. agentwire retries it
+    with backoff. data: { server: its name, error: why, nextRetryMs: when agentwire tries again }
+    mcp_server_up (info): An MCP server that was down (see mcp_server_down) is connected again and
+    its tools are back. data: { server: its name, tools: how many tools it offers }
+    """
+    message: str
+    """One sentence for the user: what happened."""
+    data: dict[str, Any]
+    """Details for a client to render, by code (see NoticeCode: each code lists its fields); {} when
+    there are none.
+    """
+
+
 class MessageAddedEvent(TypedDict):
     """A `message_added` notification, as `events()` yields it."""
 
@@ -2267,7 +2531,21 @@ class ErrorEvent(TypedDict):
     params: ErrorNotification
 
 
-ConversationEvent: TypeAlias = MessageAddedEvent | ConversationUpdatedEvent | GenerationStartedEvent | GenerationProgressEvent | GenerationCompleteEvent | ToolPendingEvent | ToolExecutingEvent | ToolOutputEvent | ToolCompletedEvent | ToolFailedEvent | ToolSkippedEvent | GenerationDiffUpdatedEvent | PlanUpdatedEvent | InterruptedEvent | ErrorEvent
+class UsageUpdatedEvent(TypedDict):
+    """A `usage_updated` notification, as `events()` yields it."""
+
+    method: Literal["usage_updated"]
+    params: UsageUpdatedNotification
+
+
+class NoticeEvent(TypedDict):
+    """A `notice` notification, as `events()` yields it."""
+
+    method: Literal["notice"]
+    params: NoticeNotification
+
+
+ConversationEvent: TypeAlias = MessageAddedEvent | ConversationUpdatedEvent | GenerationStartedEvent | GenerationProgressEvent | GenerationCompleteEvent | ToolPendingEvent | ToolExecutingEvent | ToolOutputEvent | ToolCompletedEvent | ToolFailedEvent | ToolSkippedEvent | GenerationDiffUpdatedEvent | PlanUpdatedEvent | InterruptedEvent | ErrorEvent | UsageUpdatedEvent | NoticeEvent
 """What `client.events(conversation_id)` yields: one notification of the conversation as `{"method":
 ..., "params": ...}`. Comparing `event["method"]` with a method name narrows `params` to that
 notification's TypedDict.

@@ -50,11 +50,20 @@ class ToolCallAccumulator {
 
 function toUsage(usage: ChatCompletionChunk["usage"]): Usage | null {
   if (!usage) return null;
+  const prompt = usage.prompt_tokens ?? 0;
+  const completion = usage.completion_tokens ?? 0;
   return {
-    promptTokens: usage.prompt_tokens ?? 0,
-    completionTokens: usage.completion_tokens ?? 0,
-    totalTokens: usage.total_tokens ?? (usage.prompt_tokens ?? 0) + (usage.completion_tokens ?? 0),
+    promptTokens: prompt,
+    cachedPromptTokens: count(usage.prompt_tokens_details?.cached_tokens),
+    completionTokens: completion,
+    reasoningTokens: count(usage.completion_tokens_details?.reasoning_tokens),
+    totalTokens: usage.total_tokens ?? prompt + completion,
   };
+}
+
+/** A token count the endpoint may leave out (or send as null): null then. */
+function count(value: unknown): number | null {
+  return typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : null;
 }
 
 /** One event's JSON; an `{"error": …}` event is the endpoint failing mid-stream. */

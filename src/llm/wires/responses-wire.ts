@@ -31,7 +31,20 @@ function toUsage(usage: Json | null | undefined): Usage | null {
   if (!usage || typeof usage !== "object") return null;
   const input = typeof usage.input_tokens === "number" ? usage.input_tokens : 0;
   const output = typeof usage.output_tokens === "number" ? usage.output_tokens : 0;
-  return { promptTokens: input, completionTokens: output, totalTokens: typeof usage.total_tokens === "number" ? usage.total_tokens : input + output };
+  return {
+    promptTokens: input,
+    cachedPromptTokens: detail(usage.input_tokens_details, "cached_tokens"),
+    completionTokens: output,
+    reasoningTokens: detail(usage.output_tokens_details, "reasoning_tokens"),
+    totalTokens: typeof usage.total_tokens === "number" ? usage.total_tokens : input + output,
+  };
+}
+
+/** A count inside one of usage's `*_details` objects; null when the endpoint leaves it out. */
+function detail(details: unknown, key: string): number | null {
+  if (!details || typeof details !== "object") return null;
+  const value = (details as Record<string, unknown>)[key];
+  return typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : null;
 }
 
 /** A reasoning item worth sending back: without its encrypted content, a `store: false` endpoint cannot resolve its id (404). */
