@@ -13,6 +13,8 @@ export const NOTICE_CODES = {
     "A project agentwire.json sets keys that run commands or send credentials (MCP servers, custom tools, endpoints, key names, approval settings…), and the user has not trusted it as it is now: the server started without those keys. `agentwire trust DIR` applies them; a later change to the file asks again.",
   config_ignored:
     "An agentwire.json was not read at all: its directory or the file itself is not owned by the user running the server, or is writable by its group or by others.",
+  data_dir_not_used:
+    "The working directory holds a `.agentwire` data dir (where older versions kept conversations) that is not the data dir in use: its conversations are not shown. `--data-dir .agentwire` uses it; nothing is moved.",
 } as const;
 
 type Code = keyof typeof NOTICE_CODES;

@@ -572,8 +572,11 @@ export interface InitializeResult {
      * keys. `agentwire trust DIR` applies them; a later change to the file asks again.
      * config_ignored: An agentwire.json was not read at all: its directory or the file itself is
      * not owned by the user running the server, or is writable by its group or by others.
+     * data_dir_not_used: The working directory holds a `.agentwire` data dir (where older versions
+     * kept conversations) that is not the data dir in use: its conversations are not shown.
+     * `--data-dir .agentwire` uses it; nothing is moved.
      */
-    code: "config_untrusted" | "config_ignored";
+    code: "config_untrusted" | "config_ignored" | "data_dir_not_used";
     /** One or two sentences for the user: what happened and what to do about it. */
     message: string;
   }>;
@@ -779,8 +782,11 @@ export interface ServerStatusResult {
      * keys. `agentwire trust DIR` applies them; a later change to the file asks again.
      * config_ignored: An agentwire.json was not read at all: its directory or the file itself is
      * not owned by the user running the server, or is writable by its group or by others.
+     * data_dir_not_used: The working directory holds a `.agentwire` data dir (where older versions
+     * kept conversations) that is not the data dir in use: its conversations are not shown.
+     * `--data-dir .agentwire` uses it; nothing is moved.
      */
-    code: "config_untrusted" | "config_ignored";
+    code: "config_untrusted" | "config_ignored" | "data_dir_not_used";
     /** One or two sentences for the user: what happened and what to do about it. */
     message: string;
   }>;

@@ -482,13 +482,16 @@ class InitializeResultCapabilities(TypedDict):
 
 
 class InitializeResultNoticesItem(TypedDict):
-    code: Literal["config_untrusted", "config_ignored"]
+    code: Literal["config_untrusted", "config_ignored", "data_dir_not_used"]
     """What the notice is about: config_untrusted: A project agentwire.json sets keys that run commands
     or send credentials (MCP servers, custom tools, endpoints, key names, approval settings…), and
     the user has not trusted it as it is now: the server started without those keys. `agentwire
     trust DIR` applies them; a later change to the file asks again. config_ignored: An
     agentwire.json was not read at all: its directory or the file itself is not owned by the user
-    running the server, or is writable by its group or by others.
+    running the server, or is writable by its group or by others. data_dir_not_used: The working
+    directory holds a `.agentwire` data dir (where older versions kept conversations) that is not
+    the data dir in use: its conversations are not shown. `--data-dir .agentwire` uses it; nothing
+    is moved.
     """
     message: str
     """One or two sentences for the user: what happened and what to do about it."""
