@@ -117,9 +117,10 @@ ${options.join("\n")}
 
 Chat and conversations options:
   --url URL              a running server (ws://HOST:PORT; else AGENTWIRE_URL). Without
-                         one, a server is started inside the command on a free loopback
-                         port, configured as serve would be (--data-dir, --config,
-                         configuration files, environment).
+                         one: the server running here that holds the data dir, else one
+                         started inside the command on a free loopback port, configured
+                         as serve would be (--data-dir, --config, configuration files,
+                         environment).
   --token-file FILE      the server's token, read from FILE (else AGENTWIRE_TOKEN;
                          --token TOKEN works too, but shows it to ps)
   --data-dir DIR, --store STORE, --config FILE, --log-level LEVEL (default error)
