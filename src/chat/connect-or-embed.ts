@@ -49,7 +49,12 @@ export async function connectOrEmbed(target: ConnectionTarget, clientName: strin
   const lowdb = !isPostgresUrl(config.server.store);
   if (lowdb) {
     const running = await localServer(config.server.dataDir, options.localServerWaitMs ?? LOCAL_SERVER_WAIT_MS);
-    if (running) return connectToLocal(running, target.token, config.server.dataDir, clientInfo, stderr);
+    if (running) {
+      const connection = await connectToLocal(running, target.token, config.server.dataDir, clientInfo, stderr);
+      // The server's notices are about its own working directory; this one is about the command's.
+      for (const notice of config.notices) if (notice.code === "data_dir_not_used") stderr.write(`agentwire: ${notice.message}\n`);
+      return connection;
+    }
   }
   try {
     return await embed(config, clientInfo);

@@ -52,9 +52,13 @@ describe.concurrent("agentwire chat and a running serve", { timeout: 60_000 }, (
     expect(chat.stderr()).toBe(`agentwire: connected to the agentwire server at ${url} (pid ${serve.child.pid}), which holds the data dir ${dataDir}\n`);
     const id = JSON.parse(chat.stdout().split("\n")[0]!).result.id as string;
 
-    const list = runCli(["conversations", "list", "--data-dir", dataDir, "--json"], env(), entry, root);
+    // Run where an older version left a ./.agentwire store: the command says so too (the server's notices are about its own directory).
+    const project = await newDir("old-project");
+    await mkdir(join(project, ".agentwire", "conversations"), { recursive: true });
+    const list = runCli(["conversations", "list", "--data-dir", dataDir, "--json"], env(), entry, project);
     expect((await list.exited).code).toBe(0);
     expect((JSON.parse(list.stdout()) as { id: string }[]).map((c) => c.id)).toContain(id);
+    expect(list.stderr()).toContain(`agentwire: ${join(project, ".agentwire")} holds conversations from an older agentwire`);
 
     serve.child.kill("SIGTERM");
     await serve.exited;
