@@ -43,6 +43,9 @@ const count = (value: number) => z.number().int().min(1).default(value);
 /** A duration in milliseconds, 0 or more (where 0 disables, the description says so). */
 const millis = (value: number) => z.number().int().min(0).default(value);
 
+/** server.dataDir's default in words (help, docs): it is the user's, not one value the schema can hold. */
+export const DATA_DIR_DEFAULT_TEXT = "$XDG_DATA_HOME/agentwire, else ~/.local/share/agentwire: one per user, whatever the working directory";
+
 const LOG_LEVELS = ["debug", "info", "warn", "error", "silent"] as const;
 const LOG_FORMATS = ["text", "json"] as const;
 
@@ -58,11 +61,13 @@ export const ServerSection = z
     dataDir: z
       .string()
       .min(1)
-      .default(".agentwire")
+      // No .default(): the default depends on the user (DATA_DIR_DEFAULT_TEXT, filled by src/config/user-dirs.ts).
+      .optional()
       .describe(
-        "Where conversations are stored; one server per data dir, a second one refuses to start. A relative path is taken from the directory of the file that sets it, else from the working directory.",
+        "Where conversations are stored. One server per data dir: it advertises its address there, and `agentwire chat` and the other client commands connect to it rather than start their own. " +
+          "A relative path is taken from the directory of the file that sets it, else from the working directory (`--data-dir .agentwire` reads a store an older agentwire kept in the project).",
       )
-      .meta({ flag: "--data-dir DIR" }),
+      .meta({ flag: "--data-dir DIR", defaultText: DATA_DIR_DEFAULT_TEXT }),
     store: z
       .string()
       .regex(/^(?:lowdb|postgres(?:ql)?:\/\/.*)$/i, 'must be "lowdb" or a postgres:// URL')
@@ -341,9 +346,12 @@ export const AgentwireConfigFile = z
 
 /** A configuration file as written: every key optional. */
 export type AgentwireConfigFile = z.input<typeof AgentwireConfigFile>;
+/** A file (or the layers merged) parsed: every default the schema can hold applied. */
+export type ParsedConfigFile = z.output<typeof AgentwireConfigFile>;
+/** The server section the server runs with: server.dataDir is always set (to the per-user default when no layer sets it). */
+export type ServerSettings = ParsedConfigFile["server"] & { dataDir: string };
 /** The configuration the server runs with: a file (or the layers merged) parsed, every default applied. */
-export type AgentwireConfig = z.output<typeof AgentwireConfigFile>;
-export type ServerSettings = AgentwireConfig["server"];
+export type AgentwireConfig = Omit<ParsedConfigFile, "server"> & { server: ServerSettings };
 export type LimitsConfig = AgentwireConfig["limits"];
 export type LlmSettings = AgentwireConfig["llm"];
 export type ToolsConfig = AgentwireConfig["tools"];
@@ -356,7 +364,7 @@ export type LogFormat = ServerSettings["logFormat"];
  * configuration (a test, a bench) to fall back on the same value the server
  * would start with. Frozen: shared, never changed.
  */
-export const CONFIG_DEFAULTS: AgentwireConfig = deepFreeze(AgentwireConfigFile.parse({}));
+export const CONFIG_DEFAULTS: ParsedConfigFile = deepFreeze(AgentwireConfigFile.parse({}));
 
 function deepFreeze<T>(value: T): T {
   if (typeof value === "object" && value !== null) {

@@ -45,6 +45,11 @@ export const NoticeTable = {
     delivery: "start",
     doc: "An agentwire.json was not read at all: its directory or the file itself is not owned by the user running the server, or is writable by its group or by others.",
   },
+  data_dir_not_used: {
+    level: "warning",
+    delivery: "start",
+    doc: "The working directory holds a `.agentwire` data dir (where older versions kept conversations) that is not the data dir in use: its conversations are not shown. `--data-dir .agentwire` uses it; nothing is moved.",
+  },
   config_fallback: {
     level: "info",
     delivery: "start",

@@ -109,7 +109,7 @@ function serverConfig(command: Command, env: NodeJS.ProcessEnv, where: CommandPl
  */
 function addClientOptions(command: Command, jsonHelp: string, own: (command: Command) => void = () => {}, environment: [string, string][] = []): Command {
   command
-    .option("--url <URL>", "a running server (ws://HOST:PORT; else AGENTWIRE_URL); without one, a server is started inside the command")
+    .option("--url <URL>", "a running server (ws://HOST:PORT; else AGENTWIRE_URL); without one, the server running here that holds the data dir, else one started inside the command")
     .option("--token-file <FILE>", "the server's token, read from FILE (else AGENTWIRE_TOKEN)")
     .option("--token <TOKEN>", "the token itself (ps shows it to every local user: prefer --token-file)")
     .option("--json", jsonHelp);

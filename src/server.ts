@@ -56,6 +56,12 @@ export interface ServerParts {
   mcp?: McpManagerOptions;
   /** The built web client served on / (default: dist/web next to the code); tests build their own. */
   webDir?: string;
+  /**
+   * false: a client command's own server, which stops with the command: the
+   * data dir's SERVER file says so, and other commands do not connect to it.
+   * Default true: they do.
+   */
+  shared?: boolean;
 }
 
 export interface RunningServer {
@@ -232,6 +238,11 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
       throw new ConfigError(`announcing this instance in Redis failed: ${(error as Error).message}`);
     }
   }
+  // Where the client commands find this server (data-dir-lock.ts): an address they can dial, never the token.
+  const advertised = `ws://${dialableHost(host)}:${address.port}`;
+  await store
+    .advertise?.(parts.shared === false ? { shared: false } : { shared: true, url: advertised, tokenRequired: settings.token !== undefined })
+    .catch((error: unknown) => log.warn(`could not say where this server listens beside its data dir's LOCK; client commands will not find it`, error));
   // In the background: `listening` never waits for an MCP server to start. prom-client loads at the first scrape.
   void mcp.start();
   const sweep =
@@ -270,6 +281,8 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
     close: () => {
       closing ??= (async () => {
         if (sweep) clearInterval(sweep);
+        // First: no client command should pick a server that is going away.
+        await store.advertise?.(null).catch(() => undefined);
         await hub.shutdownAll();
         // After the generations stopped (their last events still go out under the leases); then the leases are given up.
         await app.cluster?.close();
@@ -285,6 +298,13 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
       return closing;
     },
   };
+}
+
+/** A wildcard listening address (every interface) as a local client dials it. */
+function dialableHost(host: string): string {
+  if (host === "0.0.0.0") return "127.0.0.1";
+  if (host === "[::]") return "[::1]";
+  return host;
 }
 
 /**

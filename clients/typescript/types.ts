@@ -813,13 +813,16 @@ export interface InitializeResult {
      * keys. `agentwire trust DIR` applies them; a later change to the file asks again.
      * config_ignored (warning): An agentwire.json was not read at all: its directory or the file
      * itself is not owned by the user running the server, or is writable by its group or by others.
-     * config_fallback (info): Reserved: a configured setting the server could not honour and
-     * replaced by its default. Nothing sends it today: a setting that cannot be honoured stops the
-     * start with a configuration error instead of falling back, and a model not declared under its
-     * provider's `models` is not a fallback (its capabilities are unknown, so nothing is refused;
-     * its context window and cost are reported as null).
+     * data_dir_not_used (warning): The working directory holds a `.agentwire` data dir (where older
+     * versions kept conversations) that is not the data dir in use: its conversations are not
+     * shown. `--data-dir .agentwire` uses it; nothing is moved. config_fallback (info): Reserved: a
+     * configured setting the server could not honour and replaced by its default. Nothing sends it
+     * today: a setting that cannot be honoured stops the start with a configuration error instead
+     * of falling back, and a model not declared under its provider's `models` is not a fallback
+     * (its capabilities are unknown, so nothing is refused; its context window and cost are
+     * reported as null).
      */
-    code: "config_untrusted" | "config_ignored" | "config_fallback";
+    code: "config_untrusted" | "config_ignored" | "data_dir_not_used" | "config_fallback";
     /** One or two sentences for the user: what happened and what to do about it. */
     message: string;
   }>;
@@ -1054,13 +1057,16 @@ export interface ServerStatusResult {
      * keys. `agentwire trust DIR` applies them; a later change to the file asks again.
      * config_ignored (warning): An agentwire.json was not read at all: its directory or the file
      * itself is not owned by the user running the server, or is writable by its group or by others.
-     * config_fallback (info): Reserved: a configured setting the server could not honour and
-     * replaced by its default. Nothing sends it today: a setting that cannot be honoured stops the
-     * start with a configuration error instead of falling back, and a model not declared under its
-     * provider's `models` is not a fallback (its capabilities are unknown, so nothing is refused;
-     * its context window and cost are reported as null).
+     * data_dir_not_used (warning): The working directory holds a `.agentwire` data dir (where older
+     * versions kept conversations) that is not the data dir in use: its conversations are not
+     * shown. `--data-dir .agentwire` uses it; nothing is moved. config_fallback (info): Reserved: a
+     * configured setting the server could not honour and replaced by its default. Nothing sends it
+     * today: a setting that cannot be honoured stops the start with a configuration error instead
+     * of falling back, and a model not declared under its provider's `models` is not a fallback
+     * (its capabilities are unknown, so nothing is refused; its context window and cost are
+     * reported as null).
      */
-    code: "config_untrusted" | "config_ignored" | "config_fallback";
+    code: "config_untrusted" | "config_ignored" | "data_dir_not_used" | "config_fallback";
     /** One or two sentences for the user: what happened and what to do about it. */
     message: string;
   }>;

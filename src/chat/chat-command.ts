@@ -11,6 +11,7 @@ import type { ChatArgs } from "./chat-options.js";
 import { ChatSession, describeError, exitCodeOf, type SessionView, type ToolDecider, type TurnOutcome } from "./chat-session.js";
 import { ConnectError, connectOrEmbed, type OpenConnection } from "./connect-or-embed.js";
 import { lastConversationIn } from "./last-conversation.js";
+import { MCP_WAIT_MS, mcpProblems, waitForMcpServers } from "./mcp-wait.js";
 import { NdjsonView } from "./ndjson-view.js";
 import { palette, wantsColor } from "./render.js";
 import { Spinner } from "./spinner.js";
@@ -113,7 +114,16 @@ export async function runChat(args: ChatArgs, io: ChatIo = defaultIo()): Promise
       model: args.model,
     });
     let outcome: TurnOutcome | undefined;
+    // The model is offered the MCP servers' tools from the first step: wait (bounded) for their first connection.
+    let toolsReady: Promise<void> | undefined;
+    const awaitMcp = async () => {
+      const servers = await waitForMcpServers(connection.client, { timeoutMs: MCP_WAIT_MS });
+      if (!servers?.length) return;
+      ndjson?.result("mcp.list", { servers });
+      for (const line of mcpProblems(servers, MCP_WAIT_MS)) stderr.write(`${colors.yellow(`agentwire: ${line}`)}\n`);
+    };
     const runTurn = async (text: string) => {
+      await (toolsReady ??= awaitMcp());
       interruptAsked = false;
       outcome = await session.turn(text, outcome === undefined ? args.attachments : []);
       return outcome;

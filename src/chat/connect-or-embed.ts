@@ -1,8 +1,11 @@
 /**
- * A client connection for the client commands: to `--url`, or to a server
- * started in this process on a free loopback port, so that one command works
- * on a fresh machine with nothing else running. Either way the commands speak
- * the protocol through the generated client, as any other client would.
+ * A client connection for the client commands: to `--url`; else to the
+ * server already running on this machine that holds the data dir (it says
+ * where it listens beside its LOCK, src/store/data-dir-lock.ts); else to a
+ * server started in this process on a free loopback port, so that one
+ * command works on a fresh machine with nothing else running. Either way the
+ * commands speak the protocol through the generated client, as any other
+ * client would.
  */
 import { WebSocket } from "ws";
 import { AgentwireClient } from "../../clients/typescript/index.js";
@@ -21,32 +24,130 @@ export interface OpenConnection {
 /** A connection that could not be made; the message says what to change. */
 export class ConnectError extends Error {}
 
-export async function connectOrEmbed(target: ConnectionTarget, clientName: string): Promise<OpenConnection> {
+/**
+ * How long a command waits for a server that holds the data dir to say where
+ * it listens: a server writes that once listening, an instant after taking
+ * the LOCK, so only a server still starting (or one that is not an agentwire
+ * server able to say so) makes a command wait this long.
+ */
+export const LOCAL_SERVER_WAIT_MS = 5000;
+
+export interface ConnectOptions {
+  /** Where the command says which server it connected to; default process.stderr. */
+  stderr?: NodeJS.WritableStream;
+  /** Default LOCAL_SERVER_WAIT_MS. */
+  localServerWaitMs?: number;
+}
+
+export async function connectOrEmbed(target: ConnectionTarget, clientName: string, options: ConnectOptions = {}): Promise<OpenConnection> {
   const clientInfo = { name: clientName, version: SERVER_VERSION };
-  if (target.url !== undefined) {
-    let client;
-    try {
-      client = await AgentwireClient.connect(target.url, { WebSocket, token: target.token, clientInfo, requestTimeoutMs: 30_000 });
-    } catch (error) {
-      throw new ConnectError(`cannot connect to ${target.url}: ${(error as Error).message}`);
+  if (target.url !== undefined) return connectTo(target.url, target.token, clientInfo);
+  const config = target.embedded!;
+  const stderr = options.stderr ?? process.stderr;
+  // Only the lowdb store is held by one process; with PostgreSQL every command may run its own server, as before.
+  const { isPostgresUrl } = await import("../store/postgres-url.js");
+  const lowdb = !isPostgresUrl(config.server.store);
+  if (lowdb) {
+    const running = await localServer(config.server.dataDir, options.localServerWaitMs ?? LOCAL_SERVER_WAIT_MS);
+    if (running) {
+      const connection = await connectToLocal(running, target.token, config.server.dataDir, clientInfo, stderr);
+      // The server's notices are about its own working directory; this one is about the command's.
+      for (const notice of config.notices) if (notice.code === "data_dir_not_used") stderr.write(`agentwire: ${notice.message}\n`);
+      return connection;
     }
-    return { client, url: target.url, embedded: false, close: () => client.close() };
   }
-  // Loaded here: a command given --url never pays for the server's modules.
+  try {
+    return await embed(config, clientInfo);
+  } catch (error) {
+    // Another command or server took the data dir between the look and the start: use it.
+    if (!(error instanceof DataDirTaken) || !lowdb) throw error;
+    const running = await localServer(config.server.dataDir, options.localServerWaitMs ?? LOCAL_SERVER_WAIT_MS);
+    if (running) return connectToLocal(running, target.token, config.server.dataDir, clientInfo, stderr);
+    throw new ConnectError(error.message);
+  }
+}
+
+type ClientInfo = { name: string; version: string };
+type Serving = { pid: number; url: string; tokenRequired: boolean };
+
+async function connectTo(url: string, token: string | undefined, clientInfo: ClientInfo): Promise<OpenConnection> {
+  let client;
+  try {
+    client = await AgentwireClient.connect(url, { WebSocket, token, clientInfo, requestTimeoutMs: 30_000 });
+  } catch (error) {
+    throw new ConnectError(`cannot connect to ${url}: ${(error as Error).message}`);
+  }
+  return { client, url, embedded: false, close: () => client.close() };
+}
+
+async function connectToLocal(
+  running: Serving,
+  token: string | undefined,
+  dataDir: string,
+  clientInfo: ClientInfo,
+  stderr: NodeJS.WritableStream,
+): Promise<OpenConnection> {
+  const which = `the agentwire server at ${running.url} (pid ${running.pid}), which holds the data dir ${dataDir}`;
+  if (running.tokenRequired && token === undefined) {
+    throw new ConnectError(`${which}, needs a token: pass --token-file FILE (or set AGENTWIRE_TOKEN) with its token`);
+  }
+  const connection = await connectTo(running.url, token, clientInfo).catch((error: Error) => {
+    throw new ConnectError(`${which}, could not be reached: ${error.message.replace(/^cannot connect to \S+: /, "")}`);
+  });
+  stderr.write(`agentwire: connected to ${which}\n`);
+  return connection;
+}
+
+/**
+ * The server holding `dataDir` that a command may connect to; undefined when
+ * none holds it (the command starts its own). Waits up to `waitMs` for a
+ * holder to say where it listens; an error when it does not, or when the
+ * holder is another command's own server.
+ */
+async function localServer(dataDir: string, waitMs: number): Promise<Serving | undefined> {
+  const { dataDirHolder } = await import("../store/data-dir-lock.js");
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const holder = await dataDirHolder(dataDir);
+    switch (holder.kind) {
+      case "free":
+        return undefined;
+      case "serving":
+        return holder;
+      case "private":
+        throw new ConnectError(
+          `the data dir ${dataDir} is in use by another agentwire command (pid ${holder.pid}), whose own server stops with it; ` +
+            `run \`agentwire serve\` for the commands to share one server, or pick another --data-dir`,
+        );
+      case "starting":
+        if (Date.now() >= deadline) {
+          throw new ConnectError(
+            `the data dir ${dataDir} is held by process ${holder.pid}, which has not said where it listens within ${waitMs} ms; ` +
+              `connect to it with --url, or pick another --data-dir`,
+          );
+        }
+        await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}
+
+/** startServer refused: another process holds the data dir. */
+class DataDirTaken extends Error {}
+
+async function embed(config: NonNullable<ConnectionTarget["embedded"]>, clientInfo: ClientInfo): Promise<OpenConnection> {
+  // Loaded here: a command given --url, or finding a running server, never pays for the server's modules.
   const { startServer } = await import("../server.js");
   const { knownStartFailure } = await import("../start-failure.js");
   const { killAllProcessGroups } = await import("../tools/process-group.js");
   // Tool process groups must not outlive the command, however it ends.
   process.on("exit", killAllProcessGroups);
-  const config = target.embedded!;
   let server;
   try {
-    server = await startServer(config);
+    // Not shared: it stops with this command, so no other command may come to depend on it.
+    server = await startServer(config, { shared: false });
   } catch (error) {
     const known = knownStartFailure(error);
-    if (known?.kind === "data-dir-locked") {
-      throw new ConnectError(`${known.message} (a server already uses it: connect to it with --url, or pick another --data-dir)`);
-    }
+    if (known?.kind === "data-dir-locked") throw new DataDirTaken(known.message);
     if (known) throw new ConnectError(known.message);
     throw error;
   }

@@ -12,6 +12,7 @@ import { formatIssuePath } from "../../protocol/issue-path.js";
 import type { Notice } from "../../protocol/notices.js";
 import { findConfigFiles, type FoundConfigFile, realpathOr } from "./config-discovery.js";
 import { ConfigFileError, loadConfigFile } from "./config-file.js";
+import { projectDataDirNotice } from "./project-data-dir.js";
 import { environmentKeys, valueFromText } from "./config-keys.js";
 import { type ConfigLayer, type MergedConfig, mergeLayers, setAt, valueAt } from "./config-layers.js";
 import { ignoredNotice, trustRequiredPathsIn, untrustedNotice, withoutPaths } from "./config-trust.js";
@@ -88,7 +89,7 @@ export function resolveConfig(options: ResolveOptions): ResolvedConfig {
     if (at >= 0) found[at] = { file: found[at]!.file, kind: "explicit" };
     else found.push({ file: explicit, kind: "explicit" });
   }
-  const layers: ConfigLayer[] = [defaultsLayer()];
+  const layers: ConfigLayer[] = [defaultsLayer(options.env, options.home)];
   const fileStates: ConfigFileState[] = [];
   const notices: Notice[] = [];
   // Read only when a project file needs it: most starts never touch the trust list.
@@ -121,14 +122,16 @@ export function resolveConfig(options: ResolveOptions): ResolvedConfig {
   if (options.flags) layers.push(checked(options.flags));
   const merged = mergeLayers(layers);
   const config = toServerConfig(merged, options.env);
+  const projectStore = projectDataDirNotice(options.cwd, config.server.dataDir);
+  if (projectStore) notices.push(projectStore);
   config.notices = notices;
   const files = fileStates.filter((s) => s.status !== "ignored").map((s) => s.file);
   return { config, merged, files, fileStates, notices };
 }
 
 /** The defaults, shaped as a file, so every value has a source. */
-function defaultsLayer(): ConfigLayer {
-  const { notices: _, ...values } = defaultConfig();
+function defaultsLayer(env: NodeJS.ProcessEnv, home: string | undefined): ConfigLayer {
+  const { notices: _, ...values } = defaultConfig(env, home);
   return { label: "default", values };
 }
 
@@ -171,7 +174,8 @@ function toServerConfig(merged: MergedConfig, env: NodeJS.ProcessEnv): ServerCon
     const path = formatIssuePath(issue.path);
     throw new ConfigFileError(merged.sources.get(path) ?? "configuration", path, issue.message);
   }
-  const config: ServerConfig = { ...parsed.data, notices: [] };
+  // The defaults layer always sets server.dataDir (the per-user directory), so the merge has one.
+  const config: ServerConfig = { ...parsed.data, server: { ...parsed.data.server, dataDir: parsed.data.server.dataDir! }, notices: [] };
   // apiKeyEnv names a variable rather than holding a value; it wins over an apiKey from a lower layer only.
   const keyEnv = config.llm.apiKeyEnv;
   const keyLayer = merged.layerOf.get("llm.apiKey") ?? -1;

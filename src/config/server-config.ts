@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { type AgentwireConfig, AgentwireConfigFile } from "../../protocol/config.js";
 import type { Notice } from "../../protocol/notices.js";
+import { defaultDataDir } from "./user-dirs.js";
 
 /**
  * Everything the server needs to start: agentwire.json's schema parsed
@@ -24,12 +25,13 @@ export const FD_RESERVE = 512;
  * Every key at its default. One default depends on the machine: the
  * connection cap is lowered to leave FD_RESERVE descriptors under the
  * open-file limit (the schema's `limits.maxConnections` default is the cap
- * when the limit is high enough).
+ * when the limit is high enough). One depends on the user: the data dir,
+ * $XDG_DATA_HOME/agentwire (read from `env`).
  */
-export function defaultConfig(): ServerConfig {
-  const config = AgentwireConfigFile.parse({});
-  config.limits.maxConnections = withinOpenFileLimit(config.limits.maxConnections);
-  return { ...config, notices: [] };
+export function defaultConfig(env: NodeJS.ProcessEnv = process.env, home?: string): ServerConfig {
+  const parsed = AgentwireConfigFile.parse({});
+  parsed.limits.maxConnections = withinOpenFileLimit(parsed.limits.maxConnections);
+  return { ...parsed, server: { ...parsed.server, dataDir: defaultDataDir(env, home) }, notices: [] };
 }
 
 /** `connections`, or fewer when the open-file limit would not leave FD_RESERVE descriptors for everything else. */

@@ -5,12 +5,12 @@
  * (default ~/.local/share/agentwire/), beside nothing a project can write.
  */
 import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { homedir } from "node:os";
-import { dirname, isAbsolute, join } from "node:path";
+import { dirname, join } from "node:path";
 import * as z from "zod";
 import { readBoundedFile, UnreadableFileError } from "./bounded-read.js";
 import { ConfigFileError } from "./config-file.js";
 import { directoryProblem, placeProblem } from "./config-place.js";
+import { defaultDataDir } from "./user-dirs.js";
 
 /** Room for thousands of entries; a larger file is not ours. */
 const MAX_TRUST_STORE_BYTES = 4 * 1024 * 1024;
@@ -30,8 +30,7 @@ export type TrustVerdict = "trusted" | "changed" | "untrusted";
 
 /** $XDG_DATA_HOME/agentwire/trusted-configs.json (an XDG_DATA_HOME that is not absolute is ignored, as the spec says). */
 export function trustStorePath(env: NodeJS.ProcessEnv, home?: string): string {
-  const base = env.XDG_DATA_HOME && isAbsolute(env.XDG_DATA_HOME) ? env.XDG_DATA_HOME : join(home ?? homedir(), ".local", "share");
-  return join(base, "agentwire", "trusted-configs.json");
+  return join(defaultDataDir(env, home), "trusted-configs.json");
 }
 
 export class TrustStore {

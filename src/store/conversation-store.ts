@@ -9,6 +9,14 @@ import type {
 } from "../../protocol/index.js";
 import type { TokenUsage } from "../../protocol/usage.js";
 
+/**
+ * What a server holding a data dir says about itself beside its lock
+ * (data-dir-lock.ts). shared: false for a server a client command started
+ * for itself (it stops with the command, so no other command may lean on
+ * it); it has no url then.
+ */
+export type ServerAdvert = { shared: true; url: string; tokenRequired: boolean } | { shared: false };
+
 /** What the store keeps about an asset besides its bytes. */
 export interface AssetInfo {
   assetId: string;
@@ -126,6 +134,12 @@ export interface ConversationStore {
   open(): Promise<void>;
   /** Flush pending writes and release the data dir. */
   close(): Promise<void>;
+  /**
+   * Say beside the data dir's lock where this server listens (null: it is
+   * stopping), for the client commands to find it. Only a store that holds
+   * the data dir alone (lowdb) has it.
+   */
+  advertise?(advert: ServerAdvert | null): Promise<void>;
   /** Durable once resolved; on failure nothing is left behind (no folder, no temp file, no index entry). */
   create(conversation: Conversation): Promise<ConversationHandle>;
   /**

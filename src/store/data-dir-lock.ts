@@ -2,13 +2,19 @@ import { randomBytes } from "node:crypto";
 import { link, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { DataDirLockedError } from "./conversation-store.js";
+import { DataDirLockedError, type ServerAdvert } from "./conversation-store.js";
 
 /**
  * One process per data dir: `<dataDir>/LOCK` holds the owner's pid. The file
  * is created with exclusive create, so of two starting servers exactly one
  * wins. A LOCK whose pid is no longer alive (the owner was killed with -9)
  * is stale and taken over.
+ *
+ * Beside it, `<dataDir>/SERVER` says where the owner listens once it does
+ * (advertise), so the client commands connect to the running server instead
+ * of being locked out (dataDirHolder). It holds the owner's pid (an advert
+ * left by a dead owner is ignored), its address and whether it needs a
+ * token — never the token itself.
  */
 export class DataDirLock {
   private constructor(
@@ -37,12 +43,80 @@ export class DataDirLock {
     throw new DataDirLockedError(`data dir ${dir}: could not take ${file} (another process keeps replacing it)`);
   }
 
-  /** Removes LOCK if it still holds our pid (never someone else's lock). */
+  /**
+   * Writes SERVER (atomically: a reader sees the old advert or the new one,
+   * never half of one) saying where this process serves the data dir; null
+   * withdraws it (the server is stopping).
+   */
+  async advertise(advert: ServerAdvert | null): Promise<void> {
+    if (!heldHere.has(this.file)) return;
+    const file = join(this.dataDir, SERVER_FILE);
+    if (advert === null) return removeOurAdvert(file);
+    const content: AdvertFile = { pid: process.pid, ...advert };
+    const temp = `${file}.${process.pid}-${randomBytes(4).toString("hex")}.tmp`;
+    await writeFile(temp, `${JSON.stringify(content)}\n`, { mode: 0o644 });
+    await rename(temp, file).catch(async (error: unknown) => {
+      await rm(temp, { force: true });
+      throw error;
+    });
+  }
+
+  /** Removes LOCK if it still holds our pid (never someone else's lock), and our SERVER advert with it. */
   async release(): Promise<void> {
+    if (!heldHere.has(this.file)) return;
+    await removeOurAdvert(join(this.dataDir, SERVER_FILE));
     if (!heldHere.delete(this.file)) return;
     const content = await readFile(this.file, "utf8").catch(() => null);
     if (content !== null && parsePid(content) === process.pid) await rm(this.file, { force: true });
   }
+}
+
+export const SERVER_FILE = "SERVER";
+
+type AdvertFile = ServerAdvert & { pid: number };
+
+/** Who holds a data dir, as a client command sees it. */
+export type DataDirHolder =
+  /** Nobody (no LOCK, or one its dead owner left): a command may start its own server. */
+  | { kind: "free" }
+  /** A live process holds it and has not (yet) said where it listens. */
+  | { kind: "starting"; pid: number }
+  /** A server that others may connect to. */
+  | { kind: "serving"; pid: number; url: string; tokenRequired: boolean }
+  /** Another command's own server: it stops with that command. */
+  | { kind: "private"; pid: number };
+
+/** Reads LOCK and SERVER of `dataDir` (never writes or removes anything). */
+export async function dataDirHolder(dataDir: string): Promise<DataDirHolder> {
+  const dir = resolve(dataDir);
+  const lockFile = join(dir, "LOCK");
+  const content = await readHolder(lockFile);
+  const pid = content === null ? null : parsePid(content);
+  if (pid === null || !isHolderAlive(pid, lockFile)) return { kind: "free" };
+  const advert = await readAdvert(join(dir, SERVER_FILE));
+  // An advert from an earlier owner (killed before it could withdraw it) says nothing about this one.
+  if (advert?.pid !== pid) return { kind: "starting", pid };
+  if (!advert.shared) return { kind: "private", pid };
+  return { kind: "serving", pid, url: advert.url, tokenRequired: advert.tokenRequired };
+}
+
+async function readAdvert(file: string): Promise<AdvertFile | undefined> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(await readFile(file, "utf8"));
+  } catch {
+    return undefined; // absent, or not ours to understand: as if not written yet
+  }
+  const a = parsed as Partial<{ pid: unknown; shared: unknown; url: unknown; tokenRequired: unknown }>;
+  if (typeof a !== "object" || a === null || typeof a.pid !== "number") return undefined;
+  if (a.shared === false) return { pid: a.pid, shared: false };
+  if (a.shared !== true || typeof a.url !== "string" || !/^wss?:\/\//.test(a.url)) return undefined;
+  return { pid: a.pid, shared: true, url: a.url, tokenRequired: a.tokenRequired === true };
+}
+
+async function removeOurAdvert(file: string): Promise<void> {
+  const advert = await readAdvert(file);
+  if (advert?.pid === process.pid) await rm(file, { force: true });
 }
 
 /** Lock files held by this process, so a second store here is refused too. */

@@ -9,6 +9,7 @@ import {
   type ConversationPage,
   type ConversationStore,
   type DamagedConversation,
+  type ServerAdvert,
 } from "./conversation-store.js";
 import { SingleFlight } from "./single-flight.js";
 import { isValidConversationId } from "./conversation-id.js";
@@ -165,6 +166,10 @@ export class LowdbConversationStore implements ConversationStore {
     this.#state = "open";
     this.#checked = this.#checkAll(this.#index.ids());
     this.#assetsCounted = this.#countAssets(this.#index.ids());
+  }
+
+  async advertise(advert: ServerAdvert | null): Promise<void> {
+    await this.#lock?.advertise(advert);
   }
 
   /** Resolves once the start-up check of every stored conversation has finished (or the store closed). */

@@ -11,6 +11,7 @@ import { afterAll, expect, it } from "vitest";
 import { newConversation } from "../harness/agent-fixture.js";
 import { killAllCli, runCli } from "../harness/cli-process.js";
 import { eventually } from "../harness/eventually.js";
+import { shippedBundle } from "../harness/shipped-bundle.js";
 import { alive, startMcpAgent, stdioFixture } from "../fixtures/mcp/mcp-fixture.js";
 
 afterAll(() => killAllCli());
@@ -95,7 +96,9 @@ it("a stdio MCP server does not outlive agentwire killed with SIGKILL", async ()
   try {
     // A server saved by mcp.add in an earlier run: the CLI starts it from the data dir.
     await writeFile(join(dataDir, "mcp-servers.json"), JSON.stringify({ mcpServers: { fx: stdioFixture({ FIXTURE_PID_FILE: pidFile }) } }));
-    const cli = runCli(["serve", "--port", "0", "--data-dir", dataDir]);
+    // The shipped bundle, not the source through tsx: a fifth of the start-up CPU, so a loaded machine
+    // still brings it up within listening()'s 10 s (through tsx it once did not, under two busy cores).
+    const cli = runCli(["serve", "--port", "0", "--data-dir", dataDir], {}, shippedBundle());
     await cli.listening();
     let pid = 0;
     await eventually(async () => (pid = Number(await readFile(pidFile, "utf8").catch(() => "0"))) > 0, 15_000, "the MCP server started");

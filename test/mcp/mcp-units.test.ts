@@ -91,3 +91,34 @@ it("keeps a failed server failed while a retry is under way (server.status never
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+it("counts two failed servers as failed while both retries are in flight at once (mcp-lifecycle's failed: 2, once seen as 0)", async () => {
+  const { McpManager } = await import("../../src/mcp/mcp-manager.js");
+  const { createLogger } = await import("../../src/logging/logger.js");
+  const dir = await mkdtemp(join(tmpdir(), "aw-mcp-retries-"));
+  // Each server's first start exits at once (a failure); every later start hangs without answering
+  // initialize, so from the first retry on both are retrying at the same time, for the whole timeout.
+  const flaky = async (name: string) => {
+    const marker = join(dir, `started-${name}`);
+    const script = join(dir, `${name}.sh`);
+    await writeFile(script, `if [ -e "${marker}" ]; then exec sleep 30; fi; : > "${marker}"; exit 1\n`);
+    return { command: "sh", args: [script] };
+  };
+  const manager = new McpManager(
+    { dataDir: dir, mcpServers: { a: await flaky("a"), b: await flaky("b") }, toolEnvAllow: [], maxMcpServers: 10 },
+    createLogger("silent"),
+    { connectTimeoutMs: 10_000, backoff: { initialMs: 50, maxMs: 50 } },
+  );
+  try {
+    await manager.start();
+    const deadline = Date.now() + 5000;
+    const retrying = async () => (await manager.servers()).every((s) => s.attempts >= 2);
+    while (!(await retrying()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    expect(await retrying()).toBe(true);
+    // Before 414cde2 a retry set the state back to connecting: with both in flight this read 0.
+    expect(manager.status()).toMatchObject({ servers: 2, connected: 0, failed: 2 });
+  } finally {
+    await manager.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});

@@ -665,18 +665,20 @@ class InitializeResultCapabilities(TypedDict):
 
 
 class InitializeResultNoticesItem(TypedDict):
-    code: Literal["config_untrusted", "config_ignored", "config_fallback"]
+    code: Literal["config_untrusted", "config_ignored", "data_dir_not_used", "config_fallback"]
     """What the notice is about: config_untrusted (warning): A project agentwire.json sets keys that
     run commands or send credentials (MCP servers, custom tools, endpoints, key names, approval
     settings…), and the user has not trusted it as it is now: the server started without those keys.
     `agentwire trust DIR` applies them; a later change to the file asks again. config_ignored
     (warning): An agentwire.json was not read at all: its directory or the file itself is not owned
-    by the user running the server, or is writable by its group or by others. config_fallback
-    (info): Reserved: a configured setting the server could not honour and replaced by its default.
-    Nothing sends it today: a setting that cannot be honoured stops the start with a configuration
-    error instead of falling back, and a model not declared under its provider's `models` is not a
-    fallback (its capabilities are unknown, so nothing is refused; its context window and cost are
-    reported as null).
+    by the user running the server, or is writable by its group or by others. data_dir_not_used
+    (warning): The working directory holds a `.agentwire` data dir (where older versions kept
+    conversations) that is not the data dir in use: its conversations are not shown. `--data-dir
+    .agentwire` uses it; nothing is moved. config_fallback (info): Reserved: a configured setting
+    the server could not honour and replaced by its default. Nothing sends it today: a setting that
+    cannot be honoured stops the start with a configuration error instead of falling back, and a
+    model not declared under its provider's `models` is not a fallback (its capabilities are
+    unknown, so nothing is refused; its context window and cost are reported as null).
     """
     message: str
     """One or two sentences for the user: what happened and what to do about it."""
