@@ -9,11 +9,12 @@ import type { UsageUpdatedNotification } from "../../clients/typescript/index.js
 
 const count = (n: number) => n.toLocaleString("en-US");
 
-/** An amount with enough decimals to show its first significant digits (0.0019, 0.000042, 12.50). */
+/** An amount with cents from 1 up (12.50), else its first three significant digits without trailing zeros (0.0049, 0.000042). */
 export function formatAmount(amount: number): string {
+  if (amount >= 1) return amount.toFixed(2);
   if (amount === 0) return "0";
-  const decimals = Math.min(12, Math.max(2, 2 - Math.floor(Math.log10(amount))));
-  return amount.toFixed(decimals);
+  const decimals = Math.min(12, 2 - Math.floor(Math.log10(amount)));
+  return amount.toFixed(decimals).replace(/\.?0+$/, "");
 }
 
 export function usageLine(usage: Pick<UsageUpdatedNotification, "generation" | "context">): string {
