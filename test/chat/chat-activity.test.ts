@@ -21,6 +21,8 @@ import { type AgentFixture, type AgentFixtureOptions, startAgentFixture } from "
 import { killAllCliIo, runCliInTerminal, stripAnsi } from "../harness/cli-io.js";
 import { killAllCli, runCli } from "../harness/cli-process.js";
 import { shippedBundle } from "../harness/shipped-bundle.js";
+import { eventually } from "../harness/eventually.js";
+import { startMcpAgent, stdioFixture } from "../fixtures/mcp/mcp-fixture.js";
 
 interface Setup {
   fx: AgentFixture;
@@ -59,8 +61,8 @@ async function chat({ fx, workspace }: Setup, args: string[]) {
 }
 
 /** runChat in this process with piped streams (not terminals): the binary's code, without a process of its own. */
-async function chatInProcess({ fx, workspace }: Setup, argv: string[]) {
-  const parsed = parseCli(["chat", "--url", fx.server.url, ...argv], {}, { discover: false });
+function startChatInProcess(url: string, workspace: string, argv: string[]) {
+  const parsed = parseCli(["chat", "--url", url, ...argv], {}, { discover: false });
   const stdin = new PassThrough();
   stdin.end("");
   const [stdout, stderr] = [new PassThrough(), new PassThrough()];
@@ -68,8 +70,14 @@ async function chatInProcess({ fx, workspace }: Setup, argv: string[]) {
   let err = "";
   stdout.setEncoding("utf8").on("data", (c: string) => (out += c));
   stderr.setEncoding("utf8").on("data", (c: string) => (err += c));
-  const code = await runChat(parsed.chat!, { stdin: stdin as never, stdout: stdout as never, stderr: stderr as never, env: {}, cwd: workspace });
-  return { code, stdout: out, stderr: err };
+  const exited = runChat(parsed.chat!, { stdin: stdin as never, stdout: stdout as never, stderr: stderr as never, env: {}, cwd: workspace });
+  return { exited, stdout: () => out, stderr: () => err };
+}
+
+async function chatInProcess({ fx, workspace }: Setup, argv: string[]) {
+  const run = startChatInProcess(fx.server.url, workspace, argv);
+  const code = await run.exited;
+  return { code, stdout: run.stdout(), stderr: run.stderr() };
 }
 
 type Line = { type: string; method?: string; params?: any; result?: any; usage?: any };
@@ -243,3 +251,28 @@ describe.concurrent("agentwire chat shows what the agent does", { timeout: 60_00
     expect(lines.at(-1)).toEqual({ type: "end", outcome: "completed", exitCode: 0, usage: usage.generation });
   }));
 });
+
+it("--json passes on a server-wide notice (an MCP server went down), which names no conversation", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "agentwire-chat-mcp-"));
+  const pidFile = join(dir, "pid");
+  const agent = await startMcpAgent({ mcpServers: { fx: stdioFixture({ FIXTURE_PID_FILE: pidFile }) } });
+  try {
+    await eventually(async () => (await agent.client.server.status()).mcp.connected === 1, 10_000, "connected");
+    // The answer starts and then stalls, so the chat is still running when the MCP server dies.
+    agent.fake.enqueue({ kind: "reply", text: ["Thinking", " on"], hangAfter: 1 });
+    const run = startChatInProcess(agent.server.url, dir, ["wait", "--json"]);
+    await eventually(async () => run.stdout().includes('"kind":"text"'), 10_000, "the answer started");
+    process.kill(Number(await readFile(pidFile, "utf8")), "SIGKILL");
+    await eventually(async () => run.stdout().includes('"mcp_server_down"'), 10_000, "the notice reached the chat");
+    const conversationId = (ndjson(run.stdout())[0]!.result as { id: string }).id;
+    await agent.client.interrupt({ conversationId });
+    expect(await run.exited).toBe(130);
+    const notice = ndjson(run.stdout()).find((l) => l.method === "notice")!;
+    expect(notice.params).toMatchObject({ level: "warning", code: "mcp_server_down", data: { server: "fx" } });
+    expect(notice.params).not.toHaveProperty("conversationId");
+    expect(run.stderr()).toBe("");
+  } finally {
+    await agent.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}, 30_000);
