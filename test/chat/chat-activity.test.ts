@@ -61,21 +61,21 @@ async function chat({ fx, workspace }: Setup, args: string[]) {
 }
 
 /** runChat in this process with piped streams (not terminals): the binary's code, without a process of its own. */
-function startChatInProcess(url: string, workspace: string, argv: string[]) {
+function startChatInProcess(url: string, workspace: string, argv: string[], options: { stderrIsTTY?: boolean; env?: NodeJS.ProcessEnv } = {}) {
   const parsed = parseCli(["chat", "--url", url, ...argv], {}, { discover: false });
   const stdin = new PassThrough();
   stdin.end("");
-  const [stdout, stderr] = [new PassThrough(), new PassThrough()];
+  const [stdout, stderr] = [new PassThrough(), Object.assign(new PassThrough(), { isTTY: options.stderrIsTTY })];
   let out = "";
   let err = "";
   stdout.setEncoding("utf8").on("data", (c: string) => (out += c));
   stderr.setEncoding("utf8").on("data", (c: string) => (err += c));
-  const exited = runChat(parsed.chat!, { stdin: stdin as never, stdout: stdout as never, stderr: stderr as never, env: {}, cwd: workspace });
+  const exited = runChat(parsed.chat!, { stdin: stdin as never, stdout: stdout as never, stderr: stderr as never, env: options.env ?? {}, cwd: workspace });
   return { exited, stdout: () => out, stderr: () => err };
 }
 
-async function chatInProcess({ fx, workspace }: Setup, argv: string[]) {
-  const run = startChatInProcess(fx.server.url, workspace, argv);
+async function chatInProcess({ fx, workspace }: Setup, argv: string[], options?: Parameters<typeof startChatInProcess>[3]) {
+  const run = startChatInProcess(fx.server.url, workspace, argv, options);
   const code = await run.exited;
   return { code, stdout: run.stdout(), stderr: run.stderr() };
 }
@@ -171,6 +171,18 @@ describe.concurrent("agentwire chat shows what the agent does", { timeout: 60_00
       `⚙ Write rows.txt · write_file (runs without asking)\n${shown}\n… ${diff.length - MAX_DIFF_LINES} more diff lines not shown\n✓ write_file\n`,
     );
     expect(stderr).not.toContain(diff[MAX_DIFF_LINES]);
+  }));
+
+  it("NO_COLOR leaves a terminal's diff plain", withAgent(async (setup) => {
+    const edit = { kind: "reply" as const, toolCalls: [{ name: "edit_file", args: JSON.stringify({ path: "notes.txt", old_string: "line four", new_string: "line 4" }) }] };
+    const undo = { kind: "reply" as const, toolCalls: [{ name: "edit_file", args: JSON.stringify({ path: "notes.txt", old_string: "line 4", new_string: "line four" }) }] };
+    setup.fx.fake.enqueue(edit, { kind: "reply", text: ["Done."] });
+    const coloured = await chatInProcess(setup, ["edit", "--yes"], { stderrIsTTY: true });
+    expect(coloured.stderr).toContain("\x1b[32m+line 4\x1b[39m");
+    setup.fx.fake.enqueue(undo, { kind: "reply", text: ["Done."] });
+    const plain = await chatInProcess(setup, ["edit back", "--yes"], { stderrIsTTY: true, env: { NO_COLOR: "1" } });
+    expect(plain.stderr).toContain("\n-line 4\n+line four\n");
+    expect(plain.stderr).not.toMatch(/\x1b\[3\dm/);
   }));
 
   it("prints the plan as a checklist when update_plan sets it", withAgent(async (setup) => {
