@@ -94,7 +94,10 @@ describe.concurrent("agentwire chat, scripted", { timeout: 60_000 }, () => {
     expect(complete.map((p) => p.final)).toEqual([false, true]);
     expect(lines.filter((l) => l.method === "generation_progress" && l.params.kind === "text").map((l) => l.params.delta).join("")).toBe("All done.");
     // The outcome in the protocol's word (GenerationOutcome: completed | interrupted | error), never "complete".
-    expect(lines.at(-1)).toEqual({ type: "end", outcome: "completed", exitCode: 0 });
+    // The turn's usage totals (its last usage_updated's) ride on the end line.
+    const usage = lines.filter((l) => l.method === "usage_updated").at(-1)!.params.generation;
+    expect(usage).toMatchObject({ modelCalls: 2, cost: null });
+    expect(lines.at(-1)).toEqual({ type: "end", outcome: "completed", exitCode: 0, usage });
     // A new conversation's workspace is the directory chat ran in; the model got the prompt, then the tool's output.
     expect(lines[0]!.result).toMatchObject({ workspace, title: "run echo" });
     expect(fx.fake.requests[0]!.messages.at(-1)).toEqual({ role: "user", content: "run echo" });
@@ -136,7 +139,8 @@ describe.concurrent("agentwire chat, scripted", { timeout: 60_000 }, () => {
     fx.fake.enqueue({ kind: "reply", reasoning: ["Recall", "ing."], text: ["You are", " Ada."] });
     const cli = runCliWithInput(["chat", "--url", fx.server.url, "--conversation", first.id, "--model", "other-model"], "what is my name?\n", {}, workspace, bundle.entry);
     const { code } = await cli.exited;
-    expect(cli.stderr()).toBe("Recalling.\n"); // reasoning on stderr, uncoloured: not a terminal
+    // Reasoning on stderr, uncoloured (not a terminal), then the turn's usage.
+    expect(cli.stderr()).toMatch(/^Recalling\.\nusage: \d+ tokens in, 4 out\n$/);
     expect(code).toBe(0);
     expect(cli.output()).toBe("You are Ada.\n");
     expect(fx.fake.requests[0]!.model).toBe("other-model");
@@ -281,15 +285,15 @@ describe.concurrent("agentwire chat on a terminal", { timeout: 60_000 }, () => {
     const term = runCliInTerminal(["chat", "run echo", "--url", fx.server.url], { EDITOR: editor }, workspace, bundle.entry);
     const question = String.raw`\nRun shell\? \[y\]es / \[n\]o / \[e\]dit / \[a\]uto N: $`;
     // Each question shows the call it is about; the second waits until the first is answered.
-    await term.waitFor(new RegExp(String.raw`⚙ shell \{"command":"echo \$\(\(6\*7\)\)-marker"\}` + question));
+    await term.waitFor(new RegExp(String.raw`⚙ Run echo \$\(\(6\*7\)\)-marker · shell \{"command":"echo \$\(\(6\*7\)\)-marker"\}` + question));
     expect(term.output()).not.toContain("second-call");
     term.write("e\r");
-    await term.waitFor(new RegExp(String.raw`⚙ shell \{"command":"echo second-call"\}` + question));
+    await term.waitFor(new RegExp(String.raw`⚙ Run echo second-call · shell \{"command":"echo second-call"\}` + question));
     term.write("maybe\r");
     await term.waitFor(new RegExp(String.raw`maybe\nAnswer y \(run it\).*` + question));
     term.write("y\r");
     const shown = await term.waitFor(/All done\.\n[\s\S]*> $/);
-    expect(shown).toContain('⚙ shell {"command":"echo $((6*7))-marker"}');
+    expect(shown).toContain('⚙ Run echo $((6*7))-marker · shell {"command":"echo $((6*7))-marker"}');
     expect(shown.match(/✓ shell \(exit 0\)/g)).toHaveLength(2);
     term.write("\x04");
     expect((await term.exited).code).toBe(0);
