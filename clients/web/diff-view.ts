@@ -155,7 +155,7 @@ export function renderChanges(changes: readonly FileChange[]): HTMLElement {
       );
       continue;
     }
-    node.append(...renderDiff(change.diff).childNodes);
+    node.append(...Array.from(renderDiff(change.diff).childNodes));
   }
   return node;
 }
