@@ -770,7 +770,7 @@ describe.skipIf(!hasBrowser)("in Chromium", () => {
     60_000,
   );
 
-  it("shows the context meter and the cost after a turn, from usage_updated and, after a reload, from the stored totals", async () => {
+  it("shows the context meter and the cost after a turn, from usage_updated and, after a reload, from the stored totals; only the tokens for a model without a declared window or price", async () => {
     const created = await fx.client.conversation.create({ title: "Usage" });
     const { page, errors } = await openPage(`${httpBase(fx.server.url)}/#${created.id}`);
     try {
@@ -793,6 +793,21 @@ describe.skipIf(!hasBrowser)("in Chromium", () => {
       await page.reload();
       await until(() => usage.locator(".usage-context").textContent()).toBe("12.3K / 128K tokens (10 %)");
       expect(await usage.locator(".usage-cost").textContent()).toBe("total $0.0268");
+
+      // A model with no declared window or price: the token count alone, no meter, no cost (never guessed).
+      fx.fake.setModels(["fake-model", "other-model"]);
+      const plain = await fx.client.conversation.create({ title: "Usage, undeclared model", model: "default/other-model" });
+      await page.goto(`${httpBase(fx.server.url)}/#${plain.id}`);
+      await page.reload();
+      await until(() => page.locator("#title").textContent()).toBe("Usage, undeclared model");
+      expect(await usage.isVisible()).toBe(false);
+      fx.fake.enqueue({ kind: "reply", text: ["Counted again."], usage: { prompt_tokens: 1000, completion_tokens: 234, total_tokens: 1234 } });
+      await page.fill("#input", "Count.");
+      await page.click("#send");
+      await page.waitForSelector(".message.assistant >> text=Counted again.");
+      await until(() => usage.locator(".usage-context").textContent()).toBe("1,234 tokens");
+      expect(await usage.locator("meter").isVisible()).toBe(false);
+      expect(await usage.locator(".usage-cost").isVisible()).toBe(false);
       expect(errors).toEqual([]);
     } finally {
       await page.context().close();
