@@ -837,6 +837,9 @@ describe.skipIf(!hasBrowser)("in Chromium", () => {
       expect(await limited.getAttribute("class")).toBe("toast warning");
       const [info, warning] = await Promise.all([retry, limited].map((t) => t.evaluate((n) => getComputedStyle(n).borderLeftColor)));
       expect(info).not.toBe(warning);
+      await until(() => page.locator("#usage .usage-context").textContent()).toMatch(/tokens/);
+      mkdirSync(ARTIFACTS, { recursive: true });
+      await page.screenshot({ path: join(ARTIFACTS, "desktop-notices.png") });
       await retry.getByRole("button", { name: "Dismiss this notice" }).click();
       await until(() => retry.count()).toBe(0);
       expect(await limited.count()).toBe(1);
