@@ -298,7 +298,9 @@ describe.skipIf(!hasBrowser)("in Chromium", () => {
 
   it("asks for the token when the server needs one, keeps it for reconnecting, and reloads when the missed events are gone (resync)", async () => {
     // Two events of replay log: a short absence already misses more than the server keeps.
-    const server = await startTestServer({ server: { token: "web-secret" }, limits: { eventLogSize: 2 } }, { webDir: fx.webDir });
+    // It also started with a notice (what `initialize` lists): the page shows it once, however often it reconnects.
+    const startNotice = { code: "config_untrusted" as const, message: "/project/agentwire.json is not trusted: its mcpServers were not applied." };
+    const server = await startTestServer({ server: { token: "web-secret" }, limits: { eventLogSize: 2 }, notices: [startNotice] }, { webDir: fx.webDir });
     const sockets = watchServerSockets(server.server.port);
     const { page, errors, sent } = await openPage(`${httpBase(server.url)}/`);
     try {
@@ -325,6 +327,10 @@ describe.skipIf(!hasBrowser)("in Chromium", () => {
       sockets.allow();
       await until(() => page.textContent("#status"), { timeout: 8000 }).toBe("connected");
       await until(() => page.locator(".message.user").allTextContents()).toEqual(["usernote 0", "usernote 1", "usernote 2", "usernote 3", "usernote 4"]);
+      const shownNotices = page.locator('#notices .toast[data-code="config_untrusted"]');
+      expect(await shownNotices.count()).toBe(1);
+      expect(await shownNotices.getAttribute("class")).toBe("toast warning");
+      expect(await shownNotices.locator(".toast-text").textContent()).toBe(startNotice.message);
 
       const frames = sent.map((f) => JSON.parse(f) as { method?: string; params?: Record<string, unknown> });
       const lastSocket = frames.slice(frames.findLastIndex((f) => f.method === "initialize"));
