@@ -722,10 +722,11 @@ describe.skipIf(!hasBrowser)("in Chromium", () => {
         await until(() => page.locator('[data-tool-call-id="call_pdiff"] .tool-diff .diff-add').allTextContents()).toEqual(["+export const port = 9090;\n"]);
         await until(() => page.locator('[data-tool-call-id="call_pbad"] .change-problem').count()).toBe(1);
 
-        // Screenshots of the pending change under the plan: phone and desktop, light and dark.
+        // The pending change under the plan fits a phone (no horizontal overflow), light and dark; screenshots of each.
         mkdirSync(ARTIFACTS, { recursive: true });
         for (const viewport of [
           { name: "phone", width: 390, height: 844 },
+          { name: "phone-360", width: 360, height: 740 },
           { name: "desktop", width: 1280, height: 800 },
         ]) {
           const shot = await openPage(url, { viewport: { width: viewport.width, height: viewport.height }, colorScheme: "light", deviceScaleFactor: 1 });
