@@ -185,6 +185,18 @@ describe("queue", () => {
   });
 });
 
+describe("when nothing runs", () => {
+  it("delivery is an ordinary append; an assistant message cannot be steered or queued", async () => {
+    const { id, events } = await newConversation(fx.client, {}, "start");
+    const record = await fx.client.message.append({ conversationId: id, role: "user", content: "idle", delivery: "queue" });
+    expect(record.delivery).toBeUndefined();
+    const added = await events.waitFor((e) => e.method === "message_added" && e.params.record.id === record.id);
+    expect(added.params.delivery).toBeUndefined();
+    expect((await fx.client.queue.list({ conversationId: id })).messages).toEqual([]);
+    await expectInvalidParams(fx.client.message.append({ conversationId: id, role: "assistant", content: "x", delivery: "steer" }), "delivery");
+  });
+});
+
 describe("idempotent submit", () => {
   it("a retry with the same clientMessageId returns the stored record: one record, one event", async () => {
     const conversation = await fx.client.conversation.create({});
