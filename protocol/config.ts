@@ -155,6 +155,9 @@ export const LimitsSection = z
     maxContextBytes: bytes(32 * MiB).describe("Largest model request built from a conversation, in bytes of text."),
     maxSubscriptionsPerConnection: count(1000).describe("Conversations one connection may subscribe to."),
     maxGenerations: count(1000).describe("Generations running at once."),
+    maxQueuedMessages: count(32).describe(
+      "Messages one conversation holds for later (message.append delivery steer or queue while a generation runs); one more is refused (LIMIT_EXCEEDED) and nothing is stored.",
+    ),
     maxLoadedConversations: count(10_000)
       .describe("Conversations kept in memory at most; beyond it the least recently used that are not running are unloaded.")
       .meta({ flag: "--max-loaded-conversations N" }),

@@ -162,8 +162,29 @@ export const requests = {
     params: M.MessageAppendParams,
     result: M.MessageAppendResult,
     description:
-      "Append a user, system or assistant message; a user message may carry attachments (workspace text files, whole or a line range, and images uploaded with asset.upload). Answered once it is stored; subscribers get `message_added`. User and system messages may be appended while a generation runs (the model sees them on its next call); an assistant message may not (GENERATION_IN_PROGRESS), nor while stored tool calls are pending: it would close their round.",
-    errors: [...NOT_FOUND, "STORAGE_ERROR", "LIMIT_EXCEEDED", "GENERATION_IN_PROGRESS"],
+      "Append a user, system or assistant message; a user message may carry attachments (workspace text files, whole or a line range, and images uploaded with asset.upload). Answered once it is stored (or held); subscribers get `message_added`. While a generation runs, a user or system message is steered into it at its next model call (delivery steer, the default) or queued to start a generation of its own when it completes (delivery queue); both are held by the server, stored, until then (queue_changed). An assistant message may not be appended while a generation runs (GENERATION_IN_PROGRESS), nor while stored tool calls are pending: it would close their round. expectedGenerationId guards against a generation that changed meanwhile (GENERATION_CHANGED); clientMessageId makes a retry safe.",
+    errors: [...NOT_FOUND, "STORAGE_ERROR", "LIMIT_EXCEEDED", "GENERATION_IN_PROGRESS", "GENERATION_CHANGED"],
+    scope: "conversation",
+  },
+  "queue.list": {
+    params: M.QueueListParams,
+    result: M.QueueListResult,
+    description: "The messages the conversation holds for later (message.append delivery steer or queue), oldest first; the same list as state.queue.",
+    errors: NOT_FOUND,
+    scope: "conversation",
+  },
+  "queue.remove": {
+    params: M.QueueRemoveParams,
+    result: M.QueueRemoveResult,
+    description: "Drop one held message by its id before it is taken; subscribers get queue_changed. removed: false when it was already taken or is unknown.",
+    errors: [...NOT_FOUND, "STORAGE_ERROR"],
+    scope: "conversation",
+  },
+  "queue.clear": {
+    params: M.QueueClearParams,
+    result: M.QueueClearResult,
+    description: "Drop every held message; subscribers get queue_changed (when there was any).",
+    errors: [...NOT_FOUND, "STORAGE_ERROR"],
     scope: "conversation",
   },
   "asset.upload": {
@@ -272,6 +293,10 @@ export interface NotificationEntry {
 export const notifications = {
   connected: { params: E.ConnectedNotification, description: "Sent once after initialize." },
   message_added: { params: E.MessageAddedNotification, description: "A message was stored." },
+  queue_changed: {
+    params: E.QueueChangedNotification,
+    description: "The messages held for later (message.append delivery steer or queue) changed: one was held, taken, removed, or all were cleared.",
+  },
   conversation_updated: {
     params: E.ConversationUpdatedNotification,
     description:

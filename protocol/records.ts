@@ -345,6 +345,24 @@ export const LastGeneration = z
   })
   .describe("How the conversation's most recent generation ended. Stored with the conversation, so it survives a restart.");
 
+/** How a message held by the server (message.append delivery) is to reach the model. */
+export const QueuedDelivery = z
+  .enum(["steer", "queue"])
+  .describe(
+    "steer: joins the running generation at its next model call (after the tool results of the current round). queue: starts a generation of its own once the running one completes.",
+  );
+
+/** A message the server holds for later: appended with delivery steer or queue while a generation ran. */
+export const QueuedMessage = z
+  .object({
+    delivery: QueuedDelivery,
+    record: MessageRecord.describe("The message as it will be stored: its id and timestamp are kept when it is taken."),
+    clientMessageId: z.string().optional().describe("The clientMessageId it was appended with, if any."),
+  })
+  .describe(
+    "A message held server-side, in order. A steered message the generation did not take (it was interrupted or failed, or the server restarted) is held as a queued one.",
+  );
+
 export const ConversationState = z
   .object({
     generating: z.boolean().describe("True while a generation runs (streaming, waiting for confirmation or running tools)."),
@@ -357,6 +375,11 @@ export const ConversationState = z
     plan: Plan.nullable().describe(
       "The agent's plan as its latest update_plan call left it (plan_updated announces each change); null before the first. Survives a restart.",
     ),
+    queue: z
+      .array(QueuedMessage)
+      .describe(
+        "Messages held by the server, oldest first (message.append delivery steer or queue): what queue.list answers. Non-empty while nothing runs means the last generation was interrupted or failed: they wait for the next generation that completes, or queue.remove / queue.clear. Survives a restart.",
+      ),
   })
   .describe("Live state of a conversation.");
 
@@ -375,5 +398,7 @@ export type ConversationRecord = z.infer<typeof ConversationRecord>;
 export type PendingTool = z.infer<typeof PendingTool>;
 export type LastError = z.infer<typeof LastError>;
 export type ConversationState = z.infer<typeof ConversationState>;
+export type QueuedMessage = z.infer<typeof QueuedMessage>;
+export type QueuedDelivery = z.infer<typeof QueuedDelivery>;
 export type GenerationOutcome = z.infer<typeof GenerationOutcome>;
 export type LastGeneration = z.infer<typeof LastGeneration>;

@@ -56,6 +56,12 @@ export const ErrorCodes = {
   CAPABILITY_UNSUPPORTED: -32012,
   /** A generation is already running in this conversation; `interrupt` it or wait for it to end. */
   GENERATION_IN_PROGRESS: -32020,
+  /**
+   * message.append named an expectedGenerationId that is not the running generation (it ended, or
+   * another one runs). Nothing was stored; `data.generationId` names the one running now (null when
+   * none runs): look at what happened, then send again.
+   */
+  GENERATION_CHANGED: -32023,
   /** No tool call with this id exists in the conversation. */
   TOOL_CALL_NOT_FOUND: -32021,
   /**
@@ -166,6 +172,13 @@ export interface ErrorDataMap {
   GENERATION_IN_PROGRESS: {
     /** The generation that is running. */
     generationId: string;
+  };
+  /** Data of GENERATION_CHANGED. */
+  GENERATION_CHANGED: {
+    /** The generation the request expected. */
+    expectedGenerationId: string;
+    /** The generation running now; null when none runs. */
+    generationId: string | null;
   };
   /** Data of TOOL_CALL_NOT_FOUND. */
   TOOL_CALL_NOT_FOUND: {

@@ -36,6 +36,12 @@ import {
   type ConversationUnsubscribeResult,
   type MessageAppendParams,
   type MessageAppendResult,
+  type QueueListParams,
+  type QueueListResult,
+  type QueueRemoveParams,
+  type QueueRemoveResult,
+  type QueueClearParams,
+  type QueueClearResult,
   type AssetUploadParams,
   type AssetUploadResult,
   type StepParams,
@@ -174,15 +180,47 @@ export interface MessageMethods {
   /**
    * `message.append`: Append a user, system or assistant message; a user message may carry
    * attachments (workspace text files, whole or a line range, and images uploaded with
-   * asset.upload). Answered once it is stored; subscribers get `message_added`. User and system
-   * messages may be appended while a generation runs (the model sees them on its next call); an
-   * assistant message may not (GENERATION_IN_PROGRESS), nor while stored tool calls are pending: it
-   * would close their round.
+   * asset.upload). Answered once it is stored (or held); subscribers get `message_added`. While a
+   * generation runs, a user or system message is steered into it at its next model call (delivery
+   * steer, the default) or queued to start a generation of its own when it completes (delivery
+   * queue); both are held by the server, stored, until then (queue_changed). An assistant message
+   * may not be appended while a generation runs (GENERATION_IN_PROGRESS), nor while stored tool
+   * calls are pending: it would close their round. expectedGenerationId guards against a generation
+   * that changed meanwhile (GENERATION_CHANGED); clientMessageId makes a retry safe.
    *
    * Errors: NOT_INITIALIZED (-32001), CONVERSATION_NOT_FOUND (-32010), STORAGE_ERROR (-32040),
-   * LIMIT_EXCEEDED (-32050), GENERATION_IN_PROGRESS (-32020), INVALID_PARAMS (-32602).
+   * LIMIT_EXCEEDED (-32050), GENERATION_IN_PROGRESS (-32020), GENERATION_CHANGED (-32023),
+   * INVALID_PARAMS (-32602).
    */
   append(params: MessageAppendParams, options?: RequestOptions): Promise<MessageAppendResult>;
+}
+
+/** The queue.* requests, as `client.queue.<name>(...)`. */
+export interface QueueMethods {
+  /**
+   * `queue.list`: The messages the conversation holds for later (message.append delivery steer or
+   * queue), oldest first; the same list as state.queue.
+   *
+   * Errors: NOT_INITIALIZED (-32001), CONVERSATION_NOT_FOUND (-32010), INVALID_PARAMS (-32602).
+   */
+  list(params: QueueListParams, options?: RequestOptions): Promise<QueueListResult>;
+
+  /**
+   * `queue.remove`: Drop one held message by its id before it is taken; subscribers get
+   * queue_changed. removed: false when it was already taken or is unknown.
+   *
+   * Errors: NOT_INITIALIZED (-32001), CONVERSATION_NOT_FOUND (-32010), STORAGE_ERROR (-32040),
+   * INVALID_PARAMS (-32602).
+   */
+  remove(params: QueueRemoveParams, options?: RequestOptions): Promise<QueueRemoveResult>;
+
+  /**
+   * `queue.clear`: Drop every held message; subscribers get queue_changed (when there was any).
+   *
+   * Errors: NOT_INITIALIZED (-32001), CONVERSATION_NOT_FOUND (-32010), STORAGE_ERROR (-32040),
+   * INVALID_PARAMS (-32602).
+   */
+  clear(params: QueueClearParams, options?: RequestOptions): Promise<QueueClearResult>;
 }
 
 /** The asset.* requests, as `client.asset.<name>(...)`. */
@@ -342,6 +380,13 @@ export class AgentwireClient extends AgentwireClientBase {
   /** message.* requests. */
   readonly message: MessageMethods = {
     append: (params, options) => this.request("message.append", params, options),
+  };
+
+  /** queue.* requests. */
+  readonly queue: QueueMethods = {
+    list: (params, options) => this.request("queue.list", params, options),
+    remove: (params, options) => this.request("queue.remove", params, options),
+    clear: (params, options) => this.request("queue.clear", params, options),
   };
 
   /** asset.* requests. */

@@ -449,6 +449,23 @@ export interface ConversationState {
      */
     updatedAt: string;
   } | null;
+  /**
+   * Messages held by the server, oldest first (message.append delivery steer or queue): what
+   * queue.list answers. Non-empty while nothing runs means the last generation was interrupted or
+   * failed: they wait for the next generation that completes, or queue.remove / queue.clear.
+   * Survives a restart.
+   */
+  queue: Array<{
+    /**
+     * steer: joins the running generation at its next model call (after the tool results of the
+     * current round). queue: starts a generation of its own once the running one completes.
+     */
+    delivery: "steer" | "queue";
+    /** The message as it will be stored: its id and timestamp are kept when it is taken. */
+    record: MessageRecord;
+    /** The clientMessageId it was appended with, if any. */
+    clientMessageId?: string;
+  }>;
 }
 
 /** Per-conversation settings; every field has a server default. */
@@ -1853,14 +1870,125 @@ export interface MessageAppendParams {
      */
     assetId: string;
   }>;
+  /**
+   * What to do with a user or system message while a generation runs (when none runs it is an
+   * ordinary append and this is ignored). steer (the default while one runs): the message joins the
+   * running generation at its next model call, after the tool results of the current round — never
+   * between a tool call and its result; message_added says delivery "steered" when it is taken, and
+   * a generation whose model answered without tools makes one more call for it. queue: the message
+   * is held, in order, and starts a generation of its own when the running one completes (not after
+   * an interrupt or an error: it then stays held, see state.queue). Held messages are stored (they
+   * survive a restart) and bounded by limits.maxQueuedMessages (LIMIT_EXCEEDED beyond it). An
+   * assistant message cannot be steered or queued.
+   */
+  delivery?: "steer" | "queue";
+  /**
+   * The generation the client believes is running. When it is not the running one (it ended, or
+   * another runs), the append is refused with GENERATION_CHANGED naming the running generation (or
+   * none) and nothing is stored.
+   *
+   * @minLength 1
+   * @maxLength 200
+   */
+  expectedGenerationId?: string;
+  /**
+   * A client-chosen id that makes the append idempotent: a retry with the same id and the same
+   * role, content and attachments answers the message already stored or held (no second record, no
+   * second message_added); the same id with anything different is refused (-32602 on
+   * clientMessageId). The last 256 ids of each conversation are remembered, across restarts.
+   *
+   * @minLength 1
+   * @maxLength 200
+   */
+  clientMessageId?: string;
 }
 
 /**
  * Result of `message.append`.
  *
- * A chat message stored in a conversation.
+ * The message: stored, or held with the id and timestamp it will be stored with.
  */
-export type MessageAppendResult = MessageRecord;
+export interface MessageAppendResult extends MessageRecord {
+  /**
+   * appended (or absent): the message is stored as a record and message_added was sent. steer: held
+   * until the running generation's next model call (message_added then says delivery "steered").
+   * queued: held in the conversation's queue (queue_changed was sent).
+   */
+  delivery?: "appended" | "steer" | "queued";
+}
+
+/** Parameters of queue.list. */
+export interface QueueListParams {
+  /**
+   * Conversation id, as returned by conversation.create (e.g. "c_7f3a…"): 1–128 of A–Z, a–z, 0–9, _
+   * and -.
+   *
+   * @pattern ^[A-Za-z0-9_-]{1,128}$
+   */
+  conversationId: string;
+}
+
+/** Result of queue.list. */
+export interface QueueListResult {
+  /** The held messages, oldest first. */
+  messages: Array<{
+    /**
+     * steer: joins the running generation at its next model call (after the tool results of the
+     * current round). queue: starts a generation of its own once the running one completes.
+     */
+    delivery: "steer" | "queue";
+    /** The message as it will be stored: its id and timestamp are kept when it is taken. */
+    record: MessageRecord;
+    /** The clientMessageId it was appended with, if any. */
+    clientMessageId?: string;
+  }>;
+}
+
+/** Parameters of queue.remove. */
+export interface QueueRemoveParams {
+  /**
+   * Conversation id, as returned by conversation.create (e.g. "c_7f3a…"): 1–128 of A–Z, a–z, 0–9, _
+   * and -.
+   *
+   * @pattern ^[A-Za-z0-9_-]{1,128}$
+   */
+  conversationId: string;
+  /**
+   * The id of the held message (the id message.append answered).
+   *
+   * @minLength 1
+   * @maxLength 200
+   */
+  recordId: string;
+}
+
+/** Result of queue.remove. */
+export interface QueueRemoveResult {
+  /** False when no held message had that id (already taken, removed, or never held). */
+  removed: boolean;
+}
+
+/** Parameters of queue.clear. */
+export interface QueueClearParams {
+  /**
+   * Conversation id, as returned by conversation.create (e.g. "c_7f3a…"): 1–128 of A–Z, a–z, 0–9, _
+   * and -.
+   *
+   * @pattern ^[A-Za-z0-9_-]{1,128}$
+   */
+  conversationId: string;
+}
+
+/** Result of queue.clear. */
+export interface QueueClearResult {
+  /**
+   * How many held messages were dropped.
+   *
+   * @integer
+   * @minimum 0
+   */
+  removed: number;
+}
 
 /** Parameters of asset.upload. */
 export interface AssetUploadParams {
@@ -2660,6 +2788,38 @@ export interface ConnectedNotification {
 export interface MessageAddedNotification extends ConversationEventBase {
   /** The stored message. */
   record: MessageRecord;
+  /**
+   * How a held message got here: steered — taken into the running generation at its next model
+   * call; queued — taken from the queue to start a generation. Absent for everything else.
+   */
+  delivery?: "steered" | "queued";
+}
+
+/**
+ * Params of the `queue_changed` notification.
+ *
+ * The conversation's held messages (message.append delivery steer or queue) changed; state.queue
+ * holds the same list.
+ */
+export interface QueueChangedNotification extends ConversationEventBase {
+  /** Every held message now, oldest first (empty: the queue is empty). */
+  messages: Array<{
+    /**
+     * steer: joins the running generation at its next model call (after the tool results of the
+     * current round). queue: starts a generation of its own once the running one completes.
+     */
+    delivery: "steer" | "queue";
+    /** The message as it will be stored: its id and timestamp are kept when it is taken. */
+    record: MessageRecord;
+    /** The clientMessageId it was appended with, if any. */
+    clientMessageId?: string;
+  }>;
+  /**
+   * added: message.append held a message; taken: a held message was stored (steered into the
+   * generation, or taken to start one); removed: queue.remove; cleared: queue.clear or the
+   * conversation was deleted.
+   */
+  reason: "added" | "taken" | "removed" | "cleared";
 }
 
 /**
@@ -3216,6 +3376,18 @@ export interface RequestMap {
    */
   "message.append": { params: MessageAppendParams; result: MessageAppendResult };
   /**
+   * `queue.list`: The messages the conversation holds for later (message.append delivery steer or
+   * queue), oldest first; the same list as state.queue.
+   */
+  "queue.list": { params: QueueListParams; result: QueueListResult };
+  /**
+   * `queue.remove`: Drop one held message by its id before it is taken; subscribers get
+   * queue_changed. removed: false when it was already taken or is unknown.
+   */
+  "queue.remove": { params: QueueRemoveParams; result: QueueRemoveResult };
+  /** `queue.clear`: Drop every held message; subscribers get queue_changed (when there was any). */
+  "queue.clear": { params: QueueClearParams; result: QueueClearResult };
+  /**
    * `asset.upload`: Store an image (PNG, JPEG, GIF or WebP, recognised from its bytes) with a
    * conversation, to attach to messages by its id.
    */
@@ -3285,6 +3457,11 @@ export interface NotificationMap {
   connected: ConnectedNotification;
   /** `message_added`: A message was stored. */
   message_added: MessageAddedNotification;
+  /**
+   * `queue_changed`: The messages held for later (message.append delivery steer or queue) changed:
+   * one was held, taken, removed, or all were cleared.
+   */
+  queue_changed: QueueChangedNotification;
   /**
    * `conversation_updated`: Conversation metadata changed or the conversation was deleted. While a
    * generation runs, a changed model or setting applies from its next model call (see

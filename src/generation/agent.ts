@@ -133,8 +133,28 @@ export class Agent {
     this.generationHooks?.started(runtime.id, generation.id);
     void runGeneration(generation, runtime, this.deps(runtime.id, generation.id), runtime.storedPendingCalls()).finally(() => {
       this.running--;
+      // Only a generation that completed takes the next queued message; after an interrupt or an error the queue waits.
+      if (generation.outcome?.outcome === "completed" && runtime.queue.length > 0) void this.startQueued(runtime);
     });
     return { generationId: generation.id };
+  }
+
+  /**
+   * Take the oldest queued message (message.append delivery queue) into the
+   * conversation and start a generation for it, with the conversation's own
+   * model and settings. Nothing is taken when a generation cannot start now
+   * (a client's step came first: its completion takes the message instead).
+   */
+  private async startQueued(runtime: ConversationRuntime): Promise<void> {
+    try {
+      runtime.assertCanBegin();
+      const taken = await runtime.takeHeld((_held, index) => index === 0, "queued");
+      if (taken.length === 0) return;
+      // A client's step may have begun while the message was stored: that generation sees it.
+      if (!runtime.generation) this.start(runtime, {});
+    } catch (error) {
+      this.options.log.warn(`conversation ${runtime.id}: the next queued message did not start a generation`, error);
+    }
   }
 
   /** The step's model, else the conversation's, else the server's. */

@@ -130,6 +130,11 @@ class Loop {
       };
 
       if (toolCalls.length === 0) {
+        // A message steered in while the model answered is answered too: one more model call takes it.
+        if (this.steerWaiting() && iteration < maxIterations) {
+          complete(false);
+          continue;
+        }
         complete(true);
         return;
       }
@@ -239,9 +244,19 @@ class Loop {
     );
   }
 
+  /** True when a message steered into this generation waits for its next model call. */
+  private steerWaiting(): boolean {
+    return this.runtime.queue.some((held) => held.delivery === "steer");
+  }
+
   /** Build the request, stream the answer to subscribers, and collect it. Throws the provider's failure. */
   private async streamModel(iteration: number): Promise<ModelReply> {
     const { handle } = this.runtime;
+    // Steered messages join here: after every tool result of the round before, never between a call and its result.
+    if (this.steerWaiting()) {
+      this.writable();
+      await this.runtime.takeHeld((held) => held.delivery === "steer", "steered");
+    }
     const conversation = handle.conversation;
     const records = await readContextRecords(
       (from, to) => handle.readRecords(from, to),

@@ -6,11 +6,13 @@ import type {
   NotificationParams,
   Plan,
   PlanEntry,
+  QueuedMessage,
   ToolCallRecord,
 } from "../../protocol/index.js";
+import { CLIENT_MESSAGE_ID_WINDOW } from "../../protocol/messages.js";
 import type { Logger } from "../logging/logger.js";
 import { RpcError } from "../rpc/rpc-error.js";
-import type { ConversationHandle, GenerationSummary, RunState } from "../store/conversation-store.js";
+import type { ClientMessageIdEntry, ConversationHandle, GenerationSummary, RunState } from "../store/conversation-store.js";
 import type { ActiveGeneration } from "./active-generation.js";
 import type { Connection } from "./connection.js";
 import { EventLog, type LoggedEvent, type ReplayBudget } from "./event-log.js";
@@ -86,6 +88,12 @@ export class ConversationRuntime {
   #plan: Plan | null = null;
   /** A plan being written: what other run-state writes must carry meanwhile (not shown until durable). */
   #planWriting: Plan | null = null;
+  /** Messages held for later (message.append delivery steer or queue), oldest first; stored with the run state. */
+  #queue: QueuedMessage[] = [];
+  /** The most recent clientMessageIds, oldest first (at most CLIENT_MESSAGE_ID_WINDOW); stored with the run state. */
+  #clientMessageIds: ClientMessageIdEntry[] = [];
+  /** Appends with a clientMessageId still under way, so a retry arriving meanwhile waits for the first instead of appending twice. */
+  readonly appendsInFlight = new Map<string, { digest: string; answer: Promise<unknown> }>();
   #deleted = false;
   #silenced = false;
   /** Last time a request or an event touched it (ms since epoch), for unloading. */
@@ -121,6 +129,9 @@ export class ConversationRuntime {
       this.#lastError = stored.lastError;
       this.#autoConfirmRemaining = stored.autoConfirmRemaining;
       this.#plan = stored.plan ?? null;
+      // No generation survives its process: a steered message it had not taken waits as a queued one.
+      this.#queue = (stored.queue ?? []).map((held) => ({ ...held, delivery: "queue" }));
+      this.#clientMessageIds = stored.clientMessageIds ?? [];
       if (stored.lastGeneration) this.recentGenerations.push(stored.lastGeneration);
     }
   }
@@ -242,7 +253,110 @@ export class ConversationRuntime {
       lastGeneration: this.lastGeneration,
       autoConfirmRemaining: this.#autoConfirmRemaining,
       ...((this.#planWriting ?? this.#plan) ? { plan: (this.#planWriting ?? this.#plan)! } : {}),
+      ...(this.#queue.length > 0 ? { queue: this.#queue.map((held) => ({ ...held })) } : {}),
+      ...(this.#clientMessageIds.length > 0 ? { clientMessageIds: [...this.#clientMessageIds] } : {}),
     };
+  }
+
+  /** Messages held for later, oldest first (state.queue, queue.list). */
+  get queue(): readonly QueuedMessage[] {
+    return this.#queue;
+  }
+
+  /**
+   * Hold a message (message.append delivery steer or queue while a
+   * generation runs): stored with the run state, then queue_changed. Beyond
+   * `max` held messages it is refused and nothing changes. The clientMessageId
+   * entry, if any, is written in the same run-state write.
+   */
+  async hold(held: QueuedMessage, max: number, clientId?: ClientMessageIdEntry): Promise<void> {
+    this.assertLive();
+    if (this.#queue.length >= max) {
+      throw RpcError.limitExceeded(`the conversation already holds ${this.#queue.length} messages for later, the most it holds`, "maxQueuedMessages", max);
+    }
+    this.#queue.push(held);
+    if (clientId) this.rememberClientId(clientId);
+    await this.writeQueue("added").catch((error: unknown) => {
+      this.#queue = this.#queue.filter((m) => m !== held);
+      if (clientId) this.#clientMessageIds = this.#clientMessageIds.filter((e) => e !== clientId);
+      throw error;
+    });
+  }
+
+  /**
+   * Take the held messages `which` picks out of the queue and store each as
+   * a record (in order, each announced with message_added and `delivery`),
+   * then store the shorter queue and announce queue_changed. A record is
+   * written before the queue that no longer holds it, so a crash between the
+   * two can repeat a message but never lose one.
+   */
+  async takeHeld(which: (held: QueuedMessage, index: number) => boolean, delivery: "steered" | "queued"): Promise<QueuedMessage[]> {
+    const taken = this.#queue.filter(which);
+    if (taken.length === 0) return [];
+    this.assertLive();
+    this.#queue = this.#queue.filter((held) => !taken.includes(held));
+    const stored: QueuedMessage[] = [];
+    try {
+      for (const held of taken) {
+        await this.commit(this.handle.append(held.record), () => this.publish("message_added", { record: held.record, delivery }));
+        stored.push(held);
+      }
+    } finally {
+      // Whatever was stored leaves the queue; whatever was not (a failed write) stays held, first.
+      const unstored = taken.filter((held) => !stored.includes(held));
+      if (unstored.length > 0) this.#queue = [...unstored, ...this.#queue];
+      if (stored.length > 0) await this.writeQueue("taken");
+    }
+    return taken;
+  }
+
+  /** queue.remove: drop one held message by its record id. */
+  async removeHeld(recordId: string): Promise<boolean> {
+    this.assertLive();
+    const before = this.#queue;
+    const index = before.findIndex((held) => held.record.id === recordId);
+    if (index < 0) return false;
+    this.#queue = before.filter((_, i) => i !== index);
+    await this.writeQueue("removed").catch((error: unknown) => {
+      this.#queue = before;
+      throw error;
+    });
+    return true;
+  }
+
+  /** queue.clear: drop every held message; answers how many were dropped. */
+  async clearHeld(): Promise<number> {
+    this.assertLive();
+    const before = this.#queue;
+    if (before.length === 0) return 0;
+    this.#queue = [];
+    await this.writeQueue("cleared").catch((error: unknown) => {
+      this.#queue = before;
+      throw error;
+    });
+    return before.length;
+  }
+
+  /** What a clientMessageId was used for, if it is within the remembered window. */
+  clientMessageId(clientMessageId: string): ClientMessageIdEntry | undefined {
+    return this.#clientMessageIds.find((entry) => entry.clientMessageId === clientMessageId);
+  }
+
+  /** Remember the clientMessageId of a message that was appended as a record, and store it. */
+  async storeClientId(entry: ClientMessageIdEntry): Promise<void> {
+    this.rememberClientId(entry);
+    await this.commit(this.handle.updateRunState(this.runState()), () => {});
+  }
+
+  private rememberClientId(entry: ClientMessageIdEntry): void {
+    this.#clientMessageIds.push(entry);
+    if (this.#clientMessageIds.length > CLIENT_MESSAGE_ID_WINDOW) this.#clientMessageIds.splice(0, this.#clientMessageIds.length - CLIENT_MESSAGE_ID_WINDOW);
+  }
+
+  private writeQueue(reason: "added" | "taken" | "removed" | "cleared"): Promise<void> {
+    return this.commit(this.handle.updateRunState(this.runState()), () =>
+      this.publish("queue_changed", { messages: this.#queue.map((held) => ({ ...held })), reason }),
+    );
   }
 
   /**
@@ -269,6 +383,8 @@ export class ConversationRuntime {
    */
   endGeneration(summary: GenerationSummary): void {
     if (this.#generation?.id === summary.generationId) this.#generation = null;
+    // A steered message the generation did not take waits for the next one, as a queued message (stored below).
+    if (!this.#generation) this.#queue = this.#queue.map((held) => (held.delivery === "steer" ? { ...held, delivery: "queue" } : held));
     this.recentGenerations.push(summary);
     if (this.recentGenerations.length > RECENT_GENERATIONS) this.recentGenerations.shift();
     for (const listener of [...this.endListeners]) listener(summary);
@@ -402,6 +518,7 @@ export class ConversationRuntime {
       lastGeneration: publicLastGeneration(this.lastGeneration),
       seq: this.sent,
       plan: this.#plan,
+      queue: this.#queue.map((held) => ({ ...held })),
     };
   }
 

@@ -17,33 +17,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runChat } from "../../src/chat/chat-command.js";
 import { MAX_DIFF_LINES } from "../../src/chat/tool-call-lines.js";
 import { parseCli } from "../../src/cli-options.js";
-import { type AgentFixture, type AgentFixtureOptions, startAgentFixture } from "../harness/agent-fixture.js";
+import { type ChatSetup, withChatAgent } from "../harness/chat-agent.js";
 import { killAllCliIo, runCliInTerminal, stripAnsi } from "../harness/cli-io.js";
 import { killAllCli, runCli } from "../harness/cli-process.js";
 import { shippedBundle } from "../harness/shipped-bundle.js";
 import { eventually } from "../harness/eventually.js";
 import { startMcpAgent, stdioFixture } from "../fixtures/mcp/mcp-fixture.js";
 
-interface Setup {
-  fx: AgentFixture;
-  workspace: string;
-}
-
-/** A server with its own fake model, and a workspace holding notes.txt, for one test. */
-function withAgent(body: (setup: Setup) => Promise<void>, config: AgentFixtureOptions["config"] = {}): () => Promise<void> {
-  return async () => {
-    const fx = await startAgentFixture({ transport: "websocket", config });
-    const workspace = await mkdtemp(join(tmpdir(), "agentwire-chat-activity-"));
-    await writeFile(join(workspace, "notes.txt"), "line one\nline two\nline three\nline four\n");
-    try {
-      await body({ fx, workspace });
-      expect(fx.fake.rejected).toEqual([]);
-    } finally {
-      await fx.close();
-      await rm(workspace, { recursive: true, force: true });
-    }
-  };
-}
+const withAgent = withChatAgent;
+type Setup = ChatSetup;
 
 let bundle: { entry: string };
 beforeAll(() => {

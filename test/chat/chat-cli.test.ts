@@ -6,8 +6,7 @@
  * what the command printed and how it exited. The interactive paths run on a
  * real pseudo-terminal (util-linux `script`).
  */
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, rm, writeFile } from "node:fs/promises";
 import { PassThrough } from "node:stream";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -16,36 +15,13 @@ import { parseAttachSpec } from "../../src/chat/chat-options.js";
 import { conversationToMarkdown } from "../../src/chat/markdown-export.js";
 import { parseToolAnswer } from "../../src/chat/tool-prompt.js";
 import { parseCli, UsageError } from "../../src/cli-options.js";
-import { type AgentFixture, type AgentFixtureOptions, startAgentFixture } from "../harness/agent-fixture.js";
+import { type ChatSetup, withChatAgent } from "../harness/chat-agent.js";
 import { killAllCliIo, runCliInTerminal, runCliWithInput, stripAnsi } from "../harness/cli-io.js";
 import { killAllCli, runCli } from "../harness/cli-process.js";
 import { shippedBundle } from "../harness/shipped-bundle.js";
 
-/**
- * A server with its own fake model and a workspace (with notes.txt) for one
- * test, so the tests can run concurrently: most of their time is child
- * processes starting.
- */
-interface Setup {
-  fx: AgentFixture;
-  workspace: string;
-}
-
-function withAgent(body: (setup: Setup) => Promise<void>, config: AgentFixtureOptions["config"] = {}): () => Promise<void> {
-  return async () => {
-    const fx = await startAgentFixture({ transport: "websocket", config });
-    const workspace = await mkdtemp(join(tmpdir(), "agentwire-chat-"));
-    await writeFile(join(workspace, "notes.txt"), "line one\nline two\nline three\nline four\n");
-    try {
-      await body({ fx, workspace });
-      // No request the real API would have refused.
-      expect(fx.fake.rejected).toEqual([]);
-    } finally {
-      await fx.close();
-      await rm(workspace, { recursive: true, force: true });
-    }
-  };
-}
+const withAgent = withChatAgent;
+type Setup = ChatSetup;
 
 // The children run the shipped bundle of the current source (not through tsx): the code
 // the `agentwire` bin runs, at a fifth of the start-up CPU.

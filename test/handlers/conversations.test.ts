@@ -113,6 +113,7 @@ describe("conversation.get", () => {
       lastGeneration: null,
       seq: 2,
       plan: null,
+      queue: [],
     });
 
     const explicitFalse = await client.conversation.get({ conversationId: c.id, includeRecords: false });

@@ -10,10 +10,10 @@ from typing import Any, Literal, NotRequired, TypeAlias, TypedDict
 PROTOCOL_VERSION = "1.0"
 """The protocol version this client speaks, sent in initialize; a server of another major refuses it."""
 
-NotificationMethod: TypeAlias = Literal["connected", "message_added", "conversation_updated", "generation_started", "generation_progress", "generation_complete", "tool_pending", "tool_executing", "tool_output", "tool_completed", "tool_failed", "tool_skipped", "generation_diff_updated", "plan_updated", "interrupted", "error", "usage_updated", "notice"]
+NotificationMethod: TypeAlias = Literal["connected", "message_added", "queue_changed", "conversation_updated", "generation_started", "generation_progress", "generation_complete", "tool_pending", "tool_executing", "tool_output", "tool_completed", "tool_failed", "tool_skipped", "generation_diff_updated", "plan_updated", "interrupted", "error", "usage_updated", "notice"]
 """Every notification the server may send."""
 
-NOTIFICATION_METHODS: tuple[NotificationMethod, ...] = ("connected", "message_added", "conversation_updated", "generation_started", "generation_progress", "generation_complete", "tool_pending", "tool_executing", "tool_output", "tool_completed", "tool_failed", "tool_skipped", "generation_diff_updated", "plan_updated", "interrupted", "error", "usage_updated", "notice",)
+NOTIFICATION_METHODS: tuple[NotificationMethod, ...] = ("connected", "message_added", "queue_changed", "conversation_updated", "generation_started", "generation_progress", "generation_complete", "tool_pending", "tool_executing", "tool_output", "tool_completed", "tool_failed", "tool_skipped", "generation_diff_updated", "plan_updated", "interrupted", "error", "usage_updated", "notice",)
 
 
 class ConversationSettings(TypedDict):
@@ -508,6 +508,17 @@ class ConversationStatePlan(TypedDict):
     """
 
 
+class ConversationStateQueueItem(TypedDict):
+    delivery: Literal["steer", "queue"]
+    """steer: joins the running generation at its next model call (after the tool results of the
+    current round). queue: starts a generation of its own once the running one completes.
+    """
+    record: MessageRecord
+    """The message as it will be stored: its id and timestamp are kept when it is taken."""
+    clientMessageId: NotRequired[str]
+    """The clientMessageId it was appended with, if any."""
+
+
 class LastError(GenerationError, TypedDict):
     """The most recent error of the conversation's generations."""
 
@@ -545,6 +556,12 @@ class ConversationState(TypedDict):
     plan: ConversationStatePlan | None
     """The agent's plan as its latest update_plan call left it (plan_updated announces each change);
     null before the first. Survives a restart.
+    """
+    queue: list[ConversationStateQueueItem]
+    """Messages held by the server, oldest first (message.append delivery steer or queue): what
+    queue.list answers. Non-empty while nothing runs means the last generation was interrupted or
+    failed: they wait for the next generation that completes, or queue.remove / queue.clear.
+    Survives a restart.
     """
 
 
@@ -1455,13 +1472,110 @@ class MessageAppendParams(TypedDict):
 
     @maxItems 20
     """
+    delivery: NotRequired[Literal["steer", "queue"]]
+    """What to do with a user or system message while a generation runs (when none runs it is an
+    ordinary append and this is ignored). steer (the default while one runs): the message joins the
+    running generation at its next model call, after the tool results of the current round — never
+    between a tool call and its result; message_added says delivery "steered" when it is taken, and
+    a generation whose model answered without tools makes one more call for it. queue: the message
+    is held, in order, and starts a generation of its own when the running one completes (not after
+    an interrupt or an error: it then stays held, see state.queue). Held messages are stored (they
+    survive a restart) and bounded by limits.maxQueuedMessages (LIMIT_EXCEEDED beyond it). An
+    assistant message cannot be steered or queued.
+    """
+    expectedGenerationId: NotRequired[str]
+    """The generation the client believes is running. When it is not the running one (it ended, or
+    another runs), the append is refused with GENERATION_CHANGED naming the running generation (or
+    none) and nothing is stored.
+
+    @minLength 1
+    @maxLength 200
+    """
+    clientMessageId: NotRequired[str]
+    """A client-chosen id that makes the append idempotent: a retry with the same id and the same role,
+    content and attachments answers the message already stored or held (no second record, no second
+    message_added); the same id with anything different is refused (-32602 on clientMessageId). The
+    last 256 ids of each conversation are remembered, across restarts.
+
+    @minLength 1
+    @maxLength 200
+    """
 
 
-MessageAppendResult: TypeAlias = MessageRecord
-"""Result of `message.append`.
+class MessageAppendResult(MessageRecord, TypedDict):
+    """Result of `message.append`.
 
-A chat message stored in a conversation.
-"""
+    The message: stored, or held with the id and timestamp it will be stored with.
+    """
+
+    delivery: NotRequired[Literal["appended", "steer", "queued"]]
+    """appended (or absent): the message is stored as a record and message_added was sent. steer: held
+    until the running generation's next model call (message_added then says delivery "steered").
+    queued: held in the conversation's queue (queue_changed was sent).
+    """
+
+
+class QueueListParams(TypedDict):
+    """Parameters of queue.list."""
+
+    conversationId: str
+    """Conversation id, as returned by conversation.create (e.g. "c_7f3a…"): 1–128 of A–Z, a–z, 0–9, _
+    and -.
+
+    @pattern ^[A-Za-z0-9_-]{1,128}$
+    """
+
+
+class QueueListResult(TypedDict):
+    """Result of queue.list."""
+
+    messages: list[ConversationStateQueueItem]
+    """The held messages, oldest first."""
+
+
+class QueueRemoveParams(TypedDict):
+    """Parameters of queue.remove."""
+
+    conversationId: str
+    """Conversation id, as returned by conversation.create (e.g. "c_7f3a…"): 1–128 of A–Z, a–z, 0–9, _
+    and -.
+
+    @pattern ^[A-Za-z0-9_-]{1,128}$
+    """
+    recordId: str
+    """The id of the held message (the id message.append answered).
+
+    @minLength 1
+    @maxLength 200
+    """
+
+
+class QueueRemoveResult(TypedDict):
+    """Result of queue.remove."""
+
+    removed: bool
+    """False when no held message had that id (already taken, removed, or never held)."""
+
+
+class QueueClearParams(TypedDict):
+    """Parameters of queue.clear."""
+
+    conversationId: str
+    """Conversation id, as returned by conversation.create (e.g. "c_7f3a…"): 1–128 of A–Z, a–z, 0–9, _
+    and -.
+
+    @pattern ^[A-Za-z0-9_-]{1,128}$
+    """
+
+
+class QueueClearResult(TypedDict):
+    """Result of queue.clear."""
+
+    removed: int
+    """How many held messages were dropped.
+
+    @minimum 0
+    """
 
 
 class AssetUploadParams(TypedDict):
@@ -2100,6 +2214,27 @@ class MessageAddedNotification(ConversationEventBase, TypedDict):
 
     record: MessageRecord
     """The stored message."""
+    delivery: NotRequired[Literal["steered", "queued"]]
+    """How a held message got here: steered — taken into the running generation at its next model call;
+    queued — taken from the queue to start a generation. Absent for everything else.
+    """
+
+
+class QueueChangedNotification(ConversationEventBase, TypedDict):
+    """Params of the `queue_changed` notification: The messages held for later (message.append delivery
+    steer or queue) changed: one was held, taken, removed, or all were cleared.
+
+    The conversation's held messages (message.append delivery steer or queue) changed; state.queue
+    holds the same list.
+    """
+
+    messages: list[ConversationStateQueueItem]
+    """Every held message now, oldest first (empty: the queue is empty)."""
+    reason: Literal["added", "taken", "removed", "cleared"]
+    """added: message.append held a message; taken: a held message was stored (steered into the
+    generation, or taken to start one); removed: queue.remove; cleared: queue.clear or the
+    conversation was deleted.
+    """
 
 
 class ConversationUpdatedNotification(ConversationEventBase, TypedDict):
@@ -2471,6 +2606,13 @@ class MessageAddedEvent(TypedDict):
     params: MessageAddedNotification
 
 
+class QueueChangedEvent(TypedDict):
+    """A `queue_changed` notification, as `events()` yields it."""
+
+    method: Literal["queue_changed"]
+    params: QueueChangedNotification
+
+
 class ConversationUpdatedEvent(TypedDict):
     """A `conversation_updated` notification, as `events()` yields it."""
 
@@ -2583,7 +2725,7 @@ class NoticeEvent(TypedDict):
     params: NoticeNotification
 
 
-ConversationEvent: TypeAlias = MessageAddedEvent | ConversationUpdatedEvent | GenerationStartedEvent | GenerationProgressEvent | GenerationCompleteEvent | ToolPendingEvent | ToolExecutingEvent | ToolOutputEvent | ToolCompletedEvent | ToolFailedEvent | ToolSkippedEvent | GenerationDiffUpdatedEvent | PlanUpdatedEvent | InterruptedEvent | ErrorEvent | UsageUpdatedEvent | NoticeEvent
+ConversationEvent: TypeAlias = MessageAddedEvent | QueueChangedEvent | ConversationUpdatedEvent | GenerationStartedEvent | GenerationProgressEvent | GenerationCompleteEvent | ToolPendingEvent | ToolExecutingEvent | ToolOutputEvent | ToolCompletedEvent | ToolFailedEvent | ToolSkippedEvent | GenerationDiffUpdatedEvent | PlanUpdatedEvent | InterruptedEvent | ErrorEvent | UsageUpdatedEvent | NoticeEvent
 """What `client.events(conversation_id)` yields: one notification of the conversation as `{"method":
 ..., "params": ...}`. Comparing `event["method"]` with a method name narrows `params` to that
 notification's TypedDict.
