@@ -2,6 +2,7 @@ import * as z from "zod";
 import { Attachment, MAX_ATTACHMENTS } from "./attachments.js";
 import { FileChanges, NetFileChange } from "./file-changes.js";
 import { Plan } from "./plan.js";
+import { ToolCallDisplay, ToolKind } from "./tools.js";
 import { ConversationUsage } from "./usage.js";
 
 /**
@@ -274,6 +275,11 @@ export const ToolCallRecord = z
     netChange: NetFileChange.optional().describe(
       "For a call that changed a file (write_file, edit_file): that file's net change over the generation so far, against its content before the generation. conversation.diff adds these up (the last one per file), so a generation's diff survives a restart.",
     ),
+    kind: ToolKind.optional().describe(
+      "How the call is shown, as tool_pending showed it (from the arguments the model proposed; from the edited ones once it ran with edited arguments, as tool_executing showed it): what kind of thing it does. Absent in records stored before the server kept it, and in imported ones.",
+    ),
+    title: ToolCallDisplay.shape.title.optional().describe("As `kind`: the call's short human title."),
+    locations: ToolCallDisplay.shape.locations.optional().describe("As `kind`: the workspace files the call touches."),
     generationId: z.string().optional().describe("The generation that produced this call."),
     timestamp: Timestamp.describe("When the call was stored (proposed by the model)."),
     completedAt: Timestamp.optional().describe("When the call reached completed, failed or skipped."),
@@ -285,8 +291,13 @@ export const ConversationRecord = z
   .describe("One entry of a conversation's history: a message or a tool call.");
 
 export const PendingTool = ToolCall.extend({
-  changes: FileChanges.optional().describe("As tool_pending's `changes`: what the call would change, for tools that can tell (write_file, edit_file)."),
-}).describe("A tool call waiting for a decision (tool.confirm).");
+  ...ToolCallDisplay.shape,
+  changes: FileChanges.optional().describe(
+    "As tool_pending's `changes`: what the call would change, for tools that can tell (write_file, edit_file). After a restart it is absent until the call is offered again (tool.confirm or step), which computes it anew against the files as they are then.",
+  ),
+}).describe(
+  "A tool call waiting for a decision (tool.confirm), shown as its tool_pending showed it (kind, title, locations are kept with the call, so they also hold after a restart; a call stored before the server kept them shows as kind other, titled by its tool's name).",
+);
 
 export const DamagedConversationEntry = z
   .object({

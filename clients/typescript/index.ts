@@ -135,8 +135,12 @@ export interface ConversationMethods {
    * `conversation.fork`: Copy a conversation's records (all, or the first `atRecord`) into a new
    * conversation with the same model, system prompt, workspace and settings, titled "<title>
    * (fork)" unless `title` is given. Records get new ids (toolCallIds are kept). Only settled
-   * records are copied: a running generation's open tool round is left out. The two conversations
-   * are independent afterwards.
+   * records are copied: a running generation's open tool round is left out. The fork starts with
+   * the plan as it was at the fork point (state.plan: the one set by the last completed update_plan
+   * call among the copied records, none when there is none), not the original's current one, which
+   * may come from records left out; it is not announced (plan_updated). Usage totals, lastError,
+   * lastGeneration and the auto-confirm budget start afresh. The two conversations are independent
+   * afterwards.
    *
    * Errors: NOT_INITIALIZED (-32001), CONVERSATION_NOT_FOUND (-32010), STORAGE_ERROR (-32040),
    * INVALID_PARAMS (-32602).

@@ -236,6 +236,37 @@ export interface ToolCallRecord extends ToolCall {
       problem?: string;
     } | null;
   };
+  /**
+   * How the call is shown, as tool_pending showed it (from the arguments the model proposed; from
+   * the edited ones once it ran with edited arguments, as tool_executing showed it): what kind of
+   * thing it does. Absent in records stored before the server kept it, and in imported ones.
+   */
+  kind?: "read" | "edit" | "delete" | "move" | "search" | "execute" | "think" | "fetch" | "other";
+  /**
+   * As `kind`: the call's short human title.
+   *
+   * @maxLength 120
+   */
+  title?: string;
+  /**
+   * As `kind`: the workspace files the call touches.
+   *
+   * @maxItems 20
+   */
+  locations?: Array<{
+    /**
+     * A file or directory the call touches, relative to the conversation's workspace, with /
+     * separators ("." for the workspace itself).
+     */
+    path: string;
+    /**
+     * The line it starts at (1-based), when the call names one.
+     *
+     * @integer
+     * @minimum 1
+     */
+    line?: number;
+  }>;
   /** The generation that produced this call. */
   generationId?: string;
   /**
@@ -277,8 +308,46 @@ export interface ConversationState {
      */
     arguments: Record<string, unknown>;
     /**
+     * What kind of thing the tool does (ACP's tool kinds): read: reads files or data (read_file,
+     * list_files). edit: changes files or content (write_file, edit_file). delete: removes files or
+     * data. move: moves or renames files. search: searches for information (search_files,
+     * web_search). execute: runs a command or code (shell, custom commands). think: internal
+     * reasoning or planning (update_plan). fetch: retrieves external data (web_fetch). other:
+     * anything else, and tools that say nothing about themselves.
+     */
+    kind: "read" | "edit" | "delete" | "move" | "search" | "execute" | "think" | "fetch" | "other";
+    /**
+     * What the call does, for a human: "Edit src/app.ts", "Run npm test", "Fetch example.com".
+     * Derived from the arguments by built-in tools; the tool's title (or name) for others. At most
+     * 120 characters, one line.
+     *
+     * @maxLength 120
+     */
+    title: string;
+    /**
+     * The workspace files the call touches, from its arguments (at most 20); empty when it names
+     * none.
+     *
+     * @maxItems 20
+     */
+    locations: Array<{
+      /**
+       * A file or directory the call touches, relative to the conversation's workspace, with /
+       * separators ("." for the workspace itself).
+       */
+      path: string;
+      /**
+       * The line it starts at (1-based), when the call names one.
+       *
+       * @integer
+       * @minimum 1
+       */
+      line?: number;
+    }>;
+    /**
      * As tool_pending's `changes`: what the call would change, for tools that can tell (write_file,
-     * edit_file).
+     * edit_file). After a restart it is absent until the call is offered again (tool.confirm or
+     * step), which computes it anew against the files as they are then.
      *
      * @maxItems 256
      */

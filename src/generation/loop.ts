@@ -17,6 +17,7 @@ import { addCall, conversationTotals, costOf } from "../llm/usage-totals.js";
 import { LlmError } from "../llm/provider.js";
 import type { Logger } from "../logging/logger.js";
 import type { ConversationRuntime } from "../sessions/conversation-runtime.js";
+import { storedDisplay } from "../sessions/pending-tool.js";
 import type { Tool, ToolRegistry, ToolResult } from "../tools/tool.js";
 import { toolCallDisplay } from "../tools/tool-display.js";
 import { decodeArguments, formatArgumentIssues, validateArguments } from "../tools/validate-arguments.js";
@@ -342,12 +343,15 @@ class Loop {
           : decoded.ok
             ? undefined
             : formatArgumentIssues(decoded.issues);
+      const args = decoded.ok ? decoded.value : {};
       const record: ToolCallRecord = {
         type: "tool_call",
         id: newId("r"),
         toolCallId: call.id,
         toolName: call.name,
-        arguments: decoded.ok ? decoded.value : {},
+        arguments: args,
+        // Computed once and kept with the call: a client shown it later (state.pendingTools, after a restart too) sees what tool_pending showed.
+        ...this.displayOf(call.name, args),
         result: failure ?? null,
         success: failure ? false : null,
         status: failure ? "failed" : "pending",
@@ -379,7 +383,10 @@ class Loop {
    * auto-confirm budget allows (the policy goes first, so it spends no
    * budget). A call left waiting gets its confirmation timer.
    */
-  private async offer(record: ToolCallRecord): Promise<PendingToolCall> {
+  private async offer(stored: ToolCallRecord): Promise<PendingToolCall> {
+    // A call stored before records kept their display gets it now, in memory, so the state shows what tool_pending shows.
+    const display = storedDisplay(stored) ?? this.display(stored);
+    const record: ToolCallRecord = { ...stored, ...display };
     const call = new PendingToolCall(record);
     this.generation.calls.set(record.toolCallId, call);
     const tool = this.deps.tools.get(record.toolName);
@@ -401,7 +408,7 @@ class Loop {
       toolCallId: record.toolCallId,
       toolName: record.toolName,
       arguments: record.arguments,
-      ...this.display(record),
+      ...display,
       autoConfirmed: autoReason !== undefined,
       ...(autoReason ? { autoReason } : {}),
       ...(call.changes ? { changes: call.changes } : {}),
@@ -445,8 +452,12 @@ class Loop {
 
   /** Kind, title and locations of a call, for tool_pending and tool_executing (from the arguments it carries now). */
   private display(record: ToolCallRecord): ToolCallDisplay {
+    return this.displayOf(record.toolName, record.arguments);
+  }
+
+  private displayOf(toolName: string, args: Record<string, unknown>): ToolCallDisplay {
     const cwd = this.runtime.handle.conversation.workspace ?? process.cwd();
-    return toolCallDisplay(this.deps.tools.get(record.toolName), record.toolName, record.arguments, cwd);
+    return toolCallDisplay(this.deps.tools.get(toolName), toolName, args, cwd);
   }
 
   private deniedByPolicy(toolName: string): boolean {
@@ -493,7 +504,7 @@ class Loop {
     const executing: ToolCallRecord = {
       ...call.record,
       status: "executing",
-      ...(edited ? { arguments: edited, originalArguments: call.record.arguments, edited: true } : {}),
+      ...(edited ? { arguments: edited, originalArguments: call.record.arguments, edited: true, ...this.displayOf(call.record.toolName, edited) } : {}),
     };
     const changes = tool ? await this.changesNow(call, tool, edited) : undefined;
     // Durable before the tool starts: a crash must never leave a call that ran looking "pending",

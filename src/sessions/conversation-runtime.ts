@@ -17,6 +17,7 @@ import type { ActiveGeneration } from "./active-generation.js";
 import type { Connection } from "./connection.js";
 import { EventLog, type LoggedEvent, type ReplayBudget } from "./event-log.js";
 import { notificationFrame } from "./notification-frame.js";
+import { pendingToolOf } from "./pending-tool.js";
 import type { RuntimeObserver } from "./runtime-observer.js";
 
 /** Seqs are reserved on disk this many at a time, so no event costs a write. */
@@ -219,13 +220,26 @@ export class ConversationRuntime {
    * the call: the model must not believe a plan was kept that was not.
    */
   async updatePlan(generationId: string, entries: PlanEntry[]): Promise<void> {
-    this.assertLive();
     const plan: Plan = { entries, generationId, updatedAt: new Date().toISOString() };
+    await this.storePlan(plan, () => this.publish("plan_updated", { generationId, entries }));
+  }
+
+  /**
+   * The plan a new conversation starts with (conversation.fork: the plan at
+   * the fork point). Stored like any plan; not announced, as nobody can be
+   * subscribed to a conversation whose id was not handed out yet.
+   */
+  startWithPlan(plan: Plan): Promise<void> {
+    return this.storePlan(plan, () => {});
+  }
+
+  private async storePlan(plan: Plan, announce: () => void): Promise<void> {
+    this.assertLive();
     this.#planWriting = plan;
     try {
       await this.commit(this.handle.updateRunState(this.runState()), () => {
         this.#plan = plan;
-        this.publish("plan_updated", { generationId, entries });
+        announce();
       });
     } finally {
       if (this.#planWriting === plan) this.#planWriting = null;
@@ -498,7 +512,7 @@ export class ConversationRuntime {
       generationId: this.#generation?.id ?? null,
       pendingTools:
         this.#generation?.pendingTools() ??
-        this.storedPendingCalls().map((r) => ({ toolCallId: r.toolCallId, toolName: r.toolName, arguments: r.arguments })),
+        this.storedPendingCalls().map((r) => pendingToolOf(r)),
       autoConfirmRemaining: this.#autoConfirmRemaining,
       lastError: this.#lastError,
       lastGeneration: publicLastGeneration(this.lastGeneration),

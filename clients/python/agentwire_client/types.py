@@ -334,6 +334,18 @@ class ToolCallRecordNetChange(TypedDict):
     """
 
 
+class ToolCallRecordLocationsItem(TypedDict):
+    path: str
+    """A file or directory the call touches, relative to the conversation's workspace, with /
+    separators ("." for the workspace itself).
+    """
+    line: NotRequired[int]
+    """The line it starts at (1-based), when the call names one.
+
+    @minimum 1
+    """
+
+
 class ToolCall(ToolCallRef, TypedDict):
     """A tool call the model requested, with its arguments."""
 
@@ -376,6 +388,21 @@ class ToolCallRecord(ToolCall, TypedDict):
     generation so far, against its content before the generation. conversation.diff adds these up
     (the last one per file), so a generation's diff survives a restart.
     """
+    kind: NotRequired[Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "other"]]
+    """How the call is shown, as tool_pending showed it (from the arguments the model proposed; from
+    the edited ones once it ran with edited arguments, as tool_executing showed it): what kind of
+    thing it does. Absent in records stored before the server kept it, and in imported ones.
+    """
+    title: NotRequired[str]
+    """As `kind`: the call's short human title.
+
+    @maxLength 120
+    """
+    locations: NotRequired[list[ToolCallRecordLocationsItem]]
+    """As `kind`: the workspace files the call touches.
+
+    @maxItems 20
+    """
     generationId: NotRequired[str]
     """The generation that produced this call."""
     timestamp: str
@@ -395,9 +422,30 @@ ConversationRecord: TypeAlias = MessageRecord | ToolCallRecord
 
 
 class ConversationStatePendingToolsItem(ToolCall, TypedDict):
+    kind: Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "other"]
+    """What kind of thing the tool does (ACP's tool kinds): read: reads files or data (read_file,
+    list_files). edit: changes files or content (write_file, edit_file). delete: removes files or
+    data. move: moves or renames files. search: searches for information (search_files, web_search).
+    execute: runs a command or code (shell, custom commands). think: internal reasoning or planning
+    (update_plan). fetch: retrieves external data (web_fetch). other: anything else, and tools that
+    say nothing about themselves.
+    """
+    title: str
+    """What the call does, for a human: "Edit src/app.ts", "Run npm test", "Fetch example.com". Derived
+    from the arguments by built-in tools; the tool's title (or name) for others. At most 120
+    characters, one line.
+
+    @maxLength 120
+    """
+    locations: list[ToolCallRecordLocationsItem]
+    """The workspace files the call touches, from its arguments (at most 20); empty when it names none.
+
+    @maxItems 20
+    """
     changes: NotRequired[list[ToolCallRecordNetChangeChange]]
     """As tool_pending's `changes`: what the call would change, for tools that can tell (write_file,
-    edit_file).
+    edit_file). After a restart it is absent until the call is offered again (tool.confirm or step),
+    which computes it anew against the files as they are then.
 
     @maxItems 256
     """
@@ -2254,18 +2302,6 @@ class GenerationCompleteNotification(GenerationEventBase, TypedDict):
     """
 
 
-class ToolPendingNotificationLocationsItem(TypedDict):
-    path: str
-    """A file or directory the call touches, relative to the conversation's workspace, with /
-    separators ("." for the workspace itself).
-    """
-    line: NotRequired[int]
-    """The line it starts at (1-based), when the call names one.
-
-    @minimum 1
-    """
-
-
 class ToolPendingNotification(GenerationEventBase, ToolCall, TypedDict):
     """Params of the `tool_pending` notification: A tool call awaits a decision.
 
@@ -2287,7 +2323,7 @@ class ToolPendingNotification(GenerationEventBase, ToolCall, TypedDict):
 
     @maxLength 120
     """
-    locations: list[ToolPendingNotificationLocationsItem]
+    locations: list[ToolCallRecordLocationsItem]
     """The workspace files the call touches, from its arguments (at most 20); empty when it names none.
 
     @maxItems 20
@@ -2334,7 +2370,7 @@ class ToolExecutingNotification(GenerationEventBase, ToolCall, TypedDict):
 
     @maxLength 120
     """
-    locations: list[ToolPendingNotificationLocationsItem]
+    locations: list[ToolCallRecordLocationsItem]
     """The workspace files the call touches, from its arguments (at most 20); empty when it names none.
 
     @maxItems 20
