@@ -64,7 +64,7 @@ export class ConversationView {
     this.#turnChanges.clear();
     this.#live = undefined;
     for (const record of got.records ?? []) this.#upsertRecord(record);
-    for (const pending of got.state.pendingTools) this.#upsertTool(pending, "pending", { changes: pending.changes });
+    for (const pending of got.state.pendingTools) this.#upsertTool(pending, "pending", { kind: pending.kind, title: pending.title, locations: pending.locations, changes: pending.changes });
     this.#restoreTurnChanges(got.records ?? []);
     this.#plan.set(got.state.plan?.entries ?? null);
     this.generating = got.state.generating;
@@ -173,7 +173,7 @@ export class ConversationView {
 
   #upsertRecord(record: ConversationRecord): void {
     if (record.type === "tool_call") {
-      this.#upsertTool(record, record.status, { edited: record.edited, result: record.result, diff: record.diff, generationId: record.generationId });
+      this.#upsertTool(record, record.status, { edited: record.edited, kind: record.kind, title: record.title, locations: record.locations, result: record.result, diff: record.diff, generationId: record.generationId });
       return;
     }
     const fresh = messageNode(record);

@@ -721,6 +721,11 @@ describe.skipIf(!hasBrowser)("in Chromium", () => {
         await until(() => checklist(page)).toEqual(expected);
         await until(() => page.locator('[data-tool-call-id="call_pdiff"] .tool-diff .diff-add').allTextContents()).toEqual(["+export const port = 9090;\n"]);
         await until(() => page.locator('[data-tool-call-id="call_pbad"] .change-problem').count()).toBe(1);
+        // …with the title, kind and locations the state's pending call carries (not just the tool's name).
+        const reloaded = page.locator('[data-tool-call-id="call_pdiff"]');
+        expect(await reloaded.locator(".tool-title").textContent()).toBe("Edit src/app.ts");
+        expect(await reloaded.locator(".tool-kind").textContent()).toBe("edit");
+        expect(await reloaded.locator(".tool-locations li").allTextContents()).toEqual(["src/app.ts"]);
 
         // The pending change under the plan fits a phone (no horizontal overflow), light and dark; screenshots of each.
         mkdirSync(ARTIFACTS, { recursive: true });
