@@ -1878,8 +1878,8 @@ export interface MessageAppendParams {
    * a generation whose model answered without tools makes one more call for it. queue: the message
    * is held, in order, and starts a generation of its own when the running one completes (not after
    * an interrupt or an error: it then stays held, see state.queue). Held messages are stored (they
-   * survive a restart) and bounded by limits.maxQueuedMessages (LIMIT_EXCEEDED beyond it). An
-   * assistant message cannot be steered or queued.
+   * survive a restart) and bounded by limits.maxQueuedMessages and limits.maxQueuedBytes
+   * (LIMIT_EXCEEDED beyond either). An assistant message cannot be steered or queued.
    */
   delivery?: "steer" | "queue";
   /**

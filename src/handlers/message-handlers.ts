@@ -77,7 +77,7 @@ async function appendOnce(
     // While a generation runs, a message is held: steered into it at its next model call (the default), or queued.
     const delivery = params.delivery ?? "steer";
     const held = { delivery, record, ...(client ? { clientMessageId: client.clientMessageId } : {}) };
-    await runtime.hold(held, app.config.limits.maxQueuedMessages, entry);
+    await runtime.hold(held, { messages: app.config.limits.maxQueuedMessages, bytes: app.config.limits.maxQueuedBytes }, entry);
     return { ...record, delivery: delivery === "steer" ? "steer" : "queued" };
   }
   if (params.role === "assistant") checkAssistantAppend(runtime);

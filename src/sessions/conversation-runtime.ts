@@ -266,13 +266,23 @@ export class ConversationRuntime {
   /**
    * Hold a message (message.append delivery steer or queue while a
    * generation runs): stored with the run state, then queue_changed. Beyond
-   * `max` held messages it is refused and nothing changes. The clientMessageId
-   * entry, if any, is written in the same run-state write.
+   * `max.messages` held messages, or `max.bytes` of them together, it is
+   * refused and nothing changes. The clientMessageId entry, if any, is
+   * written in the same run-state write.
    */
-  async hold(held: QueuedMessage, max: number, clientId?: ClientMessageIdEntry): Promise<void> {
+  async hold(held: QueuedMessage, max: { messages: number; bytes: number }, clientId?: ClientMessageIdEntry): Promise<void> {
     this.assertLive();
-    if (this.#queue.length >= max) {
-      throw RpcError.limitExceeded(`the conversation already holds ${this.#queue.length} messages for later, the most it holds`, "maxQueuedMessages", max);
+    if (this.#queue.length >= max.messages) {
+      throw RpcError.limitExceeded(`the conversation already holds ${this.#queue.length} messages for later, the most it holds`, "maxQueuedMessages", max.messages);
+    }
+    const heldBytes = this.#queue.reduce((sum, m) => sum + heldSize(m), 0);
+    if (heldBytes + heldSize(held) > max.bytes) {
+      throw RpcError.limitExceeded(
+        `the messages held for later would take ${heldBytes + heldSize(held)} bytes, more than the ${max.bytes} the conversation holds`,
+        "maxQueuedBytes",
+        max.bytes,
+        heldBytes + heldSize(held),
+      );
     }
     this.#queue.push(held);
     if (clientId) this.rememberClientId(clientId);
@@ -621,4 +631,9 @@ function publicLastGeneration(summary: GenerationSummary | null): ConversationSt
   if (!summary) return null;
   const { generationId, outcome, endedAt, error } = summary;
   return { generationId, outcome, endedAt, ...(error ? { error } : {}) };
+}
+
+/** A held message's size as stored (its record as JSON, UTF-8). */
+function heldSize(held: QueuedMessage): number {
+  return Buffer.byteLength(JSON.stringify(held.record));
 }

@@ -165,6 +165,25 @@ describe("queue", () => {
     expect((await fx.client.queue.list({ conversationId: id })).messages).toEqual([]);
   });
 
+  it("is bounded by limits.maxQueuedBytes, all held messages together", async () => {
+    const own = await startAgentFixture({ config: { limits: { maxQueuedBytes: 600 } } });
+    try {
+      own.fake.enqueue({ kind: "reply", text: ["Running it."], toolCalls: [shellCall("true", "bytes_1")] });
+      const { id, events } = await newConversation(own.client, {}, "start");
+      await own.client.step({ conversationId: id });
+      await events.waitForMethod("tool_pending");
+      await own.client.message.append({ conversationId: id, role: "user", content: "a".repeat(200), delivery: "queue" });
+      // Alone it would fit; beside the first it does not.
+      const error = await rpcError(own.client.message.append({ conversationId: id, role: "user", content: "b".repeat(300), delivery: "queue" }));
+      expect(error.code).toBe(-32050);
+      expect(error.data).toMatchObject({ limit: "maxQueuedBytes", max: 600 });
+      expect((await own.client.queue.list({ conversationId: id })).messages.map((m) => m.record.content)).toEqual(["a".repeat(200)]);
+      await own.client.interrupt({ conversationId: id });
+    } finally {
+      await own.close();
+    }
+  });
+
   it("is bounded by limits.maxQueuedMessages", async () => {
     const own = await startAgentFixture({ config: { limits: { maxQueuedMessages: 2 } } });
     try {
