@@ -75,7 +75,9 @@ interface PairedCall {
  *
  * - Compaction: only the records after the last compaction record count; it
  *   goes first (after the system prompt) as a user message carrying its
- *   summary (compactionSummaryText). A tool call record after it whose
+ *   summary (compactionSummaryText), followed by the user messages that
+ *   were waiting, unanswered, when it ran (trailingUserMessages: the
+ *   summary left them out). A tool call record after it whose
  *   assistant message lies before it is an answer nobody asked for: dropped,
  *   like any other.
  *
@@ -85,7 +87,9 @@ interface PairedCall {
  */
 export function buildLlmContext(all: readonly ConversationRecord[], options: LlmContextOptions): ChatMessage[] {
   const start = all.findLastIndex((record) => record.type === "compaction");
-  const records = start < 0 ? all : all.slice(start);
+  const carried = start < 0 ? 0 : trailingUserMessages(all.slice(0, start));
+  // The user's messages waiting when the compaction ran follow its summary (it did not cover them).
+  const records = start < 0 ? all : [all[start]!, ...all.slice(start - carried, start), ...all.slice(start + 1)];
   const callsByMessage = pairToolCalls(records);
   let total = 0;
   for (const calls of callsByMessage.values()) total += calls.length;
@@ -141,6 +145,21 @@ export function buildLlmContext(all: readonly ConversationRecord[], options: Llm
     messages.push(...answers);
   }
   return messages;
+}
+
+/**
+ * How many user messages end `records` with nothing after them: the input a
+ * compaction made then leaves out of its summary and keeps verbatim after it
+ * (the question it ran before answering).
+ */
+export function trailingUserMessages(records: readonly ConversationRecord[]): number {
+  let count = 0;
+  for (let i = records.length - 1; i >= 0; i--) {
+    const record = records[i]!;
+    if (record.type !== "message" || record.role !== "user" || record.notice !== undefined) break;
+    count++;
+  }
+  return count;
 }
 
 /** The endpoint's opaque items for this turn, passed through for the wire that wants them back. */

@@ -1,4 +1,5 @@
 import type { ConversationRecord, ToolCallRecord } from "../../protocol/index.js";
+import { trailingUserMessages } from "./build-llm-context.js";
 
 /** Records are read this many at a time: what a model request needs is gathered without holding the whole history. */
 const CHUNK = 500;
@@ -60,10 +61,11 @@ export async function readContextRecords(
   for (let from = 0; from < recordCount; from += CHUNK) {
     for (const record of await read(from, Math.min(recordCount, from + CHUNK))) {
       if (record.type === "compaction") {
-        out = [record];
+        // The user's waiting messages stay (buildLlmContext puts them after the summary).
+        out = [...out.slice(out.length - trailingUserMessages(out)), record];
         window = [];
         awaiting.clear();
-        bytes = record.summary.length;
+        bytes = out.reduce((sum, kept) => sum + (kept.type === "message" ? kept.content.length : kept.type === "compaction" ? kept.summary.length : 0), 0);
         continue;
       }
       if (record.type === "tool_call") {

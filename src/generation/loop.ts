@@ -18,7 +18,7 @@ import {
   type ToolCallRecord,
 } from "../../protocol/index.js";
 import { loadContextImages } from "../context/context-images.js";
-import { buildLlmContext, DECLINED_TEXT } from "../context/build-llm-context.js";
+import { buildLlmContext, DECLINED_TEXT, trailingUserMessages } from "../context/build-llm-context.js";
 import { readContextRecords } from "../context/context-records.js";
 import { newId } from "../ids.js";
 import type { ConversationUsage, ModelPricing } from "../../protocol/usage.js";
@@ -374,7 +374,10 @@ class Loop {
     this.generation.phase = "streaming";
     this.runtime.publish("compaction_started", { generationId, trigger, model });
     const ask = async (toolHistoryRounds?: number) => {
-      const { messages, tools } = await this.buildRequest(toolHistoryRounds);
+      const { records, messages, tools } = await this.buildRequest(toolHistoryRounds);
+      // The user's unanswered messages at the end are not summarized: they stay, verbatim, after the summary.
+      const waiting = trailingUserMessages(records);
+      if (waiting > 0 && messages.some((m, i) => i < messages.length - waiting && m.role !== "system")) messages.splice(messages.length - waiting);
       messages.push({ role: "user", content: compactionRequestText(instructions) });
       const provider = await this.deps.provider(model);
       const stream = provider.stream({ model, messages, tools, signal: this.generation.signal, ...this.generation.modelControls(conversation.settings) });
