@@ -8,6 +8,7 @@
  * refuses a request as too long (the call is then retried). Every request
  * the fake received is valid for the API (useAgentFixture checks it).
  */
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { ErrorCodes } from "../../protocol/index.js";
 import { compactionSummaryText } from "../../src/context/build-llm-context.js";
@@ -169,3 +170,10 @@ for (const wire of ["chat", "responses"] as WireName[]) {
     });
   });
 }
+
+describe("the summary prompt", () => {
+  it("is quoted word for word in docs/clients.md", () => {
+    const docs = readFileSync(new URL("../../docs/clients.md", import.meta.url), "utf8");
+    expect(docs).toContain(`\`\`\`text\n${COMPACTION_PROMPT}\n\`\`\``);
+  });
+});
