@@ -103,6 +103,8 @@ export class ConversationView {
       this.#upsertTool(record, record.status, record.edited, record.result, record.diff);
       return;
     }
+    // A compaction summary (conversation.compact) is not shown yet: the web client's compaction view comes later.
+    if (record.type === "compaction") return;
     const fresh = messageNode(record);
     const existing = this.#messages.get(record.id);
     if (existing) existing.replaceWith(fresh);
