@@ -116,6 +116,23 @@ for (const wire of ["chat", "responses"] as WireName[]) {
       expect(records!.map((r) => r.type)).toEqual(["message", "message", "message", "compaction", "message"]);
     });
 
+    it("compacts between a tool round and the next model call, never between a call and its result", async () => {
+      fx.fake.enqueue(
+        { kind: "reply", text: ["Running it."], toolCalls: [{ id: "call_9", name: "shell", args: '{"command":"echo big"}' }], usage: usage(860, 20) },
+        { kind: "reply", text: ["Summary: ran echo big, it printed big."], usage: usage(900, 12) },
+        { kind: "reply", text: ["Done."] },
+      );
+      const { id, events } = await newConversation(fx.client, {}, "run echo big");
+      const { generationId } = await fx.client.step({ conversationId: id, autoConfirm: true });
+      expect((await events.waitForEnd(generationId)).method).toBe("generation_complete");
+      expect(events.of("compaction_started")).toMatchObject([{ generationId, trigger: "threshold" }]);
+      // The summary request carried the call and its result; the call after it starts from the summary alone.
+      expect(JSON.stringify(shown(fx.fake, 1))).toContain("call_9");
+      expect(shown(fx.fake, 2)).toEqual([{ role: "user", content: compactionSummaryText("Summary: ran echo big, it printed big.") }]);
+      const { records } = await fx.client.conversation.get({ conversationId: id, includeRecords: true });
+      expect(records!.map((r) => r.type)).toEqual(["message", "message", "tool_call", "compaction", "message"]);
+    });
+
     it("does not compact with autoCompact null", async () => {
       fx.fake.enqueue({ kind: "reply", text: ["A long answer."], usage: usage(880, 20) }, { kind: "reply", text: ["ok"] });
       const { id, events } = await newConversation(fx.client, { settings: { autoCompact: null } });
