@@ -172,6 +172,27 @@ for (const wire of ["chat", "responses"] as WireName[]) {
       expect(records!.at(-1)).toMatchObject({ type: "message", role: "assistant", content: "Second answer." });
     });
 
+    it("asks for the summary again with tool outputs reduced to their names when even that request is too long", async () => {
+      fx.fake.enqueue(
+        { kind: "reply", text: ["Looking."], toolCalls: [{ id: "call_5", name: "shell", args: '{"command":"echo HUGE-OUTPUT"}' }] },
+        { kind: "reply", text: ["Seen."] },
+      );
+      const { id, events } = await newConversation(fx.client, { model: "no-window" });
+      await events.waitForEnd((await fx.client.step({ conversationId: id, autoConfirm: true })).generationId);
+      const tooLong = { kind: "error" as const, status: 400, code: "context_length_exceeded", message: "maximum context length exceeded" };
+      fx.fake.enqueue(tooLong, tooLong, { kind: "reply", text: ["Summary: echoed."] }, { kind: "reply", text: ["Next."] });
+      await fx.client.message.append({ conversationId: id, role: "user", content: "next" });
+      const second = await fx.client.step({ conversationId: id });
+      expect((await events.waitForEnd(second.generationId)).method).toBe("generation_complete");
+      // Request 3 is the first summary request (the full output), 4 the second (the output dropped).
+      expect(JSON.stringify(shown(fx.fake, 3))).toContain("HUGE-OUTPUT");
+      expect(JSON.stringify(shown(fx.fake, 4))).not.toContain("HUGE-OUTPUT");
+      expect(shown(fx.fake, 5)).toEqual([
+        { role: "user", content: compactionSummaryText("Summary: echoed.") },
+        { role: "user", content: "next" },
+      ]);
+    });
+
     it("fails the generation when the endpoint refuses again after compacting (once per generation)", async () => {
       fx.fake.enqueue({ kind: "reply", text: ["First answer."] });
       const { id, events } = await newConversation(fx.client, { model: "no-window" });
