@@ -252,8 +252,11 @@ export interface ToolCallRecord extends ToolCall {
   completedAt?: string;
 }
 
-/** One entry of a conversation's history: a message, a tool call or a compaction summary. */
-export type ConversationRecord = MessageRecord | ToolCallRecord | {
+/**
+ * A compaction: the model's summary of everything before it, which the model sees instead of those
+ * records.
+ */
+export interface CompactionRecord {
   /** Discriminator: a summary that replaces the records before it in what the model sees. */
   type: "compaction";
   /** Record id, unique within the server. */
@@ -302,7 +305,10 @@ export type ConversationRecord = MessageRecord | ToolCallRecord | {
    * @format date-time
    */
   timestamp: string;
-};
+}
+
+/** One entry of a conversation's history: a message, a tool call or a compaction summary. */
+export type ConversationRecord = MessageRecord | ToolCallRecord | CompactionRecord;
 
 /** Live state of a conversation. */
 export interface ConversationState {
@@ -3142,58 +3148,7 @@ export interface CompactionCompletedNotification extends GenerationEventBase {
    */
   tokensAfter: number;
   /** The stored compaction record. */
-  record: {
-    /** Discriminator: a summary that replaces the records before it in what the model sees. */
-    type: "compaction";
-    /** Record id, unique within the server. */
-    id: string;
-    /**
-     * The model's summary of the conversation up to this record. From here on the model is sent
-     * this summary (as a user message) followed by the records after it; the records before stay
-     * stored and are still returned by conversation.get.
-     */
-    summary: string;
-    /**
-     * Why a compaction ran. manual: conversation.compact; threshold: the next request would have
-     * passed settings.autoCompact; context_length: the endpoint refused a request as too long (the
-     * call was retried after it).
-     */
-    trigger: "manual" | "threshold" | "context_length";
-    /**
-     * What the user asked the summary to focus on (conversation.compact `instructions`), if
-     * anything.
-     */
-    instructions?: string;
-    /** The model that wrote the summary. */
-    model: string;
-    /**
-     * Tokens of the context before compaction: the summary request's prompt tokens as the endpoint
-     * reported them (an estimate of 4 characters a token when it reported none).
-     *
-     * @integer
-     * @minimum 0
-     */
-    tokensBefore: number;
-    /**
-     * Tokens of the summary (its completion tokens as reported, else an estimate): what the
-     * compacted history costs from now on, before the system prompt and tools.
-     *
-     * @integer
-     * @minimum 0
-     */
-    tokensAfter: number;
-    /**
-     * The generation that produced this record (a manual compaction runs as a generation of its
-     * own).
-     */
-    generationId?: string;
-    /**
-     * ISO-8601 UTC timestamp with milliseconds, e.g. "2026-11-22T04:52:41.123Z".
-     *
-     * @format date-time
-     */
-    timestamp: string;
-  };
+  record: CompactionRecord;
 }
 
 /**

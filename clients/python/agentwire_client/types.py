@@ -401,7 +401,11 @@ class ToolCallRecord(ToolCall, TypedDict):
     """
 
 
-class ConversationRecordCompaction(TypedDict):
+class CompactionRecord(TypedDict):
+    """A compaction: the model's summary of everything before it, which the model sees instead of those
+    records.
+    """
+
     type: Literal["compaction"]
     """Discriminator: a summary that replaces the records before it in what the model sees."""
     id: str
@@ -443,7 +447,7 @@ class ConversationRecordCompaction(TypedDict):
     """
 
 
-ConversationRecord: TypeAlias = MessageRecord | ToolCallRecord | ConversationRecordCompaction
+ConversationRecord: TypeAlias = MessageRecord | ToolCallRecord | CompactionRecord
 """One entry of a conversation's history: a message, a tool call or a compaction summary."""
 
 
@@ -2458,7 +2462,7 @@ class CompactionCompletedNotification(GenerationEventBase, TypedDict):
 
     @minimum 0
     """
-    record: ConversationRecordCompaction
+    record: CompactionRecord
     """The stored compaction record."""
 
 
