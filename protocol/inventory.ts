@@ -138,7 +138,7 @@ export const requests = {
     params: Cp.ConversationCompactParams,
     result: Cp.ConversationCompactResult,
     description:
-      "Compact the conversation: the model writes a summary of it (a fixed prompt, quoted in docs/clients.md, plus `instructions`), stored as a compaction record; from then on the model sees that summary followed by the records after it. Nothing is deleted: conversation.get still returns every record. Runs as the conversation's generation, answered at once with its id (interrupt cancels it, and it is refused while another generation runs or tool calls wait for tool.confirm). The summary's tokens count in the conversation's usage.",
+      "Compact the conversation: the model writes a summary of it (a fixed prompt, quoted in docs/clients.md, plus `instructions`), stored as a compaction record; from then on the model sees that summary followed by the records after it. Nothing is deleted: conversation.get still returns every record. Runs as the conversation's generation, answered at once with its id (interrupt cancels it, and it is refused while another generation runs or tool calls wait for tool.confirm, and with -32602 when there is nothing to compact: no records, or none since the last compaction). The summary's tokens count in the conversation's usage.",
     errors: [...NOT_FOUND, "GENERATION_IN_PROGRESS", "MODEL_NOT_CONFIGURED"],
     scope: "conversation",
   },

@@ -111,8 +111,12 @@ export class Agent {
    * while tool calls wait for tool.confirm: their results would land before
    * the summary and never reach the model.
    */
-  compact(runtime: ConversationRuntime, params: { instructions?: string }): { generationId: string } {
+  async compact(runtime: ConversationRuntime, params: { instructions?: string }): Promise<{ generationId: string }> {
     runtime.assertCanBegin();
+    const count = runtime.handle.recordCount;
+    const last = count === 0 ? undefined : (await runtime.handle.readRecords(count - 1, count))[0];
+    if (!last) throw RpcError.invalidParam("conversationId", "the conversation has no records: there is nothing to compact");
+    if (last.type === "compaction") throw RpcError.invalidParam("conversationId", "nothing was added since the last compaction");
     const waiting = runtime.storedPendingCalls();
     if (waiting.length > 0) {
       throw RpcError.invalidParam(

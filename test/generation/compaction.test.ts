@@ -73,6 +73,22 @@ for (const wire of ["chat", "responses"] as WireName[]) {
       ]);
     });
 
+    it("is refused with nothing to compact: no records, or none since the last compaction", async () => {
+      const empty = await fx.client.conversation.create({});
+      await expect(fx.client.conversation.compact({ conversationId: empty.id })).rejects.toMatchObject({
+        code: ErrorCodes.INVALID_PARAMS,
+        message: expect.stringContaining("nothing to compact"),
+      });
+      fx.fake.enqueue({ kind: "reply", text: ["Hi."] }, { kind: "reply", text: ["Summary: hi."] });
+      const { id, events } = await newConversation(fx.client, { model: "no-window" });
+      await events.waitForEnd((await fx.client.step({ conversationId: id })).generationId);
+      await events.waitForEnd((await fx.client.conversation.compact({ conversationId: id })).generationId);
+      await expect(fx.client.conversation.compact({ conversationId: id })).rejects.toMatchObject({
+        code: ErrorCodes.INVALID_PARAMS,
+        message: expect.stringContaining("since the last compaction"),
+      });
+    });
+
     it("is refused while a generation runs, and interrupt cancels it without storing anything", async () => {
       fx.fake.enqueue({ kind: "reply", text: ["Hello."] });
       const { id, events } = await newConversation(fx.client, { model: "no-window" });

@@ -186,8 +186,9 @@ class ConversationMethods:
         then on the model sees that summary followed by the records after it. Nothing is deleted:
         conversation.get still returns every record. Runs as the conversation's generation, answered
         at once with its id (interrupt cancels it, and it is refused while another generation runs
-        or tool calls wait for tool.confirm). The summary's tokens count in the conversation's
-        usage.
+        or tool calls wait for tool.confirm, and with -32602 when there is nothing to compact: no
+        records, or none since the last compaction). The summary's tokens count in the
+        conversation's usage.
 
         Errors: NOT_INITIALIZED (-32001), CONVERSATION_NOT_FOUND (-32010), GENERATION_IN_PROGRESS
         (-32020), MODEL_NOT_CONFIGURED (-32031), INVALID_PARAMS (-32602).
