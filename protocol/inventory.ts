@@ -9,6 +9,7 @@ import type * as z from "zod";
 import type { ErrorCodeName } from "./errors.js";
 import * as A from "./assets.js";
 import * as C from "./conversation.js";
+import * as Cp from "./compaction.js";
 import * as E from "./events.js";
 import * as G from "./generation.js";
 import * as M from "./messages.js";
@@ -131,6 +132,14 @@ export const requests = {
     description:
       "Copy a conversation's records (all, or the first `atRecord`) into a new conversation with the same model, system prompt, workspace and settings, titled \"<title> (fork)\" unless `title` is given. Records get new ids (toolCallIds are kept). Only settled records are copied: a running generation's open tool round is left out. The fork starts with the plan as it was at the fork point (state.plan: the one set by the last completed update_plan call among the copied records, none when there is none), not the original's current one, which may come from records left out; it is not announced (plan_updated). Usage totals, lastError, lastGeneration and the auto-confirm budget start afresh. The two conversations are independent afterwards.",
     errors: [...NOT_FOUND, "STORAGE_ERROR"],
+    scope: "conversation",
+  },
+  "conversation.compact": {
+    params: Cp.ConversationCompactParams,
+    result: Cp.ConversationCompactResult,
+    description:
+      "Compact the conversation: the model writes a summary of it (a fixed prompt, quoted in docs/clients.md, plus `instructions`), stored as a compaction record; from then on the model sees that summary followed by the records after it. Nothing is deleted: conversation.get still returns every record. Runs as the conversation's generation, answered at once with its id (interrupt cancels it, and it is refused while another generation runs or tool calls wait for tool.confirm, and with -32602 when there is nothing to compact: no records, or none since the last compaction). The summary's tokens count in the conversation's usage.",
+    errors: [...NOT_FOUND, "GENERATION_IN_PROGRESS", "MODEL_NOT_CONFIGURED"],
     scope: "conversation",
   },
   "conversation.delete": {
@@ -327,6 +336,14 @@ export const notifications = {
   },
   interrupted: { params: E.InterruptedNotification, description: "The generation was interrupted." },
   error: { params: E.ErrorNotification, description: "The generation failed." },
+  compaction_started: {
+    params: Cp.CompactionStartedNotification,
+    description: "A compaction began: conversation.compact, or automatically before a model call (settings.autoCompact, or after the endpoint refused a request as too long).",
+  },
+  compaction_completed: {
+    params: Cp.CompactionCompletedNotification,
+    description: "A compaction record was stored: the model now sees its summary instead of the records before it.",
+  },
   usage_updated: {
     params: U.UsageUpdatedNotification,
     description:

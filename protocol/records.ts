@@ -33,6 +33,7 @@ export const DEFAULT_CONVERSATION_SETTINGS = {
   approval: "ask",
   toolPolicy: {},
   confirmTimeoutMs: null,
+  autoCompact: 0.85,
 } as const;
 
 /** Most entries one `settings.toolPolicy` may hold (it is read on every tool call and every model request). */
@@ -130,6 +131,15 @@ export const ConversationSettings = z
     reasoning: ReasoningLevel.nullable()
       .optional()
       .describe("Reasoning effort: off, low, medium or high (low–high sent as `reasoning_effort`; off sends nothing). Null or absent: unset (the model's default)."),
+    autoCompact: z
+      .number()
+      .min(0)
+      .max(1)
+      .nullable()
+      .optional()
+      .describe(
+        `Automatic compaction: when the next model request would fill more than this fraction of the model's declared contextWindow (estimated from the last call's context tokens plus the new input), the conversation is compacted first (see conversation.compact); also once when the endpoint answers that the context is too long (the call is then retried). Default ${DEFAULT_CONVERSATION_SETTINGS.autoCompact} (also when absent). null or 0: off. Always off for a model without a declared contextWindow, except for the retry after a context-length error.`,
+      ),
   })
   .describe("Per-conversation settings; every field has a server default.");
 
@@ -286,9 +296,42 @@ export const ToolCallRecord = z
   })
   .describe("A tool call requested by the model, with its confirmation state and result.");
 
+export const CompactionTrigger = z
+  .enum(["manual", "threshold", "context_length"])
+  .describe(
+    "Why a compaction ran. manual: conversation.compact; threshold: the next request would have passed settings.autoCompact; context_length: the endpoint refused a request as too long (the call was retried after it).",
+  );
+
+export const CompactionRecord = z
+  .object({
+    type: z.literal("compaction").describe("Discriminator: a summary that replaces the records before it in what the model sees."),
+    id: z.string().describe("Record id, unique within the server."),
+    summary: z
+      .string()
+      .describe(
+        "The model's summary of the conversation up to this record. From here on the model is sent this summary (as a user message) followed by the records after it; the records before stay stored and are still returned by conversation.get.",
+      ),
+    trigger: CompactionTrigger,
+    instructions: z.string().optional().describe("What the user asked the summary to focus on (conversation.compact `instructions`), if anything."),
+    model: z.string().describe("The model that wrote the summary."),
+    tokensBefore: z
+      .number()
+      .int()
+      .min(0)
+      .describe("Tokens of the context before compaction: the summary request's prompt tokens as the endpoint reported them (an estimate of 4 characters a token when it reported none)."),
+    tokensAfter: z
+      .number()
+      .int()
+      .min(0)
+      .describe("Tokens of the summary (its completion tokens as reported, else an estimate): what the compacted history costs from now on, before the system prompt and tools."),
+    generationId: z.string().optional().describe("The generation that produced this record (a manual compaction runs as a generation of its own)."),
+    timestamp: Timestamp,
+  })
+  .describe("A compaction: the model's summary of everything before it, which the model sees instead of those records.");
+
 export const ConversationRecord = z
-  .discriminatedUnion("type", [MessageRecord, ToolCallRecord])
-  .describe("One entry of a conversation's history: a message or a tool call.");
+  .discriminatedUnion("type", [MessageRecord, ToolCallRecord, CompactionRecord])
+  .describe("One entry of a conversation's history: a message, a tool call or a compaction summary.");
 
 export const PendingTool = ToolCall.extend({
   ...ToolCallDisplay.shape,
@@ -395,6 +438,8 @@ export type MessageRecord = z.infer<typeof MessageRecord>;
 export type ToolCallStatus = z.infer<typeof ToolCallStatus>;
 export type ToolCallRecord = z.infer<typeof ToolCallRecord>;
 export type ConversationRecord = z.infer<typeof ConversationRecord>;
+export type CompactionRecord = z.infer<typeof CompactionRecord>;
+export type CompactionTrigger = z.infer<typeof CompactionTrigger>;
 export type PendingTool = z.infer<typeof PendingTool>;
 export type LastError = z.infer<typeof LastError>;
 export type ConversationState = z.infer<typeof ConversationState>;

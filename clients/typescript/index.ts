@@ -28,6 +28,8 @@ import {
   type ConversationUpdateResult,
   type ConversationForkParams,
   type ConversationForkResult,
+  type ConversationCompactParams,
+  type ConversationCompactResult,
   type ConversationDeleteParams,
   type ConversationDeleteResult,
   type ConversationSubscribeParams,
@@ -146,6 +148,20 @@ export interface ConversationMethods {
    * INVALID_PARAMS (-32602).
    */
   fork(params: ConversationForkParams, options?: RequestOptions): Promise<ConversationForkResult>;
+
+  /**
+   * `conversation.compact`: Compact the conversation: the model writes a summary of it (a fixed
+   * prompt, quoted in docs/clients.md, plus `instructions`), stored as a compaction record; from
+   * then on the model sees that summary followed by the records after it. Nothing is deleted:
+   * conversation.get still returns every record. Runs as the conversation's generation, answered at
+   * once with its id (interrupt cancels it, and it is refused while another generation runs or tool
+   * calls wait for tool.confirm, and with -32602 when there is nothing to compact: no records, or
+   * none since the last compaction). The summary's tokens count in the conversation's usage.
+   *
+   * Errors: NOT_INITIALIZED (-32001), CONVERSATION_NOT_FOUND (-32010), GENERATION_IN_PROGRESS
+   * (-32020), MODEL_NOT_CONFIGURED (-32031), INVALID_PARAMS (-32602).
+   */
+  compact(params: ConversationCompactParams, options?: RequestOptions): Promise<ConversationCompactResult>;
 
   /**
    * `conversation.delete`: Delete a conversation and its records. A running generation is
@@ -372,6 +388,7 @@ export class AgentwireClient extends AgentwireClientBase {
     diff: (params, options) => this.request("conversation.diff", params, options),
     update: (params, options) => this.request("conversation.update", params, options),
     fork: (params, options) => this.request("conversation.fork", params, options),
+    compact: (params, options) => this.request("conversation.compact", params, options),
     delete: (params, options) => this.request("conversation.delete", params, options),
     subscribe: (params, options) => this.request("conversation.subscribe", params, options),
     unsubscribe: (params, options) => this.request("conversation.unsubscribe", params, options),

@@ -283,8 +283,63 @@ export interface ToolCallRecord extends ToolCall {
   completedAt?: string;
 }
 
-/** One entry of a conversation's history: a message or a tool call. */
-export type ConversationRecord = MessageRecord | ToolCallRecord;
+/**
+ * A compaction: the model's summary of everything before it, which the model sees instead of those
+ * records.
+ */
+export interface CompactionRecord {
+  /** Discriminator: a summary that replaces the records before it in what the model sees. */
+  type: "compaction";
+  /** Record id, unique within the server. */
+  id: string;
+  /**
+   * The model's summary of the conversation up to this record. From here on the model is sent this
+   * summary (as a user message) followed by the records after it; the records before stay stored
+   * and are still returned by conversation.get.
+   */
+  summary: string;
+  /**
+   * Why a compaction ran. manual: conversation.compact; threshold: the next request would have
+   * passed settings.autoCompact; context_length: the endpoint refused a request as too long (the
+   * call was retried after it).
+   */
+  trigger: "manual" | "threshold" | "context_length";
+  /**
+   * What the user asked the summary to focus on (conversation.compact `instructions`), if anything.
+   */
+  instructions?: string;
+  /** The model that wrote the summary. */
+  model: string;
+  /**
+   * Tokens of the context before compaction: the summary request's prompt tokens as the endpoint
+   * reported them (an estimate of 4 characters a token when it reported none).
+   *
+   * @integer
+   * @minimum 0
+   */
+  tokensBefore: number;
+  /**
+   * Tokens of the summary (its completion tokens as reported, else an estimate): what the compacted
+   * history costs from now on, before the system prompt and tools.
+   *
+   * @integer
+   * @minimum 0
+   */
+  tokensAfter: number;
+  /**
+   * The generation that produced this record (a manual compaction runs as a generation of its own).
+   */
+  generationId?: string;
+  /**
+   * ISO-8601 UTC timestamp with milliseconds, e.g. "2026-11-22T04:52:41.123Z".
+   *
+   * @format date-time
+   */
+  timestamp: string;
+}
+
+/** One entry of a conversation's history: a message, a tool call or a compaction summary. */
+export type ConversationRecord = MessageRecord | ToolCallRecord | CompactionRecord;
 
 /** Live state of a conversation. */
 export interface ConversationState {
@@ -542,6 +597,18 @@ export interface ConversationSettings {
    * nothing). Null or absent: unset (the model's default).
    */
   reasoning?: "off" | "low" | "medium" | "high" | null;
+  /**
+   * Automatic compaction: when the next model request would fill more than this fraction of the
+   * model's declared contextWindow (estimated from the last call's context tokens plus the new
+   * input), the conversation is compacted first (see conversation.compact); also once when the
+   * endpoint answers that the context is too long (the call is then retried). Default 0.85 (also
+   * when absent). null or 0: off. Always off for a model without a declared contextWindow, except
+   * for the retry after a context-length error.
+   *
+   * @minimum 0
+   * @maximum 1
+   */
+  autoCompact?: number | null;
 }
 
 /** A stored conversation whose files cannot be read. */
@@ -1303,6 +1370,18 @@ export interface ConversationCreateParams {
      * nothing). Null or absent: unset (the model's default).
      */
     reasoning?: "off" | "low" | "medium" | "high" | null;
+    /**
+     * Automatic compaction: when the next model request would fill more than this fraction of the
+     * model's declared contextWindow (estimated from the last call's context tokens plus the new
+     * input), the conversation is compacted first (see conversation.compact); also once when the
+     * endpoint answers that the context is too long (the call is then retried). Default 0.85 (also
+     * when absent). null or 0: off. Always off for a model without a declared contextWindow, except
+     * for the retry after a context-length error.
+     *
+     * @minimum 0
+     * @maximum 1
+     */
+    autoCompact?: number | null;
   };
   /**
    * A history to start from (import or reconstruction), oldest first, at most 10000 records, each
@@ -1677,6 +1756,18 @@ export interface ConversationUpdateParams {
      * nothing). Null or absent: unset (the model's default).
      */
     reasoning?: "off" | "low" | "medium" | "high" | null;
+    /**
+     * Automatic compaction: when the next model request would fill more than this fraction of the
+     * model's declared contextWindow (estimated from the last call's context tokens plus the new
+     * input), the conversation is compacted first (see conversation.compact); also once when the
+     * endpoint answers that the context is too long (the call is then retried). Default 0.85 (also
+     * when absent). null or 0: off. Always off for a model without a declared contextWindow, except
+     * for the retry after a context-length error.
+     *
+     * @minimum 0
+     * @maximum 1
+     */
+    autoCompact?: number | null;
   };
 }
 
@@ -1721,6 +1812,42 @@ export interface ConversationForkParams {
  * A conversation: its metadata, without its records.
  */
 export type ConversationForkResult = Conversation;
+
+/**
+ * Params of `conversation.compact`.
+ *
+ * Compact a conversation now.
+ */
+export interface ConversationCompactParams {
+  /**
+   * Conversation id, as returned by conversation.create (e.g. "c_7f3a…"): 1–128 of A–Z, a–z, 0–9, _
+   * and -.
+   *
+   * @pattern ^[A-Za-z0-9_-]{1,128}$
+   */
+  conversationId: string;
+  /**
+   * What the summary should focus on or keep (e.g. "keep the list of failing tests"), added after
+   * the fixed summary prompt; at most 4000 characters.
+   *
+   * @maxLength 4000
+   */
+  instructions?: string;
+}
+
+/**
+ * Result of `conversation.compact`.
+ *
+ * The compaction has started.
+ */
+export interface ConversationCompactResult {
+  /**
+   * The compaction runs as the conversation's generation (interrupt cancels it; step waits for it).
+   * It ends with compaction_completed then generation_complete (final true), or with interrupted or
+   * error.
+   */
+  generationId: string;
+}
 
 /** Parameters of conversation.delete. A running generation is interrupted first. */
 export interface ConversationDeleteParams {
@@ -3207,6 +3334,53 @@ export interface ErrorNotification extends ConversationEventBase, GenerationErro
 }
 
 /**
+ * Params of the `compaction_started` notification.
+ *
+ * The model is writing a summary of the conversation (nothing is streamed; compaction_completed
+ * follows, or the generation ends interrupted or with an error).
+ */
+export interface CompactionStartedNotification extends GenerationEventBase {
+  /**
+   * Why a compaction ran. manual: conversation.compact; threshold: the next request would have
+   * passed settings.autoCompact; context_length: the endpoint refused a request as too long (the
+   * call was retried after it).
+   */
+  trigger: "manual" | "threshold" | "context_length";
+  /** The model writing the summary. */
+  model: string;
+}
+
+/**
+ * Params of the `compaction_completed` notification.
+ *
+ * A compaction record was stored: from here on the model sees its summary instead of the records
+ * before it. Its usage_updated came before it (the summary's tokens count in the conversation's
+ * usage; the context is then the summary's size).
+ */
+export interface CompactionCompletedNotification extends GenerationEventBase {
+  /** The stored compaction record's id. */
+  recordId: string;
+  /**
+   * Tokens of the context before compaction: the summary request's prompt tokens as the endpoint
+   * reported them (an estimate of 4 characters a token when it reported none).
+   *
+   * @integer
+   * @minimum 0
+   */
+  tokensBefore: number;
+  /**
+   * Tokens of the summary (its completion tokens as reported, else an estimate): what the compacted
+   * history costs from now on, before the system prompt and tools.
+   *
+   * @integer
+   * @minimum 0
+   */
+  tokensAfter: number;
+  /** The stored compaction record. */
+  record: CompactionRecord;
+}
+
+/**
  * Params of the `usage_updated` notification.
  *
  * A model call finished: its usage, the running totals of its generation and conversation, the
@@ -3361,6 +3535,12 @@ export interface RequestMap {
    * (fork)" unless `title` is given.
    */
   "conversation.fork": { params: ConversationForkParams; result: ConversationForkResult };
+  /**
+   * `conversation.compact`: Compact the conversation: the model writes a summary of it (a fixed
+   * prompt, quoted in docs/clients.md, plus `instructions`), stored as a compaction record; from
+   * then on the model sees that summary followed by the records after it.
+   */
+  "conversation.compact": { params: ConversationCompactParams; result: ConversationCompactResult };
   /** `conversation.delete`: Delete a conversation and its records. */
   "conversation.delete": { params: ConversationDeleteParams; result: ConversationDeleteResult };
   /** `conversation.subscribe`: Receive the conversation's notifications on this connection. */
@@ -3499,6 +3679,16 @@ export interface NotificationMap {
   interrupted: InterruptedNotification;
   /** `error`: The generation failed. */
   error: ErrorNotification;
+  /**
+   * `compaction_started`: A compaction began: conversation.compact, or automatically before a model
+   * call (settings.autoCompact, or after the endpoint refused a request as too long).
+   */
+  compaction_started: CompactionStartedNotification;
+  /**
+   * `compaction_completed`: A compaction record was stored: the model now sees its summary instead
+   * of the records before it.
+   */
+  compaction_completed: CompactionCompletedNotification;
   /**
    * `usage_updated`: A model call finished: its tokens (cached and reasoning ones included), the
    * generation's and the conversation's totals, how full the context window is, and its cost when

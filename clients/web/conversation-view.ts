@@ -176,6 +176,8 @@ export class ConversationView {
       this.#upsertTool(record, record.status, { edited: record.edited, kind: record.kind, title: record.title, locations: record.locations, result: record.result, diff: record.diff, generationId: record.generationId });
       return;
     }
+    // A compaction summary (conversation.compact) is not shown yet: the web client's compaction view comes later.
+    if (record.type === "compaction") return;
     const fresh = messageNode(record);
     const existing = this.#messages.get(record.id);
     if (existing) existing.replaceWith(fresh);

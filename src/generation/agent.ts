@@ -105,11 +105,34 @@ export class Agent {
   }
 
   /**
-   * The one place a generation starts (step and resume come here): every
+   * conversation.compact: a generation that only compacts. It is the
+   * conversation's generation while it runs, so interrupt cancels it and
+   * step waits, and nothing else can append model output meanwhile. Refused
+   * while tool calls wait for tool.confirm: their results would land before
+   * the summary and never reach the model.
+   */
+  async compact(runtime: ConversationRuntime, params: { instructions?: string }): Promise<{ generationId: string }> {
+    runtime.assertCanBegin();
+    const count = runtime.handle.recordCount;
+    const last = count === 0 ? undefined : (await runtime.handle.readRecords(count - 1, count))[0];
+    if (!last) throw RpcError.invalidParam("conversationId", "the conversation has no records: there is nothing to compact");
+    if (last.type === "compaction") throw RpcError.invalidParam("conversationId", "nothing was added since the last compaction");
+    const waiting = runtime.storedPendingCalls();
+    if (waiting.length > 0) {
+      throw RpcError.invalidParam(
+        "conversationId",
+        `tool calls wait for tool.confirm (${waiting.map((r) => `"${r.toolCallId}"`).join(", ")}): confirm or skip them before compacting`,
+      );
+    }
+    return this.start(runtime, {}, { instructions: params.instructions });
+  }
+
+  /**
+   * The one place a generation starts (step, resume and compact come here): every
    * check, then the runtime makes it its running generation, then the loop
    * runs — offering the stored pending calls first, if any.
    */
-  private start(runtime: ConversationRuntime, params: StepParams): { generationId: string } {
+  private start(runtime: ConversationRuntime, params: StepParams, compactOnly?: { instructions?: string }): { generationId: string } {
     runtime.assertCanBegin();
     const model = this.modelOf(runtime, params);
     if (!model) throw RpcError.modelNotConfigured();
@@ -128,10 +151,12 @@ export class Agent {
       images: false,
     });
     if (problem) throw RpcError.capabilityUnsupported(problem.message, route.qualified, problem.capability);
+    generation.compactOnly = compactOnly;
     runtime.beginGeneration(generation);
     this.running++;
     this.generationHooks?.started(runtime.id, generation.id);
-    void runGeneration(generation, runtime, this.deps(runtime.id, generation.id), runtime.storedPendingCalls()).finally(() => {
+    const resumed = compactOnly ? [] : runtime.storedPendingCalls();
+    void runGeneration(generation, runtime, this.deps(runtime.id, generation.id), resumed).finally(() => {
       this.running--;
       // Only a generation that completed takes the next queued message; after an interrupt or an error the queue waits.
       if (generation.outcome?.outcome === "completed" && runtime.queue.length > 0) void this.startQueued(runtime);

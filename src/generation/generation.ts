@@ -54,6 +54,10 @@ export class Generation implements ActiveGeneration {
   private totals: UsageTotals = emptyTotals();
   /** The last assistant message it stored: what generation.wait answers with. */
   finalRecordId: string | null = null;
+  /** Set for a generation started by conversation.compact: it compacts the conversation and ends (no model turn). */
+  compactOnly: { instructions?: string } | undefined;
+  /** Set once the loop has compacted after a context-length error: it does so once per generation. */
+  compactedAfterRefusal = false;
 
   constructor(
     readonly id: string,

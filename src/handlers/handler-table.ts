@@ -24,6 +24,7 @@ export const handlers: HandlerTable<RequestContext> = bindScopes(
     "conversation.diff": conversation.conversationDiff,
     "conversation.update": conversation.conversationUpdate,
     "conversation.fork": conversation.conversationFork,
+    "conversation.compact": agent.conversationCompact,
     "conversation.delete": conversation.conversationDelete,
     "conversation.subscribe": conversation.conversationSubscribe,
     "conversation.unsubscribe": conversation.conversationUnsubscribe,

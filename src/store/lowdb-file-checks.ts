@@ -120,8 +120,10 @@ export function checkSegment(data: unknown): string | null {
   for (const [i, record] of data.records.entries()) {
     if (!isObject(record) || typeof record.id !== "string") return `record ${i} has no id`;
     if (record.type === "message") continue;
+    // A compaction's summary (conversation.compact): stored like a message, never part of a tool round.
+    if (record.type === "compaction" && typeof record.summary === "string") continue;
     if (record.type !== "tool_call" || typeof record.toolCallId !== "string") {
-      return `record ${i} is not a message or tool_call record`;
+      return `record ${i} is not a message, tool_call or compaction record`;
     }
   }
   return null;

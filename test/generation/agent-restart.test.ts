@@ -152,7 +152,7 @@ describe("after a crash with a tool call waiting for confirmation", { timeout: 3
     expect(messages.at(-1)).toMatchObject({ role: "tool", tool_call_id: "keep_1" });
     expect(messages.at(-1).content).toContain("resumed-after-crash");
     const { records } = await fx.client.conversation.get({ conversationId: id, includeRecords: true });
-    expect(records!.map((r) => (r.type === "message" ? r.role : `tool:${r.status}`))).toEqual([
+    expect(records!.map((r) => (r.type === "message" ? r.role : r.type === "tool_call" ? `tool:${r.status}` : r.type))).toEqual([
       "user",
       "assistant",
       "tool:completed",

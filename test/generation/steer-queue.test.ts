@@ -53,7 +53,7 @@ describe("steer", () => {
     expect(steered).toMatchObject({ delivery: "steered", record: { content: "also check the rounding" } });
     // Stored after the tool call, with the id and timestamp the append answered.
     const { records, state } = await fx.client.conversation.get({ conversationId: id, includeRecords: true });
-    expect(records!.map((r) => (r.type === "message" ? `${r.role}` : `tool:${r.status}`))).toEqual(["user", "assistant", "tool:completed", "user", "assistant"]);
+    expect(records!.map((r) => (r.type === "message" ? `${r.role}` : r.type === "tool_call" ? `tool:${r.status}` : r.type))).toEqual(["user", "assistant", "tool:completed", "user", "assistant"]);
     expect(records![3]).toMatchObject({ id: held.id, timestamp: held.timestamp });
     expect(state.queue).toEqual([]);
   });

@@ -22,7 +22,11 @@ from .types import (
     PROTOCOL_VERSION,
     AssetUploadParams,
     AssetUploadResult,
+    CompactionCompletedNotification,
+    CompactionStartedNotification,
     ConnectedNotification,
+    ConversationCompactParams,
+    ConversationCompactResult,
     ConversationCreateParams,
     ConversationCreateResult,
     ConversationDeleteParams,
@@ -186,6 +190,22 @@ class ConversationMethods:
         """
         result = await self._client.request("conversation.fork", params, timeout=timeout)
         return cast(ConversationForkResult, result)
+
+    async def compact(self, params: ConversationCompactParams, *, timeout: float | None = None) -> ConversationCompactResult:
+        """`conversation.compact`: Compact the conversation: the model writes a summary of it (a fixed
+        prompt, quoted in docs/clients.md, plus `instructions`), stored as a compaction record; from
+        then on the model sees that summary followed by the records after it. Nothing is deleted:
+        conversation.get still returns every record. Runs as the conversation's generation, answered
+        at once with its id (interrupt cancels it, and it is refused while another generation runs
+        or tool calls wait for tool.confirm, and with -32602 when there is nothing to compact: no
+        records, or none since the last compaction). The summary's tokens count in the
+        conversation's usage.
+
+        Errors: NOT_INITIALIZED (-32001), CONVERSATION_NOT_FOUND (-32010), GENERATION_IN_PROGRESS
+        (-32020), MODEL_NOT_CONFIGURED (-32031), INVALID_PARAMS (-32602).
+        """
+        result = await self._client.request("conversation.compact", params, timeout=timeout)
+        return cast(ConversationCompactResult, result)
 
     async def delete(self, params: ConversationDeleteParams, *, timeout: float | None = None) -> ConversationDeleteResult:
         """`conversation.delete`: Delete a conversation and its records. A running generation is
@@ -599,6 +619,12 @@ class AgentwireClient(AgentwireClientBase):
 
     @overload
     def on(self, method: Literal["error"], handler: Callable[[ErrorNotification], object]) -> Disposer: ...
+
+    @overload
+    def on(self, method: Literal["compaction_started"], handler: Callable[[CompactionStartedNotification], object]) -> Disposer: ...
+
+    @overload
+    def on(self, method: Literal["compaction_completed"], handler: Callable[[CompactionCompletedNotification], object]) -> Disposer: ...
 
     @overload
     def on(self, method: Literal["usage_updated"], handler: Callable[[UsageUpdatedNotification], object]) -> Disposer: ...

@@ -10,10 +10,10 @@ from typing import Any, Literal, NotRequired, TypeAlias, TypedDict
 PROTOCOL_VERSION = "1.0"
 """The protocol version this client speaks, sent in initialize; a server of another major refuses it."""
 
-NotificationMethod: TypeAlias = Literal["connected", "message_added", "queue_changed", "conversation_updated", "generation_started", "generation_progress", "generation_complete", "tool_pending", "tool_executing", "tool_output", "tool_completed", "tool_failed", "tool_skipped", "generation_diff_updated", "plan_updated", "interrupted", "error", "usage_updated", "notice"]
+NotificationMethod: TypeAlias = Literal["connected", "message_added", "queue_changed", "conversation_updated", "generation_started", "generation_progress", "generation_complete", "tool_pending", "tool_executing", "tool_output", "tool_completed", "tool_failed", "tool_skipped", "generation_diff_updated", "plan_updated", "interrupted", "error", "compaction_started", "compaction_completed", "usage_updated", "notice"]
 """Every notification the server may send."""
 
-NOTIFICATION_METHODS: tuple[NotificationMethod, ...] = ("connected", "message_added", "queue_changed", "conversation_updated", "generation_started", "generation_progress", "generation_complete", "tool_pending", "tool_executing", "tool_output", "tool_completed", "tool_failed", "tool_skipped", "generation_diff_updated", "plan_updated", "interrupted", "error", "usage_updated", "notice",)
+NOTIFICATION_METHODS: tuple[NotificationMethod, ...] = ("connected", "message_added", "queue_changed", "conversation_updated", "generation_started", "generation_progress", "generation_complete", "tool_pending", "tool_executing", "tool_output", "tool_completed", "tool_failed", "tool_skipped", "generation_diff_updated", "plan_updated", "interrupted", "error", "compaction_started", "compaction_completed", "usage_updated", "notice",)
 
 
 class ConversationSettings(TypedDict):
@@ -76,6 +76,17 @@ class ConversationSettings(TypedDict):
     reasoning: NotRequired[Literal["off", "low", "medium", "high"] | None]
     """Reasoning effort: off, low, medium or high (low–high sent as `reasoning_effort`; off sends
     nothing). Null or absent: unset (the model's default).
+    """
+    autoCompact: NotRequired[float | None]
+    """Automatic compaction: when the next model request would fill more than this fraction of the
+    model's declared contextWindow (estimated from the last call's context tokens plus the new
+    input), the conversation is compacted first (see conversation.compact); also once when the
+    endpoint answers that the context is too long (the call is then retried). Default 0.85 (also
+    when absent). null or 0: off. Always off for a model without a declared contextWindow, except
+    for the retry after a context-length error.
+
+    @minimum 0
+    @maximum 1
     """
 
 
@@ -417,8 +428,54 @@ class ToolCallRecord(ToolCall, TypedDict):
     """
 
 
-ConversationRecord: TypeAlias = MessageRecord | ToolCallRecord
-"""One entry of a conversation's history: a message or a tool call."""
+class CompactionRecord(TypedDict):
+    """A compaction: the model's summary of everything before it, which the model sees instead of those
+    records.
+    """
+
+    type: Literal["compaction"]
+    """Discriminator: a summary that replaces the records before it in what the model sees."""
+    id: str
+    """Record id, unique within the server."""
+    summary: str
+    """The model's summary of the conversation up to this record. From here on the model is sent this
+    summary (as a user message) followed by the records after it; the records before stay stored and
+    are still returned by conversation.get.
+    """
+    trigger: Literal["manual", "threshold", "context_length"]
+    """Why a compaction ran. manual: conversation.compact; threshold: the next request would have
+    passed settings.autoCompact; context_length: the endpoint refused a request as too long (the
+    call was retried after it).
+    """
+    instructions: NotRequired[str]
+    """What the user asked the summary to focus on (conversation.compact `instructions`), if anything.
+    """
+    model: str
+    """The model that wrote the summary."""
+    tokensBefore: int
+    """Tokens of the context before compaction: the summary request's prompt tokens as the endpoint
+    reported them (an estimate of 4 characters a token when it reported none).
+
+    @minimum 0
+    """
+    tokensAfter: int
+    """Tokens of the summary (its completion tokens as reported, else an estimate): what the compacted
+    history costs from now on, before the system prompt and tools.
+
+    @minimum 0
+    """
+    generationId: NotRequired[str]
+    """The generation that produced this record (a manual compaction runs as a generation of its own).
+    """
+    timestamp: str
+    """ISO-8601 UTC timestamp with milliseconds, e.g. "2026-11-22T04:52:41.123Z".
+
+    @format date-time
+    """
+
+
+ConversationRecord: TypeAlias = MessageRecord | ToolCallRecord | CompactionRecord
+"""One entry of a conversation's history: a message, a tool call or a compaction summary."""
 
 
 class ConversationStatePendingToolsItem(ToolCall, TypedDict):
@@ -1016,6 +1073,17 @@ class ConversationCreateParamsSettings(TypedDict):
     """Reasoning effort: off, low, medium or high (low–high sent as `reasoning_effort`; off sends
     nothing). Null or absent: unset (the model's default).
     """
+    autoCompact: NotRequired[float | None]
+    """Automatic compaction: when the next model request would fill more than this fraction of the
+    model's declared contextWindow (estimated from the last call's context tokens plus the new
+    input), the conversation is compacted first (see conversation.compact); also once when the
+    endpoint answers that the context is too long (the call is then retried). Default 0.85 (also
+    when absent). null or 0: off. Always off for a model without a declared contextWindow, except
+    for the retry after a context-length error.
+
+    @minimum 0
+    @maximum 1
+    """
 
 
 class ConversationCreateParamsRecordsItemMessageToolCallsItem(TypedDict):
@@ -1332,6 +1400,39 @@ ConversationForkResult: TypeAlias = Conversation
 
 A conversation: its metadata, without its records.
 """
+
+
+class ConversationCompactParams(TypedDict):
+    """Params of `conversation.compact`.
+
+    Compact a conversation now.
+    """
+
+    conversationId: str
+    """Conversation id, as returned by conversation.create (e.g. "c_7f3a…"): 1–128 of A–Z, a–z, 0–9, _
+    and -.
+
+    @pattern ^[A-Za-z0-9_-]{1,128}$
+    """
+    instructions: NotRequired[str]
+    """What the summary should focus on or keep (e.g. "keep the list of failing tests"), added after
+    the fixed summary prompt; at most 4000 characters.
+
+    @maxLength 4000
+    """
+
+
+class ConversationCompactResult(TypedDict):
+    """Result of `conversation.compact`.
+
+    The compaction has started.
+    """
+
+    generationId: str
+    """The compaction runs as the conversation's generation (interrupt cancels it; step waits for it).
+    It ends with compaction_completed then generation_complete (final true), or with interrupted or
+    error.
+    """
 
 
 class ConversationDeleteParams(TypedDict):
@@ -2491,6 +2592,51 @@ class ErrorNotification(ConversationEventBase, GenerationError, TypedDict):
     """The generation (one `step`) this event belongs to."""
 
 
+class CompactionStartedNotification(GenerationEventBase, TypedDict):
+    """Params of the `compaction_started` notification: A compaction began: conversation.compact, or
+    automatically before a model call (settings.autoCompact, or after the endpoint refused a request
+    as too long).
+
+    The model is writing a summary of the conversation (nothing is streamed; compaction_completed
+    follows, or the generation ends interrupted or with an error).
+    """
+
+    trigger: Literal["manual", "threshold", "context_length"]
+    """Why a compaction ran. manual: conversation.compact; threshold: the next request would have
+    passed settings.autoCompact; context_length: the endpoint refused a request as too long (the
+    call was retried after it).
+    """
+    model: str
+    """The model writing the summary."""
+
+
+class CompactionCompletedNotification(GenerationEventBase, TypedDict):
+    """Params of the `compaction_completed` notification: A compaction record was stored: the model now
+    sees its summary instead of the records before it.
+
+    A compaction record was stored: from here on the model sees its summary instead of the records
+    before it. Its usage_updated came before it (the summary's tokens count in the conversation's
+    usage; the context is then the summary's size).
+    """
+
+    recordId: str
+    """The stored compaction record's id."""
+    tokensBefore: int
+    """Tokens of the context before compaction: the summary request's prompt tokens as the endpoint
+    reported them (an estimate of 4 characters a token when it reported none).
+
+    @minimum 0
+    """
+    tokensAfter: int
+    """Tokens of the summary (its completion tokens as reported, else an estimate): what the compacted
+    history costs from now on, before the system prompt and tools.
+
+    @minimum 0
+    """
+    record: CompactionRecord
+    """The stored compaction record."""
+
+
 class UsageUpdatedNotificationContext(TypedDict):
     usedTokens: int
     """The last request's prompt tokens plus its output: what the next request will carry at least.
@@ -2711,6 +2857,20 @@ class ErrorEvent(TypedDict):
     params: ErrorNotification
 
 
+class CompactionStartedEvent(TypedDict):
+    """A `compaction_started` notification, as `events()` yields it."""
+
+    method: Literal["compaction_started"]
+    params: CompactionStartedNotification
+
+
+class CompactionCompletedEvent(TypedDict):
+    """A `compaction_completed` notification, as `events()` yields it."""
+
+    method: Literal["compaction_completed"]
+    params: CompactionCompletedNotification
+
+
 class UsageUpdatedEvent(TypedDict):
     """A `usage_updated` notification, as `events()` yields it."""
 
@@ -2725,7 +2885,7 @@ class NoticeEvent(TypedDict):
     params: NoticeNotification
 
 
-ConversationEvent: TypeAlias = MessageAddedEvent | QueueChangedEvent | ConversationUpdatedEvent | GenerationStartedEvent | GenerationProgressEvent | GenerationCompleteEvent | ToolPendingEvent | ToolExecutingEvent | ToolOutputEvent | ToolCompletedEvent | ToolFailedEvent | ToolSkippedEvent | GenerationDiffUpdatedEvent | PlanUpdatedEvent | InterruptedEvent | ErrorEvent | UsageUpdatedEvent | NoticeEvent
+ConversationEvent: TypeAlias = MessageAddedEvent | QueueChangedEvent | ConversationUpdatedEvent | GenerationStartedEvent | GenerationProgressEvent | GenerationCompleteEvent | ToolPendingEvent | ToolExecutingEvent | ToolOutputEvent | ToolCompletedEvent | ToolFailedEvent | ToolSkippedEvent | GenerationDiffUpdatedEvent | PlanUpdatedEvent | InterruptedEvent | ErrorEvent | CompactionStartedEvent | CompactionCompletedEvent | UsageUpdatedEvent | NoticeEvent
 """What `client.events(conversation_id)` yields: one notification of the conversation as `{"method":
 ..., "params": ...}`. Comparing `event["method"]` with a method name narrows `params` to that
 notification's TypedDict.
