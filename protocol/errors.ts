@@ -126,6 +126,11 @@ export const ErrorTable = {
     doc: "A generation is already running in this conversation; `interrupt` it or wait for it to end.",
     data: z.object({ generationId: z.string().describe("The generation that is running.") }),
   },
+  NOTHING_TO_UNREWIND: {
+    code: -32024,
+    meaning: "Nothing to unrewind",
+    doc: "conversation.unrewind found no rewind to put back: none was made, or records were appended since (a new message or generation makes the rewind final).",
+  },
   TOOL_CALL_NOT_FOUND: {
     code: -32021,
     meaning: "Tool call not found",

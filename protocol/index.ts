@@ -16,4 +16,5 @@ export * from "./plan.js";
 export * from "./skills.js";
 export * from "./events.js";
 export * from "./usage-events.js";
+export * from "./rewind.js";
 export * from "./inventory.js";

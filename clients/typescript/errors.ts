@@ -56,6 +56,11 @@ export const ErrorCodes = {
   CAPABILITY_UNSUPPORTED: -32012,
   /** A generation is already running in this conversation; `interrupt` it or wait for it to end. */
   GENERATION_IN_PROGRESS: -32020,
+  /**
+   * conversation.unrewind found no rewind to put back: none was made, or records were appended
+   * since (a new message or generation makes the rewind final).
+   */
+  NOTHING_TO_UNREWIND: -32024,
   /** No tool call with this id exists in the conversation. */
   TOOL_CALL_NOT_FOUND: -32021,
   /**

@@ -52,6 +52,10 @@ export interface RunState {
   plan?: Plan;
 }
 
+/** The documents a conversation may keep beside its records (ConversationHandle.readDocument). */
+export type ConversationDocument = "checkpoints" | "rewind";
+export const CONVERSATION_DOCUMENTS: readonly ConversationDocument[] = ["checkpoints", "rewind"];
+
 /**
  * One open conversation, as the store hands it out (at most one handle per
  * conversation, so there is exactly one writer per file or row).
@@ -91,6 +95,13 @@ export interface ConversationHandle {
   append(record: ConversationRecord): Promise<void>;
   /** Replace the record with the same `id` (e.g. a tool call changing status). */
   replaceRecord(record: ConversationRecord): Promise<void>;
+  /**
+   * Remove the records at positions `from` and later (conversation.rewind):
+   * gone from recordCount, readRecords and the open round once resolved. A
+   * truncation that rejects removed nothing. In order with the other
+   * mutations of the handle.
+   */
+  truncateRecords(from: number): Promise<void>;
   /** Replace the metadata (title, model, settings, updatedAt…). recordCount and createdAt are kept by the store. */
   update(conversation: Conversation): Promise<void>;
   /** Durable once resolved; lowering it is a no-op. */
@@ -99,6 +110,16 @@ export interface ConversationHandle {
   readonly runState: RunState | null;
   /** Replace the run state; a metadata write, durable once resolved (like update). */
   updateRunState(state: RunState): Promise<void>;
+  /**
+   * A document kept with the conversation beside its records, read and
+   * written whole (the file checkpoints and the last rewind, see
+   * src/sessions/file-checkpoints.ts); undefined when none was written.
+   * Removed by the store's `delete` with the conversation. Not ordered with
+   * the record mutations: callers order them by awaiting.
+   */
+  readDocument(name: ConversationDocument): Promise<unknown>;
+  /** Replace a document (undefined: remove it); durable once resolved. */
+  writeDocument(name: ConversationDocument, value: unknown): Promise<void>;
   /**
    * Stores an asset (an uploaded image) with the conversation. Durable once
    * resolved; a write that fails rejects with StoreFileError and leaves no

@@ -1,6 +1,7 @@
 import type { Conversation, ConversationRecord, ToolCallRecord } from "../../protocol/index.js";
 import type {
   AssetInfo,
+  ConversationDocument,
   ConversationHandle,
   ConversationPage,
   ConversationStore,
@@ -79,6 +80,7 @@ class MemoryConversationHandle implements ConversationHandle {
   readonly #positions = new Map<string, number>();
   /** Assets live and die with the handle: deleting the conversation drops them. */
   readonly #assets = new Map<string, { info: AssetInfo; bytes: Buffer }>();
+  readonly #documents = new Map<ConversationDocument, unknown>();
 
   readonly #assetUsage: AssetUsage;
 
@@ -120,6 +122,26 @@ class MemoryConversationHandle implements ConversationHandle {
     if (position === undefined) throw new Error(`record ${record.id} is not in the conversation`);
     this.#records[position] = record;
     this.#refreshOpenRound();
+  }
+
+  async truncateRecords(from: number): Promise<void> {
+    await settle();
+    if (from >= this.#records.length) return;
+    for (const record of this.#records.splice(from)) this.#positions.delete(record.id);
+    this.conversation = { ...this.conversation, recordCount: this.#records.length, updatedAt: new Date().toISOString() };
+    this.#refreshOpenRound();
+  }
+
+  async readDocument(name: ConversationDocument): Promise<unknown> {
+    const value = this.#documents.get(name);
+    return value === undefined ? undefined : structuredClone(value);
+  }
+
+  async writeDocument(name: ConversationDocument, value: unknown): Promise<void> {
+    const copy = value === undefined ? undefined : structuredClone(value);
+    await settle();
+    if (copy === undefined) this.#documents.delete(name);
+    else this.#documents.set(name, copy);
   }
 
   async update(conversation: Conversation): Promise<void> {

@@ -37,7 +37,7 @@ describe.skipIf(!pgUp)("PostgreSQL store: migrations", () => {
       // One of them did the work under the advisory lock; the other found it done.
       expect([a.appliedMigrations, b.appliedMigrations].map((v) => [...v]).sort()).toEqual([[], [1, 2]]);
       const rows = await fresh.query<{ version: number }>("SELECT version FROM agentwire_migrations ORDER BY version");
-      expect(rows).toEqual([{ version: 1 }, { version: 2 }]);
+      expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
       // Both can work on the schema at once.
       await a.create(conversation("from-a"));
       expect(await b.get("from-a")).toBeDefined();
@@ -59,7 +59,7 @@ describe.skipIf(!pgUp)("PostgreSQL store: migrations", () => {
         (e: unknown) => e,
       );
       expect(error).toBeInstanceOf(StoreUnavailableError);
-      expect((error as Error).message).toMatch(/schema version 999, newer than this agentwire knows \(2\)/);
+      expect((error as Error).message).toMatch(/schema version 999, newer than this agentwire knows \(3\)/);
     } finally {
       await fresh.query("DELETE FROM agentwire_migrations WHERE version = 999");
     }
