@@ -89,6 +89,7 @@ function rewindScenario(storeConfig: () => Promise<{ server: Record<string, unkn
     const events = new EventRecorder(fx.client, id);
     await fx.client.conversation.subscribe({ conversationId: id });
 
+    const seqBefore = (await fx.client.conversation.get({ conversationId: id })).state.seq;
     await writeFile(join(ws, "b.txt"), "by hand\n");
     const rewound = await fx.client.conversation.rewind({ conversationId: id, beforeRecordId: assistantId, restoreFiles: true });
     expect(rewound).toEqual({
@@ -119,6 +120,12 @@ function rewindScenario(storeConfig: () => Promise<{ server: Record<string, unkn
     const rewoundEvents = events.of("conversation_rewound");
     expect(rewoundEvents.map((e) => e.action)).toEqual(["rewind", "unrewind"]);
     expect(rewoundEvents[1]!.seq).toBeGreaterThan(rewoundEvents[0]!.seq);
+    // A client catching up from before the rewind gets both, replayed in order.
+    const late = await fx.connect();
+    const replayed = new EventRecorder(late, id);
+    await late.conversation.subscribe({ conversationId: id, afterSeq: seqBefore });
+    expect(replayed.of("conversation_rewound").map((e) => [e.action, e.seq])).toEqual(rewoundEvents.map((e) => [e.action, e.seq]));
+    await late.close();
 
     // Forced: the file changed by hand is put back too.
     const forced = await fx.client.conversation.rewind({ conversationId: id, beforeRecordId: assistantId, restoreFiles: true, force: true });
