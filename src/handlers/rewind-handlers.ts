@@ -17,6 +17,7 @@
  */
 import type {
   ConversationRecord,
+  ConversationRewindParams,
   ConversationRewindResult,
   ConversationUnrewindResult,
   RestoredFile,
@@ -26,6 +27,7 @@ import type {
 } from "../../protocol/index.js";
 import type { App } from "../app.js";
 import { RpcError } from "../rpc/rpc-error.js";
+import { TruncateConflictError } from "../store/conversation-store.js";
 import type { ConversationRuntime } from "../sessions/conversation-runtime.js";
 import { contentHash, readCheckpoints, serialized, writeCheckpoints, type FileCheckpoint } from "../sessions/file-checkpoints.js";
 import { FileToolError } from "../tools/files/file-tool-error.js";
@@ -84,114 +86,130 @@ function failure(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-export const conversationRewind: MethodHandlers["conversation.rewind"] = async (params, { app }, runtime) => {
+/** Tries of a rewind whose truncation found records appended since it read them (a message.append that got in). */
+const REWIND_TRIES = 3;
+
+export const conversationRewind: MethodHandlers["conversation.rewind"] = async (params, context, runtime) => {
   runtime.assertCanBegin();
-  const { handle } = runtime;
-  return serialized(handle, async (): Promise<ConversationRewindResult> => {
-    runtime.assertCanBegin();
-    const found = await recordsFrom(runtime, params.beforeRecordId);
-    if (!found) throw RpcError.invalidParam("beforeRecordId", `no record ${params.beforeRecordId} in conversation ${runtime.id}`);
-    const { at, records } = found;
-    const unsettled = await unsettledRound((from, to) => handle.readRecords(from, to), at);
-    if (unsettled) {
-      throw RpcError.invalidParam(
-        "beforeRecordId",
-        `rewinding to it would leave the tool round of the assistant message at position ${unsettled.at} unanswered (${unsettled.why}); rewind to that message, or to after its calls' records`,
-      );
-    }
-    const taken = new Set(records.map((r) => r.id));
-    const all = await readCheckpoints(handle);
-    const theirs = all.filter((c) => taken.has(c.recordId));
-    const kept = all.filter((c) => !taken.has(c.recordId));
-
-    const restored: RestoredFile[] = [];
-    const notRestored: UnrestoredFile[] = [];
-    const plan: { path: string; before: string | null; found: string | null | undefined; action: RestoredFile["action"] }[] = [];
-    const cwd = handle.conversation.workspace ?? process.cwd();
-    const signal = new AbortController().signal;
-    if (params.restoreFiles) {
-      // A file tool call that changed a file (its record has a diff) but whose checkpoint was dropped.
-      const covered = new Set(theirs.map((c) => c.recordId));
-      const uncovered = new Set<string>();
-      for (const r of records) {
-        if (r.type === "tool_call" && CHECKPOINTED_TOOLS.has(r.toolName) && r.diff !== undefined && !covered.has(r.id)) {
-          uncovered.add(typeof r.arguments.path === "string" ? r.arguments.path : r.toolCallId);
-        }
-      }
-      const byPath = new Map<string, FileCheckpoint[]>();
-      for (const c of theirs) byPath.set(c.path, [...(byPath.get(c.path) ?? []), c]);
-      for (const path of uncovered) {
-        if (!byPath.has(path)) {
-          notRestored.push({ path, reason: "no_checkpoint", message: `${path}: its checkpoint was dropped (limits.maxCheckpointBytes), so it was left as it is.` });
-        }
-      }
-      for (const [path, changes] of byPath) {
-        const first = changes[0];
-        const last = changes.at(-1)!;
-        if (!first.beforeKnown) {
-          notRestored.push({ path, reason: "unknown_content", message: `${path}: its content before ${first.toolName} was not text or too large to keep, so it was left as it is.` });
-          continue;
-        }
-        if (uncovered.has(path)) {
-          notRestored.push({ path, reason: "no_checkpoint", message: `${path}: an older checkpoint of it was dropped (limits.maxCheckpointBytes), so it was left as it is.` });
-          continue;
-        }
-        let now: string | null | undefined;
+  return serialized(runtime.handle, () =>
+    runtime.whileRewinding(async () => {
+      for (let attempt = 1; ; attempt++) {
         try {
-          now = await readWorkspaceText(cwd, path, fileOptions(app), signal);
+          return await rewindOnce(params, context.app, runtime);
         } catch (error) {
-          notRestored.push({ path, reason: "failed", message: `${path}: ${failure(error)}` });
-          continue;
+          if (!(error instanceof TruncateConflictError) || attempt === REWIND_TRIES) throw error;
         }
-        if ((now === undefined || contentHash(now) !== last.afterHash) && params.force !== true) {
-          notRestored.push({
-            path,
-            reason: "changed_on_disk",
-            message: `${path} changed on disk since ${last.toolName} wrote it; left as it is (force restores it).`,
-          });
-          continue;
-        }
-        const action = first.before === null ? "removed" : now === null ? "created" : "restored";
-        plan.push({ path, before: first.before, found: now, action });
       }
-    }
-
-    const document: RewindDocument = {
-      version: 1,
-      fromPosition: at,
-      records,
-      checkpoints: theirs,
-      files: plan.map((p) => ({ path: p.path, ...(p.found !== undefined ? { found: p.found } : {}), wroteHash: contentHash(p.before) })),
-    };
-    runtime.assertCanBegin();
-    await handle.writeDocument("rewind", document);
-    await runtime.commit(handle.truncateRecords(at), () => {});
-    await writeCheckpoints(handle, kept);
-    for (const p of plan) {
-      try {
-        await putWorkspaceText(cwd, p.path, p.before, fileOptions(app), signal);
-        restored.push({ path: p.path, action: p.action });
-      } catch (error) {
-        if (!(error instanceof FileToolError)) app.log.error(`rewind of ${runtime.id}: could not restore ${p.path}`, error);
-        notRestored.push({ path: p.path, reason: "failed", message: `${p.path}: ${failure(error)}` });
-      }
-    }
-    runtime.publish("conversation_rewound", { action: "rewind", fromPosition: at, recordCount: handle.recordCount, filesRestored: restored });
-    await runtime.delivered();
-    return {
-      fromPosition: at,
-      recordsRemoved: records.length,
-      filesRestored: restored,
-      filesNotRestored: notRestored,
-      unrestorableCalls: unrestorableCalls(app, records),
-    };
-  });
+    }),
+  );
 };
+
+async function rewindOnce(params: ConversationRewindParams, app: App, runtime: ConversationRuntime): Promise<ConversationRewindResult> {
+  const { handle } = runtime;
+  runtime.assertCanBegin();
+  const found = await recordsFrom(runtime, params.beforeRecordId);
+  if (!found) throw RpcError.invalidParam("beforeRecordId", `no record ${params.beforeRecordId} in conversation ${runtime.id}`);
+  const { at, records } = found;
+  const unsettled = await unsettledRound((from, to) => handle.readRecords(from, to), at);
+  if (unsettled) {
+    throw RpcError.invalidParam(
+      "beforeRecordId",
+      `rewinding to it would leave the tool round of the assistant message at position ${unsettled.at} unanswered (${unsettled.why}); rewind to that message, or to after its calls' records`,
+    );
+  }
+  const taken = new Set(records.map((r) => r.id));
+  const all = await readCheckpoints(handle);
+  const theirs = all.filter((c) => taken.has(c.recordId));
+  const kept = all.filter((c) => !taken.has(c.recordId));
+
+  const restored: RestoredFile[] = [];
+  const notRestored: UnrestoredFile[] = [];
+  const plan: { path: string; before: string | null; found: string | null | undefined; action: RestoredFile["action"] }[] = [];
+  const cwd = handle.conversation.workspace ?? process.cwd();
+  const signal = new AbortController().signal;
+  if (params.restoreFiles) {
+    // A file tool call that changed a file (its record has a diff) but whose checkpoint was dropped.
+    const covered = new Set(theirs.map((c) => c.recordId));
+    const uncovered = new Set<string>();
+    for (const r of records) {
+      if (r.type === "tool_call" && CHECKPOINTED_TOOLS.has(r.toolName) && r.diff !== undefined && !covered.has(r.id)) {
+        uncovered.add(typeof r.arguments.path === "string" ? r.arguments.path : r.toolCallId);
+      }
+    }
+    const byPath = new Map<string, FileCheckpoint[]>();
+    for (const c of theirs) byPath.set(c.path, [...(byPath.get(c.path) ?? []), c]);
+    for (const path of uncovered) {
+      if (!byPath.has(path)) {
+        notRestored.push({ path, reason: "no_checkpoint", message: `${path}: its checkpoint was dropped (limits.maxCheckpointBytes), so it was left as it is.` });
+      }
+    }
+    for (const [path, changes] of byPath) {
+      const first = changes[0];
+      const last = changes.at(-1)!;
+      if (!first.beforeKnown) {
+        notRestored.push({ path, reason: "unknown_content", message: `${path}: its content before ${first.toolName} was not text or too large to keep, so it was left as it is.` });
+        continue;
+      }
+      if (uncovered.has(path)) {
+        notRestored.push({ path, reason: "no_checkpoint", message: `${path}: an older checkpoint of it was dropped (limits.maxCheckpointBytes), so it was left as it is.` });
+        continue;
+      }
+      let now: string | null | undefined;
+      try {
+        now = await readWorkspaceText(cwd, path, fileOptions(app), signal);
+      } catch (error) {
+        notRestored.push({ path, reason: "failed", message: `${path}: ${failure(error)}` });
+        continue;
+      }
+      if ((now === undefined || contentHash(now) !== last.afterHash) && params.force !== true) {
+        notRestored.push({
+          path,
+          reason: "changed_on_disk",
+          message: `${path} changed on disk since ${last.toolName} wrote it; left as it is (force restores it).`,
+        });
+        continue;
+      }
+      const action = first.before === null ? "removed" : now === null ? "created" : "restored";
+      plan.push({ path, before: first.before, found: now, action });
+    }
+  }
+
+  const document: RewindDocument = {
+    version: 1,
+    fromPosition: at,
+    records,
+    checkpoints: theirs,
+    files: plan.map((p) => ({ path: p.path, ...(p.found !== undefined ? { found: p.found } : {}), wroteHash: contentHash(p.before) })),
+  };
+  runtime.assertCanBegin();
+  await handle.writeDocument("rewind", document);
+  // Only if nothing was appended since the records were read: else this try starts over.
+  await runtime.commit(handle.truncateRecords(at, at + records.length), () => {});
+  await writeCheckpoints(handle, kept);
+  for (const p of plan) {
+    try {
+      await putWorkspaceText(cwd, p.path, p.before, fileOptions(app), signal);
+      restored.push({ path: p.path, action: p.action });
+    } catch (error) {
+      if (!(error instanceof FileToolError)) app.log.error(`rewind of ${runtime.id}: could not restore ${p.path}`, error);
+      notRestored.push({ path: p.path, reason: "failed", message: `${p.path}: ${failure(error)}` });
+    }
+  }
+  runtime.publish("conversation_rewound", { action: "rewind", fromPosition: at, recordCount: handle.recordCount, filesRestored: restored });
+  await runtime.delivered();
+  return {
+    fromPosition: at,
+    recordsRemoved: records.length,
+    filesRestored: restored,
+    filesNotRestored: notRestored,
+    unrestorableCalls: unrestorableCalls(app, records),
+  };
+}
 
 export const conversationUnrewind: MethodHandlers["conversation.unrewind"] = async (params, { app }, runtime) => {
   runtime.assertCanBegin();
   const { handle } = runtime;
-  return serialized(handle, async (): Promise<ConversationUnrewindResult> => {
+  return serialized(handle, () => runtime.whileRewinding(async (): Promise<ConversationUnrewindResult> => {
     runtime.assertCanBegin();
     const document = (await handle.readDocument("rewind")) as RewindDocument | undefined;
     if (!document) throw RpcError.of("NOTHING_TO_UNREWIND", `conversation ${runtime.id} has no rewind to put back`);
@@ -235,5 +253,5 @@ export const conversationUnrewind: MethodHandlers["conversation.unrewind"] = asy
     });
     await runtime.delivered();
     return { fromPosition: document.fromPosition, recordsRestored: document.records.length, filesRestored: restored, filesNotRestored: notRestored };
-  });
+  }));
 };

@@ -99,9 +99,12 @@ export interface ConversationHandle {
    * Remove the records at positions `from` and later (conversation.rewind):
    * gone from recordCount, readRecords and the open round once resolved. A
    * truncation that rejects removed nothing. In order with the other
-   * mutations of the handle.
+   * mutations of the handle. With `ifCount`, it happens only if the
+   * conversation still has exactly that many records when its turn comes
+   * (else it rejects with TruncateConflictError): an append that got in
+   * first is never taken away unseen.
    */
-  truncateRecords(from: number): Promise<void>;
+  truncateRecords(from: number, ifCount?: number): Promise<void>;
   /** Replace the metadata (title, model, settings, updatedAt…). recordCount and createdAt are kept by the store. */
   update(conversation: Conversation): Promise<void>;
   /** Durable once resolved; lowering it is a no-op. */
@@ -201,6 +204,17 @@ export class ConversationDamagedError extends Error {
   ) {
     super(`conversation ${conversationId} is damaged: ${problem}`);
     this.name = "ConversationDamagedError";
+  }
+}
+
+/** truncateRecords' `ifCount` no longer held: records were appended (or taken) meanwhile; nothing was removed. */
+export class TruncateConflictError extends Error {
+  constructor(
+    readonly expected: number,
+    readonly actual: number,
+  ) {
+    super(`the conversation has ${actual} records, not the ${expected} the truncation was computed for`);
+    this.name = "TruncateConflictError";
   }
 }
 

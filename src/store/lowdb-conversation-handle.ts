@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { Conversation, ConversationRecord, ToolCallRecord } from "../../protocol/index.js";
 import type { AssetReservation } from "./asset-quota.js";
 import { CommitQueue, settleGroup, type Queued } from "./commit-queue.js";
-import type { AssetInfo, ConversationDamagedError, ConversationDocument, ConversationHandle, RunState } from "./conversation-store.js";
+import { TruncateConflictError, type AssetInfo, type ConversationDamagedError, type ConversationDocument, type ConversationHandle, type RunState } from "./conversation-store.js";
 import { LowdbAssets } from "./lowdb-assets.js";
 import { isAssistantMessage, jsonSize, recordsBytes, stateOf, type HandleState, type OpenCall } from "./lowdb-conversation-load.js";
 import { META_FILE, checkSegment, readJsonFile, segmentFileName, type MetaData, type SegmentData } from "./lowdb-file-checks.js";
@@ -190,7 +190,7 @@ export class LowdbConversationHandle extends QueuedConversationHandle implements
 
   #step(queue: Queued<Op>[]): Promise<void> {
     const { op } = queue[0];
-    if (op.kind === "truncate") return this.#commitTruncate(queue.shift()!, op.from);
+    if (op.kind === "truncate") return this.#commitTruncate(queue.shift()!, op.from, op.ifCount);
     return isMetaOp(op) ? this.#commitMeta(queue) : this.#commitRecords(queue);
   }
 
@@ -202,10 +202,11 @@ export class LowdbConversationHandle extends QueuedConversationHandle implements
    * happen; its caller was not answered). Later segments go newest first, so
    * the segment numbers never have a gap.
    */
-  async #commitTruncate(item: Queued<Op>, from: number): Promise<void> {
+  async #commitTruncate(item: Queued<Op>, from: number, ifCount: number | undefined): Promise<void> {
     const state = this.#state;
     const counts = state.segmentCounts;
     const total = state.meta.conversation.recordCount;
+    if (ifCount !== undefined && ifCount !== total) return item.reject(new TruncateConflictError(ifCount, total));
     if (from >= total) return item.resolve();
     let segment = 0;
     let start = 0;

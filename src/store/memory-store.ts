@@ -8,6 +8,7 @@ import type {
   DamagedConversation,
   RunState,
 } from "./conversation-store.js";
+import { TruncateConflictError } from "./conversation-store.js";
 import { AssetUsage, UNLIMITED_ASSETS, type AssetLimits } from "./asset-quota.js";
 import { isValidConversationId } from "./conversation-id.js";
 import { compareNewestFirst, selectPage, toPage } from "./list-page.js";
@@ -124,8 +125,9 @@ class MemoryConversationHandle implements ConversationHandle {
     this.#refreshOpenRound();
   }
 
-  async truncateRecords(from: number): Promise<void> {
+  async truncateRecords(from: number, ifCount?: number): Promise<void> {
     await settle();
+    if (ifCount !== undefined && ifCount !== this.#records.length) throw new TruncateConflictError(ifCount, this.#records.length);
     if (from >= this.#records.length) return;
     for (const record of this.#records.splice(from)) this.#positions.delete(record.id);
     this.conversation = { ...this.conversation, recordCount: this.#records.length, updatedAt: new Date().toISOString() };

@@ -2,7 +2,7 @@ import type { Conversation, ConversationRecord, ToolCallRecord } from "../../pro
 import { ASSET_ID_PATTERN } from "../../protocol/index.js";
 import { checkAssetQuota, UNLIMITED_ASSETS, type AssetLimits } from "./asset-quota.js";
 import { CommitQueue, type Queued } from "./commit-queue.js";
-import type { AssetInfo, ConversationDocument, ConversationHandle, RunState } from "./conversation-store.js";
+import { TruncateConflictError, type AssetInfo, type ConversationDocument, type ConversationHandle, type RunState } from "./conversation-store.js";
 import { FencedError } from "./fenced-error.js";
 import { StoreRefusal, type PostgresDatabase, type Query } from "./postgres-database.js";
 import { QueuedConversationHandle, type WriteOp } from "./queued-handle.js";
@@ -346,6 +346,10 @@ export class PostgresConversationHandle extends QueuedConversationHandle<Op> imp
         dirty = true;
       } else if (op.kind === "truncate") {
         // Alone in its group (see #step).
+        if (op.ifCount !== undefined && op.ifCount !== base) {
+          refused.set(item, new TruncateConflictError(op.ifCount, base));
+          continue;
+        }
         if (op.from < base) truncateFrom = op.from;
       }
     }

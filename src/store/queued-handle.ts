@@ -14,7 +14,7 @@ export type WriteOp =
   | { kind: "update"; conversation: Conversation }
   | { kind: "reserve"; upTo: number }
   | { kind: "runState"; state: RunState }
-  | { kind: "truncate"; from: number };
+  | { kind: "truncate"; from: number; ifCount?: number };
 
 export abstract class QueuedConversationHandle<Op extends { kind: string } = WriteOp> {
   /** Why the handle was retired; null while it is in use. */
@@ -39,9 +39,9 @@ export abstract class QueuedConversationHandle<Op extends { kind: string } = Wri
     return this.push({ kind: "update", conversation });
   }
 
-  truncateRecords(from: number): Promise<void> {
+  truncateRecords(from: number, ifCount?: number): Promise<void> {
     if (!Number.isInteger(from) || from < 0) return Promise.reject(new Error(`truncate at ${from}: not a position`));
-    return this.push({ kind: "truncate", from });
+    return this.push({ kind: "truncate", from, ...(ifCount !== undefined ? { ifCount } : {}) });
   }
 
   reserveSeq(upTo: number): Promise<void> {
