@@ -198,9 +198,11 @@ export class LowdbConversationHandle extends QueuedConversationHandle implements
    * Remove the records from `from` on. meta.json is written first, with the
    * lower count: until the segment files follow, a crash leaves more records
    * in them than meta counts, which load takes as a crash between a segment
-   * write and its meta write, and counts them back (the truncation did not
-   * happen; its caller was not answered). Later segments go newest first, so
-   * the segment numbers never have a gap.
+   * write and its meta write, and counts them back. Later segments go newest
+   * first, so the segment numbers never have a gap. A crash part way thus
+   * leaves a prefix of the records, at least the `from` kept, never a
+   * damaged conversation (test/store/store-truncate.test.ts); its caller was
+   * not answered.
    */
   async #commitTruncate(item: Queued<Op>, from: number, ifCount: number | undefined): Promise<void> {
     const state = this.#state;

@@ -10,7 +10,7 @@
 import { describe, expect, it } from "vitest";
 import type { ConversationRecord } from "../../protocol/index.js";
 import { AssetQuotaError, type AssetLimits } from "../../src/store/asset-quota.js";
-import { InvalidCursorError, type AssetInfo, type ConversationStore, type RunState } from "../../src/store/conversation-store.js";
+import { InvalidCursorError, TruncateConflictError, type AssetInfo, type ConversationStore, type RunState } from "../../src/store/conversation-store.js";
 import { compareNewestFirst } from "../../src/store/list-page.js";
 import { MemoryConversationStore } from "../../src/store/memory-store.js";
 import { postgresReachable, usePostgresDatabase } from "../harness/postgres-db.js";
@@ -495,6 +495,9 @@ describe.each(subjects)("%s: the ConversationStore contract", (_name, subject, a
     expect(ids(await handle.readRecords())).toEqual(ids(records.slice(0, 3)));
     expect(handle.openToolCalls).toEqual([toolCall(2, "completed", "two")]);
     await handle.truncateRecords(10); // past the end: nothing
+    expect(handle.recordCount).toBe(3);
+    // Computed for 4 records, but there are 3 (an append got in, or was taken): refused, nothing removed.
+    await expect(handle.truncateRecords(1, 4)).rejects.toBeInstanceOf(TruncateConflictError);
     expect(handle.recordCount).toBe(3);
     // The ids taken away may come back (unrewind appends them again).
     await handle.append(records[3]!);
