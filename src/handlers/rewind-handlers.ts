@@ -195,6 +195,11 @@ async function rewindOnce(params: ConversationRewindParams, app: App, runtime: C
       notRestored.push({ path: p.path, reason: "failed", message: `${p.path}: ${failure(error)}` });
     }
   }
+  if (restored.length < plan.length) {
+    // Unrewind must not "put back" a file this rewind never wrote.
+    const written = new Set(restored.map((f) => f.path));
+    await handle.writeDocument("rewind", { ...document, files: document.files.filter((f) => written.has(f.path)) });
+  }
   runtime.publish("conversation_rewound", { action: "rewind", fromPosition: at, recordCount: handle.recordCount, filesRestored: restored });
   await runtime.delivered();
   return {
