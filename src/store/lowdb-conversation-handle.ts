@@ -58,6 +58,8 @@ export class LowdbConversationHandle extends QueuedConversationHandle implements
   /** Bumped by every segment commit: a disk read begun before one must not be cached after it. */
   #epoch = 0;
   readonly #reads = new Map<number, { epoch: number; promise: Promise<CachedSegment> }>();
+  /** A truncation is removing segment files (see #readSegment). */
+  #truncating = false;
   /** One writer per document file (LowdbFile's rule). */
   readonly #documents = new Map<ConversationDocument, LowdbFile<{ value: unknown }>>();
 
@@ -223,15 +225,18 @@ export class LowdbConversationHandle extends QueuedConversationHandle implements
       next = stateOf({ meta: { ...state.meta, conversation }, segmentCounts, lastSegmentBytes: recordsBytes(records), openRound });
       await this.#meta.write(this.#metaData(next));
       this.#metaBehind = false;
+      this.#truncating = true;
       for (let s = counts.length - 1; s > segment; s--) await rm(join(this.#ctx.dir, segmentFileName(s)), { force: true });
       await new LowdbFile<SegmentData>(join(this.#ctx.dir, segmentFileName(segment))).write({ records });
     } catch (error) {
+      this.#truncating = false;
       // A failure after meta was written leaves files a load reads back as before the truncation (see above);
       // this handle's view must not run ahead of them, so it stays as it was too.
       item.reject(error);
       return;
     }
     this.#state = next;
+    this.#truncating = false;
     this.#epoch++;
     this.#ctx.cache.dropOwner(this.#owner);
     this.#ctx.cache.put(this.#owner, segment, { records, bytes: recordsBytes(records) + SEGMENT_OVERHEAD });
@@ -438,6 +443,11 @@ export class LowdbConversationHandle extends QueuedConversationHandle implements
   async #readSegment(segment: number, count: number): Promise<CachedSegment> {
     const name = segmentFileName(segment);
     const read = await readJsonFile<SegmentData>(join(this.#ctx.dir, name), name, checkSegment);
+    // Not damage: a truncation removed or shortened it while this read was on its way.
+    const raced = this.#truncating || segment >= this.#state.segmentCounts.length || count > this.#state.segmentCounts[segment];
+    if (raced && (!read.ok ? read.missing : read.data.records.length < count)) {
+      throw new Error(`records of ${name} were taken back (conversation.rewind) while they were being read`);
+    }
     if (!read.ok) throw this.#ctx.damaged(read.problem);
     if (read.data.records.length < count) {
       throw this.#ctx.damaged(`${name} holds ${read.data.records.length} records, ${count} were stored in it`);

@@ -60,3 +60,22 @@ it("after a clean truncation the conversation reloads with the records kept and 
   for (const n of range(5, 20)) await handle.append(message(n));
   expect(handle.recordCount).toBe(7);
 });
+
+it("reads racing a truncation never mark the conversation damaged", async () => {
+  // No cache: every read goes to the files the truncation removes and rewrites.
+  const store = await dir.open({ segmentSize: 4, cacheBytes: 1 });
+  const handle = await store.create(conversation("c_race"));
+  for (const n of range(40)) await handle.append(message(n));
+  for (const cut of [30, 17, 5]) {
+    let done = false;
+    const truncating = handle.truncateRecords(cut).finally(() => (done = true));
+    const outcomes: (number | string)[] = [];
+    while (!done) outcomes.push(await handle.readRecords().then((records) => records.length, (error: Error) => error.message));
+    await truncating;
+    for (const outcome of outcomes) {
+      if (typeof outcome === "string") expect(outcome).toMatch(/taken back \(conversation\.rewind\) while they were being read/);
+    }
+  }
+  expect(store.damaged()).toEqual([]);
+  expect((await handle.readRecords()).map((r) => r.id)).toEqual(ids(5));
+});
