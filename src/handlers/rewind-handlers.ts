@@ -91,8 +91,9 @@ const REWIND_TRIES = 3;
 
 export const conversationRewind: MethodHandlers["conversation.rewind"] = async (params, context, runtime) => {
   runtime.assertCanBegin();
-  return serialized(runtime.handle, () =>
-    runtime.whileRewinding(async () => {
+  // Marked at once (not after the queue below): a step sent right behind it must find it.
+  return runtime.whileRewinding(() =>
+    serialized(runtime.handle, async () => {
       for (let attempt = 1; ; attempt++) {
         try {
           return await rewindOnce(params, context.app, runtime);
@@ -214,7 +215,7 @@ async function rewindOnce(params: ConversationRewindParams, app: App, runtime: C
 export const conversationUnrewind: MethodHandlers["conversation.unrewind"] = async (params, { app }, runtime) => {
   runtime.assertCanBegin();
   const { handle } = runtime;
-  return serialized(handle, () => runtime.whileRewinding(async (): Promise<ConversationUnrewindResult> => {
+  return runtime.whileRewinding(() => serialized(handle, async (): Promise<ConversationUnrewindResult> => {
     runtime.assertCanBegin();
     const document = (await handle.readDocument("rewind")) as RewindDocument | undefined;
     if (!document) throw RpcError.of("NOTHING_TO_UNREWIND", `conversation ${runtime.id} has no rewind to put back`);

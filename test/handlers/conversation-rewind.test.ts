@@ -176,6 +176,26 @@ describe("conversation.rewind on the embedded store", () => {
     expect((await fx.client.conversation.get({ conversationId: id })).conversation.recordCount).toBe(records!.length + 2);
   });
 
+  it("a step asked while a rewind runs waits for it: its model request holds none of the records taken back", async () => {
+    const ws = await freshDir("ws");
+    const fx = await start({ config: { server: { dataDir: await freshDir("data") } } });
+    const { id, assistantId } = await editingTurn(fx, ws);
+    const events = new EventRecorder(fx.client, id);
+    await fx.client.conversation.subscribe({ conversationId: id });
+    fx.fake.enqueue({ kind: "reply", text: ["Again."] });
+    const requestsBefore = fx.fake.requests.length;
+    const [rewound, step] = await Promise.all([
+      fx.client.conversation.rewind({ conversationId: id, beforeRecordId: assistantId, restoreFiles: true }),
+      fx.client.step({ conversationId: id }),
+    ]);
+    expect(rewound.recordsRemoved).toBeGreaterThan(0);
+    await events.waitForEnd(step.generationId);
+    expect(fx.fake.requests.length).toBe(requestsBefore + 1);
+    const shown = fx.fake.messagesOf(requestsBefore);
+    expect(shown.filter((m) => m.role !== "system").map((m) => [m.role, m.content])).toEqual([["user", "change the files"]]);
+    expect(await read(ws, "a.txt")).toBe("one\n");
+  });
+
   it("the byte bound drops the oldest checkpoint with a checkpoint_dropped notice; a rewind then reports that file", async () => {
     const ws = await freshDir("ws");
     const fx = await start({ config: { server: { dataDir: await freshDir("data") }, limits: { maxCheckpointBytes: 900 } } });
