@@ -51,7 +51,7 @@ export const ModelCapabilitiesConfig = z
       .min(1)
       .optional()
       .describe(
-        "The model's context window in tokens, as reported by models.list and usage_updated's context.windowTokens (informational: agentwire bounds requests by limits.maxContextBytes). A conversation filling 80 % of it gets a context_nearly_full notice.",
+        "The model's context window in tokens, as reported by models.list and usage_updated's context.windowTokens (informational: agentwire bounds requests by limits.maxContextBytes). A conversation filling 80 % of it gets a context_nearly_full notice, and one whose next request would pass its settings.autoCompact share of it (default 0.85) is compacted first; without it there is no automatic compaction but after the endpoint refuses a request as too long.",
       ),
     pricing: ModelPricing.optional().describe(ModelPricing.description!).meta({ defaultText: "none: costs are null" }),
   })

@@ -158,6 +158,12 @@ export const LimitsSection = z
     ),
     maxSubscriptionsPerConnection: count(1000).describe("Conversations one connection may subscribe to."),
     maxGenerations: count(1000).describe("Generations running at once."),
+    maxQueuedMessages: count(32).describe(
+      "Messages one conversation holds for later (message.append delivery steer or queue while a generation runs); one more is refused (LIMIT_EXCEEDED) and nothing is stored.",
+    ),
+    maxQueuedBytes: bytes(2 * MiB).describe(
+      "Bytes (UTF-8, as stored) of the messages one conversation holds for later, all together; a message that would pass it is refused (LIMIT_EXCEEDED) and nothing is stored. Held messages travel whole in state.queue and every queue_changed, so this keeps those frames within maxReplyBytes and the event log.",
+    ),
     maxLoadedConversations: count(10_000)
       .describe("Conversations kept in memory at most; beyond it the least recently used that are not running are unloaded.")
       .meta({ flag: "--max-loaded-conversations N" }),

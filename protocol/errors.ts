@@ -126,6 +126,15 @@ export const ErrorTable = {
     doc: "A generation is already running in this conversation; `interrupt` it or wait for it to end.",
     data: z.object({ generationId: z.string().describe("The generation that is running.") }),
   },
+  GENERATION_CHANGED: {
+    code: -32023,
+    meaning: "The generation the request expected is not the one running",
+    doc: "message.append named an expectedGenerationId that is not the running generation (it ended, or another one runs). Nothing was stored; `data.generationId` names the one running now (null when none runs): look at what happened, then send again.",
+    data: z.object({
+      expectedGenerationId: z.string().describe("The generation the request expected."),
+      generationId: z.string().nullable().describe("The generation running now; null when none runs."),
+    }),
+  },
   NOTHING_TO_UNREWIND: {
     code: -32024,
     meaning: "Nothing to unrewind",

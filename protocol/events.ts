@@ -1,5 +1,6 @@
 import * as z from "zod";
 import {
+  QueuedMessage,
   Conversation,
   ConversationId,
   GenerationError,
@@ -39,7 +40,15 @@ export const ConnectedNotification = z
   })
   .describe("Sent once right after a successful initialize. Carries no conversationId or seq.");
 
-export const MessageAddedNotification = ConversationEventBase.extend({ record: MessageRecord.describe("The stored message.") }).describe(
+export const MessageAddedNotification = ConversationEventBase.extend({
+  record: MessageRecord.describe("The stored message."),
+  delivery: z
+    .enum(["steered", "queued"])
+    .optional()
+    .describe(
+      "How a held message got here: steered — taken into the running generation at its next model call; queued — taken from the queue to start a generation. Absent for everything else.",
+    ),
+}).describe(
   "A message was stored (appended by a client, written by the model, or a server notice).",
 );
 
@@ -140,3 +149,12 @@ export const ErrorNotification = ConversationEventBase.extend({
 export const PlanUpdatedNotification = GenerationEventBase.extend({
   entries: PlanEntries.describe("The whole plan now, in order (it replaces the previous one; empty: cleared)."),
 }).describe("The model's update_plan call set the conversation's plan; state.plan holds it from now on.");
+
+export const QueueChangedNotification = ConversationEventBase.extend({
+  messages: z.array(QueuedMessage).describe("Every held message now, oldest first (empty: the queue is empty)."),
+  reason: z
+    .enum(["added", "taken", "removed", "cleared"])
+    .describe(
+      "added: message.append held a message; taken: a held message was stored (steered into the generation, or taken to start one); removed: queue.remove; cleared: queue.clear or the conversation was deleted.",
+    ),
+}).describe("The conversation's held messages (message.append delivery steer or queue) changed; state.queue holds the same list.");

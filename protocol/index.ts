@@ -17,4 +17,5 @@ export * from "./skills.js";
 export * from "./events.js";
 export * from "./usage-events.js";
 export * from "./rewind.js";
+export * from "./compaction.js";
 export * from "./inventory.js";

@@ -9,6 +9,7 @@ import type * as z from "zod";
 import type { ErrorCodeName } from "./errors.js";
 import * as A from "./assets.js";
 import * as C from "./conversation.js";
+import * as Cp from "./compaction.js";
 import * as E from "./events.js";
 import * as G from "./generation.js";
 import * as M from "./messages.js";
@@ -130,7 +131,7 @@ export const requests = {
     params: C.ConversationForkParams,
     result: C.ConversationForkResult,
     description:
-      "Copy a conversation's records (all, or the first `atRecord`) into a new conversation with the same model, system prompt, workspace and settings, titled \"<title> (fork)\" unless `title` is given. Records get new ids (toolCallIds are kept). Only settled records are copied: a running generation's open tool round is left out. The two conversations are independent afterwards.",
+      "Copy a conversation's records (all, or the first `atRecord`) into a new conversation with the same model, system prompt, workspace and settings, titled \"<title> (fork)\" unless `title` is given. Records get new ids (toolCallIds are kept). Only settled records are copied: a running generation's open tool round is left out. The fork starts with the plan as it was at the fork point (state.plan: the one set by the last completed update_plan call among the copied records, none when there is none), not the original's current one, which may come from records left out; it is not announced (plan_updated). Usage totals, lastError, lastGeneration and the auto-confirm budget start afresh. The two conversations are independent afterwards.",
     errors: [...NOT_FOUND, "STORAGE_ERROR"],
     scope: "conversation",
   },
@@ -148,6 +149,14 @@ export const requests = {
     description:
       "Put the last rewind back: its records return to the end of the conversation and the files it restored get the content they had right before it (a file changed on disk since the rewind is left alone unless force). Only while nothing was appended since the rewind (else NOTHING_TO_UNREWIND). Refused while a generation runs. Subscribers get `conversation_rewound` with action unrewind.",
     errors: [...NOT_FOUND, "GENERATION_IN_PROGRESS", "NOTHING_TO_UNREWIND", "STORAGE_ERROR"],
+    scope: "conversation",
+  },
+  "conversation.compact": {
+    params: Cp.ConversationCompactParams,
+    result: Cp.ConversationCompactResult,
+    description:
+      "Compact the conversation: the model writes a summary of it (a fixed prompt, quoted in docs/clients.md, plus `instructions`), stored as a compaction record; from then on the model sees that summary followed by the records after it. Nothing is deleted: conversation.get still returns every record. Runs as the conversation's generation, answered at once with its id (interrupt cancels it, and it is refused while another generation runs or tool calls wait for tool.confirm, and with -32602 when there is nothing to compact: no records, or none since the last compaction). The summary's tokens count in the conversation's usage.",
+    errors: [...NOT_FOUND, "GENERATION_IN_PROGRESS", "MODEL_NOT_CONFIGURED"],
     scope: "conversation",
   },
   "conversation.delete": {
@@ -179,8 +188,29 @@ export const requests = {
     params: M.MessageAppendParams,
     result: M.MessageAppendResult,
     description:
-      "Append a user, system or assistant message; a user message may carry attachments (workspace text files, whole or a line range, and images uploaded with asset.upload). Answered once it is stored; subscribers get `message_added`. User and system messages may be appended while a generation runs (the model sees them on its next call); an assistant message may not (GENERATION_IN_PROGRESS), nor while stored tool calls are pending: it would close their round.",
-    errors: [...NOT_FOUND, "STORAGE_ERROR", "LIMIT_EXCEEDED", "GENERATION_IN_PROGRESS"],
+      "Append a user, system or assistant message; a user message may carry attachments (workspace text files, whole or a line range, and images uploaded with asset.upload). Answered once it is stored (or held); subscribers get `message_added`. While a generation runs, a user or system message is steered into it at its next model call (delivery steer, the default) or queued to start a generation of its own when it completes (delivery queue); both are held by the server, stored, until then (queue_changed). An assistant message may not be appended while a generation runs (GENERATION_IN_PROGRESS), nor while stored tool calls are pending: it would close their round. expectedGenerationId guards against a generation that changed meanwhile (GENERATION_CHANGED); clientMessageId makes a retry safe.",
+    errors: [...NOT_FOUND, "STORAGE_ERROR", "LIMIT_EXCEEDED", "GENERATION_IN_PROGRESS", "GENERATION_CHANGED"],
+    scope: "conversation",
+  },
+  "queue.list": {
+    params: M.QueueListParams,
+    result: M.QueueListResult,
+    description: "The messages the conversation holds for later (message.append delivery steer or queue), oldest first; the same list as state.queue.",
+    errors: NOT_FOUND,
+    scope: "conversation",
+  },
+  "queue.remove": {
+    params: M.QueueRemoveParams,
+    result: M.QueueRemoveResult,
+    description: "Drop one held message by its id before it is taken; subscribers get queue_changed. removed: false when it was already taken or is unknown.",
+    errors: [...NOT_FOUND, "STORAGE_ERROR"],
+    scope: "conversation",
+  },
+  "queue.clear": {
+    params: M.QueueClearParams,
+    result: M.QueueClearResult,
+    description: "Drop every held message; subscribers get queue_changed (when there was any).",
+    errors: [...NOT_FOUND, "STORAGE_ERROR"],
     scope: "conversation",
   },
   "asset.upload": {
@@ -289,6 +319,10 @@ export interface NotificationEntry {
 export const notifications = {
   connected: { params: E.ConnectedNotification, description: "Sent once after initialize." },
   message_added: { params: E.MessageAddedNotification, description: "A message was stored." },
+  queue_changed: {
+    params: E.QueueChangedNotification,
+    description: "The messages held for later (message.append delivery steer or queue) changed: one was held, taken, removed, or all were cleared.",
+  },
   conversation_updated: {
     params: E.ConversationUpdatedNotification,
     description:
@@ -323,6 +357,14 @@ export const notifications = {
   },
   interrupted: { params: E.InterruptedNotification, description: "The generation was interrupted." },
   error: { params: E.ErrorNotification, description: "The generation failed." },
+  compaction_started: {
+    params: Cp.CompactionStartedNotification,
+    description: "A compaction began: conversation.compact, or automatically before a model call (settings.autoCompact, or after the endpoint refused a request as too long).",
+  },
+  compaction_completed: {
+    params: Cp.CompactionCompletedNotification,
+    description: "A compaction record was stored: the model now sees its summary instead of the records before it.",
+  },
   usage_updated: {
     params: U.UsageUpdatedNotification,
     description:

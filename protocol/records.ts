@@ -2,6 +2,7 @@ import * as z from "zod";
 import { Attachment, MAX_ATTACHMENTS } from "./attachments.js";
 import { FileChanges, NetFileChange } from "./file-changes.js";
 import { Plan } from "./plan.js";
+import { ToolCallDisplay, ToolKind } from "./tools.js";
 import { ConversationUsage } from "./usage.js";
 
 /**
@@ -32,6 +33,7 @@ export const DEFAULT_CONVERSATION_SETTINGS = {
   approval: "ask",
   toolPolicy: {},
   confirmTimeoutMs: null,
+  autoCompact: 0.85,
 } as const;
 
 /** Most entries one `settings.toolPolicy` may hold (it is read on every tool call and every model request). */
@@ -129,6 +131,15 @@ export const ConversationSettings = z
     reasoning: ReasoningLevel.nullable()
       .optional()
       .describe("Reasoning effort: off, low, medium or high (low–high sent as `reasoning_effort`; off sends nothing). Null or absent: unset (the model's default)."),
+    autoCompact: z
+      .number()
+      .min(0)
+      .max(1)
+      .nullable()
+      .optional()
+      .describe(
+        `Automatic compaction: when the next model request would fill more than this fraction of the model's declared contextWindow (estimated from the last call's context tokens plus the new input), the conversation is compacted first (see conversation.compact); also once when the endpoint answers that the context is too long (the call is then retried). Default ${DEFAULT_CONVERSATION_SETTINGS.autoCompact} (also when absent). null or 0: off. Always off for a model without a declared contextWindow, except for the retry after a context-length error.`,
+      ),
   })
   .describe("Per-conversation settings; every field has a server default.");
 
@@ -274,19 +285,62 @@ export const ToolCallRecord = z
     netChange: NetFileChange.optional().describe(
       "For a call that changed a file (write_file, edit_file): that file's net change over the generation so far, against its content before the generation. conversation.diff adds these up (the last one per file), so a generation's diff survives a restart.",
     ),
+    kind: ToolKind.optional().describe(
+      "How the call is shown, as tool_pending showed it (from the arguments the model proposed; from the edited ones once it ran with edited arguments, as tool_executing showed it): what kind of thing it does. Absent in records stored before the server kept it, and in imported ones.",
+    ),
+    title: ToolCallDisplay.shape.title.optional().describe("As `kind`: the call's short human title."),
+    locations: ToolCallDisplay.shape.locations.optional().describe("As `kind`: the workspace files the call touches."),
     generationId: z.string().optional().describe("The generation that produced this call."),
     timestamp: Timestamp.describe("When the call was stored (proposed by the model)."),
     completedAt: Timestamp.optional().describe("When the call reached completed, failed or skipped."),
   })
   .describe("A tool call requested by the model, with its confirmation state and result.");
 
+export const CompactionTrigger = z
+  .enum(["manual", "threshold", "context_length"])
+  .describe(
+    "Why a compaction ran. manual: conversation.compact; threshold: the next request would have passed settings.autoCompact; context_length: the endpoint refused a request as too long (the call was retried after it).",
+  );
+
+export const CompactionRecord = z
+  .object({
+    type: z.literal("compaction").describe("Discriminator: a summary that replaces the records before it in what the model sees."),
+    id: z.string().describe("Record id, unique within the server."),
+    summary: z
+      .string()
+      .describe(
+        "The model's summary of the conversation up to this record. From here on the model is sent this summary (as a user message) followed by the records after it; the records before stay stored and are still returned by conversation.get.",
+      ),
+    trigger: CompactionTrigger,
+    instructions: z.string().optional().describe("What the user asked the summary to focus on (conversation.compact `instructions`), if anything."),
+    model: z.string().describe("The model that wrote the summary."),
+    tokensBefore: z
+      .number()
+      .int()
+      .min(0)
+      .describe("Tokens of the context before compaction: the summary request's prompt tokens as the endpoint reported them (an estimate of 4 characters a token when it reported none)."),
+    tokensAfter: z
+      .number()
+      .int()
+      .min(0)
+      .describe("Tokens of the summary (its completion tokens as reported, else an estimate): what the compacted history costs from now on, before the system prompt and tools."),
+    generationId: z.string().optional().describe("The generation that produced this record (a manual compaction runs as a generation of its own)."),
+    timestamp: Timestamp,
+  })
+  .describe("A compaction: the model's summary of everything before it, which the model sees instead of those records.");
+
 export const ConversationRecord = z
-  .discriminatedUnion("type", [MessageRecord, ToolCallRecord])
-  .describe("One entry of a conversation's history: a message or a tool call.");
+  .discriminatedUnion("type", [MessageRecord, ToolCallRecord, CompactionRecord])
+  .describe("One entry of a conversation's history: a message, a tool call or a compaction summary.");
 
 export const PendingTool = ToolCall.extend({
-  changes: FileChanges.optional().describe("As tool_pending's `changes`: what the call would change, for tools that can tell (write_file, edit_file)."),
-}).describe("A tool call waiting for a decision (tool.confirm).");
+  ...ToolCallDisplay.shape,
+  changes: FileChanges.optional().describe(
+    "As tool_pending's `changes`: what the call would change, for tools that can tell (write_file, edit_file). After a restart it is absent until the call is offered again (tool.confirm or step), which computes it anew against the files as they are then.",
+  ),
+}).describe(
+  "A tool call waiting for a decision (tool.confirm), shown as its tool_pending showed it (kind, title, locations are kept with the call, so they also hold after a restart; a call stored before the server kept them shows as kind other, titled by its tool's name).",
+);
 
 export const DamagedConversationEntry = z
   .object({
@@ -334,6 +388,24 @@ export const LastGeneration = z
   })
   .describe("How the conversation's most recent generation ended. Stored with the conversation, so it survives a restart.");
 
+/** How a message held by the server (message.append delivery) is to reach the model. */
+export const QueuedDelivery = z
+  .enum(["steer", "queue"])
+  .describe(
+    "steer: joins the running generation at its next model call (after the tool results of the current round). queue: starts a generation of its own once the running one completes.",
+  );
+
+/** A message the server holds for later: appended with delivery steer or queue while a generation ran. */
+export const QueuedMessage = z
+  .object({
+    delivery: QueuedDelivery,
+    record: MessageRecord.describe("The message as it will be stored: its id and timestamp are kept when it is taken."),
+    clientMessageId: z.string().optional().describe("The clientMessageId it was appended with, if any."),
+  })
+  .describe(
+    "A message held server-side, in order. A steered message the generation did not take (it was interrupted or failed, or the server restarted) is held as a queued one.",
+  );
+
 export const ConversationState = z
   .object({
     generating: z.boolean().describe("True while a generation runs (streaming, waiting for confirmation or running tools)."),
@@ -346,6 +418,11 @@ export const ConversationState = z
     plan: Plan.nullable().describe(
       "The agent's plan as its latest update_plan call left it (plan_updated announces each change); null before the first. Survives a restart.",
     ),
+    queue: z
+      .array(QueuedMessage)
+      .describe(
+        "Messages held by the server, oldest first (message.append delivery steer or queue): what queue.list answers. Non-empty while nothing runs means the last generation was interrupted or failed: they wait for the next generation that completes, or queue.remove / queue.clear. Survives a restart.",
+      ),
   })
   .describe("Live state of a conversation.");
 
@@ -361,8 +438,12 @@ export type MessageRecord = z.infer<typeof MessageRecord>;
 export type ToolCallStatus = z.infer<typeof ToolCallStatus>;
 export type ToolCallRecord = z.infer<typeof ToolCallRecord>;
 export type ConversationRecord = z.infer<typeof ConversationRecord>;
+export type CompactionRecord = z.infer<typeof CompactionRecord>;
+export type CompactionTrigger = z.infer<typeof CompactionTrigger>;
 export type PendingTool = z.infer<typeof PendingTool>;
 export type LastError = z.infer<typeof LastError>;
 export type ConversationState = z.infer<typeof ConversationState>;
+export type QueuedMessage = z.infer<typeof QueuedMessage>;
+export type QueuedDelivery = z.infer<typeof QueuedDelivery>;
 export type GenerationOutcome = z.infer<typeof GenerationOutcome>;
 export type LastGeneration = z.infer<typeof LastGeneration>;

@@ -57,6 +57,12 @@ export const ErrorCodes = {
   /** A generation is already running in this conversation; `interrupt` it or wait for it to end. */
   GENERATION_IN_PROGRESS: -32020,
   /**
+   * message.append named an expectedGenerationId that is not the running generation (it ended, or
+   * another one runs). Nothing was stored; `data.generationId` names the one running now (null when
+   * none runs): look at what happened, then send again.
+   */
+  GENERATION_CHANGED: -32023,
+  /**
    * conversation.unrewind found no rewind to put back: none was made, or records were appended
    * since (a new message or generation makes the rewind final).
    */
@@ -171,6 +177,13 @@ export interface ErrorDataMap {
   GENERATION_IN_PROGRESS: {
     /** The generation that is running. */
     generationId: string;
+  };
+  /** Data of GENERATION_CHANGED. */
+  GENERATION_CHANGED: {
+    /** The generation the request expected. */
+    expectedGenerationId: string;
+    /** The generation running now; null when none runs. */
+    generationId: string | null;
   };
   /** Data of TOOL_CALL_NOT_FOUND. */
   TOOL_CALL_NOT_FOUND: {

@@ -32,6 +32,8 @@ import {
   type ConversationRewindResult,
   type ConversationUnrewindParams,
   type ConversationUnrewindResult,
+  type ConversationCompactParams,
+  type ConversationCompactResult,
   type ConversationDeleteParams,
   type ConversationDeleteResult,
   type ConversationSubscribeParams,
@@ -40,6 +42,12 @@ import {
   type ConversationUnsubscribeResult,
   type MessageAppendParams,
   type MessageAppendResult,
+  type QueueListParams,
+  type QueueListResult,
+  type QueueRemoveParams,
+  type QueueRemoveResult,
+  type QueueClearParams,
+  type QueueClearResult,
   type AssetUploadParams,
   type AssetUploadResult,
   type StepParams,
@@ -133,8 +141,12 @@ export interface ConversationMethods {
    * `conversation.fork`: Copy a conversation's records (all, or the first `atRecord`) into a new
    * conversation with the same model, system prompt, workspace and settings, titled "<title>
    * (fork)" unless `title` is given. Records get new ids (toolCallIds are kept). Only settled
-   * records are copied: a running generation's open tool round is left out. The two conversations
-   * are independent afterwards.
+   * records are copied: a running generation's open tool round is left out. The fork starts with
+   * the plan as it was at the fork point (state.plan: the one set by the last completed update_plan
+   * call among the copied records, none when there is none), not the original's current one, which
+   * may come from records left out; it is not announced (plan_updated). Usage totals, lastError,
+   * lastGeneration and the auto-confirm budget start afresh. The two conversations are independent
+   * afterwards.
    *
    * Errors: NOT_INITIALIZED (-32001), CONVERSATION_NOT_FOUND (-32010), STORAGE_ERROR (-32040),
    * INVALID_PARAMS (-32602).
@@ -166,6 +178,20 @@ export interface ConversationMethods {
    * (-32020), NOTHING_TO_UNREWIND (-32024), STORAGE_ERROR (-32040), INVALID_PARAMS (-32602).
    */
   unrewind(params: ConversationUnrewindParams, options?: RequestOptions): Promise<ConversationUnrewindResult>;
+
+  /**
+   * `conversation.compact`: Compact the conversation: the model writes a summary of it (a fixed
+   * prompt, quoted in docs/clients.md, plus `instructions`), stored as a compaction record; from
+   * then on the model sees that summary followed by the records after it. Nothing is deleted:
+   * conversation.get still returns every record. Runs as the conversation's generation, answered at
+   * once with its id (interrupt cancels it, and it is refused while another generation runs or tool
+   * calls wait for tool.confirm, and with -32602 when there is nothing to compact: no records, or
+   * none since the last compaction). The summary's tokens count in the conversation's usage.
+   *
+   * Errors: NOT_INITIALIZED (-32001), CONVERSATION_NOT_FOUND (-32010), GENERATION_IN_PROGRESS
+   * (-32020), MODEL_NOT_CONFIGURED (-32031), INVALID_PARAMS (-32602).
+   */
+  compact(params: ConversationCompactParams, options?: RequestOptions): Promise<ConversationCompactResult>;
 
   /**
    * `conversation.delete`: Delete a conversation and its records. A running generation is
@@ -200,15 +226,47 @@ export interface MessageMethods {
   /**
    * `message.append`: Append a user, system or assistant message; a user message may carry
    * attachments (workspace text files, whole or a line range, and images uploaded with
-   * asset.upload). Answered once it is stored; subscribers get `message_added`. User and system
-   * messages may be appended while a generation runs (the model sees them on its next call); an
-   * assistant message may not (GENERATION_IN_PROGRESS), nor while stored tool calls are pending: it
-   * would close their round.
+   * asset.upload). Answered once it is stored (or held); subscribers get `message_added`. While a
+   * generation runs, a user or system message is steered into it at its next model call (delivery
+   * steer, the default) or queued to start a generation of its own when it completes (delivery
+   * queue); both are held by the server, stored, until then (queue_changed). An assistant message
+   * may not be appended while a generation runs (GENERATION_IN_PROGRESS), nor while stored tool
+   * calls are pending: it would close their round. expectedGenerationId guards against a generation
+   * that changed meanwhile (GENERATION_CHANGED); clientMessageId makes a retry safe.
    *
    * Errors: NOT_INITIALIZED (-32001), CONVERSATION_NOT_FOUND (-32010), STORAGE_ERROR (-32040),
-   * LIMIT_EXCEEDED (-32050), GENERATION_IN_PROGRESS (-32020), INVALID_PARAMS (-32602).
+   * LIMIT_EXCEEDED (-32050), GENERATION_IN_PROGRESS (-32020), GENERATION_CHANGED (-32023),
+   * INVALID_PARAMS (-32602).
    */
   append(params: MessageAppendParams, options?: RequestOptions): Promise<MessageAppendResult>;
+}
+
+/** The queue.* requests, as `client.queue.<name>(...)`. */
+export interface QueueMethods {
+  /**
+   * `queue.list`: The messages the conversation holds for later (message.append delivery steer or
+   * queue), oldest first; the same list as state.queue.
+   *
+   * Errors: NOT_INITIALIZED (-32001), CONVERSATION_NOT_FOUND (-32010), INVALID_PARAMS (-32602).
+   */
+  list(params: QueueListParams, options?: RequestOptions): Promise<QueueListResult>;
+
+  /**
+   * `queue.remove`: Drop one held message by its id before it is taken; subscribers get
+   * queue_changed. removed: false when it was already taken or is unknown.
+   *
+   * Errors: NOT_INITIALIZED (-32001), CONVERSATION_NOT_FOUND (-32010), STORAGE_ERROR (-32040),
+   * INVALID_PARAMS (-32602).
+   */
+  remove(params: QueueRemoveParams, options?: RequestOptions): Promise<QueueRemoveResult>;
+
+  /**
+   * `queue.clear`: Drop every held message; subscribers get queue_changed (when there was any).
+   *
+   * Errors: NOT_INITIALIZED (-32001), CONVERSATION_NOT_FOUND (-32010), STORAGE_ERROR (-32040),
+   * INVALID_PARAMS (-32602).
+   */
+  clear(params: QueueClearParams, options?: RequestOptions): Promise<QueueClearResult>;
 }
 
 /** The asset.* requests, as `client.asset.<name>(...)`. */
@@ -362,6 +420,7 @@ export class AgentwireClient extends AgentwireClientBase {
     fork: (params, options) => this.request("conversation.fork", params, options),
     rewind: (params, options) => this.request("conversation.rewind", params, options),
     unrewind: (params, options) => this.request("conversation.unrewind", params, options),
+    compact: (params, options) => this.request("conversation.compact", params, options),
     delete: (params, options) => this.request("conversation.delete", params, options),
     subscribe: (params, options) => this.request("conversation.subscribe", params, options),
     unsubscribe: (params, options) => this.request("conversation.unsubscribe", params, options),
@@ -370,6 +429,13 @@ export class AgentwireClient extends AgentwireClientBase {
   /** message.* requests. */
   readonly message: MessageMethods = {
     append: (params, options) => this.request("message.append", params, options),
+  };
+
+  /** queue.* requests. */
+  readonly queue: QueueMethods = {
+    list: (params, options) => this.request("queue.list", params, options),
+    remove: (params, options) => this.request("queue.remove", params, options),
+    clear: (params, options) => this.request("queue.clear", params, options),
   };
 
   /** asset.* requests. */

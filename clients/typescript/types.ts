@@ -236,6 +236,37 @@ export interface ToolCallRecord extends ToolCall {
       problem?: string;
     } | null;
   };
+  /**
+   * How the call is shown, as tool_pending showed it (from the arguments the model proposed; from
+   * the edited ones once it ran with edited arguments, as tool_executing showed it): what kind of
+   * thing it does. Absent in records stored before the server kept it, and in imported ones.
+   */
+  kind?: "read" | "edit" | "delete" | "move" | "search" | "execute" | "think" | "fetch" | "other";
+  /**
+   * As `kind`: the call's short human title.
+   *
+   * @maxLength 120
+   */
+  title?: string;
+  /**
+   * As `kind`: the workspace files the call touches.
+   *
+   * @maxItems 20
+   */
+  locations?: Array<{
+    /**
+     * A file or directory the call touches, relative to the conversation's workspace, with /
+     * separators ("." for the workspace itself).
+     */
+    path: string;
+    /**
+     * The line it starts at (1-based), when the call names one.
+     *
+     * @integer
+     * @minimum 1
+     */
+    line?: number;
+  }>;
   /** The generation that produced this call. */
   generationId?: string;
   /**
@@ -252,8 +283,63 @@ export interface ToolCallRecord extends ToolCall {
   completedAt?: string;
 }
 
-/** One entry of a conversation's history: a message or a tool call. */
-export type ConversationRecord = MessageRecord | ToolCallRecord;
+/**
+ * A compaction: the model's summary of everything before it, which the model sees instead of those
+ * records.
+ */
+export interface CompactionRecord {
+  /** Discriminator: a summary that replaces the records before it in what the model sees. */
+  type: "compaction";
+  /** Record id, unique within the server. */
+  id: string;
+  /**
+   * The model's summary of the conversation up to this record. From here on the model is sent this
+   * summary (as a user message) followed by the records after it; the records before stay stored
+   * and are still returned by conversation.get.
+   */
+  summary: string;
+  /**
+   * Why a compaction ran. manual: conversation.compact; threshold: the next request would have
+   * passed settings.autoCompact; context_length: the endpoint refused a request as too long (the
+   * call was retried after it).
+   */
+  trigger: "manual" | "threshold" | "context_length";
+  /**
+   * What the user asked the summary to focus on (conversation.compact `instructions`), if anything.
+   */
+  instructions?: string;
+  /** The model that wrote the summary. */
+  model: string;
+  /**
+   * Tokens of the context before compaction: the summary request's prompt tokens as the endpoint
+   * reported them (an estimate of 4 characters a token when it reported none).
+   *
+   * @integer
+   * @minimum 0
+   */
+  tokensBefore: number;
+  /**
+   * Tokens of the summary (its completion tokens as reported, else an estimate): what the compacted
+   * history costs from now on, before the system prompt and tools.
+   *
+   * @integer
+   * @minimum 0
+   */
+  tokensAfter: number;
+  /**
+   * The generation that produced this record (a manual compaction runs as a generation of its own).
+   */
+  generationId?: string;
+  /**
+   * ISO-8601 UTC timestamp with milliseconds, e.g. "2026-11-22T04:52:41.123Z".
+   *
+   * @format date-time
+   */
+  timestamp: string;
+}
+
+/** One entry of a conversation's history: a message, a tool call or a compaction summary. */
+export type ConversationRecord = MessageRecord | ToolCallRecord | CompactionRecord;
 
 /** Live state of a conversation. */
 export interface ConversationState {
@@ -277,8 +363,46 @@ export interface ConversationState {
      */
     arguments: Record<string, unknown>;
     /**
+     * What kind of thing the tool does (ACP's tool kinds): read: reads files or data (read_file,
+     * list_files). edit: changes files or content (write_file, edit_file). delete: removes files or
+     * data. move: moves or renames files. search: searches for information (search_files,
+     * web_search). execute: runs a command or code (shell, custom commands). think: internal
+     * reasoning or planning (update_plan). fetch: retrieves external data (web_fetch). other:
+     * anything else, and tools that say nothing about themselves.
+     */
+    kind: "read" | "edit" | "delete" | "move" | "search" | "execute" | "think" | "fetch" | "other";
+    /**
+     * What the call does, for a human: "Edit src/app.ts", "Run npm test", "Fetch example.com".
+     * Derived from the arguments by built-in tools; the tool's title (or name) for others. At most
+     * 120 characters, one line.
+     *
+     * @maxLength 120
+     */
+    title: string;
+    /**
+     * The workspace files the call touches, from its arguments (at most 20); empty when it names
+     * none.
+     *
+     * @maxItems 20
+     */
+    locations: Array<{
+      /**
+       * A file or directory the call touches, relative to the conversation's workspace, with /
+       * separators ("." for the workspace itself).
+       */
+      path: string;
+      /**
+       * The line it starts at (1-based), when the call names one.
+       *
+       * @integer
+       * @minimum 1
+       */
+      line?: number;
+    }>;
+    /**
      * As tool_pending's `changes`: what the call would change, for tools that can tell (write_file,
-     * edit_file).
+     * edit_file). After a restart it is absent until the call is offered again (tool.confirm or
+     * step), which computes it anew against the files as they are then.
      *
      * @maxItems 256
      */
@@ -380,6 +504,23 @@ export interface ConversationState {
      */
     updatedAt: string;
   } | null;
+  /**
+   * Messages held by the server, oldest first (message.append delivery steer or queue): what
+   * queue.list answers. Non-empty while nothing runs means the last generation was interrupted or
+   * failed: they wait for the next generation that completes, or queue.remove / queue.clear.
+   * Survives a restart.
+   */
+  queue: Array<{
+    /**
+     * steer: joins the running generation at its next model call (after the tool results of the
+     * current round). queue: starts a generation of its own once the running one completes.
+     */
+    delivery: "steer" | "queue";
+    /** The message as it will be stored: its id and timestamp are kept when it is taken. */
+    record: MessageRecord;
+    /** The clientMessageId it was appended with, if any. */
+    clientMessageId?: string;
+  }>;
 }
 
 /** Per-conversation settings; every field has a server default. */
@@ -456,6 +597,18 @@ export interface ConversationSettings {
    * nothing). Null or absent: unset (the model's default).
    */
   reasoning?: "off" | "low" | "medium" | "high" | null;
+  /**
+   * Automatic compaction: when the next model request would fill more than this fraction of the
+   * model's declared contextWindow (estimated from the last call's context tokens plus the new
+   * input), the conversation is compacted first (see conversation.compact); also once when the
+   * endpoint answers that the context is too long (the call is then retried). Default 0.85 (also
+   * when absent). null or 0: off. Always off for a model without a declared contextWindow, except
+   * for the retry after a context-length error.
+   *
+   * @minimum 0
+   * @maximum 1
+   */
+  autoCompact?: number | null;
 }
 
 /** A stored conversation whose files cannot be read. */
@@ -1217,6 +1370,18 @@ export interface ConversationCreateParams {
      * nothing). Null or absent: unset (the model's default).
      */
     reasoning?: "off" | "low" | "medium" | "high" | null;
+    /**
+     * Automatic compaction: when the next model request would fill more than this fraction of the
+     * model's declared contextWindow (estimated from the last call's context tokens plus the new
+     * input), the conversation is compacted first (see conversation.compact); also once when the
+     * endpoint answers that the context is too long (the call is then retried). Default 0.85 (also
+     * when absent). null or 0: off. Always off for a model without a declared contextWindow, except
+     * for the retry after a context-length error.
+     *
+     * @minimum 0
+     * @maximum 1
+     */
+    autoCompact?: number | null;
   };
   /**
    * A history to start from (import or reconstruction), oldest first, at most 10000 records, each
@@ -1591,6 +1756,18 @@ export interface ConversationUpdateParams {
      * nothing). Null or absent: unset (the model's default).
      */
     reasoning?: "off" | "low" | "medium" | "high" | null;
+    /**
+     * Automatic compaction: when the next model request would fill more than this fraction of the
+     * model's declared contextWindow (estimated from the last call's context tokens plus the new
+     * input), the conversation is compacted first (see conversation.compact); also once when the
+     * endpoint answers that the context is too long (the call is then retried). Default 0.85 (also
+     * when absent). null or 0: off. Always off for a model without a declared contextWindow, except
+     * for the retry after a context-length error.
+     *
+     * @minimum 0
+     * @maximum 1
+     */
+    autoCompact?: number | null;
   };
 }
 
@@ -1781,6 +1958,42 @@ export interface ConversationUnrewindResult {
   }>;
 }
 
+/**
+ * Params of `conversation.compact`.
+ *
+ * Compact a conversation now.
+ */
+export interface ConversationCompactParams {
+  /**
+   * Conversation id, as returned by conversation.create (e.g. "c_7f3a…"): 1–128 of A–Z, a–z, 0–9, _
+   * and -.
+   *
+   * @pattern ^[A-Za-z0-9_-]{1,128}$
+   */
+  conversationId: string;
+  /**
+   * What the summary should focus on or keep (e.g. "keep the list of failing tests"), added after
+   * the fixed summary prompt; at most 4000 characters.
+   *
+   * @maxLength 4000
+   */
+  instructions?: string;
+}
+
+/**
+ * Result of `conversation.compact`.
+ *
+ * The compaction has started.
+ */
+export interface ConversationCompactResult {
+  /**
+   * The compaction runs as the conversation's generation (interrupt cancels it; step waits for it).
+   * It ends with compaction_completed then generation_complete (final true), or with interrupted or
+   * error.
+   */
+  generationId: string;
+}
+
 /** Parameters of conversation.delete. A running generation is interrupted first. */
 export interface ConversationDeleteParams {
   /**
@@ -1929,14 +2142,125 @@ export interface MessageAppendParams {
      */
     assetId: string;
   }>;
+  /**
+   * What to do with a user or system message while a generation runs (when none runs it is an
+   * ordinary append and this is ignored). steer (the default while one runs): the message joins the
+   * running generation at its next model call, after the tool results of the current round — never
+   * between a tool call and its result; message_added says delivery "steered" when it is taken, and
+   * a generation whose model answered without tools makes one more call for it. queue: the message
+   * is held, in order, and starts a generation of its own when the running one completes (not after
+   * an interrupt or an error: it then stays held, see state.queue). Held messages are stored (they
+   * survive a restart) and bounded by limits.maxQueuedMessages and limits.maxQueuedBytes
+   * (LIMIT_EXCEEDED beyond either). An assistant message cannot be steered or queued.
+   */
+  delivery?: "steer" | "queue";
+  /**
+   * The generation the client believes is running. When it is not the running one (it ended, or
+   * another runs), the append is refused with GENERATION_CHANGED naming the running generation (or
+   * none) and nothing is stored.
+   *
+   * @minLength 1
+   * @maxLength 200
+   */
+  expectedGenerationId?: string;
+  /**
+   * A client-chosen id that makes the append idempotent: a retry with the same id and the same
+   * role, content and attachments answers the message already stored or held (no second record, no
+   * second message_added); the same id with anything different is refused (-32602 on
+   * clientMessageId). The last 256 ids of each conversation are remembered, across restarts.
+   *
+   * @minLength 1
+   * @maxLength 200
+   */
+  clientMessageId?: string;
 }
 
 /**
  * Result of `message.append`.
  *
- * A chat message stored in a conversation.
+ * The message: stored, or held with the id and timestamp it will be stored with.
  */
-export type MessageAppendResult = MessageRecord;
+export interface MessageAppendResult extends MessageRecord {
+  /**
+   * appended (or absent): the message is stored as a record and message_added was sent. steer: held
+   * until the running generation's next model call (message_added then says delivery "steered").
+   * queued: held in the conversation's queue (queue_changed was sent).
+   */
+  delivery?: "appended" | "steer" | "queued";
+}
+
+/** Parameters of queue.list. */
+export interface QueueListParams {
+  /**
+   * Conversation id, as returned by conversation.create (e.g. "c_7f3a…"): 1–128 of A–Z, a–z, 0–9, _
+   * and -.
+   *
+   * @pattern ^[A-Za-z0-9_-]{1,128}$
+   */
+  conversationId: string;
+}
+
+/** Result of queue.list. */
+export interface QueueListResult {
+  /** The held messages, oldest first. */
+  messages: Array<{
+    /**
+     * steer: joins the running generation at its next model call (after the tool results of the
+     * current round). queue: starts a generation of its own once the running one completes.
+     */
+    delivery: "steer" | "queue";
+    /** The message as it will be stored: its id and timestamp are kept when it is taken. */
+    record: MessageRecord;
+    /** The clientMessageId it was appended with, if any. */
+    clientMessageId?: string;
+  }>;
+}
+
+/** Parameters of queue.remove. */
+export interface QueueRemoveParams {
+  /**
+   * Conversation id, as returned by conversation.create (e.g. "c_7f3a…"): 1–128 of A–Z, a–z, 0–9, _
+   * and -.
+   *
+   * @pattern ^[A-Za-z0-9_-]{1,128}$
+   */
+  conversationId: string;
+  /**
+   * The id of the held message (the id message.append answered).
+   *
+   * @minLength 1
+   * @maxLength 200
+   */
+  recordId: string;
+}
+
+/** Result of queue.remove. */
+export interface QueueRemoveResult {
+  /** False when no held message had that id (already taken, removed, or never held). */
+  removed: boolean;
+}
+
+/** Parameters of queue.clear. */
+export interface QueueClearParams {
+  /**
+   * Conversation id, as returned by conversation.create (e.g. "c_7f3a…"): 1–128 of A–Z, a–z, 0–9, _
+   * and -.
+   *
+   * @pattern ^[A-Za-z0-9_-]{1,128}$
+   */
+  conversationId: string;
+}
+
+/** Result of queue.clear. */
+export interface QueueClearResult {
+  /**
+   * How many held messages were dropped.
+   *
+   * @integer
+   * @minimum 0
+   */
+  removed: number;
+}
 
 /** Parameters of asset.upload. */
 export interface AssetUploadParams {
@@ -2736,6 +3060,38 @@ export interface ConnectedNotification {
 export interface MessageAddedNotification extends ConversationEventBase {
   /** The stored message. */
   record: MessageRecord;
+  /**
+   * How a held message got here: steered — taken into the running generation at its next model
+   * call; queued — taken from the queue to start a generation. Absent for everything else.
+   */
+  delivery?: "steered" | "queued";
+}
+
+/**
+ * Params of the `queue_changed` notification.
+ *
+ * The conversation's held messages (message.append delivery steer or queue) changed; state.queue
+ * holds the same list.
+ */
+export interface QueueChangedNotification extends ConversationEventBase {
+  /** Every held message now, oldest first (empty: the queue is empty). */
+  messages: Array<{
+    /**
+     * steer: joins the running generation at its next model call (after the tool results of the
+     * current round). queue: starts a generation of its own once the running one completes.
+     */
+    delivery: "steer" | "queue";
+    /** The message as it will be stored: its id and timestamp are kept when it is taken. */
+    record: MessageRecord;
+    /** The clientMessageId it was appended with, if any. */
+    clientMessageId?: string;
+  }>;
+  /**
+   * added: message.append held a message; taken: a held message was stored (steered into the
+   * generation, or taken to start one); removed: queue.remove; cleared: queue.clear or the
+   * conversation was deleted.
+   */
+  reason: "added" | "taken" | "removed" | "cleared";
 }
 
 /**
@@ -3160,6 +3516,53 @@ export interface ErrorNotification extends ConversationEventBase, GenerationErro
 }
 
 /**
+ * Params of the `compaction_started` notification.
+ *
+ * The model is writing a summary of the conversation (nothing is streamed; compaction_completed
+ * follows, or the generation ends interrupted or with an error).
+ */
+export interface CompactionStartedNotification extends GenerationEventBase {
+  /**
+   * Why a compaction ran. manual: conversation.compact; threshold: the next request would have
+   * passed settings.autoCompact; context_length: the endpoint refused a request as too long (the
+   * call was retried after it).
+   */
+  trigger: "manual" | "threshold" | "context_length";
+  /** The model writing the summary. */
+  model: string;
+}
+
+/**
+ * Params of the `compaction_completed` notification.
+ *
+ * A compaction record was stored: from here on the model sees its summary instead of the records
+ * before it. Its usage_updated came before it (the summary's tokens count in the conversation's
+ * usage; the context is then the summary's size).
+ */
+export interface CompactionCompletedNotification extends GenerationEventBase {
+  /** The stored compaction record's id. */
+  recordId: string;
+  /**
+   * Tokens of the context before compaction: the summary request's prompt tokens as the endpoint
+   * reported them (an estimate of 4 characters a token when it reported none).
+   *
+   * @integer
+   * @minimum 0
+   */
+  tokensBefore: number;
+  /**
+   * Tokens of the summary (its completion tokens as reported, else an estimate): what the compacted
+   * history costs from now on, before the system prompt and tools.
+   *
+   * @integer
+   * @minimum 0
+   */
+  tokensAfter: number;
+  /** The stored compaction record. */
+  record: CompactionRecord;
+}
+
+/**
  * Params of the `usage_updated` notification.
  *
  * A model call finished: its usage, the running totals of its generation and conversation, the
@@ -3330,6 +3733,12 @@ export interface RequestMap {
    * on disk since the rewind is left alone unless force).
    */
   "conversation.unrewind": { params: ConversationUnrewindParams; result: ConversationUnrewindResult };
+  /**
+   * `conversation.compact`: Compact the conversation: the model writes a summary of it (a fixed
+   * prompt, quoted in docs/clients.md, plus `instructions`), stored as a compaction record; from
+   * then on the model sees that summary followed by the records after it.
+   */
+  "conversation.compact": { params: ConversationCompactParams; result: ConversationCompactResult };
   /** `conversation.delete`: Delete a conversation and its records. */
   "conversation.delete": { params: ConversationDeleteParams; result: ConversationDeleteResult };
   /** `conversation.subscribe`: Receive the conversation's notifications on this connection. */
@@ -3344,6 +3753,18 @@ export interface RequestMap {
    * asset.upload).
    */
   "message.append": { params: MessageAppendParams; result: MessageAppendResult };
+  /**
+   * `queue.list`: The messages the conversation holds for later (message.append delivery steer or
+   * queue), oldest first; the same list as state.queue.
+   */
+  "queue.list": { params: QueueListParams; result: QueueListResult };
+  /**
+   * `queue.remove`: Drop one held message by its id before it is taken; subscribers get
+   * queue_changed. removed: false when it was already taken or is unknown.
+   */
+  "queue.remove": { params: QueueRemoveParams; result: QueueRemoveResult };
+  /** `queue.clear`: Drop every held message; subscribers get queue_changed (when there was any). */
+  "queue.clear": { params: QueueClearParams; result: QueueClearResult };
   /**
    * `asset.upload`: Store an image (PNG, JPEG, GIF or WebP, recognised from its bytes) with a
    * conversation, to attach to messages by its id.
@@ -3415,6 +3836,11 @@ export interface NotificationMap {
   /** `message_added`: A message was stored. */
   message_added: MessageAddedNotification;
   /**
+   * `queue_changed`: The messages held for later (message.append delivery steer or queue) changed:
+   * one was held, taken, removed, or all were cleared.
+   */
+  queue_changed: QueueChangedNotification;
+  /**
    * `conversation_updated`: Conversation metadata changed or the conversation was deleted. While a
    * generation runs, a changed model or setting applies from its next model call (see
    * conversation.update).
@@ -3456,6 +3882,16 @@ export interface NotificationMap {
   interrupted: InterruptedNotification;
   /** `error`: The generation failed. */
   error: ErrorNotification;
+  /**
+   * `compaction_started`: A compaction began: conversation.compact, or automatically before a model
+   * call (settings.autoCompact, or after the endpoint refused a request as too long).
+   */
+  compaction_started: CompactionStartedNotification;
+  /**
+   * `compaction_completed`: A compaction record was stored: the model now sees its summary instead
+   * of the records before it.
+   */
+  compaction_completed: CompactionCompletedNotification;
   /**
    * `usage_updated`: A model call finished: its tokens (cached and reasoning ones included), the
    * generation's and the conversation's totals, how full the context window is, and its cost when

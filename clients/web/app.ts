@@ -3,14 +3,17 @@
  * conversation, model and approval pickers, streaming answers, tool approval,
  * interrupt, keyboard shortcuts, and reconnection that resumes where it left
  * off (conversation.subscribe with afterSeq; a full reload when the server
- * says resync). Built only on the generated TypeScript client.
+ * says resync); the context meter and cost of the open conversation, and
+ * notices as transient messages. Built only on the generated TypeScript client.
  */
 import "./style.css";
-import type { AgentwireClient, Conversation, ConversationUpdateParams, ModelsListResult } from "../typescript/index.js";
+import type { AgentwireClient, Conversation, ConversationUpdateParams, ModelsListResult, NotificationParams, ToolsListResult } from "../typescript/index.js";
 import { Connection, type ConnectionState } from "./connection.js";
 import { ConversationView } from "./conversation-view.js";
 import { button, el, icon, iconButton, type IconName } from "./dom.js";
+import { NoticeArea } from "./notice-area.js";
 import type { ToolDecision } from "./tool-card.js";
+import { UsageMeter, type UsageState } from "./usage-meter.js";
 
 const TOKEN_KEY = "agentwire.token";
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -30,6 +33,8 @@ const noMatch = $("no-match");
 const modelSelect = $<HTMLSelectElement>("model");
 const approvalSelect = $<HTMLSelectElement>("approval");
 const sidebarToggle = $<HTMLButtonElement>("toggle-sidebar");
+const usageMeter = new UsageMeter($("usage"));
+const notices = new NoticeArea($("notices"));
 
 for (const node of document.querySelectorAll<HTMLElement>("[data-icon]")) node.append(icon(node.dataset.icon as IconName));
 
@@ -46,6 +51,9 @@ let view: ConversationView | undefined;
 let everConnected = false;
 const conversations = new Map<string, Conversation>();
 let models: ModelsListResult | undefined;
+let tools: ToolsListResult | undefined;
+/** The open conversation's usage as last shown (the meter is redrawn from it). */
+let usage: UsageState | undefined;
 
 const connection = new Connection({
   url: `${location.protocol === "https:" ? "wss:" : "ws:"}//${location.host}/`,
@@ -68,6 +76,12 @@ async function onConnectionState(state: ConnectionState): Promise<void> {
     return;
   }
   client = state.client;
+  // The server's start-up notices (configuration it left out), once per page.
+  if (!everConnected) {
+    for (const notice of state.client.initializeResult.notices ?? []) {
+      notices.show({ level: notice.code === "config_fallback" ? "info" : "warning", code: notice.code, message: notice.message }, { sticky: true });
+    }
+  }
   everConnected = true;
   tokenForm.hidden = true;
   statusNode.textContent = "resuming…";
@@ -77,9 +91,12 @@ async function onConnectionState(state: ConnectionState): Promise<void> {
       else conversations.set(params.conversationId, params.conversation);
       renderList();
     }
+    // A server-wide notice (an MCP server down or back) has no conversation: shown whatever is open.
+    if (method === "notice" && !params.conversationId) showNotice(params);
     if (view && "conversationId" in params && params.conversationId === view.conversationId) view.apply(method, params);
   });
   void loadModels(state.client);
+  void loadTools(state.client);
   try {
     await refreshList();
     if (view) await resume(view);
@@ -100,7 +117,11 @@ async function onConnectionState(state: ConnectionState): Promise<void> {
 async function resume(current: ConversationView): Promise<void> {
   const c = client!;
   const result = await c.conversation.subscribe({ conversationId: current.conversationId, afterSeq: current.lastSeq });
-  if (result.resync) current.load(await c.conversation.get({ conversationId: current.conversationId, includeRecords: true }));
+  if (result.resync) {
+    const got = await c.conversation.get({ conversationId: current.conversationId, includeRecords: true });
+    current.load(got);
+    initialUsage(got.conversation);
+  }
   current.generating = result.state.generating;
 }
 
@@ -192,8 +213,42 @@ async function remove(c: Conversation): Promise<void> {
   (next[Math.min(Math.max(at, 0), next.length - 1)] ?? $("new")).focus();
 }
 
+function showNotice(notice: NotificationParams<"notice">): void {
+  notices.show({ level: notice.level, code: notice.code, message: notice.message });
+}
+
+/** The open conversation's context and cost, after a model call of it finished. */
+function onUsage(update: NotificationParams<"usage_updated">): void {
+  usage = { usedTokens: update.context.usedTokens, windowTokens: update.context.windowTokens, turn: update.generation, conversation: update.conversation };
+  usageMeter.show(usage);
+}
+
+/**
+ * The meter of a conversation just opened, from its stored totals; the window
+ * is its model's declared contextWindow (models.list), unknown until a
+ * usage_updated says it when models.list does not.
+ */
+function initialUsage(c: Conversation): void {
+  if (!c.usage) {
+    usage = undefined;
+    usageMeter.clear();
+    return;
+  }
+  usage = { usedTokens: c.usage.contextTokens, windowTokens: contextWindowOf(c.model), turn: null, conversation: c.usage };
+  usageMeter.show(usage);
+}
+
+function contextWindowOf(model: string | null): number | null {
+  const name = model ?? models?.defaultModel;
+  if (!name || !models) return null;
+  const found = models.models.find((m) => m.id === name || m.id === `${models!.defaultProvider}/${name}`);
+  return found?.capabilities?.contextWindow ?? null;
+}
+
 function closeView(reason: string): void {
   view = undefined;
+  usage = undefined;
+  usageMeter.clear();
   titleNode.textContent = "No conversation open";
   mainNode.replaceChildren(el("p", { class: "hint", text: reason }));
   history.replaceState(null, "", location.pathname + location.search);
@@ -208,6 +263,20 @@ async function loadModels(c: AgentwireClient): Promise<void> {
     models = undefined;
   }
   renderModelPicker();
+  // The meter shown before models.list answered learns the window now.
+  if (usage && usage.windowTokens === null && view) {
+    usage.windowTokens = contextWindowOf(conversations.get(view.conversationId)?.model ?? null);
+    usageMeter.show(usage);
+  }
+}
+
+/** Each tool's kind, for the cards of calls read back from records (those carry no kind). */
+async function loadTools(c: AgentwireClient): Promise<void> {
+  try {
+    tools = await c.tools.list();
+  } catch {
+    tools = undefined;
+  }
 }
 
 function renderModelPicker(): void {
@@ -229,7 +298,13 @@ async function open(conversationId: string): Promise<void> {
   if (view && view.conversationId !== conversationId) {
     await c.conversation.unsubscribe({ conversationId: view.conversationId }).catch(() => {});
   }
-  const next = new ConversationView(conversationId, (toolCallId, decision) => decide(conversationId, toolCallId, decision), updateControls);
+  const next = new ConversationView(conversationId, {
+    decide: (toolCallId, decision) => decide(conversationId, toolCallId, decision),
+    onChange: updateControls,
+    onUsage: (update) => view === next && onUsage(update),
+    onNotice: showNotice,
+    toolKind: (name) => tools?.tools.find((t) => t.name === name)?.kind,
+  });
   view = next;
   // Subscribe first, then read: an event between the two is applied after the load
   // (its seq is above the loaded one), and nothing can fall in between.
@@ -238,6 +313,7 @@ async function open(conversationId: string): Promise<void> {
   if (view !== next) return;
   next.load(got);
   conversations.set(conversationId, got.conversation);
+  initialUsage(got.conversation);
   titleNode.textContent = got.conversation.title || "untitled";
   mainNode.replaceChildren(next.node);
   mainNode.scrollTop = mainNode.scrollHeight; // the latest messages first, as in any chat

@@ -4,6 +4,12 @@
  * id, tool calls by toolCallId — and every event's `seq` is remembered, so a
  * replay after a reconnect (or a reload after resync) can never show a
  * message twice.
+ *
+ * Besides the messages and tool cards: the plan as a checklist above them
+ * (plan_updated, state.plan), each turn's net file change after it
+ * (generation_diff_updated, or the records' netChange after a reload), and
+ * what the app shows outside the conversation (usage_updated for the context
+ * meter, notices) handed on through hooks.
  */
 import type {
   ConversationGetResult,
@@ -13,13 +19,31 @@ import type {
   NotificationParams,
   ToolCall,
 } from "../typescript/index.js";
+import type { FileChange } from "./diff-view.js";
 import { el } from "./dom.js";
 import { renderMarkdown } from "./markdown.js";
-import { ToolCard, type ToolDecision, type ToolStatus } from "./tool-card.js";
+import { PlanView } from "./plan-view.js";
+import { ToolCard, type ToolCardData, type ToolDecision, type ToolStatus } from "./tool-card.js";
+import { TurnChanges } from "./turn-changes.js";
+
+/** What the view hands to the rest of the page. */
+export interface ViewHooks {
+  decide: (toolCallId: string, decision: ToolDecision) => Promise<void>;
+  /** Called after every change (the app redraws its controls). */
+  onChange: () => void;
+  onUsage: (usage: NotificationParams<"usage_updated">) => void;
+  onNotice: (notice: NotificationParams<"notice">) => void;
+  /** The tool's kind from tools.list, for a card built from a record (records carry no kind). */
+  toolKind: (toolName: string) => string | undefined;
+}
 
 export class ConversationView {
   /** A log: screen readers announce what is appended (a finished message, a tool card), not every streamed delta. */
-  readonly node = el("div", { class: "messages", attrs: { role: "log", "aria-live": "polite", "aria-label": "Messages" } });
+  readonly #log = el("div", { class: "messages", attrs: { role: "log", "aria-live": "polite", "aria-label": "Messages" } });
+  readonly #plan = new PlanView();
+  readonly node = el("div", { class: "conversation-view" }, this.#plan.node, this.#log);
+  /** Each turn's "Changes in this turn" panel, by generationId. */
+  readonly #turnChanges = new Map<string, TurnChanges>();
   /** Seq of the last event applied: subscribe with afterSeq = this after a reconnect. */
   lastSeq = 0;
   generating = false;
@@ -29,22 +53,24 @@ export class ConversationView {
 
   constructor(
     readonly conversationId: string,
-    private readonly decide: (toolCallId: string, decision: ToolDecision) => Promise<void>,
-    private readonly onChange: () => void,
+    private readonly hooks: ViewHooks,
   ) {}
 
   /** Start over from a full conversation.get (first open, or after resync). */
   load(got: ConversationGetResult): void {
-    this.node.replaceChildren();
+    this.#log.replaceChildren();
     this.#messages.clear();
     this.#tools.clear();
+    this.#turnChanges.clear();
     this.#live = undefined;
     for (const record of got.records ?? []) this.#upsertRecord(record);
-    for (const pending of got.state.pendingTools) this.#upsertTool(pending, "pending");
+    for (const pending of got.state.pendingTools) this.#upsertTool(pending, "pending", { kind: pending.kind, title: pending.title, locations: pending.locations, changes: pending.changes });
+    this.#restoreTurnChanges(got.records ?? []);
+    this.#plan.set(got.state.plan?.entries ?? null);
     this.generating = got.state.generating;
     this.lastSeq = got.state.seq;
     if (got.state.lastError) this.#notice(`error: ${got.state.lastError.message}`);
-    this.onChange();
+    this.hooks.onChange();
   }
 
   /** One notification of this conversation; events already applied (seq ≤ lastSeq) are ignored. */
@@ -64,16 +90,17 @@ export class ConversationView {
         this.generating = true;
         break;
       case "generation_progress":
-        this.#progress(n.kind, n.delta);
+        this.#progress(n.kind, n.delta, n.generationId);
         break;
       case "generation_complete":
         if (n.final) this.generating = false;
         break;
       case "tool_pending":
-        this.#upsertTool(n, n.autoConfirmed ? "executing" : "pending");
+        this.#upsertTool(n, n.autoConfirmed ? "executing" : "pending", { kind: n.kind, title: n.title, locations: n.locations, changes: n.changes });
         break;
       case "tool_executing":
-        this.#upsertTool(n, "executing", n.edited);
+        // A recomputed `changes` (edited arguments, or a file changed since) replaces the pending one.
+        this.#upsertTool(n, "executing", { edited: n.edited, kind: n.kind, title: n.title, locations: n.locations, changes: n.changes });
         break;
       case "tool_output":
         this.#tools.get(n.toolCallId)?.appendOutput(n.chunk);
@@ -93,39 +120,99 @@ export class ConversationView {
         this.#endLive();
         this.#notice(`error: ${n.message}`);
         break;
+      case "plan_updated":
+        this.#plan.set(n.entries);
+        break;
+      case "generation_diff_updated":
+        this.#turnChangesOf(n.generationId).set(n.changes);
+        break;
+      case "usage_updated":
+        this.hooks.onUsage(n);
+        break;
+      case "notice":
+        this.hooks.onNotice(n);
+        break;
     }
-    this.onChange();
-    this.node.lastElementChild?.scrollIntoView({ block: "end" });
+    this.hooks.onChange();
+    if (method !== "usage_updated" && method !== "notice") this.#log.lastElementChild?.scrollIntoView({ block: "end" });
+  }
+
+  /** The turn's panel, made (after what the turn showed so far) on its first change. */
+  #turnChangesOf(generationId: string): TurnChanges {
+    let panel = this.#turnChanges.get(generationId);
+    if (!panel) {
+      panel = new TurnChanges(generationId);
+      this.#turnChanges.set(generationId, panel);
+      if (this.#live) this.#log.insertBefore(panel.node, this.#live.node.nextSibling);
+      else this.#log.append(panel.node);
+    }
+    return panel;
+  }
+
+  /** After a reload: each turn's net change from its tool calls' netChange (the last one per file holds it). */
+  #restoreTurnChanges(records: readonly ConversationRecord[]): void {
+    const byGeneration = new Map<string, Map<string, FileChange | null>>();
+    for (const record of records) {
+      if (record.type !== "tool_call" || !record.generationId || !record.netChange) continue;
+      const files = byGeneration.get(record.generationId) ?? new Map<string, FileChange | null>();
+      byGeneration.set(record.generationId, files);
+      files.set(record.netChange.path, record.netChange.change);
+    }
+    for (const [generationId, files] of byGeneration) {
+      const changes = [...files.values()].filter((c): c is FileChange => c !== null);
+      if (changes.length === 0) continue;
+      const panel = new TurnChanges(generationId);
+      this.#turnChanges.set(generationId, panel);
+      panel.set(changes);
+      // After the turn's last record.
+      const last = [...this.#log.querySelectorAll<HTMLElement>(`[data-generation-id="${CSS.escape(generationId)}"]`)].at(-1);
+      if (last) last.after(panel.node);
+      else this.#log.append(panel.node);
+    }
   }
 
   #upsertRecord(record: ConversationRecord): void {
     if (record.type === "tool_call") {
-      this.#upsertTool(record, record.status, record.edited, record.result, record.diff);
+      this.#upsertTool(record, record.status, { edited: record.edited, kind: record.kind, title: record.title, locations: record.locations, result: record.result, diff: record.diff, generationId: record.generationId });
       return;
     }
+    // A compaction summary (conversation.compact) is not shown yet: the web client's compaction view comes later.
+    if (record.type === "compaction") return;
     const fresh = messageNode(record);
     const existing = this.#messages.get(record.id);
     if (existing) existing.replaceWith(fresh);
-    else this.#insert(fresh);
+    else this.#insert(fresh, record.generationId);
     this.#messages.set(record.id, fresh);
   }
 
-  /** Before the live bubble, which stays last while a reply streams. */
-  #insert(node: HTMLElement): void {
-    if (this.#live) this.node.insertBefore(node, this.#live.node);
-    else this.node.append(node);
+  /**
+   * Before the live bubble, which stays last while a reply streams, and
+   * before its turn's "Changes in this turn" panel, which ends the turn.
+   */
+  #insert(node: HTMLElement, generationId?: string): void {
+    if (generationId) node.dataset.generationId = generationId;
+    const panel = generationId ? this.#turnChanges.get(generationId)?.node : undefined;
+    const anchor = this.#live?.node ?? (panel?.parentNode === this.#log ? panel : undefined);
+    if (anchor) this.#log.insertBefore(node, anchor);
+    else this.#log.append(node);
   }
 
-  #upsertTool(call: ToolCall, status: ToolStatus, edited?: boolean, result?: string | null, diff?: string): void {
-    const data = { toolCallId: call.toolCallId, toolName: call.toolName, arguments: call.arguments, status, edited, result, diff };
+  #upsertTool(
+    call: ToolCall & { generationId?: string },
+    status: ToolStatus,
+    more: Partial<Pick<ToolCardData, "edited" | "result" | "diff" | "kind" | "title" | "locations" | "changes">> & { generationId?: string } = {},
+  ): void {
+    const { generationId, ...extra } = more;
+    const data: ToolCardData = { toolCallId: call.toolCallId, toolName: call.toolName, arguments: call.arguments, status, ...extra };
     const existing = this.#tools.get(call.toolCallId);
     if (existing) {
       existing.update(data);
       return;
     }
-    const card = new ToolCard(data, (decision) => this.decide(call.toolCallId, decision));
+    data.kind ??= this.hooks.toolKind(call.toolName);
+    const card = new ToolCard(data, (decision) => this.hooks.decide(call.toolCallId, decision));
     this.#tools.set(call.toolCallId, card);
-    this.#insert(card.node);
+    this.#insert(card.node, generationId ?? call.generationId);
   }
 
   /** The tool call waiting longest for a decision (the keyboard shortcuts act on it). */
@@ -134,14 +221,17 @@ export class ConversationView {
     return undefined;
   }
 
-  #progress(kind: "text" | "reasoning", delta: string): void {
+  #progress(kind: "text" | "reasoning", delta: string, generationId: string): void {
     if (!this.#live) {
       const thinking = el("details", { class: "reasoning" }, el("summary", { text: "reasoning" }), el("div", { class: "reasoning-body" }));
       thinking.hidden = true;
       const body = el("div", { class: "content" });
       // aria-busy: the reply is read out once, as its stored message, not delta by delta.
       const node = el("div", { class: "message assistant streaming", attrs: { "aria-busy": "true" } }, el("div", { class: "role", text: "assistant" }), thinking, body);
-      this.node.append(node);
+      // Before its turn's changes panel (a later model call of a turn that already changed files).
+      const panel = this.#turnChanges.get(generationId)?.node;
+      if (panel?.parentNode === this.#log) this.#log.insertBefore(node, panel);
+      else this.#log.append(node);
       this.#live = { node, text: "", reasoning: "", body, thinking };
     }
     const live = this.#live;
@@ -165,7 +255,7 @@ export class ConversationView {
   }
 
   #notice(text: string): void {
-    this.node.append(el("div", { class: "notice", text }));
+    this.#log.append(el("div", { class: "notice", text }));
   }
 }
 

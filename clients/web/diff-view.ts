@@ -125,3 +125,50 @@ export function renderDiff(text: string): HTMLElement {
   for (const note of notes) node.append(el("div", { class: "diff-note", text: note }));
   return node;
 }
+
+/** One file's change as the server reports it (tool_pending.changes, generation_diff_updated). */
+export interface FileChange {
+  path: string;
+  kind: "add" | "modify" | "delete";
+  diff: string;
+  /** The call, as proposed, would fail instead of changing the file. */
+  problem?: string;
+}
+
+/**
+ * A list of file changes: each file's diff as renderDiff shows it, and a
+ * warning in place of the diff for an entry whose call would fail.
+ */
+export function renderChanges(changes: readonly FileChange[]): HTMLElement {
+  const node = el("div", { class: "diff" });
+  if (changes.length === 0) node.append(el("div", { class: "diff-note", text: "No file would change." }));
+  for (const change of changes) {
+    if (change.problem !== undefined) {
+      node.append(
+        el(
+          "div",
+          { class: "change-problem", attrs: { "data-path": change.path } },
+          el("strong", { text: "Will fail: " }),
+          el("span", { class: "change-problem-path", text: change.path }),
+          document.createTextNode(` — ${change.problem}`),
+        ),
+      );
+      continue;
+    }
+    node.append(...Array.from(renderDiff(change.diff).childNodes));
+  }
+  return node;
+}
+
+/** Lines added and removed over a list of changes. */
+export function changeStats(changes: readonly FileChange[]): { added: number; removed: number } {
+  let added = 0;
+  let removed = 0;
+  for (const change of changes) {
+    for (const file of parseUnifiedDiff(change.diff).files) {
+      added += file.added;
+      removed += file.removed;
+    }
+  }
+  return { added, removed };
+}

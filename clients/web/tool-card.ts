@@ -1,12 +1,16 @@
 /**
- * A tool call as a card: name, arguments, live output, outcome, the diff of
- * a file it changed, and — while it waits for approval — confirm / edit /
+ * A tool call as a card: its title with its kind as a tag (read, edit,
+ * execute…), the files it touches, arguments, live output, outcome, the
+ * change a file tool is about to make (before approval: tool_pending's
+ * `changes`, with a warning when the call would fail; a recomputed one from
+ * tool_executing replaces it) and then the diff of the change it made, and —
+ * while it waits for approval — confirm / edit /
  * skip / auto N (Alt+Y and Alt+N confirm and skip the first waiting card). Edited arguments
  * are parsed and checked to be a JSON object before anything is sent, so a
  * typo is reported next to the editor instead of as a server error.
  */
 import type { ToolCallRecord, ToolConfirmParams } from "../typescript/index.js";
-import { renderDiff } from "./diff-view.js";
+import { renderChanges, renderDiff, type FileChange } from "./diff-view.js";
 import { button, el } from "./dom.js";
 
 export type ToolDecision = Omit<ToolConfirmParams, "conversationId" | "toolCallId">;
@@ -21,6 +25,14 @@ export interface ToolCardData {
   edited?: boolean;
   /** The unified diff of the file it changed (write_file, edit_file). */
   diff?: string;
+  /** What kind of thing the call does (read, edit, execute, …), from tool_pending / tool_executing or the tool's spec. */
+  kind?: string;
+  /** A human title ("Edit src/app.ts"); the tool name when the server gave none (a reloaded record). */
+  title?: string;
+  /** The workspace files the call touches. */
+  locations?: ReadonlyArray<{ path: string; line?: number }>;
+  /** What the call would change, before it runs (tool_pending, or tool_executing's recomputed one). */
+  changes?: readonly FileChange[];
 }
 
 /** The keys app.ts binds to the first waiting card's decisions (shown on the buttons). */
@@ -31,10 +43,15 @@ const OUTPUT_LIMIT = 64 * 1024; // characters kept on screen; the stored result 
 export class ToolCard {
   readonly node: HTMLElement;
   readonly #status = el("span", { class: "tool-status" });
+  readonly #kind = el("span", { class: "tool-kind" });
+  readonly #title = el("span", { class: "tool-title" });
+  readonly #name = el("code", { class: "tool-name" });
+  readonly #locations = el("ul", { class: "tool-locations", attrs: { "aria-label": "Files" } });
   readonly #args = el("pre", { class: "tool-args" });
   readonly #output = el("pre", { class: "tool-output" });
   readonly #diff = el("div", { class: "tool-diff" });
-  #shownDiff: string | undefined;
+  /** What the diff area shows now: the record's diff, or the proposed changes. */
+  #shownDiff: string | readonly FileChange[] | undefined;
   readonly #actions = el("div", { class: "tool-actions" });
   readonly #error = el("div", { class: "tool-error", attrs: { role: "alert" } });
   #data: ToolCardData;
@@ -48,29 +65,50 @@ export class ToolCard {
     this.node = el(
       "div",
       { class: "tool-card", attrs: { "data-tool-call-id": data.toolCallId } },
-      el("div", { class: "tool-head" }, el("span", { class: "tool-name", text: data.toolName }), this.#status),
+      el("div", { class: "tool-head" }, this.#kind, this.#title, this.#status),
+      el("div", { class: "tool-meta" }, this.#name, this.#locations),
       this.#args,
+      this.#diff,
       this.#actions,
       this.#error,
-      this.#diff,
       this.#output,
     );
     this.update(data);
   }
 
+  /** New facts about the call; a field left undefined keeps what the card knew (a record carries no title or kind). */
   update(data: Partial<ToolCardData>): void {
-    this.#data = { ...this.#data, ...data };
+    for (const [key, value] of Object.entries(data)) if (value !== undefined) (this.#data as unknown as Record<string, unknown>)[key] = value;
     const d = this.#data;
     this.node.dataset.status = d.status;
+    this.#kind.textContent = d.kind ?? "tool";
+    this.#kind.dataset.kind = d.kind ?? "other";
+    this.#title.textContent = d.title || d.toolName;
+    this.#name.textContent = d.toolName;
+    this.#name.hidden = !d.title || d.title === d.toolName;
+    this.#locations.replaceChildren(
+      ...(d.locations ?? []).map((l) => el("li", { text: l.line ? `${l.path}:${l.line}` : l.path, attrs: { "data-path": l.path } })),
+    );
     this.#status.textContent = d.edited ? `${d.status} (edited)` : d.status;
     this.#args.textContent = JSON.stringify(d.arguments, null, 2);
     if (d.result != null) this.#output.textContent = withoutDiff(d.result, d.diff).slice(0, OUTPUT_LIMIT);
     this.#output.hidden = !this.#output.textContent;
-    if (d.diff !== this.#shownDiff) {
-      this.#shownDiff = d.diff;
-      this.#diff.replaceChildren(...(d.diff ? [renderDiff(d.diff)] : []));
+    // Once the tool ran, the diff it made; before, the change it would make.
+    const proposed = d.status === "pending" || d.status === "executing" ? d.changes : undefined;
+    const shown = d.diff ?? proposed;
+    if (shown !== this.#shownDiff) {
+      this.#shownDiff = shown;
+      this.#diff.replaceChildren(
+        ...(typeof shown === "string"
+          ? [renderDiff(shown)]
+          : shown
+            ? [el("div", { class: "tool-diff-label", text: "Proposed change (nothing written yet)" }), renderChanges(shown)]
+            : []),
+      );
     }
-    this.#diff.hidden = !d.diff;
+    this.#diff.hidden = shown === undefined;
+    this.#diff.dataset.shows = typeof shown === "string" ? "result" : "proposed";
+    this.node.classList.toggle("will-fail", proposed?.some((c) => c.problem !== undefined) ?? false);
     if (d.status === "pending") {
       if (!this.#actions.hasChildNodes()) this.#renderActions();
     } else {

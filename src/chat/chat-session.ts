@@ -194,7 +194,9 @@ export class ChatSession {
   }
 
   #onNotification(method: string, params: any): void {
-    if (!this.#conversation || params?.conversationId !== this.#conversation.id) return;
+    // A server-wide notice (an MCP server down or back) has no conversation: it is for whoever is connected.
+    const serverWide = method === "notice" && params?.conversationId === undefined;
+    if (!serverWide && (!this.#conversation || params?.conversationId !== this.#conversation.id)) return;
     this.options.view.notification(method as NotificationMethod, params);
     if (method === "tool_pending" && !params.autoConfirmed) this.#queueDecision(params as ToolPendingNotification);
     const terminal = terminalOf(method, params);

@@ -39,6 +39,8 @@ export function conversationToMarkdown(conversation: Conversation, records: Conv
           out.push("", `Attached image ${attachment.name ?? attachment.assetId} (${attachment.mimeType})`);
         }
       }
+    } else if (record.type === "compaction") {
+      out.push("## Compacted", "", `The model saw this summary instead of everything above (${record.trigger}):`, "", record.summary);
     } else {
       out.push(`### Tool \`${record.toolName}\` — ${record.status}${record.edited ? " (arguments edited)" : ""}`, "");
       out.push(fence(JSON.stringify(record.arguments, null, 2), "json"));

@@ -55,3 +55,12 @@ export function columns(rows: string[][]): string[] {
   for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
   return rows.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join("  "));
 }
+
+/**
+ * Text from the model or a file made safe to print: control characters (an
+ * escape sequence in a diffed file, a carriage return in a plan entry) are
+ * shown as `^X` instead of acting on the terminal. Tabs stay.
+ */
+export function printable(text: string): string {
+  return text.replace(/[\x00-\x08\x0a-\x1f\x7f]/g, (c) => (c === "\x7f" ? "^?" : `^${String.fromCharCode(c.charCodeAt(0) + 64)}`));
+}

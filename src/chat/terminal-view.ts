@@ -1,14 +1,18 @@
 /**
  * How `agentwire chat` shows a conversation as text: the answer streams to
  * stdout as it arrives (so `agentwire chat "…" > answer.txt` captures just
- * the answer); reasoning (dimmed), tool calls, tool output, outcomes and
- * errors go to stderr. A spinner on stderr fills the silences.
+ * the answer); reasoning (dimmed), tool calls with the diff of what they
+ * change, tool output, outcomes, the plan, notices, errors and the turn's
+ * usage go to stderr. A spinner on stderr fills the silences.
  */
-import type { NotificationMethod, NotificationParams, ToolCallRecord } from "../../clients/typescript/index.js";
+import type { NotificationMethod, NotificationParams, ToolCallRecord, UsageUpdatedNotification } from "../../clients/typescript/index.js";
 import type { SessionView } from "./chat-session.js";
 import { describeError } from "./chat-session.js";
-import { formatArguments, type Palette } from "./render.js";
+import { planLines } from "./plan-lines.js";
+import { type Palette, printable } from "./render.js";
 import type { Spinner } from "./spinner.js";
+import { recomputedSuffix, toolCallLines } from "./tool-call-lines.js";
+import { usageLine } from "./usage-line.js";
 
 export class TerminalView implements SessionView {
   /** Whether the last thing written to stdout ended a line (the answer's text may not). */
@@ -18,6 +22,10 @@ export class TerminalView implements SessionView {
   #inReasoning = false;
   /** While a question is on screen, output waits here: a line written into the prompt would garble it. */
   #held: Array<[NodeJS.WritableStream, string]> | undefined;
+  /** The latest usage_updated of each running generation (with a reported usage), for the line at its end. */
+  readonly #usage = new Map<string, UsageUpdatedNotification>();
+  /** The plan last shown, so an update_plan call that changes nothing is not printed again. */
+  #plan: string | undefined;
 
   constructor(
     private readonly out: NodeJS.WritableStream,
@@ -73,17 +81,42 @@ export class TerminalView implements SessionView {
         if (this.#inReasoning) this.#endErrLine();
         this.#inReasoning = false;
         this.#endOutLine();
+        if (p.final) this.#usageLine(p.generationId);
         break;
       case "tool_pending":
         if (this.promptShowsCalls && !p.autoConfirmed) break;
         this.spinner.stop();
         this.#endOutLine();
-        this.#errLine(
-          `${this.colors.cyan("⚙ " + p.toolName)} ${formatArguments(p.arguments)}${p.autoConfirmed ? this.colors.dim(" (runs without asking)") : ""}`,
-        );
+        // Asked about elsewhere (no terminal: skipped, saying so) or run at once: either way, what it is and what it changes.
+        for (const line of toolCallLines(p, this.colors, p.autoConfirmed ? { suffix: "(runs without asking)" } : { withArguments: true })) this.#errLine(line);
         break;
       case "tool_executing":
+        if (p.changes !== undefined) {
+          // Not the change shown before: the arguments were edited, or an earlier call changed the file.
+          this.spinner.stop();
+          this.#endOutLine();
+          for (const line of toolCallLines(p, this.colors, { suffix: recomputedSuffix(p) })) this.#errLine(line);
+        }
         if (!this.#held) this.spinner.start(`running ${p.toolName}`);
+        break;
+      case "plan_updated": {
+        const plan = JSON.stringify(p.entries);
+        if (plan === this.#plan) break;
+        this.#plan = plan;
+        this.spinner.stop();
+        this.#endOutLine();
+        for (const line of planLines(p.entries, this.colors)) this.#errLine(line);
+        break;
+      }
+      case "usage_updated":
+        if (p.last !== null || this.#usage.has(p.generationId)) this.#usage.set(p.generationId, p);
+        break;
+      case "notice":
+        // Never on stdout: the answer there stays the answer.
+        this.spinner.stop();
+        this.#errLine(
+          p.level === "warning" ? this.colors.yellow(`agentwire: warning: ${printable(p.message)}`) : this.colors.dim(`agentwire: info: ${printable(p.message)}`),
+        );
         break;
       case "tool_output":
         this.spinner.stop();
@@ -104,11 +137,13 @@ export class TerminalView implements SessionView {
         this.spinner.stop();
         this.#endOutLine();
         this.#errLine(this.colors.yellow(`[interrupted while ${p.phase}]`));
+        this.#usageLine(p.generationId);
         break;
       case "error":
         this.spinner.stop();
         this.#endOutLine();
         this.#errLine(this.colors.red(`error: ${p.message}${p.status ? ` (HTTP ${p.status})` : ""}`));
+        if (p.generationId) this.#usageLine(p.generationId);
         break;
     }
   }
@@ -126,6 +161,13 @@ export class TerminalView implements SessionView {
     this.spinner.stop();
     this.#endOutLine();
     this.#errLine(this.colors.dim(text));
+  }
+
+  /** The turn is over: what its model calls used, when the endpoint said. */
+  #usageLine(generationId: string): void {
+    const usage = this.#usage.get(generationId);
+    this.#usage.delete(generationId);
+    if (usage) this.#errLine(this.colors.dim(usageLine(usage)));
   }
 
   #toolOutcome(record: ToolCallRecord): string {

@@ -10,7 +10,8 @@ import { join } from "node:path";
 import type { Interface } from "node:readline/promises";
 import type { ToolPendingNotification } from "../../clients/typescript/index.js";
 import type { ToolDecider, ToolDecision } from "./chat-session.js";
-import { formatArguments, type Palette } from "./render.js";
+import type { Palette } from "./render.js";
+import { toolCallLines } from "./tool-call-lines.js";
 
 /** Always the same answer: for scripts (--yes, --deny, and skip when nobody can be asked). */
 export function fixedDecider(action: "confirm" | "skip"): ToolDecider {
@@ -82,8 +83,8 @@ export class TerminalToolPrompt implements ToolDecider {
     const { rl, err, colors } = this.options;
     this.options.beforeAsk?.();
     try {
-      // Several calls may be pending at once: each question shows the call it is about.
-      err.write(`${colors.cyan("⚙ " + call.toolName)} ${formatArguments(call.arguments)}\n`);
+      // Several calls may be pending at once: each question shows the call it is about, and the diff of what it would change.
+      for (const line of toolCallLines(call, colors, { withArguments: true })) err.write(`${line}\n`);
       return await this.#ask(call);
     } finally {
       this.options.afterAsk?.();

@@ -24,6 +24,15 @@ export const DECLINED_TEXT = "The user declined to run this tool.";
 /** Output of a finished call that produced no text. */
 export const NO_OUTPUT_TEXT = "[no output]";
 
+/**
+ * How a compaction's summary reaches the model: a user message starting the
+ * context (a system message mid-conversation is refused by some endpoints;
+ * a user message is valid everywhere, also first after the system prompt).
+ */
+export function compactionSummaryText(summary: string): string {
+  return `[The earlier part of this conversation was compacted. Summary of it:]\n\n${summary}`;
+}
+
 export function omittedOutputText(toolName: string, kept: number): string {
   return `[output omitted: ${toolName} — older than the last ${kept} tool calls]`;
 }
@@ -64,11 +73,23 @@ interface PairedCall {
  * - Truncation: the last `toolHistoryRounds` tool calls go in full; older ones
  *   keep their name, with arguments `{}` and a fixed marker as output.
  *
+ * - Compaction: only the records after the last compaction record count; it
+ *   goes first (after the system prompt) as a user message carrying its
+ *   summary (compactionSummaryText), followed by the user messages that
+ *   were waiting, unanswered, when it ran (trailingUserMessages: the
+ *   summary left them out). A tool call record after it whose
+ *   assistant message lies before it is an answer nobody asked for: dropped,
+ *   like any other.
+ *
  * Pairing: a ToolCallRecord answers the most recent assistant message listing
  * its toolCallId (it follows that message). A record nobody asked for, or a
  * second record for an already answered call, is dropped.
  */
-export function buildLlmContext(records: readonly ConversationRecord[], options: LlmContextOptions): ChatMessage[] {
+export function buildLlmContext(all: readonly ConversationRecord[], options: LlmContextOptions): ChatMessage[] {
+  const start = all.findLastIndex((record) => record.type === "compaction");
+  const carried = start < 0 ? 0 : trailingUserMessages(all.slice(0, start));
+  // The user's messages waiting when the compaction ran follow its summary (it did not cover them).
+  const records = start < 0 ? all : [all[start]!, ...all.slice(start - carried, start), ...all.slice(start + 1)];
   const callsByMessage = pairToolCalls(records);
   let total = 0;
   for (const calls of callsByMessage.values()) total += calls.length;
@@ -83,6 +104,10 @@ export function buildLlmContext(records: readonly ConversationRecord[], options:
   if (options.system) messages.push({ role: "system", content: options.system });
   let ordinal = 0;
   for (const record of records) {
+    if (record.type === "compaction") {
+      messages.push({ role: "user", content: compactionSummaryText(record.summary) });
+      continue;
+    }
     if (record.type !== "message" || record.notice !== undefined) continue;
     if (record.role === "user") {
       messages.push(userMessage(record, options.images));
@@ -122,6 +147,21 @@ export function buildLlmContext(records: readonly ConversationRecord[], options:
   return messages;
 }
 
+/**
+ * How many user messages end `records` with nothing after them: the input a
+ * compaction made then leaves out of its summary and keeps verbatim after it
+ * (the question it ran before answering).
+ */
+export function trailingUserMessages(records: readonly ConversationRecord[]): number {
+  let count = 0;
+  for (let i = records.length - 1; i >= 0; i--) {
+    const record = records[i]!;
+    if (record.type !== "message" || record.role !== "user" || record.notice !== undefined) break;
+    count++;
+  }
+  return count;
+}
+
 /** The endpoint's opaque items for this turn, passed through for the wire that wants them back. */
 function providerItemsOf(record: MessageRecord): { providerItems?: unknown[] } {
   return record.providerItems?.length ? { providerItems: record.providerItems } : {};
@@ -157,7 +197,7 @@ function pairToolCalls(records: readonly ConversationRecord[]): Map<MessageRecor
       }
       continue;
     }
-    if (record.role !== "assistant" || record.notice !== undefined || !record.toolCalls?.length) continue;
+    if (record.type !== "message" || record.role !== "assistant" || record.notice !== undefined || !record.toolCalls?.length) continue;
     const calls: PairedCall[] = [];
     for (const ref of record.toolCalls) {
       if (calls.some((call) => call.toolCallId === ref.toolCallId)) continue;

@@ -1,4 +1,5 @@
 import type { ConversationRecord, ToolCallRecord } from "../../protocol/index.js";
+import { trailingUserMessages } from "./build-llm-context.js";
 
 /** Records are read this many at a time: what a model request needs is gathered without holding the whole history. */
 const CHUNK = 500;
@@ -32,6 +33,10 @@ interface CallRef {
  * the tool calls listed on assistant messages, in order, each answered by the
  * next record carrying its id. Throws ContextTooLargeError once the text kept
  * passes `maxBytes`.
+ *
+ * A compaction record starts the context afresh: what came before it is let
+ * go (the model sees the summary instead), so the byte limit and the tool
+ * window count from the last compaction on.
  */
 export async function readContextRecords(
   read: (from: number, to: number) => Promise<ConversationRecord[]>,
@@ -39,8 +44,8 @@ export async function readContextRecords(
   toolHistoryRounds: number,
   maxBytes: number,
 ): Promise<ConversationRecord[]> {
-  const out: ConversationRecord[] = [];
-  const window: CallRef[] = [];
+  let out: ConversationRecord[] = [];
+  let window: CallRef[] = [];
   const awaiting = new Map<string, CallRef>();
   const keep = Number.isFinite(toolHistoryRounds) ? Math.max(0, Math.floor(toolHistoryRounds)) : Infinity;
   let ordinal = 0;
@@ -55,6 +60,14 @@ export async function readContextRecords(
 
   for (let from = 0; from < recordCount; from += CHUNK) {
     for (const record of await read(from, Math.min(recordCount, from + CHUNK))) {
+      if (record.type === "compaction") {
+        // The user's waiting messages stay (buildLlmContext puts them after the summary).
+        out = [...out.slice(out.length - trailingUserMessages(out)), record];
+        window = [];
+        awaiting.clear();
+        bytes = out.reduce((sum, kept) => sum + (kept.type === "message" ? kept.content.length : kept.type === "compaction" ? kept.summary.length : 0), 0);
+        continue;
+      }
       if (record.type === "tool_call") {
         const ref = awaiting.get(record.toolCallId);
         awaiting.delete(record.toolCallId);

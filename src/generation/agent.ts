@@ -110,11 +110,34 @@ export class Agent {
   }
 
   /**
-   * The one place a generation starts (step and resume come here): every
+   * conversation.compact: a generation that only compacts. It is the
+   * conversation's generation while it runs, so interrupt cancels it and
+   * step waits, and nothing else can append model output meanwhile. Refused
+   * while tool calls wait for tool.confirm: their results would land before
+   * the summary and never reach the model.
+   */
+  async compact(runtime: ConversationRuntime, params: { instructions?: string }): Promise<{ generationId: string }> {
+    runtime.assertCanBegin();
+    const count = runtime.handle.recordCount;
+    const last = count === 0 ? undefined : (await runtime.handle.readRecords(count - 1, count))[0];
+    if (!last) throw RpcError.invalidParam("conversationId", "the conversation has no records: there is nothing to compact");
+    if (last.type === "compaction") throw RpcError.invalidParam("conversationId", "nothing was added since the last compaction");
+    const waiting = runtime.storedPendingCalls();
+    if (waiting.length > 0) {
+      throw RpcError.invalidParam(
+        "conversationId",
+        `tool calls wait for tool.confirm (${waiting.map((r) => `"${r.toolCallId}"`).join(", ")}): confirm or skip them before compacting`,
+      );
+    }
+    return this.start(runtime, {}, { instructions: params.instructions });
+  }
+
+  /**
+   * The one place a generation starts (step, resume and compact come here): every
    * check, then the runtime makes it its running generation, then the loop
    * runs — offering the stored pending calls first, if any.
    */
-  private start(runtime: ConversationRuntime, params: StepParams): { generationId: string } {
+  private start(runtime: ConversationRuntime, params: StepParams, compactOnly?: { instructions?: string }): { generationId: string } {
     runtime.assertCanBegin();
     const model = this.modelOf(runtime, params);
     if (!model) throw RpcError.modelNotConfigured();
@@ -133,13 +156,35 @@ export class Agent {
       images: false,
     });
     if (problem) throw RpcError.capabilityUnsupported(problem.message, route.qualified, problem.capability);
+    generation.compactOnly = compactOnly;
     runtime.beginGeneration(generation);
     this.running++;
     this.generationHooks?.started(runtime.id, generation.id);
-    void runGeneration(generation, runtime, this.deps(runtime.id, generation.id), runtime.storedPendingCalls()).finally(() => {
+    const resumed = compactOnly ? [] : runtime.storedPendingCalls();
+    void runGeneration(generation, runtime, this.deps(runtime.id, generation.id), resumed).finally(() => {
       this.running--;
+      // Only a generation that completed takes the next queued message; after an interrupt or an error the queue waits.
+      if (generation.outcome?.outcome === "completed" && runtime.queue.length > 0) void this.startQueued(runtime);
     });
     return { generationId: generation.id };
+  }
+
+  /**
+   * Take the oldest queued message (message.append delivery queue) into the
+   * conversation and start a generation for it, with the conversation's own
+   * model and settings. Nothing is taken when a generation cannot start now
+   * (a client's step came first: its completion takes the message instead).
+   */
+  private async startQueued(runtime: ConversationRuntime): Promise<void> {
+    try {
+      runtime.assertCanBegin();
+      const taken = await runtime.takeHeld((_held, index) => index === 0, "queued");
+      if (taken.length === 0) return;
+      // A client's step may have begun while the message was stored: that generation sees it.
+      if (!runtime.generation) this.start(runtime, {});
+    } catch (error) {
+      this.options.log.warn(`conversation ${runtime.id}: the next queued message did not start a generation`, error);
+    }
   }
 
   /** The step's model, else the conversation's, else the server's. */

@@ -4,6 +4,7 @@ import type { ModelControls, Usage } from "../llm/provider.js";
 import { addCall, emptyTotals, sumUsage } from "../llm/usage-totals.js";
 import type { ActiveGeneration, GenerationEnding, OfferedCallState, ToolDecision } from "../sessions/active-generation.js";
 import type { ConversationRuntime } from "../sessions/conversation-runtime.js";
+import { pendingToolOf } from "../sessions/pending-tool.js";
 import type { GenerationSummary } from "../store/conversation-store.js";
 import { GenerationDiff } from "./generation-diff.js";
 import { PendingToolCall } from "./tool-decision.js";
@@ -53,6 +54,10 @@ export class Generation implements ActiveGeneration {
   private totals: UsageTotals = emptyTotals();
   /** The last assistant message it stored: what generation.wait answers with. */
   finalRecordId: string | null = null;
+  /** Set for a generation started by conversation.compact: it compacts the conversation and ends (no model turn). */
+  compactOnly: { instructions?: string } | undefined;
+  /** Set once the loop has compacted after a context-length error: it does so once per generation. */
+  compactedAfterRefusal = false;
 
   constructor(
     readonly id: string,
@@ -119,10 +124,7 @@ export class Generation implements ActiveGeneration {
   pendingTools(): PendingTool[] {
     const out: PendingTool[] = [];
     for (const call of this.calls.values()) {
-      if (!call.decided) {
-        const { toolCallId, toolName, arguments: args } = call.record;
-        out.push({ toolCallId, toolName, arguments: args, ...(call.changes ? { changes: call.changes } : {}) });
-      }
+      if (!call.decided) out.push(pendingToolOf(call.record, call.changes));
     }
     return out;
   }

@@ -6,17 +6,30 @@
  * each is announced once it is durable; token deltas go to sockets, never
  * to disk.
  */
-import { ErrorCodes, ErrorMeanings, type FileChange, type MessageRecord, type ToolCallDisplay, type ToolCallRecord } from "../../protocol/index.js";
+import {
+  ErrorCodes,
+  ErrorMeanings,
+  type CompactionRecord,
+  type CompactionTrigger,
+  type ConversationRecord,
+  type FileChange,
+  type MessageRecord,
+  type ToolCallDisplay,
+  type ToolCallRecord,
+} from "../../protocol/index.js";
 import { loadContextImages } from "../context/context-images.js";
-import { buildLlmContext, DECLINED_TEXT } from "../context/build-llm-context.js";
+import { buildLlmContext, DECLINED_TEXT, trailingUserMessages } from "../context/build-llm-context.js";
 import { readContextRecords } from "../context/context-records.js";
 import { newId } from "../ids.js";
 import type { ConversationUsage, ModelPricing } from "../../protocol/usage.js";
 import type { LlmProvider, LlmToolSpec, ProposedToolCall, Usage } from "../llm/provider.js";
 import { addCall, conversationTotals, costOf } from "../llm/usage-totals.js";
 import { LlmError } from "../llm/provider.js";
+import type { ChatMessage } from "../llm/chat-message.js";
+import { isContextLengthError } from "../llm/context-length.js";
 import type { Logger } from "../logging/logger.js";
 import type { ConversationRuntime } from "../sessions/conversation-runtime.js";
+import { storedDisplay } from "../sessions/pending-tool.js";
 import type { Tool, ToolRegistry, ToolResult } from "../tools/tool.js";
 import { toolCallDisplay } from "../tools/tool-display.js";
 import { decodeArguments, formatArgumentIssues, validateArguments } from "../tools/validate-arguments.js";
@@ -26,6 +39,7 @@ import { ProgressCoalescer } from "./progress-coalescer.js";
 import { PendingToolCall } from "./tool-decision.js";
 import { wireError } from "./wire-errors.js";
 import { keepCheckpoint } from "../sessions/file-checkpoints.js";
+import { autoCompactLimit, compactionRequestText, estimateRequestTokens, estimateTokens } from "./compaction.js";
 
 export interface LoopDeps {
   /** The provider serving `model` (resolved per model call: the conversation's model may change mid-step). */
@@ -110,6 +124,19 @@ class Loop {
   }
 
   async run(resumed: readonly ToolCallRecord[]): Promise<void> {
+    if (this.generation.compactOnly) {
+      const done = await this.compact("manual", this.generation.compactOnly.instructions);
+      if (!done) return; // interrupted; settleInterrupted reports it
+      this.generation.outcome = { outcome: "completed" };
+      this.runtime.publish("generation_complete", {
+        generationId: this.generation.id,
+        iteration: 1,
+        finishReason: done.finishReason,
+        usage: done.usage,
+        final: true,
+      });
+      return;
+    }
     if (resumed.length > 0) {
       const allowed: ToolCallRecord[] = [];
       // The policy may have changed since these calls were stored: a tool now denied is refused, not offered.
@@ -132,6 +159,11 @@ class Loop {
       };
 
       if (toolCalls.length === 0) {
+        // A message steered in while the model answered is answered too: one more model call takes it.
+        if (this.steerWaiting() && iteration < maxIterations) {
+          complete(false);
+          continue;
+        }
         complete(true);
         return;
       }
@@ -169,8 +201,21 @@ class Loop {
       reply = await this.streamModel(iteration);
     } catch (error) {
       if (this.generation.interrupted) return undefined;
-      this.fail(error);
-      return undefined;
+      if (!isContextLengthError(error) || this.generation.compactedAfterRefusal) {
+        this.fail(error);
+        return undefined;
+      }
+      // The endpoint says the conversation no longer fits: compact once, then ask again.
+      this.generation.compactedAfterRefusal = true;
+      try {
+        if (!(await this.compact("context_length"))) return undefined;
+        this.generation.phase = "streaming";
+        reply = await this.streamModel(iteration);
+      } catch (retryError) {
+        if (this.generation.interrupted) return undefined;
+        this.fail(retryError);
+        return undefined;
+      }
     }
     if (this.generation.interrupted) {
       // Keep what the user already saw; the record says it was cut.
@@ -198,7 +243,7 @@ class Loop {
    * a restart), then announce usage_updated — and context_nearly_full when
    * this call took the context over 80 % of a declared window.
    */
-  private async recordUsage(model: string, usage: Usage | null): Promise<void> {
+  private async recordUsage(model: string, usage: Usage | null, compacted?: { contextTokens: number; announce: () => void }): Promise<void> {
     const info = this.deps.modelInfo(model);
     const cost = costOf(usage, info?.pricing);
     const generation = this.generation.countModelCall(usage, cost);
@@ -211,7 +256,9 @@ class Loop {
         const stored = conversationTotals(current.usage);
         before = stored.contextTokens;
         // Without usage the context is as last known.
-        conversation = { ...addCall(stored, usage, cost), contextTokens: usage ? usage.promptTokens + usage.completionTokens : stored.contextTokens };
+        // After a compaction the context is the summary, whatever the summary request took.
+        const contextTokens = compacted ? compacted.contextTokens : usage ? usage.promptTokens + usage.completionTokens : stored.contextTokens;
+        conversation = { ...addCall(stored, usage, cost), contextTokens };
         return { ...current, usage: conversation };
       },
       () => {
@@ -237,20 +284,27 @@ class Loop {
             data: { usedTokens, windowTokens, ratio: usedTokens / windowTokens!, model },
           });
         }
+        compacted?.announce();
       },
     );
   }
 
+  /** True when a message steered into this generation waits for its next model call. */
+  private steerWaiting(): boolean {
+    return this.runtime.queue.some((held) => held.delivery === "steer");
+  }
+
   /** Build the request, stream the answer to subscribers, and collect it. Throws the provider's failure. */
-  private async streamModel(iteration: number): Promise<ModelReply> {
+  private async buildRequest(toolHistoryRounds?: number): Promise<{ records: ConversationRecord[]; messages: ChatMessage[]; tools: LlmToolSpec[] }> {
     const { handle } = this.runtime;
+    // Steered messages join here: after every tool result of the round before, never between a call and its result.
+    if (this.steerWaiting()) {
+      this.writable();
+      await this.runtime.takeHeld((held) => held.delivery === "steer", "steered");
+    }
     const conversation = handle.conversation;
-    const records = await readContextRecords(
-      (from, to) => handle.readRecords(from, to),
-      handle.recordCount,
-      conversation.settings.toolHistoryRounds,
-      this.deps.maxContextBytes,
-    );
+    const rounds = toolHistoryRounds ?? conversation.settings.toolHistoryRounds;
+    const records = await readContextRecords((from, to) => handle.readRecords(from, to), handle.recordCount, rounds, this.deps.maxContextBytes);
     const images = await loadContextImages(records, (assetId) => handle.readAsset(assetId), this.deps.maxContextBytes);
     // Tools the conversation's policy denies are not offered (nor named in the system prompt).
     const tools = this.deps.toolSpecs().filter((spec) => !isDeniedByPolicy(spec.name, conversation.settings));
@@ -258,9 +312,33 @@ class Loop {
     const system =
       conversation.system ??
       (await this.deps.defaultSystemPrompt(conversation.workspace ?? process.cwd(), tools.map((t) => t.name), this.generation.signal));
-    const messages = buildLlmContext(records, { toolHistoryRounds: conversation.settings.toolHistoryRounds, system, images });
+    const messages = buildLlmContext(records, { toolHistoryRounds: rounds, system, images });
+    return { records, messages, tools };
+  }
+
+  /**
+   * settings.autoCompact: true when this request would pass its share of the
+   * model's declared window (and there is something to compact: a model
+   * answer since the last compaction).
+   */
+  private wantsCompaction(model: string, records: readonly ConversationRecord[], messages: readonly ChatMessage[]): boolean {
+    const conversation = this.runtime.handle.conversation;
+    const limit = autoCompactLimit(conversation.settings, this.deps.modelInfo(model)?.contextWindow);
+    if (limit === null) return false;
+    if (!records.some((r) => r.type === "message" && r.role === "assistant" && r.notice === undefined)) return false;
+    return estimateRequestTokens(messages, conversation.usage?.contextTokens ?? null) > limit;
+  }
+
+  private async streamModel(iteration: number): Promise<ModelReply> {
+    const conversation = this.runtime.handle.conversation;
+    let { records, messages, tools } = await this.buildRequest();
     // Read per call: a model changed by conversation.update mid-step applies from here.
     const model = this.generation.modelFor(conversation);
+    if (this.wantsCompaction(model, records, messages)) {
+      if (!(await this.compact("threshold"))) return { model, text: "", reasoning: "" };
+      this.generation.phase = "streaming";
+      ({ messages, tools } = await this.buildRequest());
+    }
     this.runtime.publish("generation_started", { generationId: this.generation.id, model, iteration });
     const reply: ModelReply = { model, text: "", reasoning: "" };
     const progress = new ProgressCoalescer((kind, delta) =>
@@ -299,6 +377,73 @@ class Loop {
     return reply;
   }
 
+  /**
+   * Compact the conversation: the model is sent the request the next model
+   * call would send (same system prompt, tools and history, so a prompt
+   * cache still serves it) with the summary prompt after it, and its answer
+   * is stored as a compaction record; from then on buildLlmContext starts
+   * from it. Nothing is streamed to clients: compaction_started, then
+   * usage_updated and compaction_completed once the record is stored.
+   * Returns undefined when interrupted; throws what the endpoint threw.
+   */
+  private async compact(trigger: CompactionTrigger, instructions?: string): Promise<{ finishReason: string | null; usage: Usage | null } | undefined> {
+    const conversation = this.runtime.handle.conversation;
+    const model = this.generation.modelFor(conversation);
+    const generationId = this.generation.id;
+    this.generation.phase = "streaming";
+    this.runtime.publish("compaction_started", { generationId, trigger, model });
+    const ask = async (toolHistoryRounds?: number) => {
+      const { records, messages, tools } = await this.buildRequest(toolHistoryRounds);
+      // The user's unanswered messages at the end are not summarized: they stay, verbatim, after the summary.
+      const waiting = trailingUserMessages(records);
+      if (waiting > 0 && messages.some((m, i) => i < messages.length - waiting && m.role !== "system")) messages.splice(messages.length - waiting);
+      messages.push({ role: "user", content: compactionRequestText(instructions) });
+      const provider = await this.deps.provider(model);
+      const stream = provider.stream({ model, messages, tools, signal: this.generation.signal, ...this.generation.modelControls(conversation.settings) });
+      let text = "";
+      let done: { finishReason: string | null; usage: Usage | null } | undefined;
+      for await (const event of stream) {
+        if (this.generation.interrupted) break;
+        if (event.type === "text") text += event.delta;
+        else if (event.type === "done") done = event; // tool calls it made anyway are ignored
+      }
+      return { text, done, chars: JSON.stringify(messages).length };
+    };
+    let answer: Awaited<ReturnType<typeof ask>>;
+    try {
+      answer = await ask();
+    } catch (error) {
+      if (this.generation.interrupted || !isContextLengthError(error)) throw error;
+      // Too long even to summarize: once more with every tool output reduced to its name.
+      answer = await ask(0);
+    }
+    if (this.generation.interrupted) return undefined;
+    const summary = answer.text.trim();
+    if (!answer.done) throw new LlmError("the model stream ended without a finish", "connection");
+    if (summary === "") throw new LlmError("the model answered the compaction request with no summary", "malformed");
+    const { usage, finishReason } = answer.done;
+    const record: CompactionRecord = {
+      type: "compaction",
+      id: newId("r"),
+      summary,
+      trigger,
+      ...(instructions?.trim() ? { instructions: instructions.trim() } : {}),
+      model,
+      tokensBefore: usage?.promptTokens ?? estimateTokens(answer.chars),
+      tokensAfter: usage?.completionTokens ?? estimateTokens(summary.length),
+      generationId,
+      timestamp: new Date().toISOString(),
+    };
+    this.writable();
+    await this.runtime.commit(this.runtime.handle.append(record), () => {});
+    const { tokensBefore, tokensAfter } = record;
+    await this.recordUsage(model, usage, {
+      contextTokens: tokensAfter,
+      announce: () => this.runtime.publish("compaction_completed", { generationId, recordId: record.id, tokensBefore, tokensAfter, record }),
+    });
+    return { finishReason, usage };
+  }
+
   private assistantRecord(reply: ModelReply, extra: Partial<MessageRecord>): MessageRecord {
     return {
       type: "message",
@@ -330,12 +475,15 @@ class Loop {
           : decoded.ok
             ? undefined
             : formatArgumentIssues(decoded.issues);
+      const args = decoded.ok ? decoded.value : {};
       const record: ToolCallRecord = {
         type: "tool_call",
         id: newId("r"),
         toolCallId: call.id,
         toolName: call.name,
-        arguments: decoded.ok ? decoded.value : {},
+        arguments: args,
+        // Computed once and kept with the call: a client shown it later (state.pendingTools, after a restart too) sees what tool_pending showed.
+        ...this.displayOf(call.name, args),
         result: failure ?? null,
         success: failure ? false : null,
         status: failure ? "failed" : "pending",
@@ -367,7 +515,10 @@ class Loop {
    * auto-confirm budget allows (the policy goes first, so it spends no
    * budget). A call left waiting gets its confirmation timer.
    */
-  private async offer(record: ToolCallRecord): Promise<PendingToolCall> {
+  private async offer(stored: ToolCallRecord): Promise<PendingToolCall> {
+    // A call stored before records kept their display gets it now, in memory, so the state shows what tool_pending shows.
+    const display = storedDisplay(stored) ?? this.display(stored);
+    const record: ToolCallRecord = { ...stored, ...display };
     const call = new PendingToolCall(record);
     this.generation.calls.set(record.toolCallId, call);
     const tool = this.deps.tools.get(record.toolName);
@@ -389,7 +540,7 @@ class Loop {
       toolCallId: record.toolCallId,
       toolName: record.toolName,
       arguments: record.arguments,
-      ...this.display(record),
+      ...display,
       autoConfirmed: autoReason !== undefined,
       ...(autoReason ? { autoReason } : {}),
       ...(call.changes ? { changes: call.changes } : {}),
@@ -433,8 +584,12 @@ class Loop {
 
   /** Kind, title and locations of a call, for tool_pending and tool_executing (from the arguments it carries now). */
   private display(record: ToolCallRecord): ToolCallDisplay {
+    return this.displayOf(record.toolName, record.arguments);
+  }
+
+  private displayOf(toolName: string, args: Record<string, unknown>): ToolCallDisplay {
     const cwd = this.runtime.handle.conversation.workspace ?? process.cwd();
-    return toolCallDisplay(this.deps.tools.get(record.toolName), record.toolName, record.arguments, cwd);
+    return toolCallDisplay(this.deps.tools.get(toolName), toolName, args, cwd);
   }
 
   private deniedByPolicy(toolName: string): boolean {
@@ -481,7 +636,7 @@ class Loop {
     const executing: ToolCallRecord = {
       ...call.record,
       status: "executing",
-      ...(edited ? { arguments: edited, originalArguments: call.record.arguments, edited: true } : {}),
+      ...(edited ? { arguments: edited, originalArguments: call.record.arguments, edited: true, ...this.displayOf(call.record.toolName, edited) } : {}),
     };
     const changes = tool ? await this.changesNow(call, tool, edited) : undefined;
     // Durable before the tool starts: a crash must never leave a call that ran looking "pending",

@@ -8,6 +8,8 @@ export const step: Handlers["step"] = async (params, { app }, runtime) => {
   return app.agent.step(runtime, params);
 };
 
+export const conversationCompact: Handlers["conversation.compact"] = (params, { app }, runtime) => app.agent.compact(runtime, params);
+
 export const interrupt: Handlers["interrupt"] = (_params, { app }, runtime) => app.agent.interrupt(runtime);
 
 export const generationWait: Handlers["generation.wait"] = (params, { app, connection }, runtime) =>

@@ -5,6 +5,7 @@ import {
   type Conversation,
   type ConversationRecord,
   type ConversationSettings,
+  type Plan,
 } from "../../protocol/index.js";
 import type { App, RequestContext } from "../app.js";
 import { readGenerationDiff } from "../generation/generation-diff.js";
@@ -12,6 +13,7 @@ import { newId } from "../ids.js";
 import { RpcError } from "../rpc/rpc-error.js";
 import { InvalidCursorError } from "../store/conversation-store.js";
 import { createWithRecords, pagesOf } from "./create-with-records.js";
+import { planSetBy } from "./fork-plan.js";
 import { forkPoint } from "./fork-point.js";
 import { checkImportedHistory, toStoredRecords } from "./history-import.js";
 import { checkTextSize } from "./text-size.js";
@@ -84,6 +86,7 @@ export const conversationFork: Handlers["conversation.fork"] = async (params, { 
     settings: { ...original.settings },
     recordCount: 0,
   };
+  let plan: Plan | undefined;
   async function* copy(): AsyncIterable<ConversationRecord[]> {
     for (let from = 0; from < end; from += READ_CHUNK) {
       const page = await read(from, Math.min(end, from + READ_CHUNK));
@@ -92,13 +95,16 @@ export const conversationFork: Handlers["conversation.fork"] = async (params, { 
           // forkPoint cut before every unsettled call; reaching one means that reasoning no longer holds.
           throw new Error(`fork of ${original.id}: record ${record.id} at or before position ${from + page.length} is ${record.status}`);
         }
+        plan = planSetBy(record) ?? plan;
         // Record ids are unique within the server; toolCallIds are the model's and stay.
         return { ...record, id: newId("r") };
       });
     }
   }
   try {
-    const runtime = await createWithRecords(app, conversation, copy());
+    const runtime = await createWithRecords(app, conversation, copy(), async (fork) => {
+      if (plan) await fork.startWithPlan(plan);
+    });
     return runtime.handle.conversation;
   } catch (error) {
     if (source.deleted) throw RpcError.conversationNotFound(params.conversationId);

@@ -18,6 +18,8 @@ export async function createWithRecords(
   app: App,
   conversation: Conversation,
   pages: AsyncIterable<readonly ConversationRecord[]> | Iterable<readonly ConversationRecord[]>,
+  /** What else the new conversation gets once its records are stored, before it is handed out (a fork: its plan). */
+  complete: (runtime: ConversationRuntime) => Promise<void> = async () => {},
 ): Promise<ConversationRuntime> {
   const runtime = await app.hub.create(conversation);
   const { handle } = runtime;
@@ -30,6 +32,7 @@ export async function createWithRecords(
       await runtime.commit(appendAll(page.map((record) => handle.append(record))), () => {});
       stored += page.length;
     }
+    await complete(runtime);
     // Appends move updatedAt to each record's own (possibly old) timestamp; the conversation changed now.
     if (stored > 0) await runtime.commit(handle.update({ ...handle.conversation, updatedAt: new Date().toISOString() }), () => {});
     return runtime;

@@ -32,7 +32,7 @@ export async function unsettledRound(read: Read, end: number): Promise<{ at: num
         if (record.status === "pending" || record.status === "executing") live.push(`"${record.toolCallId}" is ${record.status}`);
         continue;
       }
-      if (record.role !== "assistant") continue;
+      if (record.type !== "message" || record.role !== "assistant") continue;
       const at = from + i;
       if (live.length > 0) return { at, why: live.join(", ") };
       if (record.notice !== undefined) return undefined;

@@ -1,19 +1,56 @@
-import type { MessageRecord } from "../../protocol/index.js";
+import { createHash } from "node:crypto";
+import type { MessageRecord, RequestParams, RequestResult } from "../../protocol/index.js";
 import { resolveAttachments } from "../attachments/resolve-attachments.js";
 import { newId } from "../ids.js";
 import { RpcError } from "../rpc/rpc-error.js";
 import type { ConversationRuntime } from "../sessions/conversation-runtime.js";
+import type { ClientMessageIdEntry } from "../store/conversation-store.js";
 import { checkTextSize } from "./text-size.js";
 import type { MethodHandlers } from "./scope-binding.js";
 
 type Handlers = MethodHandlers;
+type AppendParams = RequestParams<"message.append">;
+type AppendResult = RequestResult<"message.append">;
+type AppendContext = Parameters<Handlers["message.append"]>[1];
 
-export const messageAppend: Handlers["message.append"] = async (params, { app }, runtime) => {
-  checkTextSize("content", params.content, app.config.limits.maxMessageBytes);
-  const inputs = params.attachments ?? [];
+/** Records read at a time when a retried clientMessageId looks its message up, newest first. */
+const LOOKUP_PAGE = 200;
+
+export const messageAppend: Handlers["message.append"] = async (params, context, runtime) => {
+  checkTextSize("content", params.content, context.app.config.limits.maxMessageBytes);
   // Images are not allowed in system messages by the chat API; files there would be read as instructions.
-  if (inputs.length > 0 && params.role !== "user") throw RpcError.invalidParam("attachments", "only user messages carry attachments");
+  if ((params.attachments ?? []).length > 0 && params.role !== "user") throw RpcError.invalidParam("attachments", "only user messages carry attachments");
+  if (params.role === "assistant" && params.delivery) throw RpcError.invalidParam("delivery", "an assistant message cannot be steered or queued");
+  checkExpectedGeneration(runtime, params.expectedGenerationId);
   if (params.role === "assistant") checkAssistantAppend(runtime);
+  const clientMessageId = params.clientMessageId;
+  if (clientMessageId === undefined) return appendOnce(params, context, runtime, undefined);
+
+  // Idempotent submit: a retry answers what the first attempt stored (or is storing), and appends nothing.
+  const digest = digestOf(params);
+  const replayed = await replay(runtime, clientMessageId, digest);
+  if (replayed) return replayed;
+  const inFlight = runtime.appendsInFlight.get(clientMessageId);
+  if (inFlight) {
+    if (inFlight.digest !== digest) throw differentMessage(clientMessageId, "a message being appended now");
+    return (await inFlight.answer) as AppendResult;
+  }
+  const answer = appendOnce(params, context, runtime, { clientMessageId, digest });
+  runtime.appendsInFlight.set(clientMessageId, { digest, answer });
+  try {
+    return await answer;
+  } finally {
+    runtime.appendsInFlight.delete(clientMessageId);
+  }
+};
+
+async function appendOnce(
+  params: AppendParams,
+  { app }: AppendContext,
+  runtime: ConversationRuntime,
+  client: { clientMessageId: string; digest: string } | undefined,
+): Promise<AppendResult> {
+  const inputs = params.attachments ?? [];
   const attachments =
     inputs.length > 0
       ? await resolveAttachments(inputs, {
@@ -33,10 +70,60 @@ export const messageAppend: Handlers["message.append"] = async (params, { app },
     timestamp: new Date().toISOString(),
   };
   runtime.assertLive();
+  // Checked again: the generation may have ended (or begun) while the attachments were read.
+  checkExpectedGeneration(runtime, params.expectedGenerationId);
+  const entry: ClientMessageIdEntry | undefined = client && { ...client, recordId: record.id };
+  if (runtime.generation && params.role !== "assistant") {
+    // While a generation runs, a message is held: steered into it at its next model call (the default), or queued.
+    const delivery = params.delivery ?? "steer";
+    const held = { delivery, record, ...(client ? { clientMessageId: client.clientMessageId } : {}) };
+    await runtime.hold(held, { messages: app.config.limits.maxQueuedMessages, bytes: app.config.limits.maxQueuedBytes }, entry);
+    return { ...record, delivery: delivery === "steer" ? "steer" : "queued" };
+  }
+  if (params.role === "assistant") checkAssistantAppend(runtime);
   // Announced once durable; a failed write answers STORAGE_ERROR and leaves no trace.
   await runtime.commit(runtime.handle.append(record), () => runtime.publish("message_added", { record }));
+  if (entry) {
+    // The record is stored whatever happens here: failing the append now would invite a retry that appends it twice.
+    await runtime.storeClientId(entry).catch((error: unknown) => app.log.error(`could not store clientMessageId ${entry.clientMessageId}`, error));
+  }
   return record;
-};
+}
+
+/** A stale expectedGenerationId: the client meant a generation that is no longer the running one. */
+function checkExpectedGeneration(runtime: ConversationRuntime, expected: string | undefined): void {
+  if (expected === undefined) return;
+  const running = runtime.generation?.id ?? null;
+  if (running !== expected) throw RpcError.generationChanged(expected, running);
+}
+
+/** What a retry must repeat: role, content and attachments (delivery and the guard may differ). */
+function digestOf(params: AppendParams): string {
+  return createHash("sha256")
+    .update(JSON.stringify([params.role, params.content, params.attachments ?? []]))
+    .digest("hex");
+}
+
+function differentMessage(clientMessageId: string, what: string): RpcError {
+  return RpcError.invalidParam("clientMessageId", `"${clientMessageId}" was already used for ${what} with a different role, content or attachments`);
+}
+
+/** The answer of an earlier append with this clientMessageId, when it is within the remembered window. */
+async function replay(runtime: ConversationRuntime, clientMessageId: string, digest: string): Promise<AppendResult | undefined> {
+  const entry = runtime.clientMessageId(clientMessageId);
+  if (!entry) return undefined;
+  if (entry.digest !== digest) throw differentMessage(clientMessageId, `message ${entry.recordId}`);
+  const held = runtime.queue.find((m) => m.record.id === entry.recordId);
+  if (held) return { ...held.record, delivery: held.delivery === "steer" ? "steer" : "queued" };
+  const { handle } = runtime;
+  // Recent ids name recent records: read from the end.
+  for (let to = handle.recordCount; to > 0; to -= LOOKUP_PAGE) {
+    const page = await handle.readRecords(Math.max(0, to - LOOKUP_PAGE), to);
+    const found = page.find((r) => r.id === entry.recordId);
+    if (found?.type === "message") return found;
+  }
+  throw RpcError.invalidParam("clientMessageId", `"${clientMessageId}" was used for message ${entry.recordId}, which is no longer in the conversation (removed from the queue)`);
+}
 
 /**
  * A client-written assistant message (history import or reconstruction)
@@ -56,3 +143,9 @@ function checkAssistantAppend(runtime: ConversationRuntime): void {
     );
   }
 }
+
+export const queueList: Handlers["queue.list"] = async (_params, _context, runtime) => ({ messages: [...runtime.queue] });
+
+export const queueRemove: Handlers["queue.remove"] = async (params, _context, runtime) => ({ removed: await runtime.removeHeld(params.recordId) });
+
+export const queueClear: Handlers["queue.clear"] = async (_params, _context, runtime) => ({ removed: await runtime.clearHeld() });

@@ -46,9 +46,11 @@ export function toLlmError(err: unknown, baseURL: string): LlmError {
     const detail = typeof body?.message === "string" && body.message !== "" ? body.message : err.message;
     if (err.status === undefined) {
       // An `{"error": …}` event inside an otherwise fine stream.
-      return new LlmError(`the model endpoint reported an error mid-stream: ${detail}`, "http");
+      const code = typeof err.code === "string" && err.code !== "" ? err.code : undefined;
+      return new LlmError(`the model endpoint reported an error mid-stream: ${detail}`, "http", undefined, undefined, code);
     }
-    return new LlmError(`the model endpoint answered ${err.status}: ${detail}`, "http", err.status, retryHeaders(err.headers));
+    const code = typeof err.code === "string" && err.code !== "" ? err.code : undefined;
+    return new LlmError(`the model endpoint answered ${err.status}: ${detail}`, "http", err.status, retryHeaders(err.headers), code);
   }
   if (err instanceof SyntaxError) {
     return new LlmError(`the model endpoint sent a chunk that is not valid JSON (${err.message})`, "malformed");

@@ -96,6 +96,8 @@ export class LlmError extends Error {
     readonly kind: LlmErrorKind,
     readonly status?: number,
     readonly headers?: Readonly<Record<string, string>>,
+    /** The endpoint's error code when it sent one (e.g. "context_length_exceeded"). */
+    readonly code?: string,
   ) {
     super(message);
     this.name = "LlmError";

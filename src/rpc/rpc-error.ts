@@ -122,6 +122,14 @@ export class RpcError extends Error {
     return RpcError.of("GENERATION_IN_PROGRESS", `generation ${generationId} is running; interrupt it or wait`, { generationId });
   }
 
+  static generationChanged(expectedGenerationId: string, generationId: string | null): RpcError {
+    const running = generationId ? `generation ${generationId} is running` : "no generation is running";
+    return RpcError.of("GENERATION_CHANGED", `expectedGenerationId ${expectedGenerationId} is not the running generation: ${running}`, {
+      expectedGenerationId,
+      generationId,
+    });
+  }
+
   static toolCallNotFound(toolCallId: string): RpcError {
     return RpcError.of("TOOL_CALL_NOT_FOUND", `no tool call "${toolCallId}" in this conversation`, { toolCallId });
   }

@@ -6,15 +6,18 @@ import type {
   NotificationParams,
   Plan,
   PlanEntry,
+  QueuedMessage,
   ToolCallRecord,
 } from "../../protocol/index.js";
+import { CLIENT_MESSAGE_ID_WINDOW } from "../../protocol/messages.js";
 import type { Logger } from "../logging/logger.js";
 import { RpcError } from "../rpc/rpc-error.js";
-import type { ConversationHandle, GenerationSummary, RunState } from "../store/conversation-store.js";
+import type { ClientMessageIdEntry, ConversationHandle, GenerationSummary, RunState } from "../store/conversation-store.js";
 import type { ActiveGeneration } from "./active-generation.js";
 import type { Connection } from "./connection.js";
 import { EventLog, type LoggedEvent, type ReplayBudget } from "./event-log.js";
 import { notificationFrame } from "./notification-frame.js";
+import { pendingToolOf } from "./pending-tool.js";
 import type { RuntimeObserver } from "./runtime-observer.js";
 
 /** Seqs are reserved on disk this many at a time, so no event costs a write. */
@@ -85,6 +88,12 @@ export class ConversationRuntime {
   #plan: Plan | null = null;
   /** A plan being written: what other run-state writes must carry meanwhile (not shown until durable). */
   #planWriting: Plan | null = null;
+  /** Messages held for later (message.append delivery steer or queue), oldest first; stored with the run state. */
+  #queue: QueuedMessage[] = [];
+  /** The most recent clientMessageIds, oldest first (at most CLIENT_MESSAGE_ID_WINDOW); stored with the run state. */
+  #clientMessageIds: ClientMessageIdEntry[] = [];
+  /** Appends with a clientMessageId still under way, so a retry arriving meanwhile waits for the first instead of appending twice. */
+  readonly appendsInFlight = new Map<string, { digest: string; answer: Promise<unknown> }>();
   #deleted = false;
   #silenced = false;
   /** A conversation.rewind / unrewind under way (see whileRewinding). */
@@ -122,6 +131,9 @@ export class ConversationRuntime {
       this.#lastError = stored.lastError;
       this.#autoConfirmRemaining = stored.autoConfirmRemaining;
       this.#plan = stored.plan ?? null;
+      // No generation survives its process: a steered message it had not taken waits as a queued one.
+      this.#queue = (stored.queue ?? []).map((held) => ({ ...held, delivery: "queue" }));
+      this.#clientMessageIds = stored.clientMessageIds ?? [];
       if (stored.lastGeneration) this.recentGenerations.push(stored.lastGeneration);
     }
   }
@@ -234,13 +246,26 @@ export class ConversationRuntime {
    * the call: the model must not believe a plan was kept that was not.
    */
   async updatePlan(generationId: string, entries: PlanEntry[]): Promise<void> {
-    this.assertLive();
     const plan: Plan = { entries, generationId, updatedAt: new Date().toISOString() };
+    await this.storePlan(plan, () => this.publish("plan_updated", { generationId, entries }));
+  }
+
+  /**
+   * The plan a new conversation starts with (conversation.fork: the plan at
+   * the fork point). Stored like any plan; not announced, as nobody can be
+   * subscribed to a conversation whose id was not handed out yet.
+   */
+  startWithPlan(plan: Plan): Promise<void> {
+    return this.storePlan(plan, () => {});
+  }
+
+  private async storePlan(plan: Plan, announce: () => void): Promise<void> {
+    this.assertLive();
     this.#planWriting = plan;
     try {
       await this.commit(this.handle.updateRunState(this.runState()), () => {
         this.#plan = plan;
-        this.publish("plan_updated", { generationId, entries });
+        announce();
       });
     } finally {
       if (this.#planWriting === plan) this.#planWriting = null;
@@ -254,7 +279,120 @@ export class ConversationRuntime {
       lastGeneration: this.lastGeneration,
       autoConfirmRemaining: this.#autoConfirmRemaining,
       ...((this.#planWriting ?? this.#plan) ? { plan: (this.#planWriting ?? this.#plan)! } : {}),
+      ...(this.#queue.length > 0 ? { queue: this.#queue.map((held) => ({ ...held })) } : {}),
+      ...(this.#clientMessageIds.length > 0 ? { clientMessageIds: [...this.#clientMessageIds] } : {}),
     };
+  }
+
+  /** Messages held for later, oldest first (state.queue, queue.list). */
+  get queue(): readonly QueuedMessage[] {
+    return this.#queue;
+  }
+
+  /**
+   * Hold a message (message.append delivery steer or queue while a
+   * generation runs): stored with the run state, then queue_changed. Beyond
+   * `max.messages` held messages, or `max.bytes` of them together, it is
+   * refused and nothing changes. The clientMessageId entry, if any, is
+   * written in the same run-state write.
+   */
+  async hold(held: QueuedMessage, max: { messages: number; bytes: number }, clientId?: ClientMessageIdEntry): Promise<void> {
+    this.assertLive();
+    if (this.#queue.length >= max.messages) {
+      throw RpcError.limitExceeded(`the conversation already holds ${this.#queue.length} messages for later, the most it holds`, "maxQueuedMessages", max.messages);
+    }
+    const heldBytes = this.#queue.reduce((sum, m) => sum + heldSize(m), 0);
+    if (heldBytes + heldSize(held) > max.bytes) {
+      throw RpcError.limitExceeded(
+        `the messages held for later would take ${heldBytes + heldSize(held)} bytes, more than the ${max.bytes} the conversation holds`,
+        "maxQueuedBytes",
+        max.bytes,
+        heldBytes + heldSize(held),
+      );
+    }
+    this.#queue.push(held);
+    if (clientId) this.rememberClientId(clientId);
+    await this.writeQueue("added").catch((error: unknown) => {
+      this.#queue = this.#queue.filter((m) => m !== held);
+      if (clientId) this.#clientMessageIds = this.#clientMessageIds.filter((e) => e !== clientId);
+      throw error;
+    });
+  }
+
+  /**
+   * Take the held messages `which` picks out of the queue and store each as
+   * a record (in order, each announced with message_added and `delivery`),
+   * then store the shorter queue and announce queue_changed. A record is
+   * written before the queue that no longer holds it, so a crash between the
+   * two can repeat a message but never lose one.
+   */
+  async takeHeld(which: (held: QueuedMessage, index: number) => boolean, delivery: "steered" | "queued"): Promise<QueuedMessage[]> {
+    const taken = this.#queue.filter(which);
+    if (taken.length === 0) return [];
+    this.assertLive();
+    this.#queue = this.#queue.filter((held) => !taken.includes(held));
+    const stored: QueuedMessage[] = [];
+    try {
+      for (const held of taken) {
+        await this.commit(this.handle.append(held.record), () => this.publish("message_added", { record: held.record, delivery }));
+        stored.push(held);
+      }
+    } finally {
+      // Whatever was stored leaves the queue; whatever was not (a failed write) stays held, first.
+      const unstored = taken.filter((held) => !stored.includes(held));
+      if (unstored.length > 0) this.#queue = [...unstored, ...this.#queue];
+      if (stored.length > 0) await this.writeQueue("taken");
+    }
+    return taken;
+  }
+
+  /** queue.remove: drop one held message by its record id. */
+  async removeHeld(recordId: string): Promise<boolean> {
+    this.assertLive();
+    const before = this.#queue;
+    const index = before.findIndex((held) => held.record.id === recordId);
+    if (index < 0) return false;
+    this.#queue = before.filter((_, i) => i !== index);
+    await this.writeQueue("removed").catch((error: unknown) => {
+      this.#queue = before;
+      throw error;
+    });
+    return true;
+  }
+
+  /** queue.clear: drop every held message; answers how many were dropped. */
+  async clearHeld(): Promise<number> {
+    this.assertLive();
+    const before = this.#queue;
+    if (before.length === 0) return 0;
+    this.#queue = [];
+    await this.writeQueue("cleared").catch((error: unknown) => {
+      this.#queue = before;
+      throw error;
+    });
+    return before.length;
+  }
+
+  /** What a clientMessageId was used for, if it is within the remembered window. */
+  clientMessageId(clientMessageId: string): ClientMessageIdEntry | undefined {
+    return this.#clientMessageIds.find((entry) => entry.clientMessageId === clientMessageId);
+  }
+
+  /** Remember the clientMessageId of a message that was appended as a record, and store it. */
+  async storeClientId(entry: ClientMessageIdEntry): Promise<void> {
+    this.rememberClientId(entry);
+    await this.commit(this.handle.updateRunState(this.runState()), () => {});
+  }
+
+  private rememberClientId(entry: ClientMessageIdEntry): void {
+    this.#clientMessageIds.push(entry);
+    if (this.#clientMessageIds.length > CLIENT_MESSAGE_ID_WINDOW) this.#clientMessageIds.splice(0, this.#clientMessageIds.length - CLIENT_MESSAGE_ID_WINDOW);
+  }
+
+  private writeQueue(reason: "added" | "taken" | "removed" | "cleared"): Promise<void> {
+    return this.commit(this.handle.updateRunState(this.runState()), () =>
+      this.publish("queue_changed", { messages: this.#queue.map((held) => ({ ...held })), reason }),
+    );
   }
 
   /**
@@ -281,6 +419,8 @@ export class ConversationRuntime {
    */
   endGeneration(summary: GenerationSummary): void {
     if (this.#generation?.id === summary.generationId) this.#generation = null;
+    // A steered message the generation did not take waits for the next one, as a queued message (stored below).
+    if (!this.#generation) this.#queue = this.#queue.map((held) => (held.delivery === "steer" ? { ...held, delivery: "queue" } : held));
     this.recentGenerations.push(summary);
     if (this.recentGenerations.length > RECENT_GENERATIONS) this.recentGenerations.shift();
     for (const listener of [...this.endListeners]) listener(summary);
@@ -408,12 +548,13 @@ export class ConversationRuntime {
       generationId: this.#generation?.id ?? null,
       pendingTools:
         this.#generation?.pendingTools() ??
-        this.storedPendingCalls().map((r) => ({ toolCallId: r.toolCallId, toolName: r.toolName, arguments: r.arguments })),
+        this.storedPendingCalls().map((r) => pendingToolOf(r)),
       autoConfirmRemaining: this.#autoConfirmRemaining,
       lastError: this.#lastError,
       lastGeneration: publicLastGeneration(this.lastGeneration),
       seq: this.sent,
       plan: this.#plan,
+      queue: this.#queue.map((held) => ({ ...held })),
     };
   }
 
@@ -516,4 +657,9 @@ function publicLastGeneration(summary: GenerationSummary | null): ConversationSt
   if (!summary) return null;
   const { generationId, outcome, endedAt, error } = summary;
   return { generationId, outcome, endedAt, ...(error ? { error } : {}) };
+}
+
+/** A held message's size as stored (its record as JSON, UTF-8). */
+function heldSize(held: QueuedMessage): number {
+  return Buffer.byteLength(JSON.stringify(held.record));
 }

@@ -5,6 +5,7 @@ import type {
   ImageMimeType,
   LastError,
   Plan,
+  QueuedMessage,
   ToolCallRecord,
 } from "../../protocol/index.js";
 import type { TokenUsage } from "../../protocol/usage.js";
@@ -50,6 +51,18 @@ export interface RunState {
   autoConfirmRemaining: number;
   /** The agent's plan (update_plan); absent before the first, and in states stored before plans existed. */
   plan?: Plan;
+  /** Messages held for later (message.append delivery steer or queue), oldest first; absent when none. */
+  queue?: QueuedMessage[];
+  /** The most recent clientMessageIds (message.append), oldest first, at most CLIENT_MESSAGE_ID_WINDOW; absent when none. */
+  clientMessageIds?: ClientMessageIdEntry[];
+}
+
+/** What a clientMessageId was used for: the message it appended, and a digest of what that message said. */
+export interface ClientMessageIdEntry {
+  clientMessageId: string;
+  recordId: string;
+  /** sha256 of the role, content and attachments asked for: a retry must say the same. */
+  digest: string;
 }
 
 /** The documents a conversation may keep beside its records (ConversationHandle.readDocument). */

@@ -1,6 +1,7 @@
 import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { Plan, type Conversation, type ConversationRecord } from "../../protocol/index.js";
+import * as z from "zod";
+import { Plan, QueuedMessage, type Conversation, type ConversationRecord } from "../../protocol/index.js";
 import { isValidConversationId } from "./conversation-id.js";
 import type { RunState } from "./conversation-store.js";
 import type { ListEntry } from "./list-page.js";
@@ -98,18 +99,20 @@ export function checkMeta(data: unknown): string | null {
  * convenience (what state.lastError shows), so a bad one is dropped rather
  * than making the whole conversation damaged.
  */
+const ClientMessageIds = z.array(z.object({ clientMessageId: z.string(), recordId: z.string(), digest: z.string() }));
+
 export function readRunState(value: unknown): RunState | null {
   if (!isObject(value)) return null;
   const { lastError, lastGeneration, autoConfirmRemaining } = value;
   if (lastError !== null && !(isObject(lastError) && typeof lastError.code === "number" && typeof lastError.message === "string")) return null;
   if (lastGeneration !== null && !(isObject(lastGeneration) && typeof lastGeneration.generationId === "string")) return null;
   if (typeof autoConfirmRemaining !== "number" || !Number.isInteger(autoConfirmRemaining) || autoConfirmRemaining < 0) return null;
-  // A plan that does not parse is dropped on its own: the rest of the state still holds.
-  if (value.plan !== undefined && !Plan.safeParse(value.plan).success) {
-    const { plan: _dropped, ...rest } = value;
-    return rest as unknown as RunState;
-  }
-  return value as unknown as RunState;
+  // A plan, queue or id window that does not parse is dropped on its own: the rest of the state still holds.
+  const state: Record<string, unknown> = { ...value };
+  if (state.plan !== undefined && !Plan.safeParse(state.plan).success) delete state.plan;
+  if (state.queue !== undefined && !z.array(QueuedMessage).safeParse(state.queue).success) delete state.queue;
+  if (state.clientMessageIds !== undefined && !ClientMessageIds.safeParse(state.clientMessageIds).success) delete state.clientMessageIds;
+  return state as unknown as RunState;
 }
 
 export function checkSegment(data: unknown): string | null {
@@ -117,8 +120,10 @@ export function checkSegment(data: unknown): string | null {
   for (const [i, record] of data.records.entries()) {
     if (!isObject(record) || typeof record.id !== "string") return `record ${i} has no id`;
     if (record.type === "message") continue;
+    // A compaction's summary (conversation.compact): stored like a message, never part of a tool round.
+    if (record.type === "compaction" && typeof record.summary === "string") continue;
     if (record.type !== "tool_call" || typeof record.toolCallId !== "string") {
-      return `record ${i} is not a message or tool_call record`;
+      return `record ${i} is not a message, tool_call or compaction record`;
     }
   }
   return null;

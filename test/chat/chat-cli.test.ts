@@ -6,8 +6,7 @@
  * what the command printed and how it exited. The interactive paths run on a
  * real pseudo-terminal (util-linux `script`).
  */
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, rm, writeFile } from "node:fs/promises";
 import { PassThrough } from "node:stream";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -16,36 +15,13 @@ import { parseAttachSpec } from "../../src/chat/chat-options.js";
 import { conversationToMarkdown } from "../../src/chat/markdown-export.js";
 import { parseToolAnswer } from "../../src/chat/tool-prompt.js";
 import { parseCli, UsageError } from "../../src/cli-options.js";
-import { type AgentFixture, type AgentFixtureOptions, startAgentFixture } from "../harness/agent-fixture.js";
+import { type ChatSetup, withChatAgent } from "../harness/chat-agent.js";
 import { killAllCliIo, runCliInTerminal, runCliWithInput, stripAnsi } from "../harness/cli-io.js";
 import { killAllCli, runCli } from "../harness/cli-process.js";
 import { shippedBundle } from "../harness/shipped-bundle.js";
 
-/**
- * A server with its own fake model and a workspace (with notes.txt) for one
- * test, so the tests can run concurrently: most of their time is child
- * processes starting.
- */
-interface Setup {
-  fx: AgentFixture;
-  workspace: string;
-}
-
-function withAgent(body: (setup: Setup) => Promise<void>, config: AgentFixtureOptions["config"] = {}): () => Promise<void> {
-  return async () => {
-    const fx = await startAgentFixture({ transport: "websocket", config });
-    const workspace = await mkdtemp(join(tmpdir(), "agentwire-chat-"));
-    await writeFile(join(workspace, "notes.txt"), "line one\nline two\nline three\nline four\n");
-    try {
-      await body({ fx, workspace });
-      // No request the real API would have refused.
-      expect(fx.fake.rejected).toEqual([]);
-    } finally {
-      await fx.close();
-      await rm(workspace, { recursive: true, force: true });
-    }
-  };
-}
+const withAgent = withChatAgent;
+type Setup = ChatSetup;
 
 // The children run the shipped bundle of the current source (not through tsx): the code
 // the `agentwire` bin runs, at a fifth of the start-up CPU.
@@ -94,7 +70,10 @@ describe.concurrent("agentwire chat, scripted", { timeout: 60_000 }, () => {
     expect(complete.map((p) => p.final)).toEqual([false, true]);
     expect(lines.filter((l) => l.method === "generation_progress" && l.params.kind === "text").map((l) => l.params.delta).join("")).toBe("All done.");
     // The outcome in the protocol's word (GenerationOutcome: completed | interrupted | error), never "complete".
-    expect(lines.at(-1)).toEqual({ type: "end", outcome: "completed", exitCode: 0 });
+    // The turn's usage totals (its last usage_updated's) ride on the end line.
+    const usage = lines.filter((l) => l.method === "usage_updated").at(-1)!.params.generation;
+    expect(usage).toMatchObject({ modelCalls: 2, cost: null });
+    expect(lines.at(-1)).toEqual({ type: "end", outcome: "completed", exitCode: 0, usage });
     // A new conversation's workspace is the directory chat ran in; the model got the prompt, then the tool's output.
     expect(lines[0]!.result).toMatchObject({ workspace, title: "run echo" });
     expect(fx.fake.requests[0]!.messages.at(-1)).toEqual({ role: "user", content: "run echo" });
@@ -136,7 +115,8 @@ describe.concurrent("agentwire chat, scripted", { timeout: 60_000 }, () => {
     fx.fake.enqueue({ kind: "reply", reasoning: ["Recall", "ing."], text: ["You are", " Ada."] });
     const cli = runCliWithInput(["chat", "--url", fx.server.url, "--conversation", first.id, "--model", "other-model"], "what is my name?\n", {}, workspace, bundle.entry);
     const { code } = await cli.exited;
-    expect(cli.stderr()).toBe("Recalling.\n"); // reasoning on stderr, uncoloured: not a terminal
+    // Reasoning on stderr, uncoloured (not a terminal), then the turn's usage.
+    expect(cli.stderr()).toMatch(/^Recalling\.\nusage: \d+ tokens in, 4 out\n$/);
     expect(code).toBe(0);
     expect(cli.output()).toBe("You are Ada.\n");
     expect(fx.fake.requests[0]!.model).toBe("other-model");
@@ -281,15 +261,15 @@ describe.concurrent("agentwire chat on a terminal", { timeout: 60_000 }, () => {
     const term = runCliInTerminal(["chat", "run echo", "--url", fx.server.url], { EDITOR: editor }, workspace, bundle.entry);
     const question = String.raw`\nRun shell\? \[y\]es / \[n\]o / \[e\]dit / \[a\]uto N: $`;
     // Each question shows the call it is about; the second waits until the first is answered.
-    await term.waitFor(new RegExp(String.raw`⚙ shell \{"command":"echo \$\(\(6\*7\)\)-marker"\}` + question));
+    await term.waitFor(new RegExp(String.raw`⚙ Run echo \$\(\(6\*7\)\)-marker · shell \{"command":"echo \$\(\(6\*7\)\)-marker"\}` + question));
     expect(term.output()).not.toContain("second-call");
     term.write("e\r");
-    await term.waitFor(new RegExp(String.raw`⚙ shell \{"command":"echo second-call"\}` + question));
+    await term.waitFor(new RegExp(String.raw`⚙ Run echo second-call · shell \{"command":"echo second-call"\}` + question));
     term.write("maybe\r");
     await term.waitFor(new RegExp(String.raw`maybe\nAnswer y \(run it\).*` + question));
     term.write("y\r");
     const shown = await term.waitFor(/All done\.\n[\s\S]*> $/);
-    expect(shown).toContain('⚙ shell {"command":"echo $((6*7))-marker"}');
+    expect(shown).toContain('⚙ Run echo $((6*7))-marker · shell {"command":"echo $((6*7))-marker"}');
     expect(shown.match(/✓ shell \(exit 0\)/g)).toHaveLength(2);
     term.write("\x04");
     expect((await term.exited).code).toBe(0);

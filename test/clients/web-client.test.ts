@@ -8,7 +8,10 @@
  * with nothing lost or doubled, and enter a token when the server needs one;
  * highlighted code and coloured diffs; the layout at phone (390 and 360 px)
  * and desktop widths, light and dark; the model and approval pickers; search,
- * rename and delete in the sidebar; the keyboard shortcuts.
+ * rename and delete in the sidebar; the keyboard shortcuts; what the agent
+ * is doing (issue 22): a file tool's change in its card before approval (and
+ * a warning when it would fail), the turn's net change, the plan checklist
+ * (also after a reload), the context meter and cost, notices.
  *
  * Screenshots (phone and desktop, light and dark) are written to
  * test-artifacts/web/ (gitignored) and their paths printed.
@@ -16,7 +19,7 @@
  * Without /usr/bin/chromium the browser tests are skipped, and say so.
  */
 import { subscribe, unsubscribe } from "node:diagnostics_channel";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import type { Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -40,6 +43,9 @@ const until = <T>(fn: () => T | Promise<T>, options: { timeout?: number } = {}) 
 /** Where the screenshots go (gitignored): the lead and the docs look at them. */
 const ARTIFACTS = resolve(fileURLToPath(new URL("../../test-artifacts/web", import.meta.url)));
 
+/** What the fake model costs (per million tokens). */
+const PRICING = { inputPerMillion: 2, outputPerMillion: 8, currency: "USD" };
+
 const httpBase = (wsUrl: string) => wsUrl.replace(/^ws:/, "http:").replace(/\/$/, "");
 
 /** The server under test, the fake model behind it, and a client of the test's own (in memory). */
@@ -52,7 +58,8 @@ beforeAll(async () => {
   console.log(`web client bundle: app.js ${sizes["app.js"]} bytes, app.css ${sizes["app.css"]} bytes (minified)`);
   fx.fake = await startFakeOpenAI({ apiKey: "test-key" });
   fx.server = await startTestServer(
-    { model: "fake-model" },
+    // The fake model declares a context window and a price: the page's meter shows a share and a cost.
+    { model: "fake-model", providers: { default: { baseUrl: "http://127.0.0.1:1/v1", models: { "fake-model": { contextWindow: 128_000, pricing: PRICING } } } } },
     {
       webDir: fx.webDir,
       provider: async () => new OpenAIProvider({ apiKey: "test-key", baseURL: fx.fake.url, retryBaseDelayMs: 10, retryMaxDelayMs: 20 }),
@@ -291,7 +298,9 @@ describe.skipIf(!hasBrowser)("in Chromium", () => {
 
   it("asks for the token when the server needs one, keeps it for reconnecting, and reloads when the missed events are gone (resync)", async () => {
     // Two events of replay log: a short absence already misses more than the server keeps.
-    const server = await startTestServer({ server: { token: "web-secret" }, limits: { eventLogSize: 2 } }, { webDir: fx.webDir });
+    // It also started with a notice (what `initialize` lists): the page shows it once, however often it reconnects.
+    const startNotice = { code: "config_untrusted" as const, message: "/project/agentwire.json is not trusted: its mcpServers were not applied." };
+    const server = await startTestServer({ server: { token: "web-secret" }, limits: { eventLogSize: 2 }, notices: [startNotice] }, { webDir: fx.webDir });
     const sockets = watchServerSockets(server.server.port);
     const { page, errors, sent } = await openPage(`${httpBase(server.url)}/`);
     try {
@@ -318,6 +327,10 @@ describe.skipIf(!hasBrowser)("in Chromium", () => {
       sockets.allow();
       await until(() => page.textContent("#status"), { timeout: 8000 }).toBe("connected");
       await until(() => page.locator(".message.user").allTextContents()).toEqual(["usernote 0", "usernote 1", "usernote 2", "usernote 3", "usernote 4"]);
+      const shownNotices = page.locator('#notices .toast[data-code="config_untrusted"]');
+      expect(await shownNotices.count()).toBe(1);
+      expect(await shownNotices.getAttribute("class")).toBe("toast warning");
+      expect(await shownNotices.locator(".toast-text").textContent()).toBe(startNotice.message);
 
       const frames = sent.map((f) => JSON.parse(f) as { method?: string; params?: Record<string, unknown> });
       const lastSocket = frames.slice(frames.findLastIndex((f) => f.method === "initialize"));
@@ -632,6 +645,216 @@ describe.skipIf(!hasBrowser)("in Chromium", () => {
       await page.keyboard.press("Escape");
       await until(() => page.locator(".notice").last().textContent()).toBe("interrupted (streaming)");
       expect((await fx.client.conversation.get({ conversationId })).state.generating).toBe(false);
+      expect(errors).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  }, 30_000);
+  it(
+    "shows a pending edit_file's change in its card before approval (coloured, collapsible), warns of an edit whose old string is missing, and shows the plan as a checklist that is still there after a reload",
+    async () => {
+      const workspace = join(fx.tmp, "pending");
+      mkdirSync(join(workspace, "src"), { recursive: true });
+      const original = 'export const port = 8080;\nexport const host = "localhost";\n';
+      writeFileSync(join(workspace, "src/app.ts"), original);
+      const created = await fx.client.conversation.create({ title: "Plan and change the port", workspace });
+      const plan = [
+        { content: "Read the configuration", status: "completed" },
+        { content: "Change the port to 9090", status: "in_progress", priority: "high" },
+        { content: "Run the tests", status: "pending" },
+      ];
+      fx.fake.enqueue(
+        // update_plan runs by itself (it changes no file); the two edits wait for approval.
+        { kind: "reply", text: ["Planning."], toolCalls: [{ id: "call_plan", name: "update_plan", args: JSON.stringify({ entries: plan }) }] },
+        {
+          kind: "reply",
+          text: ["Changing it."],
+          toolCalls: [
+            { id: "call_pdiff", name: "edit_file", args: JSON.stringify({ path: "src/app.ts", old_string: "8080", new_string: "9090" }) },
+            { id: "call_pbad", name: "edit_file", args: JSON.stringify({ path: "src/app.ts", old_string: "no such text", new_string: "x" }) },
+          ],
+        },
+        { kind: "reply", text: ["Port changed."] },
+      );
+      const url = `${httpBase(fx.server.url)}/#${created.id}`;
+      const { page, errors } = await openPage(url);
+      const shots: string[] = [];
+      try {
+        await until(() => page.textContent("#status")).toBe("connected");
+        await page.fill("#input", "Use port 9090.");
+        await page.click("#send");
+
+        /** The checklist as the page shows it, and as a screen reader reads it. */
+        const checklist = (p: Page) =>
+          p.locator(".plan-entry").evaluateAll((items) => items.map((li) => [(li as HTMLElement).dataset.status, li.textContent]));
+        const expected = [
+          ["completed", "✓completed: Read the configuration"],
+          ["in_progress", "◐in progress: Change the port to 9090high"],
+          ["pending", "○pending: Run the tests"],
+        ];
+        await until(() => checklist(page)).toEqual(expected);
+        expect(await page.locator(".plan summary").textContent()).toBe("Plan1 of 3 done");
+        expect(await page.getByRole("list", { name: "Plan steps" }).getByRole("listitem").count()).toBe(3);
+
+        // The edit waits for approval, and its card already shows the change, coloured; nothing is written yet.
+        const card = page.locator('[data-tool-call-id="call_pdiff"]');
+        await until(() => card.getAttribute("data-status")).toBe("pending");
+        expect(await card.locator(".tool-title").textContent()).toBe("Edit src/app.ts");
+        expect(await card.locator(".tool-kind").textContent()).toBe("edit");
+        expect(await card.locator(".tool-locations li").allTextContents()).toEqual(["src/app.ts"]);
+        const file = card.locator(".tool-diff .diff-file");
+        await until(() => file.locator(".diff-del").allTextContents()).toEqual(["-export const port = 8080;\n"]);
+        expect(await file.locator(".diff-add").allTextContents()).toEqual(["+export const port = 9090;\n"]);
+        expect(await card.locator(".tool-diff").getAttribute("data-shows")).toBe("proposed");
+        const [added, removed] = await file.evaluate((node) => [".diff-add", ".diff-del"].map((s) => getComputedStyle(node.querySelector(s)!).backgroundColor));
+        expect(added).not.toBe(removed);
+        expect(readFileSync(join(workspace, "src/app.ts"), "utf8")).toBe(original);
+        // The edit whose old string is not in the file says so before anyone approves it.
+        const bad = page.locator('[data-tool-call-id="call_pbad"]');
+        await until(() => bad.locator(".change-problem").textContent()).toContain("old_string was not found in src/app.ts");
+        expect(await bad.locator(".change-problem").isVisible()).toBe(true);
+        expect(await bad.evaluate((node) => node.classList.contains("will-fail"))).toBe(true);
+        expect(await card.locator(".change-problem").count()).toBe(0);
+
+        // After a reload: the plan, and the pending change (from state.pendingTools), are still there.
+        await page.reload();
+        await until(() => checklist(page)).toEqual(expected);
+        await until(() => page.locator('[data-tool-call-id="call_pdiff"] .tool-diff .diff-add').allTextContents()).toEqual(["+export const port = 9090;\n"]);
+        await until(() => page.locator('[data-tool-call-id="call_pbad"] .change-problem').count()).toBe(1);
+        // …with the title, kind and locations the state's pending call carries (not just the tool's name).
+        const reloaded = page.locator('[data-tool-call-id="call_pdiff"]');
+        expect(await reloaded.locator(".tool-title").textContent()).toBe("Edit src/app.ts");
+        expect(await reloaded.locator(".tool-kind").textContent()).toBe("edit");
+        expect(await reloaded.locator(".tool-locations li").allTextContents()).toEqual(["src/app.ts"]);
+
+        // The pending change under the plan fits a phone (no horizontal overflow), light and dark; screenshots of each.
+        mkdirSync(ARTIFACTS, { recursive: true });
+        for (const viewport of [
+          { name: "phone", width: 390, height: 844 },
+          { name: "phone-360", width: 360, height: 740 },
+          { name: "desktop", width: 1280, height: 800 },
+        ]) {
+          const shot = await openPage(url, { viewport: { width: viewport.width, height: viewport.height }, colorScheme: "light", deviceScaleFactor: 1 });
+          try {
+            const pending = shot.page.locator('[data-tool-call-id="call_pdiff"]');
+            await until(() => pending.locator(".diff-add").count()).toBe(1);
+            await until(() => checklist(shot.page)).toEqual(expected);
+            await pending.evaluate((node) => node.scrollIntoView({ block: "end" }));
+            for (const colorScheme of ["light", "dark"] as const) {
+              await shot.page.emulateMedia({ colorScheme });
+              const width = await shot.page.evaluate(() => document.documentElement.scrollWidth);
+              expect(width, `${viewport.name} ${colorScheme}`).toBeLessThanOrEqual(viewport.width);
+              const path = join(ARTIFACTS, `${viewport.name}-pending-plan-${colorScheme}.png`);
+              await shot.page.screenshot({ path });
+              shots.push(path);
+            }
+            expect(shot.errors).toEqual([]);
+          } finally {
+            await shot.page.context().close();
+          }
+        }
+
+        // Approve the one, skip the other: the card shows the diff the write made; the turn's panel the net change.
+        await page.locator('[data-tool-call-id="call_pdiff"]').getByRole("button", { name: "Confirm" }).click();
+        await page.locator('[data-tool-call-id="call_pbad"]').getByRole("button", { name: "Skip" }).click();
+        await page.waitForSelector(".message.assistant >> text=Port changed.");
+        const done = page.locator('[data-tool-call-id="call_pdiff"]');
+        await until(() => done.getAttribute("data-status")).toBe("completed");
+        expect(await done.locator(".tool-diff").getAttribute("data-shows")).toBe("result");
+        expect(await page.locator('[data-tool-call-id="call_pbad"] .tool-diff').isVisible()).toBe(false);
+        const turn = page.locator(".turn-changes");
+        await until(() => turn.locator("> summary").textContent()).toBe("Changes in this turn1 file, +1 −1");
+        expect(await turn.locator(".diff-body").isVisible()).toBe(false); // collapsed until opened
+        await turn.locator("> summary").click();
+        expect(await turn.locator(".diff-add").allTextContents()).toEqual(["+export const port = 9090;\n"]);
+        // The panel ends its turn: after the turn's last message.
+        expect(await turn.evaluate((node) => node.previousElementSibling?.textContent)).toContain("Port changed.");
+        // A reload rebuilds it from the records.
+        await page.reload();
+        await until(() => page.locator(".turn-changes > summary").textContent()).toBe("Changes in this turn1 file, +1 −1");
+        expect(await page.locator(".plan-entry").count()).toBe(3);
+        expect(errors).toEqual([]);
+        console.log(`web client issue-22 screenshots:\n  ${shots.join("\n  ")}`);
+      } finally {
+        await page.context().close();
+      }
+    },
+    60_000,
+  );
+
+  it("shows the context meter and the cost after a turn, from usage_updated and, after a reload, from the stored totals; only the tokens for a model without a declared window or price", async () => {
+    const created = await fx.client.conversation.create({ title: "Usage" });
+    const { page, errors } = await openPage(`${httpBase(fx.server.url)}/#${created.id}`);
+    try {
+      await until(() => page.textContent("#status")).toBe("connected");
+      await page.waitForSelector("#conversations li.active");
+      expect(await page.locator("#usage").isVisible()).toBe(false); // no model call yet
+      fx.fake.enqueue({ kind: "reply", text: ["Counted."], usage: { prompt_tokens: 12_000, completion_tokens: 345, total_tokens: 12_345 } });
+      await page.fill("#input", "Count.");
+      await page.click("#send");
+      await page.waitForSelector(".message.assistant >> text=Counted.");
+      const usage = page.getByRole("group", { name: "Context and cost" });
+      // 12,345 of 128,000 tokens; (12,000 × 2 + 345 × 8) / 1e6 = 0.02676 USD.
+      await until(() => usage.locator(".usage-context").textContent()).toBe("12.3K / 128K tokens (10 %)");
+      expect(await usage.locator(".usage-cost").textContent()).toBe("turn $0.0268 · total $0.0268");
+      const meter = usage.locator("meter");
+      expect(await meter.evaluate((m: HTMLMeterElement) => [m.value, m.max])).toEqual([12_345, 128_000]);
+      expect(await meter.getAttribute("aria-valuetext")).toBe("10 % of the context window (12,345 of 128,000 tokens)");
+
+      // Reloaded: the conversation's stored totals and the model's declared window (models.list); no turn yet.
+      await page.reload();
+      await until(() => usage.locator(".usage-context").textContent()).toBe("12.3K / 128K tokens (10 %)");
+      expect(await usage.locator(".usage-cost").textContent()).toBe("total $0.0268");
+
+      // A model with no declared window or price: the token count alone, no meter, no cost (never guessed).
+      fx.fake.setModels(["fake-model", "other-model"]);
+      const plain = await fx.client.conversation.create({ title: "Usage, undeclared model", model: "default/other-model" });
+      await page.goto(`${httpBase(fx.server.url)}/#${plain.id}`);
+      await page.reload();
+      await until(() => page.locator("#title").textContent()).toBe("Usage, undeclared model");
+      expect(await usage.isVisible()).toBe(false);
+      fx.fake.enqueue({ kind: "reply", text: ["Counted again."], usage: { prompt_tokens: 1000, completion_tokens: 234, total_tokens: 1234 } });
+      await page.fill("#input", "Count.");
+      await page.click("#send");
+      await page.waitForSelector(".message.assistant >> text=Counted again.");
+      await until(() => usage.locator(".usage-context").textContent()).toBe("1,234 tokens");
+      expect(await usage.locator("meter").isVisible()).toBe(false);
+      expect(await usage.locator(".usage-cost").isVisible()).toBe(false);
+      expect(errors).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  }, 30_000);
+
+  it("shows a 429 then 200 as a model_retry notice (and the rate limit as a warning) in a live region, dismissible, and the turn completes", async () => {
+    const created = await fx.client.conversation.create({ title: "Retry" });
+    const { page, errors } = await openPage(`${httpBase(fx.server.url)}/#${created.id}`);
+    try {
+      await until(() => page.textContent("#status")).toBe("connected");
+      await page.waitForSelector("#conversations li.active");
+      fx.fake.enqueue(
+        { kind: "error", status: 429, headers: { "retry-after-ms": "20", "x-ratelimit-remaining-requests": "0" }, message: "slow down" },
+        { kind: "reply", text: ["After the retry."] },
+      );
+      await page.fill("#input", "Again.");
+      await page.click("#send");
+      await page.waitForSelector(".message.assistant >> text=After the retry.");
+      const region = page.getByRole("status", { name: "Notices" });
+      expect(await region.getAttribute("aria-live")).toBe("polite");
+      const retry = region.locator('.toast[data-code="model_retry"]');
+      await until(() => retry.count()).toBe(1);
+      expect(await retry.getAttribute("class")).toBe("toast info");
+      expect(await retry.locator(".toast-text").textContent()).toMatch(/retr/i);
+      const limited = region.locator('.toast[data-code="rate_limited"]');
+      expect(await limited.getAttribute("class")).toBe("toast warning");
+      const [info, warning] = await Promise.all([retry, limited].map((t) => t.evaluate((n) => getComputedStyle(n).borderLeftColor)));
+      expect(info).not.toBe(warning);
+      await until(() => page.locator("#usage .usage-context").textContent()).toMatch(/tokens/);
+      mkdirSync(ARTIFACTS, { recursive: true });
+      await page.screenshot({ path: join(ARTIFACTS, "desktop-notices.png") });
+      await retry.getByRole("button", { name: "Dismiss this notice" }).click();
+      await until(() => retry.count()).toBe(0);
+      expect(await limited.count()).toBe(1);
       expect(errors).toEqual([]);
     } finally {
       await page.context().close();

@@ -81,6 +81,7 @@ describe("protocol/schema.json", () => {
       "Conversation",
       "MessageRecord",
       "ToolCallRecord",
+      "CompactionRecord",
       "ConversationRecord",
       "ConversationState",
     ];
@@ -88,7 +89,7 @@ describe("protocol/schema.json", () => {
     expect(schema.definitions.ToolPendingNotification.required).toEqual(
       expect.arrayContaining(["conversationId", "seq", "toolCallId", "toolName", "arguments"]),
     );
-    expect(schema.definitions.ConversationRecord.oneOf).toHaveLength(2);
+    expect(schema.definitions.ConversationRecord.oneOf).toHaveLength(3);
     expect(schema.definitions.MessageAppendParams.properties.role.enum).toEqual(["user", "system", "assistant"]);
   });
 });

@@ -132,11 +132,19 @@ export const BENCH_PLAN = [
  * its tool ran).
  * `bench-plan`: one update_plan call with a three-step plan (BENCH_PLAN),
  * then "Planned." after its result.
+ * `bench-edit`: one edit_file call replacing "line two" with "line 2" in
+ * notes.txt, then "Edited." after its result (docs/chat.md shows the diff
+ * before the question).
  */
 export function scriptFromModel(model: string, messages: readonly { role?: unknown }[] = []): FakeScript | null {
   if (model === "bench-plan") {
     if (messages.at(-1)?.role === "tool") return { kind: "reply", text: ["Planned."] };
     return { kind: "reply", toolCalls: [{ id: `call_${process.hrtime.bigint()}`, name: "update_plan", args: JSON.stringify({ entries: BENCH_PLAN }) }] };
+  }
+  if (model === "bench-edit") {
+    if (messages.at(-1)?.role === "tool") return { kind: "reply", text: ["Edited."] };
+    const args = { path: "notes.txt", old_string: "line two", new_string: "line 2" };
+    return { kind: "reply", toolCalls: [{ id: `call_${process.hrtime.bigint()}`, name: "edit_file", args: JSON.stringify(args) }] };
   }
   if (model === "bench-tool-true") {
     if (messages.at(-1)?.role === "tool") return { kind: "paced", tokens: 5, delayMs: 0 };

@@ -59,7 +59,7 @@ describe("10 conversations generating at once", () => {
       const { records, state } = await fx.client.conversation.get({ conversationId: id, includeRecords: true });
       expect(state.generating).toBe(false);
       expect(state.lastError).toBeNull();
-      expect(records!.map((r) => (r.type === "message" ? r.role : `tool:${r.status}`))).toEqual([
+      expect(records!.map((r) => (r.type === "message" ? r.role : r.type === "tool_call" ? `tool:${r.status}` : r.type))).toEqual([
         "user",
         "assistant",
         "tool:completed",

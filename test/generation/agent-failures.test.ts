@@ -284,7 +284,7 @@ describe("a failure after a tool round", () => {
     const { records, state } = await fx.client.conversation.get({ conversationId: id, includeRecords: true });
     expect(state.lastError).toMatchObject({ status: 500 });
     expect(state.pendingTools).toEqual([]);
-    expect(records!.map((r) => (r.type === "message" ? r.role : `tool:${r.status}`))).toEqual(["user", "assistant", "tool:completed"]);
+    expect(records!.map((r) => (r.type === "message" ? r.role : r.type === "tool_call" ? `tool:${r.status}` : r.type))).toEqual(["user", "assistant", "tool:completed"]);
     const tool = records!.find((r) => r.type === "tool_call")!;
     expect(tool).toMatchObject({ toolCallId: "t1", success: true, arguments: { command: "echo tool-ran" } });
     expect(tool.type === "tool_call" && tool.result).toContain("tool-ran");

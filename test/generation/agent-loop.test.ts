@@ -71,7 +71,9 @@ describe.each(["chat", "responses"] as const)("on the %s wire", (wire) => {
       const pending = await events.waitForMethod("tool_pending");
       expect(pending.params).toMatchObject({ toolCallId: "call_1", toolName: "shell", arguments: { command: "echo hi-there" }, autoConfirmed: false });
       const state = await fx.client.conversation.get({ conversationId: id });
-      expect(state.state.pendingTools).toEqual([{ toolCallId: "call_1", toolName: "shell", arguments: { command: "echo hi-there" } }]);
+      expect(state.state.pendingTools).toEqual([
+        { toolCallId: "call_1", toolName: "shell", arguments: { command: "echo hi-there" }, kind: "execute", title: "Run echo hi-there", locations: [] },
+      ]);
 
       const result = await fx.client.tool.confirm({ conversationId: id, toolCallId: "call_1", action: "confirm" });
       expect(result.status).toBe("executing");

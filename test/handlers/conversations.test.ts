@@ -47,9 +47,9 @@ describe("conversation.create", () => {
       system: null,
       workspace: null,
       recordCount: 0,
-      settings: { toolHistoryRounds: 8, maxIterations: 20, toolTimeoutMs: ts.config.tools.timeoutMs, approval: "ask", toolPolicy: {}, confirmTimeoutMs: null },
+      settings: { toolHistoryRounds: 8, maxIterations: 20, toolTimeoutMs: ts.config.tools.timeoutMs, approval: "ask", toolPolicy: {}, confirmTimeoutMs: null, autoCompact: 0.85 },
     });
-    expect(Object.keys(c.settings).sort()).toEqual(["approval", "confirmTimeoutMs", "maxIterations", "toolHistoryRounds", "toolPolicy", "toolTimeoutMs"]);
+    expect(Object.keys(c.settings).sort()).toEqual(["approval", "autoCompact", "confirmTimeoutMs", "maxIterations", "toolHistoryRounds", "toolPolicy", "toolTimeoutMs"]);
     expect(c.createdAt).toMatch(ISO);
     expect(c.updatedAt).toBe(c.createdAt);
     expect(Date.parse(c.createdAt)).toBeGreaterThanOrEqual(before - 5);
@@ -66,7 +66,7 @@ describe("conversation.create", () => {
       settings: { maxIterations: 5 },
     });
     expect(c).toMatchObject({ title: "plan the trip", model: "qwen3:8b", system: "You are terse." });
-    expect(c.settings).toEqual({ toolHistoryRounds: 8, maxIterations: 5, toolTimeoutMs: ts.config.tools.timeoutMs, approval: "ask", toolPolicy: {}, confirmTimeoutMs: null });
+    expect(c.settings).toEqual({ toolHistoryRounds: 8, maxIterations: 5, toolTimeoutMs: ts.config.tools.timeoutMs, approval: "ask", toolPolicy: {}, confirmTimeoutMs: null, autoCompact: 0.85 });
 
     const got = await client.conversation.get({ conversationId: c.id });
     expect(got.conversation).toEqual(c);
@@ -113,6 +113,7 @@ describe("conversation.get", () => {
       lastGeneration: null,
       seq: 2,
       plan: null,
+      queue: [],
     });
 
     const explicitFalse = await client.conversation.get({ conversationId: c.id, includeRecords: false });
@@ -138,7 +139,7 @@ describe("conversation.update", () => {
       settings: { toolHistoryRounds: 2 },
     });
     expect(updated).toMatchObject({ id: c.id, title: "new", model: null, createdAt: c.createdAt });
-    expect(updated.settings).toEqual({ toolHistoryRounds: 2, maxIterations: 3, toolTimeoutMs: ts.config.tools.timeoutMs, approval: "ask", toolPolicy: {}, confirmTimeoutMs: null });
+    expect(updated.settings).toEqual({ toolHistoryRounds: 2, maxIterations: 3, toolTimeoutMs: ts.config.tools.timeoutMs, approval: "ask", toolPolicy: {}, confirmTimeoutMs: null, autoCompact: 0.85 });
     expect(Date.parse(updated.updatedAt)).toBeGreaterThan(Date.parse(c.updatedAt));
 
     await log.waitForCount("conversation_updated", 1);

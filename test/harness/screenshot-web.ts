@@ -1,8 +1,9 @@
 /**
  * Takes the pictures of the web client in docs/clients.md: a server with the fake
- * model, a short scripted conversation (reasoning, a confirmed tool call, a
- * markdown answer with highlighted code, a confirmed edit with its diff, a tool
- * call waiting for approval), photographed by Debian's Chromium at desktop
+ * model, a short scripted conversation (the agent's plan, reasoning, a
+ * confirmed tool call, a markdown answer with highlighted code, an edit waiting
+ * for approval with the change it would make; the context meter and cost in the
+ * top bar), photographed by Debian's Chromium at desktop
  * width (out.png) and phone width (out-phone.png). Nothing leaves the machine.
  *
  *   npx tsx test/harness/screenshot-web.ts [out.png]   (default clients/web/screenshot.png)
@@ -30,7 +31,16 @@ writeFileSync(join(workspace, "src/index.ts"), "export const greeting = \"hello\
 await buildWebClient(join(tmp, "web"));
 const fake = await startFakeOpenAI({ apiKey: "key" });
 const server = await startTestServer(
-  { model: "demo-model" },
+  // A declared context window and price: the top bar shows the meter and the cost.
+  {
+    model: "demo-model",
+    providers: {
+      default: {
+        baseUrl: "http://127.0.0.1:1/v1",
+        models: { "demo-model": { contextWindow: 128_000, pricing: { inputPerMillion: 2, outputPerMillion: 8, currency: "USD" } } },
+      },
+    },
+  },
   { webDir: join(tmp, "web"), provider: async () => new OpenAIProvider({ apiKey: "key", baseURL: fake.url }) },
 );
 const browser = await chromium.launch({
@@ -43,12 +53,21 @@ try {
   await client.conversation.create({ title: "Why is CI slow?" });
   const conversation = await client.conversation.create({ title: "What is in this project?", workspace });
 
+  const plan = [
+    { content: "List the project's files", status: "completed" },
+    { content: "Make the greeting friendlier", status: "in_progress" },
+    { content: "Run the tests", status: "pending" },
+  ];
   fake.enqueue(
     {
       kind: "reply",
       reasoning: ["The user wants an overview. ", "Listing the files is the quickest start."],
       text: ["I'll list the files first."],
-      toolCalls: [{ id: "call_ls", name: "shell", args: JSON.stringify({ command: "ls -R" }) }],
+      toolCalls: [
+        { id: "call_plan", name: "update_plan", args: JSON.stringify({ entries: plan }) },
+        { id: "call_ls", name: "shell", args: JSON.stringify({ command: "ls -R" }) },
+      ],
+      usage: { prompt_tokens: 4_100, completion_tokens: 120, total_tokens: 4_220 },
     },
     {
       kind: "reply",
@@ -60,9 +79,8 @@ try {
       toolCalls: [
         { id: "call_edit", name: "edit_file", args: JSON.stringify({ path: "src/index.ts", old_string: "\"hello\"", new_string: "\"hello, world\"" }) },
       ],
+      usage: { prompt_tokens: 4_400, completion_tokens: 210, total_tokens: 4_610 },
     },
-    { kind: "reply", text: ["Done. Shall I run its tests?"] },
-    { kind: "reply", text: ["Running them now."], toolCalls: [{ id: "call_test", name: "shell", args: JSON.stringify({ command: "npm test" }) }] },
   );
 
   // Reduced motion: the list must not be caught sliding away when the viewport narrows.
@@ -74,18 +92,15 @@ try {
   await page.fill("#input", "What is in this project?");
   await page.click("#send");
   await page.locator('[data-tool-call-id="call_ls"]').getByRole("button", { name: "Confirm" }).click();
-  await page.locator('[data-tool-call-id="call_edit"]').getByRole("button", { name: "Confirm" }).click();
-  await page.waitForSelector("text=Shall I run its tests?");
-  await page.waitForFunction(() => document.body.dataset.generating === "false");
-  await page.fill("#input", "Yes, please.");
-  await page.click("#send");
-  await page.waitForSelector('[data-tool-call-id="call_test"] >> text=Confirm');
+  // The edit waits for approval: its card shows the change it would make.
+  await page.waitForSelector('[data-tool-call-id="call_edit"] .diff-add');
+  await page.waitForSelector(".plan-entry");
   await page.locator(".message.assistant details").first().evaluate((d) => ((d as HTMLDetailsElement).open = true));
-  await page.locator('[data-tool-call-id="call_edit"]').scrollIntoViewIfNeeded();
+  await page.locator('[data-tool-call-id="call_edit"]').evaluate((node) => node.scrollIntoView({ block: "end" }));
   await page.screenshot({ path: out });
   console.log(`wrote ${out}`);
   await page.setViewportSize({ width: 390, height: 844 });
-  await page.locator('[data-tool-call-id="call_edit"] .diff-file').scrollIntoViewIfNeeded();
+  await page.locator('[data-tool-call-id="call_edit"]').evaluate((node) => node.scrollIntoView({ block: "end" }));
   const phone = out.replace(/(\.png)?$/, "-phone.png");
   await page.screenshot({ path: phone });
   console.log(`wrote ${phone}`);

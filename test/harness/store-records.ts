@@ -1,5 +1,5 @@
 /** Conversations and records for the store suites, with exact, predictable values. */
-import type { Conversation, MessageRecord, ToolCallRecord } from "../../protocol/index.js";
+import type { CompactionRecord, Conversation, MessageRecord, ToolCallRecord } from "../../protocol/index.js";
 
 export function conversation(id: string, createdAt = "2026-01-01T00:00:00.000Z"): Conversation {
   return {
@@ -48,4 +48,9 @@ export function toolCall(n: number, status: ToolCallRecord["status"], result: st
 
 export function range(n: number, from = 0): number[] {
   return Array.from({ length: n }, (_, i) => from + i);
+}
+
+/** A compaction record (conversation.compact's summary). */
+export function compaction(n: number, summary = `summary up to ${n}`): CompactionRecord {
+  return { type: "compaction", id: `k${n}`, summary, trigger: "manual", model: "m1", tokensBefore: 1000 + n, tokensAfter: 10 + n, generationId: `g${n}`, timestamp: at(n) };
 }

@@ -15,7 +15,7 @@ import { compareNewestFirst } from "../../src/store/list-page.js";
 import { MemoryConversationStore } from "../../src/store/memory-store.js";
 import { postgresReachable, usePostgresDatabase } from "../harness/postgres-db.js";
 import { useStoreDir } from "../harness/store-dir.js";
-import { assistantMessage, conversation, message, range, toolCall, userMessage } from "../harness/store-records.js";
+import { assistantMessage, compaction, conversation, message, range, toolCall, userMessage } from "../harness/store-records.js";
 
 const ids = (records: readonly ConversationRecord[]) => records.map((r) => r.id);
 
@@ -95,6 +95,21 @@ describe.each(subjects)("%s: the ConversationStore contract", (_name, subject, a
   // Cases about closing, reopening and unloading mean nothing for the memory store: not registered
   // there at all (a skip would read as a case that could not run).
   const itDurable = subject.reopen ? it_ : (() => {}) as unknown as typeof it_;
+
+  itDurable("stores a compaction record among the others and loads it back after a restart (nothing before it is dropped)", async () => {
+    let store = await subject.open();
+    const handle = await store.create(conversation("c1"));
+    const records: ConversationRecord[] = [userMessage(1), { ...assistantMessage(2), toolCalls: [{ toolCallId: "call_3", toolName: "shell" }] }, toolCall(3, "completed", "three"), assistantMessage(4), compaction(5), userMessage(6), assistantMessage(7)];
+    for (const record of records) await handle.append(record);
+    expect(await handle.readRecords()).toEqual(records);
+    store = await subject.reopen!(store);
+    const again = (await store.get("c1"))!;
+    expect(again.conversation.recordCount).toBe(records.length);
+    expect(await again.readRecords()).toEqual(records);
+    expect(await again.readRecords(4, 5)).toEqual([compaction(5)]);
+    expect(again.openToolCalls).toEqual([]);
+    expect(store.damaged()).toEqual([]);
+  });
 
   it_("appends, replaces, updates and reserves; readers see each change once its promise resolved", async () => {
     const store = await subject.open();

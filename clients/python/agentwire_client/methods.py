@@ -22,7 +22,11 @@ from .types import (
     PROTOCOL_VERSION,
     AssetUploadParams,
     AssetUploadResult,
+    CompactionCompletedNotification,
+    CompactionStartedNotification,
     ConnectedNotification,
+    ConversationCompactParams,
+    ConversationCompactResult,
     ConversationCreateParams,
     ConversationCreateResult,
     ConversationDeleteParams,
@@ -71,6 +75,13 @@ from .types import (
     ModelsListResult,
     NoticeNotification,
     PlanUpdatedNotification,
+    QueueChangedNotification,
+    QueueClearParams,
+    QueueClearResult,
+    QueueListParams,
+    QueueListResult,
+    QueueRemoveParams,
+    QueueRemoveResult,
     ServerStatusResult,
     SkillsListParams,
     SkillsListResult,
@@ -172,7 +183,11 @@ class ConversationMethods:
         """`conversation.fork`: Copy a conversation's records (all, or the first `atRecord`) into a new
         conversation with the same model, system prompt, workspace and settings, titled "<title>
         (fork)" unless `title` is given. Records get new ids (toolCallIds are kept). Only settled
-        records are copied: a running generation's open tool round is left out. The two
+        records are copied: a running generation's open tool round is left out. The fork starts with
+        the plan as it was at the fork point (state.plan: the one set by the last completed
+        update_plan call among the copied records, none when there is none), not the original's
+        current one, which may come from records left out; it is not announced (plan_updated). Usage
+        totals, lastError, lastGeneration and the auto-confirm budget start afresh. The two
         conversations are independent afterwards.
 
         Errors: NOT_INITIALIZED (-32001), CONVERSATION_NOT_FOUND (-32010), STORAGE_ERROR (-32040),
@@ -208,6 +223,22 @@ class ConversationMethods:
         """
         result = await self._client.request("conversation.unrewind", params, timeout=timeout)
         return cast(ConversationUnrewindResult, result)
+
+    async def compact(self, params: ConversationCompactParams, *, timeout: float | None = None) -> ConversationCompactResult:
+        """`conversation.compact`: Compact the conversation: the model writes a summary of it (a fixed
+        prompt, quoted in docs/clients.md, plus `instructions`), stored as a compaction record; from
+        then on the model sees that summary followed by the records after it. Nothing is deleted:
+        conversation.get still returns every record. Runs as the conversation's generation, answered
+        at once with its id (interrupt cancels it, and it is refused while another generation runs
+        or tool calls wait for tool.confirm, and with -32602 when there is nothing to compact: no
+        records, or none since the last compaction). The summary's tokens count in the
+        conversation's usage.
+
+        Errors: NOT_INITIALIZED (-32001), CONVERSATION_NOT_FOUND (-32010), GENERATION_IN_PROGRESS
+        (-32020), MODEL_NOT_CONFIGURED (-32031), INVALID_PARAMS (-32602).
+        """
+        result = await self._client.request("conversation.compact", params, timeout=timeout)
+        return cast(ConversationCompactResult, result)
 
     async def delete(self, params: ConversationDeleteParams, *, timeout: float | None = None) -> ConversationDeleteResult:
         """`conversation.delete`: Delete a conversation and its records. A running generation is
@@ -249,16 +280,56 @@ class MessageMethods:
     async def append(self, params: MessageAppendParams, *, timeout: float | None = None) -> MessageAppendResult:
         """`message.append`: Append a user, system or assistant message; a user message may carry
         attachments (workspace text files, whole or a line range, and images uploaded with
-        asset.upload). Answered once it is stored; subscribers get `message_added`. User and system
-        messages may be appended while a generation runs (the model sees them on its next call); an
-        assistant message may not (GENERATION_IN_PROGRESS), nor while stored tool calls are pending:
-        it would close their round.
+        asset.upload). Answered once it is stored (or held); subscribers get `message_added`. While
+        a generation runs, a user or system message is steered into it at its next model call
+        (delivery steer, the default) or queued to start a generation of its own when it completes
+        (delivery queue); both are held by the server, stored, until then (queue_changed). An
+        assistant message may not be appended while a generation runs (GENERATION_IN_PROGRESS), nor
+        while stored tool calls are pending: it would close their round. expectedGenerationId guards
+        against a generation that changed meanwhile (GENERATION_CHANGED); clientMessageId makes a
+        retry safe.
 
         Errors: NOT_INITIALIZED (-32001), CONVERSATION_NOT_FOUND (-32010), STORAGE_ERROR (-32040),
-        LIMIT_EXCEEDED (-32050), GENERATION_IN_PROGRESS (-32020), INVALID_PARAMS (-32602).
+        LIMIT_EXCEEDED (-32050), GENERATION_IN_PROGRESS (-32020), GENERATION_CHANGED (-32023),
+        INVALID_PARAMS (-32602).
         """
         result = await self._client.request("message.append", params, timeout=timeout)
         return cast(MessageAppendResult, result)
+
+
+class QueueMethods:
+    """The queue.* requests, as `client.queue.<name>(...)`."""
+
+    def __init__(self, client: AgentwireClientBase) -> None:
+        self._client = client
+
+    async def list(self, params: QueueListParams, *, timeout: float | None = None) -> QueueListResult:
+        """`queue.list`: The messages the conversation holds for later (message.append delivery steer
+        or queue), oldest first; the same list as state.queue.
+
+        Errors: NOT_INITIALIZED (-32001), CONVERSATION_NOT_FOUND (-32010), INVALID_PARAMS (-32602).
+        """
+        result = await self._client.request("queue.list", params, timeout=timeout)
+        return cast(QueueListResult, result)
+
+    async def remove(self, params: QueueRemoveParams, *, timeout: float | None = None) -> QueueRemoveResult:
+        """`queue.remove`: Drop one held message by its id before it is taken; subscribers get
+        queue_changed. removed: false when it was already taken or is unknown.
+
+        Errors: NOT_INITIALIZED (-32001), CONVERSATION_NOT_FOUND (-32010), STORAGE_ERROR (-32040),
+        INVALID_PARAMS (-32602).
+        """
+        result = await self._client.request("queue.remove", params, timeout=timeout)
+        return cast(QueueRemoveResult, result)
+
+    async def clear(self, params: QueueClearParams, *, timeout: float | None = None) -> QueueClearResult:
+        """`queue.clear`: Drop every held message; subscribers get queue_changed (when there was any).
+
+        Errors: NOT_INITIALIZED (-32001), CONVERSATION_NOT_FOUND (-32010), STORAGE_ERROR (-32040),
+        INVALID_PARAMS (-32602).
+        """
+        result = await self._client.request("queue.clear", params, timeout=timeout)
+        return cast(QueueClearResult, result)
 
 
 class AssetMethods:
@@ -443,6 +514,11 @@ class AgentwireClient(AgentwireClientBase):
         return MessageMethods(self)
 
     @cached_property
+    def queue(self) -> QueueMethods:
+        """queue.* requests."""
+        return QueueMethods(self)
+
+    @cached_property
     def asset(self) -> AssetMethods:
         """asset.* requests."""
         return AssetMethods(self)
@@ -533,6 +609,9 @@ class AgentwireClient(AgentwireClientBase):
     def on(self, method: Literal["message_added"], handler: Callable[[MessageAddedNotification], object]) -> Disposer: ...
 
     @overload
+    def on(self, method: Literal["queue_changed"], handler: Callable[[QueueChangedNotification], object]) -> Disposer: ...
+
+    @overload
     def on(self, method: Literal["conversation_updated"], handler: Callable[[ConversationUpdatedNotification], object]) -> Disposer: ...
 
     @overload
@@ -576,6 +655,12 @@ class AgentwireClient(AgentwireClientBase):
 
     @overload
     def on(self, method: Literal["error"], handler: Callable[[ErrorNotification], object]) -> Disposer: ...
+
+    @overload
+    def on(self, method: Literal["compaction_started"], handler: Callable[[CompactionStartedNotification], object]) -> Disposer: ...
+
+    @overload
+    def on(self, method: Literal["compaction_completed"], handler: Callable[[CompactionCompletedNotification], object]) -> Disposer: ...
 
     @overload
     def on(self, method: Literal["usage_updated"], handler: Callable[[UsageUpdatedNotification], object]) -> Disposer: ...

@@ -10,10 +10,10 @@ from typing import Any, Literal, NotRequired, TypeAlias, TypedDict
 PROTOCOL_VERSION = "1.0"
 """The protocol version this client speaks, sent in initialize; a server of another major refuses it."""
 
-NotificationMethod: TypeAlias = Literal["connected", "message_added", "conversation_updated", "generation_started", "generation_progress", "generation_complete", "tool_pending", "tool_executing", "tool_output", "tool_completed", "tool_failed", "tool_skipped", "generation_diff_updated", "conversation_rewound", "plan_updated", "interrupted", "error", "usage_updated", "notice"]
+NotificationMethod: TypeAlias = Literal["connected", "message_added", "queue_changed", "conversation_updated", "generation_started", "generation_progress", "generation_complete", "tool_pending", "tool_executing", "tool_output", "tool_completed", "tool_failed", "tool_skipped", "generation_diff_updated", "conversation_rewound", "plan_updated", "interrupted", "error", "compaction_started", "compaction_completed", "usage_updated", "notice"]
 """Every notification the server may send."""
 
-NOTIFICATION_METHODS: tuple[NotificationMethod, ...] = ("connected", "message_added", "conversation_updated", "generation_started", "generation_progress", "generation_complete", "tool_pending", "tool_executing", "tool_output", "tool_completed", "tool_failed", "tool_skipped", "generation_diff_updated", "conversation_rewound", "plan_updated", "interrupted", "error", "usage_updated", "notice",)
+NOTIFICATION_METHODS: tuple[NotificationMethod, ...] = ("connected", "message_added", "queue_changed", "conversation_updated", "generation_started", "generation_progress", "generation_complete", "tool_pending", "tool_executing", "tool_output", "tool_completed", "tool_failed", "tool_skipped", "generation_diff_updated", "conversation_rewound", "plan_updated", "interrupted", "error", "compaction_started", "compaction_completed", "usage_updated", "notice",)
 
 
 class ConversationSettings(TypedDict):
@@ -76,6 +76,17 @@ class ConversationSettings(TypedDict):
     reasoning: NotRequired[Literal["off", "low", "medium", "high"] | None]
     """Reasoning effort: off, low, medium or high (low–high sent as `reasoning_effort`; off sends
     nothing). Null or absent: unset (the model's default).
+    """
+    autoCompact: NotRequired[float | None]
+    """Automatic compaction: when the next model request would fill more than this fraction of the
+    model's declared contextWindow (estimated from the last call's context tokens plus the new
+    input), the conversation is compacted first (see conversation.compact); also once when the
+    endpoint answers that the context is too long (the call is then retried). Default 0.85 (also
+    when absent). null or 0: off. Always off for a model without a declared contextWindow, except
+    for the retry after a context-length error.
+
+    @minimum 0
+    @maximum 1
     """
 
 
@@ -334,6 +345,18 @@ class ToolCallRecordNetChange(TypedDict):
     """
 
 
+class ToolCallRecordLocationsItem(TypedDict):
+    path: str
+    """A file or directory the call touches, relative to the conversation's workspace, with /
+    separators ("." for the workspace itself).
+    """
+    line: NotRequired[int]
+    """The line it starts at (1-based), when the call names one.
+
+    @minimum 1
+    """
+
+
 class ToolCall(ToolCallRef, TypedDict):
     """A tool call the model requested, with its arguments."""
 
@@ -376,6 +399,21 @@ class ToolCallRecord(ToolCall, TypedDict):
     generation so far, against its content before the generation. conversation.diff adds these up
     (the last one per file), so a generation's diff survives a restart.
     """
+    kind: NotRequired[Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "other"]]
+    """How the call is shown, as tool_pending showed it (from the arguments the model proposed; from
+    the edited ones once it ran with edited arguments, as tool_executing showed it): what kind of
+    thing it does. Absent in records stored before the server kept it, and in imported ones.
+    """
+    title: NotRequired[str]
+    """As `kind`: the call's short human title.
+
+    @maxLength 120
+    """
+    locations: NotRequired[list[ToolCallRecordLocationsItem]]
+    """As `kind`: the workspace files the call touches.
+
+    @maxItems 20
+    """
     generationId: NotRequired[str]
     """The generation that produced this call."""
     timestamp: str
@@ -390,14 +428,81 @@ class ToolCallRecord(ToolCall, TypedDict):
     """
 
 
-ConversationRecord: TypeAlias = MessageRecord | ToolCallRecord
-"""One entry of a conversation's history: a message or a tool call."""
+class CompactionRecord(TypedDict):
+    """A compaction: the model's summary of everything before it, which the model sees instead of those
+    records.
+    """
+
+    type: Literal["compaction"]
+    """Discriminator: a summary that replaces the records before it in what the model sees."""
+    id: str
+    """Record id, unique within the server."""
+    summary: str
+    """The model's summary of the conversation up to this record. From here on the model is sent this
+    summary (as a user message) followed by the records after it; the records before stay stored and
+    are still returned by conversation.get.
+    """
+    trigger: Literal["manual", "threshold", "context_length"]
+    """Why a compaction ran. manual: conversation.compact; threshold: the next request would have
+    passed settings.autoCompact; context_length: the endpoint refused a request as too long (the
+    call was retried after it).
+    """
+    instructions: NotRequired[str]
+    """What the user asked the summary to focus on (conversation.compact `instructions`), if anything.
+    """
+    model: str
+    """The model that wrote the summary."""
+    tokensBefore: int
+    """Tokens of the context before compaction: the summary request's prompt tokens as the endpoint
+    reported them (an estimate of 4 characters a token when it reported none).
+
+    @minimum 0
+    """
+    tokensAfter: int
+    """Tokens of the summary (its completion tokens as reported, else an estimate): what the compacted
+    history costs from now on, before the system prompt and tools.
+
+    @minimum 0
+    """
+    generationId: NotRequired[str]
+    """The generation that produced this record (a manual compaction runs as a generation of its own).
+    """
+    timestamp: str
+    """ISO-8601 UTC timestamp with milliseconds, e.g. "2026-11-22T04:52:41.123Z".
+
+    @format date-time
+    """
+
+
+ConversationRecord: TypeAlias = MessageRecord | ToolCallRecord | CompactionRecord
+"""One entry of a conversation's history: a message, a tool call or a compaction summary."""
 
 
 class ConversationStatePendingToolsItem(ToolCall, TypedDict):
+    kind: Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "other"]
+    """What kind of thing the tool does (ACP's tool kinds): read: reads files or data (read_file,
+    list_files). edit: changes files or content (write_file, edit_file). delete: removes files or
+    data. move: moves or renames files. search: searches for information (search_files, web_search).
+    execute: runs a command or code (shell, custom commands). think: internal reasoning or planning
+    (update_plan). fetch: retrieves external data (web_fetch). other: anything else, and tools that
+    say nothing about themselves.
+    """
+    title: str
+    """What the call does, for a human: "Edit src/app.ts", "Run npm test", "Fetch example.com". Derived
+    from the arguments by built-in tools; the tool's title (or name) for others. At most 120
+    characters, one line.
+
+    @maxLength 120
+    """
+    locations: list[ToolCallRecordLocationsItem]
+    """The workspace files the call touches, from its arguments (at most 20); empty when it names none.
+
+    @maxItems 20
+    """
     changes: NotRequired[list[ToolCallRecordNetChangeChange]]
     """As tool_pending's `changes`: what the call would change, for tools that can tell (write_file,
-    edit_file).
+    edit_file). After a restart it is absent until the call is offered again (tool.confirm or step),
+    which computes it anew against the files as they are then.
 
     @maxItems 256
     """
@@ -460,6 +565,17 @@ class ConversationStatePlan(TypedDict):
     """
 
 
+class ConversationStateQueueItem(TypedDict):
+    delivery: Literal["steer", "queue"]
+    """steer: joins the running generation at its next model call (after the tool results of the
+    current round). queue: starts a generation of its own once the running one completes.
+    """
+    record: MessageRecord
+    """The message as it will be stored: its id and timestamp are kept when it is taken."""
+    clientMessageId: NotRequired[str]
+    """The clientMessageId it was appended with, if any."""
+
+
 class LastError(GenerationError, TypedDict):
     """The most recent error of the conversation's generations."""
 
@@ -497,6 +613,12 @@ class ConversationState(TypedDict):
     plan: ConversationStatePlan | None
     """The agent's plan as its latest update_plan call left it (plan_updated announces each change);
     null before the first. Survives a restart.
+    """
+    queue: list[ConversationStateQueueItem]
+    """Messages held by the server, oldest first (message.append delivery steer or queue): what
+    queue.list answers. Non-empty while nothing runs means the last generation was interrupted or
+    failed: they wait for the next generation that completes, or queue.remove / queue.clear.
+    Survives a restart.
     """
 
 
@@ -951,6 +1073,17 @@ class ConversationCreateParamsSettings(TypedDict):
     """Reasoning effort: off, low, medium or high (low–high sent as `reasoning_effort`; off sends
     nothing). Null or absent: unset (the model's default).
     """
+    autoCompact: NotRequired[float | None]
+    """Automatic compaction: when the next model request would fill more than this fraction of the
+    model's declared contextWindow (estimated from the last call's context tokens plus the new
+    input), the conversation is compacted first (see conversation.compact); also once when the
+    endpoint answers that the context is too long (the call is then retried). Default 0.85 (also
+    when absent). null or 0: off. Always off for a model without a declared contextWindow, except
+    for the retry after a context-length error.
+
+    @minimum 0
+    @maximum 1
+    """
 
 
 class ConversationCreateParamsRecordsItemMessageToolCallsItem(TypedDict):
@@ -1386,6 +1519,39 @@ class ConversationUnrewindResult(TypedDict):
     """Files the rewind had restored that were left as they are, and why."""
 
 
+class ConversationCompactParams(TypedDict):
+    """Params of `conversation.compact`.
+
+    Compact a conversation now.
+    """
+
+    conversationId: str
+    """Conversation id, as returned by conversation.create (e.g. "c_7f3a…"): 1–128 of A–Z, a–z, 0–9, _
+    and -.
+
+    @pattern ^[A-Za-z0-9_-]{1,128}$
+    """
+    instructions: NotRequired[str]
+    """What the summary should focus on or keep (e.g. "keep the list of failing tests"), added after
+    the fixed summary prompt; at most 4000 characters.
+
+    @maxLength 4000
+    """
+
+
+class ConversationCompactResult(TypedDict):
+    """Result of `conversation.compact`.
+
+    The compaction has started.
+    """
+
+    generationId: str
+    """The compaction runs as the conversation's generation (interrupt cancels it; step waits for it).
+    It ends with compaction_completed then generation_complete (final true), or with interrupted or
+    error.
+    """
+
+
 class ConversationDeleteParams(TypedDict):
     """Parameters of conversation.delete. A running generation is interrupted first."""
 
@@ -1524,13 +1690,110 @@ class MessageAppendParams(TypedDict):
 
     @maxItems 20
     """
+    delivery: NotRequired[Literal["steer", "queue"]]
+    """What to do with a user or system message while a generation runs (when none runs it is an
+    ordinary append and this is ignored). steer (the default while one runs): the message joins the
+    running generation at its next model call, after the tool results of the current round — never
+    between a tool call and its result; message_added says delivery "steered" when it is taken, and
+    a generation whose model answered without tools makes one more call for it. queue: the message
+    is held, in order, and starts a generation of its own when the running one completes (not after
+    an interrupt or an error: it then stays held, see state.queue). Held messages are stored (they
+    survive a restart) and bounded by limits.maxQueuedMessages and limits.maxQueuedBytes
+    (LIMIT_EXCEEDED beyond either). An assistant message cannot be steered or queued.
+    """
+    expectedGenerationId: NotRequired[str]
+    """The generation the client believes is running. When it is not the running one (it ended, or
+    another runs), the append is refused with GENERATION_CHANGED naming the running generation (or
+    none) and nothing is stored.
+
+    @minLength 1
+    @maxLength 200
+    """
+    clientMessageId: NotRequired[str]
+    """A client-chosen id that makes the append idempotent: a retry with the same id and the same role,
+    content and attachments answers the message already stored or held (no second record, no second
+    message_added); the same id with anything different is refused (-32602 on clientMessageId). The
+    last 256 ids of each conversation are remembered, across restarts.
+
+    @minLength 1
+    @maxLength 200
+    """
 
 
-MessageAppendResult: TypeAlias = MessageRecord
-"""Result of `message.append`.
+class MessageAppendResult(MessageRecord, TypedDict):
+    """Result of `message.append`.
 
-A chat message stored in a conversation.
-"""
+    The message: stored, or held with the id and timestamp it will be stored with.
+    """
+
+    delivery: NotRequired[Literal["appended", "steer", "queued"]]
+    """appended (or absent): the message is stored as a record and message_added was sent. steer: held
+    until the running generation's next model call (message_added then says delivery "steered").
+    queued: held in the conversation's queue (queue_changed was sent).
+    """
+
+
+class QueueListParams(TypedDict):
+    """Parameters of queue.list."""
+
+    conversationId: str
+    """Conversation id, as returned by conversation.create (e.g. "c_7f3a…"): 1–128 of A–Z, a–z, 0–9, _
+    and -.
+
+    @pattern ^[A-Za-z0-9_-]{1,128}$
+    """
+
+
+class QueueListResult(TypedDict):
+    """Result of queue.list."""
+
+    messages: list[ConversationStateQueueItem]
+    """The held messages, oldest first."""
+
+
+class QueueRemoveParams(TypedDict):
+    """Parameters of queue.remove."""
+
+    conversationId: str
+    """Conversation id, as returned by conversation.create (e.g. "c_7f3a…"): 1–128 of A–Z, a–z, 0–9, _
+    and -.
+
+    @pattern ^[A-Za-z0-9_-]{1,128}$
+    """
+    recordId: str
+    """The id of the held message (the id message.append answered).
+
+    @minLength 1
+    @maxLength 200
+    """
+
+
+class QueueRemoveResult(TypedDict):
+    """Result of queue.remove."""
+
+    removed: bool
+    """False when no held message had that id (already taken, removed, or never held)."""
+
+
+class QueueClearParams(TypedDict):
+    """Parameters of queue.clear."""
+
+    conversationId: str
+    """Conversation id, as returned by conversation.create (e.g. "c_7f3a…"): 1–128 of A–Z, a–z, 0–9, _
+    and -.
+
+    @pattern ^[A-Za-z0-9_-]{1,128}$
+    """
+
+
+class QueueClearResult(TypedDict):
+    """Result of queue.clear."""
+
+    removed: int
+    """How many held messages were dropped.
+
+    @minimum 0
+    """
 
 
 class AssetUploadParams(TypedDict):
@@ -2169,6 +2432,27 @@ class MessageAddedNotification(ConversationEventBase, TypedDict):
 
     record: MessageRecord
     """The stored message."""
+    delivery: NotRequired[Literal["steered", "queued"]]
+    """How a held message got here: steered — taken into the running generation at its next model call;
+    queued — taken from the queue to start a generation. Absent for everything else.
+    """
+
+
+class QueueChangedNotification(ConversationEventBase, TypedDict):
+    """Params of the `queue_changed` notification: The messages held for later (message.append delivery
+    steer or queue) changed: one was held, taken, removed, or all were cleared.
+
+    The conversation's held messages (message.append delivery steer or queue) changed; state.queue
+    holds the same list.
+    """
+
+    messages: list[ConversationStateQueueItem]
+    """Every held message now, oldest first (empty: the queue is empty)."""
+    reason: Literal["added", "taken", "removed", "cleared"]
+    """added: message.append held a message; taken: a held message was stored (steered into the
+    generation, or taken to start one); removed: queue.remove; cleared: queue.clear or the
+    conversation was deleted.
+    """
 
 
 class ConversationUpdatedNotification(ConversationEventBase, TypedDict):
@@ -2236,18 +2520,6 @@ class GenerationCompleteNotification(GenerationEventBase, TypedDict):
     """
 
 
-class ToolPendingNotificationLocationsItem(TypedDict):
-    path: str
-    """A file or directory the call touches, relative to the conversation's workspace, with /
-    separators ("." for the workspace itself).
-    """
-    line: NotRequired[int]
-    """The line it starts at (1-based), when the call names one.
-
-    @minimum 1
-    """
-
-
 class ToolPendingNotification(GenerationEventBase, ToolCall, TypedDict):
     """Params of the `tool_pending` notification: A tool call awaits a decision.
 
@@ -2269,7 +2541,7 @@ class ToolPendingNotification(GenerationEventBase, ToolCall, TypedDict):
 
     @maxLength 120
     """
-    locations: list[ToolPendingNotificationLocationsItem]
+    locations: list[ToolCallRecordLocationsItem]
     """The workspace files the call touches, from its arguments (at most 20); empty when it names none.
 
     @maxItems 20
@@ -2316,7 +2588,7 @@ class ToolExecutingNotification(GenerationEventBase, ToolCall, TypedDict):
 
     @maxLength 120
     """
-    locations: list[ToolPendingNotificationLocationsItem]
+    locations: list[ToolCallRecordLocationsItem]
     """The workspace files the call touches, from its arguments (at most 20); empty when it names none.
 
     @maxItems 20
@@ -2463,6 +2735,51 @@ class ErrorNotification(ConversationEventBase, GenerationError, TypedDict):
     """The generation (one `step`) this event belongs to."""
 
 
+class CompactionStartedNotification(GenerationEventBase, TypedDict):
+    """Params of the `compaction_started` notification: A compaction began: conversation.compact, or
+    automatically before a model call (settings.autoCompact, or after the endpoint refused a request
+    as too long).
+
+    The model is writing a summary of the conversation (nothing is streamed; compaction_completed
+    follows, or the generation ends interrupted or with an error).
+    """
+
+    trigger: Literal["manual", "threshold", "context_length"]
+    """Why a compaction ran. manual: conversation.compact; threshold: the next request would have
+    passed settings.autoCompact; context_length: the endpoint refused a request as too long (the
+    call was retried after it).
+    """
+    model: str
+    """The model writing the summary."""
+
+
+class CompactionCompletedNotification(GenerationEventBase, TypedDict):
+    """Params of the `compaction_completed` notification: A compaction record was stored: the model now
+    sees its summary instead of the records before it.
+
+    A compaction record was stored: from here on the model sees its summary instead of the records
+    before it. Its usage_updated came before it (the summary's tokens count in the conversation's
+    usage; the context is then the summary's size).
+    """
+
+    recordId: str
+    """The stored compaction record's id."""
+    tokensBefore: int
+    """Tokens of the context before compaction: the summary request's prompt tokens as the endpoint
+    reported them (an estimate of 4 characters a token when it reported none).
+
+    @minimum 0
+    """
+    tokensAfter: int
+    """Tokens of the summary (its completion tokens as reported, else an estimate): what the compacted
+    history costs from now on, before the system prompt and tools.
+
+    @minimum 0
+    """
+    record: CompactionRecord
+    """The stored compaction record."""
+
+
 class UsageUpdatedNotificationContext(TypedDict):
     usedTokens: int
     """The last request's prompt tokens plus its output: what the next request will carry at least.
@@ -2583,6 +2900,13 @@ class MessageAddedEvent(TypedDict):
     params: MessageAddedNotification
 
 
+class QueueChangedEvent(TypedDict):
+    """A `queue_changed` notification, as `events()` yields it."""
+
+    method: Literal["queue_changed"]
+    params: QueueChangedNotification
+
+
 class ConversationUpdatedEvent(TypedDict):
     """A `conversation_updated` notification, as `events()` yields it."""
 
@@ -2688,6 +3012,20 @@ class ErrorEvent(TypedDict):
     params: ErrorNotification
 
 
+class CompactionStartedEvent(TypedDict):
+    """A `compaction_started` notification, as `events()` yields it."""
+
+    method: Literal["compaction_started"]
+    params: CompactionStartedNotification
+
+
+class CompactionCompletedEvent(TypedDict):
+    """A `compaction_completed` notification, as `events()` yields it."""
+
+    method: Literal["compaction_completed"]
+    params: CompactionCompletedNotification
+
+
 class UsageUpdatedEvent(TypedDict):
     """A `usage_updated` notification, as `events()` yields it."""
 
@@ -2702,7 +3040,7 @@ class NoticeEvent(TypedDict):
     params: NoticeNotification
 
 
-ConversationEvent: TypeAlias = MessageAddedEvent | ConversationUpdatedEvent | GenerationStartedEvent | GenerationProgressEvent | GenerationCompleteEvent | ToolPendingEvent | ToolExecutingEvent | ToolOutputEvent | ToolCompletedEvent | ToolFailedEvent | ToolSkippedEvent | GenerationDiffUpdatedEvent | ConversationRewoundEvent | PlanUpdatedEvent | InterruptedEvent | ErrorEvent | UsageUpdatedEvent | NoticeEvent
+ConversationEvent: TypeAlias = MessageAddedEvent | QueueChangedEvent | ConversationUpdatedEvent | GenerationStartedEvent | GenerationProgressEvent | GenerationCompleteEvent | ToolPendingEvent | ToolExecutingEvent | ToolOutputEvent | ToolCompletedEvent | ToolFailedEvent | ToolSkippedEvent | GenerationDiffUpdatedEvent | ConversationRewoundEvent | PlanUpdatedEvent | InterruptedEvent | ErrorEvent | CompactionStartedEvent | CompactionCompletedEvent | UsageUpdatedEvent | NoticeEvent
 """What `client.events(conversation_id)` yields: one notification of the conversation as `{"method":
 ..., "params": ...}`. Comparing `event["method"]` with a method name narrows `params` to that
 notification's TypedDict.

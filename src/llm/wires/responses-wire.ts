@@ -110,12 +110,16 @@ export class ResponsesStream implements WireStream {
       case "response.failed": {
         const error = event.response?.error;
         const detail = error ? `${error.message ?? "no message"}${error.code ? ` (${error.code})` : ""}` : "no error given";
-        throw new LlmError(`the model endpoint reported an error mid-stream: the response failed: ${detail}`, "http");
+        const code = typeof error?.code === "string" ? error.code : undefined;
+        throw new LlmError(`the model endpoint reported an error mid-stream: the response failed: ${detail}`, "http", undefined, undefined, code);
       }
       case "error":
         throw new LlmError(
           `the model endpoint reported an error mid-stream: ${event.message ?? JSON.stringify(event)}${event.code ? ` (${event.code})` : ""}`,
           "http",
+          undefined,
+          undefined,
+          typeof event.code === "string" ? event.code : undefined,
         );
       default:
         return false;
