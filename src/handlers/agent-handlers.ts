@@ -8,7 +8,11 @@ export const step: Handlers["step"] = async (params, { app }, runtime) => {
   return app.agent.step(runtime, params);
 };
 
-export const conversationCompact: Handlers["conversation.compact"] = (params, { app }, runtime) => app.agent.compact(runtime, params);
+export const conversationCompact: Handlers["conversation.compact"] = async (params, { app }, runtime) => {
+  // As step: a compaction asked during conversation.rewind summarizes what the rewind leaves.
+  while (runtime.rewinding) await runtime.rewinding;
+  return app.agent.compact(runtime, params);
+};
 
 export const interrupt: Handlers["interrupt"] = (_params, { app }, runtime) => app.agent.interrupt(runtime);
 
