@@ -153,6 +153,9 @@ export const LimitsSection = z
       .describe("Largest message content or system prompt, in UTF-8 bytes.")
       .meta({ flag: "--max-message-bytes N" }),
     maxContextBytes: bytes(32 * MiB).describe("Largest model request built from a conversation, in bytes of text."),
+    maxCheckpointBytes: bytes(16 * MiB).describe(
+      "Bytes of file checkpoints (the content each write_file / edit_file call replaced, kept so conversation.rewind can restore it) one conversation keeps; beyond it the oldest are dropped, with a checkpoint_dropped notice.",
+    ),
     maxSubscriptionsPerConnection: count(1000).describe("Conversations one connection may subscribe to."),
     maxGenerations: count(1000).describe("Generations running at once."),
     maxQueuedMessages: count(32).describe(

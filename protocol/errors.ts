@@ -135,6 +135,11 @@ export const ErrorTable = {
       generationId: z.string().nullable().describe("The generation running now; null when none runs."),
     }),
   },
+  NOTHING_TO_UNREWIND: {
+    code: -32024,
+    meaning: "Nothing to unrewind",
+    doc: "conversation.unrewind found no rewind to put back: none was made, or records were appended since (a new message or generation makes the rewind final).",
+  },
   TOOL_CALL_NOT_FOUND: {
     code: -32021,
     meaning: "Tool call not found",

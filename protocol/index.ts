@@ -16,5 +16,6 @@ export * from "./plan.js";
 export * from "./skills.js";
 export * from "./events.js";
 export * from "./usage-events.js";
+export * from "./rewind.js";
 export * from "./compaction.js";
 export * from "./inventory.js";

@@ -20,6 +20,7 @@ import * as K from "./skills.js";
 import * as T from "./tools.js";
 import * as N from "./notices.js";
 import * as U from "./usage-events.js";
+import * as Rw from "./rewind.js";
 
 /**
  * What a method acts on, which decides where it runs (as Codex's
@@ -132,6 +133,22 @@ export const requests = {
     description:
       "Copy a conversation's records (all, or the first `atRecord`) into a new conversation with the same model, system prompt, workspace and settings, titled \"<title> (fork)\" unless `title` is given. Records get new ids (toolCallIds are kept). Only settled records are copied: a running generation's open tool round is left out. The fork starts with the plan as it was at the fork point (state.plan: the one set by the last completed update_plan call among the copied records, none when there is none), not the original's current one, which may come from records left out; it is not announced (plan_updated). Usage totals, lastError, lastGeneration and the auto-confirm budget start afresh. The two conversations are independent afterwards.",
     errors: [...NOT_FOUND, "STORAGE_ERROR"],
+    scope: "conversation",
+  },
+  "conversation.rewind": {
+    params: Rw.ConversationRewindParams,
+    result: Rw.ConversationRewindResult,
+    description:
+      "Take back the end of a conversation: the record beforeRecordId and every record after it leave the conversation (the model never sees them again), kept aside for conversation.unrewind. With restoreFiles, every file write_file / edit_file changed in those records is put back from the checkpoints the file tools kept (a created file is removed); a file changed on disk since the tool wrote it is reported and left alone unless force. Shell, custom and MCP tool calls among them are listed: their effects cannot be undone. Refused while a generation runs. Subscribers get `conversation_rewound`.",
+    errors: [...NOT_FOUND, "GENERATION_IN_PROGRESS", "STORAGE_ERROR"],
+    scope: "conversation",
+  },
+  "conversation.unrewind": {
+    params: Rw.ConversationUnrewindParams,
+    result: Rw.ConversationUnrewindResult,
+    description:
+      "Put the last rewind back: its records return to the end of the conversation and the files it restored get the content they had right before it (a file changed on disk since the rewind is left alone unless force). Only while nothing was appended since the rewind (else NOTHING_TO_UNREWIND). Refused while a generation runs. Subscribers get `conversation_rewound` with action unrewind.",
+    errors: [...NOT_FOUND, "GENERATION_IN_PROGRESS", "NOTHING_TO_UNREWIND", "STORAGE_ERROR"],
     scope: "conversation",
   },
   "conversation.compact": {
@@ -329,6 +346,10 @@ export const notifications = {
   generation_diff_updated: {
     params: E.GenerationDiffUpdatedNotification,
     description: "The net change of the generation's files, after each file change.",
+  },
+  conversation_rewound: {
+    params: Rw.ConversationRewoundNotification,
+    description: "conversation.rewind took records back (and maybe restored files), or conversation.unrewind put them back.",
   },
   plan_updated: {
     params: E.PlanUpdatedNotification,

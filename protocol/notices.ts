@@ -73,6 +73,12 @@ export const NoticeTable = {
     doc: "The conversation fills at least 80 % of the model's declared context window (its last request's prompt plus output). Sent once per crossing: again only after a call that dropped below 80 % (a smaller model context, another model) and a later one back above it. Never sent for a model without a declared contextWindow.",
     data: "{ usedTokens, windowTokens, ratio: usedTokens / windowTokens, model }",
   },
+  checkpoint_dropped: {
+    level: "warning",
+    delivery: "conversation",
+    doc: "The conversation's file checkpoints (the content write_file / edit_file calls replaced, kept for conversation.rewind) passed limits.maxCheckpointBytes, so the oldest were dropped: a rewind to before them can no longer restore those files.",
+    data: "{ dropped: how many checkpoints were dropped, paths: the files they were of, toolCallIds: the calls they were kept for, maxCheckpointBytes }",
+  },
   mcp_server_down: {
     level: "warning",
     delivery: "server",

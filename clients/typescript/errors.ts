@@ -62,6 +62,11 @@ export const ErrorCodes = {
    * none runs): look at what happened, then send again.
    */
   GENERATION_CHANGED: -32023,
+  /**
+   * conversation.unrewind found no rewind to put back: none was made, or records were appended
+   * since (a new message or generation makes the rewind final).
+   */
+  NOTHING_TO_UNREWIND: -32024,
   /** No tool call with this id exists in the conversation. */
   TOOL_CALL_NOT_FOUND: -32021,
   /**

@@ -28,6 +28,10 @@ import {
   type ConversationUpdateResult,
   type ConversationForkParams,
   type ConversationForkResult,
+  type ConversationRewindParams,
+  type ConversationRewindResult,
+  type ConversationUnrewindParams,
+  type ConversationUnrewindResult,
   type ConversationCompactParams,
   type ConversationCompactResult,
   type ConversationDeleteParams,
@@ -148,6 +152,32 @@ export interface ConversationMethods {
    * INVALID_PARAMS (-32602).
    */
   fork(params: ConversationForkParams, options?: RequestOptions): Promise<ConversationForkResult>;
+
+  /**
+   * `conversation.rewind`: Take back the end of a conversation: the record beforeRecordId and every
+   * record after it leave the conversation (the model never sees them again), kept aside for
+   * conversation.unrewind. With restoreFiles, every file write_file / edit_file changed in those
+   * records is put back from the checkpoints the file tools kept (a created file is removed); a
+   * file changed on disk since the tool wrote it is reported and left alone unless force. Shell,
+   * custom and MCP tool calls among them are listed: their effects cannot be undone. Refused while
+   * a generation runs. Subscribers get `conversation_rewound`.
+   *
+   * Errors: NOT_INITIALIZED (-32001), CONVERSATION_NOT_FOUND (-32010), GENERATION_IN_PROGRESS
+   * (-32020), STORAGE_ERROR (-32040), INVALID_PARAMS (-32602).
+   */
+  rewind(params: ConversationRewindParams, options?: RequestOptions): Promise<ConversationRewindResult>;
+
+  /**
+   * `conversation.unrewind`: Put the last rewind back: its records return to the end of the
+   * conversation and the files it restored get the content they had right before it (a file changed
+   * on disk since the rewind is left alone unless force). Only while nothing was appended since the
+   * rewind (else NOTHING_TO_UNREWIND). Refused while a generation runs. Subscribers get
+   * `conversation_rewound` with action unrewind.
+   *
+   * Errors: NOT_INITIALIZED (-32001), CONVERSATION_NOT_FOUND (-32010), GENERATION_IN_PROGRESS
+   * (-32020), NOTHING_TO_UNREWIND (-32024), STORAGE_ERROR (-32040), INVALID_PARAMS (-32602).
+   */
+  unrewind(params: ConversationUnrewindParams, options?: RequestOptions): Promise<ConversationUnrewindResult>;
 
   /**
    * `conversation.compact`: Compact the conversation: the model writes a summary of it (a fixed
@@ -388,6 +418,8 @@ export class AgentwireClient extends AgentwireClientBase {
     diff: (params, options) => this.request("conversation.diff", params, options),
     update: (params, options) => this.request("conversation.update", params, options),
     fork: (params, options) => this.request("conversation.fork", params, options),
+    rewind: (params, options) => this.request("conversation.rewind", params, options),
+    unrewind: (params, options) => this.request("conversation.unrewind", params, options),
     compact: (params, options) => this.request("conversation.compact", params, options),
     delete: (params, options) => this.request("conversation.delete", params, options),
     subscribe: (params, options) => this.request("conversation.subscribe", params, options),

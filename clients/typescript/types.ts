@@ -1813,6 +1813,151 @@ export interface ConversationForkParams {
  */
 export type ConversationForkResult = Conversation;
 
+/** Parameters of conversation.rewind. */
+export interface ConversationRewindParams {
+  /**
+   * Conversation id, as returned by conversation.create (e.g. "c_7f3a…"): 1–128 of A–Z, a–z, 0–9, _
+   * and -.
+   *
+   * @pattern ^[A-Za-z0-9_-]{1,128}$
+   */
+  conversationId: string;
+  /**
+   * The first record to take back: it and every record after it leave the conversation (the model
+   * never sees them again; conversation.get no longer returns them). They are kept aside until
+   * something is appended, so conversation.unrewind can put them back. An id that is not in the
+   * conversation is refused, naming beforeRecordId.
+   *
+   * @minLength 1
+   * @maxLength 256
+   */
+  beforeRecordId: string;
+  /**
+   * Also put back every file write_file / edit_file changed in the records taken back, as it was
+   * before the first such change (a file they created is removed). Only files whose content on disk
+   * is still what the tool last wrote are restored, unless force is set.
+   */
+  restoreFiles: boolean;
+  /**
+   * Restore files even when they changed on disk since the tool wrote them (those listed in
+   * changedOnDisk). Default false.
+   */
+  force?: boolean;
+}
+
+/** What conversation.rewind took back. */
+export interface ConversationRewindResult {
+  /**
+   * Position the records were taken back from (beforeRecordId's position): the conversation now has
+   * this many records.
+   *
+   * @integer
+   * @minimum 0
+   */
+  fromPosition: number;
+  /**
+   * How many records left the conversation.
+   *
+   * @integer
+   * @minimum 0
+   */
+  recordsRemoved: number;
+  /**
+   * Files put back as they were before the records taken back changed them (empty without
+   * restoreFiles).
+   */
+  filesRestored: Array<{
+    /** The file, relative to the conversation's workspace (as the file tools named it). */
+    path: string;
+    /**
+     * restored: its old content was written back; removed: the tools had created it, so it was
+     * deleted; created: it had been deleted since, and was written back.
+     */
+    action: "restored" | "removed" | "created";
+  }>;
+  /** Files the records taken back changed that were left as they are, and why. */
+  filesNotRestored: Array<{
+    /** The file, relative to the conversation's workspace (as the file tools named it). */
+    path: string;
+    /**
+     * changed_on_disk: the file is no longer what the tool wrote (changed by hand or by another
+     * tool); left as is unless force. no_checkpoint: its checkpoint was dropped
+     * (limits.maxCheckpointBytes). unknown_content: its old content was not text or too large to
+     * keep. failed: writing it failed (message says why).
+     */
+    reason: "changed_on_disk" | "no_checkpoint" | "unknown_content" | "failed";
+    /** One sentence for the user. */
+    message: string;
+  }>;
+  /**
+   * Tool calls taken back whose effects could not be undone (shell, custom and MCP tools); empty
+   * when there were none.
+   */
+  unrestorableCalls: Array<{
+    /** The call. */
+    toolCallId: string;
+    /** The tool it called. */
+    toolName: string;
+  }>;
+}
+
+/** Parameters of conversation.unrewind. */
+export interface ConversationUnrewindParams {
+  /**
+   * Conversation id, as returned by conversation.create (e.g. "c_7f3a…"): 1–128 of A–Z, a–z, 0–9, _
+   * and -.
+   *
+   * @pattern ^[A-Za-z0-9_-]{1,128}$
+   */
+  conversationId: string;
+  /**
+   * Put files back even when they changed on disk since the rewind restored them. Default false.
+   */
+  force?: boolean;
+}
+
+/** What conversation.unrewind put back. */
+export interface ConversationUnrewindResult {
+  /**
+   * Position the records were put back at.
+   *
+   * @integer
+   * @minimum 0
+   */
+  fromPosition: number;
+  /**
+   * How many records came back.
+   *
+   * @integer
+   * @minimum 0
+   */
+  recordsRestored: number;
+  /** Files put back as they were right before the rewind. */
+  filesRestored: Array<{
+    /** The file, relative to the conversation's workspace (as the file tools named it). */
+    path: string;
+    /**
+     * restored: its old content was written back; removed: the tools had created it, so it was
+     * deleted; created: it had been deleted since, and was written back.
+     */
+    action: "restored" | "removed" | "created";
+  }>;
+  /** Files the rewind had restored that were left as they are, and why. */
+  filesNotRestored: Array<{
+    /** The file, relative to the conversation's workspace (as the file tools named it). */
+    path: string;
+    /**
+     * changed_on_disk: the file is no longer what the tool wrote (changed by hand or by another
+     * tool); left as is unless force. no_checkpoint: its checkpoint was dropped
+     * (limits.maxCheckpointBytes). unknown_content: its old content was not text or too large to
+     * keep. failed: writing it failed (message says why).
+     */
+    reason: "changed_on_disk" | "no_checkpoint" | "unknown_content" | "failed";
+    /** One sentence for the user. */
+    message: string;
+  }>;
+}
+
 /**
  * Params of `conversation.compact`.
  *
@@ -3284,6 +3429,43 @@ export interface GenerationDiffUpdatedNotification extends GenerationEventBase {
 }
 
 /**
+ * Params of the `conversation_rewound` notification.
+ *
+ * The conversation was rewound (or a rewind was put back). A client drops its records from
+ * fromPosition on (rewind), or reads them again (unrewind). No message_added is sent for records
+ * unrewind puts back.
+ */
+export interface ConversationRewoundNotification extends ConversationEventBase {
+  /** rewind: records were taken back; unrewind: the last rewind was put back. */
+  action: "rewind" | "unrewind";
+  /**
+   * rewind: every record at this position or later left the conversation. unrewind: the records
+   * from this position on came back (read them with conversation.get).
+   *
+   * @integer
+   * @minimum 0
+   */
+  fromPosition: number;
+  /**
+   * Records in the conversation now.
+   *
+   * @integer
+   * @minimum 0
+   */
+  recordCount: number;
+  /** Files put back in the workspace. */
+  filesRestored: Array<{
+    /** The file, relative to the conversation's workspace (as the file tools named it). */
+    path: string;
+    /**
+     * restored: its old content was written back; removed: the tools had created it, so it was
+     * deleted; created: it had been deleted since, and was written back.
+     */
+    action: "restored" | "removed" | "created";
+  }>;
+}
+
+/**
  * Params of the `plan_updated` notification.
  *
  * The model's update_plan call set the conversation's plan; state.plan holds it from now on.
@@ -3478,15 +3660,19 @@ export interface NoticeNotification {
    * model's declared context window (its last request's prompt plus output). Sent once per
    * crossing: again only after a call that dropped below 80 % (a smaller model context, another
    * model) and a later one back above it. Never sent for a model without a declared contextWindow.
-   * data: { usedTokens, windowTokens, ratio: usedTokens / windowTokens, model } mcp_server_down
-   * (warning): An MCP server this agentwire server uses failed or went away (its process exited,
-   * its link broke, or it could not be started): its tools are gone until it returns. agentwire
-   * retries it with backoff. data: { server: its name, error: why, nextRetryMs: when agentwire
-   * tries again } mcp_server_up (info): An MCP server that was down (see mcp_server_down) is
-   * connected again and its tools are back. data: { server: its name, tools: how many tools it
-   * offers }
+   * data: { usedTokens, windowTokens, ratio: usedTokens / windowTokens, model } checkpoint_dropped
+   * (warning): The conversation's file checkpoints (the content write_file / edit_file calls
+   * replaced, kept for conversation.rewind) passed limits.maxCheckpointBytes, so the oldest were
+   * dropped: a rewind to before them can no longer restore those files. data: { dropped: how many
+   * checkpoints were dropped, paths: the files they were of, toolCallIds: the calls they were kept
+   * for, maxCheckpointBytes } mcp_server_down (warning): An MCP server this agentwire server uses
+   * failed or went away (its process exited, its link broke, or it could not be started): its tools
+   * are gone until it returns. agentwire retries it with backoff. data: { server: its name, error:
+   * why, nextRetryMs: when agentwire tries again } mcp_server_up (info): An MCP server that was
+   * down (see mcp_server_down) is connected again and its tools are back. data: { server: its name,
+   * tools: how many tools it offers }
    */
-  code: "model_retry" | "rate_limited" | "context_nearly_full" | "mcp_server_down" | "mcp_server_up";
+  code: "model_retry" | "rate_limited" | "context_nearly_full" | "checkpoint_dropped" | "mcp_server_down" | "mcp_server_up";
   /** One sentence for the user: what happened. */
   message: string;
   /**
@@ -3535,6 +3721,18 @@ export interface RequestMap {
    * (fork)" unless `title` is given.
    */
   "conversation.fork": { params: ConversationForkParams; result: ConversationForkResult };
+  /**
+   * `conversation.rewind`: Take back the end of a conversation: the record beforeRecordId and every
+   * record after it leave the conversation (the model never sees them again), kept aside for
+   * conversation.unrewind.
+   */
+  "conversation.rewind": { params: ConversationRewindParams; result: ConversationRewindResult };
+  /**
+   * `conversation.unrewind`: Put the last rewind back: its records return to the end of the
+   * conversation and the files it restored get the content they had right before it (a file changed
+   * on disk since the rewind is left alone unless force).
+   */
+  "conversation.unrewind": { params: ConversationUnrewindParams; result: ConversationUnrewindResult };
   /**
    * `conversation.compact`: Compact the conversation: the model writes a summary of it (a fixed
    * prompt, quoted in docs/clients.md, plus `instructions`), stored as a compaction record; from
@@ -3670,6 +3868,11 @@ export interface NotificationMap {
    * `generation_diff_updated`: The net change of the generation's files, after each file change.
    */
   generation_diff_updated: GenerationDiffUpdatedNotification;
+  /**
+   * `conversation_rewound`: conversation.rewind took records back (and maybe restored files), or
+   * conversation.unrewind put them back.
+   */
+  conversation_rewound: ConversationRewoundNotification;
   /**
    * `plan_updated`: The agent's plan changed: the model called update_plan (it follows that call's
    * tool_executing and comes before its tool_completed).

@@ -5,7 +5,7 @@
  */
 import type { ToolConfirmParams, ToolConfirmResult } from "../../protocol/index.js";
 import type { ModelsListResult, ToolSpec } from "../../protocol/tools.js";
-import type { LimitsConfig } from "../../protocol/config.js";
+import { LimitsSection, type LimitsConfig } from "../../protocol/config.js";
 import { gatherPromptValues } from "../context/prompt-values.js";
 import { compileSystemPrompt, type SystemPromptTemplate } from "../context/system-prompt.js";
 import { newId } from "../ids.js";
@@ -16,7 +16,7 @@ import type { Logger } from "../logging/logger.js";
 import { RpcError } from "../rpc/rpc-error.js";
 import type { ConversationRuntime } from "../sessions/conversation-runtime.js";
 import { toolSpec } from "../tools/json-schema.js";
-import type { ToolRegistry } from "../tools/tool.js";
+import type { Tool, ToolRegistry } from "../tools/tool.js";
 import { validateArguments } from "../tools/validate-arguments.js";
 import { isDeniedByPolicy } from "./approval-policy.js";
 import { Generation, type StepControls } from "./generation.js";
@@ -42,7 +42,7 @@ export interface AgentOptions {
   model?: string;
   /** The template for conversations without a system prompt of their own (config `conversations.systemPrompt`; "" for none). */
   systemPrompt: string;
-  limits: Pick<LimitsConfig, "maxGenerations" | "maxContextBytes">;
+  limits: Pick<LimitsConfig, "maxGenerations" | "maxContextBytes"> & Partial<Pick<LimitsConfig, "maxCheckpointBytes">>;
   tools: ToolRegistry;
   log: Logger;
   /** The model providers; each makes its LlmProvider on first use, so a server that never generates never loads the SDK. */
@@ -68,6 +68,11 @@ export class Agent {
   }
 
   /** Tool specs offered to the model, derived on first use (keeps start-up short) and again when the registry changes. */
+  /** The tool of that name as the registry holds it now (undefined: none), e.g. to read its annotations. */
+  tool(name: string): Tool | undefined {
+    return this.options.tools.get(name);
+  }
+
   get toolSpecs(): ToolSpec[] {
     const revision = this.options.tools.revision?.() ?? 0;
     if (this.specs?.revision !== revision) this.specs = { revision, list: this.options.tools.list().map((t) => toolSpec(t)) };
@@ -298,6 +303,7 @@ export class Agent {
       toolSpecs: () => this.toolSpecs,
       log: this.options.log.child({ conversationId, generationId }),
       maxContextBytes: this.options.limits.maxContextBytes,
+      maxCheckpointBytes: this.options.limits.maxCheckpointBytes ?? LimitsSection.parse({}).maxCheckpointBytes,
       defaultSystemPrompt: async (workspace: string, tools: readonly string[], signal: AbortSignal) =>
         this.systemTemplate.render(await gatherPromptValues(this.systemTemplate, workspace, tools, signal)),
     };

@@ -38,6 +38,7 @@ import type { Generation } from "./generation.js";
 import { ProgressCoalescer } from "./progress-coalescer.js";
 import { PendingToolCall } from "./tool-decision.js";
 import { wireError } from "./wire-errors.js";
+import { keepCheckpoint } from "../sessions/file-checkpoints.js";
 import { autoCompactLimit, compactionRequestText, estimateRequestTokens, estimateTokens } from "./compaction.js";
 
 export interface LoopDeps {
@@ -49,6 +50,8 @@ export interface LoopDeps {
   log: Logger;
   /** Largest model request, in bytes of conversation text (maxContextBytes). */
   maxContextBytes: number;
+  /** Bytes of file checkpoints a conversation keeps (maxCheckpointBytes). */
+  maxCheckpointBytes: number;
   /** What the configuration declares of a model (context window, pricing); null when it declares nothing or names no provider. */
   modelInfo(model: string): { contextWindow?: number; pricing?: ModelPricing } | null;
   /** The configured template rendered for this call, for a conversation without its own system prompt. */
@@ -687,6 +690,7 @@ class Loop {
       }
     }
     // A change the tool made counts even when the call then failed (interrupted after its write).
+    if (change) await this.keepCheckpoint(executing, change);
     const netChange = change ? await this.generation.diff.add(change, this.generation.signal, diff) : undefined;
     const finished: ToolCallRecord = {
       ...executing,
@@ -702,6 +706,34 @@ class Loop {
       this.runtime.publish(success ? "tool_completed" : "tool_failed", { generationId: this.generation.id, record: finished });
       if (netChange) this.runtime.publish("generation_diff_updated", { generationId: this.generation.id, changes: this.generation.diff.changes() });
     });
+  }
+
+  /**
+   * Keep what the file was before the call, for conversation.rewind
+   * (file-checkpoints.ts); say so when older checkpoints had to go. A
+   * checkpoint that cannot be stored costs the call nothing: the change is
+   * made, only a rewind could not undo it (logged).
+   */
+  private async keepCheckpoint(call: ToolCallRecord, change: NonNullable<ToolResult["change"]>): Promise<void> {
+    const max = this.deps.maxCheckpointBytes;
+    try {
+      const dropped = await keepCheckpoint(
+        this.runtime.handle,
+        { recordId: call.id, toolCallId: call.toolCallId, toolName: call.toolName, path: change.path, before: change.before, after: change.after },
+        max,
+      );
+      if (dropped.length === 0) return;
+      const paths = [...new Set(dropped.map((d) => d.path))];
+      this.runtime.publish("notice", {
+        generationId: this.generation.id,
+        level: "warning",
+        code: "checkpoint_dropped",
+        message: `The file checkpoints passed ${max} bytes (limits.maxCheckpointBytes): the oldest ${dropped.length === 1 ? "one was" : `${dropped.length} were`} dropped, so a rewind to before them cannot restore ${paths.join(", ")}.`,
+        data: { dropped: dropped.length, paths, toolCallIds: dropped.map((d) => d.toolCallId), maxCheckpointBytes: max },
+      });
+    } catch (error) {
+      this.deps.log.error(`could not keep the file checkpoint of tool call ${call.toolCallId}`, error);
+    }
   }
 
   /** Mark a not-yet-run call skipped (and announce it). */

@@ -2,9 +2,17 @@ import type { MethodHandlers } from "./scope-binding.js";
 
 type Handlers = MethodHandlers;
 
-export const step: Handlers["step"] = (params, { app }, runtime) => app.agent.step(runtime, params);
+export const step: Handlers["step"] = async (params, { app }, runtime) => {
+  // A step asked during conversation.rewind starts on the records the rewind leaves.
+  while (runtime.rewinding) await runtime.rewinding;
+  return app.agent.step(runtime, params);
+};
 
-export const conversationCompact: Handlers["conversation.compact"] = (params, { app }, runtime) => app.agent.compact(runtime, params);
+export const conversationCompact: Handlers["conversation.compact"] = async (params, { app }, runtime) => {
+  // As step: a compaction asked during conversation.rewind summarizes what the rewind leaves.
+  while (runtime.rewinding) await runtime.rewinding;
+  return app.agent.compact(runtime, params);
+};
 
 export const interrupt: Handlers["interrupt"] = (_params, { app }, runtime) => app.agent.interrupt(runtime);
 

@@ -18,7 +18,7 @@ const PAGE = 500;
 type Read = (from: number, to: number) => Promise<ConversationRecord[]>;
 
 /** Why the records before `end` end inside an unsettled round, with that round's assistant message; undefined when they do not. */
-async function unsettledRound(read: Read, end: number): Promise<{ at: number; why: string } | undefined> {
+export async function unsettledRound(read: Read, end: number): Promise<{ at: number; why: string } | undefined> {
   const recorded = new Map<string, string>(); // toolCallId → status of its record in the round
   const live: string[] = [];
   for (let to = end; to > 0; to -= PAGE) {

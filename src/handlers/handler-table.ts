@@ -4,6 +4,7 @@ import * as agent from "./agent-handlers.js";
 import * as asset from "./asset-handlers.js";
 import * as conversation from "./conversation-handlers.js";
 import * as mcp from "./mcp-handlers.js";
+import * as rewind from "./rewind-handlers.js";
 import * as message from "./message-handlers.js";
 import { bindScopes } from "./scope-binding.js";
 import * as session from "./session-handlers.js";
@@ -24,6 +25,8 @@ export const handlers: HandlerTable<RequestContext> = bindScopes(
     "conversation.diff": conversation.conversationDiff,
     "conversation.update": conversation.conversationUpdate,
     "conversation.fork": conversation.conversationFork,
+    "conversation.rewind": rewind.conversationRewind,
+    "conversation.unrewind": rewind.conversationUnrewind,
     "conversation.compact": agent.conversationCompact,
     "conversation.delete": conversation.conversationDelete,
     "conversation.subscribe": conversation.conversationSubscribe,

@@ -96,6 +96,8 @@ export class ConversationRuntime {
   readonly appendsInFlight = new Map<string, { digest: string; answer: Promise<unknown> }>();
   #deleted = false;
   #silenced = false;
+  /** A conversation.rewind / unrewind under way (see whileRewinding). */
+  #rewinding: Promise<void> | null = null;
   /** Last time a request or an event touched it (ms since epoch), for unloading. */
   lastUsed = Date.now();
   /**
@@ -185,6 +187,30 @@ export class ConversationRuntime {
   assertCanBegin(): void {
     this.assertLive();
     if (this.#generation) throw RpcError.generationInProgress(this.#generation.id);
+  }
+
+  /**
+   * Runs a rewind or unrewind; a step asked meanwhile waits for it to end
+   * (see `rewinding`), so its first model call never reads records the
+   * rewind is taking away.
+   */
+  async whileRewinding<T>(work: () => Promise<T>): Promise<T> {
+    const run = work();
+    const settled = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#rewinding = settled;
+    try {
+      return await run;
+    } finally {
+      if (this.#rewinding === settled) this.#rewinding = null;
+    }
+  }
+
+  /** Settles when the rewind under way has ended; null when none is. */
+  get rewinding(): Promise<void> | null {
+    return this.#rewinding;
   }
 
   /** tool.confirm "auto": the next `count` tool uses run without asking. */

@@ -65,6 +65,10 @@ export interface ClientMessageIdEntry {
   digest: string;
 }
 
+/** The documents a conversation may keep beside its records (ConversationHandle.readDocument). */
+export type ConversationDocument = "checkpoints" | "rewind";
+export const CONVERSATION_DOCUMENTS: readonly ConversationDocument[] = ["checkpoints", "rewind"];
+
 /**
  * One open conversation, as the store hands it out (at most one handle per
  * conversation, so there is exactly one writer per file or row).
@@ -104,6 +108,16 @@ export interface ConversationHandle {
   append(record: ConversationRecord): Promise<void>;
   /** Replace the record with the same `id` (e.g. a tool call changing status). */
   replaceRecord(record: ConversationRecord): Promise<void>;
+  /**
+   * Remove the records at positions `from` and later (conversation.rewind):
+   * gone from recordCount, readRecords and the open round once resolved. A
+   * truncation that rejects removed nothing. In order with the other
+   * mutations of the handle. With `ifCount`, it happens only if the
+   * conversation still has exactly that many records when its turn comes
+   * (else it rejects with TruncateConflictError): an append that got in
+   * first is never taken away unseen.
+   */
+  truncateRecords(from: number, ifCount?: number): Promise<void>;
   /** Replace the metadata (title, model, settings, updatedAt…). recordCount and createdAt are kept by the store. */
   update(conversation: Conversation): Promise<void>;
   /** Durable once resolved; lowering it is a no-op. */
@@ -112,6 +126,16 @@ export interface ConversationHandle {
   readonly runState: RunState | null;
   /** Replace the run state; a metadata write, durable once resolved (like update). */
   updateRunState(state: RunState): Promise<void>;
+  /**
+   * A document kept with the conversation beside its records, read and
+   * written whole (the file checkpoints and the last rewind, see
+   * src/sessions/file-checkpoints.ts); undefined when none was written.
+   * Removed by the store's `delete` with the conversation. Not ordered with
+   * the record mutations: callers order them by awaiting.
+   */
+  readDocument(name: ConversationDocument): Promise<unknown>;
+  /** Replace a document (undefined: remove it); durable once resolved. */
+  writeDocument(name: ConversationDocument, value: unknown): Promise<void>;
   /**
    * Stores an asset (an uploaded image) with the conversation. Durable once
    * resolved; a write that fails rejects with StoreFileError and leaves no
@@ -193,6 +217,17 @@ export class ConversationDamagedError extends Error {
   ) {
     super(`conversation ${conversationId} is damaged: ${problem}`);
     this.name = "ConversationDamagedError";
+  }
+}
+
+/** truncateRecords' `ifCount` no longer held: records were appended (or taken) meanwhile; nothing was removed. */
+export class TruncateConflictError extends Error {
+  constructor(
+    readonly expected: number,
+    readonly actual: number,
+  ) {
+    super(`the conversation has ${actual} records, not the ${expected} the truncation was computed for`);
+    this.name = "TruncateConflictError";
   }
 }
 

@@ -1,10 +1,11 @@
+import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { Conversation, ConversationRecord, ToolCallRecord } from "../../protocol/index.js";
 import type { AssetReservation } from "./asset-quota.js";
 import { CommitQueue, settleGroup, type Queued } from "./commit-queue.js";
-import type { AssetInfo, ConversationDamagedError, ConversationHandle, RunState } from "./conversation-store.js";
+import { TruncateConflictError, type AssetInfo, type ConversationDamagedError, type ConversationDocument, type ConversationHandle, type RunState } from "./conversation-store.js";
 import { LowdbAssets } from "./lowdb-assets.js";
-import { isAssistantMessage, jsonSize, stateOf, type HandleState, type OpenCall } from "./lowdb-conversation-load.js";
+import { isAssistantMessage, jsonSize, recordsBytes, stateOf, type HandleState, type OpenCall } from "./lowdb-conversation-load.js";
 import { META_FILE, checkSegment, readJsonFile, segmentFileName, type MetaData, type SegmentData } from "./lowdb-file-checks.js";
 import { LowdbFile } from "./lowdb-file.js";
 import { QueuedConversationHandle, type WriteOp } from "./queued-handle.js";
@@ -57,6 +58,10 @@ export class LowdbConversationHandle extends QueuedConversationHandle implements
   /** Bumped by every segment commit: a disk read begun before one must not be cached after it. */
   #epoch = 0;
   readonly #reads = new Map<number, { epoch: number; promise: Promise<CachedSegment> }>();
+  /** A truncation is removing segment files (see #readSegment). */
+  #truncating = false;
+  /** One writer per document file (LowdbFile's rule). */
+  readonly #documents = new Map<ConversationDocument, LowdbFile<{ value: unknown }>>();
 
   constructor(ctx: HandleContext, state: HandleState, tail: { segment: number; value: CachedSegment } | null, metaBehind: boolean) {
     super();
@@ -125,6 +130,28 @@ export class LowdbConversationHandle extends QueuedConversationHandle implements
     return undefined;
   }
 
+  async readDocument(name: ConversationDocument): Promise<unknown> {
+    this.assertUsable("read");
+    const file = documentFileName(name);
+    const read = await readJsonFile<{ value: unknown }>(join(this.#ctx.dir, file), file, (data) =>
+      typeof data === "object" && data !== null && "value" in data ? null : "expected {value: …}",
+    );
+    if (read.ok) return read.data.value;
+    if (read.missing) return undefined;
+    throw this.#ctx.damaged(read.problem);
+  }
+
+  async writeDocument(name: ConversationDocument, value: unknown): Promise<void> {
+    if (this.retiredReason !== null) throw this.refusal("change");
+    let file = this.#documents.get(name);
+    if (!file) this.#documents.set(name, (file = new LowdbFile(join(this.#ctx.dir, documentFileName(name)))));
+    if (value === undefined) {
+      await file.write({ value: null }).then(() => rm(file.path, { force: true }));
+      return;
+    }
+    await file.write({ value });
+  }
+
   putAsset(info: AssetInfo, bytes: Uint8Array): Promise<void> {
     if (this.retiredReason !== null) return Promise.reject(this.refusal("change"));
     return this.#assets.put(info, bytes);
@@ -164,7 +191,56 @@ export class LowdbConversationHandle extends QueuedConversationHandle implements
   }
 
   #step(queue: Queued<Op>[]): Promise<void> {
-    return isMetaOp(queue[0].op) ? this.#commitMeta(queue) : this.#commitRecords(queue);
+    const { op } = queue[0];
+    if (op.kind === "truncate") return this.#commitTruncate(queue.shift()!, op.from, op.ifCount);
+    return isMetaOp(op) ? this.#commitMeta(queue) : this.#commitRecords(queue);
+  }
+
+  /**
+   * Remove the records from `from` on. meta.json is written first, with the
+   * lower count: until the segment files follow, a crash leaves more records
+   * in them than meta counts, which load takes as a crash between a segment
+   * write and its meta write, and counts them back. Later segments go newest
+   * first, so the segment numbers never have a gap. A crash part way thus
+   * leaves a prefix of the records, at least the `from` kept, never a
+   * damaged conversation (test/store/store-truncate.test.ts); its caller was
+   * not answered.
+   */
+  async #commitTruncate(item: Queued<Op>, from: number, ifCount: number | undefined): Promise<void> {
+    const state = this.#state;
+    const counts = state.segmentCounts;
+    const total = state.meta.conversation.recordCount;
+    if (ifCount !== undefined && ifCount !== total) return item.reject(new TruncateConflictError(ifCount, total));
+    if (from >= total) return item.resolve();
+    let segment = 0;
+    let start = 0;
+    while (start + counts[segment] <= from) start += counts[segment++];
+    let next: HandleState;
+    let records: ConversationRecord[];
+    try {
+      records = (await this.#segment(segment, counts[segment])).records.slice(0, from - start);
+      const segmentCounts = [...counts.slice(0, segment), records.length];
+      const openRound = await this.#scanOpenRound(segmentCounts, segment, records);
+      const conversation = { ...state.meta.conversation, recordCount: from, updatedAt: new Date().toISOString() };
+      next = stateOf({ meta: { ...state.meta, conversation }, segmentCounts, lastSegmentBytes: recordsBytes(records), openRound });
+      await this.#meta.write(this.#metaData(next));
+      this.#metaBehind = false;
+      this.#truncating = true;
+      for (let s = counts.length - 1; s > segment; s--) await rm(join(this.#ctx.dir, segmentFileName(s)), { force: true });
+      await new LowdbFile<SegmentData>(join(this.#ctx.dir, segmentFileName(segment))).write({ records });
+    } catch (error) {
+      this.#truncating = false;
+      // A failure after meta was written leaves files a load reads back as before the truncation (see above);
+      // this handle's view must not run ahead of them, so it stays as it was too.
+      item.reject(error);
+      return;
+    }
+    this.#state = next;
+    this.#truncating = false;
+    this.#epoch++;
+    this.#ctx.cache.dropOwner(this.#owner);
+    this.#ctx.cache.put(this.#owner, segment, { records, bytes: recordsBytes(records) + SEGMENT_OVERHEAD });
+    item.resolve();
   }
 
   async #commitMeta(queue: Queued<Op>[]): Promise<void> {
@@ -367,6 +443,11 @@ export class LowdbConversationHandle extends QueuedConversationHandle implements
   async #readSegment(segment: number, count: number): Promise<CachedSegment> {
     const name = segmentFileName(segment);
     const read = await readJsonFile<SegmentData>(join(this.#ctx.dir, name), name, checkSegment);
+    // Not damage: a truncation removed or shortened it while this read was on its way.
+    const raced = this.#truncating || segment >= this.#state.segmentCounts.length || count > this.#state.segmentCounts[segment];
+    if (raced && (!read.ok ? read.missing : read.data.records.length < count)) {
+      throw new Error(`records of ${name} were taken back (conversation.rewind) while they were being read`);
+    }
     if (!read.ok) throw this.#ctx.damaged(read.problem);
     if (read.data.records.length < count) {
       throw this.#ctx.damaged(`${name} holds ${read.data.records.length} records, ${count} were stored in it`);
@@ -383,6 +464,11 @@ export class LowdbConversationHandle extends QueuedConversationHandle implements
       ...(state.meta.runState ? { runState: state.meta.runState } : {}),
     };
   }
+}
+
+/** The file of a conversation document (ConversationHandle.readDocument), beside meta.json. */
+function documentFileName(name: ConversationDocument): string {
+  return `document-${name}.json`;
 }
 
 /** Operations written to meta.json alone (no segment). */

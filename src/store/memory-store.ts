@@ -1,12 +1,14 @@
 import type { Conversation, ConversationRecord, ToolCallRecord } from "../../protocol/index.js";
 import type {
   AssetInfo,
+  ConversationDocument,
   ConversationHandle,
   ConversationPage,
   ConversationStore,
   DamagedConversation,
   RunState,
 } from "./conversation-store.js";
+import { TruncateConflictError } from "./conversation-store.js";
 import { AssetUsage, UNLIMITED_ASSETS, type AssetLimits } from "./asset-quota.js";
 import { isValidConversationId } from "./conversation-id.js";
 import { compareNewestFirst, selectPage, toPage } from "./list-page.js";
@@ -79,6 +81,7 @@ class MemoryConversationHandle implements ConversationHandle {
   readonly #positions = new Map<string, number>();
   /** Assets live and die with the handle: deleting the conversation drops them. */
   readonly #assets = new Map<string, { info: AssetInfo; bytes: Buffer }>();
+  readonly #documents = new Map<ConversationDocument, unknown>();
 
   readonly #assetUsage: AssetUsage;
 
@@ -120,6 +123,27 @@ class MemoryConversationHandle implements ConversationHandle {
     if (position === undefined) throw new Error(`record ${record.id} is not in the conversation`);
     this.#records[position] = record;
     this.#refreshOpenRound();
+  }
+
+  async truncateRecords(from: number, ifCount?: number): Promise<void> {
+    await settle();
+    if (ifCount !== undefined && ifCount !== this.#records.length) throw new TruncateConflictError(ifCount, this.#records.length);
+    if (from >= this.#records.length) return;
+    for (const record of this.#records.splice(from)) this.#positions.delete(record.id);
+    this.conversation = { ...this.conversation, recordCount: this.#records.length, updatedAt: new Date().toISOString() };
+    this.#refreshOpenRound();
+  }
+
+  async readDocument(name: ConversationDocument): Promise<unknown> {
+    const value = this.#documents.get(name);
+    return value === undefined ? undefined : structuredClone(value);
+  }
+
+  async writeDocument(name: ConversationDocument, value: unknown): Promise<void> {
+    const copy = value === undefined ? undefined : structuredClone(value);
+    await settle();
+    if (copy === undefined) this.#documents.delete(name);
+    else this.#documents.set(name, copy);
   }
 
   async update(conversation: Conversation): Promise<void> {

@@ -2,7 +2,7 @@ import type { Conversation, ConversationRecord, ToolCallRecord } from "../../pro
 import { ASSET_ID_PATTERN } from "../../protocol/index.js";
 import { checkAssetQuota, UNLIMITED_ASSETS, type AssetLimits } from "./asset-quota.js";
 import { CommitQueue, type Queued } from "./commit-queue.js";
-import type { AssetInfo, ConversationHandle, RunState } from "./conversation-store.js";
+import { TruncateConflictError, type AssetInfo, type ConversationDocument, type ConversationHandle, type RunState } from "./conversation-store.js";
 import { FencedError } from "./fenced-error.js";
 import { StoreRefusal, type PostgresDatabase, type Query } from "./postgres-database.js";
 import { QueuedConversationHandle, type WriteOp } from "./queued-handle.js";
@@ -148,6 +148,34 @@ export class PostgresConversationHandle extends QueuedConversationHandle<Op> imp
     return rows[0]?.body;
   }
 
+  async readDocument(name: ConversationDocument): Promise<unknown> {
+    this.assertUsable("read");
+    const rows = await this.#db.query<{ body: unknown }>(
+      `read the ${name} of conversation ${this.#id}`,
+      "SELECT body FROM agentwire_documents WHERE conversation_id = $1 AND name = $2",
+      [this.#id, name],
+    );
+    return rows[0]?.body;
+  }
+
+  /** A row of agentwire_documents; the foreign key refuses one for a deleted conversation. */
+  async writeDocument(name: ConversationDocument, value: unknown): Promise<void> {
+    if (this.retiredReason !== null) throw this.refusal("change");
+    if (value === undefined) {
+      await this.#db.query(`remove the ${name} of conversation ${this.#id}`, "DELETE FROM agentwire_documents WHERE conversation_id = $1 AND name = $2", [
+        this.#id,
+        name,
+      ]);
+      return;
+    }
+    await this.#db.query(
+      `store the ${name} of conversation ${this.#id}`,
+      `INSERT INTO agentwire_documents (conversation_id, name, body) VALUES ($1, $2, $3::json)
+       ON CONFLICT (conversation_id, name) DO UPDATE SET body = EXCLUDED.body`,
+      [this.#id, name, JSON.stringify(value)],
+    );
+  }
+
   putAsset(info: AssetInfo, bytes: Uint8Array): Promise<void> {
     if (this.retiredReason !== null) return Promise.reject(this.refusal("change"));
     const work = this.#putAsset({ ...info }, Buffer.from(bytes));
@@ -228,7 +256,9 @@ export class PostgresConversationHandle extends QueuedConversationHandle<Op> imp
   }
 
   async #step(queue: Queued<Op>[]): Promise<void> {
-    const group = queue.splice(0, MAX_GROUP);
+    // A truncation goes in a transaction of its own: the appends around it count positions from the row.
+    const cut = queue.findIndex((item) => item.op.kind === "truncate");
+    const group = queue.splice(0, cut === 0 ? 1 : cut > 0 ? Math.min(cut, MAX_GROUP) : MAX_GROUP);
     let outcome: { state: PostgresHandleState; refused: Map<Queued<Op>, Error> };
     try {
       outcome = await this.#db.transaction(`write conversation ${this.#id}`, (query) => this.#write(query, group));
@@ -269,6 +299,7 @@ export class PostgresConversationHandle extends QueuedConversationHandle<Op> imp
     let runState = row.run_state;
     let reserve = Number(row.seq_reserved);
     let dirty = false;
+    let truncateFrom: number | undefined;
 
     for (const item of group) {
       const { op } = item;
@@ -313,7 +344,20 @@ export class PostgresConversationHandle extends QueuedConversationHandle<Op> imp
       } else if (op.kind === "runState") {
         runState = op.state;
         dirty = true;
+      } else if (op.kind === "truncate") {
+        // Alone in its group (see #step).
+        if (op.ifCount !== undefined && op.ifCount !== base) {
+          refused.set(item, new TruncateConflictError(op.ifCount, base));
+          continue;
+        }
+        if (op.from < base) truncateFrom = op.from;
       }
+    }
+    if (truncateFrom !== undefined) {
+      await query("DELETE FROM agentwire_records WHERE conversation_id = $1 AND position >= $2", [id, truncateFrom]);
+      metadata = { ...metadata, updatedAt: new Date().toISOString() };
+      round = null;
+      dirty = true;
     }
 
     if (inserts.length > 0) {
@@ -339,7 +383,7 @@ export class PostgresConversationHandle extends QueuedConversationHandle<Op> imp
         [id, entries.map(([p]) => p), entries.map(([, r]) => r.body), entries.map(([, r]) => r.assistant), entries.map(([, r]) => r.toolCallKey)],
       );
     }
-    const recordCount = base + inserts.length;
+    const recordCount = truncateFrom ?? base + inserts.length;
     if (dirty || inserts.length > 0) {
       await query(
         `UPDATE agentwire_conversations

@@ -99,6 +99,20 @@ export const MIGRATIONS: readonly Migration[] = [
         FOR EACH STATEMENT EXECUTE FUNCTION agentwire_assets_truncated();
     `,
   },
+  {
+    version: 3,
+    name: "conversation documents",
+    // Documents kept beside a conversation's records, read and written whole (ConversationHandle.readDocument):
+    // the file checkpoints and the last rewind. Gone with the conversation by the cascade.
+    sql: `
+      CREATE TABLE agentwire_documents (
+        conversation_id text COLLATE "C" NOT NULL REFERENCES agentwire_conversations (id) ON DELETE CASCADE,
+        name text COLLATE "C" NOT NULL,
+        body json NOT NULL,
+        PRIMARY KEY (conversation_id, name)
+      );
+    `,
+  },
 ];
 
 /** Any constant works as long as every agentwire uses the same: it names "agentwire's schema" in pg_locks. */

@@ -13,7 +13,8 @@ export type WriteOp =
   | { kind: "replace"; record: ConversationRecord }
   | { kind: "update"; conversation: Conversation }
   | { kind: "reserve"; upTo: number }
-  | { kind: "runState"; state: RunState };
+  | { kind: "runState"; state: RunState }
+  | { kind: "truncate"; from: number; ifCount?: number };
 
 export abstract class QueuedConversationHandle<Op extends { kind: string } = WriteOp> {
   /** Why the handle was retired; null while it is in use. */
@@ -36,6 +37,11 @@ export abstract class QueuedConversationHandle<Op extends { kind: string } = Wri
     const id = this.conversation.id;
     if (conversation.id !== id) return Promise.reject(new Error(`update of ${id} got conversation ${conversation.id}`));
     return this.push({ kind: "update", conversation });
+  }
+
+  truncateRecords(from: number, ifCount?: number): Promise<void> {
+    if (!Number.isInteger(from) || from < 0) return Promise.reject(new Error(`truncate at ${from}: not a position`));
+    return this.push({ kind: "truncate", from, ...(ifCount !== undefined ? { ifCount } : {}) });
   }
 
   reserveSeq(upTo: number): Promise<void> {

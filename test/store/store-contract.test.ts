@@ -10,7 +10,7 @@
 import { describe, expect, it } from "vitest";
 import type { ConversationRecord } from "../../protocol/index.js";
 import { AssetQuotaError, type AssetLimits } from "../../src/store/asset-quota.js";
-import { InvalidCursorError, type AssetInfo, type ConversationStore, type RunState } from "../../src/store/conversation-store.js";
+import { InvalidCursorError, TruncateConflictError, type AssetInfo, type ConversationStore, type RunState } from "../../src/store/conversation-store.js";
 import { compareNewestFirst } from "../../src/store/list-page.js";
 import { MemoryConversationStore } from "../../src/store/memory-store.js";
 import { postgresReachable, usePostgresDatabase } from "../harness/postgres-db.js";
@@ -495,5 +495,51 @@ describe.each(subjects)("%s: the ConversationStore contract", (_name, subject, a
     }
     await expect(store.create(conversation("../escape"))).rejects.toThrow(/invalid conversation id/);
     expect(store.count()).toBe(1);
+  });
+
+  it_("truncateRecords removes the records from a position on (across segments), the open round follows, appends go on after it", async () => {
+    const store = await subject.open();
+    const handle = await store.create(conversation("c_trunc"));
+    const records = [userMessage(0), assistantMessage(1), toolCall(2, "completed", "two"), userMessage(3), assistantMessage(4), toolCall(5, "pending", null)];
+    for (let i = 6; i < 11; i++) records.push(message(i));
+    for (const record of records) await handle.append(record);
+    expect(handle.recordCount).toBe(11);
+    await handle.truncateRecords(3);
+    expect(handle.recordCount).toBe(3);
+    expect(handle.conversation.recordCount).toBe(3);
+    expect(ids(await handle.readRecords())).toEqual(ids(records.slice(0, 3)));
+    expect(handle.openToolCalls).toEqual([toolCall(2, "completed", "two")]);
+    await handle.truncateRecords(10); // past the end: nothing
+    expect(handle.recordCount).toBe(3);
+    // Computed for 4 records, but there are 3 (an append got in, or was taken): refused, nothing removed.
+    await expect(handle.truncateRecords(1, 4)).rejects.toBeInstanceOf(TruncateConflictError);
+    expect(handle.recordCount).toBe(3);
+    // The ids taken away may come back (unrewind appends them again).
+    await handle.append(records[3]!);
+    await handle.append(records[4]!);
+    expect(handle.openToolCalls).toEqual([]);
+    expect(ids(await handle.readRecords())).toEqual(ids(records.slice(0, 5)));
+  });
+
+  itDurable("truncation and documents survive a reopen; documents are removed with the conversation", async () => {
+    let store = await subject.open();
+    const handle = await store.create(conversation("c_docs"));
+    for (const n of range(9)) await handle.append(message(n));
+    await handle.truncateRecords(5);
+    expect(await handle.readDocument("checkpoints")).toBeUndefined();
+    await handle.writeDocument("checkpoints", { version: 1, entries: [{ path: "a.txt", before: "\u0000 old" }] });
+    await handle.writeDocument("rewind", { n: 1 });
+    await handle.writeDocument("rewind", undefined);
+    store = await subject.reopen!(store);
+    const again = (await store.get("c_docs"))!;
+    expect(again.recordCount).toBe(5);
+    expect(ids(await again.readRecords())).toEqual(ids(range(5).map((n) => message(n))));
+    expect(await again.readDocument("checkpoints")).toEqual({ version: 1, entries: [{ path: "a.txt", before: "\u0000 old" }] });
+    expect(await again.readDocument("rewind")).toBeUndefined();
+    await again.append(message(20));
+    expect(again.recordCount).toBe(6);
+    expect(await store.delete("c_docs")).toBe(true);
+    const recreated = await store.create(conversation("c_docs"));
+    expect(await recreated.readDocument("checkpoints")).toBeUndefined();
   });
 });

@@ -17,7 +17,7 @@ from typing import Literal
 
 from .runtime import AgentwireRpcError
 
-ErrorCodeName = Literal["PARSE_ERROR", "INVALID_REQUEST", "METHOD_NOT_FOUND", "INVALID_PARAMS", "INTERNAL_ERROR", "NOT_INITIALIZED", "ALREADY_INITIALIZED", "UNSUPPORTED_PROTOCOL_VERSION", "EXPERIMENTAL_API_REQUIRED", "CONVERSATION_NOT_FOUND", "CONVERSATION_DAMAGED", "CAPABILITY_UNSUPPORTED", "GENERATION_IN_PROGRESS", "GENERATION_CHANGED", "TOOL_CALL_NOT_FOUND", "TOOL_CALL_NOT_PENDING", "LLM_ERROR", "MODEL_NOT_CONFIGURED", "MODELS_UNAVAILABLE", "STORAGE_ERROR", "LIMIT_EXCEEDED", "MCP_ERROR", "OWNER_UNAVAILABLE"]
+ErrorCodeName = Literal["PARSE_ERROR", "INVALID_REQUEST", "METHOD_NOT_FOUND", "INVALID_PARAMS", "INTERNAL_ERROR", "NOT_INITIALIZED", "ALREADY_INITIALIZED", "UNSUPPORTED_PROTOCOL_VERSION", "EXPERIMENTAL_API_REQUIRED", "CONVERSATION_NOT_FOUND", "CONVERSATION_DAMAGED", "CAPABILITY_UNSUPPORTED", "GENERATION_IN_PROGRESS", "GENERATION_CHANGED", "NOTHING_TO_UNREWIND", "TOOL_CALL_NOT_FOUND", "TOOL_CALL_NOT_PENDING", "LLM_ERROR", "MODEL_NOT_CONFIGURED", "MODELS_UNAVAILABLE", "STORAGE_ERROR", "LIMIT_EXCEEDED", "MCP_ERROR", "OWNER_UNAVAILABLE"]
 
 
 class ErrorCodes:
@@ -67,6 +67,10 @@ class ErrorCodes:
     """message.append named an expectedGenerationId that is not the running generation (it ended, or
     another one runs). Nothing was stored; `data.generationId` names the one running now (null when
     none runs): look at what happened, then send again.
+    """
+    NOTHING_TO_UNREWIND = -32024
+    """conversation.unrewind found no rewind to put back: none was made, or records were appended since
+    (a new message or generation makes the rewind final).
     """
     TOOL_CALL_NOT_FOUND = -32021
     """No tool call with this id exists in the conversation."""

@@ -40,8 +40,13 @@ from .types import (
     ConversationGetResult,
     ConversationListParams,
     ConversationListResult,
+    ConversationRewindParams,
+    ConversationRewindResult,
+    ConversationRewoundNotification,
     ConversationSubscribeParams,
     ConversationSubscribeResult,
+    ConversationUnrewindParams,
+    ConversationUnrewindResult,
     ConversationUnsubscribeParams,
     ConversationUnsubscribeResult,
     ConversationUpdateParams,
@@ -190,6 +195,34 @@ class ConversationMethods:
         """
         result = await self._client.request("conversation.fork", params, timeout=timeout)
         return cast(ConversationForkResult, result)
+
+    async def rewind(self, params: ConversationRewindParams, *, timeout: float | None = None) -> ConversationRewindResult:
+        """`conversation.rewind`: Take back the end of a conversation: the record beforeRecordId and
+        every record after it leave the conversation (the model never sees them again), kept aside
+        for conversation.unrewind. With restoreFiles, every file write_file / edit_file changed in
+        those records is put back from the checkpoints the file tools kept (a created file is
+        removed); a file changed on disk since the tool wrote it is reported and left alone unless
+        force. Shell, custom and MCP tool calls among them are listed: their effects cannot be
+        undone. Refused while a generation runs. Subscribers get `conversation_rewound`.
+
+        Errors: NOT_INITIALIZED (-32001), CONVERSATION_NOT_FOUND (-32010), GENERATION_IN_PROGRESS
+        (-32020), STORAGE_ERROR (-32040), INVALID_PARAMS (-32602).
+        """
+        result = await self._client.request("conversation.rewind", params, timeout=timeout)
+        return cast(ConversationRewindResult, result)
+
+    async def unrewind(self, params: ConversationUnrewindParams, *, timeout: float | None = None) -> ConversationUnrewindResult:
+        """`conversation.unrewind`: Put the last rewind back: its records return to the end of the
+        conversation and the files it restored get the content they had right before it (a file
+        changed on disk since the rewind is left alone unless force). Only while nothing was
+        appended since the rewind (else NOTHING_TO_UNREWIND). Refused while a generation runs.
+        Subscribers get `conversation_rewound` with action unrewind.
+
+        Errors: NOT_INITIALIZED (-32001), CONVERSATION_NOT_FOUND (-32010), GENERATION_IN_PROGRESS
+        (-32020), NOTHING_TO_UNREWIND (-32024), STORAGE_ERROR (-32040), INVALID_PARAMS (-32602).
+        """
+        result = await self._client.request("conversation.unrewind", params, timeout=timeout)
+        return cast(ConversationUnrewindResult, result)
 
     async def compact(self, params: ConversationCompactParams, *, timeout: float | None = None) -> ConversationCompactResult:
         """`conversation.compact`: Compact the conversation: the model writes a summary of it (a fixed
@@ -610,6 +643,9 @@ class AgentwireClient(AgentwireClientBase):
 
     @overload
     def on(self, method: Literal["generation_diff_updated"], handler: Callable[[GenerationDiffUpdatedNotification], object]) -> Disposer: ...
+
+    @overload
+    def on(self, method: Literal["conversation_rewound"], handler: Callable[[ConversationRewoundNotification], object]) -> Disposer: ...
 
     @overload
     def on(self, method: Literal["plan_updated"], handler: Callable[[PlanUpdatedNotification], object]) -> Disposer: ...

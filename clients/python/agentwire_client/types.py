@@ -10,10 +10,10 @@ from typing import Any, Literal, NotRequired, TypeAlias, TypedDict
 PROTOCOL_VERSION = "1.0"
 """The protocol version this client speaks, sent in initialize; a server of another major refuses it."""
 
-NotificationMethod: TypeAlias = Literal["connected", "message_added", "queue_changed", "conversation_updated", "generation_started", "generation_progress", "generation_complete", "tool_pending", "tool_executing", "tool_output", "tool_completed", "tool_failed", "tool_skipped", "generation_diff_updated", "plan_updated", "interrupted", "error", "compaction_started", "compaction_completed", "usage_updated", "notice"]
+NotificationMethod: TypeAlias = Literal["connected", "message_added", "queue_changed", "conversation_updated", "generation_started", "generation_progress", "generation_complete", "tool_pending", "tool_executing", "tool_output", "tool_completed", "tool_failed", "tool_skipped", "generation_diff_updated", "conversation_rewound", "plan_updated", "interrupted", "error", "compaction_started", "compaction_completed", "usage_updated", "notice"]
 """Every notification the server may send."""
 
-NOTIFICATION_METHODS: tuple[NotificationMethod, ...] = ("connected", "message_added", "queue_changed", "conversation_updated", "generation_started", "generation_progress", "generation_complete", "tool_pending", "tool_executing", "tool_output", "tool_completed", "tool_failed", "tool_skipped", "generation_diff_updated", "plan_updated", "interrupted", "error", "compaction_started", "compaction_completed", "usage_updated", "notice",)
+NOTIFICATION_METHODS: tuple[NotificationMethod, ...] = ("connected", "message_added", "queue_changed", "conversation_updated", "generation_started", "generation_progress", "generation_complete", "tool_pending", "tool_executing", "tool_output", "tool_completed", "tool_failed", "tool_skipped", "generation_diff_updated", "conversation_rewound", "plan_updated", "interrupted", "error", "compaction_started", "compaction_completed", "usage_updated", "notice",)
 
 
 class ConversationSettings(TypedDict):
@@ -1402,6 +1402,123 @@ A conversation: its metadata, without its records.
 """
 
 
+class ConversationRewindParams(TypedDict):
+    """Parameters of conversation.rewind."""
+
+    conversationId: str
+    """Conversation id, as returned by conversation.create (e.g. "c_7f3a…"): 1–128 of A–Z, a–z, 0–9, _
+    and -.
+
+    @pattern ^[A-Za-z0-9_-]{1,128}$
+    """
+    beforeRecordId: str
+    """The first record to take back: it and every record after it leave the conversation (the model
+    never sees them again; conversation.get no longer returns them). They are kept aside until
+    something is appended, so conversation.unrewind can put them back. An id that is not in the
+    conversation is refused, naming beforeRecordId.
+
+    @minLength 1
+    @maxLength 256
+    """
+    restoreFiles: bool
+    """Also put back every file write_file / edit_file changed in the records taken back, as it was
+    before the first such change (a file they created is removed). Only files whose content on disk
+    is still what the tool last wrote are restored, unless force is set.
+    """
+    force: NotRequired[bool]
+    """Restore files even when they changed on disk since the tool wrote them (those listed in
+    changedOnDisk). Default false.
+    """
+
+
+class ConversationRewindResultFilesRestoredItem(TypedDict):
+    path: str
+    """The file, relative to the conversation's workspace (as the file tools named it)."""
+    action: Literal["restored", "removed", "created"]
+    """restored: its old content was written back; removed: the tools had created it, so it was
+    deleted; created: it had been deleted since, and was written back.
+    """
+
+
+class ConversationRewindResultFilesNotRestoredItem(TypedDict):
+    path: str
+    """The file, relative to the conversation's workspace (as the file tools named it)."""
+    reason: Literal["changed_on_disk", "no_checkpoint", "unknown_content", "failed"]
+    """changed_on_disk: the file is no longer what the tool wrote (changed by hand or by another tool);
+    left as is unless force. no_checkpoint: its checkpoint was dropped (limits.maxCheckpointBytes).
+    unknown_content: its old content was not text or too large to keep. failed: writing it failed
+    (message says why).
+    """
+    message: str
+    """One sentence for the user."""
+
+
+class ConversationRewindResultUnrestorableCallsItem(TypedDict):
+    toolCallId: str
+    """The call."""
+    toolName: str
+    """The tool it called."""
+
+
+class ConversationRewindResult(TypedDict):
+    """What conversation.rewind took back."""
+
+    fromPosition: int
+    """Position the records were taken back from (beforeRecordId's position): the conversation now has
+    this many records.
+
+    @minimum 0
+    """
+    recordsRemoved: int
+    """How many records left the conversation.
+
+    @minimum 0
+    """
+    filesRestored: list[ConversationRewindResultFilesRestoredItem]
+    """Files put back as they were before the records taken back changed them (empty without
+    restoreFiles).
+    """
+    filesNotRestored: list[ConversationRewindResultFilesNotRestoredItem]
+    """Files the records taken back changed that were left as they are, and why."""
+    unrestorableCalls: list[ConversationRewindResultUnrestorableCallsItem]
+    """Tool calls taken back whose effects could not be undone (shell, custom and MCP tools); empty
+    when there were none.
+    """
+
+
+class ConversationUnrewindParams(TypedDict):
+    """Parameters of conversation.unrewind."""
+
+    conversationId: str
+    """Conversation id, as returned by conversation.create (e.g. "c_7f3a…"): 1–128 of A–Z, a–z, 0–9, _
+    and -.
+
+    @pattern ^[A-Za-z0-9_-]{1,128}$
+    """
+    force: NotRequired[bool]
+    """Put files back even when they changed on disk since the rewind restored them. Default false.
+    """
+
+
+class ConversationUnrewindResult(TypedDict):
+    """What conversation.unrewind put back."""
+
+    fromPosition: int
+    """Position the records were put back at.
+
+    @minimum 0
+    """
+    recordsRestored: int
+    """How many records came back.
+
+    @minimum 0
+    """
+    filesRestored: list[ConversationRewindResultFilesRestoredItem]
+    """Files put back as they were right before the rewind."""
+    filesNotRestored: list[ConversationRewindResultFilesNotRestoredItem]
+    """Files the rewind had restored that were left as they are, and why."""
+
+
 class ConversationCompactParams(TypedDict):
     """Params of `conversation.compact`.
 
@@ -2557,6 +2674,32 @@ class GenerationDiffUpdatedNotification(GenerationEventBase, TypedDict):
     """
 
 
+class ConversationRewoundNotification(ConversationEventBase, TypedDict):
+    """Params of the `conversation_rewound` notification: conversation.rewind took records back (and
+    maybe restored files), or conversation.unrewind put them back.
+
+    The conversation was rewound (or a rewind was put back). A client drops its records from
+    fromPosition on (rewind), or reads them again (unrewind). No message_added is sent for records
+    unrewind puts back.
+    """
+
+    action: Literal["rewind", "unrewind"]
+    """rewind: records were taken back; unrewind: the last rewind was put back."""
+    fromPosition: int
+    """rewind: every record at this position or later left the conversation. unrewind: the records from
+    this position on came back (read them with conversation.get).
+
+    @minimum 0
+    """
+    recordCount: int
+    """Records in the conversation now.
+
+    @minimum 0
+    """
+    filesRestored: list[ConversationRewindResultFilesRestoredItem]
+    """Files put back in the workspace."""
+
+
 class PlanUpdatedNotification(GenerationEventBase, TypedDict):
     """Params of the `plan_updated` notification: The agent's plan changed: the model called
     update_plan (it follows that call's tool_executing and comes before its tool_completed).
@@ -2715,7 +2858,7 @@ class NoticeNotification(TypedDict):
     """How loud: info (something happened, nothing to do) or warning (the user may want to act or
     wait).
     """
-    code: Literal["model_retry", "rate_limited", "context_nearly_full", "mcp_server_down", "mcp_server_up"]
+    code: Literal["model_retry", "rate_limited", "context_nearly_full", "checkpoint_dropped", "mcp_server_down", "mcp_server_up"]
     """What the notice is about (see protocol/notices.ts for whom each goes to): model_retry (info): A
     model request failed before its answer began (HTTP 429 or 5xx, or a broken connection) and will
     be sent again after a pause; the generation goes on. Retries follow the endpoint's Retry-After
@@ -2730,12 +2873,17 @@ class NoticeNotification(TypedDict):
     model's declared context window (its last request's prompt plus output). Sent once per crossing:
     again only after a call that dropped below 80 % (a smaller model context, another model) and a
     later one back above it. Never sent for a model without a declared contextWindow. data: {
-    usedTokens, windowTokens, ratio: usedTokens / windowTokens, model } mcp_server_down (warning):
-    An MCP server this agentwire server uses failed or went away (its process exited, its link
-    broke, or it could not be started): its tools are gone until it returns. agentwire retries it
-    with backoff. data: { server: its name, error: why, nextRetryMs: when agentwire tries again }
-    mcp_server_up (info): An MCP server that was down (see mcp_server_down) is connected again and
-    its tools are back. data: { server: its name, tools: how many tools it offers }
+    usedTokens, windowTokens, ratio: usedTokens / windowTokens, model } checkpoint_dropped
+    (warning): The conversation's file checkpoints (the content write_file / edit_file calls
+    replaced, kept for conversation.rewind) passed limits.maxCheckpointBytes, so the oldest were
+    dropped: a rewind to before them can no longer restore those files. data: { dropped: how many
+    checkpoints were dropped, paths: the files they were of, toolCallIds: the calls they were kept
+    for, maxCheckpointBytes } mcp_server_down (warning): An MCP server this agentwire server uses
+    failed or went away (its process exited, its link broke, or it could not be started): its tools
+    are gone until it returns. agentwire retries it with backoff. data: { server: its name, error:
+    why, nextRetryMs: when agentwire tries again } mcp_server_up (info): An MCP server that was down
+    (see mcp_server_down) is connected again and its tools are back. data: { server: its name,
+    tools: how many tools it offers }
     """
     message: str
     """One sentence for the user: what happened."""
@@ -2836,6 +2984,13 @@ class GenerationDiffUpdatedEvent(TypedDict):
     params: GenerationDiffUpdatedNotification
 
 
+class ConversationRewoundEvent(TypedDict):
+    """A `conversation_rewound` notification, as `events()` yields it."""
+
+    method: Literal["conversation_rewound"]
+    params: ConversationRewoundNotification
+
+
 class PlanUpdatedEvent(TypedDict):
     """A `plan_updated` notification, as `events()` yields it."""
 
@@ -2885,7 +3040,7 @@ class NoticeEvent(TypedDict):
     params: NoticeNotification
 
 
-ConversationEvent: TypeAlias = MessageAddedEvent | QueueChangedEvent | ConversationUpdatedEvent | GenerationStartedEvent | GenerationProgressEvent | GenerationCompleteEvent | ToolPendingEvent | ToolExecutingEvent | ToolOutputEvent | ToolCompletedEvent | ToolFailedEvent | ToolSkippedEvent | GenerationDiffUpdatedEvent | PlanUpdatedEvent | InterruptedEvent | ErrorEvent | CompactionStartedEvent | CompactionCompletedEvent | UsageUpdatedEvent | NoticeEvent
+ConversationEvent: TypeAlias = MessageAddedEvent | QueueChangedEvent | ConversationUpdatedEvent | GenerationStartedEvent | GenerationProgressEvent | GenerationCompleteEvent | ToolPendingEvent | ToolExecutingEvent | ToolOutputEvent | ToolCompletedEvent | ToolFailedEvent | ToolSkippedEvent | GenerationDiffUpdatedEvent | ConversationRewoundEvent | PlanUpdatedEvent | InterruptedEvent | ErrorEvent | CompactionStartedEvent | CompactionCompletedEvent | UsageUpdatedEvent | NoticeEvent
 """What `client.events(conversation_id)` yields: one notification of the conversation as `{"method":
 ..., "params": ...}`. Comparing `event["method"]` with a method name narrows `params` to that
 notification's TypedDict.
