@@ -158,22 +158,29 @@ export class PostgresConversationHandle extends QueuedConversationHandle<Op> imp
     return rows[0]?.body;
   }
 
-  /** A row of agentwire_documents; the foreign key refuses one for a deleted conversation. */
+  /**
+   * A row of agentwire_documents, written under the conversation row's lock
+   * after checking the fence (as every other write): an instance that lost
+   * the conversation cannot overwrite what its new owner keeps. A deleted
+   * conversation has no row to lock.
+   */
   async writeDocument(name: ConversationDocument, value: unknown): Promise<void> {
     if (this.retiredReason !== null) throw this.refusal("change");
-    if (value === undefined) {
-      await this.#db.query(`remove the ${name} of conversation ${this.#id}`, "DELETE FROM agentwire_documents WHERE conversation_id = $1 AND name = $2", [
-        this.#id,
-        name,
-      ]);
-      return;
-    }
-    await this.#db.query(
-      `store the ${name} of conversation ${this.#id}`,
-      `INSERT INTO agentwire_documents (conversation_id, name, body) VALUES ($1, $2, $3::json)
-       ON CONFLICT (conversation_id, name) DO UPDATE SET body = EXCLUDED.body`,
-      [this.#id, name, JSON.stringify(value)],
-    );
+    const fence = this.#fence;
+    await this.#db.transaction(`store the ${name} of conversation ${this.#id}`, async (query) => {
+      const [row] = await query<{ fence: string }>("SELECT fence FROM agentwire_conversations WHERE id = $1 FOR NO KEY UPDATE", [this.#id]);
+      if (!row) throw new ConversationGone(`cannot change conversation: conversation ${this.#id} was deleted`);
+      if (fence !== undefined && Number(row.fence) !== fence) throw new FencedError(this.#id, fence, Number(row.fence));
+      if (value === undefined) {
+        await query("DELETE FROM agentwire_documents WHERE conversation_id = $1 AND name = $2", [this.#id, name]);
+        return;
+      }
+      await query(
+        `INSERT INTO agentwire_documents (conversation_id, name, body) VALUES ($1, $2, $3::json)
+         ON CONFLICT (conversation_id, name) DO UPDATE SET body = EXCLUDED.body`,
+        [this.#id, name, JSON.stringify(value)],
+      );
+    });
   }
 
   putAsset(info: AssetInfo, bytes: Uint8Array): Promise<void> {

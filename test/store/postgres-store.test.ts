@@ -226,6 +226,7 @@ describe.skipIf(!pgUp)("PostgreSQL store: fencing tokens", () => {
     await expect(ha.reserveSeq(100)).rejects.toBeInstanceOf(FencedError);
     await expect(ha.updateRunState({ lastError: null, lastGeneration: null, autoConfirmRemaining: 5 })).rejects.toBeInstanceOf(FencedError);
     await expect(ha.putAsset({ assetId: "a_1", mimeType: "image/png", size: 1, createdAt: "2026-01-01T00:00:00.000Z" }, Uint8Array.from([1]))).rejects.toBeInstanceOf(FencedError);
+    await expect(ha.writeDocument("checkpoints", { stale: true })).rejects.toBeInstanceOf(FencedError);
     // Nothing changed, in memory or in the database.
     expect(ha.recordCount).toBe(1);
     expect(ha.seqReserved).toBe(0);
@@ -234,6 +235,7 @@ describe.skipIf(!pgUp)("PostgreSQL store: fencing tokens", () => {
     );
     expect(row).toEqual({ record_count: 1, seq_reserved: "0", fence: "2", title: "title owned" });
     expect(await db.query("SELECT 1 FROM agentwire_assets")).toEqual([]);
+    expect(await db.query("SELECT 1 FROM agentwire_documents")).toEqual([]);
 
     // The new owner writes; reads still work for the old one, and it may catch up.
     await hb.append(message(1, "from b"));
