@@ -336,9 +336,9 @@ function heldNode(record: MessageRecord, delivery: "steer" | "queue", remove: ()
   return el(
     "div",
     { class: `message ${record.role} held`, attrs: { "data-record-id": record.id, "data-delivery": delivery } },
+    iconButton("close", `Remove the waiting message “${record.content.slice(0, 40)}”`, remove, { class: "icon remove-held" }),
     el("div", { class: "role", text: `${record.role} · ${label}` }),
     el("div", { class: "content", text: record.content }),
-    iconButton("close", `Remove the waiting message “${record.content.slice(0, 40)}”`, remove, { class: "icon remove-held" }),
   );
 }
 
@@ -367,7 +367,8 @@ function messageNode(record: MessageRecord, rewind?: (recordId: string, anchor: 
   node.append(body);
   if (record.role === "user" && rewind) {
     // An icon with a label (not text): the message's own text stays what it reads.
-    node.append(iconButton("rewind", "Rewind to here", () => rewind(record.id, node), { class: "icon rewind" }));
+    // First, floated right: it sits on the role's line.
+    node.prepend(iconButton("rewind", "Rewind to here", () => rewind(record.id, node), { class: "icon rewind" }));
   }
   return node;
 }

@@ -11,7 +11,9 @@
  * rename and delete in the sidebar; the keyboard shortcuts; what the agent
  * is doing (issue 22): a file tool's change in its card before approval (and
  * a warning when it would fail), the turn's net change, the plan checklist
- * (also after a reload), the context meter and cost, notices.
+ * (also after a reload), the context meter and cost, notices; and control of a
+ * turn (issue 23): steer and queue while the agent works, rewind with the
+ * files and its undo, compaction.
  *
  * Screenshots (phone and desktop, light and dark) are written to
  * test-artifacts/web/ (gitignored) and their paths printed.
@@ -870,7 +872,8 @@ describe.skipIf(!hasBrowser)("in Chromium", () => {
       { kind: "reply", text: ["Steered answer."] },
       { kind: "reply", text: ["Queued answer."] },
     );
-    const { page, errors, sent } = await openPage(`${httpBase(fx.server.url)}/#${created.id}`);
+    // At the narrowest phone width, dark: the pending bubbles must fit too.
+    const { page, errors, sent } = await openPage(`${httpBase(fx.server.url)}/#${created.id}`, { viewport: { width: 360, height: 740 }, colorScheme: "dark" });
     try {
       await until(() => page.textContent("#status")).toBe("connected");
       await page.fill("#input", "Look around.");
@@ -899,6 +902,9 @@ describe.skipIf(!hasBrowser)("in Chromium", () => {
       await dropped.getByRole("button", { name: /Remove the waiting message/ }).click();
       await until(() => dropped.count()).toBe(0);
       expect((await fx.client.queue.list({ conversationId: created.id })).messages.map((m) => m.record.content)).toEqual(["Also mention cats.", "Then list dogs."]);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+      mkdirSync(ARTIFACTS, { recursive: true });
+      await page.screenshot({ path: join(ARTIFACTS, "phone-360-dark-held.png") });
       // Sent with the guard and an id that makes a retry safe.
       const appends = sent.map((f) => JSON.parse(f)).filter((f) => f.method === "message.append").map((f) => f.params);
       expect(appends.at(-2)).toMatchObject({ content: "Then list dogs.", delivery: "queue", expectedGenerationId: expect.any(String), clientMessageId: expect.any(String) });
@@ -940,7 +946,7 @@ describe.skipIf(!hasBrowser)("in Chromium", () => {
     await runStep(created.id, "Use port 9090.");
     const edited = readFileSync(join(workspace, "src/app.ts"), "utf8");
     expect(edited).toContain("9090");
-    const { page, errors } = await openPage(`${httpBase(fx.server.url)}/#${created.id}`);
+    const { page, errors } = await openPage(`${httpBase(fx.server.url)}/#${created.id}`, { viewport: { width: 390, height: 844 } });
     try {
       await page.waitForSelector(".message.assistant >> text=Port changed.");
       const target = page.locator(".message.user", { hasText: "Use port 9090." });
@@ -954,6 +960,9 @@ describe.skipIf(!hasBrowser)("in Chromium", () => {
       const result = page.locator(".rewind-result");
       await until(() => result.locator(".restored").textContent()).toContain("src/app.ts");
       expect(await result.textContent()).toContain("records taken back");
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+      mkdirSync(ARTIFACTS, { recursive: true });
+      await page.screenshot({ path: join(ARTIFACTS, "phone-rewound.png") });
 
       await result.getByRole("button", { name: "Undo rewind" }).click();
       await page.waitForSelector(".message.assistant >> text=Port changed.");
