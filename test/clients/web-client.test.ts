@@ -931,7 +931,7 @@ describe.skipIf(!hasBrowser)("in Chromium", () => {
     }
   }, 30_000);
 
-  it("rewinds to a user message with its files restored (the later bubbles go, the edit is undone on disk), and Undo rewind brings both back", async () => {
+  it("rewinds to a user message with its files restored (the later bubbles go, the edit is undone on disk; a file changed by hand since only with force), and Undo rewind brings both back", async () => {
     const workspace = join(fx.tmp, "rewind");
     mkdirSync(join(workspace, "src"), { recursive: true });
     const original = "export const port = 8080;\n";
@@ -944,8 +944,10 @@ describe.skipIf(!hasBrowser)("in Chromium", () => {
       { kind: "reply", text: ["Port changed."] },
     );
     await runStep(created.id, "Use port 9090.");
-    const edited = readFileSync(join(workspace, "src/app.ts"), "utf8");
-    expect(edited).toContain("9090");
+    expect(readFileSync(join(workspace, "src/app.ts"), "utf8")).toContain("9090");
+    // Changed by hand since the tool wrote it: the rewind leaves it, and offers to restore it anyway.
+    const edited = "export const port = 9090; // by hand\n";
+    writeFileSync(join(workspace, "src/app.ts"), edited);
     const { page, errors } = await openPage(`${httpBase(fx.server.url)}/#${created.id}`, { viewport: { width: 390, height: 844 } });
     try {
       await page.waitForSelector(".message.assistant >> text=Port changed.");
@@ -956,9 +958,14 @@ describe.skipIf(!hasBrowser)("in Chromium", () => {
       await confirm.getByRole("button", { name: "Rewind", exact: true }).click();
       await until(() => page.locator(".messages .message .content").evaluateAll((nodes) => nodes.map((n) => n.textContent!.trim()))).toEqual(["Hello.", "Hi."]);
       expect(await page.locator('[data-tool-call-id="call_rw"]').count()).toBe(0);
-      expect(readFileSync(join(workspace, "src/app.ts"), "utf8")).toBe(original);
       const result = page.locator(".rewind-result");
+      await until(() => result.locator(".not-restored").textContent()).toContain("src/app.ts");
+      expect(readFileSync(join(workspace, "src/app.ts"), "utf8")).toBe(edited);
+      await result.getByRole("button", { name: /force/ }).click();
       await until(() => result.locator(".restored").textContent()).toContain("src/app.ts");
+      expect(await result.locator(".not-restored").count()).toBe(0);
+      expect(readFileSync(join(workspace, "src/app.ts"), "utf8")).toBe(original);
+      expect(await page.locator(".messages .message").count()).toBe(2);
       expect(await result.textContent()).toContain("records taken back");
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
       mkdirSync(ARTIFACTS, { recursive: true });
