@@ -4,10 +4,22 @@
  * interrupt, keyboard shortcuts, and reconnection that resumes where it left
  * off (conversation.subscribe with afterSeq; a full reload when the server
  * says resync); the context meter and cost of the open conversation, and
- * notices as transient messages. Built only on the generated TypeScript client.
+ * notices as transient messages; a message typed while the agent works is
+ * steered into its turn or queued after it, rewind (with the files) and its
+ * undo, compaction. Built only on the generated TypeScript client.
  */
 import "./style.css";
-import type { AgentwireClient, Conversation, ConversationUpdateParams, ModelsListResult, NotificationParams, ToolsListResult } from "../typescript/index.js";
+import type {
+  AgentwireClient,
+  Conversation,
+  ConversationRewindResult,
+  ConversationUpdateParams,
+  MessageAppendParams,
+  MessageAppendResult,
+  ModelsListResult,
+  NotificationParams,
+  ToolsListResult,
+} from "../typescript/index.js";
 import { Connection, type ConnectionState } from "./connection.js";
 import { ConversationView } from "./conversation-view.js";
 import { button, el, icon, iconButton, type IconName } from "./dom.js";
@@ -28,6 +40,9 @@ const composer = $<HTMLFormElement>("composer");
 const input = $<HTMLTextAreaElement>("input");
 const sendButton = $<HTMLButtonElement>("send");
 const interruptButton = $<HTMLButtonElement>("interrupt");
+const queueButton = $<HTMLButtonElement>("queue");
+const compactButton = $<HTMLButtonElement>("compact");
+const shortcutsNode = $("shortcuts");
 const searchInput = $<HTMLInputElement>("search");
 const noMatch = $("no-match");
 const modelSelect = $<HTMLSelectElement>("model");
@@ -304,6 +319,9 @@ async function open(conversationId: string): Promise<void> {
     onUsage: (update) => view === next && onUsage(update),
     onNotice: showNotice,
     toolKind: (name) => tools?.tools.find((t) => t.name === name)?.kind,
+    rewind: (recordId, anchor) => askRewind(next, recordId, anchor),
+    removeHeld: (recordId) => void client?.queue.remove({ conversationId, recordId }).catch(showError),
+    onRewound: () => void reload(next),
   });
   view = next;
   // Subscribe first, then read: an event between the two is applied after the load
@@ -331,7 +349,14 @@ async function decide(conversationId: string, toolCallId: string, decision: Tool
 function updateControls(): void {
   const ready = client !== undefined && view !== undefined;
   const generating = view?.generating ?? false;
-  sendButton.disabled = !ready || generating;
+  // While the agent works the message box stays usable: Enter steers, Alt+Enter (or Queue) queues.
+  sendButton.disabled = !ready;
+  sendButton.textContent = generating ? "Steer" : "Send";
+  sendButton.title = generating ? "Send into the running turn, at its next model call (Enter)" : "Send (Enter)";
+  queueButton.hidden = !generating;
+  queueButton.disabled = !ready;
+  compactButton.disabled = !ready || generating;
+  shortcutsNode.dataset.generating = String(generating);
   interruptButton.hidden = !generating;
   interruptButton.disabled = !ready;
   document.body.dataset.generating = String(generating);
@@ -350,34 +375,213 @@ $("new").addEventListener("click", async () => {
   input.focus();
 });
 
-composer.addEventListener("submit", async (event) => {
+composer.addEventListener("submit", (event) => {
   event.preventDefault();
+  void send("steer");
+});
+queueButton.addEventListener("click", () => void send("queue"));
+
+/**
+ * Send what is typed. Idle: append, then step. While a generation runs: the
+ * message is steered into it (Enter) or queued for after it (Alt+Enter), guarded
+ * by expectedGenerationId; the server holds it and the view shows it pending.
+ */
+async function send(delivery: "steer" | "queue"): Promise<void> {
   const text = input.value.trim();
-  if (!client || !view || !text || view.generating) return;
-  const conversationId = view.conversationId;
-  sendButton.disabled = true;
+  if (!client || !view || !text) return;
+  const current = view;
+  const conversationId = current.conversationId;
+  const busy = current.generating && current.generationId !== null;
+  const params: MessageAppendParams = {
+    conversationId,
+    role: "user",
+    content: text,
+    // The same id on a retry (after a reconnect) answers the stored message instead of adding a second.
+    clientMessageId: crypto.randomUUID(),
+    ...(busy ? { delivery, expectedGenerationId: current.generationId! } : {}),
+  };
+  input.value = "";
   try {
-    await client.message.append({ conversationId, role: "user", content: text });
-    input.value = "";
+    let answer: MessageAppendResult;
+    try {
+      answer = await appendSafely(params);
+    } catch (error) {
+      // The turn ended (or another began) meanwhile: send it as a plain message instead.
+      if (!busy || (error as { code?: number }).code !== GENERATION_CHANGED) throw error;
+      answer = await appendSafely({ conversationId, role: "user", content: text, clientMessageId: params.clientMessageId });
+    }
+    if (answer.delivery === "steer" || answer.delivery === "queued") {
+      current.addHeld(answer, answer.delivery === "steer" ? "steer" : "queue");
+      return;
+    }
     // A conversation still called "New conversation" takes its first message as its title.
     if (conversations.get(conversationId)?.title === "New conversation") {
       void client.conversation.update({ conversationId, title: text.slice(0, 60) }).catch(() => {});
     }
-    view.generating = true;
+    current.generating = true;
+    updateControls();
     await client.step({ conversationId });
   } catch (error) {
-    view.generating = false;
-    statusNode.textContent = error instanceof Error ? error.message : String(error);
+    if (!input.value) input.value = text; // nothing is lost: the text comes back to be sent again
+    if (view === current) current.generating = (await stateOf(conversationId))?.generating ?? false;
+    showError(error);
   } finally {
     updateControls();
+  }
+}
+
+/** GENERATION_CHANGED: expectedGenerationId is not the running generation. */
+const GENERATION_CHANGED = -32023;
+
+/** message.append, tried again on the next socket when this one drops (clientMessageId makes that safe). */
+async function appendSafely(params: MessageAppendParams): Promise<MessageAppendResult> {
+  for (let attempt = 0; ; attempt++) {
+    const c = client;
+    if (!c) throw new Error("not connected; waiting to reconnect");
+    try {
+      return await c.message.append(params);
+    } catch (error) {
+      if (!c.closed || attempt >= 2) throw error;
+      await nextClient(c);
+    }
+  }
+}
+
+/** Resolves once a client other than `old` is connected (at most 15 s). */
+function nextClient(old: AgentwireClient): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    const check = () => {
+      if (client && client !== old) resolve();
+      else if (Date.now() - started > 15_000) reject(new Error("not connected; the message was not sent"));
+      else setTimeout(check, 100);
+    };
+    check();
+  });
+}
+
+async function stateOf(conversationId: string) {
+  try {
+    return (await client?.conversation.get({ conversationId }))?.state;
+  } catch {
+    return undefined;
+  }
+}
+
+function showError(error: unknown): void {
+  statusNode.textContent = error instanceof Error ? error.message : String(error);
+}
+
+/** After conversation_rewound (ours or another client's): the records changed, read them again. */
+async function reload(current: ConversationView): Promise<void> {
+  if (!client || view !== current) return;
+  try {
+    const got = await client.conversation.get({ conversationId: current.conversationId, includeRecords: true });
+    if (view === current) current.load(got);
+  } catch (error) {
+    showError(error);
+  }
+}
+
+/**
+ * "Rewind to here": a small form under the message (restore files, checked by
+ * default; Rewind / Cancel), then conversation.rewind; its result stays shown.
+ */
+function askRewind(current: ConversationView, recordId: string, anchor: HTMLElement): void {
+  if (anchor.querySelector(".rewind-confirm")) return;
+  const restore = el("input", { attrs: { type: "checkbox", checked: "" } });
+  const form = el(
+    "div",
+    { class: "rewind-confirm", attrs: { role: "group", "aria-label": "Rewind" } },
+    el("p", { text: "Take back this message and everything after it? The model will not see them again." }),
+    el("label", {}, restore, document.createTextNode(" Also restore the files the agent changed since")),
+  );
+  const go = button("Rewind", () => {
+    form.remove();
+    void rewind(current, recordId, restore.checked, false);
+  }, { class: "primary" });
+  form.append(el("div", { class: "row" }, go, button("Cancel", () => form.remove())));
+  anchor.append(form);
+  go.focus();
+}
+
+async function rewind(current: ConversationView, recordId: string, restoreFiles: boolean, force: boolean): Promise<void> {
+  if (!client) return;
+  let result: ConversationRewindResult;
+  try {
+    result = await client.conversation.rewind({ conversationId: current.conversationId, beforeRecordId: recordId, restoreFiles, ...(force ? { force } : {}) });
+  } catch (error) {
+    showError(error);
+    return;
+  }
+  showRewindResult(current, result, recordId, restoreFiles);
+  await reload(current); // conversation_rewound reloads too; this one covers a missed event
+}
+
+function showRewindResult(current: ConversationView, result: ConversationRewindResult, recordId: string, restoreFiles: boolean): void {
+  const lines: HTMLElement[] = [el("p", { text: `Rewound: ${result.recordsRemoved} record${result.recordsRemoved === 1 ? "" : "s"} taken back.` })];
+  if (result.filesRestored.length) {
+    lines.push(el("p", { text: "Files restored:" }), el("ul", { class: "rewind-files restored" }, ...result.filesRestored.map((f) => el("li", { text: `${f.path} (${f.action})` }))));
+  }
+  const changed = result.filesNotRestored.filter((f) => f.reason === "changed_on_disk");
+  if (result.filesNotRestored.length) {
+    lines.push(el("p", { text: "Files left as they are:" }), el("ul", { class: "rewind-files not-restored" }, ...result.filesNotRestored.map((f) => el("li", { text: `${f.path}: ${f.message}` }))));
+  }
+  if (result.unrestorableCalls.length) {
+    lines.push(el("p", { class: "warning", text: `Not undone (their effects stay): ${result.unrestorableCalls.map((c) => c.toolName).join(", ")}.` }));
+  }
+  const actions = el("div", { class: "row" }, button("Undo rewind", () => void unrewind(current)));
+  // A file changed on disk since is only put back when asked: undo the rewind, then rewind again with force.
+  if (restoreFiles && changed.length) {
+    actions.append(
+      button("Restore those files too (force)", async () => {
+        if (!client) return;
+        try {
+          await client.conversation.unrewind({ conversationId: current.conversationId });
+        } catch (error) {
+          return showError(error);
+        }
+        await rewind(current, recordId, true, true);
+      }),
+    );
+  }
+  actions.append(button("Dismiss", () => current.banner.replaceChildren()));
+  current.banner.replaceChildren(el("div", { class: "rewind-result" }, ...lines, actions));
+}
+
+async function unrewind(current: ConversationView): Promise<void> {
+  if (!client) return;
+  try {
+    const result = await client.conversation.unrewind({ conversationId: current.conversationId });
+    const restored = result.filesRestored.map((f) => f.path).join(", ");
+    current.banner.replaceChildren(
+      el("div", { class: "rewind-result" }, el("p", { text: `Rewind undone: ${result.recordsRestored} record${result.recordsRestored === 1 ? "" : "s"} back${restored ? `; files put back: ${restored}` : ""}.` }), el("div", { class: "row" }, button("Dismiss", () => current.banner.replaceChildren()))),
+    );
+  } catch (error) {
+    showError(error);
+    return;
+  }
+  await reload(current);
+}
+
+/** Compact: the model summarizes the conversation so far (optional instructions say what to keep). */
+compactButton.addEventListener("click", async () => {
+  if (!client || !view) return;
+  const instructions = prompt("Compact this conversation: the model summarizes it, and sees the summary instead from now on.\nWhat should the summary keep? (optional)", "");
+  if (instructions === null) return;
+  try {
+    await client.conversation.compact({ conversationId: view.conversationId, ...(instructions.trim() ? { instructions: instructions.trim() } : {}) });
+  } catch (error) {
+    showError(error);
   }
 });
 
 input.addEventListener("keydown", (event) => {
-  // Enter sends; Shift+Enter is a new line; Enter that ends an IME composition is the IME's.
+  // Enter sends (steers while the agent works); Alt+Enter queues; Shift+Enter is a new line;
+  // Enter that ends an IME composition is the IME's.
   if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
     event.preventDefault();
-    composer.requestSubmit();
+    void send(event.altKey ? "queue" : "steer");
   }
 });
 

@@ -12,6 +12,7 @@
  * meter, notices) handed on through hooks.
  */
 import type {
+  CompactionRecord,
   ConversationGetResult,
   ConversationRecord,
   MessageRecord,
@@ -20,11 +21,13 @@ import type {
   ToolCall,
 } from "../typescript/index.js";
 import type { FileChange } from "./diff-view.js";
-import { el } from "./dom.js";
+import { el, iconButton } from "./dom.js";
 import { renderMarkdown } from "./markdown.js";
 import { PlanView } from "./plan-view.js";
 import { ToolCard, type ToolCardData, type ToolDecision, type ToolStatus } from "./tool-card.js";
 import { TurnChanges } from "./turn-changes.js";
+
+type QueuedMessage = NotificationParams<"queue_changed">["messages"][number];
 
 /** What the view hands to the rest of the page. */
 export interface ViewHooks {
@@ -35,13 +38,29 @@ export interface ViewHooks {
   onNotice: (notice: NotificationParams<"notice">) => void;
   /** The tool's kind from tools.list, for a card built from a record (records carry no kind). */
   toolKind: (toolName: string) => string | undefined;
+  /** "Rewind to here" on a user message: the app asks, then calls conversation.rewind. */
+  rewind: (recordId: string, anchor: HTMLElement) => void;
+  /** The remove button of a held (steered or queued) message: queue.remove. */
+  removeHeld: (recordId: string) => void;
+  /** conversation_rewound: the records changed under the view; the app reloads them (conversation.get). */
+  onRewound: (notification: NotificationParams<"conversation_rewound">) => void;
 }
 
 export class ConversationView {
   /** A log: screen readers announce what is appended (a finished message, a tool card), not every streamed delta. */
   readonly #log = el("div", { class: "messages", attrs: { role: "log", "aria-live": "polite", "aria-label": "Messages" } });
   readonly #plan = new PlanView();
-  readonly node = el("div", { class: "conversation-view" }, this.#plan.node, this.#log);
+  /**
+   * Messages the server holds (steered into the running generation, or queued
+   * for the next): pending bubbles below the log until their message_added.
+   */
+  readonly #held = el("div", { class: "held-messages", attrs: { "aria-label": "Messages waiting to be sent to the model" } });
+  /** What the app says about the last rewind (and its undo); kept across reloads. */
+  readonly banner = el("div", { class: "banner", attrs: { role: "status" } });
+  readonly node = el("div", { class: "conversation-view" }, this.#plan.node, this.#log, this.#held, this.banner);
+  /** The running generation (expectedGenerationId of a steered or queued message), null when none runs. */
+  generationId: string | null = null;
+  #compacting: HTMLElement | undefined;
   /** Each turn's "Changes in this turn" panel, by generationId. */
   readonly #turnChanges = new Map<string, TurnChanges>();
   /** Seq of the last event applied: subscribe with afterSeq = this after a reconnect. */
@@ -63,7 +82,10 @@ export class ConversationView {
     this.#tools.clear();
     this.#turnChanges.clear();
     this.#live = undefined;
+    this.#compacting = undefined;
     for (const record of got.records ?? []) this.#upsertRecord(record);
+    this.setHeld(got.state.queue);
+    this.generationId = got.state.generationId;
     for (const pending of got.state.pendingTools) this.#upsertTool(pending, "pending", { kind: pending.kind, title: pending.title, locations: pending.locations, changes: pending.changes });
     this.#restoreTurnChanges(got.records ?? []);
     this.#plan.set(got.state.plan?.entries ?? null);
@@ -84,16 +106,25 @@ export class ConversationView {
     switch (method) {
       case "message_added":
         if (n.record.role === "assistant") this.#endLive();
+        this.#dropHeld(n.record.id);
         this.#upsertRecord(n.record);
+        break;
+      case "queue_changed":
+        this.setHeld(n.messages);
         break;
       case "generation_started":
         this.generating = true;
+        this.generationId = n.generationId;
         break;
       case "generation_progress":
         this.#progress(n.kind, n.delta, n.generationId);
         break;
       case "generation_complete":
-        if (n.final) this.generating = false;
+        if (n.final) {
+          this.generating = false;
+          this.generationId = null;
+          this.#endCompacting();
+        }
         break;
       case "tool_pending":
         this.#upsertTool(n, n.autoConfirmed ? "executing" : "pending", { kind: n.kind, title: n.title, locations: n.locations, changes: n.changes });
@@ -112,11 +143,15 @@ export class ConversationView {
         break;
       case "interrupted":
         this.generating = false;
+        this.generationId = null;
+        this.#endCompacting();
         this.#endLive();
         this.#notice(`interrupted (${n.phase})`);
         break;
       case "error":
         this.generating = false;
+        this.generationId = null;
+        this.#endCompacting();
         this.#endLive();
         this.#notice(`error: ${n.message}`);
         break;
@@ -131,6 +166,18 @@ export class ConversationView {
         break;
       case "notice":
         this.hooks.onNotice(n);
+        break;
+      case "compaction_started":
+        this.#endCompacting();
+        this.#compacting = el("div", { class: "notice compacting", attrs: { "aria-busy": "true" }, text: "Compacting: the model is summarizing the conversation…" });
+        this.#log.append(this.#compacting);
+        break;
+      case "compaction_completed":
+        this.#endCompacting();
+        this.#upsertRecord(n.record);
+        break;
+      case "conversation_rewound":
+        this.hooks.onRewound(n);
         break;
     }
     this.hooks.onChange();
@@ -176,9 +223,7 @@ export class ConversationView {
       this.#upsertTool(record, record.status, { edited: record.edited, kind: record.kind, title: record.title, locations: record.locations, result: record.result, diff: record.diff, generationId: record.generationId });
       return;
     }
-    // A compaction summary (conversation.compact) is not shown yet: the web client's compaction view comes later.
-    if (record.type === "compaction") return;
-    const fresh = messageNode(record);
+    const fresh = record.type === "compaction" ? compactionNode(record) : messageNode(record, this.hooks.rewind);
     const existing = this.#messages.get(record.id);
     if (existing) existing.replaceWith(fresh);
     else this.#insert(fresh, record.generationId);
@@ -213,6 +258,32 @@ export class ConversationView {
     const card = new ToolCard(data, (decision) => this.hooks.decide(call.toolCallId, decision));
     this.#tools.set(call.toolCallId, card);
     this.#insert(card.node, generationId ?? call.generationId);
+  }
+
+  /**
+   * The held messages now (state.queue, queue_changed): one pending bubble
+   * each, in order; one the log already shows (taken meanwhile) is left out.
+   */
+  setHeld(messages: readonly QueuedMessage[]): void {
+    const nodes = messages
+      .filter((m) => !this.#messages.has(m.record.id))
+      .map((m) => heldNode(m.record, m.delivery, () => this.hooks.removeHeld(m.record.id)));
+    this.#held.replaceChildren(...nodes);
+  }
+
+  /** The append's answer said the message is held: shown at once (queue_changed redraws the same). */
+  addHeld(record: MessageRecord, delivery: "steer" | "queue"): void {
+    if (this.#messages.has(record.id) || this.#held.querySelector(`[data-record-id="${CSS.escape(record.id)}"]`)) return;
+    this.#held.append(heldNode(record, delivery, () => this.hooks.removeHeld(record.id)));
+  }
+
+  #dropHeld(recordId: string): void {
+    this.#held.querySelector(`[data-record-id="${CSS.escape(recordId)}"]`)?.remove();
+  }
+
+  #endCompacting(): void {
+    this.#compacting?.remove();
+    this.#compacting = undefined;
   }
 
   /** The tool call waiting longest for a decision (the keyboard shortcuts act on it). */
@@ -259,7 +330,33 @@ export class ConversationView {
   }
 }
 
-function messageNode(record: MessageRecord): HTMLElement {
+/** A held message: a pending bubble saying where it goes, with a button that takes it back (queue.remove). */
+function heldNode(record: MessageRecord, delivery: "steer" | "queue", remove: () => void): HTMLElement {
+  const label = delivery === "steer" ? "steering: joins the running turn at its next model call" : "queued: runs when this turn completes";
+  return el(
+    "div",
+    { class: `message ${record.role} held`, attrs: { "data-record-id": record.id, "data-delivery": delivery } },
+    iconButton("close", `Remove the waiting message “${record.content.slice(0, 40)}”`, remove, { class: "icon remove-held" }),
+    el("div", { class: "role", text: `${record.role} · ${label}` }),
+    el("div", { class: "content", text: record.content }),
+  );
+}
+
+/** A compaction: what the model sees instead of everything above it, collapsed by default. */
+function compactionNode(record: CompactionRecord): HTMLElement {
+  const body = el("div", { class: "content" });
+  body.innerHTML = renderMarkdown(record.summary);
+  const figures = `${record.tokensBefore.toLocaleString("en")} → ${record.tokensAfter.toLocaleString("en")} tokens`;
+  return el(
+    "details",
+    { class: "compaction", attrs: { "data-record-id": record.id, "data-trigger": record.trigger } },
+    el("summary", { text: `Summary of earlier conversation (${figures})` }),
+    ...(record.instructions ? [el("p", { class: "hint", text: `Instructions: ${record.instructions}` })] : []),
+    body,
+  );
+}
+
+function messageNode(record: MessageRecord, rewind?: (recordId: string, anchor: HTMLElement) => void): HTMLElement {
   const body = el("div", { class: "content" });
   if (record.role === "assistant") body.innerHTML = renderMarkdown(record.content);
   else body.textContent = record.content;
@@ -268,5 +365,10 @@ function messageNode(record: MessageRecord): HTMLElement {
     node.append(el("details", { class: "reasoning" }, el("summary", { text: "reasoning" }), el("div", { class: "reasoning-body", text: record.reasoning })));
   }
   node.append(body);
+  if (record.role === "user" && rewind) {
+    // An icon with a label (not text): the message's own text stays what it reads.
+    // First, floated right: it sits on the role's line.
+    node.prepend(iconButton("rewind", "Rewind to here", () => rewind(record.id, node), { class: "icon rewind" }));
+  }
   return node;
 }

@@ -25,6 +25,7 @@ const ICONS = {
   close: "M6 6l12 12M18 6L6 18",
   rename: "M4 20h4L19 9l-4-4L4 16v4z",
   delete: "M4 7h16M9 7V4h6v3M6 7l1 13h10l1-13",
+  rewind: "M9 14L4 9l5-5M4 9h10a6 6 0 010 12h-3",
 } as const;
 export type IconName = keyof typeof ICONS;
 

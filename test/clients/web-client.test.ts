@@ -11,7 +11,9 @@
  * rename and delete in the sidebar; the keyboard shortcuts; what the agent
  * is doing (issue 22): a file tool's change in its card before approval (and
  * a warning when it would fail), the turn's net change, the plan checklist
- * (also after a reload), the context meter and cost, notices.
+ * (also after a reload), the context meter and cost, notices; and control of a
+ * turn (issue 23): steer and queue while the agent works, rewind with the
+ * files and its undo, compaction.
  *
  * Screenshots (phone and desktop, light and dark) are written to
  * test-artifacts/web/ (gitignored) and their paths printed.
@@ -855,6 +857,153 @@ describe.skipIf(!hasBrowser)("in Chromium", () => {
       await retry.getByRole("button", { name: "Dismiss this notice" }).click();
       await until(() => retry.count()).toBe(0);
       expect(await limited.count()).toBe(1);
+      expect(errors).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  }, 30_000);
+
+  // Issue 23: a conversation the user can correct while it runs (steer, queue) and take back afterwards (rewind, compact).
+
+  it("while the agent works, Enter steers (the next model request carries it, after the tool result) and Alt+Enter queues a pending bubble that runs after; a held message can be removed", async () => {
+    const created = await fx.client.conversation.create({ title: "Steer and queue" });
+    fx.fake.enqueue(
+      { kind: "reply", text: ["Looking."], toolCalls: [{ id: "call_steer", name: "shell", args: JSON.stringify({ command: "echo steer-tool" }) }] },
+      { kind: "reply", text: ["Steered answer."] },
+      { kind: "reply", text: ["Queued answer."] },
+    );
+    // At the narrowest phone width, dark: the pending bubbles must fit too.
+    const { page, errors, sent } = await openPage(`${httpBase(fx.server.url)}/#${created.id}`, { viewport: { width: 360, height: 740 }, colorScheme: "dark" });
+    try {
+      await until(() => page.textContent("#status")).toBe("connected");
+      await page.fill("#input", "Look around.");
+      await page.keyboard.press("Enter");
+      // The tool call waits for approval: the generation runs, and the message box stays usable.
+      const card = page.locator('[data-tool-call-id="call_steer"]');
+      await until(() => card.getAttribute("data-status")).toBe("pending");
+      expect(await page.isDisabled("#send")).toBe(false);
+      expect(await page.textContent("#send")).toBe("Steer");
+      expect(await page.isVisible("#queue")).toBe(true);
+      expect(await page.textContent("#shortcuts")).toContain("Alt+Enter");
+      const before = fx.fake.requests.length;
+
+      await page.fill("#input", "Also mention cats.");
+      await page.keyboard.press("Enter");
+      const steered = page.locator('.held-messages .message[data-delivery="steer"]', { hasText: "Also mention cats." });
+      await until(() => steered.count()).toBe(1);
+      await page.fill("#input", "Then list dogs.");
+      await page.keyboard.press("Alt+Enter");
+      const queued = page.locator('.held-messages .message[data-delivery="queue"]', { hasText: "Then list dogs." });
+      await until(() => queued.count()).toBe(1);
+      await page.fill("#input", "Drop me.");
+      await page.click("#queue");
+      const dropped = page.locator(".held-messages .message", { hasText: "Drop me." });
+      await until(() => dropped.count()).toBe(1);
+      await dropped.getByRole("button", { name: /Remove the waiting message/ }).click();
+      await until(() => dropped.count()).toBe(0);
+      expect((await fx.client.queue.list({ conversationId: created.id })).messages.map((m) => m.record.content)).toEqual(["Also mention cats.", "Then list dogs."]);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+      mkdirSync(ARTIFACTS, { recursive: true });
+      await page.screenshot({ path: join(ARTIFACTS, "phone-360-dark-held.png") });
+      // Sent with the guard and an id that makes a retry safe.
+      const appends = sent.map((f) => JSON.parse(f)).filter((f) => f.method === "message.append").map((f) => f.params);
+      expect(appends.at(-2)).toMatchObject({ content: "Then list dogs.", delivery: "queue", expectedGenerationId: expect.any(String), clientMessageId: expect.any(String) });
+      expect(appends.find((p) => p.content === "Also mention cats.")).toMatchObject({ delivery: "steer", expectedGenerationId: expect.any(String) });
+
+      await card.getByRole("button", { name: "Confirm" }).click();
+      // The steered message is in the next request, after the tool result; then the queued one runs as a turn of its own.
+      await page.waitForSelector(".messages .message.assistant >> text=Queued answer.");
+      const next = fx.fake.messagesOf(before);
+      const toolAt = next.findIndex((m) => m.role === "tool");
+      const steerAt = next.findIndex((m) => m.role === "user" && String(m.content).includes("Also mention cats."));
+      expect(toolAt).toBeGreaterThan(-1);
+      expect(steerAt).toBeGreaterThan(toolAt);
+      expect(JSON.stringify(fx.fake.messagesOf(before + 1).at(-1))).toContain("Then list dogs.");
+      expect(fx.fake.requests.length).toBe(before + 2);
+      // Both became ordinary bubbles, in the order the model saw them; nothing is held.
+      await until(() => page.locator(".messages .message.user .content").allTextContents()).toEqual(["Look around.", "Also mention cats.", "Then list dogs."]);
+      expect(await page.locator(".held-messages .message").count()).toBe(0);
+      await until(() => page.evaluate(() => document.body.dataset.generating)).toBe("false");
+      expect(await page.isVisible("#queue")).toBe(false);
+      expect(errors).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  }, 30_000);
+
+  it("rewinds to a user message with its files restored (the later bubbles go, the edit is undone on disk; a file changed by hand since only with force), and Undo rewind brings both back", async () => {
+    const workspace = join(fx.tmp, "rewind");
+    mkdirSync(join(workspace, "src"), { recursive: true });
+    const original = "export const port = 8080;\n";
+    writeFileSync(join(workspace, "src/app.ts"), original);
+    const created = await fx.client.conversation.create({ title: "Rewind", workspace, settings: { approval: "auto" } });
+    fx.fake.enqueue({ kind: "reply", text: ["Hi."] });
+    await runStep(created.id, "Hello.");
+    fx.fake.enqueue(
+      { kind: "reply", text: ["Changing it."], toolCalls: [{ id: "call_rw", name: "edit_file", args: JSON.stringify({ path: "src/app.ts", old_string: "8080", new_string: "9090" }) }] },
+      { kind: "reply", text: ["Port changed."] },
+    );
+    await runStep(created.id, "Use port 9090.");
+    expect(readFileSync(join(workspace, "src/app.ts"), "utf8")).toContain("9090");
+    // Changed by hand since the tool wrote it: the rewind leaves it, and offers to restore it anyway.
+    const edited = "export const port = 9090; // by hand\n";
+    writeFileSync(join(workspace, "src/app.ts"), edited);
+    const { page, errors } = await openPage(`${httpBase(fx.server.url)}/#${created.id}`, { viewport: { width: 390, height: 844 } });
+    try {
+      await page.waitForSelector(".message.assistant >> text=Port changed.");
+      const target = page.locator(".message.user", { hasText: "Use port 9090." });
+      await target.getByRole("button", { name: "Rewind to here" }).click();
+      const confirm = target.getByRole("group", { name: "Rewind" });
+      expect(await confirm.getByRole("checkbox").isChecked()).toBe(true);
+      await confirm.getByRole("button", { name: "Rewind", exact: true }).click();
+      await until(() => page.locator(".messages .message .content").evaluateAll((nodes) => nodes.map((n) => n.textContent!.trim()))).toEqual(["Hello.", "Hi."]);
+      expect(await page.locator('[data-tool-call-id="call_rw"]').count()).toBe(0);
+      const result = page.locator(".rewind-result");
+      await until(() => result.locator(".not-restored").textContent()).toContain("src/app.ts");
+      expect(readFileSync(join(workspace, "src/app.ts"), "utf8")).toBe(edited);
+      await result.getByRole("button", { name: /force/ }).click();
+      await until(() => result.locator(".restored").textContent()).toContain("src/app.ts");
+      expect(await result.locator(".not-restored").count()).toBe(0);
+      expect(readFileSync(join(workspace, "src/app.ts"), "utf8")).toBe(original);
+      expect(await page.locator(".messages .message").count()).toBe(2);
+      expect(await result.textContent()).toContain("records taken back");
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+      mkdirSync(ARTIFACTS, { recursive: true });
+      await page.screenshot({ path: join(ARTIFACTS, "phone-rewound.png") });
+
+      await result.getByRole("button", { name: "Undo rewind" }).click();
+      await page.waitForSelector(".message.assistant >> text=Port changed.");
+      expect(await page.locator('[data-tool-call-id="call_rw"]').count()).toBe(1);
+      expect(readFileSync(join(workspace, "src/app.ts"), "utf8")).toBe(edited);
+      await until(() => result.textContent()).toContain("Rewind undone");
+      expect(errors).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  }, 30_000);
+
+  it("compacts from the header with instructions: progress while the model summarizes, then a collapsible summary block (also after a reload)", async () => {
+    const created = await fx.client.conversation.create({ title: "Compact" });
+    fx.fake.enqueue({ kind: "reply", text: ["Hi there."] });
+    await runStep(created.id, "Hello, my name is Ada.");
+    const { page, errors } = await openPage(`${httpBase(fx.server.url)}/#${created.id}`);
+    try {
+      await page.waitForSelector(".message.assistant >> text=Hi there.");
+      const before = fx.fake.requests.length;
+      fx.fake.enqueue({ kind: "reply", text: ["The user ", "is Ada", " and said hello."], delayMs: 150 });
+      page.once("dialog", (dialog) => void dialog.accept("keep the name"));
+      await page.click("#compact");
+      await page.waitForSelector(".notice.compacting");
+      const block = page.locator("details.compaction");
+      await until(() => block.count()).toBe(1);
+      expect(await page.locator(".notice.compacting").count()).toBe(0);
+      expect(await block.locator("summary").textContent()).toMatch(/^Summary of earlier conversation/);
+      expect(await block.getAttribute("open")).toBeNull();
+      await block.locator("summary").click();
+      expect(await block.locator(".content").textContent()).toContain("The user is Ada and said hello.");
+      expect(JSON.stringify(fx.fake.messagesOf(before))).toContain("keep the name");
+      await page.reload();
+      await until(() => page.locator("details.compaction .content").textContent()).toContain("is Ada");
       expect(errors).toEqual([]);
     } finally {
       await page.context().close();
