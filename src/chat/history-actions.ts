@@ -47,3 +47,22 @@ export async function compactAndWait(client: AgentwireClient, conversationId: st
 export function compactLine(record: CompactionRecord): string {
   return `compacted: ${record.tokensBefore} → ${record.tokensAfter} tokens`;
 }
+
+/** Records are fetched a page at a time, from the end: a long conversation in one reply could exceed the server's reply limit. */
+const RECORDS_PAGE = 200;
+
+/** The Nth-last user message of the conversation (1: the last), or undefined when it has fewer. */
+export async function nthLastUserMessage(client: AgentwireClient, conversationId: string, n: number): Promise<{ id: string; content: string } | undefined> {
+  const { conversation } = await client.conversation.get({ conversationId });
+  let end = conversation.recordCount;
+  let seen = 0;
+  while (end > 0) {
+    const from = Math.max(0, end - RECORDS_PAGE);
+    const { records } = await client.conversation.get({ conversationId, includeRecords: true, recordsFrom: from, recordsLimit: end - from });
+    for (const record of [...(records ?? [])].reverse()) {
+      if (record.type === "message" && record.role === "user" && ++seen === n) return { id: record.id, content: record.content };
+    }
+    end = from;
+  }
+  return undefined;
+}
