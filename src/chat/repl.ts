@@ -141,7 +141,8 @@ async function send(options: ReplOptions, text: string, delivery: "steer" | "que
     if (held === "steer") options.note("steered: it joins at the next model call");
     else if (held === "queued") {
       const { messages } = await options.client.queue.list({ conversationId: options.session.conversation!.id });
-      options.note(`queued (${messages.length} waiting)`);
+      // The list also holds steered lines not yet taken: those are not waiting for a turn.
+      options.note(`queued (${messages.filter((m) => m.delivery === "queue").length} waiting)`);
     } else options.note("sent (the agent had finished)");
   } catch {
     // The view has said why (a stale generation, the queue full…).
