@@ -85,52 +85,87 @@ type Event =
 /** Runs the REPL until Ctrl-D (or Ctrl-C at an idle prompt); answers the last turn's outcome, if any. */
 export async function runRepl(options: ReplOptions, first: Promise<TurnOutcome> | undefined): Promise<TurnOutcome | undefined> {
   const { rl, session, gate } = options;
+  // While a generation runs no question is open: readline still echoes what is typed and emits each
+  // line, so a tool question (rl.question) takes the lines typed while it is open and this the others.
+  const typed: string[] = [];
+  let closed = false;
+  let wake: (() => void) | undefined;
+  const onLine = (text: string) => {
+    typed.push(text);
+    wake?.();
+  };
+  const onClose = () => {
+    closed = true;
+    wake?.();
+  };
+  rl.on("line", onLine);
+  rl.once("close", onClose);
+  const nextTyped = () =>
+    new Promise<Event>((resolve) => {
+      const check = () => {
+        if (typed.length > 0) resolve({ kind: "line", text: typed.shift()! });
+        else if (closed) resolve({ kind: "eof" });
+        else wake = check;
+      };
+      check();
+    });
+
   let outcome: TurnOutcome | undefined;
   let running = first;
-  let carried = "";
-  for (;;) {
-    if (!running) {
-      const other = session.takeOtherGeneration();
-      if (other) running = options.follow(other);
-    }
-    await gate.idle();
-    const abort = new AbortController();
-    gate.current = abort;
-    const waits: Promise<Event>[] = [question(rl, running ? "" : options.colors.bold("> "), abort, options.onStop)];
-    if (running) waits.push(running.then((o) => ({ kind: "ended", outcome: o })));
-    else waits.push(options.otherGeneration().then(() => ({ kind: "other" })));
-    if (carried) {
-      // What was typed before the question was put away comes back on the new one.
-      rl.write(carried);
-      carried = "";
-    }
-    const event = await Promise.race(waits);
-    gate.current = undefined;
-    options.onStop(undefined);
-    if (event.kind === "ended" || event.kind === "other") {
-      carried = rl.line;
-      abort.abort();
+  try {
+    for (;;) {
+      if (!running) {
+        const other = session.takeOtherGeneration();
+        if (other) running = options.follow(other);
+      }
+      await gate.idle();
+      let abort: AbortController | undefined;
+      const waits: Promise<Event>[] = [];
+      if (running || typed.length > 0 || closed) {
+        waits.push(nextTyped());
+        if (running) waits.push(running.then((o) => ({ kind: "ended", outcome: o })));
+      } else {
+        // Idle: the prompt, with whatever was typed before the turn ended still on it.
+        abort = new AbortController();
+        gate.current = abort;
+        waits.push(question(rl, options.colors.bold("> "), abort, options.onStop));
+        waits.push(options.otherGeneration().then(() => ({ kind: "other" })));
+      }
+      const event = await Promise.race(waits);
+      wake = undefined;
+      gate.current = undefined;
+      options.onStop(undefined);
       if (event.kind === "ended") {
         outcome = event.outcome;
         running = undefined;
+        continue;
       }
-      continue;
+      if (event.kind === "other") {
+        // A queued message started a generation while the prompt was open: put the prompt away, keeping what was typed.
+        const carried = rl.line;
+        abort?.abort();
+        if (carried) rl.write(carried);
+        continue;
+      }
+      if (event.kind === "aborted") continue;
+      if (event.kind === "eof") {
+        if (running) outcome = await running;
+        return outcome;
+      }
+      if (event.kind === "interrupt") return { kind: "interrupted" };
+      const text = event.text.trim();
+      if (text === "") continue;
+      if (text.startsWith("/")) {
+        const started = await command(options, text, running !== undefined);
+        if (started) running = started.turn;
+        continue;
+      }
+      if (running) await send(options, event.text, "steer");
+      else running = options.runTurn(event.text);
     }
-    if (event.kind === "aborted") continue;
-    if (event.kind === "eof") {
-      if (running) outcome = await running;
-      return outcome;
-    }
-    if (event.kind === "interrupt") return { kind: "interrupted" };
-    const text = event.text.trim();
-    if (text === "") continue;
-    if (text.startsWith("/")) {
-      const started = await command(options, text, running !== undefined);
-      if (started) running = started.turn;
-      continue;
-    }
-    if (running) await send(options, event.text, "steer");
-    else running = options.runTurn(event.text);
+  } finally {
+    rl.off("line", onLine);
+    rl.off("close", onClose);
   }
 }
 

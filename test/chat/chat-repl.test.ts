@@ -13,7 +13,7 @@ import { shippedBundle } from "../harness/shipped-bundle.js";
 
 let entry: string;
 beforeAll(() => {
-  entry = shippedBundle().entry;
+  entry = shippedBundle();
 });
 afterAll(async () => {
   await killAllCliIo();
