@@ -70,6 +70,12 @@ export async function runChat(args: ChatArgs, io: ChatIo = defaultIo()): Promise
 
   const rl: Interface | undefined = canAsk ? createInterface({ input: stdin, output: stderr, terminal: true }) : undefined;
   const gate = new PromptGate();
+  const stopSpinner = () => spinner.stop();
+  if (rl && repl) {
+    // A key typed while the spinner turns stops it before readline echoes the key; it stays off while the line has text.
+    spinner.quietWhile(() => rl.line !== "");
+    stdin.prependListener("keypress", stopSpinner);
+  }
   const decider = chooseDecider(args, rl, colors, spinner, io, terminal, gate);
   const autoConfirm = args.tools === "yes" ? true : args.auto;
   let wakeForOther: (() => void) | undefined;
@@ -179,6 +185,7 @@ export async function runChat(args: ChatArgs, io: ChatIo = defaultIo()): Promise
   } finally {
     process.off("SIGINT", onCtrlC);
     stdout.off("error", onStdoutError);
+    stdin.off("keypress", stopSpinner);
     spinner.stop();
     rl?.close();
   }

@@ -9,6 +9,7 @@
  */
 import type { Interface } from "node:readline/promises";
 import type { AgentwireClient } from "../../clients/typescript/index.js";
+import { AgentwireRpcError, ErrorCodes } from "../../clients/typescript/index.js";
 import type { ChatSession, TurnOutcome } from "./chat-session.js";
 import { describeError } from "./chat-session.js";
 import { compactAndWait, nthLastUserMessage, rewindLines } from "./history-actions.js";
@@ -160,8 +161,12 @@ export async function runRepl(options: ReplOptions, first: Promise<TurnOutcome> 
         if (started) running = started.turn;
         continue;
       }
-      if (running) await send(options, event.text, "steer");
-      else running = options.runTurn(event.text);
+      if (running && (await send(options, event.text, "steer")) === "changed") {
+        // The generation ended between the keystroke and the server: the line is the next message instead.
+        options.note("the agent had just finished: sending it as the next message");
+        outcome = await running;
+        running = options.runTurn(event.text);
+      } else if (!running) running = options.runTurn(event.text);
     }
   } finally {
     rl.off("line", onLine);
@@ -169,8 +174,8 @@ export async function runRepl(options: ReplOptions, first: Promise<TurnOutcome> 
   }
 }
 
-/** A line while a generation runs: steer or queue it, and say what the server did. */
-async function send(options: ReplOptions, text: string, delivery: "steer" | "queue"): Promise<void> {
+/** A line while a generation runs: steer or queue it, and say what the server did ("changed": refused as the generation had ended). */
+async function send(options: ReplOptions, text: string, delivery: "steer" | "queue"): Promise<"sent" | "changed" | "failed"> {
   try {
     const held = await options.session.sendWhileRunning(text, delivery);
     if (held === "steer") options.note("steered: it joins at the next model call");
@@ -179,8 +184,10 @@ async function send(options: ReplOptions, text: string, delivery: "steer" | "que
       // The list also holds steered lines not yet taken: those are not waiting for a turn.
       options.note(`queued (${messages.filter((m) => m.delivery === "queue").length} waiting)`);
     } else options.note("sent (the agent had finished)");
-  } catch {
+    return "sent";
+  } catch (error) {
     // The view has said why (a stale generation, the queue full…).
+    return error instanceof AgentwireRpcError && error.code === ErrorCodes.GENERATION_CHANGED ? "changed" : "failed";
   }
 }
 
