@@ -47,7 +47,7 @@ describe.concurrent("agentwire chat on a terminal: steer, queue, rewind, compact
     expect(fx.fake.requests[2]!.messages.map((m) => m.content)).toContain("Noted.");
   }));
 
-  it("/compact prints the token figures; /rewind with restore undoes an edit_file; /unrewind puts it back", withChatAgent(async ({ fx, workspace }) => {
+  it("/help lists the commands; /compact prints the token figures; /rewind with restore undoes an edit_file; /unrewind puts it back", withChatAgent(async ({ fx, workspace }) => {
     const notes = join(workspace, "notes.txt");
     const before = await readFile(notes, "utf8");
     fx.fake.enqueue(
@@ -59,6 +59,8 @@ describe.concurrent("agentwire chat on a terminal: steer, queue, rewind, compact
     await term.waitFor(/Edited\.\n[\s\S]*> $/);
     expect(await readFile(notes, "utf8")).toContain("line 2\n");
 
+    term.write("/help\r");
+    await term.waitFor(/\/unrewind\s+put the last rewind back\n[\s\S]*> $/);
     term.write("/compact keep the file name\r");
     await term.waitFor(/compacted: 321 → 12 tokens\n[\s\S]*> $/);
     expect(JSON.stringify(fx.fake.requests[2]!.messages)).toContain("keep the file name");
