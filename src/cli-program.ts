@@ -219,21 +219,28 @@ export function buildProgram(env: NodeJS.ProcessEnv, where: CommandPlace, sinks:
   addClientOptions(
     program
       .command("conversations")
-      .summary("list, show, rm or export conversations")
-      .description("list, print, delete or export the stored conversations")
-      .argument("[action]", "list, show, rm or export")
-      .argument("[id]", "the conversation (show, rm, export)"),
-    "JSON output (list, show)",
+      .summary("list, show, rm, export, rewind or compact conversations")
+      .description("list, print, delete or export the stored conversations; take back the end of one (rewind, with its files), put it back (unrewind), or compact it (the model summarizes it)")
+      .argument("[action]", "list, show, rm, export, rewind, unrewind or compact")
+      .argument("[id]", "the conversation (every action but list)"),
+    "JSON output (list, show, rewind, unrewind, compact)",
     (command) =>
       command
         .option("--format <FORMAT>", "conversations export: json or markdown (default json)")
-        .option("--limit <N>", "conversations list: at most N (default all)"),
+        .option("--limit <N>", "conversations list: at most N (default all)")
+        .option("--before <RECORD_ID>", "conversations rewind: the first record to take back (it and every later one leave the conversation)")
+        .option("--restore-files", "conversations rewind: also put back the files write_file / edit_file changed since")
+        .option("--force", "conversations rewind / unrewind: restore files even when they changed on disk since the tool wrote them")
+        .option("--instructions <TEXT>", "conversations compact: what the summary should keep"),
   )
     .addHelpText("after", examples([
       ["conversations list --limit 5", "the five newest"],
       ["conversations show c_0123", "a conversation's messages and tool calls"],
       ["conversations export c_0123 --format markdown > chat.md", "as Markdown"],
       ["conversations rm c_0123", "delete it"],
+      ["conversations rewind c_0123 --before r_0456 --restore-files", "take back r_0456 and all after it, and the files they changed"],
+      ["conversations unrewind c_0123", "put the last rewind back"],
+      ['conversations compact c_0123 --instructions "keep the failing tests"', "summarize it; the model sees the summary from then on"],
     ]))
     .action((action: string | undefined, id: string | undefined, _options: unknown, command: Command) => {
       sinks.parsed({ command: "conversations", conversations: conversationsArgs([action, id].filter((w): w is string => w !== undefined), flagValues(command), env, where) });

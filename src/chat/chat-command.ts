@@ -13,6 +13,7 @@ import { ConnectError, connectOrEmbed, type OpenConnection } from "./connect-or-
 import { lastConversationIn } from "./last-conversation.js";
 import { MCP_WAIT_MS, mcpProblems, waitForMcpServers } from "./mcp-wait.js";
 import { NdjsonView } from "./ndjson-view.js";
+import { PromptGate, runRepl } from "./repl.js";
 import { palette, wantsColor } from "./render.js";
 import { Spinner } from "./spinner.js";
 import { TerminalView } from "./terminal-view.js";
@@ -68,9 +69,26 @@ export async function runChat(args: ChatArgs, io: ChatIo = defaultIo()): Promise
   for (const notice of connection.client.initializeResult.notices ?? []) stderr.write(`${colors.yellow(`agentwire: ${notice.message}`)}\n`);
 
   const rl: Interface | undefined = canAsk ? createInterface({ input: stdin, output: stderr, terminal: true }) : undefined;
-  const decider = chooseDecider(args, rl, colors, spinner, io, terminal);
+  const gate = new PromptGate();
+  const stopSpinner = () => spinner.stop();
+  if (rl && repl) {
+    // A key typed while the spinner turns stops it before readline echoes the key; it stays off while the line has text.
+    spinner.quietWhile(() => rl.line !== "");
+    stdin.prependListener("keypress", stopSpinner);
+  }
+  const decider = chooseDecider(args, rl, colors, spinner, io, terminal, gate);
   const autoConfirm = args.tools === "yes" ? true : args.auto;
-  const session = new ChatSession(connection.client, { view, decider, autoConfirm, model: args.model });
+  let wakeForOther: (() => void) | undefined;
+  const session = new ChatSession(connection.client, {
+    view,
+    decider,
+    autoConfirm,
+    model: args.model,
+    onOtherGeneration: () => {
+      wakeForOther?.();
+      wakeForOther = undefined;
+    },
+  });
 
   // Ctrl-C: the first interrupts the running generation, a second one (or one with nothing running) exits.
   let interruptAsked = false;
@@ -128,20 +146,32 @@ export async function runChat(args: ChatArgs, io: ChatIo = defaultIo()): Promise
       outcome = await session.turn(text, outcome === undefined ? args.attachments : []);
       return outcome;
     };
-    if (prompt) await runTurn(prompt);
-    if (repl) {
-      terminal?.note(`conversation ${session.conversation!.id} — Ctrl-D to end`);
-      for (;;) {
-        const line = await readLine(rl!, colors.bold("> "), (stop) => (stopRepl = stop));
-        stopRepl = undefined;
-        if (line === null) break;
-        if (line.kind === "interrupt") {
-          outcome = { kind: "interrupted" };
-          break;
-        }
-        if (line.text.trim() === "") continue;
-        await runTurn(line.text);
-      }
+    if (!repl) {
+      if (prompt) await runTurn(prompt);
+    } else {
+      terminal?.note(`conversation ${session.conversation!.id} — Ctrl-D to end, /help for commands`);
+      // A turn runs while the prompt stays open: a line typed meanwhile steers it (see repl.ts).
+      const ended = await runRepl(
+        {
+          rl: rl!,
+          session,
+          client: connection.client,
+          gate,
+          colors,
+          note: (text) => terminal?.note(text),
+          fail: (text) => terminal?.note(colors.red(text)),
+          runTurn,
+          follow: async (generationId) => {
+            interruptAsked = false;
+            outcome = await session.follow(generationId);
+            return outcome;
+          },
+          onStop: (stop) => (stopRepl = stop),
+          otherGeneration: () => new Promise<void>((resolve) => (wakeForOther = resolve)),
+        },
+        prompt ? runTurn(prompt) : undefined,
+      );
+      if (ended) outcome = ended;
     }
     code = outcome ? exitCodeOf(outcome) : 0;
     ndjson?.end(outcome ?? { kind: "completed" });
@@ -155,6 +185,7 @@ export async function runChat(args: ChatArgs, io: ChatIo = defaultIo()): Promise
   } finally {
     process.off("SIGINT", onCtrlC);
     stdout.off("error", onStdoutError);
+    stdin.off("keypress", stopSpinner);
     spinner.stop();
     rl?.close();
   }
@@ -165,31 +196,6 @@ export async function runChat(args: ChatArgs, io: ChatIo = defaultIo()): Promise
 /** --continue found no conversation of this workspace. */
 class NothingToContinue extends Error {}
 
-type Line = { kind: "line"; text: string } | { kind: "interrupt" };
-
-/** One REPL line; null on Ctrl-D (end of input); "interrupt" on Ctrl-C at the prompt. */
-function readLine(rl: Interface, promptText: string, onStop: (stop: () => void) => void): Promise<Line | null> {
-  return new Promise((resolve) => {
-    const abort = new AbortController();
-    const onClose = () => resolve(null);
-    rl.once("close", onClose);
-    onStop(() => {
-      abort.abort();
-      resolve({ kind: "interrupt" });
-    });
-    rl.question(promptText, { signal: abort.signal }).then(
-      (text) => {
-        rl.off("close", onClose);
-        resolve({ kind: "line", text });
-      },
-      () => {
-        rl.off("close", onClose);
-        resolve(null);
-      },
-    );
-  });
-}
-
 function chooseDecider(
   args: ChatArgs,
   rl: Interface | undefined,
@@ -197,6 +203,7 @@ function chooseDecider(
   spinner: Spinner,
   io: ChatIo,
   terminal: TerminalView | undefined,
+  gate: PromptGate,
 ): ToolDecider {
   if (args.tools === "yes") return fixedDecider("confirm");
   if (args.tools === "deny") return fixedDecider("skip");
@@ -207,10 +214,14 @@ function chooseDecider(
       colors,
       env: io.env,
       beforeAsk: () => {
+        gate.beforeAsk();
         terminal?.endLine();
         terminal?.hold();
       },
-      afterAsk: () => terminal?.release(),
+      afterAsk: () => {
+        terminal?.release();
+        gate.afterAsk();
+      },
       setRawMode: (raw) => io.stdin.setRawMode?.(raw),
     });
   }

@@ -46,7 +46,7 @@ export interface ChatArgs {
   attachments: AttachSpec[];
 }
 
-export type ConversationsAction = "list" | "show" | "rm" | "export";
+export type ConversationsAction = "list" | "show" | "rm" | "export" | "rewind" | "unrewind" | "compact";
 
 export interface ConversationsArgs {
   target: ConnectionTarget;
@@ -55,6 +55,14 @@ export interface ConversationsArgs {
   format: "json" | "markdown";
   json: boolean;
   limit?: number;
+  /** rewind: the first record to take back (--before). */
+  before?: string;
+  /** rewind: also put back the files the tools changed (--restore-files). */
+  restoreFiles?: boolean;
+  /** rewind / unrewind: restore files even when changed on disk since (--force). */
+  force?: boolean;
+  /** compact: what the summary should keep (--instructions). */
+  instructions?: string;
 }
 
 /** `PATH` or `PATH:START-END` (lines counted from 1, inclusive). A colon not followed by a range stays part of the path. */
@@ -155,13 +163,15 @@ export function chatArgs(words: string[], values: FlagValues, env: NodeJS.Proces
   };
 }
 
-const ACTIONS: readonly ConversationsAction[] = ["list", "show", "rm", "export"];
+const ACTIONS: readonly ConversationsAction[] = ["list", "show", "rm", "export", "rewind", "unrewind", "compact"];
 
 /** `agentwire conversations ACTION [ID]`. */
 export function conversationsArgs(words: string[], values: FlagValues, env: NodeJS.ProcessEnv, where: CommandPlace = {}): ConversationsArgs {
   const [action, id, ...rest] = words;
   if (!action || !ACTIONS.includes(action as ConversationsAction)) {
-    throw new UsageError(`agentwire conversations needs one of: list, show ID, rm ID, export ID${action ? ` (got "${action}")` : ""}`);
+    throw new UsageError(
+      `agentwire conversations needs one of: list, show ID, rm ID, export ID, rewind ID --before RECORD_ID, unrewind ID, compact ID${action ? ` (got "${action}")` : ""}`,
+    );
   }
   if (action === "list" ? id !== undefined : id === undefined || rest.length > 0) {
     throw new UsageError(action === "list" ? "conversations list takes no ID" : `conversations ${action} takes exactly one conversation ID`);
@@ -169,6 +179,12 @@ export function conversationsArgs(words: string[], values: FlagValues, env: Node
   const format = text(values, "format") ?? "json";
   if (format !== "json" && format !== "markdown") throw new UsageError(`--format must be json or markdown, got "${format}"`);
   if (values.format !== undefined && action !== "export") throw new UsageError("--format goes with conversations export");
+  const before = text(values, "before");
+  if (action === "rewind" && !before) throw new UsageError("conversations rewind needs --before RECORD_ID (the first record to take back; see conversations show ID --json)");
+  if (action !== "rewind" && (before !== undefined || values["restore-files"] !== undefined)) throw new UsageError("--before and --restore-files go with conversations rewind");
+  if (values.force !== undefined && action !== "rewind" && action !== "unrewind") throw new UsageError("--force goes with conversations rewind or unrewind");
+  const instructions = text(values, "instructions");
+  if (instructions !== undefined && action !== "compact") throw new UsageError("--instructions goes with conversations compact");
   return {
     target: connectionTarget(values, env, where),
     action: action as ConversationsAction,
@@ -176,6 +192,10 @@ export function conversationsArgs(words: string[], values: FlagValues, env: Node
     format,
     json: values.json === true,
     limit: positiveInt("limit", text(values, "limit"), 1),
+    before,
+    restoreFiles: values["restore-files"] === true,
+    force: values.force === true,
+    instructions,
   };
 }
 

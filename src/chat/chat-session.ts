@@ -14,6 +14,7 @@ import type {
   NotificationParams,
   ToolPendingNotification,
 } from "../../clients/typescript/index.js";
+import { randomUUID } from "node:crypto";
 import { AgentwireConnectionError, AgentwireRpcError, ErrorCodes } from "../../clients/typescript/index.js";
 import { checkFrameSize, frameLimitClose } from "./frame-limit.js";
 import type { AttachSpec } from "./chat-options.js";
@@ -58,7 +59,12 @@ export interface ChatSessionOptions {
   autoConfirm?: boolean | number;
   /** Model for each step (overrides the conversation's). */
   model?: string;
+  /** A generation of this conversation started that no turn of this session asked for (a queued message's): follow() it. */
+  onOtherGeneration?: (generationId: string) => void;
 }
+
+/** What message.append answered for a line sent while a generation runs. */
+export type HeldDelivery = "appended" | "steer" | "queued";
 
 type Terminal = { method: string; outcome: TurnOutcome };
 
@@ -68,6 +74,10 @@ export class ChatSession {
   readonly #ended = new Map<string, TurnOutcome>();
   #waiter: { generationId: string; resolve: (outcome: TurnOutcome) => void } | undefined;
   #running: string | undefined;
+  /** Between a turn's message.append and its end: a generation_started then is the turn's own. */
+  #inTurn = false;
+  /** Generations started without a turn of ours, not yet followed. */
+  readonly #others: string[] = [];
   #decisions: Promise<void> = Promise.resolve();
   #closedReason: string | undefined;
   #closedCode: number | undefined;
@@ -89,9 +99,56 @@ export class ChatSession {
     return this.#conversation;
   }
 
-  /** True while a generation this session started has not ended. */
+  /** True while a generation this session started (or follows) has not ended. */
   get generating(): boolean {
     return this.#running !== undefined;
+  }
+
+  /** The running generation's id, while generating. */
+  get runningGeneration(): string | undefined {
+    return this.#running;
+  }
+
+  /**
+   * Send a line while a generation runs: steer it into the running generation
+   * (at its next model call) or queue it (a generation of its own after this
+   * one completes). Guarded by the running generation's id, and made
+   * idempotent by a fresh clientMessageId.
+   */
+  async sendWhileRunning(text: string, delivery: "steer" | "queue"): Promise<HeldDelivery> {
+    const conversationId = this.#requireConversation();
+    const result = await this.#call("message.append", () =>
+      this.client.message.append({
+        conversationId,
+        role: "user",
+        content: text,
+        delivery,
+        ...(this.#running ? { expectedGenerationId: this.#running } : {}),
+        clientMessageId: randomUUID(),
+      }),
+    );
+    return result.delivery ?? "appended";
+  }
+
+  /** Wait for a generation this session did not start (one a queued message started) to end, answering its tool calls meanwhile. */
+  async follow(generationId: string): Promise<TurnOutcome> {
+    this.#running = generationId;
+    try {
+      const outcome = await this.#endOf(generationId);
+      await this.#decisions;
+      return outcome;
+    } finally {
+      if (this.#running === generationId) this.#running = undefined;
+    }
+  }
+
+  /** The next generation started without us that is still running, if any (removed from the list). */
+  takeOtherGeneration(): string | undefined {
+    while (this.#others.length > 0) {
+      const id = this.#others.shift()!;
+      if (!this.#ended.has(id)) return id;
+    }
+    return undefined;
   }
 
   /** Continue `conversationId`, or create a conversation whose workspace is `workspace`; then subscribe. */
@@ -117,6 +174,7 @@ export class ChatSession {
   async turn(prompt: string, attachments: AttachSpec[] = []): Promise<TurnOutcome> {
     const conversationId = this.#requireConversation();
     if (this.#closedReason) return { kind: "error", message: this.#closedReason };
+    this.#inTurn = true;
     try {
       await this.#call("message.append", () => {
         const params = {
@@ -148,6 +206,8 @@ export class ChatSession {
       return { kind: "error", message: describeError(error), code: error instanceof AgentwireRpcError ? error.code : undefined };
     } finally {
       this.#running = undefined;
+      this.#inTurn = false;
+      if (this.#others.length > 0) this.options.onOtherGeneration?.(this.#others[0]!);
     }
   }
 
@@ -198,6 +258,11 @@ export class ChatSession {
     const serverWide = method === "notice" && params?.conversationId === undefined;
     if (!serverWide && (!this.#conversation || params?.conversationId !== this.#conversation.id)) return;
     this.options.view.notification(method as NotificationMethod, params);
+    if (method === "generation_started" && params.generationId !== this.#running && !(this.#inTurn && this.#running === undefined)) {
+      // Not this session's turn: a queued message started it (or another client did). The REPL follows it once its own turn is over.
+      this.#others.push(params.generationId);
+      if (!this.#inTurn && this.#running === undefined) this.options.onOtherGeneration?.(params.generationId);
+    }
     if (method === "tool_pending" && !params.autoConfirmed) this.#queueDecision(params as ToolPendingNotification);
     const terminal = terminalOf(method, params);
     if (!terminal) return;

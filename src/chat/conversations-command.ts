@@ -1,12 +1,13 @@
 /**
- * `agentwire conversations list | show ID | rm ID | export ID`: stored
- * conversations, through the protocol (a running server with --url, or an
+ * `agentwire conversations list | show ID | rm ID | export ID | rewind ID |
+ * unrewind ID | compact ID`: stored conversations, through the protocol (a running server with --url, or an
  * embedded one on the data dir), so the same command works either way.
  */
 import type { AgentwireClient, Conversation, ConversationRecord } from "../../clients/typescript/index.js";
 import type { ConversationsArgs } from "./chat-options.js";
 import { describeError } from "./chat-session.js";
 import { ConnectError, connectOrEmbed } from "./connect-or-embed.js";
+import { compactAndWait, compactLine, rewindLines } from "./history-actions.js";
 import { conversationToMarkdown } from "./markdown-export.js";
 import { formatArguments, palette, wantsColor } from "./render.js";
 
@@ -87,6 +88,27 @@ export async function runConversations(args: ConversationsArgs, stdout: NodeJS.W
       case "rm": {
         await client.conversation.delete({ conversationId: args.id! });
         stderr.write(`deleted ${args.id}\n`);
+        break;
+      }
+      case "rewind":
+      case "unrewind": {
+        const force = args.force ? { force: true } : {};
+        const result =
+          args.action === "rewind"
+            ? await client.conversation.rewind({ conversationId: args.id!, beforeRecordId: args.before!, restoreFiles: args.restoreFiles === true, ...force })
+            : await client.conversation.unrewind({ conversationId: args.id!, ...force });
+        if (args.json) stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+        else for (const line of rewindLines(result)) stderr.write(`${line}\n`);
+        break;
+      }
+      case "compact": {
+        const compacted = await compactAndWait(client, args.id!, args.instructions);
+        if (!compacted.ok) {
+          stderr.write(`agentwire: conversations compact failed: ${compacted.message}\n`);
+          return 1;
+        }
+        if (args.json) stdout.write(`${JSON.stringify(compacted.record, null, 2)}\n`);
+        else stderr.write(`${compactLine(compacted.record)}\n`);
         break;
       }
     }

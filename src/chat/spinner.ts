@@ -16,8 +16,15 @@ export class Spinner {
     return this.#timer !== undefined;
   }
 
+  /** While this says so (a line is being typed at the prompt), the spinner stays off: its frames would erase the typed text. */
+  #quiet: () => boolean = () => false;
+
+  quietWhile(predicate: () => boolean): void {
+    this.#quiet = predicate;
+  }
+
   start(label: string): void {
-    if (!this.enabled) return;
+    if (!this.enabled || this.#quiet()) return;
     this.#label = label;
     if (this.#timer) return;
     this.#draw();
@@ -33,6 +40,7 @@ export class Spinner {
   }
 
   #draw(): void {
+    if (this.#quiet()) return this.stop();
     this.out.write(`\r\x1b[2K${FRAMES[this.#frame++ % FRAMES.length]} ${this.#label}`);
   }
 }

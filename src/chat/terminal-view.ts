@@ -8,6 +8,7 @@
 import type { NotificationMethod, NotificationParams, ToolCallRecord, UsageUpdatedNotification } from "../../clients/typescript/index.js";
 import type { SessionView } from "./chat-session.js";
 import { describeError } from "./chat-session.js";
+import { compactLine } from "./history-actions.js";
 import { planLines } from "./plan-lines.js";
 import { type Palette, printable } from "./render.js";
 import type { Spinner } from "./spinner.js";
@@ -69,6 +70,12 @@ export class TerminalView implements SessionView {
         }
         break;
       case "message_added":
+        // A line typed while the agent worked, now taken: into the running generation (steered) or starting one (queued).
+        if (p.delivery) {
+          this.spinner.stop();
+          this.#endOutLine();
+          this.#errLine(this.colors.dim(`↳ ${p.delivery === "steered" ? "steered" : "queued message taken"}: ${printable(oneLine(p.record.content))}`));
+        }
         // An answer that was not streamed (a notice, or progress coalesced away) is shown whole.
         if (p.record.role === "assistant" && !this.#streamedText && p.record.content) {
           this.spinner.stop();
@@ -82,6 +89,14 @@ export class TerminalView implements SessionView {
         this.#inReasoning = false;
         this.#endOutLine();
         if (p.final) this.#usageLine(p.generationId);
+        break;
+      case "compaction_started":
+        if (!this.#held) this.spinner.start("compacting the conversation");
+        break;
+      case "compaction_completed":
+        this.spinner.stop();
+        this.#endOutLine();
+        this.#errLine(this.colors.dim(compactLine(p.record)));
         break;
       case "tool_pending":
         if (this.promptShowsCalls && !p.autoConfirmed) break;
@@ -216,4 +231,10 @@ export class TerminalView implements SessionView {
     if (!this.#errAtLineStart) this.#write(this.err, "\n");
     this.#errAtLineStart = true;
   }
+}
+
+/** A message's first line, shortened, for a one-line status. */
+function oneLine(text: string): string {
+  const first = text.split("\n")[0]!;
+  return first.length > 80 || text.includes("\n") ? `${first.slice(0, 80)}…` : first;
 }

@@ -6,7 +6,7 @@
  * what the command printed and how it exited. The interactive paths run on a
  * real pseudo-terminal (util-linux `script`).
  */
-import { mkdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { PassThrough } from "node:stream";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -242,6 +242,42 @@ describe.concurrent("agentwire conversations", { timeout: 60_000 }, () => {
   }));
 });
 
+describe.concurrent("agentwire conversations rewind, unrewind, compact", { timeout: 60_000 }, () => {
+  it("rewind --restore-files --json undoes an edit_file in the workspace, unrewind --json redoes it, compact --json prints the token figures", withAgent(async (setup) => {
+    const { fx, workspace } = setup;
+    const notes = join(workspace, "notes.txt");
+    const conversation = await fx.client.conversation.create({ workspace });
+    fx.fake.enqueue(
+      { kind: "reply", toolCalls: [{ id: "call_edit", name: "edit_file", args: JSON.stringify({ path: "notes.txt", old_string: "line two", new_string: "line 2" }) }] },
+      { kind: "reply", text: ["Edited."] },
+    );
+    const user = await fx.client.message.append({ conversationId: conversation.id, role: "user", content: "edit notes" });
+    const { generationId } = await fx.client.step({ conversationId: conversation.id, autoConfirm: true });
+    await expect(fx.client.generation.wait({ conversationId: conversation.id, generationId })).resolves.toMatchObject({ outcome: "completed" });
+    expect(await readFile(notes, "utf8")).toContain("line 2\n");
+    const run = async (...args: string[]) => {
+      const cli = runCli(["conversations", ...args, "--url", fx.server.url], {}, bundle.entry);
+      const { code } = await cli.exited;
+      return { code, stdout: cli.stdout(), stderr: cli.stderr() };
+    };
+
+    const rewound = await run("rewind", conversation.id, "--before", user.id, "--restore-files", "--json");
+    expect(rewound).toMatchObject({ code: 0, stderr: "" });
+    expect(JSON.parse(rewound.stdout)).toMatchObject({ recordsRemoved: 4, filesRestored: [{ path: "notes.txt", action: "restored" }], filesNotRestored: [], unrestorableCalls: [] });
+    expect(await readFile(notes, "utf8")).toBe("line one\nline two\nline three\nline four\n");
+
+    const unrewound = await run("unrewind", conversation.id);
+    expect(unrewound).toMatchObject({ code: 0, stderr: "unrewound: 4 records put back\n  restored notes.txt\n" });
+    expect(await readFile(notes, "utf8")).toContain("line 2\n");
+
+    fx.fake.enqueue({ kind: "reply", text: ["The user asked to edit notes."], usage: { prompt_tokens: 321, completion_tokens: 12, total_tokens: 333 } });
+    const compacted = await run("compact", conversation.id, "--instructions", "keep the file name", "--json");
+    expect(compacted).toMatchObject({ code: 0, stderr: "" });
+    expect(JSON.parse(compacted.stdout)).toMatchObject({ type: "compaction", trigger: "manual", tokensBefore: 321, tokensAfter: 12, instructions: "keep the file name" });
+    expect(JSON.stringify(fx.fake.requests.at(-1)!.messages)).toContain("keep the file name");
+  }));
+});
+
 describe.concurrent("agentwire chat on a terminal", { timeout: 60_000 }, () => {
   it("asks about each tool call: e edits the arguments in $EDITOR, an unclear answer asks again, y runs it; the answer streams; Ctrl-D ends with exit 0", withAgent(async (setup) => {
     const { fx, workspace } = setup;
@@ -329,6 +365,11 @@ describe("chat argument parsing", () => {
     expect(() => parse(["conversations", "show"])).toThrow(/exactly one conversation ID/);
     expect(() => parse(["conversations", "list", "--format", "markdown"])).toThrow(/--format goes with conversations export/);
     expect(() => parse(["conversations", "frobnicate"])).toThrow(/list, show ID, rm ID, export ID/);
+    expect(parse(["conversations", "rewind", "c_1", "--before", "r_9", "--restore-files", "--force"]).conversations).toMatchObject({ action: "rewind", id: "c_1", before: "r_9", restoreFiles: true, force: true });
+    expect(parse(["conversations", "compact", "c_1", "--instructions", "keep it"]).conversations).toMatchObject({ action: "compact", instructions: "keep it" });
+    expect(() => parse(["conversations", "rewind", "c_1"])).toThrow(/needs --before RECORD_ID/);
+    expect(() => parse(["conversations", "show", "c_1", "--restore-files"])).toThrow(/go with conversations rewind/);
+    expect(() => parse(["conversations", "rewind", "c_1", "--before", "r_9", "--instructions", "x"])).toThrow(/--instructions goes with conversations compact/);
   });
 
   it("reads tool answers", () => {
