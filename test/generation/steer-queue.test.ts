@@ -253,3 +253,23 @@ describe("idempotent submit", () => {
     expect(generationId).toBeTruthy();
   });
 });
+
+describe("steer over the Responses API wire", () => {
+  const rx = useAgentFixture({ wire: "responses" });
+
+  it("the steered message follows the tool call's output in the next request", async () => {
+    rx.fake.enqueue({ kind: "reply", text: ["Running it."], toolCalls: [shellCall("echo round-output", "rsteer_1")] });
+    const { id, events } = await newConversation(rx.client, {}, "start");
+    const { generationId } = await rx.client.step({ conversationId: id });
+    await events.waitForMethod("tool_pending");
+    const held = await rx.client.message.append({ conversationId: id, role: "user", content: "and the totals", delivery: "steer", expectedGenerationId: generationId });
+    rx.fake.enqueue({ kind: "reply", text: ["Done."] });
+    await rx.client.tool.confirm({ conversationId: id, toolCallId: "rsteer_1", action: "confirm" });
+    await events.waitForEnd(generationId);
+    expect(rx.fake.requests).toHaveLength(2);
+    const roles = rx.fake.messagesOf(1).map((m: { role: string }) => m.role);
+    expect(roles.slice(-3)).toEqual(["assistant", "tool", "user"]);
+    expect(rx.fake.messagesOf(1).at(-1)).toMatchObject({ role: "user", content: "and the totals" });
+    expect(events.of("message_added").find((e) => e.record.id === held.id)).toMatchObject({ delivery: "steered" });
+  });
+});
