@@ -14,6 +14,7 @@ export * from "./run-control.js";
 export * from "./tools.js";
 export * from "./plan.js";
 export * from "./skills.js";
+export * from "./commands.js";
 export * from "./events.js";
 export * from "./usage-events.js";
 export * from "./rewind.js";

@@ -17,6 +17,7 @@ import * as R from "./run-control.js";
 import * as Mcp from "./mcp.js";
 import * as S from "./session.js";
 import * as K from "./skills.js";
+import * as Cmd from "./commands.js";
 import * as T from "./tools.js";
 import * as N from "./notices.js";
 import * as U from "./usage-events.js";
@@ -306,6 +307,14 @@ export const requests = {
     result: K.SkillsListResult,
     description:
       "Skills found for a conversation's workspace (or the server's working directory) and the user's config dir: folders with a SKILL.md whose front matter gives a name and a description. The model sees them in its system prompt ({{skills}}) and reads one with the load_skill tool. Skills that cannot be used are listed in `problems`.",
+    errors: NOT_FOUND,
+    scope: "conversation",
+  },
+  "commands.list": {
+    params: Cmd.CommandsListParams,
+    result: Cmd.CommandsListResult,
+    description:
+      "Prompt templates (\"slash commands\") found for a conversation's workspace (or a given workspace, or the server's working directory) and the user's config dir: `.agentwire/commands/<name>.md` files with optional front matter (description, argument-hint, mode, model). A workspace command hides a user one of the same name. message.append { command, arguments } sends one. Files that cannot be used are listed in `problems`.",
     errors: NOT_FOUND,
     scope: "conversation",
   },

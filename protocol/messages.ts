@@ -1,6 +1,7 @@
 import * as z from "zod";
 import { AttachmentInput, MAX_ASSET_BYTES, MAX_ATTACHMENTS, MAX_FILE_ATTACHMENT_BYTES } from "./attachments.js";
-import { ConversationId, MessageRecord, QueuedMessage } from "./records.js";
+import { MAX_COMMAND_ARGUMENTS_CHARS } from "./commands.js";
+import { CommandName, ConversationId, MessageRecord, QueuedMessage } from "./records.js";
 
 /** clientMessageIds remembered per conversation (the most recent ones); a retry older than this window appends again. */
 export const CLIENT_MESSAGE_ID_WINDOW = 256;
@@ -13,7 +14,21 @@ export const MessageAppendParams = z
       .describe(
         "user: a message from the person; system: an instruction to the model; assistant: a reply written by the client (importing or reconstructing a history), refused while a generation runs or while stored tool calls are pending.",
       ),
-    content: z.string().max(4_000_000).describe("Text of the message."),
+    content: z
+      .string()
+      .max(4_000_000)
+      .optional()
+      .describe("Text of the message. Exactly one of content and command is given (-32602 naming content or command otherwise)."),
+    command: CommandName.optional().describe(
+      "Instead of content, for a user message: the name of a prompt template (commands.list) whose text, with `arguments` filled in, becomes the content. The stored record keeps the command (name, arguments, source) and the expanded text; the model sees the expanded text. An unknown name is -32602 naming command.",
+    ),
+    arguments: z
+      .string()
+      .max(MAX_COMMAND_ARGUMENTS_CHARS)
+      .optional()
+      .describe(
+        "With command: the text after the command's name. `$ARGUMENTS` in the template becomes all of it (trimmed); `$1`…`$9` become its words, split on whitespace, where \"double\" or 'single' quotes keep spaces inside one argument (the quotes are removed; a missing one becomes empty). Only with command.",
+      ),
     attachments: z
       .array(AttachmentInput)
       .max(MAX_ATTACHMENTS)
@@ -43,6 +58,17 @@ export const MessageAppendParams = z
       .describe(
         `A client-chosen id that makes the append idempotent: a retry with the same id and the same role, content and attachments answers the message already stored or held (no second record, no second message_added); the same id with anything different is refused (-32602 on clientMessageId). The last ${CLIENT_MESSAGE_ID_WINDOW} ids of each conversation are remembered, across restarts.`,
       ),
+  })
+  .superRefine((params, ctx) => {
+    // Exactly one of content and command: named by the field a client should look at.
+    if (params.content === undefined && params.command === undefined) {
+      ctx.addIssue({ code: "custom", path: ["content"], message: "content (or command) is required" });
+    } else if (params.content !== undefined && params.command !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["command"], message: "give content or command, not both" });
+    }
+    if (params.arguments !== undefined && params.command === undefined) {
+      ctx.addIssue({ code: "custom", path: ["arguments"], message: "arguments go with command" });
+    }
   })
   .describe("Parameters of message.append.");
 export const MessageAppendResult = MessageRecord.extend({

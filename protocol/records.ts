@@ -212,6 +212,22 @@ export const ToolCall = ToolCallRef.extend({
     ),
 }).describe("A tool call the model requested, with its arguments.");
 
+/** A command's name: what follows the "/" a user types. */
+export const COMMAND_NAME_PATTERN = "^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$";
+
+export const CommandName = z
+  .string()
+  .regex(new RegExp(COMMAND_NAME_PATTERN))
+  .describe("A command's name: 1–64 letters, digits, \"-\" or \"_\", starting with a letter or digit (the template's file name without .md).");
+
+export const MessageCommand = z
+  .object({
+    name: CommandName,
+    arguments: z.string().describe("The arguments as the client sent them (empty string when none)."),
+    source: z.enum(["workspace", "user"]).describe("Where the template was found (commands.list)."),
+  })
+  .describe("The command a message was expanded from (message.append { command }); the message's content is the expanded text the model sees.");
+
 export const MessageRecord = z
   .object({
     type: z.literal("message").describe("Discriminator: a chat message."),
@@ -219,6 +235,9 @@ export const MessageRecord = z
     role: MessageRole,
     content: z.string().describe("Text content of the message."),
     binaryContent: z.array(BinaryContent).optional().describe("Binary attachments, if any."),
+    command: MessageCommand.optional().describe(
+      "For a message appended with message.append { command, arguments }: the command and its arguments; `content` holds the expanded template. Absent otherwise.",
+    ),
     attachments: z
       .array(Attachment)
       .max(MAX_ATTACHMENTS)
@@ -435,6 +454,7 @@ export type ReasoningLevel = z.infer<typeof ReasoningLevel>;
 export type Conversation = z.infer<typeof Conversation>;
 export type MessageRole = z.infer<typeof MessageRole>;
 export type MessageRecord = z.infer<typeof MessageRecord>;
+export type MessageCommand = z.infer<typeof MessageCommand>;
 export type ToolCallStatus = z.infer<typeof ToolCallStatus>;
 export type ToolCallRecord = z.infer<typeof ToolCallRecord>;
 export type ConversationRecord = z.infer<typeof ConversationRecord>;

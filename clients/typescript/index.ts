@@ -69,6 +69,8 @@ import {
   type McpProbeResult,
   type SkillsListParams,
   type SkillsListResult,
+  type CommandsListParams,
+  type CommandsListResult,
 } from "./types.js";
 
 export * from "./errors.js";
@@ -387,6 +389,20 @@ export interface SkillsMethods {
   list(params?: SkillsListParams, options?: RequestOptions): Promise<SkillsListResult>;
 }
 
+/** The commands.* requests, as `client.commands.<name>(...)`. */
+export interface CommandsMethods {
+  /**
+   * `commands.list`: Prompt templates ("slash commands") found for a conversation's workspace (or a
+   * given workspace, or the server's working directory) and the user's config dir:
+   * `.agentwire/commands/<name>.md` files with optional front matter (description, argument-hint,
+   * mode, model). A workspace command hides a user one of the same name. message.append { command,
+   * arguments } sends one. Files that cannot be used are listed in `problems`.
+   *
+   * Errors: NOT_INITIALIZED (-32001), CONVERSATION_NOT_FOUND (-32010), INVALID_PARAMS (-32602).
+   */
+  list(params?: CommandsListParams, options?: RequestOptions): Promise<CommandsListResult>;
+}
+
 /**
  * A connected agentwire client. Create it with `AgentwireClient.connect`; every method sends one
  * request and resolves with its result, or rejects with AgentwireRpcError (server errors, `code`
@@ -502,5 +518,10 @@ export class AgentwireClient extends AgentwireClientBase {
   /** skills.* requests. */
   readonly skills: SkillsMethods = {
     list: (params, options) => this.request("skills.list", params, options),
+  };
+
+  /** commands.* requests. */
+  readonly commands: CommandsMethods = {
+    list: (params, options) => this.request("commands.list", params, options),
   };
 }

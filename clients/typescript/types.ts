@@ -80,6 +80,23 @@ export interface MessageRecord {
     data: string;
   }>;
   /**
+   * For a message appended with message.append { command, arguments }: the command and its
+   * arguments; `content` holds the expanded template. Absent otherwise.
+   */
+  command?: {
+    /**
+     * A command's name: 1–64 letters, digits, "-" or "_", starting with a letter or digit (the
+     * template's file name without .md).
+     *
+     * @pattern ^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$
+     */
+    name: string;
+    /** The arguments as the client sent them (empty string when none). */
+    arguments: string;
+    /** Where the template was found (commands.list). */
+    source: "workspace" | "user";
+  };
+  /**
    * For user messages: the files and images attached with message.append, in the order given.
    * Absent when there are none.
    *
@@ -2088,11 +2105,30 @@ export interface MessageAppendParams {
    */
   role: "user" | "system" | "assistant";
   /**
-   * Text of the message.
+   * Text of the message. Exactly one of content and command is given (-32602 naming content or
+   * command otherwise).
    *
    * @maxLength 4000000
    */
-  content: string;
+  content?: string;
+  /**
+   * Instead of content, for a user message: the name of a prompt template (commands.list) whose
+   * text, with `arguments` filled in, becomes the content. The stored record keeps the command
+   * (name, arguments, source) and the expanded text; the model sees the expanded text. An unknown
+   * name is -32602 naming command.
+   *
+   * @pattern ^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$
+   */
+  command?: string;
+  /**
+   * With command: the text after the command's name. `$ARGUMENTS` in the template becomes all of it
+   * (trimmed); `$1`…`$9` become its words, split on whitespace, where "double" or 'single' quotes
+   * keep spaces inside one argument (the quotes are removed; a missing one becomes empty). Only
+   * with command.
+   *
+   * @maxLength 16384
+   */
+  arguments?: string;
   /**
    * Files from the workspace and uploaded images, for user messages only; at most 20. Files are
    * read now and stored with the message (at most 256 KiB each; the message text and all file
@@ -3032,6 +3068,68 @@ export interface SkillsListResult {
   }>;
 }
 
+/** Parameters of commands.list. */
+export interface CommandsListParams {
+  /**
+   * Look in this conversation's workspace. Absent (and no workspace): the server's working
+   * directory.
+   *
+   * @pattern ^[A-Za-z0-9_-]{1,128}$
+   */
+  conversationId?: string;
+  /**
+   * An absolute directory to look in instead, before a conversation exists. Not together with
+   * conversationId.
+   *
+   * @minLength 1
+   * @maxLength 4096
+   */
+  workspace?: string;
+}
+
+/** Result of commands.list. */
+export interface CommandsListResult {
+  /** Usable commands, by name. */
+  commands: Array<{
+    /**
+     * A command's name: 1–64 letters, digits, "-" or "_", starting with a letter or digit (the
+     * template's file name without .md).
+     *
+     * @pattern ^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$
+     */
+    name: string;
+    /** Front matter `description`; empty when the file has none. */
+    description: string;
+    /** Front matter `argument-hint`: what to type after the name, e.g. "<issue> [priority]". */
+    argumentHint?: string;
+    /**
+     * Front matter `mode`: kept and listed, not applied yet (modes are not built; the message runs
+     * in the conversation's current settings).
+     */
+    mode?: string;
+    /**
+     * Front matter `model`: kept and listed, not applied yet (the message runs with the
+     * conversation's model).
+     */
+    model?: string;
+    /** Absolute path of the template file. */
+    path: string;
+    /**
+     * workspace: <workspace>/.agentwire/commands/<name>.md; user:
+     * $XDG_CONFIG_HOME/agentwire/commands/<name>.md (or ~/.config/agentwire/commands/). A workspace
+     * command hides a user command of the same name.
+     */
+    source: "workspace" | "user";
+  }>;
+  /** Files that were skipped, and why. Empty when all is well. */
+  problems: Array<{
+    /** The template file (or commands directory) concerned. */
+    path: string;
+    /** What is wrong, e.g. a bad name, unclosed front matter, too large, unreadable. */
+    message: string;
+  }>;
+}
+
 // ── Notifications ───────────────────────────────────────────────────────────────────────────────
 
 /**
@@ -3823,6 +3921,13 @@ export interface RequestMap {
    * description.
    */
   "skills.list": { params: SkillsListParams; result: SkillsListResult };
+  /**
+   * `commands.list`: Prompt templates ("slash commands") found for a conversation's workspace (or a
+   * given workspace, or the server's working directory) and the user's config dir:
+   * `.agentwire/commands/<name>.md` files with optional front matter (description, argument-hint,
+   * mode, model).
+   */
+  "commands.list": { params: CommandsListParams; result: CommandsListResult };
 }
 
 export type RequestMethod = keyof RequestMap;

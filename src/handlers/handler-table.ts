@@ -47,6 +47,7 @@ export const handlers: HandlerTable<RequestContext> = bindScopes(
     "mcp.remove": mcp.mcpRemove,
     "mcp.probe": mcp.mcpProbe,
     "skills.list": skill.skillsList,
+    "commands.list": skill.commandsList,
   },
   { "conversation.delete": conversation.deleteDamaged },
 );

@@ -1,10 +1,12 @@
 import { createHash } from "node:crypto";
-import type { MessageRecord, RequestParams, RequestResult } from "../../protocol/index.js";
+import type { MessageCommand, MessageRecord, RequestParams, RequestResult } from "../../protocol/index.js";
 import { resolveAttachments } from "../attachments/resolve-attachments.js";
 import { newId } from "../ids.js";
 import { RpcError } from "../rpc/rpc-error.js";
 import type { ConversationRuntime } from "../sessions/conversation-runtime.js";
 import type { ClientMessageIdEntry } from "../store/conversation-store.js";
+import { discoverCommands } from "../skills/discover-commands.js";
+import { expandCommand } from "../skills/expand-command.js";
 import { checkTextSize } from "./text-size.js";
 import type { MethodHandlers } from "./scope-binding.js";
 
@@ -17,7 +19,8 @@ type AppendContext = Parameters<Handlers["message.append"]>[1];
 const LOOKUP_PAGE = 200;
 
 export const messageAppend: Handlers["message.append"] = async (params, context, runtime) => {
-  checkTextSize("content", params.content, context.app.config.limits.maxMessageBytes);
+  if (params.command !== undefined && params.role !== "user") throw RpcError.invalidParam("command", "only user messages are expanded from a command");
+  checkTextSize("content", params.content ?? "", context.app.config.limits.maxMessageBytes);
   // Images are not allowed in system messages by the chat API; files there would be read as instructions.
   if ((params.attachments ?? []).length > 0 && params.role !== "user") throw RpcError.invalidParam("attachments", "only user messages carry attachments");
   if (params.role === "assistant" && params.delivery) throw RpcError.invalidParam("delivery", "an assistant message cannot be steered or queued");
@@ -50,13 +53,14 @@ async function appendOnce(
   runtime: ConversationRuntime,
   client: { clientMessageId: string; digest: string } | undefined,
 ): Promise<AppendResult> {
+  const { content, command } = params.command === undefined ? { content: params.content ?? "", command: undefined } : await expand(params, runtime, app.config.limits.maxMessageBytes);
   const inputs = params.attachments ?? [];
   const attachments =
     inputs.length > 0
       ? await resolveAttachments(inputs, {
           workspace: runtime.handle.conversation.workspace ?? process.cwd(),
           handle: runtime.handle,
-          contentBytes: Buffer.byteLength(params.content, "utf8"),
+          contentBytes: Buffer.byteLength(content, "utf8"),
           maxMessageBytes: app.config.limits.maxMessageBytes,
           allowHardLinks: app.config.tools.files.allowHardLinks,
         })
@@ -65,7 +69,8 @@ async function appendOnce(
     type: "message",
     id: newId("r"),
     role: params.role,
-    content: params.content,
+    content,
+    ...(command ? { command } : {}),
     ...(attachments.length > 0 ? { attachments } : {}),
     timestamp: new Date().toISOString(),
   };
@@ -90,6 +95,19 @@ async function appendOnce(
   return record;
 }
 
+/** A command's template with the arguments filled in, read fresh from the workspace's and the user's commands directories. */
+async function expand(params: AppendParams, runtime: ConversationRuntime, maxMessageBytes: number): Promise<{ content: string; command: MessageCommand }> {
+  const name = params.command ?? "";
+  const args = params.arguments ?? "";
+  const workspace = runtime.handle.conversation.workspace ?? process.cwd();
+  const found = (await discoverCommands({ workspace, signal: AbortSignal.timeout(10_000) })).commands.find((c) => c.name === name);
+  if (!found) throw RpcError.invalidParam("command", `no command "${name}" in ${workspace}/.agentwire/commands/ or the user's commands directory (see commands.list)`);
+  const content = expandCommand(found.template, args);
+  // The expanded text is what is stored and sent: it must fit like any message.
+  checkTextSize("content", content, maxMessageBytes);
+  return { content, command: { name, arguments: args, source: found.source } };
+}
+
 /** A stale expectedGenerationId: the client meant a generation that is no longer the running one. */
 function checkExpectedGeneration(runtime: ConversationRuntime, expected: string | undefined): void {
   if (expected === undefined) return;
@@ -97,10 +115,10 @@ function checkExpectedGeneration(runtime: ConversationRuntime, expected: string 
   if (running !== expected) throw RpcError.generationChanged(expected, running);
 }
 
-/** What a retry must repeat: role, content and attachments (delivery and the guard may differ). */
+/** What a retry must repeat: role, content (or command and arguments) and attachments (delivery and the guard may differ). */
 function digestOf(params: AppendParams): string {
   return createHash("sha256")
-    .update(JSON.stringify([params.role, params.content, params.attachments ?? []]))
+    .update(JSON.stringify([params.role, params.content, params.attachments ?? [], params.command, params.arguments]))
     .digest("hex");
 }
 

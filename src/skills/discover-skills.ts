@@ -136,22 +136,36 @@ async function readSkillFile(
   insideOf: string | undefined,
   signal: AbortSignal | undefined,
 ): Promise<{ ok: true; text: string } | { ok: false; problem?: string }> {
+  return readConfinedFile(path, { insideOf, maxBytes: MAX_SKILL_BYTES, label: SKILL_FILE, signal });
+}
+
+/**
+ * A small text file that is configuration (SKILL.md, a command template), read
+ * as readSkillFile describes: confined to `insideOf` when given, no symlink
+ * followed at open, no FIFO, at most `maxBytes` (more is cut with a note).
+ * `problem` undefined: a symlink to a file where a folder was expected.
+ */
+export async function readConfinedFile(
+  path: string,
+  options: { insideOf: string | undefined; maxBytes: number; label: string; signal: AbortSignal | undefined },
+): Promise<{ ok: true; text: string } | { ok: false; problem?: string }> {
+  const { insideOf, maxBytes, label, signal } = options;
   let real: string;
   try {
     real = await realpath(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOTDIR") return { ok: false }; // a symlink to a file, not a folder
-    return { ok: false, problem: code === "ENOENT" ? `the folder has no ${SKILL_FILE}` : `cannot be read (${code})` };
+    return { ok: false, problem: code === "ENOENT" ? `the folder has no ${label}` : `cannot be read (${code})` };
   }
   // A workspace skill is workspace content: a symlink must not make load_skill read files elsewhere.
   if (insideOf !== undefined && !real.startsWith(insideOf + sep)) return { ok: false, problem: `links outside the workspace (to ${real})` };
   let bytes: Buffer;
   try {
-    const file = await openWorkspaceFile(real, SKILL_FILE, { allowHardLinks: insideOf === undefined });
+    const file = await openWorkspaceFile(real, label, { allowHardLinks: insideOf === undefined });
     try {
-      if (file.size > MAX_SKILL_BYTES) return { ok: false, problem: `${SKILL_FILE} is ${file.size} bytes, over the ${MAX_SKILL_BYTES}-byte limit` };
-      bytes = await readUpTo(file.handle, MAX_SKILL_BYTES + 1, signal);
+      if (file.size > maxBytes) return { ok: false, problem: `${label} is ${file.size} bytes, over the ${maxBytes}-byte limit` };
+      bytes = await readUpTo(file.handle, maxBytes + 1, signal);
     } finally {
       await file.close();
     }
@@ -161,6 +175,6 @@ async function readSkillFile(
     return { ok: false, problem: `cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})` };
   }
   // It could have grown since its size was read; the model gets the bounded part.
-  const text = bytes.subarray(0, MAX_SKILL_BYTES).toString("utf8");
-  return { ok: true, text: bytes.length > MAX_SKILL_BYTES ? `${text}\n[SKILL.md cut at ${MAX_SKILL_BYTES} bytes]` : text };
+  const text = bytes.subarray(0, maxBytes).toString("utf8");
+  return { ok: true, text: bytes.length > maxBytes ? `${text}\n[${label} cut at ${maxBytes} bytes]` : text };
 }

@@ -22,6 +22,8 @@ from .types import (
     PROTOCOL_VERSION,
     AssetUploadParams,
     AssetUploadResult,
+    CommandsListParams,
+    CommandsListResult,
     CompactionCompletedNotification,
     CompactionStartedNotification,
     ConnectedNotification,
@@ -489,6 +491,26 @@ class SkillsMethods:
         return cast(SkillsListResult, result)
 
 
+class CommandsMethods:
+    """The commands.* requests, as `client.commands.<name>(...)`."""
+
+    def __init__(self, client: AgentwireClientBase) -> None:
+        self._client = client
+
+    async def list(self, params: CommandsListParams | None = None, *, timeout: float | None = None) -> CommandsListResult:
+        """`commands.list`: Prompt templates ("slash commands") found for a conversation's workspace
+        (or a given workspace, or the server's working directory) and the user's config dir:
+        `.agentwire/commands/<name>.md` files with optional front matter (description,
+        argument-hint, mode, model). A workspace command hides a user one of the same name.
+        message.append { command, arguments } sends one. Files that cannot be used are listed in
+        `problems`.
+
+        Errors: NOT_INITIALIZED (-32001), CONVERSATION_NOT_FOUND (-32010), INVALID_PARAMS (-32602).
+        """
+        result = await self._client.request("commands.list", params, timeout=timeout)
+        return cast(CommandsListResult, result)
+
+
 class AgentwireClient(AgentwireClientBase):
     """A connected agentwire client. Create it with `await AgentwireClient.connect(url, ...)` or `async
     with AgentwireClient.connect(url, ...) as client:` (closed when the block exits); every method
@@ -552,6 +574,11 @@ class AgentwireClient(AgentwireClientBase):
     def skills(self) -> SkillsMethods:
         """skills.* requests."""
         return SkillsMethods(self)
+
+    @cached_property
+    def commands(self) -> CommandsMethods:
+        """commands.* requests."""
+        return CommandsMethods(self)
 
     async def step(self, params: StepParams, *, timeout: float | None = None) -> StepResult:
         """`step`: Run the agent: call the model with the conversation, offer its tool calls for

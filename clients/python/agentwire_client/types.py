@@ -208,6 +208,19 @@ class MessageRecordBinaryContentItem(TypedDict):
     """Base64-encoded bytes."""
 
 
+class MessageRecordCommand(TypedDict):
+    name: str
+    """A command's name: 1–64 letters, digits, "-" or "_", starting with a letter or digit (the
+    template's file name without .md).
+
+    @pattern ^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$
+    """
+    arguments: str
+    """The arguments as the client sent them (empty string when none)."""
+    source: Literal["workspace", "user"]
+    """Where the template was found (commands.list)."""
+
+
 class MessageRecordAttachmentsItemFileLines(TypedDict):
     start: int
     """First line included.
@@ -277,6 +290,10 @@ class MessageRecord(TypedDict):
     """Text content of the message."""
     binaryContent: NotRequired[list[MessageRecordBinaryContentItem]]
     """Binary attachments, if any."""
+    command: NotRequired[MessageRecordCommand]
+    """For a message appended with message.append { command, arguments }: the command and its
+    arguments; `content` holds the expanded template. Absent otherwise.
+    """
     attachments: NotRequired[list[MessageRecordAttachmentsItemFile | MessageRecordAttachmentsItemImage]]
     """For user messages: the files and images attached with message.append, in the order given. Absent
     when there are none.
@@ -1676,10 +1693,27 @@ class MessageAppendParams(TypedDict):
     by the client (importing or reconstructing a history), refused while a generation runs or while
     stored tool calls are pending.
     """
-    content: str
-    """Text of the message.
+    content: NotRequired[str]
+    """Text of the message. Exactly one of content and command is given (-32602 naming content or
+    command otherwise).
 
     @maxLength 4000000
+    """
+    command: NotRequired[str]
+    """Instead of content, for a user message: the name of a prompt template (commands.list) whose
+    text, with `arguments` filled in, becomes the content. The stored record keeps the command
+    (name, arguments, source) and the expanded text; the model sees the expanded text. An unknown
+    name is -32602 naming command.
+
+    @pattern ^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$
+    """
+    arguments: NotRequired[str]
+    """With command: the text after the command's name. `$ARGUMENTS` in the template becomes all of it
+    (trimmed); `$1`…`$9` become its words, split on whitespace, where "double" or 'single' quotes
+    keep spaces inside one argument (the quotes are removed; a missing one becomes empty). Only with
+    command.
+
+    @maxLength 16384
     """
     attachments: NotRequired[list[MessageAppendParamsAttachmentsItemFile | MessageAppendParamsAttachmentsItemImage]]
     """Files from the workspace and uploaded images, for user messages only; at most 20. Files are read
@@ -2405,6 +2439,68 @@ class SkillsListResult(TypedDict):
     """Usable skills, by name."""
     problems: list[SkillsListResultProblemsItem]
     """Skill folders that were skipped, and why. Empty when all is well."""
+
+
+class CommandsListParams(TypedDict):
+    """Parameters of commands.list."""
+
+    conversationId: NotRequired[str]
+    """Look in this conversation's workspace. Absent (and no workspace): the server's working
+    directory.
+
+    @pattern ^[A-Za-z0-9_-]{1,128}$
+    """
+    workspace: NotRequired[str]
+    """An absolute directory to look in instead, before a conversation exists. Not together with
+    conversationId.
+
+    @minLength 1
+    @maxLength 4096
+    """
+
+
+class CommandsListResultCommandsItem(TypedDict):
+    name: str
+    """A command's name: 1–64 letters, digits, "-" or "_", starting with a letter or digit (the
+    template's file name without .md).
+
+    @pattern ^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$
+    """
+    description: str
+    """Front matter `description`; empty when the file has none."""
+    argumentHint: NotRequired[str]
+    """Front matter `argument-hint`: what to type after the name, e.g. "<issue> [priority]"."""
+    mode: NotRequired[str]
+    """Front matter `mode`: kept and listed, not applied yet (modes are not built; the message runs in
+    the conversation's current settings).
+    """
+    model: NotRequired[str]
+    """Front matter `model`: kept and listed, not applied yet (the message runs with the conversation's
+    model).
+    """
+    path: str
+    """Absolute path of the template file."""
+    source: Literal["workspace", "user"]
+    """workspace: <workspace>/.agentwire/commands/<name>.md; user:
+    $XDG_CONFIG_HOME/agentwire/commands/<name>.md (or ~/.config/agentwire/commands/). A workspace
+    command hides a user command of the same name.
+    """
+
+
+class CommandsListResultProblemsItem(TypedDict):
+    path: str
+    """The template file (or commands directory) concerned."""
+    message: str
+    """What is wrong, e.g. a bad name, unclosed front matter, too large, unreadable."""
+
+
+class CommandsListResult(TypedDict):
+    """Result of commands.list."""
+
+    commands: list[CommandsListResultCommandsItem]
+    """Usable commands, by name."""
+    problems: list[CommandsListResultProblemsItem]
+    """Files that were skipped, and why. Empty when all is well."""
 
 
 class ConnectedNotification(TypedDict):
