@@ -28,6 +28,8 @@
  *   params schema from protocol/inventory.ts.
  * - `skill` (markdown): a SKILL.md, put in a workspace and found without
  *   problems by `skills.list`.
+ * - `command name=NAME` (markdown): a prompt template, put in a workspace as
+ *   `.agentwire/commands/NAME.md` and found without problems by `commands.list`.
  * - `shown — REASON`: not run, for what cannot run here (a real model, a
  *   fresh install); the reason is required and the list is printed.
  *
@@ -90,6 +92,7 @@ const KINDS: Record<string, readonly string[]> = {
   config: ["json", "jsonc"],
   request: ["json", "jsonc"],
   skill: ["markdown"],
+  command: ["markdown"],
   shown: [],
 };
 /** Kinds that run in the page's session, in order. */
@@ -575,6 +578,24 @@ describe.skipIf(marked("skill").length === 0)("skill blocks", () => {
       const listed = await client.skills.list({ conversationId: id });
       expect(listed.problems).toEqual([]);
       expect(listed.skills.map((s) => s.name)).toContain(name);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe.skipIf(marked("command").length === 0)("command blocks", () => {
+  it.each(marked("command").map((b) => [where(b), b] as const))("%s is found by commands.list without problems", async (_, block) => {
+    const name = block.mark!.options.get("name");
+    expect(name, `${where(block)}: the mark names no command (name=NAME)`).toBeDefined();
+    const workspace = await mkdtemp(join(sandbox, "commands-"));
+    await mkdir(join(workspace, ".agentwire/commands"), { recursive: true });
+    await writeFile(join(workspace, ".agentwire/commands", `${name!}.md`), block.body);
+    const client = await AgentwireClient.connect(serverUrl, { WebSocket });
+    try {
+      const listed = await client.commands.list({ workspace });
+      expect(listed.problems).toEqual([]);
+      expect(listed.commands.map((c) => c.name)).toContain(name);
     } finally {
       await client.close();
     }
