@@ -118,12 +118,13 @@ function checkExpectedGeneration(runtime: ConversationRuntime, expected: string 
 /** What a retry must repeat: role, content (or command and arguments) and attachments (delivery and the guard may differ). */
 function digestOf(params: AppendParams): string {
   return createHash("sha256")
-    .update(JSON.stringify([params.role, params.content, params.attachments ?? [], params.command, params.arguments]))
+    // Command fields only when given: digests stored before commands existed stay valid across an upgrade.
+    .update(JSON.stringify([params.role, params.content, params.attachments ?? [], ...(params.command === undefined ? [] : [params.command, params.arguments ?? ""])]))
     .digest("hex");
 }
 
 function differentMessage(clientMessageId: string, what: string): RpcError {
-  return RpcError.invalidParam("clientMessageId", `"${clientMessageId}" was already used for ${what} with a different role, content or attachments`);
+  return RpcError.invalidParam("clientMessageId", `"${clientMessageId}" was already used for ${what} with a different role, content, command or attachments`);
 }
 
 /** The answer of an earlier append with this clientMessageId, when it is within the remembered window. */

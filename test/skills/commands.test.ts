@@ -112,8 +112,12 @@ describe("message.append { command }", () => {
     expect(records![0]).toMatchObject({ id: appended.id, content: expanded, command: { name: "fix-issue", arguments: '142 "high priority"' } });
 
     // The user's template of a clashing name is hidden by the workspace's.
-    const review = await fx.client.message.append({ conversationId: conversation.id, role: "user", command: "review" });
+    const send = { conversationId: conversation.id, role: "user" as const, command: "review", clientMessageId: "tab-1:1" };
+    const review = await fx.client.message.append(send);
     expect(review).toMatchObject({ content: "Review like this project wants.\n", command: { name: "review", arguments: "", source: "workspace" } });
+    // A retry repeats the command: the same message; other arguments under the same id are refused.
+    expect((await fx.client.message.append(send)).id).toBe(review.id);
+    await expectInvalidParams(fx.client.message.append({ ...send, arguments: "more" }), "clientMessageId");
   });
 
   it("a message held while a generation runs (steer) keeps its expansion and its command", async () => {
