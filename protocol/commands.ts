@@ -34,7 +34,7 @@ export const Command = z
     model: z
       .string()
       .optional()
-      .describe("Front matter `model`: kept and listed, not applied yet (the message runs with the conversation's model)."),
+      .describe("Front matter `model`: listed, not applied by the server (the message runs with the conversation's model); a client that honours it passes it as `step { model }` for the step it starts."),
     path: z.string().describe("Absolute path of the template file."),
     source: z
       .enum(["workspace", "user"])

@@ -3108,8 +3108,9 @@ export interface CommandsListResult {
      */
     mode?: string;
     /**
-     * Front matter `model`: kept and listed, not applied yet (the message runs with the
-     * conversation's model).
+     * Front matter `model`: listed, not applied by the server (the message runs with the
+     * conversation's model); a client that honours it passes it as `step { model }` for the step it
+     * starts.
      */
     model?: string;
     /** Absolute path of the template file. */

@@ -2475,8 +2475,9 @@ class CommandsListResultCommandsItem(TypedDict):
     the conversation's current settings).
     """
     model: NotRequired[str]
-    """Front matter `model`: kept and listed, not applied yet (the message runs with the conversation's
-    model).
+    """Front matter `model`: listed, not applied by the server (the message runs with the
+    conversation's model); a client that honours it passes it as `step { model }` for the step it
+    starts.
     """
     path: str
     """Absolute path of the template file."""
