@@ -1,0 +1,85 @@
+/**
+ * The workspace's remembered approvals: `.agentwire/approvals.json` in the
+ * workspace (tool.confirm remember "workspace"), honoured by every
+ * conversation on that workspace. Read and written through the same
+ * workspace-confined helpers as the file tools, so a symlink cannot point
+ * them outside. The file is the user's too (they may edit or delete it): a
+ * malformed one is reported and ignored, never fatal, and never overwritten.
+ */
+import * as z from "zod";
+import { ApprovalRule, MAX_APPROVAL_RULES } from "../../protocol/index.js";
+import { FileToolError } from "../tools/files/file-tool-error.js";
+import { putWorkspaceText, readWorkspaceText } from "../tools/files/restore-file.js";
+import { sameRule } from "./approval-rules.js";
+
+/** Where the rules live, relative to the workspace. */
+export const APPROVALS_FILE = ".agentwire/approvals.json";
+
+/** Largest approvals file read (200 rules of the longest prefix fit well within it). */
+export const MAX_APPROVALS_FILE_BYTES = 64 * 1024;
+
+const ApprovalsFile = z.strictObject({ rules: z.array(ApprovalRule).max(MAX_APPROVAL_RULES) });
+
+/** The file's rules ([] when there is none); `problem` says why a file that is there was not used. */
+export interface WorkspaceApprovals {
+  rules: ApprovalRule[];
+  problem?: string;
+}
+
+const FILE_OPTIONS = { allowHardLinks: false };
+
+export async function readWorkspaceApprovals(workspace: string, signal: AbortSignal = new AbortController().signal): Promise<WorkspaceApprovals> {
+  let text: string | null | undefined;
+  try {
+    text = await readWorkspaceText(workspace, APPROVALS_FILE, FILE_OPTIONS, signal);
+  } catch (error) {
+    if (error instanceof FileToolError) return { rules: [], problem: error.message };
+    throw error;
+  }
+  if (text === null) return { rules: [] };
+  if (text === undefined) return { rules: [], problem: "it is not a readable text file" };
+  if (Buffer.byteLength(text) > MAX_APPROVALS_FILE_BYTES) return { rules: [], problem: `it is larger than ${MAX_APPROVALS_FILE_BYTES} bytes` };
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    return { rules: [], problem: `it is not valid JSON (${(error as Error).message})` };
+  }
+  const parsed = ApprovalsFile.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const where = issue.path.length > 0 ? issue.path.join(".") : "the file";
+    return { rules: [], problem: `${where}: ${issue.message} (expected { "rules": [{ "tool": "shell", "prefix": "git status" }, …] }, at most ${MAX_APPROVAL_RULES} rules)` };
+  }
+  return { rules: parsed.data.rules };
+}
+
+/** One write at a time per workspace: two conversations remembering at once must both land. */
+const writing = new Map<string, Promise<unknown>>();
+
+/**
+ * Add a rule to the file (creating it, and .agentwire/, when missing); a rule
+ * already there is not added twice. Throws an Error saying why when the file
+ * is malformed (it is left as it is), full, or cannot be written.
+ */
+export function addWorkspaceApproval(workspace: string, rule: ApprovalRule): Promise<void> {
+  const previous = writing.get(workspace) ?? Promise.resolve();
+  const next = previous.catch(() => undefined).then(async () => {
+    const current = await readWorkspaceApprovals(workspace);
+    if (current.problem) throw new Error(`${APPROVALS_FILE} is not usable, so it was left as it is: ${current.problem}`);
+    if (current.rules.some((r) => sameRule(r, rule))) return;
+    if (current.rules.length >= MAX_APPROVAL_RULES) throw new Error(`${APPROVALS_FILE} already holds ${MAX_APPROVAL_RULES} rules, the most it may`);
+    const text = `${JSON.stringify({ rules: [...current.rules, rule] }, null, 2)}\n`;
+    try {
+      await putWorkspaceText(workspace, APPROVALS_FILE, text, FILE_OPTIONS, new AbortController().signal);
+    } catch (error) {
+      if (error instanceof FileToolError) throw new Error(`${APPROVALS_FILE} could not be written: ${error.message}`);
+      throw error;
+    }
+  });
+  writing.set(workspace, next);
+  void next.finally(() => {
+    if (writing.get(workspace) === next) writing.delete(workspace);
+  }).catch(() => undefined);
+  return next;
+}
