@@ -76,3 +76,13 @@ describe("rules", () => {
     expect(approvalVerdict(shell, { approvalRules: rules })).toBe("ask"); // without the call, no rule applies
   });
 });
+
+describe("docs", () => {
+  it("docs/tools.md lists every command remembered by two words", async () => {
+    const { readFile } = await import("node:fs/promises");
+    const { SUBCOMMAND_TOOLS } = await import("../../src/generation/approval-rules.js");
+    const page = await readFile(new URL("../../docs/tools.md", import.meta.url), "utf8");
+    const section = page.slice(page.indexOf("### Remembered approvals"));
+    for (const name of SUBCOMMAND_TOOLS) expect(section, name).toContain(`\`${name}\``);
+  });
+});
