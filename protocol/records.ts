@@ -360,6 +360,9 @@ export const ConversationRecord = z
 
 export const PendingTool = ToolCall.extend({
   ...ToolCallDisplay.shape,
+  rememberAs: ApprovalRule.optional().describe(
+    "As tool_pending's `rememberAs`: the rule tool.confirm \"confirm\" with `remember` would store for this call; absent when it cannot be remembered.",
+  ),
   changes: FileChanges.optional().describe(
     "As tool_pending's `changes`: what the call would change, for tools that can tell (write_file, edit_file). After a restart it is absent until the call is offered again (tool.confirm or step), which computes it anew against the files as they are then.",
   ),

@@ -400,6 +400,29 @@ export interface ConversationState {
       line?: number;
     }>;
     /**
+     * As tool_pending's `rememberAs`: the rule tool.confirm "confirm" with `remember` would store
+     * for this call; absent when it cannot be remembered.
+     */
+    rememberAs?: {
+      /**
+       * The tool the rule approves (as tools.list names it).
+       *
+       * @pattern ^[A-Za-z0-9_-]{1,64}$
+       */
+      tool: string;
+      /**
+       * For `shell` only: the command prefix the rule approves, one word (e.g. "ls") or two for the
+       * tools listed in docs/tools.md that take a subcommand (e.g. "git status"). A call matches
+       * when its command's own prefix, computed the same way, is exactly this one, and the command
+       * is a single simple command (no ; & | < > ` $ ( ) or line break anywhere in it). Absent:
+       * every call of the tool.
+       *
+       * @minLength 1
+       * @maxLength 200
+       */
+      prefix?: string;
+    };
+    /**
      * As tool_pending's `changes`: what the call would change, for tools that can tell (write_file,
      * edit_file). After a restart it is absent until the call is offered again (tool.confirm or
      * step), which computes it anew against the files as they are then.
@@ -3922,7 +3945,9 @@ export interface RequestMap {
   "generation.wait": { params: GenerationWaitParams; result: GenerationWaitResult };
   /**
    * `tool.confirm`: Decide on a pending tool call: confirm, edit (run with new arguments), skip, or
-   * auto (run this one and the next `count` without asking).
+   * auto (run this one and the next `count` without asking). confirm with `remember` also approves
+   * calls of the same kind from now on, for the conversation or the workspace (the rule is the
+   * call's tool_pending `rememberAs`); skip with `message` tells the model why.
    */
   "tool.confirm": { params: ToolConfirmParams; result: ToolConfirmResult };
   /** `tools.list`: The tools offered to the model, with their parameter schemas. */

@@ -19,7 +19,7 @@ import { toolSpec } from "../tools/json-schema.js";
 import type { Tool, ToolRegistry } from "../tools/tool.js";
 import { validateArguments } from "../tools/validate-arguments.js";
 import { isDeniedByPolicy } from "./approval-policy.js";
-import { ruleFor, ruleMatches, sameRule } from "./approval-rules.js";
+import { ruleFor, ruleMatches, sameRule } from "../tools/approval-rules.js";
 import { addWorkspaceApproval, APPROVALS_FILE, readWorkspaceApprovals } from "./workspace-approvals.js";
 import { Generation, type StepControls } from "./generation.js";
 import { GenerationWaits } from "./generation-wait.js";

@@ -14,7 +14,7 @@ import {
   type ToolPolicyRule,
 } from "../../protocol/index.js";
 import type { ToolAnnotations } from "../tools/tool.js";
-import { anyRuleMatches } from "./approval-rules.js";
+import { anyRuleMatches } from "../tools/approval-rules.js";
 
 /**
  * run: without asking (the policy allows it); rule: without asking, because a

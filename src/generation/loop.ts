@@ -35,7 +35,7 @@ import type { Tool, ToolRegistry, ToolResult } from "../tools/tool.js";
 import { toolCallDisplay } from "../tools/tool-display.js";
 import { decodeArguments, formatArgumentIssues, validateArguments } from "../tools/validate-arguments.js";
 import { approvalVerdict, deniedByPolicyText, isDeniedByPolicy } from "./approval-policy.js";
-import { ruleFor } from "./approval-rules.js";
+import { ruleFor } from "../tools/approval-rules.js";
 import { APPROVALS_FILE, readWorkspaceApprovals, type WorkspaceApprovals } from "./workspace-approvals.js";
 import type { Generation } from "./generation.js";
 import { ProgressCoalescer } from "./progress-coalescer.js";

@@ -10,7 +10,7 @@ import * as z from "zod";
 import { ApprovalRule, MAX_APPROVAL_RULES } from "../../protocol/index.js";
 import { FileToolError } from "../tools/files/file-tool-error.js";
 import { putWorkspaceText, readWorkspaceText } from "../tools/files/restore-file.js";
-import { sameRule } from "./approval-rules.js";
+import { sameRule } from "../tools/approval-rules.js";
 
 /** Where the rules live, relative to the workspace. */
 export const APPROVALS_FILE = ".agentwire/approvals.json";

@@ -88,8 +88,10 @@ describe("remember: conversation", () => {
     const first = await client.step({ conversationId: id });
     const pending = (await pendingOf(events, "c1")).params;
     expect(pending).toMatchObject({ autoConfirmed: false, rememberAs: { tool: "shell", prefix: "git status" } });
-    // Shown before anything is stored.
-    expect((await client.conversation.get({ conversationId: id })).conversation.settings.approvalRules ?? []).toEqual([]);
+    // Shown before anything is stored (and in the state, for a client that connects now).
+    const before = await client.conversation.get({ conversationId: id });
+    expect(before.conversation.settings.approvalRules ?? []).toEqual([]);
+    expect(before.state.pendingTools[0]!.rememberAs).toEqual({ tool: "shell", prefix: "git status" });
     await client.tool.confirm({ conversationId: id, toolCallId: "c1", action: "confirm", remember: "conversation" });
     expect((await events.waitForEnd(first.generationId)).method).toBe("generation_complete");
     const settings = (await client.conversation.get({ conversationId: id })).conversation.settings;

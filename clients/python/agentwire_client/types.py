@@ -16,7 +16,7 @@ NotificationMethod: TypeAlias = Literal["connected", "message_added", "queue_cha
 NOTIFICATION_METHODS: tuple[NotificationMethod, ...] = ("connected", "message_added", "queue_changed", "conversation_updated", "generation_started", "generation_progress", "generation_complete", "tool_pending", "tool_executing", "tool_output", "tool_completed", "tool_failed", "tool_skipped", "generation_diff_updated", "conversation_rewound", "plan_updated", "interrupted", "error", "compaction_started", "compaction_completed", "usage_updated", "notice",)
 
 
-class ConversationSettingsApprovalRulesItem(TypedDict):
+class ConversationStatePendingToolsItemRememberAs(TypedDict):
     tool: str
     """The tool the rule approves (as tools.list names it).
 
@@ -68,7 +68,7 @@ class ConversationSettings(TypedDict):
     prefix, and the longest matching prefix beats shorter ones. conversation.update replaces the
     whole map. Default {} (no overrides).
     """
-    approvalRules: NotRequired[list[ConversationSettingsApprovalRulesItem]]
+    approvalRules: NotRequired[list[ConversationStatePendingToolsItemRememberAs]]
     """Approvals remembered for this conversation: tool.confirm "confirm" with remember "conversation"
     adds one (the call's tool_pending "rememberAs"). A call a rule matches runs without asking
     (autoReason "rule"), unless settings.toolPolicy says never. conversation.update replaces the
@@ -524,6 +524,10 @@ class ConversationStatePendingToolsItem(ToolCall, TypedDict):
     """The workspace files the call touches, from its arguments (at most 20); empty when it names none.
 
     @maxItems 20
+    """
+    rememberAs: NotRequired[ConversationStatePendingToolsItemRememberAs]
+    """As tool_pending's `rememberAs`: the rule tool.confirm "confirm" with `remember` would store for
+    this call; absent when it cannot be remembered.
     """
     changes: NotRequired[list[ToolCallRecordNetChangeChange]]
     """As tool_pending's `changes`: what the call would change, for tools that can tell (write_file,
@@ -1072,7 +1076,7 @@ class ConversationCreateParamsSettings(TypedDict):
     prefix, and the longest matching prefix beats shorter ones. conversation.update replaces the
     whole map. Default {} (no overrides).
     """
-    approvalRules: NotRequired[list[ConversationSettingsApprovalRulesItem]]
+    approvalRules: NotRequired[list[ConversationStatePendingToolsItemRememberAs]]
     """Approvals remembered for this conversation: tool.confirm "confirm" with remember "conversation"
     adds one (the call's tool_pending "rememberAs"). A call a rule matches runs without asking
     (autoReason "rule"), unless settings.toolPolicy says never. conversation.update replaces the
@@ -2605,7 +2609,7 @@ class ToolPendingNotification(GenerationEventBase, ToolCall, TypedDict):
     .agentwire/approvals.json; no budget used); budget: the step's autoConfirm or tool.confirm
     "auto" count allowed it (one unit used).
     """
-    rememberAs: NotRequired[ConversationSettingsApprovalRulesItem]
+    rememberAs: NotRequired[ConversationStatePendingToolsItemRememberAs]
     """The rule tool.confirm "confirm" with `remember` would store for this call, to show the user
     before it is stored (e.g. "always allow `git status` commands"): for shell, the tool and the
     command's prefix; for other tools, the tool alone. Absent when the call cannot be remembered: a

@@ -1,11 +1,11 @@
 /**
- * Remembered approvals as pure functions (src/generation/approval-rules.ts
+ * Remembered approvals as pure functions (src/tools/approval-rules.ts
  * and approvalVerdict with a call): which prefix a shell command is
  * remembered by, which commands have none, and which calls a rule approves.
  */
 import { describe, expect, it } from "vitest";
 import { approvalVerdict } from "../../src/generation/approval-policy.js";
-import { commandPrefix, ruleFor, ruleMatches } from "../../src/generation/approval-rules.js";
+import { commandPrefix, ruleFor, ruleMatches } from "../../src/tools/approval-rules.js";
 
 describe("commandPrefix", () => {
   const table: [string, string | undefined][] = [
@@ -80,7 +80,7 @@ describe("rules", () => {
 describe("docs", () => {
   it("docs/tools.md lists every command remembered by two words", async () => {
     const { readFile } = await import("node:fs/promises");
-    const { SUBCOMMAND_TOOLS } = await import("../../src/generation/approval-rules.js");
+    const { SUBCOMMAND_TOOLS } = await import("../../src/tools/approval-rules.js");
     const page = await readFile(new URL("../../docs/tools.md", import.meta.url), "utf8");
     const section = page.slice(page.indexOf("### Remembered approvals"));
     for (const name of SUBCOMMAND_TOOLS) expect(section, name).toContain(`\`${name}\``);
