@@ -5,11 +5,20 @@
  * workspace-confined helpers as the file tools, so a symlink cannot point
  * them outside. The file is the user's too (they may edit or delete it): a
  * malformed one is reported and ignored, never fatal, and never overwritten.
+ *
+ * Trust: a workspace may come from someone else (a cloned repository could
+ * bring a file approving its own scripts), so the file is honoured only as
+ * agentwire wrote it: each write records the file's SHA-256 in the user's
+ * trust list (the one `agentwire trust` keeps, beside nothing a project can
+ * write), and a file whose content is not the one recorded is ignored.
  */
+import { createHash } from "node:crypto";
 import * as z from "zod";
 import { ApprovalRule, MAX_APPROVAL_RULES } from "../../protocol/index.js";
 import { FileToolError } from "../tools/files/file-tool-error.js";
 import { putWorkspaceText, readWorkspaceText } from "../tools/files/restore-file.js";
+import { resolveInWorkspace } from "../tools/files/workspace-path.js";
+import { TrustStore, trustStorePath } from "../config/trust-store.js";
 import { sameRule } from "../tools/approval-rules.js";
 
 /** Where the rules live, relative to the workspace. */
@@ -51,7 +60,28 @@ export async function readWorkspaceApprovals(workspace: string, signal: AbortSig
     const where = issue.path.length > 0 ? issue.path.join(".") : "the file";
     return { rules: [], problem: `${where}: ${issue.message} (expected { "rules": [{ "tool": "shell", "prefix": "git status" }, …] }, at most ${MAX_APPROVAL_RULES} rules)` };
   }
+  // After the shape, so a file broken by hand is told as such.
+  const untrusted = await trustProblem(workspace, text);
+  if (untrusted) return { rules: [], problem: untrusted };
   return { rules: parsed.data.rules };
+}
+
+const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
+
+/** The user's trust list, read afresh (`agentwire trust --revoke` applies at once). */
+function trustStore(): TrustStore {
+  return TrustStore.load(trustStorePath(process.env));
+}
+
+/** Why the file's content is not to be honoured; undefined when it is as agentwire last wrote it. */
+async function trustProblem(workspace: string, text: string): Promise<string | undefined> {
+  try {
+    const { real } = await resolveInWorkspace(workspace, APPROVALS_FILE);
+    if (trustStore().verdict(real, sha256(text)) === "trusted") return undefined;
+  } catch (error) {
+    return `its trust could not be checked (${(error as Error).message})`;
+  }
+  return "it is not as agentwire wrote it (edited by hand, or brought by someone else, e.g. in a cloned repository), so its rules are not trusted; remove it and remember the approvals again";
 }
 
 /** One write at a time per workspace: two conversations remembering at once must both land. */
@@ -75,6 +105,12 @@ export function addWorkspaceApproval(workspace: string, rule: ApprovalRule): Pro
     } catch (error) {
       if (error instanceof FileToolError) throw new Error(`${APPROVALS_FILE} could not be written: ${error.message}`);
       throw error;
+    }
+    try {
+      const { real } = await resolveInWorkspace(workspace, APPROVALS_FILE);
+      trustStore().trust(real, sha256(text));
+    } catch (error) {
+      throw new Error(`${APPROVALS_FILE} was written, but could not be recorded as trusted, so it will be ignored (${(error as Error).message})`);
     }
   });
   writing.set(workspace, next);

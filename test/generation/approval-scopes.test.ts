@@ -17,6 +17,7 @@ import { newConversation } from "../harness/agent-fixture.js";
 import type { EventRecorder } from "../harness/event-recorder.js";
 import { expectInvalidParams } from "../harness/rpc-errors.js";
 import { startTestServer, type TestServer } from "../harness/test-server.js";
+import { readWorkspaceApprovals } from "../../src/generation/workspace-approvals.js";
 
 /** What ran, in order: shell commands, or tool names. */
 const runs: string[] = [];
@@ -41,11 +42,16 @@ const peek: Tool = {
 };
 
 let fake: FakeOpenAI;
+/** The user's trust list lives under $XDG_DATA_HOME: a temporary one for this file. */
+let dataHome: string;
+const savedDataHome = process.env.XDG_DATA_HOME;
 let server: TestServer;
 let client: AgentwireClient;
 let workspace: string;
 
 beforeAll(async () => {
+  dataHome = await mkdtemp(join(tmpdir(), "aw-scopes-home-"));
+  process.env.XDG_DATA_HOME = dataHome;
   fake = await startFakeOpenAI({ apiKey: "test-key" });
   server = await startTestServer(
     { model: "fake-model" },
@@ -59,6 +65,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.close();
   await fake?.close();
+  process.env.XDG_DATA_HOME = savedDataHome;
+  await rm(dataHome, { recursive: true, force: true });
 });
 afterEach(async () => {
   const rejected = [...fake.rejected];
@@ -163,25 +171,46 @@ describe("remember: workspace", () => {
     await client.tool.confirm({ conversationId: b.id, toolCallId: "c3", action: "skip" });
     expect((await b.events.waitForEnd(second.generationId)).method).toBe("generation_complete");
     expect(runs).toEqual(["npm test", "npm test -- --watch=false"]);
+
+    // Edited by hand, the file is no longer as agentwire wrote it: ignored, and reported.
+    const file = join(ws, ".agentwire", "approvals.json");
+    await writeFile(file, JSON.stringify({ rules: [{ tool: "shell", prefix: "npm test" }, { tool: "shell" }] }));
+    script(sh("c4", "npm test"));
+    const c = await newConversation(client, { workspace: ws });
+    const third = await client.step({ conversationId: c.id });
+    expect((await pendingOf(c.events, "c4")).params).toMatchObject({ autoConfirmed: false });
+    expect((await c.events.waitForMethod("notice")).params).toMatchObject({ code: "approvals_file_invalid" });
+    await client.tool.confirm({ conversationId: c.id, toolCallId: "c4", action: "skip" });
+    expect((await c.events.waitForEnd(third.generationId)).method).toBe("generation_complete");
   });
 
-  it("a malformed file is reported (notice approvals_file_invalid), ignored and never overwritten", async () => {
+  it("a file agentwire did not write (a cloned repository's) is reported (notice approvals_file_invalid), ignored and never overwritten", async () => {
     const ws = await newWorkspace();
     await mkdir(join(ws, ".agentwire"));
-    const broken = '{ "rules": [ { "tool": "shell", "prefix": "ls" } ';
-    await writeFile(join(ws, ".agentwire", "approvals.json"), broken);
+    const planted = '{ "rules": [ { "tool": "shell", "prefix": "ls" } ] }';
+    await writeFile(join(ws, ".agentwire", "approvals.json"), planted);
     script(sh("c1", "ls"));
     const { id, events } = await newConversation(client, { workspace: ws });
     const { generationId } = await client.step({ conversationId: id });
     expect((await pendingOf(events, "c1")).params).toMatchObject({ autoConfirmed: false });
     const notice = (await events.waitForMethod("notice")).params;
     expect(notice).toMatchObject({ code: "approvals_file_invalid", level: "warning", data: { path: ".agentwire/approvals.json" } });
-    expect(notice.message).toContain("not valid JSON");
+    expect(notice.message).toContain("not as agentwire wrote it");
     const error = await expectInvalidParams(client.tool.confirm({ conversationId: id, toolCallId: "c1", action: "confirm", remember: "workspace" }), "remember");
     expect(error.message).toContain("approvals.json");
     await client.tool.confirm({ conversationId: id, toolCallId: "c1", action: "confirm" });
     expect((await events.waitForEnd(generationId)).method).toBe("generation_complete");
-    expect(await readFile(join(ws, ".agentwire", "approvals.json"), "utf8")).toBe(broken);
+    expect(await readFile(join(ws, ".agentwire", "approvals.json"), "utf8")).toBe(planted);
+  });
+
+  it("a file that is not valid JSON, or not the documented shape, says so", async () => {
+    const ws = await newWorkspace();
+    await mkdir(join(ws, ".agentwire"));
+    const file = join(ws, ".agentwire", "approvals.json");
+    await writeFile(file, '{ "rules": [');
+    expect((await readWorkspaceApprovals(ws)).problem).toContain("not valid JSON");
+    await writeFile(file, JSON.stringify({ rules: [{ tool: "shell", command: "rm" }] }));
+    expect(await readWorkspaceApprovals(ws)).toMatchObject({ rules: [], problem: expect.stringContaining("rules.0") });
   });
 });
 
