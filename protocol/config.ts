@@ -403,6 +403,7 @@ export const TRUST_REQUIRED_CONFIG_PATHS: readonly { path: string; reason: Trust
   { path: "tools.custom", reason: "runs commands", what: "offers shell commands to the model as tools" },
   { path: "conversations.settings.approval", reason: "runs commands", what: "can let tool calls run without asking" },
   { path: "conversations.settings.toolPolicy", reason: "runs commands", what: "can let tools run without asking" },
+  { path: "conversations.settings.approvalRules", reason: "runs commands", what: "can let tool calls run without asking" },
   { path: "server.host", reason: "runs commands", what: "can open the agent (and its shell) to other machines" },
   { path: "server.token", reason: "runs commands", what: "sets the token that lets a client in (a token the file's author knows)" },
   { path: "server.allowOrigins", reason: "runs commands", what: "lets web pages of other origins drive the agent" },

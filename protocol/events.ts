@@ -1,5 +1,6 @@
 import * as z from "zod";
 import {
+  ApprovalRule,
   QueuedMessage,
   Conversation,
   ConversationId,
@@ -85,11 +86,14 @@ export const ToolPendingNotification = GenerationEventBase.extend({
     .boolean()
     .describe("True when auto-confirm will run it at once (tool_executing follows without a tool.confirm)."),
   autoReason: z
-    .enum(["policy", "budget"])
+    .enum(["policy", "rule", "budget"])
     .optional()
     .describe(
-      "Present when autoConfirmed: why it runs without asking. policy: the conversation's settings.approval / settings.toolPolicy allow it (no prompt to show, and no auto-confirm budget used); budget: the step's autoConfirm or tool.confirm \"auto\" count allowed it (one unit used).",
+      "Present when autoConfirmed: why it runs without asking. policy: the conversation's settings.approval / settings.toolPolicy allow it (no prompt to show, and no auto-confirm budget used); rule: a remembered approval matches it (settings.approvalRules, or the workspace's .agentwire/approvals.json; no budget used); budget: the step's autoConfirm or tool.confirm \"auto\" count allowed it (one unit used).",
     ),
+  rememberAs: ApprovalRule.optional().describe(
+    "The rule tool.confirm \"confirm\" with `remember` would store for this call, to show the user before it is stored (e.g. \"always allow `git status` commands\"): for shell, the tool and the command's prefix; for other tools, the tool alone. Absent when the call cannot be remembered: a shell command that is not one simple command (it has ; & | < > ` $ ( ) or a line break anywhere, even quoted), or whose first word runs other commands (sudo, env, bash, xargs…) or is not a plain command name.",
+  ),
   changes: FileChanges.optional().describe(
     "For tools that can tell what they would change (write_file, edit_file): the change the call would make, computed from the proposed arguments against the files as they are now, without writing anything. Unless the files change in between, confirming runs exactly this change: the tool call record's `diff` is the same text. An entry with `problem` says the call would fail as proposed. Empty when the call would change nothing; absent for other tools, or when it could not be computed in time.",
   ),

@@ -1,6 +1,9 @@
 import * as z from "zod";
 import { AutoConfirmRemaining, ConversationId, MaxTokens, ModelName, ReasoningLevel, Temperature, ToolCallStatus } from "./records.js";
 
+/** Longest reason tool.confirm "skip" may pass on to the model. */
+export const MAX_SKIP_MESSAGE_CHARS = 4000;
+
 /** The most tool uses one step or one tool.confirm "auto" may let run without asking. */
 const AutoConfirmCount = z.number().int().min(0).max(100_000);
 
@@ -46,11 +49,22 @@ export const ToolConfirmParams = z
     toolCallId: z.string().min(1).describe("The pending tool call (from tool_pending)."),
     action: z
       .enum(["confirm", "edit", "skip", "auto"])
-      .describe("confirm: run it. edit: run it with `arguments` instead. skip: do not run it; the model is told the user declined. auto: run it and the next `count` tool uses of this conversation without asking."),
+      .describe("confirm: run it. edit: run it with `arguments` instead. skip: do not run it; the model is told the user declined (and why, with `message`). auto: run it and the next `count` tool uses of this conversation without asking."),
     arguments: z
       .record(z.string(), z.unknown())
       .optional()
       .describe("With action \"edit\": the arguments to run with, validated against the tool's parameter schema."),
+    remember: z
+      .enum(["conversation", "workspace"])
+      .optional()
+      .describe(
+        "With action \"confirm\": also approve calls of the same kind from now on, as the call's tool_pending `rememberAs` shows (for shell, by command prefix; for other tools, by tool name). conversation: stored in the conversation's settings.approvalRules (conversation_updated follows). workspace: stored in the workspace's `.agentwire/approvals.json`, honoured by every conversation on that workspace. Refused (-32602 on remember) for a call whose tool_pending has no `rememberAs` (e.g. a compound shell command), and for workspace when the conversation has no workspace. Calls of the same round still waiting that the rule matches run too.",
+      ),
+    message: z
+      .string()
+      .max(MAX_SKIP_MESSAGE_CHARS)
+      .optional()
+      .describe(`With action "skip": why, in the user's words (at most ${MAX_SKIP_MESSAGE_CHARS} characters); the model gets it as the skipped call's result, after the words saying the user declined.`),
     count: AutoConfirmCount.optional().describe(
       "With action \"auto\": how many further tool uses to run without asking (default 0: only this one). Sets the conversation's remaining count, replacing any earlier one.",
     ),
@@ -61,6 +75,12 @@ export const ToolConfirmParams = z
     }
     if (v.action !== "edit" && v.arguments !== undefined) {
       ctx.addIssue({ code: "custom", path: ["arguments"], message: "arguments is only allowed when action is \"edit\"" });
+    }
+    if (v.action !== "confirm" && v.remember !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["remember"], message: "remember is only allowed when action is \"confirm\"" });
+    }
+    if (v.action !== "skip" && v.message !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["message"], message: "message is only allowed when action is \"skip\"" });
     }
     if (v.action !== "auto" && v.count !== undefined) {
       ctx.addIssue({ code: "custom", path: ["count"], message: "count is only allowed when action is \"auto\"" });

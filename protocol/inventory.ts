@@ -251,7 +251,7 @@ export const requests = {
     params: G.ToolConfirmParams,
     result: G.ToolConfirmResult,
     description:
-      "Decide on a pending tool call: confirm, edit (run with new arguments), skip, or auto (run this one and the next `count` without asking). When two clients answer the same call, the first wins and the other gets TOOL_CALL_NOT_PENDING.",
+      "Decide on a pending tool call: confirm, edit (run with new arguments), skip, or auto (run this one and the next `count` without asking). confirm with `remember` also approves calls of the same kind from now on, for the conversation or the workspace (the rule is the call's tool_pending `rememberAs`); skip with `message` tells the model why. When two clients answer the same call, the first wins and the other gets TOOL_CALL_NOT_PENDING.",
     errors: [...NOT_FOUND, "TOOL_CALL_NOT_FOUND", "TOOL_CALL_NOT_PENDING"],
     scope: "conversation",
   },

@@ -79,6 +79,12 @@ export const NoticeTable = {
     doc: "The conversation's file checkpoints (the content write_file / edit_file calls replaced, kept for conversation.rewind) passed limits.maxCheckpointBytes, so the oldest were dropped: a rewind to before them can no longer restore those files.",
     data: "{ dropped: how many checkpoints were dropped, paths: the files they were of, toolCallIds: the calls they were kept for, maxCheckpointBytes }",
   },
+  approvals_file_invalid: {
+    level: "warning",
+    delivery: "conversation",
+    doc: "The workspace's remembered approvals file (.agentwire/approvals.json, see docs/tools.md) could not be used: it is not valid JSON, does not have the documented shape, holds too many rules, is too large, or is not as agentwire last wrote it (edited by hand, or brought by someone else, as a cloned repository could: only content agentwire wrote, recorded in the user's trust list, is honoured). Its rules are ignored (every call they would approve asks again) until it is fixed; nothing else changes. Sent at most once per generation.",
+    data: "{ path: the file, relative to the workspace; problem: what is wrong }",
+  },
   mcp_server_down: {
     level: "warning",
     delivery: "server",

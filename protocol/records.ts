@@ -68,6 +68,28 @@ export const ToolPolicy = z
     "Per-tool overrides of settings.approval, by tool name. A key ending in * matches every tool whose name starts with what comes before it (e.g. \"mcp__github__*\"); an exact name beats a prefix, and the longest matching prefix beats shorter ones.",
   );
 
+/** Most rules one conversation's `settings.approvalRules` (or one workspace's approvals file) may hold. */
+export const MAX_APPROVAL_RULES = 200;
+
+export const ApprovalRule = z
+  .strictObject({
+    tool: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "not a tool name: letters, digits, _ and - (at most 64)").describe("The tool the rule approves (as tools.list names it)."),
+    prefix: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe(
+        "For `shell` only: the command prefix the rule approves, one word (e.g. \"ls\") or two for the tools listed in docs/tools.md that take a subcommand (e.g. \"git status\"). A call matches when its command's own prefix, computed the same way, is exactly this one, and the command is a single simple command (no ; & | < > ` $ ( ) or line break anywhere in it). Absent: every call of the tool.",
+      ),
+  })
+  .describe("A remembered approval (tool.confirm `remember`): calls it matches run without asking (tool_pending autoReason \"rule\").");
+
+export const ApprovalRules = z
+  .array(ApprovalRule)
+  .max(MAX_APPROVAL_RULES)
+  .describe(`Remembered approvals, at most ${MAX_APPROVAL_RULES}.`);
+
 /**
  * Generation controls: one schema each, shared by conversation settings and
  * `step` overrides, so both refuse the same values with the same words.
@@ -111,6 +133,9 @@ export const ConversationSettings = z
     ),
     toolPolicy: ToolPolicy.optional().describe(
       `${ToolPolicy.description} conversation.update replaces the whole map. Default {} (no overrides).`,
+    ),
+    approvalRules: ApprovalRules.optional().describe(
+      `Approvals remembered for this conversation: tool.confirm \"confirm\" with remember \"conversation\" adds one (the call's tool_pending \"rememberAs\"). A call a rule matches runs without asking (autoReason \"rule\"), unless settings.toolPolicy says never. conversation.update replaces the whole list; at most ${MAX_APPROVAL_RULES}. Default [] (also when absent).`,
     ),
     confirmTimeoutMs: z
       .number()
@@ -354,6 +379,9 @@ export const ConversationRecord = z
 
 export const PendingTool = ToolCall.extend({
   ...ToolCallDisplay.shape,
+  rememberAs: ApprovalRule.optional().describe(
+    "As tool_pending's `rememberAs`: the rule tool.confirm \"confirm\" with `remember` would store for this call; absent when it cannot be remembered.",
+  ),
   changes: FileChanges.optional().describe(
     "As tool_pending's `changes`: what the call would change, for tools that can tell (write_file, edit_file). After a restart it is absent until the call is offered again (tool.confirm or step), which computes it anew against the files as they are then.",
   ),
@@ -461,6 +489,7 @@ export type ConversationRecord = z.infer<typeof ConversationRecord>;
 export type CompactionRecord = z.infer<typeof CompactionRecord>;
 export type CompactionTrigger = z.infer<typeof CompactionTrigger>;
 export type PendingTool = z.infer<typeof PendingTool>;
+export type ApprovalRule = z.infer<typeof ApprovalRule>;
 export type LastError = z.infer<typeof LastError>;
 export type ConversationState = z.infer<typeof ConversationState>;
 export type QueuedMessage = z.infer<typeof QueuedMessage>;

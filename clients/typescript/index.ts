@@ -306,8 +306,10 @@ export interface GenerationMethods {
 export interface ToolMethods {
   /**
    * `tool.confirm`: Decide on a pending tool call: confirm, edit (run with new arguments), skip, or
-   * auto (run this one and the next `count` without asking). When two clients answer the same call,
-   * the first wins and the other gets TOOL_CALL_NOT_PENDING.
+   * auto (run this one and the next `count` without asking). confirm with `remember` also approves
+   * calls of the same kind from now on, for the conversation or the workspace (the rule is the
+   * call's tool_pending `rememberAs`); skip with `message` tells the model why. When two clients
+   * answer the same call, the first wins and the other gets TOOL_CALL_NOT_PENDING.
    *
    * Errors: NOT_INITIALIZED (-32001), CONVERSATION_NOT_FOUND (-32010), TOOL_CALL_NOT_FOUND
    * (-32021), TOOL_CALL_NOT_PENDING (-32022), INVALID_PARAMS (-32602).

@@ -417,6 +417,29 @@ export interface ConversationState {
       line?: number;
     }>;
     /**
+     * As tool_pending's `rememberAs`: the rule tool.confirm "confirm" with `remember` would store
+     * for this call; absent when it cannot be remembered.
+     */
+    rememberAs?: {
+      /**
+       * The tool the rule approves (as tools.list names it).
+       *
+       * @pattern ^[A-Za-z0-9_-]{1,64}$
+       */
+      tool: string;
+      /**
+       * For `shell` only: the command prefix the rule approves, one word (e.g. "ls") or two for the
+       * tools listed in docs/tools.md that take a subcommand (e.g. "git status"). A call matches
+       * when its command's own prefix, computed the same way, is exactly this one, and the command
+       * is a single simple command (no ; & | < > ` $ ( ) or line break anywhere in it). Absent:
+       * every call of the tool.
+       *
+       * @minLength 1
+       * @maxLength 200
+       */
+      prefix?: string;
+    };
+    /**
      * As tool_pending's `changes`: what the call would change, for tools that can tell (write_file,
      * edit_file). After a restart it is absent until the call is offered again (tool.confirm or
      * step), which computes it anew against the files as they are then.
@@ -581,6 +604,33 @@ export interface ConversationSettings {
    * whole map. Default {} (no overrides).
    */
   toolPolicy?: Record<string, "always" | "ask" | "never">;
+  /**
+   * Approvals remembered for this conversation: tool.confirm "confirm" with remember "conversation"
+   * adds one (the call's tool_pending "rememberAs"). A call a rule matches runs without asking
+   * (autoReason "rule"), unless settings.toolPolicy says never. conversation.update replaces the
+   * whole list; at most 200. Default [] (also when absent).
+   *
+   * @maxItems 200
+   */
+  approvalRules?: Array<{
+    /**
+     * The tool the rule approves (as tools.list names it).
+     *
+     * @pattern ^[A-Za-z0-9_-]{1,64}$
+     */
+    tool: string;
+    /**
+     * For `shell` only: the command prefix the rule approves, one word (e.g. "ls") or two for the
+     * tools listed in docs/tools.md that take a subcommand (e.g. "git status"). A call matches when
+     * its command's own prefix, computed the same way, is exactly this one, and the command is a
+     * single simple command (no ; & | < > ` $ ( ) or line break anywhere in it). Absent: every call
+     * of the tool.
+     *
+     * @minLength 1
+     * @maxLength 200
+     */
+    prefix?: string;
+  }>;
   /**
    * How long an offered tool call may wait for tool.confirm, in milliseconds, counted from its
    * tool_pending (a call offered again after a server restart gets a fresh wait). When it passes,
@@ -1355,6 +1405,33 @@ export interface ConversationCreateParams {
      */
     toolPolicy?: Record<string, "always" | "ask" | "never">;
     /**
+     * Approvals remembered for this conversation: tool.confirm "confirm" with remember
+     * "conversation" adds one (the call's tool_pending "rememberAs"). A call a rule matches runs
+     * without asking (autoReason "rule"), unless settings.toolPolicy says never.
+     * conversation.update replaces the whole list; at most 200. Default [] (also when absent).
+     *
+     * @maxItems 200
+     */
+    approvalRules?: Array<{
+      /**
+       * The tool the rule approves (as tools.list names it).
+       *
+       * @pattern ^[A-Za-z0-9_-]{1,64}$
+       */
+      tool: string;
+      /**
+       * For `shell` only: the command prefix the rule approves, one word (e.g. "ls") or two for the
+       * tools listed in docs/tools.md that take a subcommand (e.g. "git status"). A call matches
+       * when its command's own prefix, computed the same way, is exactly this one, and the command
+       * is a single simple command (no ; & | < > ` $ ( ) or line break anywhere in it). Absent:
+       * every call of the tool.
+       *
+       * @minLength 1
+       * @maxLength 200
+       */
+      prefix?: string;
+    }>;
+    /**
      * How long an offered tool call may wait for tool.confirm, in milliseconds, counted from its
      * tool_pending (a call offered again after a server restart gets a fresh wait). When it passes,
      * the call is skipped with reason "timeout" and the generation goes on: the model learns that
@@ -1740,6 +1817,33 @@ export interface ConversationUpdateParams {
      * whole map. Default {} (no overrides).
      */
     toolPolicy?: Record<string, "always" | "ask" | "never">;
+    /**
+     * Approvals remembered for this conversation: tool.confirm "confirm" with remember
+     * "conversation" adds one (the call's tool_pending "rememberAs"). A call a rule matches runs
+     * without asking (autoReason "rule"), unless settings.toolPolicy says never.
+     * conversation.update replaces the whole list; at most 200. Default [] (also when absent).
+     *
+     * @maxItems 200
+     */
+    approvalRules?: Array<{
+      /**
+       * The tool the rule approves (as tools.list names it).
+       *
+       * @pattern ^[A-Za-z0-9_-]{1,64}$
+       */
+      tool: string;
+      /**
+       * For `shell` only: the command prefix the rule approves, one word (e.g. "ls") or two for the
+       * tools listed in docs/tools.md that take a subcommand (e.g. "git status"). A call matches
+       * when its command's own prefix, computed the same way, is exactly this one, and the command
+       * is a single simple command (no ; & | < > ` $ ( ) or line break anywhere in it). Absent:
+       * every call of the tool.
+       *
+       * @minLength 1
+       * @maxLength 200
+       */
+      prefix?: string;
+    }>;
     /**
      * How long an offered tool call may wait for tool.confirm, in milliseconds, counted from its
      * tool_pending (a call offered again after a server restart gets a fresh wait). When it passes,
@@ -2518,14 +2622,31 @@ export interface ToolConfirmParams {
   toolCallId: string;
   /**
    * confirm: run it. edit: run it with `arguments` instead. skip: do not run it; the model is told
-   * the user declined. auto: run it and the next `count` tool uses of this conversation without
-   * asking.
+   * the user declined (and why, with `message`). auto: run it and the next `count` tool uses of
+   * this conversation without asking.
    */
   action: "confirm" | "edit" | "skip" | "auto";
   /**
    * With action "edit": the arguments to run with, validated against the tool's parameter schema.
    */
   arguments?: Record<string, unknown>;
+  /**
+   * With action "confirm": also approve calls of the same kind from now on, as the call's
+   * tool_pending `rememberAs` shows (for shell, by command prefix; for other tools, by tool name).
+   * conversation: stored in the conversation's settings.approvalRules (conversation_updated
+   * follows). workspace: stored in the workspace's `.agentwire/approvals.json`, honoured by every
+   * conversation on that workspace. Refused (-32602 on remember) for a call whose tool_pending has
+   * no `rememberAs` (e.g. a compound shell command), and for workspace when the conversation has no
+   * workspace. Calls of the same round still waiting that the rule matches run too.
+   */
+  remember?: "conversation" | "workspace";
+  /**
+   * With action "skip": why, in the user's words (at most 4000 characters); the model gets it as
+   * the skipped call's result, after the words saying the user declined.
+   *
+   * @maxLength 4000
+   */
+  message?: string;
   /**
    * With action "auto": how many further tool uses to run without asking (default 0: only this
    * one). Sets the conversation's remaining count, replacing any earlier one.
@@ -3308,9 +3429,38 @@ export interface ToolPendingNotification extends GenerationEventBase, ToolCall {
   /**
    * Present when autoConfirmed: why it runs without asking. policy: the conversation's
    * settings.approval / settings.toolPolicy allow it (no prompt to show, and no auto-confirm budget
-   * used); budget: the step's autoConfirm or tool.confirm "auto" count allowed it (one unit used).
+   * used); rule: a remembered approval matches it (settings.approvalRules, or the workspace's
+   * .agentwire/approvals.json; no budget used); budget: the step's autoConfirm or tool.confirm
+   * "auto" count allowed it (one unit used).
    */
-  autoReason?: "policy" | "budget";
+  autoReason?: "policy" | "rule" | "budget";
+  /**
+   * The rule tool.confirm "confirm" with `remember` would store for this call, to show the user
+   * before it is stored (e.g. "always allow `git status` commands"): for shell, the tool and the
+   * command's prefix; for other tools, the tool alone. Absent when the call cannot be remembered: a
+   * shell command that is not one simple command (it has ; & | < > ` $ ( ) or a line break
+   * anywhere, even quoted), or whose first word runs other commands (sudo, env, bash, xargs…) or is
+   * not a plain command name.
+   */
+  rememberAs?: {
+    /**
+     * The tool the rule approves (as tools.list names it).
+     *
+     * @pattern ^[A-Za-z0-9_-]{1,64}$
+     */
+    tool: string;
+    /**
+     * For `shell` only: the command prefix the rule approves, one word (e.g. "ls") or two for the
+     * tools listed in docs/tools.md that take a subcommand (e.g. "git status"). A call matches when
+     * its command's own prefix, computed the same way, is exactly this one, and the command is a
+     * single simple command (no ; & | < > ` $ ( ) or line break anywhere in it). Absent: every call
+     * of the tool.
+     *
+     * @minLength 1
+     * @maxLength 200
+     */
+    prefix?: string;
+  };
   /**
    * For tools that can tell what they would change (write_file, edit_file): the change the call
    * would make, computed from the proposed arguments against the files as they are now, without
@@ -3764,14 +3914,21 @@ export interface NoticeNotification {
    * replaced, kept for conversation.rewind) passed limits.maxCheckpointBytes, so the oldest were
    * dropped: a rewind to before them can no longer restore those files. data: { dropped: how many
    * checkpoints were dropped, paths: the files they were of, toolCallIds: the calls they were kept
-   * for, maxCheckpointBytes } mcp_server_down (warning): An MCP server this agentwire server uses
-   * failed or went away (its process exited, its link broke, or it could not be started): its tools
-   * are gone until it returns. agentwire retries it with backoff. data: { server: its name, error:
-   * why, nextRetryMs: when agentwire tries again } mcp_server_up (info): An MCP server that was
-   * down (see mcp_server_down) is connected again and its tools are back. data: { server: its name,
+   * for, maxCheckpointBytes } approvals_file_invalid (warning): The workspace's remembered
+   * approvals file (.agentwire/approvals.json, see docs/tools.md) could not be used: it is not
+   * valid JSON, does not have the documented shape, holds too many rules, is too large, or is not
+   * as agentwire last wrote it (edited by hand, or brought by someone else, as a cloned repository
+   * could: only content agentwire wrote, recorded in the user's trust list, is honoured). Its rules
+   * are ignored (every call they would approve asks again) until it is fixed; nothing else changes.
+   * Sent at most once per generation. data: { path: the file, relative to the workspace; problem:
+   * what is wrong } mcp_server_down (warning): An MCP server this agentwire server uses failed or
+   * went away (its process exited, its link broke, or it could not be started): its tools are gone
+   * until it returns. agentwire retries it with backoff. data: { server: its name, error: why,
+   * nextRetryMs: when agentwire tries again } mcp_server_up (info): An MCP server that was down
+   * (see mcp_server_down) is connected again and its tools are back. data: { server: its name,
    * tools: how many tools it offers }
    */
-  code: "model_retry" | "rate_limited" | "context_nearly_full" | "checkpoint_dropped" | "mcp_server_down" | "mcp_server_up";
+  code: "model_retry" | "rate_limited" | "context_nearly_full" | "checkpoint_dropped" | "approvals_file_invalid" | "mcp_server_down" | "mcp_server_up";
   /** One sentence for the user: what happened. */
   message: string;
   /**
@@ -3889,7 +4046,9 @@ export interface RequestMap {
   "generation.wait": { params: GenerationWaitParams; result: GenerationWaitResult };
   /**
    * `tool.confirm`: Decide on a pending tool call: confirm, edit (run with new arguments), skip, or
-   * auto (run this one and the next `count` without asking).
+   * auto (run this one and the next `count` without asking). confirm with `remember` also approves
+   * calls of the same kind from now on, for the conversation or the workspace (the rule is the
+   * call's tool_pending `rememberAs`); skip with `message` tells the model why.
    */
   "tool.confirm": { params: ToolConfirmParams; result: ToolConfirmResult };
   /** `tools.list`: The tools offered to the model, with their parameter schemas. */

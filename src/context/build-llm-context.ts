@@ -21,6 +21,12 @@ export const NOT_RUN_TEXT = "[not run: interrupted]";
 export const INTERRUPTED_WHILE_RUNNING_TEXT = "[interrupted while running: no result]";
 /** Output of a skipped call whose record gives no reason. */
 export const DECLINED_TEXT = "The user declined to run this tool.";
+
+/** The skipped call's result: the declining words, then the user's reason when tool.confirm "skip" gave one (`message`). */
+export function declinedText(message?: string): string {
+  const reason = message?.trim();
+  return reason ? `${DECLINED_TEXT} Their reason: ${reason}` : DECLINED_TEXT;
+}
 /** Output of a finished call that produced no text. */
 export const NO_OUTPUT_TEXT = "[no output]";
 

@@ -3,7 +3,7 @@
  * `tools.list` and `models.list`. It owns the provider registry and the tool
  * registry; the loop itself lives in loop.ts.
  */
-import type { ToolConfirmParams, ToolConfirmResult } from "../../protocol/index.js";
+import { MAX_APPROVAL_RULES, type ApprovalRule, type ToolConfirmParams, type ToolConfirmResult } from "../../protocol/index.js";
 import type { ModelsListResult, ToolSpec } from "../../protocol/tools.js";
 import { LimitsSection, type LimitsConfig } from "../../protocol/config.js";
 import { gatherPromptValues } from "../context/prompt-values.js";
@@ -19,6 +19,8 @@ import { toolSpec } from "../tools/json-schema.js";
 import type { Tool, ToolRegistry } from "../tools/tool.js";
 import { validateArguments } from "../tools/validate-arguments.js";
 import { isDeniedByPolicy } from "./approval-policy.js";
+import { ruleFor, ruleMatches, sameRule } from "../tools/approval-rules.js";
+import { addWorkspaceApproval, APPROVALS_FILE, readWorkspaceApprovals } from "./workspace-approvals.js";
 import { Generation, type StepControls } from "./generation.js";
 import { GenerationWaits } from "./generation-wait.js";
 import { runGeneration } from "./loop.js";
@@ -216,6 +218,13 @@ export class Agent {
   async confirm(runtime: ConversationRuntime, params: ToolConfirmParams): Promise<ToolConfirmResult> {
     runtime.assertLive();
     const { toolCallId } = params;
+    const workspace = runtime.handle.conversation.workspace;
+    if (params.remember === "workspace") {
+      if (!workspace) throw RpcError.invalidParam("remember", "the conversation has no workspace to remember the approval in; use \"conversation\"");
+      // Before the decision: a file the user broke is reported, not overwritten, and the call stays undecided.
+      const { problem } = await readWorkspaceApprovals(workspace);
+      if (problem) throw RpcError.invalidParam("remember", `the workspace's ${APPROVALS_FILE} is not usable (${problem}); fix or remove it, or use "conversation"`);
+    }
     if (!runtime.generation?.offered(toolCallId)) {
       const storedPending = runtime.storedPendingCalls().some((r) => r.toolCallId === toolCallId);
       if (storedPending && !runtime.generation) {
@@ -232,9 +241,17 @@ export class Agent {
     if (!offered) throw RpcError.toolCallNotPending(toolCallId, "pending in another round");
     if (offered.stage !== "undecided") throw RpcError.toolCallNotPending(toolCallId, offered.status);
 
+    const rule = params.remember ? ruleFor(offered.toolName, offered.arguments) : undefined;
+    if (params.remember && !rule) {
+      throw RpcError.invalidParam(
+        "remember",
+        "this call cannot be remembered (its tool_pending has no rememberAs): only a shell command that is one simple command, not run through a wrapper such as sudo or bash, has a prefix to remember",
+      );
+    }
+
     switch (params.action) {
       case "skip":
-        generation.decide(toolCallId, { action: "skip" });
+        generation.decide(toolCallId, { action: "skip", ...(params.message !== undefined ? { message: params.message } : {}) });
         break;
       case "edit": {
         const tool = this.options.tools.get(offered.toolName);
@@ -255,11 +272,41 @@ export class Agent {
         break;
       default:
         generation.decide(toolCallId, { action: "confirm" });
+        if (rule) await this.remember(runtime, rule, params.remember!);
     }
     return {
       status: params.action === "skip" ? "skipped" : "executing",
       autoConfirmRemaining: runtime.autoConfirmRemaining,
     };
+  }
+
+  /**
+   * Store a remembered approval (after the call it came with was confirmed),
+   * then confirm the calls of the same round still waiting that it matches.
+   */
+  private async remember(runtime: ConversationRuntime, rule: ApprovalRule, scope: "conversation" | "workspace"): Promise<void> {
+    try {
+      if (scope === "workspace") {
+        await addWorkspaceApproval(runtime.handle.conversation.workspace!, rule);
+      } else {
+        await runtime.updateConversation(
+          (current) => {
+            const rules = current.settings.approvalRules ?? [];
+            if (rules.some((r) => sameRule(r, rule))) return current;
+            if (rules.length >= MAX_APPROVAL_RULES) {
+              throw RpcError.invalidParam("remember", `the conversation already holds ${MAX_APPROVAL_RULES} approval rules, the most it may (conversation.update settings.approvalRules to remove some)`);
+            }
+            return { ...current, settings: { ...current.settings, approvalRules: [...rules, rule] }, updatedAt: new Date().toISOString() };
+          },
+          () => runtime.publish("conversation_updated", { conversation: runtime.handle.conversation, deleted: false }),
+        );
+      }
+    } catch (error) {
+      // The call was confirmed all the same (decisions are first-wins and cannot wait for a write): say so.
+      const why = error instanceof RpcError || error instanceof Error ? error.message : String(error);
+      throw RpcError.invalidParam("remember", `the call was confirmed, but the rule was not stored: ${why}`);
+    }
+    runtime.generation?.confirmWaiting((toolName, args) => ruleMatches(rule, toolName, args));
   }
 
   listTools() {

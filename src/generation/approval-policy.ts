@@ -1,24 +1,36 @@
 /**
  * Which tool calls need tool.confirm: a pure function of the tool's name and
- * annotations and the conversation's `settings.approval` /
- * `settings.toolPolicy`. The loop asks it when it offers a call, when it
+ * annotations, the conversation's `settings.approval` / `settings.toolPolicy`
+ * and, given the call, the remembered approvals (approval-rules.ts). The loop asks it when it offers a call, when it
  * stores one (a denied tool fails at once) and when it lists the tools for a
  * model request (a denied tool is not offered).
  */
 import {
   DEFAULT_CONVERSATION_SETTINGS,
+  type ApprovalRule,
   type ApprovalMode,
   type ConversationSettings,
   type ToolPolicy,
   type ToolPolicyRule,
 } from "../../protocol/index.js";
 import type { ToolAnnotations } from "../tools/tool.js";
+import { anyRuleMatches } from "../tools/approval-rules.js";
 
-/** run: without asking; ask: wait for tool.confirm (or the auto-confirm budget); deny: never run it. */
-export type ApprovalVerdict = "run" | "ask" | "deny";
+/**
+ * run: without asking (the policy allows it); rule: without asking, because a
+ * remembered approval matches it; ask: wait for tool.confirm (or the
+ * auto-confirm budget); deny: never run it.
+ */
+export type ApprovalVerdict = "run" | "rule" | "ask" | "deny";
 
 /** The part of the settings this module reads; absent fields (conversations stored before them) mean the defaults. */
-export type ApprovalSettings = Pick<ConversationSettings, "approval" | "toolPolicy">;
+export type ApprovalSettings = Pick<ConversationSettings, "approval" | "toolPolicy" | "approvalRules">;
+
+/** The call itself, for remembered approvals: its arguments, and the workspace's rules (.agentwire/approvals.json) when there are any. */
+export interface ApprovalCall {
+  arguments: Record<string, unknown>;
+  workspaceRules?: readonly ApprovalRule[];
+}
 
 /**
  * The toolPolicy rule that applies to a tool name: an exact key first, else
@@ -37,8 +49,24 @@ export function toolPolicyRule(name: string, policy: ToolPolicy | undefined): To
   return best?.rule;
 }
 
-/** What to do with a call of this tool under these settings. */
+/**
+ * What to do with a call of this tool under these settings. Remembered
+ * approvals (settings.approvalRules, then the workspace's) apply, with `call`,
+ * to whatever would otherwise ask, toolPolicy "ask" included (the user chose
+ * to remember after being asked); never to a denied tool.
+ */
 export function approvalVerdict(
+  tool: { name: string; annotations?: ToolAnnotations; runsWithoutAsking?: boolean },
+  settings: ApprovalSettings,
+  call?: ApprovalCall,
+): ApprovalVerdict {
+  const verdict = policyVerdict(tool, settings);
+  if (verdict !== "ask" || !call) return verdict;
+  const matches = (rules: readonly ApprovalRule[] | undefined) => anyRuleMatches(rules, tool.name, call.arguments);
+  return matches(settings.approvalRules) || matches(call.workspaceRules) ? "rule" : "ask";
+}
+
+function policyVerdict(
   tool: { name: string; annotations?: ToolAnnotations; runsWithoutAsking?: boolean },
   settings: ApprovalSettings,
 ): ApprovalVerdict {

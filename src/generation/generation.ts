@@ -133,7 +133,7 @@ export class Generation implements ActiveGeneration {
     const call = this.calls.get(toolCallId);
     if (!call) return undefined;
     const stage = call.started ? "started" : call.decided ? "decided" : "undecided";
-    return { toolName: call.record.toolName, stage, status: call.current?.action ?? call.record.status };
+    return { toolName: call.record.toolName, arguments: call.record.arguments, stage, status: call.current?.action ?? call.record.status };
   }
 
   decide(toolCallId: string, decision: ToolDecision): boolean {
@@ -144,6 +144,12 @@ export class Generation implements ActiveGeneration {
   autoConfirmWaiting(): void {
     for (const call of this.calls.values()) {
       if (!call.decided && this.takeAutoConfirm()) call.decide({ action: "confirm" });
+    }
+  }
+
+  confirmWaiting(matches: (toolName: string, args: Record<string, unknown>) => boolean): void {
+    for (const call of this.calls.values()) {
+      if (!call.decided && matches(call.record.toolName, call.record.arguments)) call.decide({ action: "confirm" });
     }
   }
 

@@ -16,9 +16,10 @@ import {
   type MessageRecord,
   type ToolCallDisplay,
   type ToolCallRecord,
+  type ApprovalRule,
 } from "../../protocol/index.js";
 import { loadContextImages } from "../context/context-images.js";
-import { buildLlmContext, DECLINED_TEXT, trailingUserMessages } from "../context/build-llm-context.js";
+import { buildLlmContext, declinedText, trailingUserMessages } from "../context/build-llm-context.js";
 import { readContextRecords } from "../context/context-records.js";
 import { newId } from "../ids.js";
 import type { ConversationUsage, ModelPricing } from "../../protocol/usage.js";
@@ -34,6 +35,8 @@ import type { Tool, ToolRegistry, ToolResult } from "../tools/tool.js";
 import { toolCallDisplay } from "../tools/tool-display.js";
 import { decodeArguments, formatArgumentIssues, validateArguments } from "../tools/validate-arguments.js";
 import { approvalVerdict, deniedByPolicyText, isDeniedByPolicy } from "./approval-policy.js";
+import { ruleFor } from "../tools/approval-rules.js";
+import { APPROVALS_FILE, readWorkspaceApprovals, type WorkspaceApprovals } from "./workspace-approvals.js";
 import type { Generation } from "./generation.js";
 import { ProgressCoalescer } from "./progress-coalescer.js";
 import { PendingToolCall } from "./tool-decision.js";
@@ -108,6 +111,9 @@ class GenerationAbandoned extends Error {
 }
 
 class Loop {
+  /** Set once this generation announced that the workspace's approvals file is ignored (approvals_file_invalid). */
+  private approvalsProblemReported = false;
+
   constructor(
     private readonly generation: Generation,
     private readonly runtime: ConversationRuntime,
@@ -531,8 +537,11 @@ class Loop {
       return call;
     }
     const settings = this.runtime.handle.conversation.settings;
-    const autoReason =
-      tool && approvalVerdict(tool, settings) === "run" ? "policy" : this.generation.takeAutoConfirm() ? "budget" : undefined;
+    let verdict = tool ? approvalVerdict(tool, settings, { arguments: record.arguments }) : "ask";
+    // The workspace's file is read only for a call that would otherwise ask.
+    if (tool && verdict === "ask") verdict = approvalVerdict(tool, settings, { arguments: record.arguments, workspaceRules: await this.workspaceRules() });
+    const autoReason = verdict === "run" ? "policy" : verdict === "rule" ? "rule" : this.generation.takeAutoConfirm() ? "budget" : undefined;
+    const rememberAs = ruleFor(record.toolName, record.arguments);
     if (autoReason) call.decide({ action: "confirm" });
     else if (settings.confirmTimeoutMs) call.startTimeout(settings.confirmTimeoutMs);
     this.runtime.publish("tool_pending", {
@@ -543,9 +552,38 @@ class Loop {
       ...display,
       autoConfirmed: autoReason !== undefined,
       ...(autoReason ? { autoReason } : {}),
+      ...(rememberAs ? { rememberAs } : {}),
       ...(call.changes ? { changes: call.changes } : {}),
     });
     return call;
+  }
+
+  /**
+   * The workspace's remembered approvals, read afresh (a rule another
+   * conversation stored counts at once); [] without a workspace. A malformed
+   * file is reported once per generation (approvals_file_invalid) and ignored.
+   */
+  private async workspaceRules(): Promise<ApprovalRule[]> {
+    const workspace = this.runtime.handle.conversation.workspace;
+    if (!workspace) return [];
+    let found: WorkspaceApprovals;
+    try {
+      found = await readWorkspaceApprovals(workspace, this.generation.signal);
+    } catch (error) {
+      this.deps.log.warn(`could not read ${APPROVALS_FILE} of ${workspace}`, error);
+      return [];
+    }
+    if (found.problem && !this.approvalsProblemReported && !this.generation.interrupted) {
+      this.approvalsProblemReported = true;
+      this.runtime.publish("notice", {
+        generationId: this.generation.id,
+        level: "warning",
+        code: "approvals_file_invalid",
+        message: `The workspace's ${APPROVALS_FILE} is ignored (its remembered approvals do not apply): ${found.problem}.`,
+        data: { path: APPROVALS_FILE, problem: found.problem },
+      });
+    }
+    return found.rules;
   }
 
   /**
@@ -617,7 +655,7 @@ class Loop {
         call.started = true;
         if (decision.action === "skip") {
           if (call.timedOutAfterMs !== undefined) await this.skip(call.record, "timeout", notRunTimeout(call.timedOutAfterMs));
-          else await this.skip(call.record, "user", DECLINED_TEXT);
+          else await this.skip(call.record, "user", declinedText(decision.message));
           continue;
         }
         await this.execute(call, decision.action === "edit" ? decision.arguments : undefined);

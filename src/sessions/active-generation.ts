@@ -10,12 +10,14 @@ export interface GenerationEnding {
 export type ToolDecision =
   | { action: "confirm" }
   | { action: "edit"; arguments: Record<string, unknown> }
-  | { action: "skip" }
+  | { action: "skip"; message?: string }
   | { action: "interrupted" };
 
 /** Where an offered call stands: waiting, decided but not yet run, or run (or settled) by the loop. */
 export interface OfferedCallState {
   toolName: string;
+  /** The arguments it was offered with (what a remembered rule is computed from). */
+  arguments: Record<string, unknown>;
   stage: "undecided" | "decided" | "started";
   /** For a decided or started call: the decision's action, or the record's status. */
   status: string;
@@ -38,6 +40,8 @@ export interface ActiveGeneration {
   decide(toolCallId: string, decision: ToolDecision): boolean;
   /** Confirm every still-undecided call that the auto-confirm budgets allow (after tool.confirm "auto"). */
   autoConfirmWaiting(): void;
+  /** Confirm every still-undecided call `matches` accepts (after tool.confirm stored a remembered rule). */
+  confirmWaiting(matches: (toolName: string, args: Record<string, unknown>) => boolean): void;
   /** Stop everything; resolves once the generation has fully ended. */
   interrupt(): Promise<void>;
   /** Stop for a server shutdown, keeping calls that have not run pending for the next process. */

@@ -1,4 +1,5 @@
 import type { FileChange, PendingTool, ToolCallDisplay, ToolCallRecord } from "../../protocol/index.js";
+import { ruleFor } from "../tools/approval-rules.js";
 import { toolDisplay } from "../tools/tool-display.js";
 
 /**
@@ -15,12 +16,13 @@ export function storedDisplay(record: ToolCallRecord): ToolCallDisplay | undefin
 
 /**
  * A pending call as state.pendingTools shows it: as its tool_pending did,
- * with the change it would make when known. A record without a display
+ * with the rule it would be remembered as and the change it would make when known. A record without a display
  * (stored by an older server, not offered again yet) shows as its tool's
  * name, kind other: the state never guesses more than that.
  */
 export function pendingToolOf(record: ToolCallRecord, changes?: FileChange[]): PendingTool {
   const { toolCallId, toolName, arguments: args } = record;
   const display = storedDisplay(record) ?? { ...toolDisplay({ name: toolName }), locations: [] };
-  return { toolCallId, toolName, arguments: args, ...display, ...(changes ? { changes } : {}) };
+  const rememberAs = ruleFor(toolName, args);
+  return { toolCallId, toolName, arguments: args, ...display, ...(rememberAs ? { rememberAs } : {}), ...(changes ? { changes } : {}) };
 }

@@ -72,7 +72,7 @@ describe.each(["chat", "responses"] as const)("on the %s wire", (wire) => {
       expect(pending.params).toMatchObject({ toolCallId: "call_1", toolName: "shell", arguments: { command: "echo hi-there" }, autoConfirmed: false });
       const state = await fx.client.conversation.get({ conversationId: id });
       expect(state.state.pendingTools).toEqual([
-        { toolCallId: "call_1", toolName: "shell", arguments: { command: "echo hi-there" }, kind: "execute", title: "Run echo hi-there", locations: [] },
+        { toolCallId: "call_1", toolName: "shell", arguments: { command: "echo hi-there" }, kind: "execute", title: "Run echo hi-there", locations: [], rememberAs: { tool: "shell", prefix: "echo" } },
       ]);
 
       const result = await fx.client.tool.confirm({ conversationId: id, toolCallId: "call_1", action: "confirm" });

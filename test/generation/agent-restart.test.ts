@@ -114,7 +114,7 @@ describe("after a crash with a tool call waiting for confirmation", { timeout: 3
     const got = await fx.client.conversation.get({ conversationId: id, includeRecords: true });
     expect(got.state.generating).toBe(false);
     expect(got.state.pendingTools).toEqual([
-      { toolCallId: "keep_1", toolName: "shell", arguments: { command: "echo resumed-after-crash" }, kind: "execute", title: "Run echo resumed-after-crash", locations: [] },
+      { toolCallId: "keep_1", toolName: "shell", arguments: { command: "echo resumed-after-crash" }, kind: "execute", title: "Run echo resumed-after-crash", locations: [], rememberAs: { tool: "shell", prefix: "echo" } },
     ]);
     expect(got.records!.find((r) => r.type === "tool_call")).toMatchObject({ toolCallId: "keep_1", status: "pending" });
     // Seqs continue above everything the crashed server could have handed out.
@@ -288,7 +288,7 @@ describe("after a graceful stop", { timeout: 30_000 }, () => {
     expect(got.state.seq).toBeGreaterThan(seqBefore);
     // DESIGN: "Pending tool calls are stored, so a restart re-offers them instead of losing them."
     expect(got.state.pendingTools).toEqual([
-      { toolCallId: "grace_1", toolName: "shell", arguments: { command: "echo after-graceful-restart" }, kind: "execute", title: "Run echo after-graceful-restart", locations: [] },
+      { toolCallId: "grace_1", toolName: "shell", arguments: { command: "echo after-graceful-restart" }, kind: "execute", title: "Run echo after-graceful-restart", locations: [], rememberAs: { tool: "shell", prefix: "echo" } },
     ]);
     const recorder = new EventRecorder(fx2.client, id);
     await fx2.client.conversation.subscribe({ conversationId: id });

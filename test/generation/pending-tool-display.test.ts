@@ -31,8 +31,8 @@ afterEach(async () => {
 
 /** The fields of a tool_pending a pending call must show again. */
 function shown(pending: Record<string, unknown>) {
-  const { toolCallId, toolName, arguments: args, kind, title, locations, changes } = pending;
-  return { toolCallId, toolName, arguments: args, kind, title, locations, changes };
+  const { toolCallId, toolName, arguments: args, kind, title, locations, rememberAs, changes } = pending;
+  return { toolCallId, toolName, arguments: args, kind, title, locations, rememberAs, changes };
 }
 
 describe("a client arriving while an edit_file waits", () => {
@@ -108,5 +108,5 @@ it("a pending call stored before records kept their display shows as its tool's 
     status: "pending",
     timestamp: "2026-01-01T00:00:00.000Z",
   };
-  expect(pendingToolOf(record)).toEqual({ toolCallId: "call_old", toolName: "edit_file", arguments: { path: "a.txt" }, kind: "other", title: "edit_file", locations: [] });
+  expect(pendingToolOf(record)).toEqual({ toolCallId: "call_old", toolName: "edit_file", arguments: { path: "a.txt" }, kind: "other", title: "edit_file", locations: [], rememberAs: { tool: "edit_file" } });
 });

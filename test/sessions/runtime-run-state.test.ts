@@ -40,6 +40,7 @@ function generation(id: string): ActiveGeneration {
     offered: () => undefined,
     decide: () => false,
     autoConfirmWaiting: () => {},
+    confirmWaiting: () => {},
     interrupt: async () => {},
     shutdown: async () => {},
     abandon: async () => {},

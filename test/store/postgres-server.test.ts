@@ -85,7 +85,7 @@ describe.skipIf(!pgUp)("agentwire serve --store postgres://…", { timeout: 30_0
     expect((await fx.client.conversation.list({})).data.map((x) => x.id).sort()).toEqual([kept.id, id].sort());
 
     const got = await fx.client.conversation.get({ conversationId: id, includeRecords: true });
-    expect(got.state.pendingTools).toEqual([{ toolCallId: "keep_1", toolName: "shell", arguments: { command: "echo from-pg" }, kind: "execute", title: "Run echo from-pg", locations: [] }]);
+    expect(got.state.pendingTools).toEqual([{ toolCallId: "keep_1", toolName: "shell", arguments: { command: "echo from-pg" }, kind: "execute", title: "Run echo from-pg", locations: [], rememberAs: { tool: "shell", prefix: "echo" } }]);
     expect(got.state.seq).toBeGreaterThan(seqBefore);
     const recorder = new EventRecorder(fx.client, id);
     await fx.client.conversation.subscribe({ conversationId: id });

@@ -16,6 +16,24 @@ NotificationMethod: TypeAlias = Literal["connected", "message_added", "queue_cha
 NOTIFICATION_METHODS: tuple[NotificationMethod, ...] = ("connected", "message_added", "queue_changed", "conversation_updated", "generation_started", "generation_progress", "generation_complete", "tool_pending", "tool_executing", "tool_output", "tool_completed", "tool_failed", "tool_skipped", "generation_diff_updated", "conversation_rewound", "plan_updated", "interrupted", "error", "compaction_started", "compaction_completed", "usage_updated", "notice",)
 
 
+class ConversationStatePendingToolsItemRememberAs(TypedDict):
+    tool: str
+    """The tool the rule approves (as tools.list names it).
+
+    @pattern ^[A-Za-z0-9_-]{1,64}$
+    """
+    prefix: NotRequired[str]
+    """For `shell` only: the command prefix the rule approves, one word (e.g. "ls") or two for the
+    tools listed in docs/tools.md that take a subcommand (e.g. "git status"). A call matches when
+    its command's own prefix, computed the same way, is exactly this one, and the command is a
+    single simple command (no ; & | < > ` $ ( ) or line break anywhere in it). Absent: every call of
+    the tool.
+
+    @minLength 1
+    @maxLength 200
+    """
+
+
 class ConversationSettings(TypedDict):
     """Per-conversation settings; every field has a server default."""
 
@@ -49,6 +67,14 @@ class ConversationSettings(TypedDict):
     whose name starts with what comes before it (e.g. "mcp__github__*"); an exact name beats a
     prefix, and the longest matching prefix beats shorter ones. conversation.update replaces the
     whole map. Default {} (no overrides).
+    """
+    approvalRules: NotRequired[list[ConversationStatePendingToolsItemRememberAs]]
+    """Approvals remembered for this conversation: tool.confirm "confirm" with remember "conversation"
+    adds one (the call's tool_pending "rememberAs"). A call a rule matches runs without asking
+    (autoReason "rule"), unless settings.toolPolicy says never. conversation.update replaces the
+    whole list; at most 200. Default [] (also when absent).
+
+    @maxItems 200
     """
     confirmTimeoutMs: NotRequired[int | None]
     """How long an offered tool call may wait for tool.confirm, in milliseconds, counted from its
@@ -515,6 +541,10 @@ class ConversationStatePendingToolsItem(ToolCall, TypedDict):
     """The workspace files the call touches, from its arguments (at most 20); empty when it names none.
 
     @maxItems 20
+    """
+    rememberAs: NotRequired[ConversationStatePendingToolsItemRememberAs]
+    """As tool_pending's `rememberAs`: the rule tool.confirm "confirm" with `remember` would store for
+    this call; absent when it cannot be remembered.
     """
     changes: NotRequired[list[ToolCallRecordNetChangeChange]]
     """As tool_pending's `changes`: what the call would change, for tools that can tell (write_file,
@@ -1062,6 +1092,14 @@ class ConversationCreateParamsSettings(TypedDict):
     whose name starts with what comes before it (e.g. "mcp__github__*"); an exact name beats a
     prefix, and the longest matching prefix beats shorter ones. conversation.update replaces the
     whole map. Default {} (no overrides).
+    """
+    approvalRules: NotRequired[list[ConversationStatePendingToolsItemRememberAs]]
+    """Approvals remembered for this conversation: tool.confirm "confirm" with remember "conversation"
+    adds one (the call's tool_pending "rememberAs"). A call a rule matches runs without asking
+    (autoReason "rule"), unless settings.toolPolicy says never. conversation.update replaces the
+    whole list; at most 200. Default [] (also when absent).
+
+    @maxItems 200
     """
     confirmTimeoutMs: NotRequired[int | None]
     """How long an offered tool call may wait for tool.confirm, in milliseconds, counted from its
@@ -2035,11 +2073,26 @@ class ToolConfirmParams(TypedDict):
     """
     action: Literal["confirm", "edit", "skip", "auto"]
     """confirm: run it. edit: run it with `arguments` instead. skip: do not run it; the model is told
-    the user declined. auto: run it and the next `count` tool uses of this conversation without
-    asking.
+    the user declined (and why, with `message`). auto: run it and the next `count` tool uses of this
+    conversation without asking.
     """
     arguments: NotRequired[dict[str, Any]]
     """With action "edit": the arguments to run with, validated against the tool's parameter schema.
+    """
+    remember: NotRequired[Literal["conversation", "workspace"]]
+    """With action "confirm": also approve calls of the same kind from now on, as the call's
+    tool_pending `rememberAs` shows (for shell, by command prefix; for other tools, by tool name).
+    conversation: stored in the conversation's settings.approvalRules (conversation_updated
+    follows). workspace: stored in the workspace's `.agentwire/approvals.json`, honoured by every
+    conversation on that workspace. Refused (-32602 on remember) for a call whose tool_pending has
+    no `rememberAs` (e.g. a compound shell command), and for workspace when the conversation has no
+    workspace. Calls of the same round still waiting that the rule matches run too.
+    """
+    message: NotRequired[str]
+    """With action "skip": why, in the user's words (at most 4000 characters); the model gets it as the
+    skipped call's result, after the words saying the user declined.
+
+    @maxLength 4000
     """
     count: NotRequired[int]
     """With action "auto": how many further tool uses to run without asking (default 0: only this one).
@@ -2646,10 +2699,20 @@ class ToolPendingNotification(GenerationEventBase, ToolCall, TypedDict):
     autoConfirmed: bool
     """True when auto-confirm will run it at once (tool_executing follows without a tool.confirm).
     """
-    autoReason: NotRequired[Literal["policy", "budget"]]
+    autoReason: NotRequired[Literal["policy", "rule", "budget"]]
     """Present when autoConfirmed: why it runs without asking. policy: the conversation's
     settings.approval / settings.toolPolicy allow it (no prompt to show, and no auto-confirm budget
-    used); budget: the step's autoConfirm or tool.confirm "auto" count allowed it (one unit used).
+    used); rule: a remembered approval matches it (settings.approvalRules, or the workspace's
+    .agentwire/approvals.json; no budget used); budget: the step's autoConfirm or tool.confirm
+    "auto" count allowed it (one unit used).
+    """
+    rememberAs: NotRequired[ConversationStatePendingToolsItemRememberAs]
+    """The rule tool.confirm "confirm" with `remember` would store for this call, to show the user
+    before it is stored (e.g. "always allow `git status` commands"): for shell, the tool and the
+    command's prefix; for other tools, the tool alone. Absent when the call cannot be remembered: a
+    shell command that is not one simple command (it has ; & | < > ` $ ( ) or a line break anywhere,
+    even quoted), or whose first word runs other commands (sudo, env, bash, xargs…) or is not a
+    plain command name.
     """
     changes: NotRequired[list[ToolCallRecordNetChangeChange]]
     """For tools that can tell what they would change (write_file, edit_file): the change the call
@@ -2955,7 +3018,7 @@ class NoticeNotification(TypedDict):
     """How loud: info (something happened, nothing to do) or warning (the user may want to act or
     wait).
     """
-    code: Literal["model_retry", "rate_limited", "context_nearly_full", "checkpoint_dropped", "mcp_server_down", "mcp_server_up"]
+    code: Literal["model_retry", "rate_limited", "context_nearly_full", "checkpoint_dropped", "approvals_file_invalid", "mcp_server_down", "mcp_server_up"]
     """What the notice is about (see protocol/notices.ts for whom each goes to): model_retry (info): A
     model request failed before its answer began (HTTP 429 or 5xx, or a broken connection) and will
     be sent again after a pause; the generation goes on. Retries follow the endpoint's Retry-After
@@ -2975,12 +3038,19 @@ class NoticeNotification(TypedDict):
     replaced, kept for conversation.rewind) passed limits.maxCheckpointBytes, so the oldest were
     dropped: a rewind to before them can no longer restore those files. data: { dropped: how many
     checkpoints were dropped, paths: the files they were of, toolCallIds: the calls they were kept
-    for, maxCheckpointBytes } mcp_server_down (warning): An MCP server this agentwire server uses
-    failed or went away (its process exited, its link broke, or it could not be started): its tools
-    are gone until it returns. agentwire retries it with backoff. data: { server: its name, error:
-    why, nextRetryMs: when agentwire tries again } mcp_server_up (info): An MCP server that was down
-    (see mcp_server_down) is connected again and its tools are back. data: { server: its name,
-    tools: how many tools it offers }
+    for, maxCheckpointBytes } approvals_file_invalid (warning): The workspace's remembered approvals
+    file (.agentwire/approvals.json, see docs/tools.md) could not be used: it is not valid JSON,
+    does not have the documented shape, holds too many rules, is too large, or is not as agentwire
+    last wrote it (edited by hand, or brought by someone else, as a cloned repository could: only
+    content agentwire wrote, recorded in the user's trust list, is honoured). Its rules are ignored
+    (every call they would approve asks again) until it is fixed; nothing else changes. Sent at most
+    once per generation. data: { path: the file, relative to the workspace; problem: what is wrong }
+    mcp_server_down (warning): An MCP server this agentwire server uses failed or went away (its
+    process exited, its link broke, or it could not be started): its tools are gone until it
+    returns. agentwire retries it with backoff. data: { server: its name, error: why, nextRetryMs:
+    when agentwire tries again } mcp_server_up (info): An MCP server that was down (see
+    mcp_server_down) is connected again and its tools are back. data: { server: its name, tools: how
+    many tools it offers }
     """
     message: str
     """One sentence for the user: what happened."""
