@@ -6,7 +6,8 @@
  * says resync); the context meter and cost of the open conversation, and
  * notices as transient messages; a message typed while the agent works is
  * steered into its turn or queued after it, rewind (with the files) and its
- * undo, compaction. Built only on the generated TypeScript client.
+ * undo, compaction; a `/` command menu (prompt templates, sent as
+ * message.append { command, arguments }). Built only on the generated TypeScript client.
  */
 import "./style.css";
 import type {
@@ -20,6 +21,7 @@ import type {
   NotificationParams,
   ToolsListResult,
 } from "../typescript/index.js";
+import { CommandMenu } from "./command-menu.js";
 import { Connection, type ConnectionState } from "./connection.js";
 import { ConversationView } from "./conversation-view.js";
 import { button, el, icon, iconButton, type IconName } from "./dom.js";
@@ -50,6 +52,11 @@ const approvalSelect = $<HTMLSelectElement>("approval");
 const sidebarToggle = $<HTMLButtonElement>("toggle-sidebar");
 const usageMeter = new UsageMeter($("usage"));
 const notices = new NoticeArea($("notices"));
+const commandMenu = new CommandMenu(input, async () => {
+  if (!client || !view) return [];
+  return (await client.commands.list({ conversationId: view.conversationId })).commands;
+});
+composer.prepend(commandMenu.node);
 
 for (const node of document.querySelectorAll<HTMLElement>("[data-icon]")) node.append(icon(node.dataset.icon as IconName));
 
@@ -324,6 +331,7 @@ async function open(conversationId: string): Promise<void> {
     onRewound: () => void reload(next),
   });
   view = next;
+  commandMenu.reset();
   // Subscribe first, then read: an event between the two is applied after the load
   // (its seq is above the loaded one), and nothing can fall in between.
   await c.conversation.subscribe({ conversationId });
@@ -392,15 +400,22 @@ async function send(delivery: "steer" | "queue"): Promise<void> {
   const current = view;
   const conversationId = current.conversationId;
   const busy = current.generating && current.generationId !== null;
+  input.value = ""; // at once: a second Enter while the command list loads sends nothing twice
+  // `/name args` naming a known template goes as a command: the server expands it and keeps both.
+  const command = await commandMenu.commandFor(text);
+  if (view !== current) {
+    if (!input.value) input.value = text; // switched meanwhile: nothing sent, nothing lost
+    return;
+  }
+  const what = command ?? { content: text };
   const params: MessageAppendParams = {
     conversationId,
     role: "user",
-    content: text,
+    ...what,
     // The same id on a retry (after a reconnect) answers the stored message instead of adding a second.
     clientMessageId: crypto.randomUUID(),
     ...(busy ? { delivery, expectedGenerationId: current.generationId! } : {}),
   };
-  input.value = "";
   try {
     let answer: MessageAppendResult;
     try {
@@ -408,7 +423,7 @@ async function send(delivery: "steer" | "queue"): Promise<void> {
     } catch (error) {
       // The turn ended (or another began) meanwhile: send it as a plain message instead.
       if (!busy || (error as { code?: number }).code !== GENERATION_CHANGED) throw error;
-      answer = await appendSafely({ conversationId, role: "user", content: text, clientMessageId: params.clientMessageId });
+      answer = await appendSafely({ conversationId, role: "user", ...what, clientMessageId: params.clientMessageId });
     }
     if (answer.delivery === "steer" || answer.delivery === "queued") {
       current.addHeld(answer, answer.delivery === "steer" ? "steer" : "queue");
@@ -579,6 +594,7 @@ compactButton.addEventListener("click", async () => {
 input.addEventListener("keydown", (event) => {
   // Enter sends (steers while the agent works); Alt+Enter queues; Shift+Enter is a new line;
   // Enter that ends an IME composition is the IME's.
+  if (commandMenu.handleKey(event)) return; // the open command menu's arrows, Enter, Tab, Escape
   if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
     event.preventDefault();
     void send(event.altKey ? "queue" : "steer");

@@ -86,7 +86,7 @@ export class ConversationView {
     for (const record of got.records ?? []) this.#upsertRecord(record);
     this.setHeld(got.state.queue);
     this.generationId = got.state.generationId;
-    for (const pending of got.state.pendingTools) this.#upsertTool(pending, "pending", { kind: pending.kind, title: pending.title, locations: pending.locations, changes: pending.changes });
+    for (const pending of got.state.pendingTools) this.#upsertTool(pending, "pending", { kind: pending.kind, title: pending.title, locations: pending.locations, changes: pending.changes, rememberAs: pending.rememberAs });
     this.#restoreTurnChanges(got.records ?? []);
     this.#plan.set(got.state.plan?.entries ?? null);
     this.generating = got.state.generating;
@@ -127,7 +127,7 @@ export class ConversationView {
         }
         break;
       case "tool_pending":
-        this.#upsertTool(n, n.autoConfirmed ? "executing" : "pending", { kind: n.kind, title: n.title, locations: n.locations, changes: n.changes });
+        this.#upsertTool(n, n.autoConfirmed ? "executing" : "pending", { kind: n.kind, title: n.title, locations: n.locations, changes: n.changes, rememberAs: n.rememberAs });
         break;
       case "tool_executing":
         // A recomputed `changes` (edited arguments, or a file changed since) replaces the pending one.
@@ -245,7 +245,7 @@ export class ConversationView {
   #upsertTool(
     call: ToolCall & { generationId?: string },
     status: ToolStatus,
-    more: Partial<Pick<ToolCardData, "edited" | "result" | "diff" | "kind" | "title" | "locations" | "changes">> & { generationId?: string } = {},
+    more: Partial<Pick<ToolCardData, "edited" | "result" | "diff" | "kind" | "title" | "locations" | "changes" | "rememberAs">> & { generationId?: string } = {},
   ): void {
     const { generationId, ...extra } = more;
     const data: ToolCardData = { toolCallId: call.toolCallId, toolName: call.toolName, arguments: call.arguments, status, ...extra };
@@ -363,6 +363,11 @@ function messageNode(record: MessageRecord, rewind?: (recordId: string, anchor: 
   const node = el("div", { class: `message ${record.role}`, attrs: { "data-record-id": record.id } }, el("div", { class: "role", text: record.role }));
   if (record.reasoning) {
     node.append(el("details", { class: "reasoning" }, el("summary", { text: "reasoning" }), el("div", { class: "reasoning-body", text: record.reasoning })));
+  }
+  // A slash command's message: what was typed, as a small tag above the text it expanded to.
+  if (record.command) {
+    const typed = `/${record.command.name}${record.command.arguments ? ` ${record.command.arguments}` : ""}`;
+    node.append(el("div", { class: "command-tag", text: typed, attrs: { title: `${record.command.source} command` } }));
   }
   node.append(body);
   if (record.role === "user" && rewind) {

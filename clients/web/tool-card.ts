@@ -5,7 +5,9 @@
  * `changes`, with a warning when the call would fail; a recomputed one from
  * tool_executing replaces it) and then the diff of the change it made, and —
  * while it waits for approval — confirm / edit /
- * skip / auto N (Alt+Y and Alt+N confirm and skip the first waiting card). Edited arguments
+ * skip (with an optional reason the model gets) / auto N / always allow
+ * (when tool_pending offers `rememberAs`: the rule, in words, for this
+ * conversation or the workspace) — Alt+Y and Alt+N confirm and skip the first waiting card. Edited arguments
  * are parsed and checked to be a JSON object before anything is sent, so a
  * typo is reported next to the editor instead of as a server error.
  */
@@ -33,6 +35,19 @@ export interface ToolCardData {
   locations?: ReadonlyArray<{ path: string; line?: number }>;
   /** What the call would change, before it runs (tool_pending, or tool_executing's recomputed one). */
   changes?: readonly FileChange[];
+  /** The rule "Always allow" would store (tool_pending / state.pendingTools); absent when the call cannot be remembered. */
+  rememberAs?: RememberAs;
+}
+
+export interface RememberAs {
+  tool: string;
+  prefix?: string;
+}
+
+/** The rule in words: "`git status`-like commands" for a shell prefix, "`read_file` calls" otherwise. */
+export function ruleInWords(rule: RememberAs, scope: "conversation" | "workspace"): string {
+  const what = rule.prefix !== undefined ? `\`${rule.prefix}\`-like commands` : `\`${rule.tool}\` calls`;
+  return `${what} in this ${scope}`;
 }
 
 /** The keys app.ts binds to the first waiting card's decisions (shown on the buttons). */
@@ -56,6 +71,7 @@ export class ToolCard {
   readonly #error = el("div", { class: "tool-error", attrs: { role: "alert" } });
   #data: ToolCardData;
   #busy = false;
+  #reason: HTMLInputElement | undefined;
 
   constructor(
     data: ToolCardData,
@@ -135,6 +151,17 @@ export class ToolCard {
       void this.#send({ action: "edit", arguments: parsed });
     });
     runEdited.hidden = true;
+    const reason = el("input", {
+      class: "tool-skip-reason",
+      attrs: { type: "text", maxlength: "4000", placeholder: "reason (optional)", "aria-label": "Reason for skipping (optional, the model gets it)" },
+    });
+    reason.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" && !event.isComposing) {
+        event.preventDefault();
+        this.#skip();
+      }
+    });
+    this.#reason = reason;
     const count = el("input", { class: "tool-auto-count", attrs: { type: "number", min: "1", max: "1000", value: "5", "aria-label": "auto-approve count" } });
     this.#actions.replaceChildren(
       button("Confirm", () => void this.#send({ action: "confirm" }), {
@@ -150,7 +177,11 @@ export class ToolCard {
           editor.focus();
         }
       }),
-      button("Skip", () => void this.#send({ action: "skip" }), { "aria-keyshortcuts": DECISION_KEYS.skip, title: `Do not run it (${DECISION_KEYS.skip})` }),
+      el("span", { class: "tool-skip" },
+        button("Skip", () => this.#skip(), { "aria-keyshortcuts": DECISION_KEYS.skip, title: `Do not run it (${DECISION_KEYS.skip}); the reason, if typed, tells the model why` }),
+        reason,
+      ),
+      ...this.#rememberControls(),
       el("span", { class: "tool-auto" }, button("Auto", () => {
         const n = Number(count.value);
         if (!Number.isInteger(n) || n < 1) {
@@ -165,10 +196,34 @@ export class ToolCard {
     );
   }
 
+  /** "Always allow" and its scope, shown only when the server says the call can be remembered. */
+  #rememberControls(): HTMLElement[] {
+    const rule = this.#data.rememberAs;
+    if (!rule) return [];
+    const scope = el("select", { class: "tool-remember-scope", attrs: { "aria-label": "Always allow: which calls, where" } });
+    for (const where of ["conversation", "workspace"] as const) {
+      scope.append(el("option", { text: ruleInWords(rule, where), attrs: { value: where } }));
+    }
+    return [
+      el("span", { class: "tool-remember" },
+        button("Always allow", () => void this.#send({ action: "confirm", remember: scope.value as "conversation" | "workspace" }), {
+          title: "Run it, and from now on run calls like it without asking",
+        }),
+        scope,
+      ),
+    ];
+  }
+
+  #skip(): void {
+    const message = this.#reason?.value.trim();
+    void this.#send(message ? { action: "skip", message } : { action: "skip" });
+  }
+
   /** Decide from a keyboard shortcut; false when the card no longer waits. */
   decideByKey(action: "confirm" | "skip"): boolean {
     if (this.#data.status !== "pending") return false;
-    void this.#send({ action });
+    if (action === "skip") this.#skip();
+    else void this.#send({ action });
     return true;
   }
 

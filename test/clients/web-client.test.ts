@@ -1009,4 +1009,79 @@ describe.skipIf(!hasBrowser)("in Chromium", () => {
       await page.context().close();
     }
   }, 30_000);
+
+  // Issue 24: a `/` command menu, and approvals the user can remember or decline with a reason.
+
+  it("offers the workspace's commands after `/` (keyboard listbox) and sends `/review file` as a command the model gets expanded; Always allow on `git status` runs the next `git status …` without asking; a skip reason reaches the model", async () => {
+    const workspace = join(fx.tmp, "slash");
+    mkdirSync(join(workspace, ".agentwire/commands"), { recursive: true });
+    writeFileSync(join(workspace, ".agentwire/commands/review.md"), "---\ndescription: Review one file\nargument-hint: <file>\n---\nPlease review $1 carefully.\n");
+    writeFileSync(join(workspace, ".agentwire/commands/explain.md"), "---\ndescription: Explain the code\n---\nExplain $ARGUMENTS.\n");
+    const created = await fx.client.conversation.create({ title: "Slash and scopes", workspace });
+    const before = fx.fake.requests.length;
+    fx.fake.enqueue(
+      { kind: "reply", text: ["Checking."], toolCalls: [{ id: "call_git_1", name: "shell", args: JSON.stringify({ command: "git status" }) }] },
+      {
+        kind: "reply",
+        text: ["Again."],
+        toolCalls: [
+          { id: "call_git_2", name: "shell", args: JSON.stringify({ command: "git status --short" }) },
+          { id: "call_echo", name: "shell", args: JSON.stringify({ command: "echo skip-me" }) },
+        ],
+      },
+      { kind: "reply", text: ["Reviewed."] },
+    );
+    const { page, errors, sent } = await openPage(`${httpBase(fx.server.url)}/#${created.id}`, { viewport: { width: 360, height: 740 } });
+    try {
+      await until(() => page.textContent("#status")).toBe("connected");
+      await page.focus("#input");
+      await page.keyboard.type("/");
+      const menu = page.getByRole("listbox", { name: "Commands" });
+      await until(() => menu.getByRole("option").allTextContents()).toEqual(["/explainExplain the code", "/review<file>Review one file"]);
+      await page.keyboard.press("ArrowDown");
+      expect(await page.getAttribute("#input", "aria-activedescendant")).toBe("command-option-review");
+      expect(await menu.getByRole("option", { selected: true }).textContent()).toContain("/review");
+      await page.keyboard.press("Enter"); // takes the entry, sends nothing
+      expect(await page.inputValue("#input")).toBe("/review ");
+      expect(await menu.isHidden()).toBe(true);
+      await page.keyboard.type("src/app.ts");
+      await page.keyboard.press("Enter");
+      // The command and its arguments go to the server; the model gets the expanded text; the bubble shows both.
+      const card1 = page.locator('[data-tool-call-id="call_git_1"]');
+      await until(() => card1.getAttribute("data-status")).toBe("pending");
+      const appends = sent.map((f) => JSON.parse(f)).filter((f) => f.method === "message.append").map((f) => f.params);
+      expect(appends.at(-1)).toMatchObject({ command: "review", arguments: "src/app.ts" });
+      expect(appends.at(-1).content).toBeUndefined();
+      expect(JSON.stringify(fx.fake.messagesOf(before))).toContain("Please review src/app.ts carefully.");
+      const bubble = page.locator(".messages .message.user");
+      expect(await bubble.locator(".command-tag").textContent()).toBe("/review src/app.ts");
+      expect(await bubble.locator(".content").textContent()).toContain("Please review src/app.ts carefully.");
+
+      // Always allow, with the rule in words and a choice of scope.
+      const scope = card1.getByRole("combobox", { name: /Always allow/ });
+      expect(await scope.locator("option").allTextContents()).toEqual(["`git status`-like commands in this conversation", "`git status`-like commands in this workspace"]);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+      await card1.getByRole("button", { name: "Always allow" }).click();
+      await until(() => card1.getAttribute("data-status")).not.toBe("pending");
+      expect((await fx.client.conversation.get({ conversationId: created.id })).conversation.settings.approvalRules).toEqual([{ tool: "shell", prefix: "git status" }]);
+      // The next `git status …` runs without asking; `echo` still asks, and is skipped with a reason.
+      const echo = page.locator('[data-tool-call-id="call_echo"]');
+      await until(() => echo.getAttribute("data-status")).toBe("pending");
+      expect(await page.locator('[data-tool-call-id="call_git_2"]').getAttribute("data-status")).not.toBe("pending");
+      await echo.getByRole("textbox", { name: /Reason for skipping/ }).fill("not on this machine");
+      await echo.getByRole("button", { name: "Skip" }).click();
+      await page.waitForSelector(".messages .message.assistant >> text=Reviewed.");
+      const confirms = sent.map((f) => JSON.parse(f)).filter((f) => f.method === "tool.confirm").map((f) => f.params);
+      expect(confirms.map(({ toolCallId, action, remember, message }) => ({ toolCallId, action, remember, message }))).toEqual([
+        { toolCallId: "call_git_1", action: "confirm", remember: "conversation", message: undefined },
+        { toolCallId: "call_echo", action: "skip", remember: undefined, message: "not on this machine" },
+      ]);
+      const toolResults = fx.fake.messagesOf(before + 2).filter((m) => m.role === "tool").map((m) => String(m.content));
+      expect(toolResults.find((c) => c.includes("not on this machine"))).toBeDefined();
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+      expect(errors).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  }, 30_000);
 });
