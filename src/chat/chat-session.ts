@@ -20,10 +20,13 @@ import { checkFrameSize, frameLimitClose } from "./frame-limit.js";
 import type { AttachSpec } from "./chat-options.js";
 
 export type ToolDecision =
-  | { action: "confirm" }
-  | { action: "skip" }
+  | { action: "confirm"; remember?: "conversation" | "workspace" }
+  | { action: "skip"; message?: string }
   | { action: "edit"; arguments: Record<string, unknown> }
   | { action: "auto"; count: number };
+
+/** What a turn sends: the user's text, or a template command (commands.list) with the text after its name. */
+export type TurnInput = string | { command: string; arguments: string };
 
 /** Decides on tool calls that wait for the user. */
 export interface ToolDecider {
@@ -170,8 +173,8 @@ export class ChatSession {
     return this.#conversation;
   }
 
-  /** One user message and the generation it starts, to its end. Never throws for a request the server refuses. */
-  async turn(prompt: string, attachments: AttachSpec[] = []): Promise<TurnOutcome> {
+  /** One user message (text, or a prompt template the server expands) and the generation it starts, to its end. Never throws for a request the server refuses. */
+  async turn(prompt: TurnInput, attachments: AttachSpec[] = []): Promise<TurnOutcome> {
     const conversationId = this.#requireConversation();
     if (this.#closedReason) return { kind: "error", message: this.#closedReason };
     this.#inTurn = true;
@@ -180,7 +183,7 @@ export class ChatSession {
         const params = {
           conversationId,
           role: "user" as const,
-          content: prompt,
+          ...(typeof prompt === "string" ? { content: prompt } : { command: prompt.command, arguments: prompt.arguments }),
           ...(attachments.length > 0
             ? { attachments: attachments.map((a) => ({ type: "file" as const, path: a.path, ...(a.lines ? { lines: a.lines } : {}) })) }
             : {}),
@@ -287,6 +290,8 @@ export class ChatSession {
           action: decision.action,
           ...(decision.action === "edit" ? { arguments: decision.arguments } : {}),
           ...(decision.action === "auto" ? { count: decision.count } : {}),
+          ...(decision.action === "confirm" && decision.remember ? { remember: decision.remember } : {}),
+          ...(decision.action === "skip" && decision.message ? { message: decision.message } : {}),
         }),
       ).catch(() => {
         // Reported to the view; a call no longer pending (interrupted, timed out) needs nothing more.

@@ -295,7 +295,7 @@ describe.concurrent("agentwire chat on a terminal", { timeout: 60_000 }, () => {
       { kind: "reply", text: ["All", " done."] },
     );
     const term = runCliInTerminal(["chat", "run echo", "--url", fx.server.url], { EDITOR: editor }, workspace, bundle.entry);
-    const question = String.raw`\nRun shell\? \[y\]es / \[n\]o / \[e\]dit / \[a\]uto N: $`;
+    const question = String.raw`\nRun shell\? \[y\]es / \[n\]o \[reason\] / \[e\]dit / \[a\]uto N: $`;
     // Each question shows the call it is about; the second waits until the first is answered.
     await term.waitFor(new RegExp(String.raw`⚙ Run echo \$\(\(6\*7\)\)-marker · shell \{"command":"echo \$\(\(6\*7\)\)-marker"\}` + question));
     expect(term.output()).not.toContain("second-call");
