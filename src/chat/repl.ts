@@ -3,7 +3,9 @@
  * stays open while the agent works. A line typed while a generation runs is
  * steered into it (it joins at the next model call); `/queue TEXT` holds it
  * for a generation of its own once this one completes. Between turns the
- * slash commands rewind, unrewind, compact and list the queue. The tool
+ * slash commands rewind, unrewind, compact and list the queue; any other
+ * `/NAME ARGS` is a prompt template of the workspace or the user
+ * (commands.list), sent for the server to expand. The tool
  * prompt shares the one readline: while it asks, the REPL's own question is
  * put away (what was typed is kept) and comes back after the answer.
  */
