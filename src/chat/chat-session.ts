@@ -283,18 +283,24 @@ export class ChatSession {
       if (this.#ended.has(call.generationId)) return; // the generation ended while an earlier question was open
       const decision = await this.options.decider.decide(call);
       if (this.#ended.has(call.generationId)) return;
-      await this.#call("tool.confirm", () =>
-        this.client.tool.confirm({
-          conversationId,
-          toolCallId: call.toolCallId,
-          action: decision.action,
-          ...(decision.action === "edit" ? { arguments: decision.arguments } : {}),
-          ...(decision.action === "auto" ? { count: decision.count } : {}),
-          ...(decision.action === "confirm" && decision.remember ? { remember: decision.remember } : {}),
-          ...(decision.action === "skip" && decision.message ? { message: decision.message } : {}),
-        }),
-      ).catch(() => {
+      const confirm = (d: ToolDecision) =>
+        this.#call("tool.confirm", () =>
+          this.client.tool.confirm({
+            conversationId,
+            toolCallId: call.toolCallId,
+            action: d.action,
+            ...(d.action === "edit" ? { arguments: d.arguments } : {}),
+            ...(d.action === "auto" ? { count: d.count } : {}),
+            ...(d.action === "confirm" && d.remember ? { remember: d.remember } : {}),
+            ...(d.action === "skip" && d.message ? { message: d.message } : {}),
+          }),
+        );
+      await confirm(decision).catch(async (error) => {
         // Reported to the view; a call no longer pending (interrupted, timed out) needs nothing more.
+        // A rule the server would not store (-32602 on remember): the user still said run it, so it runs, asked again next time.
+        if (decision.action === "confirm" && decision.remember && error instanceof AgentwireRpcError && error.code === ErrorCodes.INVALID_PARAMS) {
+          await confirm({ action: "confirm" }).catch(() => {});
+        }
       });
     });
   }
