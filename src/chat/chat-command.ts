@@ -8,7 +8,7 @@
 import { createInterface, type Interface } from "node:readline/promises";
 import type { ToolPendingNotification } from "../../clients/typescript/index.js";
 import type { ChatArgs } from "./chat-options.js";
-import { ChatSession, describeError, exitCodeOf, type SessionView, type ToolDecider, type TurnOutcome } from "./chat-session.js";
+import { ChatSession, describeError, exitCodeOf, type SessionView, type ToolDecider, type TurnInput, type TurnOutcome } from "./chat-session.js";
 import { ConnectError, connectOrEmbed, type OpenConnection } from "./connect-or-embed.js";
 import { lastConversationIn } from "./last-conversation.js";
 import { MCP_WAIT_MS, mcpProblems, waitForMcpServers } from "./mcp-wait.js";
@@ -140,14 +140,16 @@ export async function runChat(args: ChatArgs, io: ChatIo = defaultIo()): Promise
       ndjson?.result("mcp.list", { servers });
       for (const line of mcpProblems(servers, MCP_WAIT_MS)) stderr.write(`${colors.yellow(`agentwire: ${line}`)}\n`);
     };
-    const runTurn = async (text: string) => {
+    const runTurn = async (text: TurnInput) => {
       await (toolsReady ??= awaitMcp());
       interruptAsked = false;
       outcome = await session.turn(text, outcome === undefined ? args.attachments : []);
       return outcome;
     };
+    // A prompt "/NAME ARGS" naming a prompt template is that command, as on the REPL's input line.
+    const first = prompt ? await templateCommand(connection.client, session.conversation!.id, prompt) : undefined;
     if (!repl) {
-      if (prompt) await runTurn(prompt);
+      if (first) await runTurn(first);
     } else {
       terminal?.note(`conversation ${session.conversation!.id} — Ctrl-D to end, /help for commands`);
       // A turn runs while the prompt stays open: a line typed meanwhile steers it (see repl.ts).
@@ -169,7 +171,7 @@ export async function runChat(args: ChatArgs, io: ChatIo = defaultIo()): Promise
           onStop: (stop) => (stopRepl = stop),
           otherGeneration: () => new Promise<void>((resolve) => (wakeForOther = resolve)),
         },
-        prompt ? runTurn(prompt) : undefined,
+        first ? runTurn(first) : undefined,
       );
       if (ended) outcome = ended;
     }
@@ -233,4 +235,17 @@ function chooseDecider(
       return skip.decide(call);
     },
   };
+}
+
+/**
+ * The prompt as a template command when it is "/NAME ARGS" and NAME is one of commands.list (the
+ * workspace's or the user's); otherwise the text as it is, so "/etc/hosts: what is in it?" or an
+ * unknown "/word" is still sent as written.
+ */
+async function templateCommand(client: OpenConnection["client"], conversationId: string, prompt: string): Promise<TurnInput> {
+  const match = /^\/([A-Za-z0-9][A-Za-z0-9_-]*)(?:\s+([\s\S]*))?$/.exec(prompt.trim());
+  if (!match) return prompt;
+  const { commands } = await client.commands.list({ conversationId });
+  if (!commands.some((c) => c.name === match[1])) return prompt;
+  return { command: match[1]!, arguments: (match[2] ?? "").trim() };
 }

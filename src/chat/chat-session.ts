@@ -20,10 +20,13 @@ import { checkFrameSize, frameLimitClose } from "./frame-limit.js";
 import type { AttachSpec } from "./chat-options.js";
 
 export type ToolDecision =
-  | { action: "confirm" }
-  | { action: "skip" }
+  | { action: "confirm"; remember?: "conversation" | "workspace" }
+  | { action: "skip"; message?: string }
   | { action: "edit"; arguments: Record<string, unknown> }
   | { action: "auto"; count: number };
+
+/** What a turn sends: the user's text, or a template command (commands.list) with the text after its name. */
+export type TurnInput = string | { command: string; arguments: string };
 
 /** Decides on tool calls that wait for the user. */
 export interface ToolDecider {
@@ -170,8 +173,8 @@ export class ChatSession {
     return this.#conversation;
   }
 
-  /** One user message and the generation it starts, to its end. Never throws for a request the server refuses. */
-  async turn(prompt: string, attachments: AttachSpec[] = []): Promise<TurnOutcome> {
+  /** One user message (text, or a prompt template the server expands) and the generation it starts, to its end. Never throws for a request the server refuses. */
+  async turn(prompt: TurnInput, attachments: AttachSpec[] = []): Promise<TurnOutcome> {
     const conversationId = this.#requireConversation();
     if (this.#closedReason) return { kind: "error", message: this.#closedReason };
     this.#inTurn = true;
@@ -180,7 +183,7 @@ export class ChatSession {
         const params = {
           conversationId,
           role: "user" as const,
-          content: prompt,
+          ...(typeof prompt === "string" ? { content: prompt } : { command: prompt.command, arguments: prompt.arguments }),
           ...(attachments.length > 0
             ? { attachments: attachments.map((a) => ({ type: "file" as const, path: a.path, ...(a.lines ? { lines: a.lines } : {}) })) }
             : {}),
@@ -280,16 +283,24 @@ export class ChatSession {
       if (this.#ended.has(call.generationId)) return; // the generation ended while an earlier question was open
       const decision = await this.options.decider.decide(call);
       if (this.#ended.has(call.generationId)) return;
-      await this.#call("tool.confirm", () =>
-        this.client.tool.confirm({
-          conversationId,
-          toolCallId: call.toolCallId,
-          action: decision.action,
-          ...(decision.action === "edit" ? { arguments: decision.arguments } : {}),
-          ...(decision.action === "auto" ? { count: decision.count } : {}),
-        }),
-      ).catch(() => {
+      const confirm = (d: ToolDecision) =>
+        this.#call("tool.confirm", () =>
+          this.client.tool.confirm({
+            conversationId,
+            toolCallId: call.toolCallId,
+            action: d.action,
+            ...(d.action === "edit" ? { arguments: d.arguments } : {}),
+            ...(d.action === "auto" ? { count: d.count } : {}),
+            ...(d.action === "confirm" && d.remember ? { remember: d.remember } : {}),
+            ...(d.action === "skip" && d.message ? { message: d.message } : {}),
+          }),
+        );
+      await confirm(decision).catch(async (error) => {
         // Reported to the view; a call no longer pending (interrupted, timed out) needs nothing more.
+        // A rule the server would not store (-32602 on remember): the user still said run it, so it runs, asked again next time.
+        if (decision.action === "confirm" && decision.remember && error instanceof AgentwireRpcError && error.code === ErrorCodes.INVALID_PARAMS) {
+          await confirm({ action: "confirm" }).catch(() => {});
+        }
       });
     });
   }

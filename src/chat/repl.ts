@@ -3,14 +3,16 @@
  * stays open while the agent works. A line typed while a generation runs is
  * steered into it (it joins at the next model call); `/queue TEXT` holds it
  * for a generation of its own once this one completes. Between turns the
- * slash commands rewind, unrewind, compact and list the queue. The tool
+ * slash commands rewind, unrewind, compact and list the queue; any other
+ * `/NAME ARGS` is a prompt template of the workspace or the user
+ * (commands.list), sent for the server to expand. The tool
  * prompt shares the one readline: while it asks, the REPL's own question is
  * put away (what was typed is kept) and comes back after the answer.
  */
 import type { Interface } from "node:readline/promises";
 import type { AgentwireClient } from "../../clients/typescript/index.js";
 import { AgentwireRpcError, ErrorCodes } from "../../clients/typescript/index.js";
-import type { ChatSession, TurnOutcome } from "./chat-session.js";
+import type { ChatSession, TurnInput, TurnOutcome } from "./chat-session.js";
 import { describeError } from "./chat-session.js";
 import { compactAndWait, nthLastUserMessage, rewindLines } from "./history-actions.js";
 import type { Palette } from "./render.js";
@@ -51,7 +53,8 @@ export const REPL_HELP = [
   "  /rewind [N]       take back the last N user messages (default 1) and everything after; asks whether to restore files",
   "  /unrewind         put the last rewind back",
   "  /compact [TEXT]   have the model summarize the conversation (TEXT: what to keep); prints tokens before → after",
-  "  /help             this list",
+  "  /help             this list (and the workspace's prompt templates)",
+  "  /NAME [ARGS]      a prompt template (.agentwire/commands/NAME.md): the server fills in ARGS and sends it as your message",
   "Ctrl-C interrupts the agent (twice quits); Ctrl-D ends.",
 ];
 
@@ -66,7 +69,7 @@ export interface ReplOptions {
   /** An error line on stderr. */
   fail: (text: string) => void;
   /** Start a turn with a user message. */
-  runTurn: (text: string) => Promise<TurnOutcome>;
+  runTurn: (input: TurnInput) => Promise<TurnOutcome>;
   /** Follow a generation a queued message started. */
   follow: (generationId: string) => Promise<TurnOutcome>;
   /** Ctrl-C at the prompt with nothing running: the loop ends as interrupted. */
@@ -199,9 +202,17 @@ async function command(options: ReplOptions, text: string, running: boolean): Pr
   const { client, note, fail } = options;
   try {
     switch (name) {
-      case "/help":
+      case "/help": {
         for (const line of REPL_HELP) note(line);
+        const { commands, problems } = await client.commands.list({ conversationId });
+        if (commands.length > 0) note("Prompt templates:");
+        for (const c of commands) {
+          const usage = `/${c.name}${c.argumentHint ? ` ${c.argumentHint}` : ""}`;
+          note(`  ${usage.padEnd(17)} ${c.description || `(${c.source})`}`);
+        }
+        for (const p of problems) note(options.colors.yellow(`  skipped ${p.path}: ${p.message}`));
         return undefined;
+      }
       case "/queue": {
         if (argument) {
           if (running) await send(options, argument, "queue");
@@ -221,9 +232,20 @@ async function command(options: ReplOptions, text: string, running: boolean): Pr
           return undefined;
         }
         break;
-      default:
-        fail(`unknown command ${name} (/help lists them)`);
-        return undefined;
+      default: {
+        // Not built in: a prompt template of the workspace or the user, if one has that name.
+        const { commands } = await client.commands.list({ conversationId });
+        const template = commands.find((c) => `/${c.name}` === name);
+        if (!template) {
+          fail(`unknown command ${name} (/help lists them)`);
+          return undefined;
+        }
+        if (running) {
+          fail(`${name} waits until the agent has finished (Ctrl-C interrupts it)`);
+          return undefined;
+        }
+        return { turn: options.runTurn({ command: template.name, arguments: argument }) };
+      }
     }
     if (name === "/rewind") {
       const n = rest.length === 0 ? 1 : Number(rest[0]);

@@ -9,20 +9,35 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Interface } from "node:readline/promises";
 import type { ToolPendingNotification } from "../../clients/typescript/index.js";
+import { MAX_SKIP_MESSAGE_CHARS } from "../../protocol/generation.js";
 import type { ToolDecider, ToolDecision } from "./chat-session.js";
 import type { Palette } from "./render.js";
 import { toolCallLines } from "./tool-call-lines.js";
+
+/** A rule (tool_pending `rememberAs`) in words: "`git status`-like commands", "every `read_file` call". */
+export function ruleInWords(rule: { tool: string; prefix?: string }): string {
+  return rule.prefix !== undefined ? `\`${rule.prefix}\`-like ${rule.tool} commands` : `every ${rule.tool} call`;
+}
 
 /** Always the same answer: for scripts (--yes, --deny, and skip when nobody can be asked). */
 export function fixedDecider(action: "confirm" | "skip"): ToolDecider {
   return { decide: async () => ({ action }) };
 }
 
-/** y / yes / n / no / skip / e / edit / a N / auto N → what it means; undefined for anything else. */
-export function parseToolAnswer(text: string): ToolDecision | "edit" | undefined {
-  const answer = text.trim().toLowerCase();
+/**
+ * y / yes / n [REASON] / no / skip / e / edit / a N / auto N / A (always) → what it means; undefined
+ * for anything else. A reason after n ("n because the tests are slow") reaches the model (skip `message`).
+ */
+export function parseToolAnswer(text: string): ToolDecision | "edit" | "always" | undefined {
+  const trimmed = text.trim();
+  const answer = trimmed.toLowerCase();
   if (answer === "y" || answer === "yes") return { action: "confirm" };
-  if (answer === "n" || answer === "no" || answer === "s" || answer === "skip") return { action: "skip" };
+  if (trimmed === "A" || answer === "always") return "always";
+  const skip = /^(?:n|no|s|skip)(?:\s+(.+))?$/is.exec(trimmed);
+  if (skip) {
+    const reason = skip[1]?.trim().slice(0, MAX_SKIP_MESSAGE_CHARS);
+    return reason ? { action: "skip", message: reason } : { action: "skip" };
+  }
   if (answer === "e" || answer === "edit") return "edit";
   const auto = /^(?:a|auto)\s+(\d{1,6})$/.exec(answer);
   if (auto) return { action: "auto", count: Number(auto[1]) };
@@ -97,16 +112,24 @@ export class TerminalToolPrompt implements ToolDecider {
       const abort = (this.#abort = new AbortController());
       let answer: string;
       try {
-        answer = await rl.question(colors.bold(`Run ${call.toolName}? [y]es / [n]o / [e]dit / [a]uto N: `), { signal: abort.signal });
+        const always = call.rememberAs ? " / [A]lways" : "";
+        answer = await rl.question(colors.bold(`Run ${call.toolName}? [y]es / [n]o [reason] / [e]dit / [a]uto N${always}: `), { signal: abort.signal });
       } catch {
         return { action: "skip" }; // cancelled: the generation was interrupted, the call is skipped anyway
       } finally {
         this.#abort = undefined;
       }
       const decision = parseToolAnswer(answer);
-      if (decision === undefined) {
-        err.write(colors.dim("Answer y (run it), n (skip it), e (edit its arguments), or a N (run it and the next N without asking).\n"));
+      if (decision === undefined || (decision === "always" && !call.rememberAs)) {
+        const always = call.rememberAs ? `, or A (run it and always allow ${ruleInWords(call.rememberAs)})` : "";
+        err.write(colors.dim(`Answer y (run it), n (skip it; words after n tell the model why), e (edit its arguments), a N (run it and the next N without asking)${always}.\n`));
         continue;
+      }
+      if (decision === "always") {
+        const scope = await this.#scope(call.rememberAs!);
+        if (scope === "cancelled") return { action: "skip" };
+        if (scope === undefined) continue;
+        return { action: "confirm", remember: scope };
       }
       if (decision !== "edit") return decision;
       this.options.setRawMode?.(false);
@@ -118,6 +141,26 @@ export class TerminalToolPrompt implements ToolDecider {
       }
       if (edited.ok) return { action: "edit", arguments: edited.arguments };
       err.write(colors.red(`${edited.message}\n`));
+    }
+  }
+
+  /** Where to remember the rule: c (this conversation) or w (the workspace); undefined to ask about the call again. */
+  async #scope(rule: { tool: string; prefix?: string }): Promise<"conversation" | "workspace" | "cancelled" | undefined> {
+    const { rl, colors } = this.options;
+    const abort = (this.#abort = new AbortController());
+    try {
+      const answer = await rl.question(
+        colors.bold(`Always allow ${ruleInWords(rule)} for this [c]onversation or this [w]orkspace? (Enter: back) `),
+        { signal: abort.signal },
+      );
+      const word = answer.trim().toLowerCase();
+      if (word === "c" || word === "conversation") return "conversation";
+      if (word === "w" || word === "workspace") return "workspace";
+      return undefined;
+    } catch {
+      return "cancelled";
+    } finally {
+      this.#abort = undefined;
     }
   }
 

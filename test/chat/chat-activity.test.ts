@@ -108,7 +108,7 @@ describe.concurrent("agentwire chat shows what the agent does", { timeout: 60_00
       { kind: "reply", text: ["Edited."] },
     );
     const term = runCliInTerminal(["chat", "fix the notes", "--url", fx.server.url], { EDITOR: editor, NO_COLOR: "" }, workspace, bundle.entry);
-    const question = String.raw`Run edit_file\? \[y\]es / \[n\]o / \[e\]dit / \[a\]uto N: $`;
+    const question = String.raw`Run edit_file\? \[y\]es / \[n\]o \[reason\] / \[e\]dit / \[a\]uto N / \[A\]lways: $`;
     // The diff, not the arguments (it says what they do), between the title and the question.
     const first = await term.waitFor(new RegExp(
       String.raw`⚙ Edit notes\.txt · edit_file\n--- a/notes\.txt\n\+\+\+ b/notes\.txt\n@@ -1,4 \+1,4 @@\n line one\n-line two\n\+line 2\n line three\n line four\n` + question,

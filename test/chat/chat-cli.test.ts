@@ -295,7 +295,7 @@ describe.concurrent("agentwire chat on a terminal", { timeout: 60_000 }, () => {
       { kind: "reply", text: ["All", " done."] },
     );
     const term = runCliInTerminal(["chat", "run echo", "--url", fx.server.url], { EDITOR: editor }, workspace, bundle.entry);
-    const question = String.raw`\nRun shell\? \[y\]es / \[n\]o / \[e\]dit / \[a\]uto N: $`;
+    const question = String.raw`\nRun shell\? \[y\]es / \[n\]o \[reason\] / \[e\]dit / \[a\]uto N(?: / \[A\]lways)?: $`; // [A]lways only for echo second-call: the first has $( ), which cannot be remembered
     // Each question shows the call it is about; the second waits until the first is answered.
     await term.waitFor(new RegExp(String.raw`⚙ Run echo \$\(\(6\*7\)\)-marker · shell \{"command":"echo \$\(\(6\*7\)\)-marker"\}` + question));
     expect(term.output()).not.toContain("second-call");
@@ -378,6 +378,9 @@ describe("chat argument parsing", () => {
     expect(parseToolAnswer("e")).toBe("edit");
     expect(parseToolAnswer("a 5")).toEqual({ action: "auto", count: 5 });
     expect(parseToolAnswer("auto")).toBeUndefined();
+    expect(parseToolAnswer("A")).toBe("always");
+    expect(parseToolAnswer("n because it deletes files")).toEqual({ action: "skip", message: "because it deletes files" });
+    expect(parseToolAnswer("no  keep them ")).toEqual({ action: "skip", message: "keep them" });
     expect(parseToolAnswer("")).toBeUndefined();
   });
 

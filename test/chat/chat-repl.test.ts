@@ -4,7 +4,7 @@
  * runs after it; `/compact`, `/rewind` (restoring files) and `/unrewind`.
  * Asserted on what the fake model received and on the workspace's files.
  */
-import { readFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { withChatAgent } from "../harness/chat-agent.js";
@@ -76,5 +76,46 @@ describe.concurrent("agentwire chat on a terminal: steer, queue, rewind, compact
     expect(await readFile(notes, "utf8")).toContain("line 2\n");
     term.write("\x04");
     expect((await term.exited).code).toBe(0);
+  }));
+
+  it("a workspace template sent as /NAME ARGS reaches the model expanded; [A]lways then c runs the next same-prefix shell call without asking; n REASON reaches the model", withChatAgent(async ({ fx, workspace }) => {
+    await mkdir(join(workspace, ".agentwire", "commands"), { recursive: true });
+    await writeFile(join(workspace, ".agentwire", "commands", "check.md"), "---\ndescription: Check the notes\nargument-hint: <what>\n---\nPlease check $ARGUMENTS now.\n");
+    const shell = (id: string, command: string) => ({ kind: "reply" as const, toolCalls: [{ id, name: "shell", args: JSON.stringify({ command }) }] });
+    fx.fake.enqueue(
+      shell("call_1", "echo first"),
+      shell("call_2", "echo second"),
+      shell("call_3", "rm notes.txt"),
+      { kind: "reply", text: ["Kept", " it."] },
+      { kind: "reply", text: ["Checked", " again."] },
+    );
+    // The prompt "/check x" names a workspace template: sent as message.append { command, arguments }.
+    const term = runCliInTerminal(["chat", "/check the notes", "--url", fx.server.url], {}, workspace, entry);
+    await term.waitFor(/Run shell\? \[y\]es \/ \[n\]o \[reason\] \/ \[e\]dit \/ \[a\]uto N \/ \[A\]lways: $/);
+    term.write("A\r");
+    await term.waitFor(/Always allow `echo`-like shell commands for this \[c\]onversation or this \[w\]orkspace\? \(Enter: back\) $/);
+    term.write("c\r");
+    // echo second runs without a question; rm is asked about.
+    const asked = await term.waitFor(/⚙ Run rm notes\.txt[^\n]*\nRun shell\?[^\n]*$/);
+    expect(asked.match(/Run shell\?/g)).toHaveLength(2);
+    term.write("n because the notes are still needed\r");
+    await term.waitFor(/Kept it\.\n[\s\S]*> $/);
+    expect(lastUser(fx.fake.requests[0]!.messages)).toBe("Please check the notes now.\n");
+    const skipped = fx.fake.requests[3]!.messages.find((m) => m.role === "tool" && m.tool_call_id === "call_3");
+    expect(String(skipped!.content)).toContain("because the notes are still needed");
+    expect(await readFile(join(workspace, "notes.txt"), "utf8")).toContain("line one");
+
+    term.write("/help\r");
+    await term.waitFor(/\/check <what>\s+Check the notes\n[\s\S]*> $/);
+    term.write("/nosuch\r");
+    await term.waitFor(/unknown command \/nosuch \(\/help lists them\)\n[\s\S]*> $/);
+    term.write("/check again please\r");
+    await term.waitFor(/Checked again\.\n[\s\S]*> $/);
+    expect(lastUser(fx.fake.requests[4]!.messages)).toBe("Please check again please now.\n");
+    term.write("\x04");
+    expect((await term.exited).code).toBe(0);
+    const { data } = await fx.client.conversation.list({});
+    const { conversation } = await fx.client.conversation.get({ conversationId: data[0]!.id });
+    expect(conversation.settings?.approvalRules).toEqual([{ tool: "shell", prefix: "echo" }]);
   }));
 });
