@@ -11,13 +11,11 @@
  * directory, bytes per file, name length; a file that breaks a rule is
  * reported in `problems`, never fatal.
  */
-import type { Dirent } from "node:fs";
-import { readdir, realpath } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { realpath } from "node:fs/promises";
+import { join } from "node:path";
 import { MAX_COMMAND_BYTES, MAX_COMMAND_FILES, type Command, type CommandsListResult } from "../../protocol/commands.js";
 import { COMMAND_NAME_PATTERN } from "../../protocol/records.js";
-import { userConfigPath } from "../config/config-discovery.js";
-import { readConfinedFile, type SkillLookup, type SkillSource } from "./discover-skills.js";
+import { agentwireDirectories, directoryEntries, readConfinedFile, type SkillLookup, type SkillSource } from "./discover-skills.js";
 import { parseFrontMatter } from "./skill-front-matter.js";
 
 const COMMAND_NAME = new RegExp(COMMAND_NAME_PATTERN);
@@ -36,26 +34,14 @@ export interface DiscoveredCommands extends CommandsListResult {
 
 /** The two commands directories, workspace first. */
 export function commandDirectories(lookup: SkillLookup): { source: SkillSource; dir: string }[] {
-  return [
-    { source: "workspace", dir: join(lookup.workspace, ".agentwire", "commands") },
-    { source: "user", dir: join(dirname(userConfigPath({ env: lookup.env ?? process.env, home: lookup.home })), "commands") },
-  ];
+  return agentwireDirectories(lookup, "commands");
 }
 
 export async function discoverCommands(lookup: SkillLookup): Promise<DiscoveredCommands> {
   const commands = new Map<string, LoadedCommand>();
   const problems: CommandsListResult["problems"] = [];
   const workspaceReal = await realpath(lookup.workspace).catch(() => lookup.workspace);
-  for (const { source, dir } of commandDirectories(lookup)) {
-    lookup.signal?.throwIfAborted();
-    let entries: Dirent[];
-    try {
-      entries = await readdir(dir, { withFileTypes: true });
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code !== "ENOENT" && code !== "ENOTDIR") problems.push({ path: dir, message: `cannot be read (${code ?? String(error)})` });
-      continue;
-    }
+  for await (const { source, dir, entries } of directoryEntries(commandDirectories(lookup), problems, lookup.signal)) {
     const files = entries
       .filter((e) => !e.name.startsWith(".") && e.name.endsWith(".md") && (e.isFile() || e.isSymbolicLink()))
       .map((e) => e.name)

@@ -44,20 +44,30 @@ export interface SkillLookup {
   signal?: AbortSignal;
 }
 
-/** The two skills directories, workspace first. */
-export function skillDirectories(lookup: SkillLookup): { source: SkillSource; dir: string }[] {
+/** The two directories of a kind (`.agentwire/<kind>` in the workspace, `<user config dir>/<kind>`), workspace first. */
+export function agentwireDirectories(lookup: SkillLookup, kind: "skills" | "commands"): { source: SkillSource; dir: string }[] {
   return [
-    { source: "workspace", dir: join(lookup.workspace, ".agentwire", "skills") },
-    { source: "user", dir: join(dirname(userConfigPath({ env: lookup.env ?? process.env, home: lookup.home })), "skills") },
+    { source: "workspace", dir: join(lookup.workspace, ".agentwire", kind) },
+    { source: "user", dir: join(dirname(userConfigPath({ env: lookup.env ?? process.env, home: lookup.home })), kind) },
   ];
 }
 
-export async function discoverSkills(lookup: SkillLookup): Promise<DiscoveredSkills> {
-  const skills = new Map<string, DiscoveredSkill>();
-  const problems: DiscoveredSkills["problems"] = [];
-  const workspaceReal = await realpath(lookup.workspace).catch(() => lookup.workspace);
-  for (const { source, dir } of skillDirectories(lookup)) {
-    lookup.signal?.throwIfAborted();
+/** The two skills directories, workspace first. */
+export function skillDirectories(lookup: SkillLookup): { source: SkillSource; dir: string }[] {
+  return agentwireDirectories(lookup, "skills");
+}
+
+/**
+ * Each of `dirs` with its entries, in order; a directory that is missing is
+ * skipped, one that cannot be read is a problem (never fatal).
+ */
+export async function* directoryEntries(
+  dirs: { source: SkillSource; dir: string }[],
+  problems: { path: string; message: string }[],
+  signal: AbortSignal | undefined,
+): AsyncGenerator<{ source: SkillSource; dir: string; entries: Dirent[] }> {
+  for (const { source, dir } of dirs) {
+    signal?.throwIfAborted();
     let entries: Dirent[];
     try {
       entries = await readdir(dir, { withFileTypes: true });
@@ -66,6 +76,15 @@ export async function discoverSkills(lookup: SkillLookup): Promise<DiscoveredSki
       if (code !== "ENOENT" && code !== "ENOTDIR") problems.push({ path: dir, message: `cannot be read (${code ?? String(error)})` });
       continue;
     }
+    yield { source, dir, entries };
+  }
+}
+
+export async function discoverSkills(lookup: SkillLookup): Promise<DiscoveredSkills> {
+  const skills = new Map<string, DiscoveredSkill>();
+  const problems: DiscoveredSkills["problems"] = [];
+  const workspaceReal = await realpath(lookup.workspace).catch(() => lookup.workspace);
+  for await (const { source, dir, entries } of directoryEntries(skillDirectories(lookup), problems, lookup.signal)) {
     const folders = entries
       .filter((e) => !e.name.startsWith(".") && (e.isDirectory() || e.isSymbolicLink()))
       .map((e) => e.name)
