@@ -156,6 +156,9 @@ export const LimitsSection = z
     maxCheckpointBytes: bytes(16 * MiB).describe(
       "Bytes of file checkpoints (the content each write_file / edit_file call replaced, kept so conversation.rewind can restore it) one conversation keeps; beyond it the oldest are dropped, with a checkpoint_dropped notice.",
     ),
+    clientToolGraceMs: millis(30_000).describe(
+      "How long a client tool call (tools.register) whose connection closed waits for the same client (same clientInfo.name) to register the tool again on the conversation and take the call over; after it the call fails, telling the model the client disconnected.",
+    ),
     maxSubscriptionsPerConnection: count(1000).describe("Conversations one connection may subscribe to."),
     maxGenerations: count(1000).describe("Generations running at once."),
     maxQueuedMessages: count(32).describe(

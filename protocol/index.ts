@@ -12,6 +12,7 @@ export * from "./messages.js";
 export * from "./generation.js";
 export * from "./run-control.js";
 export * from "./tools.js";
+export * from "./client-tools.js";
 export * from "./plan.js";
 export * from "./skills.js";
 export * from "./commands.js";

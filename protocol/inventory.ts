@@ -22,6 +22,7 @@ import * as T from "./tools.js";
 import * as N from "./notices.js";
 import * as U from "./usage-events.js";
 import * as Rw from "./rewind.js";
+import * as Ct from "./client-tools.js";
 
 /**
  * What a method acts on, which decides where it runs (as Codex's
@@ -262,6 +263,22 @@ export const requests = {
     errors: ["NOT_INITIALIZED"],
     scope: "server",
   },
+  "tools.register": {
+    params: Ct.ToolsRegisterParams,
+    result: Ct.ToolsRegisterResult,
+    description:
+      "Offer tools of this connection to the conversation's model (client-provided tools, docs/client-tools.md). They join the tools of its next model call; their calls are approved like any other (tool_pending, tool.confirm, settings.approval, settings.toolPolicy by name; readOnly counts for auto-read-only). When an approved call runs, this connection alone gets client_tool_call and answers with tool.result. A registration replaces the connection's earlier one on the conversation; [] unregisters; it ends when the connection closes (a call in flight then waits limits.clientToolGraceMs for the same client to register the tool again). A name that clashes with tools.list or another connection's client tool is refused with INVALID_PARAMS naming it.",
+    errors: NOT_FOUND,
+    scope: "conversation",
+  },
+  "tool.result": {
+    params: Ct.ToolResultParams,
+    result: Ct.ToolResultResult,
+    description:
+      "Answer a client_tool_call: `output` becomes the call's result (tool_completed, or tool_failed with isError). Only the connection the call was sent to may answer (else INVALID_PARAMS); an answer to a call already answered, interrupted or given up gets TOOL_CALL_NOT_PENDING.",
+    errors: [...NOT_FOUND, "TOOL_CALL_NOT_FOUND", "TOOL_CALL_NOT_PENDING"],
+    scope: "conversation",
+  },
   "models.list": {
     params: T.ModelsListParams,
     result: T.ModelsListResult,
@@ -378,6 +395,11 @@ export const notifications = {
     params: U.UsageUpdatedNotification,
     description:
       "A model call finished: its tokens (cached and reasoning ones included), the generation's and the conversation's totals, how full the context window is, and its cost when the model's pricing is configured (else null).",
+  },
+  client_tool_call: {
+    params: Ct.ClientToolCallNotification,
+    description:
+      "Run a client-provided tool (tools.register): sent to the registering connection only, without seq; answer with tool.result.",
   },
   notice: {
     params: N.NoticeNotification,

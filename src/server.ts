@@ -319,6 +319,7 @@ async function joinCluster(url: string, app: App, parts: ServerParts) {
   const forwarded = createConnection("forwarded", () => {});
   const translate = requestError(log);
   forwarded.initialized = true;
+  forwarded.forwarded = true;
   const node = await ClusterNode.start({
     url,
     instanceId: app.instanceId,

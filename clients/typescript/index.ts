@@ -58,7 +58,11 @@ import {
   type GenerationWaitResult,
   type ToolConfirmParams,
   type ToolConfirmResult,
+  type ToolResultParams,
+  type ToolResultResult,
   type ToolsListResult,
+  type ToolsRegisterParams,
+  type ToolsRegisterResult,
   type ModelsListResult,
   type McpListResult,
   type McpAddParams,
@@ -315,6 +319,17 @@ export interface ToolMethods {
    * (-32021), TOOL_CALL_NOT_PENDING (-32022), INVALID_PARAMS (-32602).
    */
   confirm(params: ToolConfirmParams, options?: RequestOptions): Promise<ToolConfirmResult>;
+
+  /**
+   * `tool.result`: Answer a client_tool_call: `output` becomes the call's result (tool_completed,
+   * or tool_failed with isError). Only the connection the call was sent to may answer (else
+   * INVALID_PARAMS); an answer to a call already answered, interrupted or given up gets
+   * TOOL_CALL_NOT_PENDING.
+   *
+   * Errors: NOT_INITIALIZED (-32001), CONVERSATION_NOT_FOUND (-32010), TOOL_CALL_NOT_FOUND
+   * (-32021), TOOL_CALL_NOT_PENDING (-32022), INVALID_PARAMS (-32602).
+   */
+  result(params: ToolResultParams, options?: RequestOptions): Promise<ToolResultResult>;
 }
 
 /** The tools.* requests, as `client.tools.<name>(...)`. */
@@ -325,6 +340,21 @@ export interface ToolsMethods {
    * Errors: NOT_INITIALIZED (-32001).
    */
   list(options?: RequestOptions): Promise<ToolsListResult>;
+
+  /**
+   * `tools.register`: Offer tools of this connection to the conversation's model (client-provided
+   * tools, docs/client-tools.md). They join the tools of its next model call; their calls are
+   * approved like any other (tool_pending, tool.confirm, settings.approval, settings.toolPolicy by
+   * name; readOnly counts for auto-read-only). When an approved call runs, this connection alone
+   * gets client_tool_call and answers with tool.result. A registration replaces the connection's
+   * earlier one on the conversation; [] unregisters; it ends when the connection closes (a call in
+   * flight then waits limits.clientToolGraceMs for the same client to register the tool again). A
+   * name that clashes with tools.list or another connection's client tool is refused with
+   * INVALID_PARAMS naming it.
+   *
+   * Errors: NOT_INITIALIZED (-32001), CONVERSATION_NOT_FOUND (-32010), INVALID_PARAMS (-32602).
+   */
+  register(params: ToolsRegisterParams, options?: RequestOptions): Promise<ToolsRegisterResult>;
 }
 
 /** The models.* requests, as `client.models.<name>(...)`. */
@@ -497,11 +527,13 @@ export class AgentwireClient extends AgentwireClientBase {
   /** tool.* requests. */
   readonly tool: ToolMethods = {
     confirm: (params, options) => this.request("tool.confirm", params, options),
+    result: (params, options) => this.request("tool.result", params, options),
   };
 
   /** tools.* requests. */
   readonly tools: ToolsMethods = {
     list: (options) => this.request("tools.list", {}, options),
+    register: (params, options) => this.request("tools.register", params, options),
   };
 
   /** models.* requests. */

@@ -2703,10 +2703,11 @@ export interface ToolsListResult {
       destructiveHint?: boolean;
     };
     /**
-     * Where the tool comes from: built in, a command from the configuration, the web tools, or an
-     * MCP server (named mcp__<server>__<tool>).
+     * Where the tool comes from: built in, a command from the configuration, the web tools, an MCP
+     * server (named mcp__<server>__<tool>), or a client connection (tools.register; never in
+     * tools.list, which is server-wide).
      */
-    source: "builtin" | "custom" | "web" | "mcp";
+    source: "builtin" | "custom" | "web" | "mcp" | "client";
     /**
      * What kind of thing the tool does: declared by built-in tools, by `kind` in a custom tool's
      * configuration, or mapped from an MCP tool's annotations (readOnlyHint → read, destructiveHint
@@ -2721,6 +2722,108 @@ export interface ToolsListResult {
      */
     title: string;
   }>;
+}
+
+/**
+ * Params of `tools.register`.
+ *
+ * Offer tools of this connection to the conversation's model.
+ */
+export interface ToolsRegisterParams {
+  /**
+   * Conversation id, as returned by conversation.create (e.g. "c_7f3a…"): 1–128 of A–Z, a–z, 0–9, _
+   * and -.
+   *
+   * @pattern ^[A-Za-z0-9_-]{1,128}$
+   */
+  conversationId: string;
+  /**
+   * The connection's tools for this conversation (at most 32); they replace what this connection
+   * registered on it before. [] unregisters them all.
+   *
+   * @maxItems 32
+   */
+  tools: Array<{
+    /**
+     * Tool name as the model calls it: letters, digits, _ and -, at most 64. Must not be a name
+     * tools.list already holds (built-in, custom, web or MCP tools, and never mcp__…), nor a tool
+     * another connection registered on the conversation.
+     *
+     * @pattern ^[A-Za-z0-9_-]{1,64}$
+     */
+    name: string;
+    /**
+     * What the tool does, as told to the model (at most 4096 characters).
+     *
+     * @minLength 1
+     * @maxLength 4096
+     */
+    description: string;
+    /**
+     * JSON Schema of the arguments: an object schema ({"type": "object", "properties": {...},
+     * "required": [...]}), at most 16384 characters as JSON. Offered to the model as it is and used
+     * to check its calls, as for MCP tools (a schema the server cannot convert lets any object
+     * through, and the client checks). Default: no arguments.
+     */
+    parameters?: Record<string, unknown>;
+    /** What kind of thing the tool does, for clients to render its calls. Default other. */
+    kind?: "read" | "edit" | "delete" | "move" | "search" | "execute" | "think" | "fetch" | "other";
+    /**
+     * A short human name of the tool. Default: its name.
+     *
+     * @maxLength 120
+     */
+    title?: string;
+    /**
+     * The tool changes nothing (readOnlyHint): the auto-read-only approval policy runs it without
+     * asking. Default false.
+     */
+    readOnly?: boolean;
+  }>;
+}
+
+/** Result of tools.register. */
+export interface ToolsRegisterResult {
+  /** The names this connection now provides on the conversation. */
+  tools: string[];
+}
+
+/**
+ * Params of `tool.result`.
+ *
+ * Answer a client_tool_call.
+ */
+export interface ToolResultParams {
+  /**
+   * Conversation id, as returned by conversation.create (e.g. "c_7f3a…"): 1–128 of A–Z, a–z, 0–9, _
+   * and -.
+   *
+   * @pattern ^[A-Za-z0-9_-]{1,128}$
+   */
+  conversationId: string;
+  /**
+   * The call being answered (client_tool_call's toolCallId).
+   *
+   * @minLength 1
+   */
+  toolCallId: string;
+  /**
+   * What the tool produced, as the model will read it (at most 262144 characters).
+   *
+   * @maxLength 262144
+   */
+  output: string;
+  /**
+   * The tool failed: the call ends as tool_failed and the model reads output as the reason. Default
+   * false.
+   */
+  isError?: boolean;
+}
+
+/** Result of tool.result. */
+export interface ToolResultResult {
+  /** How the call ends: completed, or failed (isError). */
+  status: "completed" | "failed";
 }
 
 /**
@@ -3857,6 +3960,39 @@ export interface UsageUpdatedNotification extends GenerationEventBase {
 }
 
 /**
+ * Params of the `client_tool_call` notification.
+ *
+ * Run a client tool: sent only to the connection that registered it, when an approved call of it
+ * starts running (after tool_executing). Not a conversation event: it carries no seq and is not
+ * replayed; a connection that takes the call over by registering the tool again gets it anew.
+ */
+export interface ClientToolCallNotification {
+  /**
+   * Conversation id, as returned by conversation.create (e.g. "c_7f3a…"): 1–128 of A–Z, a–z, 0–9, _
+   * and -.
+   *
+   * @pattern ^[A-Za-z0-9_-]{1,128}$
+   */
+  conversationId: string;
+  /**
+   * When the server sent it.
+   *
+   * @format date-time
+   */
+  timestamp: string;
+  /** The generation the call belongs to. */
+  generationId: string;
+  /** The call to answer with tool.result. */
+  toolCallId: string;
+  /** The client tool the model called. */
+  name: string;
+  /**
+   * The arguments, checked against the tool's parameters (as edited by tool.confirm, if they were).
+   */
+  arguments: Record<string, unknown>;
+}
+
+/**
  * Params of the `notice` notification.
  *
  * Something to show the user that ends nothing: a generation goes on after it. Conversation notices
@@ -4054,6 +4190,16 @@ export interface RequestMap {
   /** `tools.list`: The tools offered to the model, with their parameter schemas. */
   "tools.list": { params: ToolsListParams; result: ToolsListResult };
   /**
+   * `tools.register`: Offer tools of this connection to the conversation's model (client-provided
+   * tools, docs/client-tools.md).
+   */
+  "tools.register": { params: ToolsRegisterParams; result: ToolsRegisterResult };
+  /**
+   * `tool.result`: Answer a client_tool_call: `output` becomes the call's result (tool_completed,
+   * or tool_failed with isError).
+   */
+  "tool.result": { params: ToolResultParams; result: ToolResultResult };
+  /**
    * `models.list`: Every provider's models with their capabilities: what each endpoint's /models
    * route reports, merged with the models the configuration declares; and each provider's status
    * (an endpoint that is down is reported, not hidden).
@@ -4163,6 +4309,11 @@ export interface NotificationMap {
    * the model's pricing is configured (else null).
    */
   usage_updated: UsageUpdatedNotification;
+  /**
+   * `client_tool_call`: Run a client-provided tool (tools.register): sent to the registering
+   * connection only, without seq; answer with tool.result.
+   */
+  client_tool_call: ClientToolCallNotification;
   /**
    * `notice`: Something to show the user that ends nothing (a retried model call, a rate limit, the
    * context nearly full, an MCP server down or back). Conversation notices carry conversationId and

@@ -17,6 +17,7 @@ import { RpcError } from "../rpc/rpc-error.js";
 import type { ConversationRuntime } from "../sessions/conversation-runtime.js";
 import { toolSpec } from "../tools/json-schema.js";
 import type { Tool, ToolRegistry } from "../tools/tool.js";
+import { ClientToolRegistry } from "../tools/client-tools.js";
 import { validateArguments } from "../tools/validate-arguments.js";
 import { isDeniedByPolicy } from "./approval-policy.js";
 import { ruleFor, ruleMatches, sameRule } from "../tools/approval-rules.js";
@@ -44,7 +45,7 @@ export interface AgentOptions {
   model?: string;
   /** The template for conversations without a system prompt of their own (config `conversations.systemPrompt`; "" for none). */
   systemPrompt: string;
-  limits: Pick<LimitsConfig, "maxGenerations" | "maxContextBytes"> & Partial<Pick<LimitsConfig, "maxCheckpointBytes">>;
+  limits: Pick<LimitsConfig, "maxGenerations" | "maxContextBytes"> & Partial<Pick<LimitsConfig, "maxCheckpointBytes" | "clientToolGraceMs">>;
   tools: ToolRegistry;
   log: Logger;
   /** The model providers; each makes its LlmProvider on first use, so a server that never generates never loads the SDK. */
@@ -65,8 +66,28 @@ export class Agent {
    */
   generationHooks: { started(conversationId: string, generationId: string): void } | null = null;
 
+  /** Tools clients registered on conversations (tools.register), offered to those conversations only. */
+  readonly clientTools: ClientToolRegistry;
+
   constructor(private readonly options: AgentOptions) {
     this.systemTemplate = compileSystemPrompt(options.systemPrompt);
+    this.clientTools = new ClientToolRegistry(options.limits.clientToolGraceMs ?? LimitsSection.parse({}).clientToolGraceMs);
+  }
+
+  /** The server's tools and then the conversation's client tools: what one conversation's model is offered. */
+  private conversationTools(conversationId: string): ToolRegistry {
+    const server = this.options.tools;
+    const clients = this.clientTools;
+    return {
+      list: () => [...server.list(), ...clients.tools(conversationId)],
+      get: (name) => server.get(name) ?? clients.tool(conversationId, name),
+    };
+  }
+
+  /** The tool specs offered to one conversation's model: the server's (cached), then its client tools. */
+  private conversationToolSpecs(conversationId: string): ToolSpec[] {
+    const clientTools = this.clientTools.tools(conversationId);
+    return clientTools.length === 0 ? this.toolSpecs : [...this.toolSpecs, ...clientTools.map((t) => toolSpec(t))];
   }
 
   /** Tool specs offered to the model, derived on first use (keeps start-up short) and again when the registry changes. */
@@ -154,7 +175,7 @@ export class Agent {
     const settings = runtime.handle.conversation.settings;
     const problem = capabilityProblem(route.qualified, route.capabilities, {
       ...generation.modelControls(settings),
-      toolCount: this.toolSpecs.filter((spec) => !isDeniedByPolicy(spec.name, settings)).length,
+      toolCount: this.conversationToolSpecs(runtime.id).filter((spec) => !isDeniedByPolicy(spec.name, settings)).length,
       images: false,
     });
     if (problem) throw RpcError.capabilityUnsupported(problem.message, route.qualified, problem.capability);
@@ -254,7 +275,7 @@ export class Agent {
         generation.decide(toolCallId, { action: "skip", ...(params.message !== undefined ? { message: params.message } : {}) });
         break;
       case "edit": {
-        const tool = this.options.tools.get(offered.toolName);
+        const tool = this.conversationTools(runtime.id).get(offered.toolName);
         const checked = tool ? validateArguments(tool.parameters, params.arguments) : undefined;
         if (checked && !checked.ok) {
           throw RpcError.invalidParams(
@@ -346,8 +367,8 @@ export class Agent {
     return {
       provider,
       modelInfo,
-      tools: this.options.tools,
-      toolSpecs: () => this.toolSpecs,
+      tools: this.conversationTools(conversationId),
+      toolSpecs: () => this.conversationToolSpecs(conversationId),
       log: this.options.log.child({ conversationId, generationId }),
       maxContextBytes: this.options.limits.maxContextBytes,
       maxCheckpointBytes: this.options.limits.maxCheckpointBytes ?? LimitsSection.parse({}).maxCheckpointBytes,

@@ -705,6 +705,8 @@ class Loop {
         const outcome = await tool.run(checked.value as Record<string, unknown>, {
           cwd: this.runtime.handle.conversation.workspace ?? process.cwd(),
           conversationId: this.runtime.handle.conversation.id,
+          toolCallId: executing.toolCallId,
+          generationId: this.generation.id,
           signal: this.generation.signal,
           timeoutMs: this.runtime.handle.conversation.settings.toolTimeoutMs,
           onOutput: (stream, chunk) =>

@@ -5,6 +5,8 @@ export interface Connection {
   readonly id: string;
   initialized: boolean;
   clientInfo?: { name: string; version?: string };
+  /** The stand-in a request forwarded from another instance runs on (cluster mode): nothing sent on it reaches a client. */
+  forwarded?: boolean;
   /** Sent `capabilities.experimentalApi: true` in initialize: experimental methods are allowed. */
   experimentalApi: boolean;
   /** Notification methods this client opted out of at initialize. */

@@ -10,6 +10,10 @@ export interface ToolRunContext {
   signal: AbortSignal;
   /** Time limit; on expiry the tool stops and fails. */
   timeoutMs: number;
+  /** The call being run (a client tool names it in client_tool_call). */
+  toolCallId?: string;
+  /** The generation it belongs to. */
+  generationId?: string;
   /** Streamed output, in order. */
   onOutput(stream: "stdout" | "stderr", chunk: string): void;
 }
@@ -63,8 +67,8 @@ export interface ToolAnnotations {
   destructiveHint?: boolean;
 }
 
-/** Where a tool comes from: built into the server, a configured command, the web tools, or an MCP server. */
-export type ToolSource = "builtin" | "custom" | "web" | "mcp";
+/** Where a tool comes from: built into the server, a configured command, the web tools, an MCP server, or a client connection (tools.register). */
+export type ToolSource = "builtin" | "custom" | "web" | "mcp" | "client";
 
 /**
  * A tool the model may call. Arguments are validated with `parameters`

@@ -103,6 +103,8 @@ export function openSession(link: Link, id: string, options: SessionOptions): Li
       waiting.length = 0;
       if (initTimer) clearTimeout(initTimer);
       options.app().hub.disconnect(connection);
+      // Its client tools go; their calls in flight wait for the same client to come back (client-tools.ts).
+      options.app().agent.clientTools.closed(connection.id);
     },
   };
 }

@@ -22,6 +22,7 @@ from .types import (
     PROTOCOL_VERSION,
     AssetUploadParams,
     AssetUploadResult,
+    ClientToolCallNotification,
     CommandsListParams,
     CommandsListResult,
     CompactionCompletedNotification,
@@ -96,8 +97,12 @@ from .types import (
     ToolFailedNotification,
     ToolOutputNotification,
     ToolPendingNotification,
+    ToolResultParams,
+    ToolResultResult,
     ToolSkippedNotification,
     ToolsListResult,
+    ToolsRegisterParams,
+    ToolsRegisterResult,
     UsageUpdatedNotification,
 )
 
@@ -394,6 +399,18 @@ class ToolMethods:
         result = await self._client.request("tool.confirm", params, timeout=timeout)
         return cast(ToolConfirmResult, result)
 
+    async def result(self, params: ToolResultParams, *, timeout: float | None = None) -> ToolResultResult:
+        """`tool.result`: Answer a client_tool_call: `output` becomes the call's result
+        (tool_completed, or tool_failed with isError). Only the connection the call was sent to may
+        answer (else INVALID_PARAMS); an answer to a call already answered, interrupted or given up
+        gets TOOL_CALL_NOT_PENDING.
+
+        Errors: NOT_INITIALIZED (-32001), CONVERSATION_NOT_FOUND (-32010), TOOL_CALL_NOT_FOUND
+        (-32021), TOOL_CALL_NOT_PENDING (-32022), INVALID_PARAMS (-32602).
+        """
+        result = await self._client.request("tool.result", params, timeout=timeout)
+        return cast(ToolResultResult, result)
+
 
 class ToolsMethods:
     """The tools.* requests, as `client.tools.<name>(...)`."""
@@ -408,6 +425,22 @@ class ToolsMethods:
         """
         result = await self._client.request("tools.list", {}, timeout=timeout)
         return cast(ToolsListResult, result)
+
+    async def register(self, params: ToolsRegisterParams, *, timeout: float | None = None) -> ToolsRegisterResult:
+        """`tools.register`: Offer tools of this connection to the conversation's model
+        (client-provided tools, docs/client-tools.md). They join the tools of its next model call;
+        their calls are approved like any other (tool_pending, tool.confirm, settings.approval,
+        settings.toolPolicy by name; readOnly counts for auto-read-only). When an approved call
+        runs, this connection alone gets client_tool_call and answers with tool.result. A
+        registration replaces the connection's earlier one on the conversation; [] unregisters; it
+        ends when the connection closes (a call in flight then waits limits.clientToolGraceMs for
+        the same client to register the tool again). A name that clashes with tools.list or another
+        connection's client tool is refused with INVALID_PARAMS naming it.
+
+        Errors: NOT_INITIALIZED (-32001), CONVERSATION_NOT_FOUND (-32010), INVALID_PARAMS (-32602).
+        """
+        result = await self._client.request("tools.register", params, timeout=timeout)
+        return cast(ToolsRegisterResult, result)
 
 
 class ModelsMethods:
@@ -693,6 +726,9 @@ class AgentwireClient(AgentwireClientBase):
 
     @overload
     def on(self, method: Literal["usage_updated"], handler: Callable[[UsageUpdatedNotification], object]) -> Disposer: ...
+
+    @overload
+    def on(self, method: Literal["client_tool_call"], handler: Callable[[ClientToolCallNotification], object]) -> Disposer: ...
 
     @overload
     def on(self, method: Literal["notice"], handler: Callable[[NoticeNotification], object]) -> Disposer: ...

@@ -10,10 +10,10 @@ from typing import Any, Literal, NotRequired, TypeAlias, TypedDict
 PROTOCOL_VERSION = "1.0"
 """The protocol version this client speaks, sent in initialize; a server of another major refuses it."""
 
-NotificationMethod: TypeAlias = Literal["connected", "message_added", "queue_changed", "conversation_updated", "generation_started", "generation_progress", "generation_complete", "tool_pending", "tool_executing", "tool_output", "tool_completed", "tool_failed", "tool_skipped", "generation_diff_updated", "conversation_rewound", "plan_updated", "interrupted", "error", "compaction_started", "compaction_completed", "usage_updated", "notice"]
+NotificationMethod: TypeAlias = Literal["connected", "message_added", "queue_changed", "conversation_updated", "generation_started", "generation_progress", "generation_complete", "tool_pending", "tool_executing", "tool_output", "tool_completed", "tool_failed", "tool_skipped", "generation_diff_updated", "conversation_rewound", "plan_updated", "interrupted", "error", "compaction_started", "compaction_completed", "usage_updated", "client_tool_call", "notice"]
 """Every notification the server may send."""
 
-NOTIFICATION_METHODS: tuple[NotificationMethod, ...] = ("connected", "message_added", "queue_changed", "conversation_updated", "generation_started", "generation_progress", "generation_complete", "tool_pending", "tool_executing", "tool_output", "tool_completed", "tool_failed", "tool_skipped", "generation_diff_updated", "conversation_rewound", "plan_updated", "interrupted", "error", "compaction_started", "compaction_completed", "usage_updated", "notice",)
+NOTIFICATION_METHODS: tuple[NotificationMethod, ...] = ("connected", "message_added", "queue_changed", "conversation_updated", "generation_started", "generation_progress", "generation_complete", "tool_pending", "tool_executing", "tool_output", "tool_completed", "tool_failed", "tool_skipped", "generation_diff_updated", "conversation_rewound", "plan_updated", "interrupted", "error", "compaction_started", "compaction_completed", "usage_updated", "client_tool_call", "notice",)
 
 
 class ConversationStatePendingToolsItemRememberAs(TypedDict):
@@ -2143,9 +2143,10 @@ class ToolsListResultToolsItem(TypedDict):
     """What the tool is known to do, as MCP's tool annotations; the approval policy reads them. Empty
     when unknown.
     """
-    source: Literal["builtin", "custom", "web", "mcp"]
-    """Where the tool comes from: built in, a command from the configuration, the web tools, or an MCP
-    server (named mcp__<server>__<tool>).
+    source: Literal["builtin", "custom", "web", "mcp", "client"]
+    """Where the tool comes from: built in, a command from the configuration, the web tools, an MCP
+    server (named mcp__<server>__<tool>), or a client connection (tools.register; never in
+    tools.list, which is server-wide).
     """
     kind: Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "other"]
     """What kind of thing the tool does: declared by built-in tools, by `kind` in a custom tool's
@@ -2165,6 +2166,101 @@ class ToolsListResult(TypedDict):
 
     tools: list[ToolsListResultToolsItem]
     """Every tool offered to the model."""
+
+
+class ToolsRegisterParamsToolsItem(TypedDict):
+    name: str
+    """Tool name as the model calls it: letters, digits, _ and -, at most 64. Must not be a name
+    tools.list already holds (built-in, custom, web or MCP tools, and never mcp__…), nor a tool
+    another connection registered on the conversation.
+
+    @pattern ^[A-Za-z0-9_-]{1,64}$
+    """
+    description: str
+    """What the tool does, as told to the model (at most 4096 characters).
+
+    @minLength 1
+    @maxLength 4096
+    """
+    parameters: NotRequired[dict[str, Any]]
+    """JSON Schema of the arguments: an object schema ({"type": "object", "properties": {...},
+    "required": [...]}), at most 16384 characters as JSON. Offered to the model as it is and used to
+    check its calls, as for MCP tools (a schema the server cannot convert lets any object through,
+    and the client checks). Default: no arguments.
+    """
+    kind: NotRequired[Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "other"]]
+    """What kind of thing the tool does, for clients to render its calls. Default other."""
+    title: NotRequired[str]
+    """A short human name of the tool. Default: its name.
+
+    @maxLength 120
+    """
+    readOnly: NotRequired[bool]
+    """The tool changes nothing (readOnlyHint): the auto-read-only approval policy runs it without
+    asking. Default false.
+    """
+
+
+class ToolsRegisterParams(TypedDict):
+    """Params of `tools.register`.
+
+    Offer tools of this connection to the conversation's model.
+    """
+
+    conversationId: str
+    """Conversation id, as returned by conversation.create (e.g. "c_7f3a…"): 1–128 of A–Z, a–z, 0–9, _
+    and -.
+
+    @pattern ^[A-Za-z0-9_-]{1,128}$
+    """
+    tools: list[ToolsRegisterParamsToolsItem]
+    """The connection's tools for this conversation (at most 32); they replace what this connection
+    registered on it before. [] unregisters them all.
+
+    @maxItems 32
+    """
+
+
+class ToolsRegisterResult(TypedDict):
+    """Result of tools.register."""
+
+    tools: list[str]
+    """The names this connection now provides on the conversation."""
+
+
+class ToolResultParams(TypedDict):
+    """Params of `tool.result`.
+
+    Answer a client_tool_call.
+    """
+
+    conversationId: str
+    """Conversation id, as returned by conversation.create (e.g. "c_7f3a…"): 1–128 of A–Z, a–z, 0–9, _
+    and -.
+
+    @pattern ^[A-Za-z0-9_-]{1,128}$
+    """
+    toolCallId: str
+    """The call being answered (client_tool_call's toolCallId).
+
+    @minLength 1
+    """
+    output: str
+    """What the tool produced, as the model will read it (at most 262144 characters).
+
+    @maxLength 262144
+    """
+    isError: NotRequired[bool]
+    """The tool failed: the call ends as tool_failed and the model reads output as the reason. Default
+    false.
+    """
+
+
+class ToolResultResult(TypedDict):
+    """Result of tool.result."""
+
+    status: Literal["completed", "failed"]
+    """How the call ends: completed, or failed (isError)."""
 
 
 ModelsListParams: TypeAlias = dict[str, Any]
@@ -2983,6 +3079,37 @@ class UsageUpdatedNotification(GenerationEventBase, TypedDict):
     """
 
 
+class ClientToolCallNotification(TypedDict):
+    """Params of the `client_tool_call` notification: Run a client-provided tool (tools.register): sent
+    to the registering connection only, without seq; answer with tool.result.
+
+    Run a client tool: sent only to the connection that registered it, when an approved call of it
+    starts running (after tool_executing). Not a conversation event: it carries no seq and is not
+    replayed; a connection that takes the call over by registering the tool again gets it anew.
+    """
+
+    conversationId: str
+    """Conversation id, as returned by conversation.create (e.g. "c_7f3a…"): 1–128 of A–Z, a–z, 0–9, _
+    and -.
+
+    @pattern ^[A-Za-z0-9_-]{1,128}$
+    """
+    timestamp: str
+    """When the server sent it.
+
+    @format date-time
+    """
+    generationId: str
+    """The generation the call belongs to."""
+    toolCallId: str
+    """The call to answer with tool.result."""
+    name: str
+    """The client tool the model called."""
+    arguments: dict[str, Any]
+    """The arguments, checked against the tool's parameters (as edited by tool.confirm, if they were).
+    """
+
+
 class NoticeNotification(TypedDict):
     """Params of the `notice` notification: Something to show the user that ends nothing (a retried
     model call, a rate limit, the context nearly full, an MCP server down or back). Conversation
@@ -3200,6 +3327,13 @@ class UsageUpdatedEvent(TypedDict):
     params: UsageUpdatedNotification
 
 
+class ClientToolCallEvent(TypedDict):
+    """A `client_tool_call` notification, as `events()` yields it."""
+
+    method: Literal["client_tool_call"]
+    params: ClientToolCallNotification
+
+
 class NoticeEvent(TypedDict):
     """A `notice` notification, as `events()` yields it."""
 
@@ -3207,7 +3341,7 @@ class NoticeEvent(TypedDict):
     params: NoticeNotification
 
 
-ConversationEvent: TypeAlias = MessageAddedEvent | QueueChangedEvent | ConversationUpdatedEvent | GenerationStartedEvent | GenerationProgressEvent | GenerationCompleteEvent | ToolPendingEvent | ToolExecutingEvent | ToolOutputEvent | ToolCompletedEvent | ToolFailedEvent | ToolSkippedEvent | GenerationDiffUpdatedEvent | ConversationRewoundEvent | PlanUpdatedEvent | InterruptedEvent | ErrorEvent | CompactionStartedEvent | CompactionCompletedEvent | UsageUpdatedEvent | NoticeEvent
+ConversationEvent: TypeAlias = MessageAddedEvent | QueueChangedEvent | ConversationUpdatedEvent | GenerationStartedEvent | GenerationProgressEvent | GenerationCompleteEvent | ToolPendingEvent | ToolExecutingEvent | ToolOutputEvent | ToolCompletedEvent | ToolFailedEvent | ToolSkippedEvent | GenerationDiffUpdatedEvent | ConversationRewoundEvent | PlanUpdatedEvent | InterruptedEvent | ErrorEvent | CompactionStartedEvent | CompactionCompletedEvent | UsageUpdatedEvent | ClientToolCallEvent | NoticeEvent
 """What `client.events(conversation_id)` yields: one notification of the conversation as `{"method":
 ..., "params": ...}`. Comparing `event["method"]` with a method name narrows `params` to that
 notification's TypedDict.
