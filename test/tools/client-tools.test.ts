@@ -111,6 +111,29 @@ describe("registering and answering", () => {
     expect(await other.tools.register({ conversationId: id, tools: [PICK] })).toEqual({ tools: ["pick_color"] });
   });
 
+  it("goes through the approval policy like any tool: readOnly runs under auto-read-only, toolPolicy never hides it by name", async () => {
+    const provider = await fx.connect();
+    const received = callsOf(provider);
+    const { id, events } = await newConversation(fx.client, { settings: { approval: "auto-read-only", toolPolicy: { secret_tool: "never" } } });
+    await provider.tools.register({
+      conversationId: id,
+      tools: [
+        { ...PICK, name: "peek", readOnly: true },
+        { ...PICK, name: "secret_tool" },
+      ],
+    });
+    fx.fake.enqueue({ kind: "reply", toolCalls: [{ id: "call_peek", name: "peek", args: '{"hint":"x"}' }] }, { kind: "reply", text: ["ok"] });
+    const { generationId } = await fx.client.step({ conversationId: id });
+    const call = await received.next();
+    expect(call.name).toBe("peek");
+    expect(events.of("tool_pending")[0]).toMatchObject({ toolName: "peek", autoConfirmed: true, autoReason: "policy" });
+    const offered = (fx.fake.requests[0]!.tools as { name?: string; function?: { name: string } }[]).map((t) => t.function?.name ?? t.name);
+    expect(offered).toContain("peek");
+    expect(offered).not.toContain("secret_tool");
+    await provider.tool.result({ conversationId: id, toolCallId: "call_peek", output: "seen" });
+    await events.waitForEnd(generationId);
+  });
+
   it("lets only the connection the call was sent to answer it, once", async () => {
     const provider = await fx.connect({ clientInfo: { name: "editor" } });
     const { id, events, generationId } = await startCall(fx, provider);
