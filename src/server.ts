@@ -20,6 +20,7 @@ import { McpManager, type McpManagerOptions } from "./mcp/mcp-manager.js";
 import { loadInstanceId } from "./metrics/instance-id.js";
 import { ServerMetrics } from "./metrics/server-metrics.js";
 import { Dispatcher } from "./rpc/dispatcher.js";
+import type { RemoteCaller } from "./cluster/cluster-node.js";
 import { createConnection, type Connection } from "./sessions/connection.js";
 import { RpcError } from "./rpc/rpc-error.js";
 import { ConversationHub } from "./sessions/conversation-hub.js";
@@ -320,6 +321,14 @@ async function joinCluster(url: string, app: App, parts: ServerParts) {
   const translate = requestError(log);
   forwarded.initialized = true;
   forwarded.forwarded = true;
+  // The connection a forwarded request came from, as its handler sees it: its id and client name, and a send that
+  // reaches it through its instance (client_tool_call; tool.result checks the id).
+  const standIn = (caller: RemoteCaller): Connection => {
+    const connection = createConnection(caller.connectionId, caller.send);
+    connection.initialized = true;
+    if (caller.clientName !== undefined) connection.clientInfo = { name: caller.clientName };
+    return connection;
+  };
   const node = await ClusterNode.start({
     url,
     instanceId: app.instanceId,
@@ -329,16 +338,20 @@ async function joinCluster(url: string, app: App, parts: ServerParts) {
     hub,
     store: app.store,
     log,
-    runLocal: async (method, params) => {
+    runLocal: async (method, params, caller) => {
       const handler = handlers[method as keyof typeof handlers] as ((p: unknown, c: RequestContext) => unknown) | undefined;
       if (!handler) throw RpcError.methodNotFound(method);
       try {
-        return await handler(params, { connection: forwarded, app, afterReply: [] });
+        return await handler(params, { connection: caller ? standIn(caller) : forwarded, app, afterReply: [] });
       } catch (error) {
         // As the dispatcher would answer it (a full disk is STORAGE_ERROR, not an internal fault), for the sender to pass on.
         throw translate(error) ?? error;
       }
     },
+    deliver: (connectionId, frame) => {
+      for (const connection of app.connections) if (connection.id === connectionId) connection.send(frame);
+    },
+    remoteConnectionClosed: (connectionId) => agent.clientTools.closed(connectionId),
     resumePending: (runtime) => {
       try {
         agent.resume(runtime);

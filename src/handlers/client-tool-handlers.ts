@@ -8,8 +8,9 @@ import type { MethodHandlers } from "./scope-binding.js";
 type Handlers = MethodHandlers;
 
 export const toolsRegister: Handlers["tools.register"] = (params, { app, connection }, runtime) => {
-  // A request forwarded from another instance runs here on a stand-in connection nothing can be sent to: the
-  // client_tool_call would never reach the client (see client-tools.ts), so refuse rather than register a dead end.
+  // Forwarded from another instance, a request runs on a stand-in for its caller that reaches it through that
+  // instance (server.ts); only one forwarded without its caller runs on the shared stand-in nothing reaches,
+  // where a client_tool_call would be lost: refuse that rather than register a dead end.
   if (connection.forwarded) {
     throw RpcError.invalidParam(
       "conversationId",

@@ -13,6 +13,8 @@ export interface Connection {
   optOut: ReadonlySet<string>;
   /** Conversations this connection is subscribed to. */
   readonly subscriptions: Set<string>;
+  /** Cluster mode: conversations it registered client tools on (tools.register), whose owners are told when it closes. */
+  readonly clientToolConversations: Set<string>;
   /** Send a pre-serialized frame. Must never throw. */
   send(frame: string): void;
   wants(method: NotificationMethod): boolean;
@@ -35,6 +37,7 @@ export function createConnection(id: string, send: (frame: string) => void): Con
     experimentalApi: false,
     optOut: new Set(),
     subscriptions: new Set(),
+    clientToolConversations: new Set(),
     send,
     wants(method) {
       return connection.optOut.size === 0 || !connection.optOut.has(method);

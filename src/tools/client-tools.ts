@@ -11,13 +11,15 @@
  * replayed client_tool_call would ask a reconnecting client to run a call
  * someone else may be running. A seq'd conversation event filtered at
  * delivery would have put one connection's work into everyone's numbering.
- * The registry therefore holds the connection itself (ClientToolOwner), so
- * the registration lives where the conversation runs. In cluster mode a
- * tools.register forwarded from another instance arrives on a stand-in
- * connection that cannot be written to: the handler refuses it (see
- * docs/client-tools.md); reaching a connection on another instance would
- * need the forwarder to carry the caller's connection and a per-instance
- * delivery channel.
+ * The registry holds the connection (ClientToolOwner), so the registration
+ * lives where the conversation runs (its owner). In cluster mode the
+ * registering connection may be on another instance: the forwarded
+ * tools.register carries its caller (connection id and client name), and
+ * the owner's ClientToolOwner sends through that instance (a forwarded
+ * cluster.deliver, src/cluster/cluster-node.ts); that instance tells the
+ * owner when the connection closes. The conversation's event bus was the
+ * other way: but its events are numbered for every subscriber and kept for
+ * replay, which a one-connection request must not be.
  *
  * A call whose connection closes is not failed at once: for graceMs it waits
  * for a connection of the same client (clientInfo.name) to register a tool of
