@@ -60,8 +60,12 @@ async function startCall(fx: AgentFixture, provider: AgentwireClient, watcher = 
   return { id, events, generationId, call: await call, received };
 }
 
-describe.each(["chat", "responses"] as const)("a client tool round trip (%s wire)", (wire) => {
-  const fx = useAgentFixture({ wire });
+// One wire over the in-memory link, the other over a real WebSocket.
+describe.each([
+  ["chat", "memory"],
+  ["responses", "websocket"],
+] as const)("a client tool round trip (%s wire, %s transport)", (wire, transport) => {
+  const fx = useAgentFixture({ wire, transport });
 
   it("offers the tool to the model, sends the approved call to the registering connection only, and the model reads tool.result", async () => {
     const provider = await fx.connect({ clientInfo: { name: "editor" } });
