@@ -695,6 +695,7 @@ class Loop {
     let exitCode: number | null | undefined;
     let diff: string | undefined;
     let change: ToolResult["change"];
+    let childConversationId: string | undefined;
     const checked = tool ? validateArguments(tool.parameters, executing.arguments) : undefined;
     if (!tool || !checked) {
       result = `Unknown tool "${executing.toolName}".`;
@@ -705,6 +706,7 @@ class Loop {
         const outcome = await tool.run(checked.value as Record<string, unknown>, {
           cwd: this.runtime.handle.conversation.workspace ?? process.cwd(),
           conversationId: this.runtime.handle.conversation.id,
+          toolCallId: executing.toolCallId,
           signal: this.generation.signal,
           timeoutMs: this.runtime.handle.conversation.settings.toolTimeoutMs,
           onOutput: (stream, chunk) =>
@@ -715,6 +717,7 @@ class Loop {
         exitCode = outcome.exitCode;
         diff = outcome.diff;
         change = outcome.change;
+        childConversationId = outcome.childConversationId;
         if (success && outcome.plan) {
           // The plan is stored and announced before the call completes: a client that sees the call done has the plan.
           this.writable();
@@ -738,6 +741,7 @@ class Loop {
       ...(exitCode !== undefined ? { exitCode } : {}),
       ...(diff !== undefined ? { diff } : {}),
       ...(netChange ? { netChange } : {}),
+      ...(childConversationId ? { childConversationId } : {}),
       completedAt: new Date().toISOString(),
     };
     await this.replace(call, finished, () => {
