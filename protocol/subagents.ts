@@ -10,7 +10,7 @@ import * as z from "zod";
 import { ConversationId } from "./records.js";
 import { GenerationEventBase } from "./events.js";
 
-/** The tool's name, as tools.list and settings.toolPolicy name it (`{ "spawn_agent": "deny" }` turns it off). */
+/** The tool's name, as tools.list and settings.toolPolicy name it (`{ "spawn_agent": "never" }` takes it away). */
 export const SPAWN_AGENT_TOOL = "spawn_agent";
 
 /** Longest prompt a spawn_agent call may give the child, in characters (limits.maxMessageBytes also applies). */
