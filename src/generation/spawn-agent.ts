@@ -109,7 +109,8 @@ export class SubAgents {
       endings.push(summary);
       wake?.();
     });
-    const interruptChild = () => void child.generation?.interrupt();
+    // A parent stopped for a shutdown (or abandoned by a lost lease) keeps its calls pending: so does the child.
+    const interruptChild = () => void (parentGeneration.keepPending ? child.generation?.shutdown() : child.generation?.interrupt());
     try {
       let generationId: string;
       try {

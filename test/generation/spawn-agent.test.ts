@@ -167,3 +167,27 @@ describe("spawn_agent (responses wire)", () => {
     await roundTrip(fx.client, fx.fake);
   });
 });
+
+describe("spawn_agent with limits.maxChildAgents 2", () => {
+  const fx = useAgentFixture({ config: { limits: { maxChildAgents: 2 } } });
+
+  it("a third child of one conversation is refused with a tool error; the first two ran", async () => {
+    fx.fake.enqueue(
+      {
+        kind: "reply",
+        toolCalls: ["one", "two", "three"].map((n) => ({ id: `call_${n}`, name: "spawn_agent", args: JSON.stringify({ prompt: `task ${n}` }) })),
+      },
+      say("answer one"),
+      say("answer two"),
+      say("all done"),
+    );
+    const { id, events } = await newConversation(fx.client);
+    const { generationId } = await fx.client.step({ conversationId: id, autoConfirm: true });
+    await events.waitForEnd(generationId);
+    const results = toolMessages(fx.fake, 3).map((m) => m.content);
+    expect(results.slice(0, 2)).toEqual(["answer one", "answer two"]);
+    expect(results[2]).toMatch(/already created 2 sub-agents, the most one conversation may \(limits\.maxChildAgents\)/);
+    expect((await fx.client.conversation.list({ parentConversationId: id })).data.map((c) => c.parentToolCallId)).toEqual(["call_two", "call_one"]);
+    expect(events.of("subagent_started")).toHaveLength(2);
+  });
+});
