@@ -68,7 +68,7 @@ async function roundTrip(client: AgentwireClient, fake: FakeOpenAI): Promise<voi
   });
   expect((await client.conversation.list({ parentConversationId: childId })).data).toEqual([]);
   const child = await client.conversation.get({ conversationId: childId, includeRecords: true });
-  expect(child.records!.map((r) => (r.type === "message" ? `${r.role}: ${r.content}` : `${r.toolName} ${r.status}`))).toEqual([
+  expect(child.records!.map((r) => (r.type === "message" ? `${r.role}: ${r.content}` : r.type === "tool_call" ? `${r.toolName} ${r.status}` : r.type))).toEqual([
     "user: Count the files in src and answer with the number.",
     "assistant: ",
     "shell completed",
