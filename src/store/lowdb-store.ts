@@ -37,7 +37,7 @@ import { StoreUnavailableError } from "./store-unavailable-error.js";
  * Layout under the data dir:
  *
  *     LOCK                               pid of the owning process
- *     index.json                         [{id, createdAt}], rewritten on create/delete only
+ *     index.json                         [{id, createdAt, parentConversationId?}], rewritten on create/delete only
  *     conversations/<id>/meta.json       conversation, seqReserved, records per segment
  *     conversations/<id>/records-000000.json, records-000001.json, …
  *     conversations/<id>/assets/…         uploaded images (lowdb-assets.ts)
