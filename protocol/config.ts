@@ -161,6 +161,19 @@ export const LimitsSection = z
     ),
     maxSubscriptionsPerConnection: count(1000).describe("Conversations one connection may subscribe to."),
     maxGenerations: count(1000).describe("Generations running at once."),
+    // 0 is allowed for the depth: it turns spawn_agent off (every call fails with a tool error saying so).
+    maxAgentDepth: z
+      .number()
+      .int()
+      .min(0)
+      .max(8)
+      .default(2)
+      .describe(
+        "How deep sub-agents may nest: a conversation a client created is depth 0, the child its spawn_agent call creates is 1, that child's child 2. A spawn_agent call that would pass it fails with a tool error the model reads; 0 turns sub-agents off.",
+      ),
+    maxChildAgents: count(16).describe(
+      "Sub-agents one conversation's spawn_agent calls may create over its life (its children, as conversation.list { parentConversationId } counts them); one more fails with a tool error the model reads.",
+    ),
     maxQueuedMessages: count(32).describe(
       "Messages one conversation holds for later (message.append delivery steer or queue while a generation runs); one more is refused (LIMIT_EXCEEDED) and nothing is stored.",
     ),

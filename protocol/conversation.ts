@@ -94,6 +94,9 @@ export const ConversationListParams = z
   .strictObject({
     limit: z.number().int().min(1).max(500).optional().describe("Most conversations to return; default 50."),
     cursor: z.string().min(1).optional().describe("nextCursor of the previous page; omit for the first page."),
+    parentConversationId: ConversationId.optional().describe(
+      "Only the sub-agents this conversation's spawn_agent calls created (its children, not their children). Omit to list every conversation, children included.",
+    ),
   })
   .describe("Parameters of conversation.list. Conversations come newest first (by creation).");
 export const ConversationListResult = z

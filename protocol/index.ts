@@ -20,4 +20,5 @@ export * from "./events.js";
 export * from "./usage-events.js";
 export * from "./rewind.js";
 export * from "./compaction.js";
+export * from "./subagents.js";
 export * from "./inventory.js";

@@ -23,6 +23,7 @@ import * as N from "./notices.js";
 import * as U from "./usage-events.js";
 import * as Rw from "./rewind.js";
 import * as Ct from "./client-tools.js";
+import * as Sa from "./subagents.js";
 
 /**
  * What a method acts on, which decides where it runs (as Codex's
@@ -102,7 +103,8 @@ export const requests = {
   "conversation.list": {
     params: C.ConversationListParams,
     result: C.ConversationListResult,
-    description: "List conversations, newest first, a page at a time: pass `nextCursor` back as `cursor`.",
+    description:
+      "List conversations, newest first, a page at a time: pass `nextCursor` back as `cursor`. With parentConversationId, only that conversation's sub-agents (the children its spawn_agent calls created).",
     errors: ["NOT_INITIALIZED"],
     scope: "server",
   },
@@ -380,6 +382,10 @@ export const notifications = {
   plan_updated: {
     params: E.PlanUpdatedNotification,
     description: "The agent's plan changed: the model called update_plan (it follows that call's tool_executing and comes before its tool_completed).",
+  },
+  subagent_started: {
+    params: Sa.SubagentStartedNotification,
+    description: "A spawn_agent call started a sub-agent: its child conversation, to subscribe to (its tool calls are confirmed there).",
   },
   interrupted: { params: E.InterruptedNotification, description: "The generation was interrupted." },
   error: { params: E.ErrorNotification, description: "The generation failed." },

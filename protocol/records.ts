@@ -195,6 +195,16 @@ export const Conversation = z
     usage: ConversationUsage.optional().describe(
       "Tokens and cost of all its model calls, and how full its context was after the last one; absent until its first model call finished (and in conversations stored before usage was kept). usage_updated reports each change.",
     ),
+    parentConversationId: ConversationId.optional().describe(
+      "Set on a sub-agent's conversation: the conversation whose spawn_agent call created it (conversation.list { parentConversationId } lists them). Absent on every other conversation.",
+    ),
+    parentToolCallId: z.string().optional().describe("Set with parentConversationId: the toolCallId of the spawn_agent call that created it."),
+    agentDepth: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe("Set with parentConversationId: how many spawn_agent levels down it is (1: a child of a conversation a client created). limits.maxAgentDepth bounds it."),
   })
   .describe("A conversation: its metadata, without its records.");
 
@@ -337,6 +347,9 @@ export const ToolCallRecord = z
     generationId: z.string().optional().describe("The generation that produced this call."),
     timestamp: Timestamp.describe("When the call was stored (proposed by the model)."),
     completedAt: Timestamp.optional().describe("When the call reached completed, failed or skipped."),
+    childConversationId: ConversationId.optional().describe(
+      "spawn_agent calls: the sub-agent's conversation (set once the call has run; subagent_started told it earlier).",
+    ),
   })
   .describe("A tool call requested by the model, with its confirmation state and result.");
 

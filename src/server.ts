@@ -9,6 +9,7 @@ import { type AgentwireConfig, type LlmSettings, unknownPlaceholderMessage, unkn
 import type { App, RequestContext } from "./app.js";
 import { FD_RESERVE, isLoopbackHost, openFileLimit, type ServerConfig } from "./config/server-config.js";
 import { Agent } from "./generation/agent.js";
+import { SubAgents } from "./generation/spawn-agent.js";
 import { recoverAfterRestart } from "./generation/recovery.js";
 import { requestError } from "./generation/wire-errors.js";
 import { handlers } from "./handlers/handler-table.js";
@@ -33,7 +34,7 @@ import { StoreUnavailableError } from "./store/store-unavailable-error.js";
 import { createToolRegistry, defaultTools } from "./tools/builtin-registry.js";
 import { configuredTools } from "./tools/configured-tools.js";
 import { createLoadSkillTool } from "./skills/load-skill-tool.js";
-import type { ToolRegistry } from "./tools/tool.js";
+import type { Tool, ToolRegistry } from "./tools/tool.js";
 import { SERVER_VERSION } from "./server-version.js";
 import { handleHttp } from "./transport/http-routes.js";
 import type { Link } from "./transport/link.js";
@@ -150,7 +151,10 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
     );
   }
   // Before the store opens: a tool configuration that cannot work stops the start with nothing to undo.
-  const builtinTools = parts.tools ? [] : [...defaultTools({ envAllow: config.tools.envAllow, files: config.tools.files }), createLoadSkillTool()];
+  const subAgents = new SubAgents(limits);
+  const builtinTools = parts.tools
+    ? []
+    : [...defaultTools({ envAllow: config.tools.envAllow, files: config.tools.files }), createLoadSkillTool(), subAgents.tool as unknown as Tool];
   const mcp = new McpManager(
     { dataDir: settings.dataDir, mcpServers: config.mcpServers, toolEnvAllow: config.tools.envAllow, maxMcpServers: limits.maxMcpServers },
     log,
@@ -183,6 +187,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
 
   hub = new ConversationHub(store, limits, log, recoverAfterRestart, metrics);
   const agent = new Agent({ model: config.model, systemPrompt, limits, tools, log, providers });
+  subAgents.attach({ hub, agent });
   const dispatcher = new Dispatcher({
     handlers,
     log,

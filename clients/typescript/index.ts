@@ -108,7 +108,8 @@ export interface ConversationMethods {
 
   /**
    * `conversation.list`: List conversations, newest first, a page at a time: pass `nextCursor` back
-   * as `cursor`.
+   * as `cursor`. With parentConversationId, only that conversation's sub-agents (the children its
+   * spawn_agent calls created).
    *
    * Errors: NOT_INITIALIZED (-32001), INVALID_PARAMS (-32602).
    */

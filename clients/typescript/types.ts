@@ -57,6 +57,23 @@ export interface Conversation {
    * usage_updated reports each change.
    */
   usage?: ConversationUsage;
+  /**
+   * Set on a sub-agent's conversation: the conversation whose spawn_agent call created it
+   * (conversation.list { parentConversationId } lists them). Absent on every other conversation.
+   *
+   * @pattern ^[A-Za-z0-9_-]{1,128}$
+   */
+  parentConversationId?: string;
+  /** Set with parentConversationId: the toolCallId of the spawn_agent call that created it. */
+  parentToolCallId?: string;
+  /**
+   * Set with parentConversationId: how many spawn_agent levels down it is (1: a child of a
+   * conversation a client created). limits.maxAgentDepth bounds it.
+   *
+   * @integer
+   * @minimum 1
+   */
+  agentDepth?: number;
 }
 
 /** A chat message stored in a conversation. */
@@ -298,6 +315,13 @@ export interface ToolCallRecord extends ToolCall {
    * @format date-time
    */
   completedAt?: string;
+  /**
+   * spawn_agent calls: the sub-agent's conversation (set once the call has run; subagent_started
+   * told it earlier).
+   *
+   * @pattern ^[A-Za-z0-9_-]{1,128}$
+   */
+  childConversationId?: string;
 }
 
 /**
@@ -1610,6 +1634,13 @@ export interface ConversationListParams {
    * @minLength 1
    */
   cursor?: string;
+  /**
+   * Only the sub-agents this conversation's spawn_agent calls created (its children, not their
+   * children). Omit to list every conversation, children included.
+   *
+   * @pattern ^[A-Za-z0-9_-]{1,128}$
+   */
+  parentConversationId?: string;
 }
 
 /**
@@ -3847,6 +3878,35 @@ export interface PlanUpdatedNotification extends GenerationEventBase {
 }
 
 /**
+ * Params of the `subagent_started` notification.
+ *
+ * A spawn_agent call of this conversation created a sub-agent's conversation, stored its prompt as
+ * the first user message and started its generation. It follows the call's tool_executing; the
+ * call's tool_completed (or tool_failed) carries the child's final answer as its result and
+ * childConversationId on its record.
+ */
+export interface SubagentStartedNotification extends GenerationEventBase {
+  /** The spawn_agent call (of this conversation) that started the sub-agent. */
+  toolCallId: string;
+  /**
+   * The sub-agent's conversation: subscribe to it to watch it and to confirm its tool calls (its
+   * tool_pending events appear there, not here).
+   *
+   * @pattern ^[A-Za-z0-9_-]{1,128}$
+   */
+  childConversationId: string;
+  /** The child's generation, running now; the spawn_agent call completes when it ends. */
+  childGenerationId: string;
+  /**
+   * The child's depth (its Conversation.agentDepth).
+   *
+   * @integer
+   * @minimum 1
+   */
+  agentDepth: number;
+}
+
+/**
  * Params of the `interrupted` notification.
  *
  * The generation was interrupted and has ended. Sent exactly once per interrupted generation.
@@ -4289,6 +4349,11 @@ export interface NotificationMap {
    * tool_executing and comes before its tool_completed).
    */
   plan_updated: PlanUpdatedNotification;
+  /**
+   * `subagent_started`: A spawn_agent call started a sub-agent: its child conversation, to
+   * subscribe to (its tool calls are confirmed there).
+   */
+  subagent_started: SubagentStartedNotification;
   /** `interrupted`: The generation was interrupted. */
   interrupted: InterruptedNotification;
   /** `error`: The generation failed. */

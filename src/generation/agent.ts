@@ -26,7 +26,12 @@ import { Generation, type StepControls } from "./generation.js";
 import { GenerationWaits } from "./generation-wait.js";
 import { runGeneration } from "./loop.js";
 
-type StepParams = { autoConfirm?: boolean | number; model?: string } & StepControls;
+type StepParams = {
+  autoConfirm?: boolean | number;
+  model?: string;
+  /** Not a wire field: a sub-agent's generation spends its parent's budget after its own (Generation.borrowAutoConfirm). */
+  borrowAutoConfirm?: () => boolean;
+} & StepControls;
 
 /** True when a message of the conversation has an image attached (read a page at a time, stopping at the first). */
 async function carriesImage(runtime: ConversationRuntime): Promise<boolean> {
@@ -180,6 +185,7 @@ export class Agent {
     });
     if (problem) throw RpcError.capabilityUnsupported(problem.message, route.qualified, problem.capability);
     generation.compactOnly = compactOnly;
+    generation.borrowAutoConfirm = params.borrowAutoConfirm;
     runtime.beginGeneration(generation);
     this.running++;
     this.generationHooks?.started(runtime.id, generation.id);
@@ -213,6 +219,11 @@ export class Agent {
   /** The step's model, else the conversation's, else the server's. */
   private modelOf(runtime: ConversationRuntime, params: StepParams): string | undefined {
     return params.model ?? runtime.handle.conversation.model ?? this.options.model;
+  }
+
+  /** Throws what step would for a model no provider serves (-32602 on `model`), before anything is created for it. */
+  checkModel(model: string): void {
+    this.route(model);
   }
 
   /** The model's route; a name that resolves to no provider is a -32602 on `model`. */

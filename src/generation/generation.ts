@@ -58,6 +58,12 @@ export class Generation implements ActiveGeneration {
   compactOnly: { instructions?: string } | undefined;
   /** Set once the loop has compacted after a context-length error: it does so once per generation. */
   compactedAfterRefusal = false;
+  /**
+   * A sub-agent's generation (spawn-agent.ts): its parent generation's
+   * auto-confirm budget, spent when its own run out, so a step the client
+   * let run without asking does not stall on its sub-agent's calls.
+   */
+  borrowAutoConfirm: (() => boolean) | undefined;
 
   constructor(
     readonly id: string,
@@ -153,13 +159,13 @@ export class Generation implements ActiveGeneration {
     }
   }
 
-  /** Consume one unit of auto-confirm budget: the step's first, then the conversation's. */
+  /** Consume one unit of auto-confirm budget: the step's first, then the conversation's, then (a sub-agent) its parent's. */
   takeAutoConfirm(): boolean {
     if (this.stepAutoConfirm > 0) {
       this.stepAutoConfirm--;
       return true;
     }
-    return this.runtime.spendAutoConfirm();
+    return this.runtime.spendAutoConfirm() || (!this.interrupted && this.borrowAutoConfirm?.() === true);
   }
 
   /** Stop for a server shutdown: like interrupt, but undecided calls are kept, not skipped. */

@@ -695,6 +695,7 @@ class Loop {
     let exitCode: number | null | undefined;
     let diff: string | undefined;
     let change: ToolResult["change"];
+    let childConversationId: string | undefined;
     const checked = tool ? validateArguments(tool.parameters, executing.arguments) : undefined;
     if (!tool || !checked) {
       result = `Unknown tool "${executing.toolName}".`;
@@ -717,6 +718,7 @@ class Loop {
         exitCode = outcome.exitCode;
         diff = outcome.diff;
         change = outcome.change;
+        childConversationId = outcome.childConversationId;
         if (success && outcome.plan) {
           // The plan is stored and announced before the call completes: a client that sees the call done has the plan.
           this.writable();
@@ -740,6 +742,7 @@ class Loop {
       ...(exitCode !== undefined ? { exitCode } : {}),
       ...(diff !== undefined ? { diff } : {}),
       ...(netChange ? { netChange } : {}),
+      ...(childConversationId ? { childConversationId } : {}),
       completedAt: new Date().toISOString(),
     };
     await this.replace(call, finished, () => {

@@ -114,7 +114,8 @@ export const conversationFork: Handlers["conversation.fork"] = async (params, { 
 
 export const conversationList: Handlers["conversation.list"] = async (params, { app }) => {
   try {
-    const page = await app.store.list({ limit: params.limit ?? 50, cursor: params.cursor });
+    const { parentConversationId } = params;
+    const page = await app.store.list({ limit: params.limit ?? 50, cursor: params.cursor, ...(parentConversationId !== undefined ? { parentConversationId } : {}) });
     return {
       data: page.data,
       ...(page.nextCursor !== undefined ? { nextCursor: page.nextCursor } : {}),

@@ -6,12 +6,12 @@ export interface ToolRunContext {
   cwd: string;
   /** The conversation the call belongs to. */
   conversationId: string;
+  /** The call's toolCallId (absent where a tool is run outside a generation's loop; a client tool names it in client_tool_call). */
+  toolCallId?: string;
   /** Aborted by interrupt: the tool must stop at once (kill its process group, cancel its request). */
   signal: AbortSignal;
   /** Time limit; on expiry the tool stops and fails. */
   timeoutMs: number;
-  /** The call being run (a client tool names it in client_tool_call). */
-  toolCallId?: string;
   /** The generation it belongs to. */
   generationId?: string;
   /** Streamed output, in order. */
@@ -35,6 +35,8 @@ export interface ToolResult {
   change?: { path: string; before: string | null | undefined; after: string | null };
   /** update_plan: the whole plan the call set; the loop stores it and announces plan_updated. */
   plan?: PlanEntry[];
+  /** spawn_agent: the sub-agent's conversation; the loop keeps it on the call's record. */
+  childConversationId?: string;
 }
 
 /** What a tool's preview is given: the run context without output or a time limit. */

@@ -90,6 +90,7 @@ from .types import (
     SkillsListResult,
     StepParams,
     StepResult,
+    SubagentStartedNotification,
     ToolCompletedNotification,
     ToolConfirmParams,
     ToolConfirmResult,
@@ -146,7 +147,8 @@ class ConversationMethods:
 
     async def list(self, params: ConversationListParams | None = None, *, timeout: float | None = None) -> ConversationListResult:
         """`conversation.list`: List conversations, newest first, a page at a time: pass `nextCursor`
-        back as `cursor`.
+        back as `cursor`. With parentConversationId, only that conversation's sub-agents (the
+        children its spawn_agent calls created).
 
         Errors: NOT_INITIALIZED (-32001), INVALID_PARAMS (-32602).
         """
@@ -711,6 +713,9 @@ class AgentwireClient(AgentwireClientBase):
 
     @overload
     def on(self, method: Literal["plan_updated"], handler: Callable[[PlanUpdatedNotification], object]) -> Disposer: ...
+
+    @overload
+    def on(self, method: Literal["subagent_started"], handler: Callable[[SubagentStartedNotification], object]) -> Disposer: ...
 
     @overload
     def on(self, method: Literal["interrupted"], handler: Callable[[InterruptedNotification], object]) -> Disposer: ...

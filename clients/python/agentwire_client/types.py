@@ -10,10 +10,10 @@ from typing import Any, Literal, NotRequired, TypeAlias, TypedDict
 PROTOCOL_VERSION = "1.0"
 """The protocol version this client speaks, sent in initialize; a server of another major refuses it."""
 
-NotificationMethod: TypeAlias = Literal["connected", "message_added", "queue_changed", "conversation_updated", "generation_started", "generation_progress", "generation_complete", "tool_pending", "tool_executing", "tool_output", "tool_completed", "tool_failed", "tool_skipped", "generation_diff_updated", "conversation_rewound", "plan_updated", "interrupted", "error", "compaction_started", "compaction_completed", "usage_updated", "client_tool_call", "notice"]
+NotificationMethod: TypeAlias = Literal["connected", "message_added", "queue_changed", "conversation_updated", "generation_started", "generation_progress", "generation_complete", "tool_pending", "tool_executing", "tool_output", "tool_completed", "tool_failed", "tool_skipped", "generation_diff_updated", "conversation_rewound", "plan_updated", "subagent_started", "interrupted", "error", "compaction_started", "compaction_completed", "usage_updated", "client_tool_call", "notice"]
 """Every notification the server may send."""
 
-NOTIFICATION_METHODS: tuple[NotificationMethod, ...] = ("connected", "message_added", "queue_changed", "conversation_updated", "generation_started", "generation_progress", "generation_complete", "tool_pending", "tool_executing", "tool_output", "tool_completed", "tool_failed", "tool_skipped", "generation_diff_updated", "conversation_rewound", "plan_updated", "interrupted", "error", "compaction_started", "compaction_completed", "usage_updated", "client_tool_call", "notice",)
+NOTIFICATION_METHODS: tuple[NotificationMethod, ...] = ("connected", "message_added", "queue_changed", "conversation_updated", "generation_started", "generation_progress", "generation_complete", "tool_pending", "tool_executing", "tool_output", "tool_completed", "tool_failed", "tool_skipped", "generation_diff_updated", "conversation_rewound", "plan_updated", "subagent_started", "interrupted", "error", "compaction_started", "compaction_completed", "usage_updated", "client_tool_call", "notice",)
 
 
 class ConversationStatePendingToolsItemRememberAs(TypedDict):
@@ -224,6 +224,20 @@ class Conversation(TypedDict):
     """Tokens and cost of all its model calls, and how full its context was after the last one; absent
     until its first model call finished (and in conversations stored before usage was kept).
     usage_updated reports each change.
+    """
+    parentConversationId: NotRequired[str]
+    """Set on a sub-agent's conversation: the conversation whose spawn_agent call created it
+    (conversation.list { parentConversationId } lists them). Absent on every other conversation.
+
+    @pattern ^[A-Za-z0-9_-]{1,128}$
+    """
+    parentToolCallId: NotRequired[str]
+    """Set with parentConversationId: the toolCallId of the spawn_agent call that created it."""
+    agentDepth: NotRequired[int]
+    """Set with parentConversationId: how many spawn_agent levels down it is (1: a child of a
+    conversation a client created). limits.maxAgentDepth bounds it.
+
+    @minimum 1
     """
 
 
@@ -468,6 +482,12 @@ class ToolCallRecord(ToolCall, TypedDict):
     """When the call reached completed, failed or skipped.
 
     @format date-time
+    """
+    childConversationId: NotRequired[str]
+    """spawn_agent calls: the sub-agent's conversation (set once the call has run; subagent_started
+    told it earlier).
+
+    @pattern ^[A-Za-z0-9_-]{1,128}$
     """
 
 
@@ -1285,6 +1305,12 @@ class ConversationListParams(TypedDict):
     """nextCursor of the previous page; omit for the first page.
 
     @minLength 1
+    """
+    parentConversationId: NotRequired[str]
+    """Only the sub-agents this conversation's spawn_agent calls created (its children, not their
+    children). Omit to list every conversation, children included.
+
+    @pattern ^[A-Za-z0-9_-]{1,128}$
     """
 
 
@@ -2970,6 +2996,33 @@ class PlanUpdatedNotification(GenerationEventBase, TypedDict):
     """
 
 
+class SubagentStartedNotification(GenerationEventBase, TypedDict):
+    """Params of the `subagent_started` notification: A spawn_agent call started a sub-agent: its child
+    conversation, to subscribe to (its tool calls are confirmed there).
+
+    A spawn_agent call of this conversation created a sub-agent's conversation, stored its prompt as
+    the first user message and started its generation. It follows the call's tool_executing; the
+    call's tool_completed (or tool_failed) carries the child's final answer as its result and
+    childConversationId on its record.
+    """
+
+    toolCallId: str
+    """The spawn_agent call (of this conversation) that started the sub-agent."""
+    childConversationId: str
+    """The sub-agent's conversation: subscribe to it to watch it and to confirm its tool calls (its
+    tool_pending events appear there, not here).
+
+    @pattern ^[A-Za-z0-9_-]{1,128}$
+    """
+    childGenerationId: str
+    """The child's generation, running now; the spawn_agent call completes when it ends."""
+    agentDepth: int
+    """The child's depth (its Conversation.agentDepth).
+
+    @minimum 1
+    """
+
+
 class InterruptedNotification(GenerationEventBase, TypedDict):
     """Params of the `interrupted` notification: The generation was interrupted.
 
@@ -3292,6 +3345,13 @@ class PlanUpdatedEvent(TypedDict):
     params: PlanUpdatedNotification
 
 
+class SubagentStartedEvent(TypedDict):
+    """A `subagent_started` notification, as `events()` yields it."""
+
+    method: Literal["subagent_started"]
+    params: SubagentStartedNotification
+
+
 class InterruptedEvent(TypedDict):
     """A `interrupted` notification, as `events()` yields it."""
 
@@ -3341,7 +3401,7 @@ class NoticeEvent(TypedDict):
     params: NoticeNotification
 
 
-ConversationEvent: TypeAlias = MessageAddedEvent | QueueChangedEvent | ConversationUpdatedEvent | GenerationStartedEvent | GenerationProgressEvent | GenerationCompleteEvent | ToolPendingEvent | ToolExecutingEvent | ToolOutputEvent | ToolCompletedEvent | ToolFailedEvent | ToolSkippedEvent | GenerationDiffUpdatedEvent | ConversationRewoundEvent | PlanUpdatedEvent | InterruptedEvent | ErrorEvent | CompactionStartedEvent | CompactionCompletedEvent | UsageUpdatedEvent | ClientToolCallEvent | NoticeEvent
+ConversationEvent: TypeAlias = MessageAddedEvent | QueueChangedEvent | ConversationUpdatedEvent | GenerationStartedEvent | GenerationProgressEvent | GenerationCompleteEvent | ToolPendingEvent | ToolExecutingEvent | ToolOutputEvent | ToolCompletedEvent | ToolFailedEvent | ToolSkippedEvent | GenerationDiffUpdatedEvent | ConversationRewoundEvent | PlanUpdatedEvent | SubagentStartedEvent | InterruptedEvent | ErrorEvent | CompactionStartedEvent | CompactionCompletedEvent | UsageUpdatedEvent | ClientToolCallEvent | NoticeEvent
 """What `client.events(conversation_id)` yields: one notification of the conversation as `{"method":
 ..., "params": ...}`. Comparing `event["method"]` with a method name narrows `params` to that
 notification's TypedDict.
