@@ -15,6 +15,7 @@ export * from "./tools.js";
 export * from "./plan.js";
 export * from "./skills.js";
 export * from "./commands.js";
+export * from "./modes.js";
 export * from "./events.js";
 export * from "./usage-events.js";
 export * from "./rewind.js";

@@ -19,6 +19,7 @@ import { toolSpec } from "../tools/json-schema.js";
 import type { Tool, ToolRegistry } from "../tools/tool.js";
 import { validateArguments } from "../tools/validate-arguments.js";
 import { isDeniedByPolicy } from "./approval-policy.js";
+import { ModeSet, modeOffers } from "./modes.js";
 import { ruleFor, ruleMatches, sameRule } from "../tools/approval-rules.js";
 import { addWorkspaceApproval, APPROVALS_FILE, readWorkspaceApprovals } from "./workspace-approvals.js";
 import { Generation, type StepControls } from "./generation.js";
@@ -49,6 +50,8 @@ export interface AgentOptions {
   log: Logger;
   /** The model providers; each makes its LlmProvider on first use, so a server that never generates never loads the SDK. */
   providers: ProviderRegistry;
+  /** The server's modes (config `modes` over the built-in ones); default: the built-in ones. */
+  modes?: ModeSet;
 }
 
 export class Agent {
@@ -65,8 +68,12 @@ export class Agent {
    */
   generationHooks: { started(conversationId: string, generationId: string): void } | null = null;
 
+  /** The modes a conversation can be in (settings.mode): modes.list, and checked by conversation.create / .update. */
+  readonly modes: ModeSet;
+
   constructor(private readonly options: AgentOptions) {
     this.systemTemplate = compileSystemPrompt(options.systemPrompt);
+    this.modes = options.modes ?? new ModeSet();
   }
 
   /** Tool specs offered to the model, derived on first use (keeps start-up short) and again when the registry changes. */
@@ -152,9 +159,10 @@ export class Agent {
     const generation = new Generation(newId("g"), model, params.autoConfirm, runtime, { temperature, maxTokens, reasoning }, params.model);
     // The controls and tools the first model call would send, refused before anything starts.
     const settings = runtime.handle.conversation.settings;
+    const mode = this.modes.of(settings);
     const problem = capabilityProblem(route.qualified, route.capabilities, {
-      ...generation.modelControls(settings),
-      toolCount: this.toolSpecs.filter((spec) => !isDeniedByPolicy(spec.name, settings)).length,
+      ...generation.modelControls(settings, mode),
+      toolCount: this.toolSpecs.filter((spec) => !isDeniedByPolicy(spec.name, settings) && modeOffers(mode, this.tool(spec.name), spec.name)).length,
       images: false,
     });
     if (problem) throw RpcError.capabilityUnsupported(problem.message, route.qualified, problem.capability);
@@ -189,9 +197,10 @@ export class Agent {
     }
   }
 
-  /** The step's model, else the conversation's, else the server's. */
+  /** The step's model, else its mode's, else the conversation's, else the server's. */
   private modelOf(runtime: ConversationRuntime, params: StepParams): string | undefined {
-    return params.model ?? runtime.handle.conversation.model ?? this.options.model;
+    const conversation = runtime.handle.conversation;
+    return params.model ?? this.modes.of(conversation.settings).model ?? conversation.model ?? this.options.model;
   }
 
   /** The model's route; a name that resolves to no provider is a -32602 on `model`. */
@@ -348,6 +357,7 @@ export class Agent {
       modelInfo,
       tools: this.options.tools,
       toolSpecs: () => this.toolSpecs,
+      modes: this.modes,
       log: this.options.log.child({ conversationId, generationId }),
       maxContextBytes: this.options.limits.maxContextBytes,
       maxCheckpointBytes: this.options.limits.maxCheckpointBytes ?? LimitsSection.parse({}).maxCheckpointBytes,
