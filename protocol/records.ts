@@ -137,7 +137,7 @@ export const ConversationSettings = z
     // The three approval settings are optional in the schema because conversations stored before they
     // existed lack them; the server reads an absent one as its default.
     approval: ApprovalMode.optional().describe(
-      `${ApprovalMode.description} Default "${DEFAULT_CONVERSATION_SETTINGS.approval}" (also when absent, in conversations stored before this setting).`,
+      `${ApprovalMode.description} Default "${DEFAULT_CONVERSATION_SETTINGS.approval}" (also when absent, in conversations stored before this setting). A mode with an approval of its own (settings.mode: ask, plan, auto) takes its place while the conversation is in it.`,
     ),
     toolPolicy: ToolPolicy.optional().describe(
       `${ToolPolicy.description} conversation.update replaces the whole map. Default {} (no overrides).`,

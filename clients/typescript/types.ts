@@ -594,7 +594,9 @@ export interface ConversationSettings {
   /**
    * Which tool calls run without tool.confirm. ask: none (every call waits); auto-read-only: calls
    * of tools annotated readOnlyHint; auto: every call. settings.toolPolicy overrides it per tool.
-   * Default "ask" (also when absent, in conversations stored before this setting).
+   * Default "ask" (also when absent, in conversations stored before this setting). A mode with an
+   * approval of its own (settings.mode: ask, plan, auto) takes its place while the conversation is
+   * in it.
    */
   approval?: "ask" | "auto-read-only" | "auto";
   /**
@@ -1403,7 +1405,9 @@ export interface ConversationCreateParams {
     /**
      * Which tool calls run without tool.confirm. ask: none (every call waits); auto-read-only:
      * calls of tools annotated readOnlyHint; auto: every call. settings.toolPolicy overrides it per
-     * tool. Default "ask" (also when absent, in conversations stored before this setting).
+     * tool. Default "ask" (also when absent, in conversations stored before this setting). A mode
+     * with an approval of its own (settings.mode: ask, plan, auto) takes its place while the
+     * conversation is in it.
      */
     approval?: "ask" | "auto-read-only" | "auto";
     /**
@@ -1825,7 +1829,9 @@ export interface ConversationUpdateParams {
     /**
      * Which tool calls run without tool.confirm. ask: none (every call waits); auto-read-only:
      * calls of tools annotated readOnlyHint; auto: every call. settings.toolPolicy overrides it per
-     * tool. Default "ask" (also when absent, in conversations stored before this setting).
+     * tool. Default "ask" (also when absent, in conversations stored before this setting). A mode
+     * with an approval of its own (settings.mode: ask, plan, auto) takes its place while the
+     * conversation is in it.
      */
     approval?: "ask" | "auto-read-only" | "auto";
     /**

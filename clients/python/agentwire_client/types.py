@@ -60,7 +60,9 @@ class ConversationSettings(TypedDict):
     approval: NotRequired[Literal["ask", "auto-read-only", "auto"]]
     """Which tool calls run without tool.confirm. ask: none (every call waits); auto-read-only: calls
     of tools annotated readOnlyHint; auto: every call. settings.toolPolicy overrides it per tool.
-    Default "ask" (also when absent, in conversations stored before this setting).
+    Default "ask" (also when absent, in conversations stored before this setting). A mode with an
+    approval of its own (settings.mode: ask, plan, auto) takes its place while the conversation is
+    in it.
     """
     toolPolicy: NotRequired[dict[str, Literal["always", "ask", "never"]]]
     """Per-tool overrides of settings.approval, by tool name. A key ending in * matches every tool
@@ -1093,7 +1095,9 @@ class ConversationCreateParamsSettings(TypedDict):
     approval: NotRequired[Literal["ask", "auto-read-only", "auto"]]
     """Which tool calls run without tool.confirm. ask: none (every call waits); auto-read-only: calls
     of tools annotated readOnlyHint; auto: every call. settings.toolPolicy overrides it per tool.
-    Default "ask" (also when absent, in conversations stored before this setting).
+    Default "ask" (also when absent, in conversations stored before this setting). A mode with an
+    approval of its own (settings.mode: ask, plan, auto) takes its place while the conversation is
+    in it.
     """
     toolPolicy: NotRequired[dict[str, Literal["always", "ask", "never"]]]
     """Per-tool overrides of settings.approval, by tool name. A key ending in * matches every tool
