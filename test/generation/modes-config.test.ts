@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { AgentwireConfigFile } from "../../protocol/config.js";
+import { ModeSet } from "../../src/generation/modes.js";
 import { ConfigError } from "../../src/server.js";
 import type { FakeChatBody } from "../fake-openai/server.js";
 import { newConversation, useAgentFixture } from "../harness/agent-fixture.js";
@@ -116,6 +117,13 @@ describe("modes from the configuration", () => {
 });
 
 describe("configuration checks", () => {
+  it("a stored mode the configuration no longer has counts as the default, which changes nothing", () => {
+    const modes = new ModeSet({ review: { tools: "read-only" } });
+    expect(modes.of({ mode: "review" }).id).toBe("review");
+    expect(new ModeSet().of({ mode: "review" })).toMatchObject({ id: "code", approval: null, prompt: "", tools: "all" });
+    expect(new ModeSet().of({}).id).toBe("code");
+  });
+
   it("a bad mode definition is refused by the schema naming the key", () => {
     const issue = (value: unknown) => {
       const parsed = AgentwireConfigFile.safeParse({ modes: value });
