@@ -484,10 +484,7 @@ class Loop {
       const allowed = () => this.deps.tools.list().filter((t) => this.refusal(t.name) === undefined);
       const failure = !tool
         ? `Unknown tool "${call.name}". Available tools: ${allowed().map((t) => t.name).join(", ") || "none"}.`
-        : (this.refusal(call.name) ??
-          (decoded.ok
-            ? undefined
-            : formatArgumentIssues(decoded.issues)));
+        : (this.refusal(call.name) ?? (decoded.ok ? undefined : formatArgumentIssues(decoded.issues)));
       const args = decoded.ok ? decoded.value : {};
       const record: ToolCallRecord = {
         type: "tool_call",
