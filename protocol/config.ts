@@ -32,6 +32,7 @@ import "./config-meta.js";
 import { McpServersConfig } from "./config-mcp.js";
 import { ENV_PROVIDER_NAME, ProviderName, ProvidersConfig } from "./config-providers.js";
 import { CustomToolDefinition, DEFAULT_TOOL_ENV_ALLOW, FileToolsConfig, ToolEnvEntry, WebToolsConfig } from "./config-tools.js";
+import { ModesConfig } from "./modes.js";
 import { ConversationSettingsPatch, DEFAULT_CONVERSATION_SETTINGS } from "./records.js";
 
 const MiB = 1024 * 1024;
@@ -366,6 +367,7 @@ export const AgentwireConfigFile = z
     tools: ToolsSection.prefault({}),
     conversations: ConversationsSection.prefault({}),
     mcpServers: McpServersConfig.default({}),
+    modes: ModesConfig.default({}),
   })
   .describe("agentwire configuration file (agentwire.json). Every key is optional.");
 
@@ -381,6 +383,7 @@ export type LimitsConfig = AgentwireConfig["limits"];
 export type LlmSettings = AgentwireConfig["llm"];
 export type ToolsConfig = AgentwireConfig["tools"];
 export type ConversationsConfig = AgentwireConfig["conversations"];
+export type ModesConfigSection = AgentwireConfig["modes"];
 export type LogLevel = ServerSettings["logLevel"];
 export type LogFormat = ServerSettings["logFormat"];
 
@@ -420,6 +423,8 @@ export const TRUST_REQUIRED_CONFIG_PATHS: readonly { path: string; reason: Trust
   { path: "conversations.settings.approval", reason: "runs commands", what: "can let tool calls run without asking" },
   { path: "conversations.settings.toolPolicy", reason: "runs commands", what: "can let tools run without asking" },
   { path: "conversations.settings.approvalRules", reason: "runs commands", what: "can let tool calls run without asking" },
+  { path: "conversations.settings.mode", reason: "runs commands", what: "can start conversations in a mode whose tool calls run without asking (auto)" },
+  { path: "modes", reason: "runs commands", what: "can define modes whose tool calls run without asking" },
   { path: "server.host", reason: "runs commands", what: "can open the agent (and its shell) to other machines" },
   { path: "server.token", reason: "runs commands", what: "sets the token that lets a client in (a token the file's author knows)" },
   { path: "server.allowOrigins", reason: "runs commands", what: "lets web pages of other origins drive the agent" },

@@ -7,6 +7,7 @@ import {
   ConversationState,
   DamagedConversationEntry,
   MessageRole,
+  ModeName,
   ModelName,
   Timestamp,
 } from "./records.js";
@@ -174,6 +175,9 @@ export const ConversationUpdateParams = z
     system: SystemPrompt.nullable().optional().describe("New system prompt; null removes it."),
     workspace: Workspace.nullable().optional().describe("New tool working directory; null returns to the server's."),
     settings: ConversationSettingsPatch.optional(),
+    mode: ModeName.optional().describe(
+      "Switch the conversation's mode: the same as settings.mode (given both, they must agree). Applies from the next model call.",
+    ),
   })
   .describe("Parameters of conversation.update. Fields left out are unchanged.");
 export const ConversationUpdateResult = Conversation;

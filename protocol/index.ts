@@ -16,6 +16,7 @@ export * from "./client-tools.js";
 export * from "./plan.js";
 export * from "./skills.js";
 export * from "./commands.js";
+export * from "./modes.js";
 export * from "./events.js";
 export * from "./usage-events.js";
 export * from "./rewind.js";

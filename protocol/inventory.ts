@@ -18,6 +18,7 @@ import * as Mcp from "./mcp.js";
 import * as S from "./session.js";
 import * as K from "./skills.js";
 import * as Cmd from "./commands.js";
+import * as Md from "./modes.js";
 import * as T from "./tools.js";
 import * as N from "./notices.js";
 import * as U from "./usage-events.js";
@@ -336,6 +337,14 @@ export const requests = {
       "Prompt templates (\"slash commands\") found for a conversation's workspace (or a given workspace, or the server's working directory) and the user's config dir: `.agentwire/commands/<name>.md` files with optional front matter (description, argument-hint, mode, model). A workspace command hides a user one of the same name. message.append { command, arguments } sends one. Files that cannot be used are listed in `problems`.",
     errors: NOT_FOUND,
     scope: "conversation",
+  },
+  "modes.list": {
+    params: Md.ModesListParams,
+    result: Md.ModesListResult,
+    description:
+      "The modes a conversation can be in (settings.mode, or conversation.update { mode }): the built-in ask, plan, code and auto, as the configuration's `modes` changed them, and the configuration's own. Each is a preset of tools offered, approval policy, system prompt addendum and optionally model and reasoning effort. Shaped for ACP's session modes: id, name, description; `default` is the mode of a conversation that names none.",
+    errors: ["NOT_INITIALIZED"],
+    scope: "server",
   },
 } as const satisfies Record<string, RequestEntry>;
 

@@ -18,6 +18,14 @@ export const ConversationId = z
   .regex(CONVERSATION_ID_PATTERN, "must be 1–128 letters, digits, \"_\" or \"-\" (an id from conversation.create)")
   .describe("Conversation id, as returned by conversation.create (e.g. \"c_7f3a…\"): 1–128 of A–Z, a–z, 0–9, _ and -.");
 
+export const MODE_NAME_PATTERN = /^[a-z][a-z0-9_-]{0,31}$/;
+
+/** A mode's id (protocol/modes.ts): which ones exist depends on the configuration, so the server checks it against its modes. */
+export const ModeName = z
+  .string()
+  .regex(MODE_NAME_PATTERN, "must be 1–32 of a–z, 0–9, _ and -, starting with a letter (a mode from modes.list)")
+  .describe("A mode's id, as modes.list gives it (e.g. \"plan\").");
+
 /** A model name as params accept it (conversation.create and .update, step). */
 export const ModelName = z.string().min(1).max(200);
 
@@ -129,7 +137,7 @@ export const ConversationSettings = z
     // The three approval settings are optional in the schema because conversations stored before they
     // existed lack them; the server reads an absent one as its default.
     approval: ApprovalMode.optional().describe(
-      `${ApprovalMode.description} Default "${DEFAULT_CONVERSATION_SETTINGS.approval}" (also when absent, in conversations stored before this setting).`,
+      `${ApprovalMode.description} Default "${DEFAULT_CONVERSATION_SETTINGS.approval}" (also when absent, in conversations stored before this setting). A mode with an approval of its own (settings.mode: ask, plan, auto) takes its place while the conversation is in it.`,
     ),
     toolPolicy: ToolPolicy.optional().describe(
       `${ToolPolicy.description} conversation.update replaces the whole map. Default {} (no overrides).`,
@@ -156,6 +164,9 @@ export const ConversationSettings = z
     reasoning: ReasoningLevel.nullable()
       .optional()
       .describe("Reasoning effort: off, low, medium or high (low–high sent as `reasoning_effort`; off sends nothing). Null or absent: unset (the model's default)."),
+    mode: ModeName.optional().describe(
+      "The conversation's mode (modes.list): a preset of tools offered, approval policy, system prompt addendum and optionally model and reasoning effort. A change applies from the next model call, a running step's included. Must name a mode the server has (INVALID_PARAMS lists them). Absent: \"code\", the default, which changes nothing.",
+    ),
     autoCompact: z
       .number()
       .min(0)

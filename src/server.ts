@@ -10,6 +10,8 @@ import type { App, RequestContext } from "./app.js";
 import { FD_RESERVE, isLoopbackHost, openFileLimit, type ServerConfig } from "./config/server-config.js";
 import { Agent } from "./generation/agent.js";
 import { SubAgents } from "./generation/spawn-agent.js";
+import { ModeSet } from "./generation/modes.js";
+import { unknownModeMessage } from "../protocol/modes.js";
 import { recoverAfterRestart } from "./generation/recovery.js";
 import { requestError } from "./generation/wire-errors.js";
 import { handlers } from "./handlers/handler-table.js";
@@ -135,6 +137,12 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
     const unknown = unknownPlaceholders(systemPrompt);
     if (unknown.length > 0) throw new ConfigError(`conversations.systemPrompt: ${unknownPlaceholderMessage(unknown)}`);
   }
+  // The modes, with the configuration's changes; the default mode new conversations get must be one of them.
+  const modes = new ModeSet(config.modes);
+  const startMode = config.conversations.settings.mode;
+  if (startMode !== undefined && !modes.get(startMode)) {
+    throw new ConfigError(`conversations.settings.mode: ${unknownModeMessage(startMode, modes.list).replace("; see modes.list", "; add it under `modes`")}`);
+  }
   // Several instances on one lowdb data dir would lose writes (one process per data dir): cluster mode needs a shared store.
   if (settings.redis && !parts.store && !isPostgresUrl(settings.store)) {
     throw new ConfigError(
@@ -186,7 +194,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
   );
 
   hub = new ConversationHub(store, limits, log, recoverAfterRestart, metrics);
-  const agent = new Agent({ model: config.model, systemPrompt, limits, tools, log, providers });
+  const agent = new Agent({ model: config.model, systemPrompt, limits, tools, log, providers, modes });
   subAgents.attach({ hub, agent });
   const dispatcher = new Dispatcher({
     handlers,

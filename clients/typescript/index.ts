@@ -75,6 +75,7 @@ import {
   type SkillsListResult,
   type CommandsListParams,
   type CommandsListResult,
+  type ModesListResult,
 } from "./types.js";
 
 export * from "./errors.js";
@@ -436,6 +437,20 @@ export interface CommandsMethods {
   list(params?: CommandsListParams, options?: RequestOptions): Promise<CommandsListResult>;
 }
 
+/** The modes.* requests, as `client.modes.<name>(...)`. */
+export interface ModesMethods {
+  /**
+   * `modes.list`: The modes a conversation can be in (settings.mode, or conversation.update { mode
+   * }): the built-in ask, plan, code and auto, as the configuration's `modes` changed them, and the
+   * configuration's own. Each is a preset of tools offered, approval policy, system prompt addendum
+   * and optionally model and reasoning effort. Shaped for ACP's session modes: id, name,
+   * description; `default` is the mode of a conversation that names none.
+   *
+   * Errors: NOT_INITIALIZED (-32001).
+   */
+  list(options?: RequestOptions): Promise<ModesListResult>;
+}
+
 /**
  * A connected agentwire client. Create it with `AgentwireClient.connect`; every method sends one
  * request and resolves with its result, or rejects with AgentwireRpcError (server errors, `code`
@@ -558,5 +573,10 @@ export class AgentwireClient extends AgentwireClientBase {
   /** commands.* requests. */
   readonly commands: CommandsMethods = {
     list: (params, options) => this.request("commands.list", params, options),
+  };
+
+  /** modes.* requests. */
+  readonly modes: ModesMethods = {
+    list: (options) => this.request("modes.list", {}, options),
   };
 }

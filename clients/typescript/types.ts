@@ -618,7 +618,9 @@ export interface ConversationSettings {
   /**
    * Which tool calls run without tool.confirm. ask: none (every call waits); auto-read-only: calls
    * of tools annotated readOnlyHint; auto: every call. settings.toolPolicy overrides it per tool.
-   * Default "ask" (also when absent, in conversations stored before this setting).
+   * Default "ask" (also when absent, in conversations stored before this setting). A mode with an
+   * approval of its own (settings.mode: ask, plan, auto) takes its place while the conversation is
+   * in it.
    */
   approval?: "ask" | "auto-read-only" | "auto";
   /**
@@ -688,6 +690,15 @@ export interface ConversationSettings {
    * nothing). Null or absent: unset (the model's default).
    */
   reasoning?: "off" | "low" | "medium" | "high" | null;
+  /**
+   * The conversation's mode (modes.list): a preset of tools offered, approval policy, system prompt
+   * addendum and optionally model and reasoning effort. A change applies from the next model call,
+   * a running step's included. Must name a mode the server has (INVALID_PARAMS lists them). Absent:
+   * "code", the default, which changes nothing.
+   *
+   * @pattern ^[a-z][a-z0-9_-]{0,31}$
+   */
+  mode?: string;
   /**
    * Automatic compaction: when the next model request would fill more than this fraction of the
    * model's declared contextWindow (estimated from the last call's context tokens plus the new
@@ -1418,7 +1429,9 @@ export interface ConversationCreateParams {
     /**
      * Which tool calls run without tool.confirm. ask: none (every call waits); auto-read-only:
      * calls of tools annotated readOnlyHint; auto: every call. settings.toolPolicy overrides it per
-     * tool. Default "ask" (also when absent, in conversations stored before this setting).
+     * tool. Default "ask" (also when absent, in conversations stored before this setting). A mode
+     * with an approval of its own (settings.mode: ask, plan, auto) takes its place while the
+     * conversation is in it.
      */
     approval?: "ask" | "auto-read-only" | "auto";
     /**
@@ -1488,6 +1501,15 @@ export interface ConversationCreateParams {
      * nothing). Null or absent: unset (the model's default).
      */
     reasoning?: "off" | "low" | "medium" | "high" | null;
+    /**
+     * The conversation's mode (modes.list): a preset of tools offered, approval policy, system
+     * prompt addendum and optionally model and reasoning effort. A change applies from the next
+     * model call, a running step's included. Must name a mode the server has (INVALID_PARAMS lists
+     * them). Absent: "code", the default, which changes nothing.
+     *
+     * @pattern ^[a-z][a-z0-9_-]{0,31}$
+     */
+    mode?: string;
     /**
      * Automatic compaction: when the next model request would fill more than this fraction of the
      * model's declared contextWindow (estimated from the last call's context tokens plus the new
@@ -1838,7 +1860,9 @@ export interface ConversationUpdateParams {
     /**
      * Which tool calls run without tool.confirm. ask: none (every call waits); auto-read-only:
      * calls of tools annotated readOnlyHint; auto: every call. settings.toolPolicy overrides it per
-     * tool. Default "ask" (also when absent, in conversations stored before this setting).
+     * tool. Default "ask" (also when absent, in conversations stored before this setting). A mode
+     * with an approval of its own (settings.mode: ask, plan, auto) takes its place while the
+     * conversation is in it.
      */
     approval?: "ask" | "auto-read-only" | "auto";
     /**
@@ -1909,6 +1933,15 @@ export interface ConversationUpdateParams {
      */
     reasoning?: "off" | "low" | "medium" | "high" | null;
     /**
+     * The conversation's mode (modes.list): a preset of tools offered, approval policy, system
+     * prompt addendum and optionally model and reasoning effort. A change applies from the next
+     * model call, a running step's included. Must name a mode the server has (INVALID_PARAMS lists
+     * them). Absent: "code", the default, which changes nothing.
+     *
+     * @pattern ^[a-z][a-z0-9_-]{0,31}$
+     */
+    mode?: string;
+    /**
      * Automatic compaction: when the next model request would fill more than this fraction of the
      * model's declared contextWindow (estimated from the last call's context tokens plus the new
      * input), the conversation is compacted first (see conversation.compact); also once when the
@@ -1921,6 +1954,13 @@ export interface ConversationUpdateParams {
      */
     autoCompact?: number | null;
   };
+  /**
+   * Switch the conversation's mode: the same as settings.mode (given both, they must agree).
+   * Applies from the next model call.
+   *
+   * @pattern ^[a-z][a-z0-9_-]{0,31}$
+   */
+  mode?: string;
 }
 
 /**
@@ -3358,8 +3398,11 @@ export interface CommandsListResult {
     /** Front matter `argument-hint`: what to type after the name, e.g. "<issue> [priority]". */
     argumentHint?: string;
     /**
-     * Front matter `mode`: kept and listed, not applied yet (modes are not built; the message runs
-     * in the conversation's current settings).
+     * Front matter `mode`: message.append { command } switches the conversation to this mode
+     * (settings.mode, with conversation_updated) before its message is stored, so the step that
+     * answers runs in it, and the conversation stays in it. A mode the server does not have is
+     * refused (INVALID_PARAMS on `command`), as is a workspace command naming a mode whose approval
+     * is auto (only the user's own commands may).
      */
     mode?: string;
     /**
@@ -3384,6 +3427,61 @@ export interface CommandsListResult {
     /** What is wrong, e.g. a bad name, unclosed front matter, too large, unreadable. */
     message: string;
   }>;
+}
+
+/**
+ * Params of `modes.list`.
+ *
+ * No parameters. A conversation's current mode is its settings.mode (absent: the default).
+ */
+export type ModesListParams = Record<string, never>;
+
+/**
+ * Result of modes.list. Maps onto ACP's SessionModeState: availableModes = modes ({ id, name,
+ * description }), currentModeId = the conversation's settings.mode ?? default.
+ */
+export interface ModesListResult {
+  /** Every mode, built-in ones first. */
+  modes: Array<{
+    /**
+     * A mode's id, as modes.list gives it (e.g. "plan").
+     *
+     * @pattern ^[a-z][a-z0-9_-]{0,31}$
+     */
+    id: string;
+    /** What a person sees. */
+    name: string;
+    /** What the mode is for; empty when it says nothing. */
+    description: string;
+    /** Appended to the system prompt in this mode; empty when nothing is. */
+    prompt: string;
+    /**
+     * The approval policy in this mode (over settings.approval); null: settings.approval applies.
+     */
+    approval: "ask" | "auto-read-only" | "auto" | null;
+    /**
+     * Which tools the mode offers the model. all: every tool (as settings.toolPolicy allows);
+     * read-only: only tools annotated readOnlyHint (read_file, list_files, search_files,
+     * web_search, load_skill, update_plan and MCP tools that say so).
+     */
+    tools: "all" | "read-only";
+    /** Tool names (or prefixes ending in *) offered besides `tools`. */
+    allow: string[];
+    /** Tool names (or prefixes ending in *) never offered in this mode. */
+    deny: string[];
+    /** The model in this mode, unless the step names one; null: the conversation's. */
+    model: string | null;
+    /** Reasoning effort in this mode, unless the step names one; null: settings.reasoning. */
+    reasoning: "off" | "low" | "medium" | "high" | null;
+    /** True for ask, plan, code and auto (even when the configuration changed them). */
+    builtIn: boolean;
+  }>;
+  /**
+   * The mode of a conversation whose settings.mode is absent ("code").
+   *
+   * @pattern ^[a-z][a-z0-9_-]{0,31}$
+   */
+  default: string;
 }
 
 // ── Notifications ───────────────────────────────────────────────────────────────────────────────
@@ -4294,6 +4392,12 @@ export interface RequestMap {
    * mode, model).
    */
   "commands.list": { params: CommandsListParams; result: CommandsListResult };
+  /**
+   * `modes.list`: The modes a conversation can be in (settings.mode, or conversation.update { mode
+   * }): the built-in ask, plan, code and auto, as the configuration's `modes` changed them, and the
+   * configuration's own.
+   */
+  "modes.list": { params: ModesListParams; result: ModesListResult };
 }
 
 export type RequestMethod = keyof RequestMap;

@@ -20,6 +20,7 @@ import type { Tool, ToolRegistry } from "../tools/tool.js";
 import { ClientToolRegistry } from "../tools/client-tools.js";
 import { validateArguments } from "../tools/validate-arguments.js";
 import { isDeniedByPolicy } from "./approval-policy.js";
+import { ModeSet, modeOffers } from "./modes.js";
 import { ruleFor, ruleMatches, sameRule } from "../tools/approval-rules.js";
 import { addWorkspaceApproval, APPROVALS_FILE, readWorkspaceApprovals } from "./workspace-approvals.js";
 import { Generation, type StepControls } from "./generation.js";
@@ -55,6 +56,8 @@ export interface AgentOptions {
   log: Logger;
   /** The model providers; each makes its LlmProvider on first use, so a server that never generates never loads the SDK. */
   providers: ProviderRegistry;
+  /** The server's modes (config `modes` over the built-in ones); default: the built-in ones. */
+  modes?: ModeSet;
 }
 
 export class Agent {
@@ -71,11 +74,15 @@ export class Agent {
    */
   generationHooks: { started(conversationId: string, generationId: string): void } | null = null;
 
+  /** The modes a conversation can be in (settings.mode): modes.list, and checked by conversation.create / .update. */
+  readonly modes: ModeSet;
+
   /** Tools clients registered on conversations (tools.register), offered to those conversations only. */
   readonly clientTools: ClientToolRegistry;
 
   constructor(private readonly options: AgentOptions) {
     this.systemTemplate = compileSystemPrompt(options.systemPrompt);
+    this.modes = options.modes ?? new ModeSet();
     this.clientTools = new ClientToolRegistry(options.limits.clientToolGraceMs ?? LimitsSection.parse({}).clientToolGraceMs);
   }
 
@@ -95,12 +102,12 @@ export class Agent {
     return clientTools.length === 0 ? this.toolSpecs : [...this.toolSpecs, ...clientTools.map((t) => toolSpec(t))];
   }
 
-  /** Tool specs offered to the model, derived on first use (keeps start-up short) and again when the registry changes. */
   /** The tool of that name as the registry holds it now (undefined: none), e.g. to read its annotations. */
   tool(name: string): Tool | undefined {
     return this.options.tools.get(name);
   }
 
+  /** Tool specs offered to the model, derived on first use (keeps start-up short) and again when the registry changes. */
   get toolSpecs(): ToolSpec[] {
     const revision = this.options.tools.revision?.() ?? 0;
     if (this.specs?.revision !== revision) this.specs = { revision, list: this.options.tools.list().map((t) => toolSpec(t)) };
@@ -178,9 +185,11 @@ export class Agent {
     const generation = new Generation(newId("g"), model, params.autoConfirm, runtime, { temperature, maxTokens, reasoning }, params.model);
     // The controls and tools the first model call would send, refused before anything starts.
     const settings = runtime.handle.conversation.settings;
+    const mode = this.modes.of(settings);
+    const tools = this.conversationTools(runtime.id);
     const problem = capabilityProblem(route.qualified, route.capabilities, {
-      ...generation.modelControls(settings),
-      toolCount: this.conversationToolSpecs(runtime.id).filter((spec) => !isDeniedByPolicy(spec.name, settings)).length,
+      ...generation.modelControls(settings, mode),
+      toolCount: this.conversationToolSpecs(runtime.id).filter((spec) => !isDeniedByPolicy(spec.name, settings) && modeOffers(mode, tools.get(spec.name), spec.name)).length,
       images: false,
     });
     if (problem) throw RpcError.capabilityUnsupported(problem.message, route.qualified, problem.capability);
@@ -216,9 +225,10 @@ export class Agent {
     }
   }
 
-  /** The step's model, else the conversation's, else the server's. */
+  /** The step's model, else its mode's, else the conversation's, else the server's. */
   private modelOf(runtime: ConversationRuntime, params: StepParams): string | undefined {
-    return params.model ?? runtime.handle.conversation.model ?? this.options.model;
+    const conversation = runtime.handle.conversation;
+    return params.model ?? this.modes.of(conversation.settings).model ?? conversation.model ?? this.options.model;
   }
 
   /** Throws what step would for a model no provider serves (-32602 on `model`), before anything is created for it. */
@@ -380,6 +390,7 @@ export class Agent {
       modelInfo,
       tools: this.conversationTools(conversationId),
       toolSpecs: () => this.conversationToolSpecs(conversationId),
+      modes: this.modes,
       log: this.options.log.child({ conversationId, generationId }),
       maxContextBytes: this.options.limits.maxContextBytes,
       maxCheckpointBytes: this.options.limits.maxCheckpointBytes ?? LimitsSection.parse({}).maxCheckpointBytes,

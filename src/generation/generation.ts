@@ -1,4 +1,4 @@
-import { ErrorCodes, type Conversation, type ConversationSettings, type GenerationOutcome, type PendingTool } from "../../protocol/index.js";
+import { ErrorCodes, type Conversation, type ConversationSettings, type GenerationOutcome, type Mode, type PendingTool } from "../../protocol/index.js";
 import type { Cost, UsageTotals } from "../../protocol/usage.js";
 import type { ModelControls, Usage } from "../llm/provider.js";
 import { addCall, emptyTotals, sumUsage } from "../llm/usage-totals.js";
@@ -85,10 +85,12 @@ export class Generation implements ActiveGeneration {
    * The controls of one model call: the step's overrides over the
    * conversation's settings, read at each call (a conversation.update made
    * during the step applies to its next model call, as toolHistoryRounds does).
+   * The conversation's mode, when it sets a reasoning effort, goes over settings.reasoning.
    */
-  modelControls(settings: ConversationSettings): ModelControls {
+  modelControls(settings: ConversationSettings, mode?: Pick<Mode, "reasoning">): ModelControls {
+    const base: ConversationSettings = mode?.reasoning ? { ...settings, reasoning: mode.reasoning } : settings;
     const pick = <K extends keyof StepControls>(key: K) => {
-      const value = this.stepControls[key] !== undefined ? this.stepControls[key] : settings[key];
+      const value = this.stepControls[key] !== undefined ? this.stepControls[key] : base[key];
       return value ?? undefined;
     };
     const controls: ModelControls = {};
@@ -106,9 +108,10 @@ export class Generation implements ActiveGeneration {
    * conversation.update of `model` during the step applies from its next
    * call, unless the step named its own model. Should the conversation's
    * model be cleared meanwhile, the step keeps the one it started with.
+   * A mode with a model of its own goes over the conversation's.
    */
-  modelFor(conversation: Conversation): string {
-    return this.stepModel ?? conversation.model ?? this.model;
+  modelFor(conversation: Conversation, mode?: Pick<Mode, "model">): string {
+    return this.stepModel ?? mode?.model ?? conversation.model ?? this.model;
   }
 
   /** One model call finished; its usage (if reported) joins the sum, and its cost (if priced) the totals. */

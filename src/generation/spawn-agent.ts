@@ -26,6 +26,7 @@ import type { Tool, ToolResult, ToolRunContext } from "../tools/tool.js";
 import type { Agent } from "./agent.js";
 import { Generation } from "./generation.js";
 import { findMessage } from "./generation-wait.js";
+import { approvalSettingsIn } from "./modes.js";
 
 const SpawnAgentArgs = z.strictObject({
   prompt: z
@@ -89,8 +90,16 @@ export class SubAgents {
     if (refused) return failure(refused);
     try {
       if (args.model !== undefined) host.agent.checkModel(args.model);
+      host.agent.modes.check(args.mode, "mode");
     } catch (error) {
       return failure(`The sub-agent was not started: ${messageOf(error)}`);
+    }
+    // A sub-agent may not run with less approval than its parent: a model told to ask first cannot
+    // hand the work to a child in a mode whose calls run unasked.
+    const requested = args.mode === undefined ? undefined : host.agent.modes.get(args.mode);
+    const parentSettings = parent.handle.conversation.settings;
+    if (requested?.approval === "auto" && approvalSettingsIn(parentSettings, host.agent.modes.of(parentSettings)).approval !== "auto") {
+      return failure(`The sub-agent was not started: mode "${requested.id}" runs tool calls without asking, and this conversation asks first. Leave mode out, or choose one that asks.`);
     }
     if (context.signal.aborted) return failure("Interrupted before the sub-agent started.");
 
@@ -161,7 +170,7 @@ export class SubAgents {
 function childConversation(parent: Conversation, parentGeneration: Generation, toolCallId: string, args: SpawnAgentArgs): Conversation {
   const now = new Date().toISOString();
   const settings = { ...parent.settings };
-  // MERGE(modes): when ConversationSettings has `mode`, set it here: if (args.mode !== undefined) settings.mode = args.mode;
+  if (args.mode !== undefined) settings.mode = args.mode;
   return {
     id: newId("c"),
     title: `Sub-agent: ${firstLine(args.prompt, TITLE_CHARS)}`,

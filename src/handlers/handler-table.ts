@@ -51,6 +51,7 @@ export const handlers: HandlerTable<RequestContext> = bindScopes(
     "mcp.probe": mcp.mcpProbe,
     "skills.list": skill.skillsList,
     "commands.list": skill.commandsList,
+    "modes.list": agent.modesList,
   },
   { "conversation.delete": conversation.deleteDamaged },
 );

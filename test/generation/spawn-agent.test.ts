@@ -158,6 +158,25 @@ describe("spawn_agent (chat wire)", () => {
     expect(records.find((r) => r.type === "tool_call")).toMatchObject({ toolName: "spawn_agent", status: "failed" });
     expect(records.find((r) => r.type === "tool_call")).not.toHaveProperty("childConversationId");
   });
+
+  it("mode: the child runs in the mode the call names; a mode that runs calls unasked is refused to a parent that asks", async () => {
+    const spawnIn = (prompt: string, mode: string, id: string) => ({
+      kind: "reply" as const,
+      toolCalls: [{ id, name: "spawn_agent", args: JSON.stringify({ prompt, mode }) }],
+    });
+    fx.fake.enqueue(spawnIn("plan it", "plan", "call_plan"), say("the plan"), spawnIn("just do it", "auto", "call_auto"), say("parent done"));
+    const { id, events } = await newConversation(fx.client);
+    const { generationId } = await fx.client.step({ conversationId: id, autoConfirm: true });
+    await events.waitForEnd(generationId, 10_000);
+    const children = (await fx.client.conversation.list({ parentConversationId: id })).data;
+    expect(children).toHaveLength(1);
+    expect(children[0]!.settings.mode).toBe("plan");
+    // The plan-mode child was offered no writing tool.
+    const childTools = ((fx.fake.requests[1] as { tools?: { function: { name: string } }[] }).tools ?? []).map((t) => t.function.name);
+    expect(childTools).toContain("read_file");
+    expect(childTools).not.toContain("write_file");
+    expect(toolMessages(fx.fake, 3).at(-1)).toMatchObject({ tool_call_id: "call_auto", content: expect.stringMatching(/mode "auto" runs tool calls without asking/) });
+  });
 });
 
 describe("spawn_agent (responses wire)", () => {

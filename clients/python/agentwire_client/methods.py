@@ -76,6 +76,7 @@ from .types import (
     MessageAppendParams,
     MessageAppendResult,
     ModelsListResult,
+    ModesListResult,
     NoticeNotification,
     PlanUpdatedNotification,
     QueueChangedNotification,
@@ -548,6 +549,25 @@ class CommandsMethods:
         return cast(CommandsListResult, result)
 
 
+class ModesMethods:
+    """The modes.* requests, as `client.modes.<name>(...)`."""
+
+    def __init__(self, client: AgentwireClientBase) -> None:
+        self._client = client
+
+    async def list(self, *, timeout: float | None = None) -> ModesListResult:
+        """`modes.list`: The modes a conversation can be in (settings.mode, or conversation.update {
+        mode }): the built-in ask, plan, code and auto, as the configuration's `modes` changed them,
+        and the configuration's own. Each is a preset of tools offered, approval policy, system
+        prompt addendum and optionally model and reasoning effort. Shaped for ACP's session modes:
+        id, name, description; `default` is the mode of a conversation that names none.
+
+        Errors: NOT_INITIALIZED (-32001).
+        """
+        result = await self._client.request("modes.list", {}, timeout=timeout)
+        return cast(ModesListResult, result)
+
+
 class AgentwireClient(AgentwireClientBase):
     """A connected agentwire client. Create it with `await AgentwireClient.connect(url, ...)` or `async
     with AgentwireClient.connect(url, ...) as client:` (closed when the block exits); every method
@@ -616,6 +636,11 @@ class AgentwireClient(AgentwireClientBase):
     def commands(self) -> CommandsMethods:
         """commands.* requests."""
         return CommandsMethods(self)
+
+    @cached_property
+    def modes(self) -> ModesMethods:
+        """modes.* requests."""
+        return ModesMethods(self)
 
     async def step(self, params: StepParams, *, timeout: float | None = None) -> StepResult:
         """`step`: Run the agent: call the model with the conversation, offer its tool calls for

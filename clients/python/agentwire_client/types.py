@@ -60,7 +60,9 @@ class ConversationSettings(TypedDict):
     approval: NotRequired[Literal["ask", "auto-read-only", "auto"]]
     """Which tool calls run without tool.confirm. ask: none (every call waits); auto-read-only: calls
     of tools annotated readOnlyHint; auto: every call. settings.toolPolicy overrides it per tool.
-    Default "ask" (also when absent, in conversations stored before this setting).
+    Default "ask" (also when absent, in conversations stored before this setting). A mode with an
+    approval of its own (settings.mode: ask, plan, auto) takes its place while the conversation is
+    in it.
     """
     toolPolicy: NotRequired[dict[str, Literal["always", "ask", "never"]]]
     """Per-tool overrides of settings.approval, by tool name. A key ending in * matches every tool
@@ -102,6 +104,14 @@ class ConversationSettings(TypedDict):
     reasoning: NotRequired[Literal["off", "low", "medium", "high"] | None]
     """Reasoning effort: off, low, medium or high (low–high sent as `reasoning_effort`; off sends
     nothing). Null or absent: unset (the model's default).
+    """
+    mode: NotRequired[str]
+    """The conversation's mode (modes.list): a preset of tools offered, approval policy, system prompt
+    addendum and optionally model and reasoning effort. A change applies from the next model call, a
+    running step's included. Must name a mode the server has (INVALID_PARAMS lists them). Absent:
+    "code", the default, which changes nothing.
+
+    @pattern ^[a-z][a-z0-9_-]{0,31}$
     """
     autoCompact: NotRequired[float | None]
     """Automatic compaction: when the next model request would fill more than this fraction of the
@@ -1105,7 +1115,9 @@ class ConversationCreateParamsSettings(TypedDict):
     approval: NotRequired[Literal["ask", "auto-read-only", "auto"]]
     """Which tool calls run without tool.confirm. ask: none (every call waits); auto-read-only: calls
     of tools annotated readOnlyHint; auto: every call. settings.toolPolicy overrides it per tool.
-    Default "ask" (also when absent, in conversations stored before this setting).
+    Default "ask" (also when absent, in conversations stored before this setting). A mode with an
+    approval of its own (settings.mode: ask, plan, auto) takes its place while the conversation is
+    in it.
     """
     toolPolicy: NotRequired[dict[str, Literal["always", "ask", "never"]]]
     """Per-tool overrides of settings.approval, by tool name. A key ending in * matches every tool
@@ -1147,6 +1159,14 @@ class ConversationCreateParamsSettings(TypedDict):
     reasoning: NotRequired[Literal["off", "low", "medium", "high"] | None]
     """Reasoning effort: off, low, medium or high (low–high sent as `reasoning_effort`; off sends
     nothing). Null or absent: unset (the model's default).
+    """
+    mode: NotRequired[str]
+    """The conversation's mode (modes.list): a preset of tools offered, approval policy, system prompt
+    addendum and optionally model and reasoning effort. A change applies from the next model call, a
+    running step's included. Must name a mode the server has (INVALID_PARAMS lists them). Absent:
+    "code", the default, which changes nothing.
+
+    @pattern ^[a-z][a-z0-9_-]{0,31}$
     """
     autoCompact: NotRequired[float | None]
     """Automatic compaction: when the next model request would fill more than this fraction of the
@@ -1442,6 +1462,12 @@ class ConversationUpdateParams(TypedDict):
     """
     settings: NotRequired[ConversationCreateParamsSettings]
     """Settings to change; fields left out keep their value."""
+    mode: NotRequired[str]
+    """Switch the conversation's mode: the same as settings.mode (given both, they must agree). Applies
+    from the next model call.
+
+    @pattern ^[a-z][a-z0-9_-]{0,31}$
+    """
 
 
 ConversationUpdateResult: TypeAlias = Conversation
@@ -2646,8 +2672,11 @@ class CommandsListResultCommandsItem(TypedDict):
     argumentHint: NotRequired[str]
     """Front matter `argument-hint`: what to type after the name, e.g. "<issue> [priority]"."""
     mode: NotRequired[str]
-    """Front matter `mode`: kept and listed, not applied yet (modes are not built; the message runs in
-    the conversation's current settings).
+    """Front matter `mode`: message.append { command } switches the conversation to this mode
+    (settings.mode, with conversation_updated) before its message is stored, so the step that
+    answers runs in it, and the conversation stays in it. A mode the server does not have is refused
+    (INVALID_PARAMS on `command`), as is a workspace command naming a mode whose approval is auto
+    (only the user's own commands may).
     """
     model: NotRequired[str]
     """Front matter `model`: listed, not applied by the server (the message runs with the
@@ -2677,6 +2706,59 @@ class CommandsListResult(TypedDict):
     """Usable commands, by name."""
     problems: list[CommandsListResultProblemsItem]
     """Files that were skipped, and why. Empty when all is well."""
+
+
+ModesListParams: TypeAlias = dict[str, Any]
+"""Params of `modes.list`.
+
+No parameters. A conversation's current mode is its settings.mode (absent: the default).
+"""
+
+
+class ModesListResultModesItem(TypedDict):
+    id: str
+    """A mode's id, as modes.list gives it (e.g. "plan").
+
+    @pattern ^[a-z][a-z0-9_-]{0,31}$
+    """
+    name: str
+    """What a person sees."""
+    description: str
+    """What the mode is for; empty when it says nothing."""
+    prompt: str
+    """Appended to the system prompt in this mode; empty when nothing is."""
+    approval: Literal["ask", "auto-read-only", "auto"] | None
+    """The approval policy in this mode (over settings.approval); null: settings.approval applies.
+    """
+    tools: Literal["all", "read-only"]
+    """Which tools the mode offers the model. all: every tool (as settings.toolPolicy allows);
+    read-only: only tools annotated readOnlyHint (read_file, list_files, search_files, web_search,
+    load_skill, update_plan and MCP tools that say so).
+    """
+    allow: list[str]
+    """Tool names (or prefixes ending in *) offered besides `tools`."""
+    deny: list[str]
+    """Tool names (or prefixes ending in *) never offered in this mode."""
+    model: str | None
+    """The model in this mode, unless the step names one; null: the conversation's."""
+    reasoning: Literal["off", "low", "medium", "high"] | None
+    """Reasoning effort in this mode, unless the step names one; null: settings.reasoning."""
+    builtIn: bool
+    """True for ask, plan, code and auto (even when the configuration changed them)."""
+
+
+class ModesListResult(TypedDict):
+    """Result of modes.list. Maps onto ACP's SessionModeState: availableModes = modes ({ id, name,
+    description }), currentModeId = the conversation's settings.mode ?? default.
+    """
+
+    modes: list[ModesListResultModesItem]
+    """Every mode, built-in ones first."""
+    default: str
+    """The mode of a conversation whose settings.mode is absent ("code").
+
+    @pattern ^[a-z][a-z0-9_-]{0,31}$
+    """
 
 
 class ConnectedNotification(TypedDict):
