@@ -13,6 +13,8 @@ export * from "./generation.js";
 export * from "./run-control.js";
 export * from "./tools.js";
 export * from "./plan.js";
+export * from "./input-request.js";
+export * from "./input.js";
 export * from "./skills.js";
 export * from "./commands.js";
 export * from "./events.js";

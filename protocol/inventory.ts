@@ -22,6 +22,7 @@ import * as T from "./tools.js";
 import * as N from "./notices.js";
 import * as U from "./usage-events.js";
 import * as Rw from "./rewind.js";
+import * as In from "./input.js";
 
 /**
  * What a method acts on, which decides where it runs (as Codex's
@@ -255,6 +256,14 @@ export const requests = {
     errors: [...NOT_FOUND, "TOOL_CALL_NOT_FOUND", "TOOL_CALL_NOT_PENDING"],
     scope: "conversation",
   },
+  "input.respond": {
+    params: In.InputRespondParams,
+    result: In.InputRespondResult,
+    description:
+      "Answer, decline or cancel a question input_requested announced (the model's ask_user call, or an MCP server's elicitation). The answer must fit the question: one of its `choices` (a list of them with `multiple`), or an object filling its `schema`; a mismatch is INVALID_PARAMS naming the field. When two clients answer the same question, the first wins and the other gets INPUT_NOT_PENDING. After a server restart an ask_user question is answered the same way: a generation starts and goes on with the answer.",
+    errors: [...NOT_FOUND, "INPUT_NOT_PENDING"],
+    scope: "conversation",
+  },
   "tools.list": {
     params: T.ToolsListParams,
     result: T.ToolsListResult,
@@ -363,6 +372,14 @@ export const notifications = {
   plan_updated: {
     params: E.PlanUpdatedNotification,
     description: "The agent's plan changed: the model called update_plan (it follows that call's tool_executing and comes before its tool_completed).",
+  },
+  input_requested: {
+    params: In.InputRequestedNotification,
+    description: "A question waits for the user's answer (input.respond): the model called ask_user, or an MCP server asked during its tool call.",
+  },
+  input_resolved: {
+    params: In.InputResolvedNotification,
+    description: "A question was answered, declined or cancelled (an interrupt cancels it): close its card.",
   },
   interrupted: { params: E.InterruptedNotification, description: "The generation was interrupted." },
   error: { params: E.ErrorNotification, description: "The generation failed." },

@@ -58,6 +58,8 @@ import {
   type GenerationWaitResult,
   type ToolConfirmParams,
   type ToolConfirmResult,
+  type InputRespondParams,
+  type InputRespondResult,
   type ToolsListResult,
   type ModelsListResult,
   type McpListResult,
@@ -317,6 +319,22 @@ export interface ToolMethods {
   confirm(params: ToolConfirmParams, options?: RequestOptions): Promise<ToolConfirmResult>;
 }
 
+/** The input.* requests, as `client.input.<name>(...)`. */
+export interface InputMethods {
+  /**
+   * `input.respond`: Answer, decline or cancel a question input_requested announced (the model's
+   * ask_user call, or an MCP server's elicitation). The answer must fit the question: one of its
+   * `choices` (a list of them with `multiple`), or an object filling its `schema`; a mismatch is
+   * INVALID_PARAMS naming the field. When two clients answer the same question, the first wins and
+   * the other gets INPUT_NOT_PENDING. After a server restart an ask_user question is answered the
+   * same way: a generation starts and goes on with the answer.
+   *
+   * Errors: NOT_INITIALIZED (-32001), CONVERSATION_NOT_FOUND (-32010), INPUT_NOT_PENDING (-32027),
+   * INVALID_PARAMS (-32602).
+   */
+  respond(params: InputRespondParams, options?: RequestOptions): Promise<InputRespondResult>;
+}
+
 /** The tools.* requests, as `client.tools.<name>(...)`. */
 export interface ToolsMethods {
   /**
@@ -497,6 +515,11 @@ export class AgentwireClient extends AgentwireClientBase {
   /** tool.* requests. */
   readonly tool: ToolMethods = {
     confirm: (params, options) => this.request("tool.confirm", params, options),
+  };
+
+  /** input.* requests. */
+  readonly input: InputMethods = {
+    respond: (params, options) => this.request("input.respond", params, options),
   };
 
   /** tools.* requests. */

@@ -32,6 +32,8 @@ import type { Logger } from "../logging/logger.js";
 import type { ConversationRuntime } from "../sessions/conversation-runtime.js";
 import { storedDisplay } from "../sessions/pending-tool.js";
 import type { Tool, ToolRegistry, ToolResult } from "../tools/tool.js";
+import type { OpenInput } from "../sessions/input-requests.js";
+import { askUserResult } from "../tools/ask-user.js";
 import { toolCallDisplay } from "../tools/tool-display.js";
 import { decodeArguments, formatArgumentIssues, validateArguments } from "../tools/validate-arguments.js";
 import { approvalVerdict, deniedByPolicyText, isDeniedByPolicy } from "./approval-policy.js";
@@ -85,10 +87,11 @@ export async function runGeneration(
   runtime: ConversationRuntime,
   deps: LoopDeps,
   resumed: readonly ToolCallRecord[],
+  asked: readonly OpenInput[] = [],
 ): Promise<void> {
   const loop = new Loop(generation, runtime, deps);
   try {
-    await loop.run(resumed);
+    await loop.run(resumed, asked);
   } catch (error) {
     // An abandoned generation's next write throws on purpose (see Loop.writable).
     if (generation.abandoned) {
@@ -113,6 +116,8 @@ class GenerationAbandoned extends Error {
 class Loop {
   /** Set once this generation announced that the workspace's approvals file is ignored (approvals_file_invalid). */
   private approvalsProblemReported = false;
+  /** Tool results the model reads instead of the stored ones, in this generation only (a secret answer), by toolCallId. */
+  private readonly modelOnly = new Map<string, string>();
 
   constructor(
     private readonly generation: Generation,
@@ -129,7 +134,11 @@ class Loop {
     if (this.generation.abandoned) throw new GenerationAbandoned(this.generation.id);
   }
 
-  async run(resumed: readonly ToolCallRecord[]): Promise<void> {
+  async run(resumed: readonly ToolCallRecord[], asked: readonly OpenInput[] = []): Promise<void> {
+    if (asked.length > 0) {
+      await this.answerStoredQuestions(asked);
+      if (this.generation.interrupted) return;
+    }
     if (this.generation.compactOnly) {
       const done = await this.compact("manual", this.generation.compactOnly.instructions);
       if (!done) return; // interrupted; settleInterrupted reports it
@@ -319,6 +328,10 @@ class Loop {
       conversation.system ??
       (await this.deps.defaultSystemPrompt(conversation.workspace ?? process.cwd(), tools.map((t) => t.name), this.generation.signal));
     const messages = buildLlmContext(records, { toolHistoryRounds: rounds, system, images });
+    for (const [i, message] of messages.entries()) {
+      const real = message.role === "tool" ? this.modelOnly.get(message.tool_call_id) : undefined;
+      if (real !== undefined) messages[i] = { ...message, content: real } as ChatMessage;
+    }
     return { records, messages, tools };
   }
 
@@ -709,7 +722,16 @@ class Loop {
           timeoutMs: this.runtime.handle.conversation.settings.toolTimeoutMs,
           onOutput: (stream, chunk) =>
             this.runtime.publish("tool_output", { generationId: this.generation.id, toolCallId: executing.toolCallId, stream, chunk }),
+          toolCallId: executing.toolCallId,
+          // ask_user's questions are stored (offered again after a restart); an MCP server's die with its call.
+          requestInput: (question) =>
+            this.runtime.askInput(
+              { ...question, toolCallId: executing.toolCallId, generationId: this.generation.id },
+              question.source === "ask_user",
+              this.generation.signal,
+            ),
         });
+        if (outcome.modelOutput !== undefined) this.modelOnly.set(executing.toolCallId, outcome.modelOutput);
         success = outcome.success && !this.generation.interrupted;
         result = outcome.output;
         exitCode = outcome.exitCode;
@@ -771,6 +793,34 @@ class Loop {
       });
     } catch (error) {
       this.deps.log.error(`could not keep the file checkpoint of tool call ${call.toolCallId}`, error);
+    }
+  }
+
+  /**
+   * ask_user questions an earlier process left open (their calls stored as
+   * executing): wait for each answer, then complete its call as the tool
+   * would have, before anything else runs.
+   */
+  private async answerStoredQuestions(asked: readonly OpenInput[]): Promise<void> {
+    for (const entry of asked) {
+      this.generation.phase = "pending";
+      const reply = await this.runtime.awaitInput(entry.request.requestId, entry.reply, this.generation.signal);
+      const record = this.runtime.handle.openToolCalls.find((r) => r.toolCallId === entry.request.toolCallId && r.status === "executing");
+      if (!record) continue;
+      const result = askUserResult(reply, entry.request.secret === true);
+      if (result.modelOutput !== undefined) this.modelOnly.set(record.toolCallId, result.modelOutput);
+      const finished: ToolCallRecord = {
+        ...record,
+        status: result.success ? "completed" : "failed",
+        success: result.success,
+        result: result.output,
+        completedAt: new Date().toISOString(),
+      };
+      this.writable();
+      await this.runtime.commit(this.runtime.handle.replaceRecord(finished), () =>
+        this.runtime.publish(result.success ? "tool_completed" : "tool_failed", { generationId: this.generation.id, record: finished }),
+      );
+      if (this.generation.interrupted) return;
     }
   }
 

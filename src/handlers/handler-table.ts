@@ -40,6 +40,7 @@ export const handlers: HandlerTable<RequestContext> = bindScopes(
     interrupt: agent.interrupt,
     "generation.wait": agent.generationWait,
     "tool.confirm": agent.toolConfirm,
+    "input.respond": agent.inputRespond,
     "tools.list": agent.toolsList,
     "models.list": agent.modelsList,
     "mcp.list": mcp.mcpList,

@@ -61,6 +61,10 @@ from .types import (
     GenerationStartedNotification,
     GenerationWaitParams,
     GenerationWaitResult,
+    InputRequestedNotification,
+    InputResolvedNotification,
+    InputRespondParams,
+    InputRespondResult,
     InterruptParams,
     InterruptResult,
     InterruptedNotification,
@@ -395,6 +399,27 @@ class ToolMethods:
         return cast(ToolConfirmResult, result)
 
 
+class InputMethods:
+    """The input.* requests, as `client.input.<name>(...)`."""
+
+    def __init__(self, client: AgentwireClientBase) -> None:
+        self._client = client
+
+    async def respond(self, params: InputRespondParams, *, timeout: float | None = None) -> InputRespondResult:
+        """`input.respond`: Answer, decline or cancel a question input_requested announced (the model's
+        ask_user call, or an MCP server's elicitation). The answer must fit the question: one of its
+        `choices` (a list of them with `multiple`), or an object filling its `schema`; a mismatch is
+        INVALID_PARAMS naming the field. When two clients answer the same question, the first wins
+        and the other gets INPUT_NOT_PENDING. After a server restart an ask_user question is
+        answered the same way: a generation starts and goes on with the answer.
+
+        Errors: NOT_INITIALIZED (-32001), CONVERSATION_NOT_FOUND (-32010), INPUT_NOT_PENDING
+        (-32027), INVALID_PARAMS (-32602).
+        """
+        result = await self._client.request("input.respond", params, timeout=timeout)
+        return cast(InputRespondResult, result)
+
+
 class ToolsMethods:
     """The tools.* requests, as `client.tools.<name>(...)`."""
 
@@ -558,6 +583,11 @@ class AgentwireClient(AgentwireClientBase):
         return ToolMethods(self)
 
     @cached_property
+    def input(self) -> InputMethods:
+        """input.* requests."""
+        return InputMethods(self)
+
+    @cached_property
     def tools(self) -> ToolsMethods:
         """tools.* requests."""
         return ToolsMethods(self)
@@ -678,6 +708,12 @@ class AgentwireClient(AgentwireClientBase):
 
     @overload
     def on(self, method: Literal["plan_updated"], handler: Callable[[PlanUpdatedNotification], object]) -> Disposer: ...
+
+    @overload
+    def on(self, method: Literal["input_requested"], handler: Callable[[InputRequestedNotification], object]) -> Disposer: ...
+
+    @overload
+    def on(self, method: Literal["input_resolved"], handler: Callable[[InputResolvedNotification], object]) -> Disposer: ...
 
     @overload
     def on(self, method: Literal["interrupted"], handler: Callable[[InterruptedNotification], object]) -> Disposer: ...
