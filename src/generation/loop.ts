@@ -105,6 +105,14 @@ export async function runGeneration(
   }
 }
 
+/** Thrown by requestInput when the generation stops with the question kept open (see keepsCalls). */
+class QuestionKept extends Error {
+  constructor() {
+    super("the generation stopped with the question kept open");
+    this.name = "QuestionKept";
+  }
+}
+
 /** Thrown instead of a write once the generation is abandoned: its instance no longer owns the conversation. */
 class GenerationAbandoned extends Error {
   constructor(generationId: string) {
@@ -724,12 +732,16 @@ class Loop {
             this.runtime.publish("tool_output", { generationId: this.generation.id, toolCallId: executing.toolCallId, stream, chunk }),
           toolCallId: executing.toolCallId,
           // ask_user's questions are stored (offered again after a restart); an MCP server's die with its call.
-          requestInput: (question) =>
-            this.runtime.askInput(
+          requestInput: async (question) => {
+            const reply = await this.runtime.askInput(
               { ...question, toolCallId: executing.toolCallId, generationId: this.generation.id },
               question.source === "ask_user",
               this.generation.signal,
-            ),
+              () => this.keepsCalls(),
+            );
+            if (!reply) throw new QuestionKept();
+            return reply;
+          },
         });
         if (outcome.modelOutput !== undefined) this.modelOnly.set(executing.toolCallId, outcome.modelOutput);
         success = outcome.success && !this.generation.interrupted;
@@ -743,6 +755,8 @@ class Loop {
           await this.runtime.updatePlan(this.generation.id, outcome.plan);
         }
       } catch (error) {
+        // A shutdown with the question open: the call stays executing on disk, its question stored for the next process.
+        if (error instanceof QuestionKept) return;
         // Also a plan that could not be stored: the call then fails, so the model does not count on it.
         success = false;
         this.deps.log.error(`tool ${executing.toolName} threw`, error);
@@ -804,7 +818,8 @@ class Loop {
   private async answerStoredQuestions(asked: readonly OpenInput[]): Promise<void> {
     for (const entry of asked) {
       this.generation.phase = "pending";
-      const reply = await this.runtime.awaitInput(entry.request.requestId, entry.reply, this.generation.signal);
+      const reply = await this.runtime.awaitInput(entry.request.requestId, entry.reply, this.generation.signal, () => this.keepsCalls());
+      if (!reply) return;
       const record = this.runtime.handle.openToolCalls.find((r) => r.toolCallId === entry.request.toolCallId && r.status === "executing");
       if (!record) continue;
       const result = askUserResult(reply, entry.request.secret === true);
@@ -822,6 +837,11 @@ class Loop {
       );
       if (this.generation.interrupted) return;
     }
+  }
+
+  /** True when the generation stops without ending its calls: a server shutdown, or its instance lost the conversation. */
+  private keepsCalls(): boolean {
+    return this.generation.keepPending || this.generation.abandoned !== undefined;
   }
 
   /** Mark a not-yet-run call skipped (and announce it). */

@@ -302,7 +302,12 @@ export class ConversationRuntime {
    * `durable` (ask_user: offered again after a restart), then announced
    * (input_requested). `signal` (the generation's interrupt) cancels it.
    */
-  async askInput(question: InputQuestion & Pick<InputRequest, "toolCallId" | "generationId">, durable: boolean, signal: AbortSignal): Promise<InputReply> {
+  async askInput(
+    question: InputQuestion & Pick<InputRequest, "toolCallId" | "generationId">,
+    durable: boolean,
+    signal: AbortSignal,
+    keep?: () => boolean,
+  ): Promise<InputReply | null> {
     this.assertLive();
     if (signal.aborted) return { outcome: "cancelled" };
     const request: InputRequest = { requestId: newId("q"), ...question };
@@ -315,17 +320,30 @@ export class ConversationRuntime {
       this.#inputs.take(request.requestId, "cancelled");
       throw error;
     }
-    return this.awaitInput(entry.request.requestId, entry.reply, signal);
+    return this.awaitInput(entry.request.requestId, entry.reply, signal, durable ? keep : undefined);
   }
 
-  /** Wait for a question's reply; `signal` cancels it (when it is still open). */
-  awaitInput(requestId: string, reply: Promise<InputReply>, signal: AbortSignal): Promise<InputReply> {
-    const onAbort = () => {
-      if (this.#inputs.get(requestId)) void this.resolveInput(requestId, { outcome: "cancelled" }).catch((e) => this.log.error(`could not cancel question ${requestId}`, e));
-    };
+  /**
+   * Wait for a question's reply; `signal` cancels it (when it is still
+   * open) — unless `keep()` says the generation stops without ending its
+   * calls (a server shutdown, a lost conversation): the question then stays
+   * open and stored for the next generation, and this wait answers null.
+   */
+  awaitInput(requestId: string, reply: Promise<InputReply>, signal: AbortSignal, keep: () => boolean = () => false): Promise<InputReply | null> {
+    let onAbort = () => {};
+    const stopped = new Promise<null>((resolve) => {
+      onAbort = () => {
+        const entry = this.#inputs.get(requestId);
+        if (!entry) return;
+        if (keep()) {
+          entry.attached = false;
+          resolve(null);
+        } else void this.resolveInput(requestId, { outcome: "cancelled" }).catch((e) => this.log.error(`could not cancel question ${requestId}`, e));
+      };
+    });
     if (signal.aborted) onAbort();
     else signal.addEventListener("abort", onAbort, { once: true });
-    return reply.finally(() => signal.removeEventListener("abort", onAbort));
+    return Promise.race([reply, stopped]).finally(() => signal.removeEventListener("abort", onAbort));
   }
 
   /**

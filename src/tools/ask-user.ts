@@ -67,13 +67,8 @@ export function createAskUserTool(): Tool<AskUserArguments> {
         ...(args.secret ? { secret: true } : {}),
         ...(args.schema ? { schema: args.schema } : {}),
       };
-      let reply: InputReply;
-      try {
-        reply = await context.requestInput(question);
-      } catch (error) {
-        return { success: false, output: `The question was not asked: ${error instanceof Error ? error.message : String(error)}` };
-      }
-      return askUserResult(reply, args.secret === true);
+      // Too many open questions rejects: the call fails with that message.
+      return askUserResult(await context.requestInput(question), args.secret === true);
     },
   };
 }
