@@ -125,6 +125,9 @@ export class Agent {
     const last = count === 0 ? undefined : (await runtime.handle.readRecords(count - 1, count))[0];
     if (!last) throw RpcError.invalidParam("conversationId", "the conversation has no records: there is nothing to compact");
     if (last.type === "compaction") throw RpcError.invalidParam("conversationId", "nothing was added since the last compaction");
+    if (runtime.inputs.size > 0) {
+      throw RpcError.invalidParam("conversationId", "a question waits for the user (state.pendingInputs): answer it (input.respond) or interrupt before compacting");
+    }
     const waiting = runtime.storedPendingCalls();
     if (waiting.length > 0) {
       throw RpcError.invalidParam(

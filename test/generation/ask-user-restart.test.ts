@@ -88,3 +88,35 @@ describe("ask_user across a restart", () => {
     expect(logLines.join("\n")).not.toContain(SECRET);
   });
 });
+
+describe("an interrupt after a restart", () => {
+  it("cancels the stored question: input_resolved cancelled, the call fails saying so, and no model call follows", async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), "agentwire-ask-restart-"));
+    cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
+    const fake = await startFakeOpenAI({ apiKey: "test-key" });
+    cleanups.push(() => fake.close());
+    fake.enqueue({ kind: "reply", toolCalls: [{ id: "call_q", name: "ask_user", args: JSON.stringify({ question: "Go on?", choices: ["yes", "no"] }) }] });
+    const one = await start(dataDir, fake, []);
+    const client = await one.connectInMemory();
+    const { id, events } = await newConversation(client);
+    await client.step({ conversationId: id });
+    const asked = (await events.waitForMethod("input_requested")).params;
+    await one.stop();
+
+    const two = await start(dataDir, fake, []);
+    cleanups.push(() => two.stop());
+    const again = await two.connectInMemory();
+    const replay = new EventRecorder(again, id);
+    await again.conversation.subscribe({ conversationId: id });
+    const requests = fake.requests.length;
+    expect(await again.interrupt({ conversationId: id })).toEqual({ interrupted: true });
+    await replay.waitForMethod("interrupted");
+    expect(replay.of("input_resolved")).toEqual([expect.objectContaining({ requestId: asked.requestId, outcome: "cancelled" })]);
+    expect(replay.of("tool_failed")[0]!.record).toMatchObject({ toolCallId: "call_q", status: "failed" });
+    expect(replay.of("tool_failed")[0]!.record.result).toContain("cancelled");
+    expect(fake.requests.length).toBe(requests);
+    const { state } = await again.conversation.get({ conversationId: id });
+    expect(state.pendingInputs).toEqual([]);
+    expect(state.generating).toBe(false);
+  });
+});
