@@ -4325,7 +4325,8 @@ export interface RequestMap {
   /**
    * `interrupt`: Stop the running generation at once, whatever it is doing: the model stream is
    * aborted (partial text kept), pending tools are skipped, a running tool's process group is
-   * killed.
+   * killed, open questions (state.pendingInputs) are cancelled — also one left by an earlier server
+   * process.
    */
   interrupt: { params: InterruptParams; result: InterruptResult };
   /**
