@@ -59,3 +59,14 @@ it("decline and cancel reach the server as such", async () => {
   expect(second.events.of("input_resolved")[0]).toMatchObject({ outcome: "cancelled" });
   expect(second.events.of("tool_completed")[0]!.record.result).toBe("elicitation: cancel");
 });
+
+it("a session with no call that can ask declines the server's question", async () => {
+  const { McpSession } = await import("../../src/mcp/mcp-session.js");
+  const session = await McpSession.open(stdioFixture(), { baseEnv: () => ({ PATH: process.env.PATH ?? "" }), connectTimeoutMs: 10_000 });
+  try {
+    const result = await session.callTool("ask", {}, { signal: new AbortController().signal, timeoutMs: 10_000 });
+    expect(result.content).toEqual([{ type: "text", text: "elicitation: decline" }]);
+  } finally {
+    await session.close();
+  }
+});
