@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { InputRequest } from "./input-request.js";
 import { Attachment, MAX_ATTACHMENTS } from "./attachments.js";
 import { FileChanges, NetFileChange } from "./file-changes.js";
 import { Plan } from "./plan.js";
@@ -489,6 +490,12 @@ export const ConversationState = z
     plan: Plan.nullable().describe(
       "The agent's plan as its latest update_plan call left it (plan_updated announces each change); null before the first. Survives a restart.",
     ),
+    pendingInputs: z
+      .array(InputRequest)
+      .optional()
+      .describe(
+        "Questions waiting for the user (input_requested, answered with input.respond), oldest first. An ask_user question survives a restart; an MCP server's does not (its tool call ended with the server).",
+      ),
     queue: z
       .array(QueuedMessage)
       .describe(
