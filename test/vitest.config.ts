@@ -32,6 +32,9 @@ const OWN_WORKER = [
 const dirFlag = process.argv.findIndex((arg) => arg === "--dir" || arg.startsWith("--dir="));
 const dir = dirFlag === -1 ? undefined : process.argv[dirFlag]!.startsWith("--dir=") ? process.argv[dirFlag]!.slice(6) : process.argv[dirFlag + 1];
 
+/** As globs: vitest matches include and exclude against paths relative to --dir. */
+const ownWorker = OWN_WORKER.map((path) => `**/${path.replace(/^test\//, "")}`);
+
 export default defineConfig({
   // The repository, not this folder: test paths and --dir are read from there.
   root: fileURLToPath(new URL("..", import.meta.url)),
@@ -46,8 +49,8 @@ export default defineConfig({
     // The known-slow files first, so the two workers finish together (test/slow-first-sequencer.ts).
     sequence: { sequencer: SlowFirstSequencer },
     projects: [
-      { extends: true, test: { name: "shared", dir, isolate: false, exclude: [...configDefaults.exclude, ...OWN_WORKER] } },
-      { extends: true, test: { name: "own-worker", dir, isolate: true, include: OWN_WORKER } },
+      { extends: true, test: { name: "shared", dir, isolate: false, exclude: [...configDefaults.exclude, ...ownWorker] } },
+      { extends: true, test: { name: "own-worker", dir, isolate: true, include: ownWorker } },
     ],
   },
 });
