@@ -67,6 +67,9 @@ export function sumUsage(a: TokenUsage | null, b: TokenUsage): TokenUsage {
   return {
     promptTokens: a.promptTokens + b.promptTokens,
     cachedPromptTokens: detail(a.cachedPromptTokens, b.cachedPromptTokens),
+    ...(a.cacheWritePromptTokens != null || b.cacheWritePromptTokens != null
+      ? { cacheWritePromptTokens: (a.cacheWritePromptTokens ?? 0) + (b.cacheWritePromptTokens ?? 0) }
+      : {}),
     completionTokens: a.completionTokens + b.completionTokens,
     reasoningTokens: detail(a.reasoningTokens, b.reasoningTokens),
     totalTokens: a.totalTokens + b.totalTokens,
