@@ -709,7 +709,8 @@ export interface ParamIssue {
  */
 export interface TokenUsage {
   /**
-   * Prompt (input) tokens: everything the request carried, cached ones included.
+   * Prompt (input) tokens: everything the request carried, cached ones included (on the anthropic
+   * wire: input_tokens + cache_read_input_tokens + cache_creation_input_tokens).
    *
    * @integer
    * @minimum 0
@@ -717,13 +718,23 @@ export interface TokenUsage {
   promptTokens: number;
   /**
    * Prompt tokens the endpoint served from its prompt cache (Chat Completions
-   * `prompt_tokens_details.cached_tokens`, Responses `input_tokens_details.cached_tokens`); part of
-   * promptTokens. Null when the endpoint does not say.
+   * `prompt_tokens_details.cached_tokens`, Responses `input_tokens_details.cached_tokens`,
+   * Anthropic `cache_read_input_tokens`); part of promptTokens. Null when the endpoint does not
+   * say.
    *
    * @integer
    * @minimum 0
    */
   cachedPromptTokens: number | null;
+  /**
+   * Prompt tokens the endpoint wrote to its prompt cache on this call (Anthropic
+   * `cache_creation_input_tokens`); part of promptTokens, not of cachedPromptTokens. Absent or null
+   * when the endpoint does not say (the OpenAI wires never do).
+   *
+   * @integer
+   * @minimum 0
+   */
+  cacheWritePromptTokens?: number | null;
   /**
    * Completion (output) tokens, reasoning ones included.
    *
@@ -734,8 +745,8 @@ export interface TokenUsage {
   /**
    * Completion tokens the model spent reasoning (Chat Completions
    * `completion_tokens_details.reasoning_tokens`, Responses
-   * `output_tokens_details.reasoning_tokens`); part of completionTokens. Null when the endpoint
-   * does not say.
+   * `output_tokens_details.reasoning_tokens`, Anthropic `output_tokens_details.thinking_tokens`);
+   * part of completionTokens. Null when the endpoint does not say.
    *
    * @integer
    * @minimum 0
@@ -2815,7 +2826,7 @@ export interface ModelsListResult {
     /** Provider name, the prefix of its models' ids. */
     name: string;
     /** The API it speaks: Chat Completions or the Responses API. */
-    wire: "chat" | "responses";
+    wire: "chat" | "responses" | "anthropic";
     /** Its endpoint (without any credentials in the URL). */
     baseUrl: string;
     /**

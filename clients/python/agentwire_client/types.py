@@ -700,14 +700,22 @@ class TokenUsage(TypedDict):
     """
 
     promptTokens: int
-    """Prompt (input) tokens: everything the request carried, cached ones included.
+    """Prompt (input) tokens: everything the request carried, cached ones included (on the anthropic
+    wire: input_tokens + cache_read_input_tokens + cache_creation_input_tokens).
 
     @minimum 0
     """
     cachedPromptTokens: int | None
     """Prompt tokens the endpoint served from its prompt cache (Chat Completions
-    `prompt_tokens_details.cached_tokens`, Responses `input_tokens_details.cached_tokens`); part of
-    promptTokens. Null when the endpoint does not say.
+    `prompt_tokens_details.cached_tokens`, Responses `input_tokens_details.cached_tokens`, Anthropic
+    `cache_read_input_tokens`); part of promptTokens. Null when the endpoint does not say.
+
+    @minimum 0
+    """
+    cacheWritePromptTokens: NotRequired[int | None]
+    """Prompt tokens the endpoint wrote to its prompt cache on this call (Anthropic
+    `cache_creation_input_tokens`); part of promptTokens, not of cachedPromptTokens. Absent or null
+    when the endpoint does not say (the OpenAI wires never do).
 
     @minimum 0
     """
@@ -719,8 +727,8 @@ class TokenUsage(TypedDict):
     reasoningTokens: int | None
     """Completion tokens the model spent reasoning (Chat Completions
     `completion_tokens_details.reasoning_tokens`, Responses
-    `output_tokens_details.reasoning_tokens`); part of completionTokens. Null when the endpoint does
-    not say.
+    `output_tokens_details.reasoning_tokens`, Anthropic `output_tokens_details.thinking_tokens`);
+    part of completionTokens. Null when the endpoint does not say.
 
     @minimum 0
     """
@@ -2238,7 +2246,7 @@ class ModelsListResultModelsItem(TypedDict):
 class ModelsListResultProvidersItem(TypedDict):
     name: str
     """Provider name, the prefix of its models' ids."""
-    wire: Literal["chat", "responses"]
+    wire: Literal["chat", "responses", "anthropic"]
     """The API it speaks: Chat Completions or the Responses API."""
     baseUrl: str
     """Its endpoint (without any credentials in the URL)."""
