@@ -88,6 +88,11 @@ export const ModelPricing = z
       .min(0)
       .optional()
       .describe("Price of one million cached prompt tokens; when absent they cost inputPerMillion."),
+    cacheWriteInputPerMillion: z
+      .number()
+      .min(0)
+      .optional()
+      .describe("Price of one million prompt tokens written to the cache (cacheWritePromptTokens: the anthropic wire reports them); when absent they cost inputPerMillion."),
     outputPerMillion: z.number().min(0).describe("Price of one million completion (output) tokens, reasoning tokens included."),
     currency: z.string().min(1).max(16).default("USD").describe("The currency the prices are in; costs are reported in it."),
   })

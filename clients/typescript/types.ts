@@ -2807,6 +2807,13 @@ export interface ModelsListResult {
          */
         cachedInputPerMillion?: number;
         /**
+         * Price of one million prompt tokens written to the cache (cacheWritePromptTokens: the
+         * anthropic wire reports them); when absent they cost inputPerMillion.
+         *
+         * @minimum 0
+         */
+        cacheWriteInputPerMillion?: number;
+        /**
          * Price of one million completion (output) tokens, reasoning tokens included.
          *
          * @minimum 0

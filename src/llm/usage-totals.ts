@@ -9,10 +9,12 @@ import type { ConversationUsage, Cost, ModelPricing, TokenUsage, UsageTotals } f
 export function costOf(usage: TokenUsage | null, pricing: ModelPricing | undefined): Cost | null {
   if (!usage || !pricing) return null;
   const cached = Math.min(usage.cachedPromptTokens ?? 0, usage.promptTokens);
-  const uncached = usage.promptTokens - cached;
+  const written = Math.min(usage.cacheWritePromptTokens ?? 0, usage.promptTokens - cached);
+  const uncached = usage.promptTokens - cached - written;
   const amount =
     (uncached * pricing.inputPerMillion +
       cached * (pricing.cachedInputPerMillion ?? pricing.inputPerMillion) +
+      written * (pricing.cacheWriteInputPerMillion ?? pricing.inputPerMillion) +
       usage.completionTokens * pricing.outputPerMillion) /
     1_000_000;
   return { amount: roundMoney(amount), currency: pricing.currency };

@@ -12,7 +12,13 @@ import { signatureOf } from "../fake-openai/server.js";
 import { newConversation, useAgentFixture } from "../harness/agent-fixture.js";
 import { EventRecorder } from "../harness/event-recorder.js";
 
-const fx = useAgentFixture({ wire: "anthropic" });
+const PRICING = { inputPerMillion: 3, cachedInputPerMillion: 0.3, cacheWriteInputPerMillion: 3.75, outputPerMillion: 15 };
+/** Declared under the default provider (the fixture's endpoint override still serves it), for the cost. */
+const providers = {
+  default: { baseUrl: "http://127.0.0.1:1/v1", models: { "fake-model": { imageInput: true, reasoning: true, pricing: PRICING } } },
+};
+
+const fx = useAgentFixture({ wire: "anthropic", config: { providers } });
 
 /** A 1×1 PNG. */
 const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC";
@@ -66,7 +72,7 @@ describe("the anthropic wire", () => {
     expect(body).not.toHaveProperty("thinking");
   });
 
-  it("reports cache reads and writes: promptTokens counts them, cachedPromptTokens the reads, cacheWritePromptTokens the writes", async () => {
+  it("reports cache reads and writes: promptTokens counts them, cachedPromptTokens the reads, cacheWritePromptTokens the writes, each at its price", async () => {
     fx.fake.enqueue({
       kind: "reply",
       text: ["Cached."],
@@ -77,7 +83,10 @@ describe("the anthropic wire", () => {
     const end = await events.waitForEnd(generationId);
     const expected = { promptTokens: 1000, cachedPromptTokens: 600, cacheWritePromptTokens: 300, completionTokens: 50, reasoningTokens: 20, totalTokens: 1050 };
     expect(end.params.usage).toEqual(expected);
-    expect(events.of("usage_updated")[0]!.last).toEqual(expected);
+    const [update] = events.of("usage_updated");
+    expect(update!.last).toEqual(expected);
+    // 100 uncached × 3 + 600 read × 0.3 + 300 written × 3.75 + 50 out × 15, per million.
+    expect(update!.cost).toEqual({ amount: 0.002355, currency: "USD" });
   });
 
   it("sends an uploaded image as a base64 image block after the text", async () => {

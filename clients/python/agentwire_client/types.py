@@ -2195,6 +2195,12 @@ class ModelsListResultModelsItemCapabilitiesPricing(TypedDict):
 
     @minimum 0
     """
+    cacheWriteInputPerMillion: NotRequired[float]
+    """Price of one million prompt tokens written to the cache (cacheWritePromptTokens: the anthropic
+    wire reports them); when absent they cost inputPerMillion.
+
+    @minimum 0
+    """
     outputPerMillion: float
     """Price of one million completion (output) tokens, reasoning tokens included.
 
