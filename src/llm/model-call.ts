@@ -118,6 +118,9 @@ export class ModelCallProvider implements LlmProvider {
   /** One HTTP request. Throws on failure; returns quietly when the caller aborted. */
   private async *attempt(request: ChatRequest, progress: { yielded: boolean }): AsyncGenerator<StreamEvent> {
     const { signal } = request;
+    // Loading the SDK is not the endpoint being slow: it happens before the clocks start.
+    await this.client.ready?.();
+    if (signal.aborted) return;
     // Our own controller, so the idle and request timeouts can abort without touching the caller's signal.
     const controller = new AbortController();
     const onCallerAbort = () => controller.abort();

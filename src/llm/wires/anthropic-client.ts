@@ -96,5 +96,6 @@ export function connectAnthropic(connection: WireConnection): WireClient {
       }
     },
     toLlmError: toError,
+    ready: async () => void (await client()),
   };
 }

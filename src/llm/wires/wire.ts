@@ -81,6 +81,8 @@ export interface WireClient {
   listModels(signal: AbortSignal | undefined, timeoutMs: number): Promise<ModelInfo[]>;
   /** Whatever the SDK (or the fetch under it) threw, as an LlmError. */
   toLlmError(err: unknown): LlmError;
+  /** Loads what the client needs (a lazily imported SDK) before a request's timeouts start counting. */
+  ready?(): Promise<void>;
 }
 
 export interface Wire {
