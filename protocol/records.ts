@@ -304,7 +304,7 @@ export const MessageRecord = z
       .array(z.record(z.string(), z.unknown()))
       .optional()
       .describe(
-        "For assistant messages: opaque items the model endpoint produced with this answer and wants back on later requests, in the order it produced them — on the Responses API wire, reasoning items with `encrypted_content` (the model's thinking, encrypted, so it can continue across turns without server-side storage). Re-sent before this message's text and tool calls on later requests over that wire; left out on the chat wire. Not meant for display (`reasoning` holds the readable summary). Absent when there are none.",
+        "For assistant messages: opaque items the model endpoint produced with this answer and wants back on later requests, in the order it produced them — on the Responses API wire, reasoning items with `encrypted_content` (the model's thinking, encrypted, so it can continue across turns without server-side storage); on the anthropic wire, `thinking` blocks with their `signature` (and `redacted_thinking` blocks), unchanged. Re-sent before this message's text and tool calls on later requests over the wire that made them (each wire sends only its own kind); left out on the chat wire. Not meant for display (`reasoning` holds the readable summary). Absent when there are none.",
       ),
     interrupted: z
       .boolean()

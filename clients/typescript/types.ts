@@ -176,9 +176,11 @@ export interface MessageRecord {
    * For assistant messages: opaque items the model endpoint produced with this answer and wants
    * back on later requests, in the order it produced them — on the Responses API wire, reasoning
    * items with `encrypted_content` (the model's thinking, encrypted, so it can continue across
-   * turns without server-side storage). Re-sent before this message's text and tool calls on later
-   * requests over that wire; left out on the chat wire. Not meant for display (`reasoning` holds
-   * the readable summary). Absent when there are none.
+   * turns without server-side storage); on the anthropic wire, `thinking` blocks with their
+   * `signature` (and `redacted_thinking` blocks), unchanged. Re-sent before this message's text and
+   * tool calls on later requests over the wire that made them (each wire sends only its own kind);
+   * left out on the chat wire. Not meant for display (`reasoning` holds the readable summary).
+   * Absent when there are none.
    */
   providerItems?: Array<Record<string, unknown>>;
   /** True when an interrupt cut the model's stream: `content` is the partial text received. */
@@ -862,7 +864,8 @@ export interface ParamIssue {
  */
 export interface TokenUsage {
   /**
-   * Prompt (input) tokens: everything the request carried, cached ones included.
+   * Prompt (input) tokens: everything the request carried, cached ones included (on the anthropic
+   * wire: input_tokens + cache_read_input_tokens + cache_creation_input_tokens).
    *
    * @integer
    * @minimum 0
@@ -870,13 +873,23 @@ export interface TokenUsage {
   promptTokens: number;
   /**
    * Prompt tokens the endpoint served from its prompt cache (Chat Completions
-   * `prompt_tokens_details.cached_tokens`, Responses `input_tokens_details.cached_tokens`); part of
-   * promptTokens. Null when the endpoint does not say.
+   * `prompt_tokens_details.cached_tokens`, Responses `input_tokens_details.cached_tokens`,
+   * Anthropic `cache_read_input_tokens`); part of promptTokens. Null when the endpoint does not
+   * say.
    *
    * @integer
    * @minimum 0
    */
   cachedPromptTokens: number | null;
+  /**
+   * Prompt tokens the endpoint wrote to its prompt cache on this call (Anthropic
+   * `cache_creation_input_tokens`); part of promptTokens, not of cachedPromptTokens. Absent or null
+   * when the endpoint does not say (the OpenAI wires never do).
+   *
+   * @integer
+   * @minimum 0
+   */
+  cacheWritePromptTokens?: number | null;
   /**
    * Completion (output) tokens, reasoning ones included.
    *
@@ -887,8 +900,8 @@ export interface TokenUsage {
   /**
    * Completion tokens the model spent reasoning (Chat Completions
    * `completion_tokens_details.reasoning_tokens`, Responses
-   * `output_tokens_details.reasoning_tokens`); part of completionTokens. Null when the endpoint
-   * does not say.
+   * `output_tokens_details.reasoning_tokens`, Anthropic `output_tokens_details.thinking_tokens`);
+   * part of completionTokens. Null when the endpoint does not say.
    *
    * @integer
    * @minimum 0
@@ -3121,6 +3134,13 @@ export interface ModelsListResult {
          */
         cachedInputPerMillion?: number;
         /**
+         * Price of one million prompt tokens written to the cache (cacheWritePromptTokens: the
+         * anthropic wire reports them); when absent they cost inputPerMillion.
+         *
+         * @minimum 0
+         */
+        cacheWriteInputPerMillion?: number;
+        /**
          * Price of one million completion (output) tokens, reasoning tokens included.
          *
          * @minimum 0
@@ -3142,7 +3162,7 @@ export interface ModelsListResult {
     /** Provider name, the prefix of its models' ids. */
     name: string;
     /** The API it speaks: Chat Completions or the Responses API. */
-    wire: "chat" | "responses";
+    wire: "chat" | "responses" | "anthropic";
     /** Its endpoint (without any credentials in the URL). */
     baseUrl: string;
     /**

@@ -361,9 +361,11 @@ class MessageRecord(TypedDict):
     """For assistant messages: opaque items the model endpoint produced with this answer and wants back
     on later requests, in the order it produced them — on the Responses API wire, reasoning items
     with `encrypted_content` (the model's thinking, encrypted, so it can continue across turns
-    without server-side storage). Re-sent before this message's text and tool calls on later
-    requests over that wire; left out on the chat wire. Not meant for display (`reasoning` holds the
-    readable summary). Absent when there are none.
+    without server-side storage); on the anthropic wire, `thinking` blocks with their `signature`
+    (and `redacted_thinking` blocks), unchanged. Re-sent before this message's text and tool calls
+    on later requests over the wire that made them (each wire sends only its own kind); left out on
+    the chat wire. Not meant for display (`reasoning` holds the readable summary). Absent when there
+    are none.
     """
     interrupted: NotRequired[bool]
     """True when an interrupt cut the model's stream: `content` is the partial text received."""
@@ -838,14 +840,22 @@ class TokenUsage(TypedDict):
     """
 
     promptTokens: int
-    """Prompt (input) tokens: everything the request carried, cached ones included.
+    """Prompt (input) tokens: everything the request carried, cached ones included (on the anthropic
+    wire: input_tokens + cache_read_input_tokens + cache_creation_input_tokens).
 
     @minimum 0
     """
     cachedPromptTokens: int | None
     """Prompt tokens the endpoint served from its prompt cache (Chat Completions
-    `prompt_tokens_details.cached_tokens`, Responses `input_tokens_details.cached_tokens`); part of
-    promptTokens. Null when the endpoint does not say.
+    `prompt_tokens_details.cached_tokens`, Responses `input_tokens_details.cached_tokens`, Anthropic
+    `cache_read_input_tokens`); part of promptTokens. Null when the endpoint does not say.
+
+    @minimum 0
+    """
+    cacheWritePromptTokens: NotRequired[int | None]
+    """Prompt tokens the endpoint wrote to its prompt cache on this call (Anthropic
+    `cache_creation_input_tokens`); part of promptTokens, not of cachedPromptTokens. Absent or null
+    when the endpoint does not say (the OpenAI wires never do).
 
     @minimum 0
     """
@@ -857,8 +867,8 @@ class TokenUsage(TypedDict):
     reasoningTokens: int | None
     """Completion tokens the model spent reasoning (Chat Completions
     `completion_tokens_details.reasoning_tokens`, Responses
-    `output_tokens_details.reasoning_tokens`); part of completionTokens. Null when the endpoint does
-    not say.
+    `output_tokens_details.reasoning_tokens`, Anthropic `output_tokens_details.thinking_tokens`);
+    part of completionTokens. Null when the endpoint does not say.
 
     @minimum 0
     """
@@ -2474,6 +2484,12 @@ class ModelsListResultModelsItemCapabilitiesPricing(TypedDict):
 
     @minimum 0
     """
+    cacheWriteInputPerMillion: NotRequired[float]
+    """Price of one million prompt tokens written to the cache (cacheWritePromptTokens: the anthropic
+    wire reports them); when absent they cost inputPerMillion.
+
+    @minimum 0
+    """
     outputPerMillion: float
     """Price of one million completion (output) tokens, reasoning tokens included.
 
@@ -2527,7 +2543,7 @@ class ModelsListResultModelsItem(TypedDict):
 class ModelsListResultProvidersItem(TypedDict):
     name: str
     """Provider name, the prefix of its models' ids."""
-    wire: Literal["chat", "responses"]
+    wire: Literal["chat", "responses", "anthropic"]
     """The API it speaks: Chat Completions or the Responses API."""
     baseUrl: str
     """Its endpoint (without any credentials in the URL)."""
