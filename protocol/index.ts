@@ -19,4 +19,5 @@ export * from "./events.js";
 export * from "./usage-events.js";
 export * from "./rewind.js";
 export * from "./compaction.js";
+export * from "./presence.js";
 export * from "./inventory.js";

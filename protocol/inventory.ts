@@ -22,6 +22,7 @@ import * as T from "./tools.js";
 import * as N from "./notices.js";
 import * as U from "./usage-events.js";
 import * as Rw from "./rewind.js";
+import * as P from "./presence.js";
 
 /**
  * What a method acts on, which decides where it runs (as Codex's
@@ -378,6 +379,11 @@ export const notifications = {
     params: U.UsageUpdatedNotification,
     description:
       "A model call finished: its tokens (cached and reasoning ones included), the generation's and the conversation's totals, how full the context window is, and its cost when the model's pricing is configured (else null).",
+  },
+  subscribers_changed: {
+    params: P.SubscribersChangedNotification,
+    description:
+      "Who watches the conversation changed: its subscriber count and connections. Opt-in (initialize capabilities.subscriberPresence); live only, without seq, never replayed.",
   },
   notice: {
     params: N.NoticeNotification,

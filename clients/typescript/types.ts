@@ -955,6 +955,12 @@ export interface InitializeParams {
      * change. Default false: they answer EXPERIMENTAL_API_REQUIRED.
      */
     experimentalApi?: boolean;
+    /**
+     * True to receive subscribers_changed on the conversations this connection subscribes to (who
+     * else watches them). Default false: it is the one conversation notification without a seq, so
+     * clients that expect a seq on each never see it.
+     */
+    subscriberPresence?: boolean;
   };
 }
 
@@ -3857,6 +3863,54 @@ export interface UsageUpdatedNotification extends GenerationEventBase {
 }
 
 /**
+ * Params of the `subscribers_changed` notification.
+ *
+ * Subscribers of the conversation came or went (conversation.subscribe, conversation.unsubscribe, a
+ * connection closed). Sent only to subscribers that asked for it with initialize
+ * capabilities.subscriberPresence. Live only: it carries no seq, is not stored and is not replayed.
+ * In cluster mode it counts the subscribers connected to the instance that sends it.
+ */
+export interface SubscribersChangedNotification {
+  /**
+   * Conversation id, as returned by conversation.create (e.g. "c_7f3a…"): 1–128 of A–Z, a–z, 0–9, _
+   * and -.
+   *
+   * @pattern ^[A-Za-z0-9_-]{1,128}$
+   */
+  conversationId: string;
+  /**
+   * When the server emitted the event.
+   *
+   * @format date-time
+   */
+  timestamp: string;
+  /**
+   * How many connections are subscribed to the conversation now (on this instance in cluster mode).
+   *
+   * @integer
+   * @minimum 0
+   */
+  count: number;
+  /**
+   * The subscribed connections, oldest subscription first; at most 32 (count says how many there
+   * are).
+   *
+   * @maxItems 32
+   */
+  clients: Array<{
+    /** The subscriber's connection id (what its `connected` notification said). */
+    connectionId: string;
+    /** What the subscriber sent as clientInfo in initialize; null when it sent none. */
+    clientInfo: {
+      /** Client name from its initialize. */
+      name: string;
+      /** Client version from its initialize. */
+      version?: string;
+    } | null;
+  }>;
+}
+
+/**
  * Params of the `notice` notification.
  *
  * Something to show the user that ends nothing: a generation goes on after it. Conversation notices
@@ -4163,6 +4217,12 @@ export interface NotificationMap {
    * the model's pricing is configured (else null).
    */
   usage_updated: UsageUpdatedNotification;
+  /**
+   * `subscribers_changed`: Who watches the conversation changed: its subscriber count and
+   * connections. Opt-in (initialize capabilities.subscriberPresence); live only, without seq, never
+   * replayed.
+   */
+  subscribers_changed: SubscribersChangedNotification;
   /**
    * `notice`: Something to show the user that ends nothing (a retried model call, a rate limit, the
    * context nearly full, an MCP server down or back). Conversation notices carry conversationId and

@@ -89,6 +89,7 @@ from .types import (
     SkillsListResult,
     StepParams,
     StepResult,
+    SubscribersChangedNotification,
     ToolCompletedNotification,
     ToolConfirmParams,
     ToolConfirmResult,
@@ -693,6 +694,9 @@ class AgentwireClient(AgentwireClientBase):
 
     @overload
     def on(self, method: Literal["usage_updated"], handler: Callable[[UsageUpdatedNotification], object]) -> Disposer: ...
+
+    @overload
+    def on(self, method: Literal["subscribers_changed"], handler: Callable[[SubscribersChangedNotification], object]) -> Disposer: ...
 
     @overload
     def on(self, method: Literal["notice"], handler: Callable[[NoticeNotification], object]) -> Disposer: ...

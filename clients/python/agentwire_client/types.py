@@ -10,10 +10,10 @@ from typing import Any, Literal, NotRequired, TypeAlias, TypedDict
 PROTOCOL_VERSION = "1.0"
 """The protocol version this client speaks, sent in initialize; a server of another major refuses it."""
 
-NotificationMethod: TypeAlias = Literal["connected", "message_added", "queue_changed", "conversation_updated", "generation_started", "generation_progress", "generation_complete", "tool_pending", "tool_executing", "tool_output", "tool_completed", "tool_failed", "tool_skipped", "generation_diff_updated", "conversation_rewound", "plan_updated", "interrupted", "error", "compaction_started", "compaction_completed", "usage_updated", "notice"]
+NotificationMethod: TypeAlias = Literal["connected", "message_added", "queue_changed", "conversation_updated", "generation_started", "generation_progress", "generation_complete", "tool_pending", "tool_executing", "tool_output", "tool_completed", "tool_failed", "tool_skipped", "generation_diff_updated", "conversation_rewound", "plan_updated", "interrupted", "error", "compaction_started", "compaction_completed", "usage_updated", "subscribers_changed", "notice"]
 """Every notification the server may send."""
 
-NOTIFICATION_METHODS: tuple[NotificationMethod, ...] = ("connected", "message_added", "queue_changed", "conversation_updated", "generation_started", "generation_progress", "generation_complete", "tool_pending", "tool_executing", "tool_output", "tool_completed", "tool_failed", "tool_skipped", "generation_diff_updated", "conversation_rewound", "plan_updated", "interrupted", "error", "compaction_started", "compaction_completed", "usage_updated", "notice",)
+NOTIFICATION_METHODS: tuple[NotificationMethod, ...] = ("connected", "message_added", "queue_changed", "conversation_updated", "generation_started", "generation_progress", "generation_complete", "tool_pending", "tool_executing", "tool_output", "tool_completed", "tool_failed", "tool_skipped", "generation_diff_updated", "conversation_rewound", "plan_updated", "interrupted", "error", "compaction_started", "compaction_completed", "usage_updated", "subscribers_changed", "notice",)
 
 
 class ConversationStatePendingToolsItemRememberAs(TypedDict):
@@ -786,6 +786,11 @@ class InitializeParamsCapabilities(TypedDict):
     experimentalApi: NotRequired[bool]
     """True to use methods marked experimental (x-experimental in OpenRPC), whose shape may still
     change. Default false: they answer EXPERIMENTAL_API_REQUIRED.
+    """
+    subscriberPresence: NotRequired[bool]
+    """True to receive subscribers_changed on the conversations this connection subscribes to (who else
+    watches them). Default false: it is the one conversation notification without a seq, so clients
+    that expect a seq on each never see it.
     """
 
 
@@ -2983,6 +2988,55 @@ class UsageUpdatedNotification(GenerationEventBase, TypedDict):
     """
 
 
+class SubscribersChangedNotificationClientsItemClientInfo(TypedDict):
+    name: str
+    """Client name from its initialize."""
+    version: NotRequired[str]
+    """Client version from its initialize."""
+
+
+class SubscribersChangedNotificationClientsItem(TypedDict):
+    connectionId: str
+    """The subscriber's connection id (what its `connected` notification said)."""
+    clientInfo: SubscribersChangedNotificationClientsItemClientInfo | None
+    """What the subscriber sent as clientInfo in initialize; null when it sent none."""
+
+
+class SubscribersChangedNotification(TypedDict):
+    """Params of the `subscribers_changed` notification: Who watches the conversation changed: its
+    subscriber count and connections. Opt-in (initialize capabilities.subscriberPresence); live
+    only, without seq, never replayed.
+
+    Subscribers of the conversation came or went (conversation.subscribe, conversation.unsubscribe,
+    a connection closed). Sent only to subscribers that asked for it with initialize
+    capabilities.subscriberPresence. Live only: it carries no seq, is not stored and is not
+    replayed. In cluster mode it counts the subscribers connected to the instance that sends it.
+    """
+
+    conversationId: str
+    """Conversation id, as returned by conversation.create (e.g. "c_7f3a…"): 1–128 of A–Z, a–z, 0–9, _
+    and -.
+
+    @pattern ^[A-Za-z0-9_-]{1,128}$
+    """
+    timestamp: str
+    """When the server emitted the event.
+
+    @format date-time
+    """
+    count: int
+    """How many connections are subscribed to the conversation now (on this instance in cluster mode).
+
+    @minimum 0
+    """
+    clients: list[SubscribersChangedNotificationClientsItem]
+    """The subscribed connections, oldest subscription first; at most 32 (count says how many there
+    are).
+
+    @maxItems 32
+    """
+
+
 class NoticeNotification(TypedDict):
     """Params of the `notice` notification: Something to show the user that ends nothing (a retried
     model call, a rate limit, the context nearly full, an MCP server down or back). Conversation
@@ -3200,6 +3254,13 @@ class UsageUpdatedEvent(TypedDict):
     params: UsageUpdatedNotification
 
 
+class SubscribersChangedEvent(TypedDict):
+    """A `subscribers_changed` notification, as `events()` yields it."""
+
+    method: Literal["subscribers_changed"]
+    params: SubscribersChangedNotification
+
+
 class NoticeEvent(TypedDict):
     """A `notice` notification, as `events()` yields it."""
 
@@ -3207,7 +3268,7 @@ class NoticeEvent(TypedDict):
     params: NoticeNotification
 
 
-ConversationEvent: TypeAlias = MessageAddedEvent | QueueChangedEvent | ConversationUpdatedEvent | GenerationStartedEvent | GenerationProgressEvent | GenerationCompleteEvent | ToolPendingEvent | ToolExecutingEvent | ToolOutputEvent | ToolCompletedEvent | ToolFailedEvent | ToolSkippedEvent | GenerationDiffUpdatedEvent | ConversationRewoundEvent | PlanUpdatedEvent | InterruptedEvent | ErrorEvent | CompactionStartedEvent | CompactionCompletedEvent | UsageUpdatedEvent | NoticeEvent
+ConversationEvent: TypeAlias = MessageAddedEvent | QueueChangedEvent | ConversationUpdatedEvent | GenerationStartedEvent | GenerationProgressEvent | GenerationCompleteEvent | ToolPendingEvent | ToolExecutingEvent | ToolOutputEvent | ToolCompletedEvent | ToolFailedEvent | ToolSkippedEvent | GenerationDiffUpdatedEvent | ConversationRewoundEvent | PlanUpdatedEvent | InterruptedEvent | ErrorEvent | CompactionStartedEvent | CompactionCompletedEvent | UsageUpdatedEvent | SubscribersChangedEvent | NoticeEvent
 """What `client.events(conversation_id)` yields: one notification of the conversation as `{"method":
 ..., "params": ...}`. Comparing `event["method"]` with a method name narrows `params` to that
 notification's TypedDict.
