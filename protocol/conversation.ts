@@ -74,6 +74,9 @@ export const ImportedRecord = z
 
 export const ConversationCreateParams = z
   .strictObject({
+    id: ConversationId.optional().describe(
+      "The id to create the conversation at, chosen by the client (e.g. to name it before it exists, or to recreate one elsewhere); 1–128 of A–Z, a–z, 0–9, _ and -. Default: a new server id (c_…). An id a conversation already has is refused with CONVERSATION_EXISTS (data.conversationId).",
+    ),
     title: Title.optional().describe("Title; defaults to empty."),
     model: ModelName.optional().describe("Model for this conversation; defaults to the server's."),
     system: SystemPrompt.optional().describe("System prompt sent first in every model request."),

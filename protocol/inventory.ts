@@ -96,7 +96,7 @@ export const requests = {
     result: C.ConversationCreateResult,
     description:
       "Create a conversation, empty or starting from imported `records`. The history is checked whole before anything is stored: an invalid one is refused naming the record. A `system` prompt is kept on the conversation and sent first in every model request.",
-    errors: ["NOT_INITIALIZED", "STORAGE_ERROR", "LIMIT_EXCEEDED"],
+    errors: ["NOT_INITIALIZED", "CONVERSATION_EXISTS", "STORAGE_ERROR", "LIMIT_EXCEEDED"],
     scope: "server",
   },
   "conversation.list": {

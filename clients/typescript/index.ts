@@ -97,8 +97,8 @@ export interface ConversationMethods {
    * history is checked whole before anything is stored: an invalid one is refused naming the
    * record. A `system` prompt is kept on the conversation and sent first in every model request.
    *
-   * Errors: NOT_INITIALIZED (-32001), STORAGE_ERROR (-32040), LIMIT_EXCEEDED (-32050),
-   * INVALID_PARAMS (-32602).
+   * Errors: NOT_INITIALIZED (-32001), CONVERSATION_EXISTS (-32013), STORAGE_ERROR (-32040),
+   * LIMIT_EXCEEDED (-32050), INVALID_PARAMS (-32602).
    */
   create(params?: ConversationCreateParams, options?: RequestOptions): Promise<ConversationCreateResult>;
 

@@ -1344,6 +1344,14 @@ export interface ServerStatusResult {
 /** Parameters of conversation.create. */
 export interface ConversationCreateParams {
   /**
+   * The id to create the conversation at, chosen by the client (e.g. to name it before it exists,
+   * or to recreate one elsewhere); 1–128 of A–Z, a–z, 0–9, _ and -. Default: a new server id (c_…).
+   * An id a conversation already has is refused with CONVERSATION_EXISTS (data.conversationId).
+   *
+   * @pattern ^[A-Za-z0-9_-]{1,128}$
+   */
+  id?: string;
+  /**
    * Title; defaults to empty.
    *
    * @maxLength 500

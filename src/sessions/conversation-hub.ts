@@ -2,6 +2,7 @@ import type { LimitsConfig } from "../../protocol/config.js";
 import type { Conversation, NotificationMethod } from "../../protocol/index.js";
 import type { Logger } from "../logging/logger.js";
 import { RpcError } from "../rpc/rpc-error.js";
+import { ConversationExistsError } from "../store/conversation-exists-error.js";
 import type { ConversationHandle, ConversationStore } from "../store/conversation-store.js";
 import type { GenerationEnding } from "./active-generation.js";
 import type { Connection } from "./connection.js";
@@ -82,7 +83,9 @@ export class ConversationHub {
   }
 
   async create(conversation: Conversation): Promise<ConversationRuntime> {
-    const handle = await this.store.create(conversation);
+    const handle = await this.store.create(conversation).catch((error: unknown) => {
+      throw error instanceof ConversationExistsError ? RpcError.conversationExists(error.conversationId) : error;
+    });
     // Owned before it is adopted: its first event already goes out under the lease.
     if (this.cluster) await this.cluster.claimCreated(conversation.id);
     // Taking it may have loaded it already (the cluster loads what it takes).

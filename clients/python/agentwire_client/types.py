@@ -1233,6 +1233,13 @@ class ConversationCreateParamsRecordsItemToolCall(TypedDict):
 class ConversationCreateParams(TypedDict):
     """Parameters of conversation.create."""
 
+    id: NotRequired[str]
+    """The id to create the conversation at, chosen by the client (e.g. to name it before it exists, or
+    to recreate one elsewhere); 1–128 of A–Z, a–z, 0–9, _ and -. Default: a new server id (c_…). An
+    id a conversation already has is refused with CONVERSATION_EXISTS (data.conversationId).
+
+    @pattern ^[A-Za-z0-9_-]{1,128}$
+    """
     title: NotRequired[str]
     """Title; defaults to empty.
 
