@@ -143,6 +143,10 @@ export const InterruptedNotification = GenerationEventBase.extend({
   phase: z
     .enum(["streaming", "pending", "executing", "starting"])
     .describe("What the generation was doing when interrupted."),
+  keptPending: z
+    .array(z.string())
+    .optional()
+    .describe("The toolCallIds left pending rather than skipped (interrupt keepPending, or a server shutdown): the next step offers them again. Absent when none were kept."),
 }).describe("The generation was interrupted and has ended. Sent exactly once per interrupted generation.");
 
 export const ErrorNotification = ConversationEventBase.extend({

@@ -235,7 +235,7 @@ export const requests = {
     params: G.InterruptParams,
     result: G.InterruptResult,
     description:
-      "Stop the running generation at once, whatever it is doing: the model stream is aborted (partial text kept), pending tools are skipped, a running tool's process group is killed. Idempotent.",
+      "Stop the running generation at once, whatever it is doing: the model stream is aborted (partial text kept), pending tools are skipped (kept pending with keepPending: true, offered again by the next step), a running tool's process group is killed. Idempotent.",
     errors: NOT_FOUND,
     scope: "conversation",
   },

@@ -2535,6 +2535,14 @@ export interface InterruptParams {
    * @pattern ^[A-Za-z0-9_-]{1,128}$
    */
   conversationId: string;
+  /**
+   * Pause instead of stop: tool calls waiting for a decision (and those decided but not yet run)
+   * stay pending, instead of being skipped; the generation still ends (`interrupted` lists them in
+   * keptPending, state.pendingTools shows them), and the next `step` — or a tool.confirm naming one
+   * — offers them again (tool_pending, same toolCallIds) before calling the model. A tool already
+   * running is stopped either way. Default false.
+   */
+  keepPending?: boolean;
 }
 
 /** Result of interrupt. When true, the generation has fully stopped before this answer is sent. */
@@ -3765,6 +3773,11 @@ export interface PlanUpdatedNotification extends GenerationEventBase {
 export interface InterruptedNotification extends GenerationEventBase {
   /** What the generation was doing when interrupted. */
   phase: "streaming" | "pending" | "executing" | "starting";
+  /**
+   * The toolCallIds left pending rather than skipped (interrupt keepPending, or a server shutdown):
+   * the next step offers them again. Absent when none were kept.
+   */
+  keptPending?: string[];
 }
 
 /**
@@ -4096,8 +4109,8 @@ export interface RequestMap {
   step: { params: StepParams; result: StepResult };
   /**
    * `interrupt`: Stop the running generation at once, whatever it is doing: the model stream is
-   * aborted (partial text kept), pending tools are skipped, a running tool's process group is
-   * killed.
+   * aborted (partial text kept), pending tools are skipped (kept pending with keepPending: true,
+   * offered again by the next step), a running tool's process group is killed.
    */
   interrupt: { params: InterruptParams; result: InterruptResult };
   /**

@@ -799,8 +799,13 @@ class Loop {
   async settleInterrupted(): Promise<void> {
     const phase = this.generation.phase;
     const abandoned = this.generation.abandoned;
+    const keptPending: string[] = [];
     for (const call of this.generation.calls.values()) {
-      if (call.started || this.generation.keepPending || abandoned) continue;
+      if (call.started) continue;
+      if (this.generation.keepPending || abandoned) {
+        keptPending.push(call.record.toolCallId);
+        continue;
+      }
       call.started = true;
       await this.skip(call.record, "interrupted", NOT_RUN_INTERRUPTED).catch((error) =>
         this.deps.log.error(`could not store that tool call ${call.record.toolCallId} was skipped`, error),
@@ -813,7 +818,7 @@ class Loop {
       this.runtime.publish("error", { generationId: this.generation.id, code, message });
     } else {
       this.generation.outcome = { outcome: "interrupted" };
-      this.runtime.publish("interrupted", { generationId: this.generation.id, phase });
+      this.runtime.publish("interrupted", { generationId: this.generation.id, phase, ...(keptPending.length > 0 ? { keptPending } : {}) });
     }
     await this.runtime.delivered();
   }

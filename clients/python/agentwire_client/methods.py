@@ -602,8 +602,8 @@ class AgentwireClient(AgentwireClientBase):
 
     async def interrupt(self, params: InterruptParams, *, timeout: float | None = None) -> InterruptResult:
         """`interrupt`: Stop the running generation at once, whatever it is doing: the model stream is
-        aborted (partial text kept), pending tools are skipped, a running tool's process group is
-        killed. Idempotent.
+        aborted (partial text kept), pending tools are skipped (kept pending with keepPending: true,
+        offered again by the next step), a running tool's process group is killed. Idempotent.
 
         Errors: NOT_INITIALIZED (-32001), CONVERSATION_NOT_FOUND (-32010), INVALID_PARAMS (-32602).
         """

@@ -1988,6 +1988,13 @@ class InterruptParams(TypedDict):
 
     @pattern ^[A-Za-z0-9_-]{1,128}$
     """
+    keepPending: NotRequired[bool]
+    """Pause instead of stop: tool calls waiting for a decision (and those decided but not yet run)
+    stay pending, instead of being skipped; the generation still ends (`interrupted` lists them in
+    keptPending, state.pendingTools shows them), and the next `step` — or a tool.confirm naming one
+    — offers them again (tool_pending, same toolCallIds) before calling the model. A tool already
+    running is stopped either way. Default false.
+    """
 
 
 class InterruptResult(TypedDict):
@@ -2894,6 +2901,10 @@ class InterruptedNotification(GenerationEventBase, TypedDict):
 
     phase: Literal["streaming", "pending", "executing", "starting"]
     """What the generation was doing when interrupted."""
+    keptPending: NotRequired[list[str]]
+    """The toolCallIds left pending rather than skipped (interrupt keepPending, or a server shutdown):
+    the next step offers them again. Absent when none were kept.
+    """
 
 
 class ErrorNotification(ConversationEventBase, GenerationError, TypedDict):
