@@ -329,6 +329,10 @@ export interface NotificationEntry {
 export const notifications = {
   connected: { params: E.ConnectedNotification, description: "Sent once after initialize." },
   message_added: { params: E.MessageAddedNotification, description: "A message was stored." },
+  reasoning_added: {
+    params: E.ReasoningAddedNotification,
+    description: "The model's thinking for a reply was stored as a reasoning record (before the reply's message_added).",
+  },
   queue_changed: {
     params: E.QueueChangedNotification,
     description: "The messages held for later (message.append delivery steer or queue) changed: one was held, taken, removed, or all were cleared.",

@@ -148,9 +148,9 @@ export interface MessageRecord {
     name?: string;
   }>;
   /**
-   * Reasoning ("thinking") text the model streamed before or alongside this answer
-   * (`reasoning_content` / `reasoning` deltas), kept for clients to show. Not sent back to the
-   * model in later requests: Chat Completions has no field for an assistant's earlier reasoning.
+   * Reasoning ("thinking") text stored on the message itself by earlier versions (and by imports
+   * that give it here). New thinking is stored as a reasoning record right before the message
+   * instead. Never sent back to the model.
    */
   reasoning?: string;
   /** For assistant messages: the tool calls the model requested, in order. */
@@ -355,8 +355,34 @@ export interface CompactionRecord {
   timestamp: string;
 }
 
-/** One entry of a conversation's history: a message, a tool call or a compaction summary. */
-export type ConversationRecord = MessageRecord | ToolCallRecord | CompactionRecord;
+/**
+ * One entry of a conversation's history: a message, a tool call, a compaction summary or the
+ * model's reasoning.
+ */
+export type ConversationRecord = MessageRecord | ToolCallRecord | CompactionRecord | {
+  /** Discriminator: the model's thinking, stored as a record of its own. */
+  type: "reasoning";
+  /** Record id, unique within the server. */
+  id: string;
+  /**
+   * The reasoning ("thinking") text the model streamed for the assistant message that follows this
+   * record (`reasoning_content` / `reasoning` deltas on Chat Completions, the reasoning summary on
+   * the Responses API). Sent back to the model only for models that declare the capability
+   * reasoningContent (DeepSeek-style thinking mode), as `reasoning_content` on that assistant
+   * message; otherwise kept for clients to show.
+   */
+  content: string;
+  /** True when an interrupt cut the model's stream during or after this thinking. */
+  interrupted?: boolean;
+  /** The generation that produced this record, if any. */
+  generationId?: string;
+  /**
+   * ISO-8601 UTC timestamp with milliseconds, e.g. "2026-11-22T04:52:41.123Z".
+   *
+   * @format date-time
+   */
+  timestamp: string;
+};
 
 /** Live state of a conversation. */
 export interface ConversationState {
@@ -1598,6 +1624,21 @@ export interface ConversationCreateParams {
      * @format date-time
      */
     completedAt?: string;
+  } | {
+    /** Discriminator: the model's thinking for the assistant message that follows it. */
+    type: "reasoning";
+    /**
+     * The thinking text (at most maxMessageBytes).
+     *
+     * @maxLength 4000000
+     */
+    content: string;
+    /**
+     * When it was written; the server's clock at import when absent.
+     *
+     * @format date-time
+     */
+    timestamp?: string;
   }>;
 }
 
@@ -2790,6 +2831,10 @@ export interface ModelsListResult {
       /** Takes a sampling temperature. */
       temperature: boolean;
       /**
+       * Is sent its earlier thinking back as `reasoning_content` (DeepSeek-style thinking mode).
+       */
+      reasoningContent: boolean;
+      /**
        * Most tokens it writes in one answer, when declared.
        *
        * @integer
@@ -3307,6 +3352,41 @@ export interface MessageAddedNotification extends ConversationEventBase {
    * call; queued — taken from the queue to start a generation. Absent for everything else.
    */
   delivery?: "steered" | "queued";
+}
+
+/**
+ * Params of the `reasoning_added` notification.
+ *
+ * The model's thinking for a reply was stored, as a reasoning record, right before the reply's
+ * assistant message (its message_added follows). The same text streamed before as
+ * generation_progress with kind reasoning.
+ */
+export interface ReasoningAddedNotification extends GenerationEventBase {
+  /** The stored reasoning record. */
+  record: {
+    /** Discriminator: the model's thinking, stored as a record of its own. */
+    type: "reasoning";
+    /** Record id, unique within the server. */
+    id: string;
+    /**
+     * The reasoning ("thinking") text the model streamed for the assistant message that follows
+     * this record (`reasoning_content` / `reasoning` deltas on Chat Completions, the reasoning
+     * summary on the Responses API). Sent back to the model only for models that declare the
+     * capability reasoningContent (DeepSeek-style thinking mode), as `reasoning_content` on that
+     * assistant message; otherwise kept for clients to show.
+     */
+    content: string;
+    /** True when an interrupt cut the model's stream during or after this thinking. */
+    interrupted?: boolean;
+    /** The generation that produced this record, if any. */
+    generationId?: string;
+    /**
+     * ISO-8601 UTC timestamp with milliseconds, e.g. "2026-11-22T04:52:41.123Z".
+     *
+     * @format date-time
+     */
+    timestamp: string;
+  };
 }
 
 /**
@@ -4175,6 +4255,11 @@ export interface NotificationMap {
   connected: ConnectedNotification;
   /** `message_added`: A message was stored. */
   message_added: MessageAddedNotification;
+  /**
+   * `reasoning_added`: The model's thinking for a reply was stored as a reasoning record (before
+   * the reply's message_added).
+   */
+  reasoning_added: ReasoningAddedNotification;
   /**
    * `queue_changed`: The messages held for later (message.append delivery steer or queue) changed:
    * one was held, taken, removed, or all were cleared.

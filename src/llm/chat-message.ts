@@ -25,5 +25,11 @@ export type ChatMessage =
        * them before the turn's message and calls; the chat wire leaves them out.
        */
       providerItems?: unknown[];
+      /**
+       * The thinking stored for this turn (its reasoning record). The provider
+       * registry keeps it only for a model that declares reasoningContent; the
+       * chat wire sends it as `reasoning_content`, the responses wire never.
+       */
+      reasoning?: string;
     }
   | { role: "tool"; tool_call_id: string; content: string };

@@ -84,6 +84,7 @@ from .types import (
     QueueListResult,
     QueueRemoveParams,
     QueueRemoveResult,
+    ReasoningAddedNotification,
     ServerStatusResult,
     SkillsListParams,
     SkillsListResult,
@@ -637,6 +638,9 @@ class AgentwireClient(AgentwireClientBase):
 
     @overload
     def on(self, method: Literal["message_added"], handler: Callable[[MessageAddedNotification], object]) -> Disposer: ...
+
+    @overload
+    def on(self, method: Literal["reasoning_added"], handler: Callable[[ReasoningAddedNotification], object]) -> Disposer: ...
 
     @overload
     def on(self, method: Literal["queue_changed"], handler: Callable[[QueueChangedNotification], object]) -> Disposer: ...

@@ -10,10 +10,10 @@ from typing import Any, Literal, NotRequired, TypeAlias, TypedDict
 PROTOCOL_VERSION = "1.0"
 """The protocol version this client speaks, sent in initialize; a server of another major refuses it."""
 
-NotificationMethod: TypeAlias = Literal["connected", "message_added", "queue_changed", "conversation_updated", "generation_started", "generation_progress", "generation_complete", "tool_pending", "tool_executing", "tool_output", "tool_completed", "tool_failed", "tool_skipped", "generation_diff_updated", "conversation_rewound", "plan_updated", "interrupted", "error", "compaction_started", "compaction_completed", "usage_updated", "subscribers_changed", "notice"]
+NotificationMethod: TypeAlias = Literal["connected", "message_added", "reasoning_added", "queue_changed", "conversation_updated", "generation_started", "generation_progress", "generation_complete", "tool_pending", "tool_executing", "tool_output", "tool_completed", "tool_failed", "tool_skipped", "generation_diff_updated", "conversation_rewound", "plan_updated", "interrupted", "error", "compaction_started", "compaction_completed", "usage_updated", "subscribers_changed", "notice"]
 """Every notification the server may send."""
 
-NOTIFICATION_METHODS: tuple[NotificationMethod, ...] = ("connected", "message_added", "queue_changed", "conversation_updated", "generation_started", "generation_progress", "generation_complete", "tool_pending", "tool_executing", "tool_output", "tool_completed", "tool_failed", "tool_skipped", "generation_diff_updated", "conversation_rewound", "plan_updated", "interrupted", "error", "compaction_started", "compaction_completed", "usage_updated", "subscribers_changed", "notice",)
+NOTIFICATION_METHODS: tuple[NotificationMethod, ...] = ("connected", "message_added", "reasoning_added", "queue_changed", "conversation_updated", "generation_started", "generation_progress", "generation_complete", "tool_pending", "tool_executing", "tool_output", "tool_completed", "tool_failed", "tool_skipped", "generation_diff_updated", "conversation_rewound", "plan_updated", "interrupted", "error", "compaction_started", "compaction_completed", "usage_updated", "subscribers_changed", "notice",)
 
 
 class ConversationStatePendingToolsItemRememberAs(TypedDict):
@@ -327,9 +327,9 @@ class MessageRecord(TypedDict):
     @maxItems 20
     """
     reasoning: NotRequired[str]
-    """Reasoning ("thinking") text the model streamed before or alongside this answer
-    (`reasoning_content` / `reasoning` deltas), kept for clients to show. Not sent back to the model
-    in later requests: Chat Completions has no field for an assistant's earlier reasoning.
+    """Reasoning ("thinking") text stored on the message itself by earlier versions (and by imports
+    that give it here). New thinking is stored as a reasoning record right before the message
+    instead. Never sent back to the model.
     """
     toolCalls: NotRequired[list[ToolCallRef]]
     """For assistant messages: the tool calls the model requested, in order."""
@@ -517,8 +517,33 @@ class CompactionRecord(TypedDict):
     """
 
 
-ConversationRecord: TypeAlias = MessageRecord | ToolCallRecord | CompactionRecord
-"""One entry of a conversation's history: a message, a tool call or a compaction summary."""
+class ConversationRecordReasoning(TypedDict):
+    type: Literal["reasoning"]
+    """Discriminator: the model's thinking, stored as a record of its own."""
+    id: str
+    """Record id, unique within the server."""
+    content: str
+    """The reasoning ("thinking") text the model streamed for the assistant message that follows this
+    record (`reasoning_content` / `reasoning` deltas on Chat Completions, the reasoning summary on
+    the Responses API). Sent back to the model only for models that declare the capability
+    reasoningContent (DeepSeek-style thinking mode), as `reasoning_content` on that assistant
+    message; otherwise kept for clients to show.
+    """
+    interrupted: NotRequired[bool]
+    """True when an interrupt cut the model's stream during or after this thinking."""
+    generationId: NotRequired[str]
+    """The generation that produced this record, if any."""
+    timestamp: str
+    """ISO-8601 UTC timestamp with milliseconds, e.g. "2026-11-22T04:52:41.123Z".
+
+    @format date-time
+    """
+
+
+ConversationRecord: TypeAlias = MessageRecord | ToolCallRecord | CompactionRecord | ConversationRecordReasoning
+"""One entry of a conversation's history: a message, a tool call, a compaction summary or the model's
+reasoning.
+"""
 
 
 class ConversationStatePendingToolsItem(ToolCall, TypedDict):
@@ -1230,6 +1255,21 @@ class ConversationCreateParamsRecordsItemToolCall(TypedDict):
     """
 
 
+class ConversationCreateParamsRecordsItemReasoning(TypedDict):
+    type: Literal["reasoning"]
+    """Discriminator: the model's thinking for the assistant message that follows it."""
+    content: str
+    """The thinking text (at most maxMessageBytes).
+
+    @maxLength 4000000
+    """
+    timestamp: NotRequired[str]
+    """When it was written; the server's clock at import when absent.
+
+    @format date-time
+    """
+
+
 class ConversationCreateParams(TypedDict):
     """Parameters of conversation.create."""
 
@@ -1264,7 +1304,7 @@ class ConversationCreateParams(TypedDict):
     """
     settings: NotRequired[ConversationCreateParamsSettings]
     """Settings to change; fields left out keep their value."""
-    records: NotRequired[list[ConversationCreateParamsRecordsItemMessage | ConversationCreateParamsRecordsItemToolCall]]
+    records: NotRequired[list[ConversationCreateParamsRecordsItemMessage | ConversationCreateParamsRecordsItemToolCall | ConversationCreateParamsRecordsItemReasoning]]
     """A history to start from (import or reconstruction), oldest first, at most 10000 records, each
     text at most maxMessageBytes. The server gives every record a new id and keeps toolCallIds.
     Refused whole (-32602 naming the record, e.g. records[3].toolCallId) when a tool_call record
@@ -2227,6 +2267,8 @@ class ModelsListResultModelsItemCapabilities(TypedDict):
     """The reasoning efforts it takes; empty when it does not reason ("off" is always accepted)."""
     temperature: bool
     """Takes a sampling temperature."""
+    reasoningContent: bool
+    """Is sent its earlier thinking back as `reasoning_content` (DeepSeek-style thinking mode)."""
     maxOutputTokens: NotRequired[int]
     """Most tokens it writes in one answer, when declared."""
     contextWindow: NotRequired[int]
@@ -2605,6 +2647,19 @@ class MessageAddedNotification(ConversationEventBase, TypedDict):
     """How a held message got here: steered — taken into the running generation at its next model call;
     queued — taken from the queue to start a generation. Absent for everything else.
     """
+
+
+class ReasoningAddedNotification(GenerationEventBase, TypedDict):
+    """Params of the `reasoning_added` notification: The model's thinking for a reply was stored as a
+    reasoning record (before the reply's message_added).
+
+    The model's thinking for a reply was stored, as a reasoning record, right before the reply's
+    assistant message (its message_added follows). The same text streamed before as
+    generation_progress with kind reasoning.
+    """
+
+    record: ConversationRecordReasoning
+    """The stored reasoning record."""
 
 
 class QueueChangedNotification(ConversationEventBase, TypedDict):
@@ -3139,6 +3194,13 @@ class MessageAddedEvent(TypedDict):
     params: MessageAddedNotification
 
 
+class ReasoningAddedEvent(TypedDict):
+    """A `reasoning_added` notification, as `events()` yields it."""
+
+    method: Literal["reasoning_added"]
+    params: ReasoningAddedNotification
+
+
 class QueueChangedEvent(TypedDict):
     """A `queue_changed` notification, as `events()` yields it."""
 
@@ -3286,7 +3348,7 @@ class NoticeEvent(TypedDict):
     params: NoticeNotification
 
 
-ConversationEvent: TypeAlias = MessageAddedEvent | QueueChangedEvent | ConversationUpdatedEvent | GenerationStartedEvent | GenerationProgressEvent | GenerationCompleteEvent | ToolPendingEvent | ToolExecutingEvent | ToolOutputEvent | ToolCompletedEvent | ToolFailedEvent | ToolSkippedEvent | GenerationDiffUpdatedEvent | ConversationRewoundEvent | PlanUpdatedEvent | InterruptedEvent | ErrorEvent | CompactionStartedEvent | CompactionCompletedEvent | UsageUpdatedEvent | SubscribersChangedEvent | NoticeEvent
+ConversationEvent: TypeAlias = MessageAddedEvent | ReasoningAddedEvent | QueueChangedEvent | ConversationUpdatedEvent | GenerationStartedEvent | GenerationProgressEvent | GenerationCompleteEvent | ToolPendingEvent | ToolExecutingEvent | ToolOutputEvent | ToolCompletedEvent | ToolFailedEvent | ToolSkippedEvent | GenerationDiffUpdatedEvent | ConversationRewoundEvent | PlanUpdatedEvent | InterruptedEvent | ErrorEvent | CompactionStartedEvent | CompactionCompletedEvent | UsageUpdatedEvent | SubscribersChangedEvent | NoticeEvent
 """What `client.events(conversation_id)` yields: one notification of the conversation as `{"method":
 ..., "params": ...}`. Comparing `event["method"]` with a method name narrows `params` to that
 notification's TypedDict.
