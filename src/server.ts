@@ -149,7 +149,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
     );
   }
   // Before the store opens: a tool configuration that cannot work stops the start with nothing to undo.
-  const builtinTools = parts.tools ? [] : [...defaultTools({ envAllow: config.tools.envAllow, files: config.tools.files }), createLoadSkillTool()];
+  const builtinTools = parts.tools ? [] : [...defaultTools({ envAllow: config.tools.envAllow, files: config.tools.files, shell: { command: config.tools.shell.command } }), createLoadSkillTool()];
   const mcp = new McpManager(
     { dataDir: settings.dataDir, mcpServers: config.mcpServers, toolEnvAllow: config.tools.envAllow, maxMcpServers: limits.maxMcpServers },
     log,
