@@ -356,10 +356,10 @@ export interface CompactionRecord {
 }
 
 /**
- * One entry of a conversation's history: a message, a tool call, a compaction summary or the
- * model's reasoning.
+ * The model's thinking for one reply, stored right before the reply's assistant message (a reply
+ * cut by an interrupt may have thinking and no message). Announced with reasoning_added.
  */
-export type ConversationRecord = MessageRecord | ToolCallRecord | CompactionRecord | {
+export interface ReasoningRecord {
   /** Discriminator: the model's thinking, stored as a record of its own. */
   type: "reasoning";
   /** Record id, unique within the server. */
@@ -382,7 +382,13 @@ export type ConversationRecord = MessageRecord | ToolCallRecord | CompactionReco
    * @format date-time
    */
   timestamp: string;
-};
+}
+
+/**
+ * One entry of a conversation's history: a message, a tool call, a compaction summary or the
+ * model's reasoning.
+ */
+export type ConversationRecord = MessageRecord | ToolCallRecord | CompactionRecord | ReasoningRecord;
 
 /** Live state of a conversation. */
 export interface ConversationState {
@@ -3363,30 +3369,7 @@ export interface MessageAddedNotification extends ConversationEventBase {
  */
 export interface ReasoningAddedNotification extends GenerationEventBase {
   /** The stored reasoning record. */
-  record: {
-    /** Discriminator: the model's thinking, stored as a record of its own. */
-    type: "reasoning";
-    /** Record id, unique within the server. */
-    id: string;
-    /**
-     * The reasoning ("thinking") text the model streamed for the assistant message that follows
-     * this record (`reasoning_content` / `reasoning` deltas on Chat Completions, the reasoning
-     * summary on the Responses API). Sent back to the model only for models that declare the
-     * capability reasoningContent (DeepSeek-style thinking mode), as `reasoning_content` on that
-     * assistant message; otherwise kept for clients to show.
-     */
-    content: string;
-    /** True when an interrupt cut the model's stream during or after this thinking. */
-    interrupted?: boolean;
-    /** The generation that produced this record, if any. */
-    generationId?: string;
-    /**
-     * ISO-8601 UTC timestamp with milliseconds, e.g. "2026-11-22T04:52:41.123Z".
-     *
-     * @format date-time
-     */
-    timestamp: string;
-  };
+  record: ReasoningRecord;
 }
 
 /**

@@ -517,7 +517,11 @@ class CompactionRecord(TypedDict):
     """
 
 
-class ConversationRecordReasoning(TypedDict):
+class ReasoningRecord(TypedDict):
+    """The model's thinking for one reply, stored right before the reply's assistant message (a reply
+    cut by an interrupt may have thinking and no message). Announced with reasoning_added.
+    """
+
     type: Literal["reasoning"]
     """Discriminator: the model's thinking, stored as a record of its own."""
     id: str
@@ -540,7 +544,7 @@ class ConversationRecordReasoning(TypedDict):
     """
 
 
-ConversationRecord: TypeAlias = MessageRecord | ToolCallRecord | CompactionRecord | ConversationRecordReasoning
+ConversationRecord: TypeAlias = MessageRecord | ToolCallRecord | CompactionRecord | ReasoningRecord
 """One entry of a conversation's history: a message, a tool call, a compaction summary or the model's
 reasoning.
 """
@@ -2658,7 +2662,7 @@ class ReasoningAddedNotification(GenerationEventBase, TypedDict):
     generation_progress with kind reasoning.
     """
 
-    record: ConversationRecordReasoning
+    record: ReasoningRecord
     """The stored reasoning record."""
 
 
