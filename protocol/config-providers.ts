@@ -38,6 +38,12 @@ export const ModelCapabilitiesConfig = z
       .default(false)
       .describe("The reasoning efforts the model takes: true for low, medium and high; a list for only those; false for none. \"off\" is always accepted (it sends nothing)."),
     temperature: z.boolean().default(true).describe("The model takes a sampling temperature (reasoning models often refuse one)."),
+    reasoningContent: z
+      .boolean()
+      .default(false)
+      .describe(
+        "The endpoint wants the model's earlier thinking back (DeepSeek's thinking mode: a 400 without it after tool calls): each stored reasoning record is sent as `reasoning_content` on the assistant message after it (chat wire). Default false: earlier thinking is not sent (a strict endpoint may refuse the field).",
+      ),
     maxOutputTokens: z
       .number()
       .int()

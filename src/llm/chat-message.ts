@@ -26,5 +26,11 @@ export type ChatMessage =
        * turn's message and calls (each only its own kind); the chat wire leaves them out.
        */
       providerItems?: unknown[];
+      /**
+       * The thinking stored for this turn (its reasoning record). The provider
+       * registry keeps it only for a model that declares reasoningContent; the
+       * chat wire sends it as `reasoning_content`, the responses wire never.
+       */
+      reasoning?: string;
     }
   | { role: "tool"; tool_call_id: string; content: string };

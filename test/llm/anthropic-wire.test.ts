@@ -46,11 +46,11 @@ describe("the anthropic wire", () => {
     expect(assistant.content[1]).toEqual({ type: "tool_use", id: "toolu_1", name: "shell", input: { command: "echo hi" } });
     expect((second!.messages as any[])[2].content[0]).toMatchObject({ type: "tool_result", tool_use_id: "toolu_1" });
 
-    // Kept on the assistant record as providerItems; the readable text as reasoning.
+    // The readable text as a reasoning record; the signed block kept on the assistant record as providerItems.
     const { records } = await fx.client.conversation.get({ conversationId: id, includeRecords: true });
-    expect(records![1]).toMatchObject({
+    expect(records![1]).toMatchObject({ type: "reasoning", content: "I should list files." });
+    expect(records![2]).toMatchObject({
       role: "assistant",
-      reasoning: "I should list files.",
       providerItems: [{ type: "thinking", thinking: "I should list files.", signature: signatureOf("I should list files.") }],
     });
   });

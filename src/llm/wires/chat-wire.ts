@@ -90,14 +90,16 @@ function reasoningOf(delta: ReasoningDelta): string {
 
 /**
  * Our messages as Chat Completions takes them: `providerItems` (another
- * wire's) is dropped, since a strict server refuses unknown message fields.
+ * wire's) is dropped, since a strict server refuses unknown message fields;
+ * `reasoning`, left only for models that declare reasoningContent, goes as
+ * DeepSeek's `reasoning_content`.
  */
 function chatMessages(messages: ChatMessage[]): ChatMessage[] {
-  if (!messages.some((m) => m.role === "assistant" && m.providerItems !== undefined)) return messages;
+  if (!messages.some((m) => m.role === "assistant" && (m.providerItems !== undefined || m.reasoning !== undefined))) return messages;
   return messages.map((m) => {
-    if (m.role !== "assistant" || m.providerItems === undefined) return m;
-    const { providerItems: _dropped, ...rest } = m;
-    return rest;
+    if (m.role !== "assistant" || (m.providerItems === undefined && m.reasoning === undefined)) return m;
+    const { providerItems: _dropped, reasoning, ...rest } = m;
+    return (reasoning === undefined ? rest : { ...rest, reasoning_content: reasoning }) as ChatMessage;
   });
 }
 
