@@ -1164,6 +1164,9 @@ describe.skipIf(!hasBrowser)("in Chromium", () => {
       // A form from the schema: labelled fields, required ones marked and checked before sending.
       const form = page.locator('.question-card[data-tool-call-id="call_form"]');
       await form.waitFor();
+      mkdirSync(ARTIFACTS, { recursive: true });
+      await page.screenshot({ path: join(ARTIFACTS, "question-form.png") });
+      console.log(`screenshot: ${join(ARTIFACTS, "question-form.png")}`);
       expect(await form.getByLabel("Version").getAttribute("aria-required")).toBe("true");
       expect(await form.getByLabel("Channel").locator("option").allTextContents()).toEqual(["—", "Beta", "Stable"]);
       await form.getByLabel("Version").fill("2.1.0");
@@ -1179,7 +1182,7 @@ describe.skipIf(!hasBrowser)("in Chromium", () => {
       const elsewhere = page.locator('.question-card[data-tool-call-id="call_elsewhere"]');
       await elsewhere.waitFor();
       const { pendingInputs } = (await fx.client.conversation.get({ conversationId })).state;
-      await fx.client.input.respond({ conversationId, requestId: pendingInputs[0]!.requestId, answer: "yes" });
+      await fx.client.input.respond({ conversationId, requestId: (pendingInputs ?? [])[0]!.requestId, answer: "yes" });
       await until(() => elsewhere.locator(".question-status").textContent()).toBe("Answered in another client.");
 
       // spawn_agent: confirmed on its card, which then links to the child.
@@ -1196,6 +1199,8 @@ describe.skipIf(!hasBrowser)("in Chromium", () => {
       expect(await listed.getAttribute("data-parent-id")).toBe(conversationId);
       // Right under its parent.
       expect(await page.locator(`#conversations li[data-conversation-id="${conversationId}"] + li`).getAttribute("data-conversation-id")).toBe(childId);
+      await page.screenshot({ path: join(ARTIFACTS, "subagent-link.png") });
+      console.log(`screenshot: ${join(ARTIFACTS, "subagent-link.png")}`);
       await link.click();
       await until(() => decodeURIComponent(new URL(page.url()).hash.slice(1))).toBe(childId);
       const childCall = page.locator('[data-tool-call-id="call_child_sh"]');
