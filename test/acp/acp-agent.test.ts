@@ -1,0 +1,213 @@
+/**
+ * `agentwire acp` (the shipped bundle) as a child process, driven by the
+ * ACP SDK's client side against the fake model: one child with an embedded
+ * server is shared by the tests in order, a second one proves session/load
+ * after a restart, and one more works through a running server (--url)
+ * that a WebSocket client watches and approves on.
+ */
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type * as acp from "@agentclientprotocol/sdk";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startFakeOpenAI, type FakeOpenAI } from "../fake-openai/server.js";
+import { startAgentFixture } from "../harness/agent-fixture.js";
+import { eventually } from "../harness/eventually.js";
+import { shippedBundle } from "../harness/shipped-bundle.js";
+import { agentText, type Editor, killEditors, startEditor } from "./acp-editor.js";
+
+const PNG_1X1 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+const EDIT_THEN_DONE = [
+  { kind: "reply" as const, toolCalls: [{ id: "call_edit", name: "edit_file", args: JSON.stringify({ path: "notes.txt", old_string: "line two", new_string: "line 2" }) }] },
+  { kind: "reply" as const, text: ["Edited."] },
+];
+
+let entry: string;
+let fake: FakeOpenAI;
+let dir: string;
+let workspace: string;
+let dataDir: string;
+let editor: Editor;
+let env: Record<string, string>;
+
+const initialize = (e: Editor) => e.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {}, clientInfo: { name: "test", version: "1" } });
+const newSession = async (e: Editor) => (await e.agent.request("session/new", { cwd: workspace, mcpServers: [] })).sessionId;
+const prompt = (e: Editor, sessionId: string, blocks: acp.ContentBlock[] | string) =>
+  e.agent.request("session/prompt", { sessionId, prompt: typeof blocks === "string" ? [{ type: "text", text: blocks }] : blocks });
+
+beforeAll(async () => {
+  entry = shippedBundle();
+  fake = await startFakeOpenAI({ apiKey: "test-key" });
+  dir = await mkdtemp(join(tmpdir(), "agentwire-acp-"));
+  workspace = join(dir, "ws");
+  dataDir = join(dir, "data");
+  await (await import("node:fs/promises")).mkdir(workspace);
+  env = { OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: "test-key", AGENTWIRE_MODEL: "fake-model" };
+  editor = await startEditor(entry, ["--data-dir", dataDir], env, workspace);
+  await initialize(editor);
+});
+
+afterAll(async () => {
+  await killEditors();
+  await fake?.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe("agentwire acp (embedded server)", { timeout: 30_000 }, () => {
+  it("initialize: protocol v1, load, image and embedded context prompts, MCP over http; bad input gets the spec's errors", async () => {
+    const result = await initialize(editor);
+    expect(result).toMatchObject({
+      protocolVersion: 1,
+      agentCapabilities: { loadSession: true, promptCapabilities: { image: true, embeddedContext: true }, mcpCapabilities: { http: true } },
+      agentInfo: { name: "agentwire" },
+    });
+    await expect(editor.agent.request("session/new", { cwd: "relative/dir", mcpServers: [] })).rejects.toMatchObject({ code: -32602 });
+    await expect(prompt(editor, "c_missing", "hi")).rejects.toMatchObject({ code: -32002, data: { sessionId: "c_missing" } });
+    await expect(editor.agent.request("session/load", { sessionId: "c_missing", cwd: workspace, mcpServers: [] })).rejects.toMatchObject({ code: -32002 });
+  });
+
+  it("a prompt streams agent_message_chunks and ends with end_turn", async () => {
+    fake.enqueue({ kind: "reply", reasoning: ["Thinking."], text: ["Hello", " from", " agentwire."], delayMs: 30 });
+    const sessionId = await newSession(editor);
+    const { stopReason } = await prompt(editor, sessionId, "say hello");
+    expect(stopReason).toBe("end_turn");
+    const updates = editor.updates(sessionId);
+    expect(agentText(updates)).toBe("Hello from agentwire.");
+    expect(updates.filter((u) => u.sessionUpdate === "agent_message_chunk").length).toBeGreaterThan(1);
+    expect(updates.find((u) => u.sessionUpdate === "agent_thought_chunk")).toMatchObject({ content: { type: "text", text: "Thinking." } });
+    expect(fake.requests.at(-1)!.messages.at(-1)).toEqual({ role: "user", content: "say hello" });
+  });
+
+  it("a file edit asks session/request_permission with its diff; allow once runs it and the update shows it completed", async () => {
+    await writeFile(join(workspace, "notes.txt"), "line one\nline two\nline three\n");
+    fake.enqueue(...EDIT_THEN_DONE);
+    editor.answer = async () => ({ outcome: { outcome: "selected", optionId: "allow_once" } });
+    const sessionId = await newSession(editor);
+    const asked = editor.permissions.length;
+    const { stopReason } = await prompt(editor, sessionId, "edit the notes");
+    expect(stopReason).toBe("end_turn");
+    const request = editor.permissions[asked]!;
+    expect(request.options.map((o) => o.kind)).toEqual(["allow_once", "allow_always", "reject_once", "reject_always"]);
+    expect(request.toolCall).toMatchObject({
+      toolCallId: "call_edit",
+      kind: "edit",
+      status: "pending",
+      locations: [{ path: join(workspace, "notes.txt") }],
+      rawInput: { path: "notes.txt", old_string: "line two", new_string: "line 2" },
+      content: [{ type: "diff", path: join(workspace, "notes.txt"), oldText: "line one\nline two\nline three", newText: "line one\nline 2\nline three" }],
+    });
+    const statuses = editor.updates(sessionId).filter((u) => "toolCallId" in u && u.toolCallId === "call_edit").map((u) => (u as acp.ToolCallUpdate).status);
+    expect(statuses).toEqual(["pending", "in_progress", "completed"]);
+    expect(await readFile(join(workspace, "notes.txt"), "utf8")).toBe("line one\nline 2\nline three\n");
+    expect(agentText(editor.updates(sessionId))).toBe("Edited.");
+  });
+
+  it("reject skips the call: the file is untouched and the call ends as failed, saying it was skipped", async () => {
+    await writeFile(join(workspace, "notes.txt"), "line one\nline two\n");
+    fake.enqueue(...EDIT_THEN_DONE);
+    editor.answer = async () => ({ outcome: { outcome: "selected", optionId: "reject_once" } });
+    const sessionId = await newSession(editor);
+    expect((await prompt(editor, sessionId, "edit")).stopReason).toBe("end_turn");
+    const last = editor.updates(sessionId).filter((u) => u.sessionUpdate === "tool_call_update").at(-1) as acp.ToolCallUpdate;
+    expect(last).toMatchObject({ toolCallId: "call_edit", status: "failed", content: [{ type: "content", content: { type: "text", text: expect.stringMatching(/^Skipped \(user\)/) } }] });
+    expect(await readFile(join(workspace, "notes.txt"), "utf8")).toBe("line one\nline two\n");
+  });
+
+  it("session/cancel mid-stream ends the prompt with cancelled", async () => {
+    fake.enqueue({ kind: "reply", text: ["Partial", " never", " ends"], hangAfter: 1 });
+    const sessionId = await newSession(editor);
+    const running = prompt(editor, sessionId, "go on forever");
+    await eventually(() => agentText(editor.updates(sessionId)) === "Partial");
+    await editor.agent.notify("session/cancel", { sessionId });
+    expect((await running).stopReason).toBe("cancelled");
+  });
+
+  it("an image prompt (with a resource) reaches the model as an image", async () => {
+    fake.enqueue({ kind: "reply", text: ["A pixel."] });
+    const sessionId = await newSession(editor);
+    const { stopReason } = await prompt(editor, sessionId, [
+      { type: "text", text: "what is this?" },
+      { type: "image", mimeType: "image/png", data: PNG_1X1 },
+      { type: "resource", resource: { uri: `file://${workspace}/draft.md`, text: "unsaved buffer text" } },
+    ]);
+    expect(stopReason).toBe("end_turn");
+    const user = fake.requests.at(-1)!.messages.at(-1);
+    expect(user.role).toBe("user");
+    const parts = user.content as { type: string; text?: string; image_url?: { url: string } }[];
+    expect(parts.find((p) => p.type === "image_url")?.image_url?.url).toBe(`data:image/png;base64,${PNG_1X1}`);
+    expect(parts.find((p) => p.type === "text")?.text).toContain('<file path="draft.md">\nunsaved buffer text\n</file>');
+  });
+
+  it("stdout carries only ACP frames with 10 sessions prompting at once", async () => {
+    const sessions = await Promise.all(Array.from({ length: 10 }, () => newSession(editor)));
+    const results = await Promise.all(sessions.map((id, i) => prompt(editor, id, `hello ${i}`)));
+    expect(results.map((r) => r.stopReason)).toEqual(Array(10).fill("end_turn"));
+    for (const id of sessions) expect(agentText(editor.updates(id))).toBe("Hello from the fake.");
+    const lines = editor.stdout().split("\n");
+    expect(lines.at(-1)).toBe("");
+    for (const line of lines.slice(0, -1)) expect(JSON.parse(line)).toMatchObject({ jsonrpc: "2.0" });
+  });
+
+  it("session/load after a restart replays the history, then the session goes on", async () => {
+    fake.enqueue({ kind: "reply", text: ["First answer."] });
+    const sessionId = await newSession(editor);
+    await prompt(editor, sessionId, "first question");
+    expect(await editor.close()).toEqual({ code: 0, signal: null });
+    const listed = await (async () => {
+      editor = await startEditor(entry, ["--data-dir", dataDir], env, workspace);
+      await initialize(editor);
+      return editor.agent.request("session/list", { cwd: workspace });
+    })();
+    expect(listed.sessions.map((s) => s.sessionId)).toContain(sessionId);
+    await editor.agent.request("session/load", { sessionId, cwd: workspace, mcpServers: [] });
+    const replayed = editor.updates(sessionId);
+    expect(replayed.find((u) => u.sessionUpdate === "user_message_chunk")).toMatchObject({ content: { text: "first question" } });
+    expect(agentText(replayed)).toBe("First answer.");
+    fake.enqueue({ kind: "reply", text: ["Second."] });
+    expect((await prompt(editor, sessionId, "again")).stopReason).toBe("end_turn");
+    expect(fake.requests.at(-1)!.messages.map((m: { content: unknown }) => m.content)).toEqual(expect.arrayContaining(["first question", "First answer.", "again"]));
+  });
+});
+
+describe("agentwire acp --url (a running server)", { timeout: 30_000 }, () => {
+  it("the editor's session is a conversation a WebSocket client sees and approves on; the editor's question is withdrawn", async () => {
+    const fx = await startAgentFixture({ transport: "websocket" });
+    const ws = join(dir, "url-ws");
+    await (await import("node:fs/promises")).mkdir(ws);
+    await writeFile(join(ws, "notes.txt"), "line one\nline two\n");
+    try {
+      const remote = await startEditor(entry, ["--url", fx.server.url], {}, ws);
+      let withdrawn = false;
+      remote.answer = (_request, signal) =>
+        new Promise((resolve) =>
+          signal.addEventListener("abort", () => {
+            withdrawn = true;
+            resolve({ outcome: { outcome: "cancelled" } });
+          }),
+        );
+      await initialize(remote);
+      const { sessionId } = await remote.agent.request("session/new", { cwd: ws, mcpServers: [] });
+      const watcher = fx.client;
+      const seen: string[] = [];
+      watcher.on("tool_pending", (n) => {
+        seen.push(n.toolName);
+        void watcher.tool.confirm({ conversationId: n.conversationId, toolCallId: n.toolCallId, action: "confirm" });
+      });
+      await watcher.conversation.subscribe({ conversationId: sessionId });
+      fx.fake.enqueue(...EDIT_THEN_DONE);
+      const { stopReason } = await prompt(remote, sessionId, "edit");
+      expect(stopReason).toBe("end_turn");
+      expect(seen).toEqual(["edit_file"]);
+      expect(remote.permissions).toHaveLength(1);
+      await eventually(() => withdrawn);
+      expect(await readFile(join(ws, "notes.txt"), "utf8")).toBe("line one\nline 2\n");
+      const statuses = remote.updates(sessionId).filter((u) => "toolCallId" in u).map((u) => (u as acp.ToolCallUpdate).status);
+      expect(statuses).toEqual(["pending", "in_progress", "completed"]);
+      const { conversation } = await watcher.conversation.get({ conversationId: sessionId });
+      expect(conversation.workspace).toBe(ws);
+      expect(await remote.close()).toEqual({ code: 0, signal: null });
+    } finally {
+      await fx.close();
+    }
+  });
+});
