@@ -109,7 +109,7 @@ export class AcpAgent {
 
   #open(conversation: Conversation, cwd: string): AcpSession {
     this.#sessions.get(conversation.id)?.close();
-    const session = new AcpSession(conversation.id, conversation.workspace ?? cwd, { client: this.options.client, editor: this.#editor!, log: this.options.log });
+    const session = new AcpSession(conversation.id, conversation.workspace ?? cwd, { client: this.options.client, editor: this.#editor!, log: this.options.log }, conversation.title);
     this.#sessions.set(conversation.id, session);
     return session;
   }

@@ -49,12 +49,17 @@ export class AcpSession {
   /** Output of running tools, by call id (the tail only). */
   readonly #output = new Map<string, string>();
   #closed = false;
+  /** The conversation has a title (else the first prompt's first line becomes it, as `agentwire chat` does). */
+  #titled: boolean;
 
   constructor(
     readonly conversationId: string,
     readonly workspace: string,
     private readonly link: SessionLink,
-  ) {}
+    title = "",
+  ) {
+    this.#titled = title !== "";
+  }
 
   get sessionId(): string {
     return this.conversationId;
@@ -92,6 +97,11 @@ export class AcpSession {
         ...(message.attachments.length > 0 ? { attachments: message.attachments } : {}),
       });
       this.#ownMessages.add(record.id);
+      const firstLine = message.content.trim().split("\n")[0]!.slice(0, 80);
+      if (!this.#titled && firstLine) {
+        this.#titled = true;
+        client.conversation.update({ conversationId: this.conversationId, title: firstLine }).catch((error: Error) => this.link.log(`title not set: ${error.message}`));
+      }
       const { generationId } = await client.step({ conversationId: this.conversationId });
       this.#turn!.generationId = generationId;
       const early = this.#ended.get(generationId);

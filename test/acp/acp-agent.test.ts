@@ -158,7 +158,7 @@ describe("agentwire acp (embedded server)", { timeout: 30_000 }, () => {
       await initialize(editor);
       return editor.agent.request("session/list", { cwd: workspace });
     })();
-    expect(listed.sessions.map((s) => s.sessionId)).toContain(sessionId);
+    expect(listed.sessions.find((s) => s.sessionId === sessionId)).toMatchObject({ cwd: workspace, title: "first question" });
     await editor.agent.request("session/load", { sessionId, cwd: workspace, mcpServers: [] });
     const replayed = editor.updates(sessionId);
     expect(replayed.find((u) => u.sessionUpdate === "user_message_chunk")).toMatchObject({ content: { text: "first question" } });
