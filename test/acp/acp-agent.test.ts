@@ -11,6 +11,7 @@ import { join } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeOpenAI, type FakeOpenAI } from "../fake-openai/server.js";
+import { stdioFixture } from "../fixtures/mcp/mcp-fixture.js";
 import { startAgentFixture } from "../harness/agent-fixture.js";
 import { eventually } from "../harness/eventually.js";
 import { shippedBundle } from "../harness/shipped-bundle.js";
@@ -138,6 +139,56 @@ describe("agentwire acp (embedded server)", { timeout: 30_000 }, () => {
     expect(parts.find((p) => p.type === "text")?.text).toContain('<file path="draft.md">\nunsaved buffer text\n</file>');
   });
 
+  it("stop reasons: max_tokens when the model hit its limit, max_turn_requests at maxIterations; a failed generation is an error response", async () => {
+    const sessionId = await newSession(editor);
+    fake.enqueue({ kind: "reply", text: ["Cut"], finishReason: "length" });
+    expect((await prompt(editor, sessionId, "long answer")).stopReason).toBe("max_tokens");
+    fake.enqueue({ kind: "error", status: 400, message: "bad request from the fake" });
+    await expect(prompt(editor, sessionId, "fail")).rejects.toMatchObject({ code: -32603, message: expect.stringContaining("bad request from the fake") });
+    // The session is still usable after a failure.
+    fake.enqueue({ kind: "reply", text: ["Fine."] });
+    expect((await prompt(editor, sessionId, "again")).stopReason).toBe("end_turn");
+  });
+
+  it("plan_updated becomes a plan update; config options set the model and the reasoning effort", async () => {
+    const created = await editor.agent.request("session/new", { cwd: workspace, mcpServers: [] });
+    expect(created.configOptions?.find((o) => o.id === "model")).toMatchObject({ currentValue: "fake-model", category: "model" });
+    const { configOptions } = await editor.agent.request("session/set_config_option", { sessionId: created.sessionId, configId: "reasoning", value: "high" });
+    expect(configOptions.find((o) => o.id === "reasoning")).toMatchObject({ currentValue: "high", category: "thought_level" });
+    await expect(editor.agent.request("session/set_config_option", { sessionId: created.sessionId, configId: "reasoning", value: "extreme" })).rejects.toMatchObject({ code: -32602 });
+    const entries = [{ content: "Read the code", status: "completed" }, { content: "Fix it", status: "in_progress", priority: "high" }];
+    fake.enqueue({ kind: "reply", toolCalls: [{ id: "call_plan", name: "update_plan", args: JSON.stringify({ entries }) }] }, { kind: "reply", text: ["Planned."] });
+    expect((await prompt(editor, created.sessionId, "plan it")).stopReason).toBe("end_turn");
+    expect(editor.updates(created.sessionId).find((u) => u.sessionUpdate === "plan")).toEqual({
+      sessionUpdate: "plan",
+      entries: [{ content: "Read the code", status: "completed", priority: "medium" }, { content: "Fix it", status: "in_progress", priority: "high" }],
+    });
+    expect(editor.permissions.some((p) => p.sessionId === created.sessionId)).toBe(false);
+  });
+
+  it("allow always remembers the approval for the conversation; reject always stops offering the tool", async () => {
+    await writeFile(join(workspace, "notes.txt"), "line one\nline two\n");
+    const sessionId = await newSession(editor);
+    const asked = () => editor.permissions.filter((p) => p.sessionId === sessionId).length;
+    editor.answer = async () => ({ outcome: { outcome: "selected", optionId: "allow_always" } });
+    fake.enqueue(...EDIT_THEN_DONE);
+    await prompt(editor, sessionId, "edit");
+    fake.enqueue({ kind: "reply", toolCalls: [{ id: "call_back", name: "edit_file", args: JSON.stringify({ path: "notes.txt", old_string: "line 2", new_string: "line two" }) }] }, { kind: "reply", text: ["Back."] });
+    await prompt(editor, sessionId, "edit back");
+    expect(asked()).toBe(1);
+    expect(await readFile(join(workspace, "notes.txt"), "utf8")).toBe("line one\nline two\n");
+
+    const other = await newSession(editor);
+    editor.answer = async () => ({ outcome: { outcome: "selected", optionId: "reject_always" } });
+    fake.enqueue(...EDIT_THEN_DONE);
+    await prompt(editor, other, "edit");
+    fake.enqueue({ kind: "reply", text: ["No edits."] });
+    await prompt(editor, other, "and now?");
+    const tools = (fake.requests.at(-1)!.tools ?? []).map((t: { function: { name: string } }) => t.function.name);
+    expect(tools).toContain("read_file");
+    expect(tools).not.toContain("edit_file");
+  });
+
   it("stdout carries only ACP frames with 10 sessions prompting at once", async () => {
     const sessions = await Promise.all(Array.from({ length: 10 }, () => newSession(editor)));
     const results = await Promise.all(sessions.map((id, i) => prompt(editor, id, `hello ${i}`)));
@@ -170,44 +221,62 @@ describe("agentwire acp (embedded server)", { timeout: 30_000 }, () => {
 });
 
 describe("agentwire acp --url (a running server)", { timeout: 30_000 }, () => {
-  it("the editor's session is a conversation a WebSocket client sees and approves on; the editor's question is withdrawn", async () => {
-    const fx = await startAgentFixture({ transport: "websocket" });
-    const ws = join(dir, "url-ws");
+  let fx: Awaited<ReturnType<typeof startAgentFixture>>;
+  let ws: string;
+  let remote: Editor;
+  beforeAll(async () => {
+    fx = await startAgentFixture({ transport: "websocket" });
+    ws = join(dir, "url-ws");
     await (await import("node:fs/promises")).mkdir(ws);
+    remote = await startEditor(entry, ["--url", fx.server.url], {}, ws);
+    await initialize(remote);
+  });
+  afterAll(async () => {
+    await fx?.close();
+  });
+
+  it("the editor's session is a conversation a WebSocket client sees and approves on; the editor's question is withdrawn", async () => {
     await writeFile(join(ws, "notes.txt"), "line one\nline two\n");
-    try {
-      const remote = await startEditor(entry, ["--url", fx.server.url], {}, ws);
-      let withdrawn = false;
-      remote.answer = (_request, signal) =>
-        new Promise((resolve) =>
-          signal.addEventListener("abort", () => {
-            withdrawn = true;
-            resolve({ outcome: { outcome: "cancelled" } });
-          }),
-        );
-      await initialize(remote);
-      const { sessionId } = await remote.agent.request("session/new", { cwd: ws, mcpServers: [] });
-      const watcher = fx.client;
-      const seen: string[] = [];
-      watcher.on("tool_pending", (n) => {
-        seen.push(n.toolName);
-        void watcher.tool.confirm({ conversationId: n.conversationId, toolCallId: n.toolCallId, action: "confirm" });
-      });
-      await watcher.conversation.subscribe({ conversationId: sessionId });
-      fx.fake.enqueue(...EDIT_THEN_DONE);
-      const { stopReason } = await prompt(remote, sessionId, "edit");
-      expect(stopReason).toBe("end_turn");
-      expect(seen).toEqual(["edit_file"]);
-      expect(remote.permissions).toHaveLength(1);
-      await eventually(() => withdrawn);
-      expect(await readFile(join(ws, "notes.txt"), "utf8")).toBe("line one\nline 2\n");
-      const statuses = remote.updates(sessionId).filter((u) => "toolCallId" in u).map((u) => (u as acp.ToolCallUpdate).status);
-      expect(statuses).toEqual(["pending", "in_progress", "completed"]);
-      const { conversation } = await watcher.conversation.get({ conversationId: sessionId });
-      expect(conversation.workspace).toBe(ws);
-      expect(await remote.close()).toEqual({ code: 0, signal: null });
-    } finally {
-      await fx.close();
-    }
+    let withdrawn = false;
+    remote.answer = (_request, signal) =>
+      new Promise((resolve) =>
+        signal.addEventListener("abort", () => {
+          withdrawn = true;
+          resolve({ outcome: { outcome: "cancelled" } });
+        }),
+      );
+    const { sessionId } = await remote.agent.request("session/new", { cwd: ws, mcpServers: [] });
+    const watcher = fx.client;
+    const seen: string[] = [];
+    watcher.on("tool_pending", (n) => {
+      seen.push(n.toolName);
+      void watcher.tool.confirm({ conversationId: n.conversationId, toolCallId: n.toolCallId, action: "confirm" });
+    });
+    await watcher.conversation.subscribe({ conversationId: sessionId });
+    fx.fake.enqueue(...EDIT_THEN_DONE);
+    const { stopReason } = await prompt(remote, sessionId, "edit");
+    expect(stopReason).toBe("end_turn");
+    expect(seen).toEqual(["edit_file"]);
+    expect(remote.permissions).toHaveLength(1);
+    await eventually(() => withdrawn);
+    expect(await readFile(join(ws, "notes.txt"), "utf8")).toBe("line one\nline 2\n");
+    const statuses = remote.updates(sessionId).filter((u) => "toolCallId" in u).map((u) => (u as acp.ToolCallUpdate).status);
+    expect(statuses).toEqual(["pending", "in_progress", "completed"]);
+    const { conversation } = await watcher.conversation.get({ conversationId: sessionId });
+    expect(conversation).toMatchObject({ workspace: ws, title: "edit" });
+  });
+
+  it("the session's MCP servers are added to the server as acp-NAME while the editor runs, and removed when it closes", async () => {
+    const server = stdioFixture();
+    const { sessionId } = await remote.agent.request("session/new", {
+      cwd: ws,
+      mcpServers: [{ name: "fixture", command: server.command, args: server.args, env: [{ name: "FIXTURE_FLAG", value: "1" }] }],
+    });
+    expect(sessionId).toMatch(/^c_/);
+    const listed = await fx.client.mcp.list();
+    expect(listed.servers.find((s) => s.name === "acp-fixture")).toMatchObject({ transport: "stdio", state: "connected" });
+    await expect(remote.agent.request("session/new", { cwd: ws, mcpServers: [{ type: "sse", name: "old", url: "http://127.0.0.1:1/sse", headers: [] }] })).rejects.toMatchObject({ code: -32602 });
+    expect(await remote.close()).toEqual({ code: 0, signal: null });
+    expect((await fx.client.mcp.list()).servers.map((s) => s.name)).not.toContain("acp-fixture");
   });
 });
