@@ -139,7 +139,7 @@ describe("agentwire acp (embedded server)", { timeout: 30_000 }, () => {
     expect(parts.find((p) => p.type === "text")?.text).toContain('<file path="draft.md">\nunsaved buffer text\n</file>');
   });
 
-  it("stop reasons: max_tokens when the model hit its limit, max_turn_requests at maxIterations; a failed generation is an error response", async () => {
+  it("stop reasons: max_tokens when the model hit its limit; a failed generation is an error response", async () => {
     const sessionId = await newSession(editor);
     fake.enqueue({ kind: "reply", text: ["Cut"], finishReason: "length" });
     expect((await prompt(editor, sessionId, "long answer")).stopReason).toBe("max_tokens");
@@ -264,6 +264,15 @@ describe("agentwire acp --url (a running server)", { timeout: 30_000 }, () => {
     expect(statuses).toEqual(["pending", "in_progress", "completed"]);
     const { conversation } = await watcher.conversation.get({ conversationId: sessionId });
     expect(conversation).toMatchObject({ workspace: ws, title: "edit" });
+  });
+
+  it("a step that reaches maxIterations (set by another client) ends with max_turn_requests", async () => {
+    const { sessionId } = await remote.agent.request("session/new", { cwd: ws, mcpServers: [] });
+    await fx.client.conversation.update({ conversationId: sessionId, settings: { maxIterations: 1 } });
+    fx.fake.enqueue({ kind: "reply", toolCalls: [{ id: "call_ls", name: "shell", args: '{"command":"ls"}' }] });
+    expect((await prompt(remote, sessionId, "list files")).stopReason).toBe("max_turn_requests");
+    const last = remote.updates(sessionId).filter((u) => u.sessionUpdate === "tool_call_update").at(-1);
+    expect(last).toMatchObject({ toolCallId: "call_ls", status: "failed" });
   });
 
   it("the session's MCP servers are added to the server as acp-NAME while the editor runs, and removed when it closes", async () => {
