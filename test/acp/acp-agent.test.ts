@@ -14,6 +14,7 @@ import { startFakeOpenAI, type FakeOpenAI } from "../fake-openai/server.js";
 import { stdioFixture } from "../fixtures/mcp/mcp-fixture.js";
 import { startAgentFixture } from "../harness/agent-fixture.js";
 import { eventually } from "../harness/eventually.js";
+import { isAlive, waitGone } from "../harness/process-liveness.js";
 import { shippedBundle } from "../harness/shipped-bundle.js";
 import { agentText, type Editor, killEditors, startEditor } from "./acp-editor.js";
 
@@ -199,16 +200,27 @@ describe("agentwire acp (embedded server)", { timeout: 30_000 }, () => {
     for (const line of lines.slice(0, -1)) expect(JSON.parse(line)).toMatchObject({ jsonrpc: "2.0" });
   });
 
-  it("session/load after a restart replays the history, then the session goes on", async () => {
+  let historySession = "";
+  it("when stdin closes the process ends with 0, taking its embedded server and a running tool with it", async () => {
     fake.enqueue({ kind: "reply", text: ["First answer."] });
-    const sessionId = await newSession(editor);
-    await prompt(editor, sessionId, "first question");
+    historySession = await newSession(editor);
+    await prompt(editor, historySession, "first question");
+    const other = await newSession(editor);
+    editor.answer = async () => ({ outcome: { outcome: "selected", optionId: "allow_once" } });
+    fake.enqueue({ kind: "reply", toolCalls: [{ id: "call_sleep", name: "shell", args: JSON.stringify({ command: "echo $$ > tool.pid; exec sleep 30" }) }] });
+    void prompt(editor, other, "sleep").catch(() => {});
+    await eventually(async () => (await readFile(join(workspace, "tool.pid"), "utf8").catch(() => "")).trim() !== "");
+    const pid = Number((await readFile(join(workspace, "tool.pid"), "utf8")).trim());
+    expect(isAlive(pid)).toBe(true);
     expect(await editor.close()).toEqual({ code: 0, signal: null });
-    const listed = await (async () => {
-      editor = await startEditor(entry, ["--data-dir", dataDir], env, workspace);
-      await initialize(editor);
-      return editor.agent.request("session/list", { cwd: workspace });
-    })();
+    expect(await waitGone([pid], 2000)).toEqual([]);
+  });
+
+  it("session/load after a restart replays the history, then the session goes on", async () => {
+    const sessionId = historySession;
+    editor = await startEditor(entry, ["--data-dir", dataDir], env, workspace);
+    await initialize(editor);
+    const listed = await editor.agent.request("session/list", { cwd: workspace });
     expect(listed.sessions.find((s) => s.sessionId === sessionId)).toMatchObject({ cwd: workspace, title: "first question" });
     await editor.agent.request("session/load", { sessionId, cwd: workspace, mcpServers: [] });
     const replayed = editor.updates(sessionId);
