@@ -51,7 +51,18 @@ export async function runAcp(args: AcpArgs, io: AcpIo = { stdin: process.stdin, 
     log(`the connection to agentwire closed (${info.code}${info.reason ? ` ${info.reason}` : ""})`);
     acpConnection.close();
   });
+  // An editor that stops its agent with a signal gets the same orderly end as one that closes stdin.
+  let signalled = false;
+  const onSignal = () => {
+    if (signalled) process.exit(1); // a second signal: stop now
+    signalled = true;
+    acpConnection.close();
+  };
+  process.on("SIGTERM", onSignal);
+  process.on("SIGINT", onSignal);
   await acpConnection.closed;
+  process.off("SIGTERM", onSignal);
+  process.off("SIGINT", onSignal);
   await agent.close().catch(() => {});
   closing = true;
   await connection.close().catch(() => {});

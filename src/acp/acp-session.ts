@@ -41,7 +41,7 @@ export class AcpSession {
   #sent: Promise<void> = Promise.resolve();
   /** Terminal outcomes by generation id: they may arrive before step's answer names the generation. */
   readonly #ended = new Map<string, Ending>();
-  #turn: { generationId?: string; resolve: (ending: Ending) => void; maxIterations: boolean } | undefined;
+  #turn: { generationId?: string; resolve: (ending: Ending) => void; maxIterations: boolean; cancelled: boolean } | undefined;
   /** Open permission requests by tool call id, withdrawn when the call is decided elsewhere. */
   readonly #asking = new Map<string, AbortController>();
   /** User messages this session appended (not echoed back as user_message_chunk). */
@@ -85,7 +85,7 @@ export class AcpSession {
   async prompt(prompt: acp.ContentBlock[]): Promise<acp.PromptResponse> {
     if (this.#turn) throw RequestError.invalidRequest({ sessionId: this.sessionId }, "a prompt is already running in this session; send session/cancel first");
     const { client } = this.link;
-    const ending = new Promise<Ending>((resolve) => (this.#turn = { resolve, maxIterations: false }));
+    const ending = new Promise<Ending>((resolve) => (this.#turn = { resolve, maxIterations: false, cancelled: false }));
     try {
       const message = await promptMessage(prompt, { client, conversationId: this.conversationId, workspace: this.workspace });
       const command = /^\/([A-Za-z0-9][A-Za-z0-9_-]{0,63})(?:\s+([\s\S]*))?$/.exec(message.content.trim());
@@ -97,6 +97,8 @@ export class AcpSession {
         ...(message.attachments.length > 0 ? { attachments: message.attachments } : {}),
       });
       this.#ownMessages.add(record.id);
+      // Cancelled before the generation started: the message stays, no step runs.
+      if (this.#turn!.cancelled) return { stopReason: "cancelled" };
       const firstLine = message.content.trim().split("\n")[0]!.slice(0, 80);
       if (!this.#titled && firstLine) {
         this.#titled = true;
@@ -106,6 +108,8 @@ export class AcpSession {
       this.#turn!.generationId = generationId;
       const early = this.#ended.get(generationId);
       if (early) this.#turn!.resolve(early);
+      // A cancel that came while step was on its way found nothing to interrupt yet.
+      else if (this.#turn!.cancelled) await this.cancel();
       const end = await ending;
       await this.flushed();
       if ("error" in end) throw end.error;
@@ -119,6 +123,7 @@ export class AcpSession {
 
   /** session/cancel: end the generation; open permission requests are withdrawn (interrupt skips their calls). */
   async cancel(): Promise<void> {
+    if (this.#turn) this.#turn.cancelled = true;
     for (const asking of this.#asking.values()) asking.abort();
     this.#asking.clear();
     await this.link.client.interrupt({ conversationId: this.conversationId }).catch((error: Error) => this.link.log(`interrupt failed: ${error.message}`));

@@ -190,6 +190,20 @@ describe("agentwire acp (embedded server)", { timeout: 30_000 }, () => {
     expect(tools).not.toContain("edit_file");
   });
 
+  it("the workspace's commands are offered as available commands; a prompt /NAME ARGS runs one", async () => {
+    await (await import("node:fs/promises")).mkdir(join(workspace, ".agentwire", "commands"), { recursive: true });
+    await writeFile(join(workspace, ".agentwire", "commands", "check.md"), "---\ndescription: Check the notes\nargument-hint: <what>\n---\nPlease check $ARGUMENTS now.\n");
+    const sessionId = await newSession(editor);
+    await eventually(() => editor.updates(sessionId).some((u) => u.sessionUpdate === "available_commands_update"));
+    expect(editor.updates(sessionId).find((u) => u.sessionUpdate === "available_commands_update")).toEqual({
+      sessionUpdate: "available_commands_update",
+      availableCommands: [{ name: "check", description: "Check the notes", input: { hint: "<what>" } }],
+    });
+    fake.enqueue({ kind: "reply", text: ["Checked."] });
+    await prompt(editor, sessionId, "/check the spelling");
+    expect(fake.requests.at(-1)!.messages.at(-1)).toEqual({ role: "user", content: "Please check the spelling now.\n" });
+  });
+
   it("stdout carries only ACP frames with 10 sessions prompting at once", async () => {
     const sessions = await Promise.all(Array.from({ length: 10 }, () => newSession(editor)));
     const results = await Promise.all(sessions.map((id, i) => prompt(editor, id, `hello ${i}`)));
@@ -287,7 +301,7 @@ describe("agentwire acp --url (a running server)", { timeout: 30_000 }, () => {
     expect(last).toMatchObject({ toolCallId: "call_ls", status: "failed" });
   });
 
-  it("the session's MCP servers are added to the server as acp-NAME while the editor runs, and removed when it closes", async () => {
+  it("the session's MCP servers are added to the server as acp-NAME while the editor runs, and removed when it is stopped", async () => {
     const server = stdioFixture();
     const { sessionId } = await remote.agent.request("session/new", {
       cwd: ws,
@@ -297,6 +311,8 @@ describe("agentwire acp --url (a running server)", { timeout: 30_000 }, () => {
     const listed = await fx.client.mcp.list();
     expect(listed.servers.find((s) => s.name === "acp-fixture")).toMatchObject({ transport: "stdio", state: "connected" });
     await expect(remote.agent.request("session/new", { cwd: ws, mcpServers: [{ type: "sse", name: "old", url: "http://127.0.0.1:1/sse", headers: [] }] })).rejects.toMatchObject({ code: -32602 });
+    // Stopped by a signal, as an editor may stop it: the same orderly end as a closed stdin.
+    remote.child.kill("SIGTERM");
     expect(await remote.close()).toEqual({ code: 0, signal: null });
     expect((await fx.client.mcp.list()).servers.map((s) => s.name)).not.toContain("acp-fixture");
   });
