@@ -114,7 +114,11 @@ export class AcpAgent {
     return session;
   }
 
-  /** After the response that names the session: the editor can place updates only once it knows the id. */
+  /**
+   * After the response that names the session: the editor can place updates only once it knows the
+   * id. Called just before the handler returns: the SDK queues the response within the same turn of
+   * the event loop, and this waits for the next one and a round trip to the server.
+   */
   #afterResponse(session: AcpSession): void {
     setImmediate(() => {
       this.options.client.commands
@@ -131,8 +135,9 @@ export class AcpAgent {
     const conversation = await client.conversation.create({ workspace: params.cwd });
     const session = this.#open(conversation, params.cwd);
     await client.conversation.subscribe({ conversationId: conversation.id });
+    const configOptions = await this.#config.of(conversation);
     this.#afterResponse(session);
-    return { sessionId: session.sessionId, configOptions: await this.#config.of(conversation) };
+    return { sessionId: session.sessionId, configOptions };
   }
 
   /** The conversation, or -32002 naming the session. */
@@ -157,11 +162,12 @@ export class AcpAgent {
     // Everything after the snapshot the history was read from arrives as events, in order.
     await client.conversation.subscribe({ conversationId: params.sessionId, afterSeq: first.state.seq });
     await session.flushed();
+    const configOptions = await this.#config.of(first.conversation);
     this.#afterResponse(session);
     setImmediate(() => {
       for (const call of first.state.pendingTools) session.onEvent("tool_pending", { ...call, autoConfirmed: false } as unknown as ToolPendingNotification);
     });
-    return { configOptions: await this.#config.of(first.conversation) };
+    return { configOptions };
   }
 
   async #resumeSession(params: acp.ResumeSessionRequest): Promise<acp.ResumeSessionResponse> {
@@ -170,8 +176,9 @@ export class AcpAgent {
     await this.mcp.attach(params.mcpServers ?? []);
     const session = this.#open(conversation, params.cwd);
     await this.options.client.conversation.subscribe({ conversationId: params.sessionId, afterSeq: state.seq });
+    const configOptions = await this.#config.of(conversation);
     this.#afterResponse(session);
-    return { configOptions: await this.#config.of(conversation) };
+    return { configOptions };
   }
 
   async #listSessions(params: acp.ListSessionsRequest): Promise<acp.ListSessionsResponse> {

@@ -19,19 +19,28 @@ export const REASONING_OPTION = "reasoning";
 /** The reasoning value that leaves the effort unset (the model's default). */
 const DEFAULT_REASONING = "default";
 const REASONING_VALUES = [DEFAULT_REASONING, "off", "low", "medium", "high"] as const;
+/** Longest a session's answer waits for models.list (the model option then lists the current model only). */
+const MODELS_WAIT_MS = 2000;
 
 export class ConfigOptions {
   #models: Promise<{ ids: string[]; defaultModel: string | null }> | undefined;
 
   constructor(private readonly client: AgentwireClient) {}
 
-  /** models.list asks every provider: once per process (a failure leaves only the current model to show). */
+  /**
+   * models.list asks every provider: once per process (a failure leaves only the current model to
+   * show), and a session does not wait more than MODELS_WAIT_MS for a slow provider's answer.
+   */
   #knownModels(): Promise<{ ids: string[]; defaultModel: string | null }> {
     this.#models ??= this.client.models
       .list()
       .then((list) => ({ ids: list.models.map((m) => m.id), defaultModel: list.defaultModel }))
       .catch(() => ({ ids: [], defaultModel: null }));
-    return this.#models;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<{ ids: string[]; defaultModel: null }>((resolve) => {
+      timer = setTimeout(() => resolve({ ids: [], defaultModel: null }), MODELS_WAIT_MS);
+    });
+    return Promise.race([this.#models, late]).finally(() => clearTimeout(timer));
   }
 
   async of(conversation: Conversation): Promise<acp.SessionConfigOption[]> {

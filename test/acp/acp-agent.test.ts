@@ -195,6 +195,11 @@ describe("agentwire acp (embedded server)", { timeout: 30_000 }, () => {
     await writeFile(join(workspace, ".agentwire", "commands", "check.md"), "---\ndescription: Check the notes\nargument-hint: <what>\n---\nPlease check $ARGUMENTS now.\n");
     const sessionId = await newSession(editor);
     await eventually(() => editor.updates(sessionId).some((u) => u.sessionUpdate === "available_commands_update"));
+    // After the answer that names the session, not before (the editor could not place it).
+    const frames = editor.stdout().split("\n");
+    const answered = frames.findIndex((f) => f.includes(`"result":{"sessionId":"${sessionId}"`));
+    expect(answered).toBeGreaterThanOrEqual(0);
+    expect(frames.findIndex((f) => f.includes('"available_commands_update"') && f.includes(sessionId))).toBeGreaterThan(answered);
     expect(editor.updates(sessionId).find((u) => u.sessionUpdate === "available_commands_update")).toEqual({
       sessionUpdate: "available_commands_update",
       availableCommands: [{ name: "check", description: "Check the notes", input: { hint: "<what>" } }],
