@@ -27,6 +27,9 @@ export const PERMISSION_OPTIONS: acp.PermissionOption[] = [
 ];
 
 type StopReason = acp.StopReason;
+
+/** Shortest time between two updates of one running tool's output. */
+const OUTPUT_INTERVAL_MS = 100;
 type Ending = { stopReason: StopReason } | { error: RequestError };
 
 export interface SessionLink {
@@ -46,8 +49,8 @@ export class AcpSession {
   readonly #asking = new Map<string, AbortController>();
   /** User messages this session appended (not echoed back as user_message_chunk). */
   readonly #ownMessages = new Set<string>();
-  /** Output of running tools, by call id (the tail only). */
-  readonly #output = new Map<string, string>();
+  /** Output of running tools, by call id (the tail only), and the timer that sends it. */
+  readonly #output = new Map<string, { text: string; timer?: NodeJS.Timeout }>();
   #closed = false;
   /** The conversation has a title (else the first prompt's first line becomes it, as `agentwire chat` does). */
   #titled: boolean;
@@ -131,6 +134,8 @@ export class AcpSession {
 
   close(): void {
     this.#closed = true;
+    for (const output of this.#output.values()) clearTimeout(output.timer);
+    this.#output.clear();
     for (const asking of this.#asking.values()) asking.abort();
     this.#asking.clear();
     this.#turn?.resolve({ stopReason: "cancelled" });
@@ -159,15 +164,22 @@ export class AcpSession {
         void this.send({ sessionUpdate: "tool_call_update", ...executingUpdate(params, this.workspace) });
         return;
       case "tool_output": {
-        const text = ((this.#output.get(params.toolCallId) ?? "") + params.chunk).slice(-MAX_TOOL_TEXT_CHARS);
-        this.#output.set(params.toolCallId, text);
-        void this.send({ sessionUpdate: "tool_call_update", toolCallId: params.toolCallId, content: [textContent(text)] });
+        // Each update replaces the shown output: at most one per OUTPUT_INTERVAL_MS, however chatty the tool.
+        const output = this.#output.get(params.toolCallId) ?? { text: "" };
+        output.text = (output.text + params.chunk).slice(-MAX_TOOL_TEXT_CHARS);
+        this.#output.set(params.toolCallId, output);
+        output.timer ??= setTimeout(() => {
+          output.timer = undefined;
+          void this.send({ sessionUpdate: "tool_call_update", toolCallId: params.toolCallId, content: [textContent(output.text)] });
+        }, OUTPUT_INTERVAL_MS);
         return;
       }
       case "tool_completed":
       case "tool_failed":
       case "tool_skipped":
         this.#withdraw(params.record.toolCallId);
+        // The settled update shows the result: output not sent yet is not sent after it.
+        clearTimeout(this.#output.get(params.record.toolCallId)?.timer);
         this.#output.delete(params.record.toolCallId);
         if (params.reason === "max_iterations" && this.#turn) this.#turn.maxIterations = true;
         void this.send({ sessionUpdate: "tool_call_update", ...settledUpdate(params.record, this.workspace, params.reason) });

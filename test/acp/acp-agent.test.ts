@@ -190,6 +190,20 @@ describe("agentwire acp (embedded server)", { timeout: 30_000 }, () => {
     expect(tools).not.toContain("edit_file");
   });
 
+  it("a running tool's output shows as it comes (at most one update per 100 ms), then its result", async () => {
+    editor.answer = async () => ({ outcome: { outcome: "selected", optionId: "allow_once" } });
+    const sessionId = await newSession(editor);
+    const command = "for i in 1 2 3 4 5 6 7 8 9 10; do echo out$i; sleep 0.03; done";
+    fake.enqueue({ kind: "reply", toolCalls: [{ id: "call_out", name: "shell", args: JSON.stringify({ command }) }] }, { kind: "reply", text: ["Ran."] });
+    expect((await prompt(editor, sessionId, "run it")).stopReason).toBe("end_turn");
+    const updates = editor.updates(sessionId).filter((u): u is acp.ToolCallUpdate & { sessionUpdate: "tool_call_update" } => u.sessionUpdate === "tool_call_update");
+    const outputs = updates.filter((u) => u.status === undefined);
+    expect(outputs.length).toBeGreaterThan(0);
+    expect(outputs.length).toBeLessThan(10);
+    expect(outputs[0]!.content).toEqual([{ type: "content", content: { type: "text", text: expect.stringMatching(/^out1\n/) } }]);
+    expect(updates.at(-1)).toMatchObject({ status: "completed", rawOutput: { success: true, exitCode: 0 } });
+  });
+
   it("the workspace's commands are offered as available commands; a prompt /NAME ARGS runs one", async () => {
     await (await import("node:fs/promises")).mkdir(join(workspace, ".agentwire", "commands"), { recursive: true });
     await writeFile(join(workspace, ".agentwire", "commands", "check.md"), "---\ndescription: Check the notes\nargument-hint: <what>\n---\nPlease check $ARGUMENTS now.\n");
