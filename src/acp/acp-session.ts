@@ -115,6 +115,8 @@ export class AcpSession {
       else if (this.#turn!.cancelled) await this.cancel();
       const end = await ending;
       await this.flushed();
+      // After session/cancel the answer is cancelled, whatever else ended the generation (the spec's rule).
+      if (this.#turn!.cancelled) return { stopReason: "cancelled" };
       if ("error" in end) throw end.error;
       return { stopReason: end.stopReason };
     } catch (error) {
