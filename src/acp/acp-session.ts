@@ -47,6 +47,11 @@ export class AcpSession {
   #turn: { generationId?: string; resolve: (ending: Ending) => void; maxIterations: boolean; cancelled: boolean } | undefined;
   /** Open permission requests by tool call id, withdrawn when the call is decided elsewhere. */
   readonly #asking = new Map<string, AbortController>();
+  /**
+   * Calls the editor has answered: a call left pending by a restart is offered again by the generation
+   * its tool.confirm starts, which must not ask a second time.
+   */
+  readonly #answered = new Set<string>();
   /** User messages this session appended (not echoed back as user_message_chunk). */
   readonly #ownMessages = new Set<string>();
   /** Output of running tools, by call id (the tail only), and the timer that sends it. */
@@ -107,7 +112,7 @@ export class AcpSession {
         this.#titled = true;
         client.conversation.update({ conversationId: this.conversationId, title: firstLine }).catch((error: Error) => this.link.log(`title not set: ${error.message}`));
       }
-      const { generationId } = await client.step({ conversationId: this.conversationId });
+      const generationId = await this.#generationFor(record.delivery === "steer");
       this.#turn!.generationId = generationId;
       const early = this.#ended.get(generationId);
       if (early) this.#turn!.resolve(early);
@@ -123,6 +128,28 @@ export class AcpSession {
       throw acpError(error, this.sessionId);
     } finally {
       this.#turn = undefined;
+    }
+  }
+
+  /**
+   * The generation that answers the message just appended: a new step, or, when a generation was
+   * already running (another client's, or one a restart's pending call resumed), that one, which the
+   * message was steered into and which makes one more model call for it.
+   */
+  async #generationFor(steered: boolean): Promise<string> {
+    const { client } = this.link;
+    const running = async () => (await client.conversation.get({ conversationId: this.conversationId })).state.generationId;
+    if (steered) {
+      const id = await running();
+      if (id) return id;
+    }
+    try {
+      return (await client.step({ conversationId: this.conversationId })).generationId;
+    } catch (error) {
+      // One started between the append and the step: it sees the message too.
+      const id = error instanceof AgentwireRpcError && error.code === ErrorCodes.GENERATION_IN_PROGRESS ? await running() : null;
+      if (!id) throw error;
+      return id;
     }
   }
 
@@ -159,7 +186,7 @@ export class AcpSession {
         return;
       case "tool_pending":
         void this.send({ sessionUpdate: "tool_call", ...toolCallOf(params, this.workspace) });
-        if (!params.autoConfirmed) void this.#ask(params as ToolPendingNotification);
+        if (!params.autoConfirmed && !this.#answered.has(params.toolCallId)) void this.#ask(params as ToolPendingNotification);
         return;
       case "tool_executing":
         this.#withdraw(params.toolCallId);
@@ -237,6 +264,7 @@ export class AcpSession {
     try {
       // After the tool_call update, so the editor knows the call it is asked about.
       await this.flushed();
+      if (asking.signal.aborted) return; // decided meanwhile: never asked
       const response = await this.link.editor.request(
         "session/request_permission",
         { sessionId: this.sessionId, toolCall: { ...toolCallOf(call, this.workspace) }, options: PERMISSION_OPTIONS },
@@ -249,6 +277,8 @@ export class AcpSession {
       if (this.#asking.get(call.toolCallId) === asking) this.#asking.delete(call.toolCallId);
     }
     if (outcome.outcome !== "selected") return; // cancelled: session/cancel's interrupt skips it
+    this.#answered.add(call.toolCallId);
+    if (this.#answered.size > 1000) this.#answered.delete(this.#answered.values().next().value!);
     await this.#decide(call, outcome.optionId).catch((error: Error) => this.link.log(`tool.confirm ${call.toolCallId}: ${error.message}`));
   }
 

@@ -238,6 +238,12 @@ describe("agentwire acp (embedded server)", { timeout: 30_000 }, () => {
     fake.enqueue({ kind: "reply", text: ["First answer."] });
     historySession = await newSession(editor);
     await prompt(editor, historySession, "first question");
+    // A call still waiting for the editor when it goes away: stored pending, asked again after the restart.
+    await writeFile(join(workspace, "notes.txt"), "line one\nline two\n");
+    editor.answer = (_request, signal) => new Promise((resolve) => signal.addEventListener("abort", () => resolve({ outcome: { outcome: "cancelled" } })));
+    fake.enqueue({ kind: "reply", toolCalls: [{ id: "call_later", name: "edit_file", args: JSON.stringify({ path: "notes.txt", old_string: "line two", new_string: "line 2" }) }] });
+    void prompt(editor, historySession, "edit the notes").catch(() => {});
+    await eventually(() => editor.permissions.some((p) => p.toolCall.toolCallId === "call_later"));
     const other = await newSession(editor);
     editor.answer = async () => ({ outcome: { outcome: "selected", optionId: "allow_once" } });
     fake.enqueue({ kind: "reply", toolCalls: [{ id: "call_sleep", name: "shell", args: JSON.stringify({ command: "echo $$ > tool.pid; exec sleep 30" }) }] });
@@ -255,10 +261,17 @@ describe("agentwire acp (embedded server)", { timeout: 30_000 }, () => {
     await initialize(editor);
     const listed = await editor.agent.request("session/list", { cwd: workspace });
     expect(listed.sessions.find((s) => s.sessionId === sessionId)).toMatchObject({ cwd: workspace, title: "first question" });
+    editor.answer = async () => ({ outcome: { outcome: "selected", optionId: "allow_once" } });
+    fake.enqueue({ kind: "reply", text: ["Edited later."] });
     await editor.agent.request("session/load", { sessionId, cwd: workspace, mcpServers: [] });
     const replayed = editor.updates(sessionId);
-    expect(replayed.find((u) => u.sessionUpdate === "user_message_chunk")).toMatchObject({ content: { text: "first question" } });
+    expect(replayed.filter((u) => u.sessionUpdate === "user_message_chunk").map((u) => (u.content.type === "text" ? u.content.text : ""))).toEqual(["first question", "edit the notes"]);
     expect(agentText(replayed)).toBe("First answer.");
+    expect(replayed.find((u) => u.sessionUpdate === "tool_call")).toMatchObject({ toolCallId: "call_later", status: "pending", kind: "edit" });
+    // The waiting call is asked about once more; allowed, it runs and the generation it resumed goes on.
+    await eventually(() => agentText(editor.updates(sessionId)).endsWith("Edited later."));
+    expect(editor.permissions.map((p) => p.toolCall.toolCallId)).toEqual(["call_later"]);
+    expect(await readFile(join(workspace, "notes.txt"), "utf8")).toBe("line one\nline 2\n");
     fake.enqueue({ kind: "reply", text: ["Second."] });
     expect((await prompt(editor, sessionId, "again")).stopReason).toBe("end_turn");
     expect(fake.requests.at(-1)!.messages.map((m: { content: unknown }) => m.content)).toEqual(expect.arrayContaining(["first question", "First answer.", "again"]));
