@@ -14,6 +14,7 @@ import type * as acp from "@agentclientprotocol/sdk";
 import { RequestError } from "@agentclientprotocol/sdk";
 import type { AgentwireClient, ToolPendingNotification } from "../../clients/typescript/index.js";
 import { AgentwireRpcError, ErrorCodes } from "../../clients/typescript/index.js";
+import { checkFrameSize, FrameTooLargeError } from "../chat/frame-limit.js";
 import { promptMessage } from "./prompt-content.js";
 import { chunk, planUpdate, usageUpdate } from "./session-updates.js";
 import { executingUpdate, settledUpdate, textContent, toolCallOf, MAX_TOOL_TEXT_CHARS } from "./tool-call-updates.js";
@@ -98,12 +99,14 @@ export class AcpSession {
       const message = await promptMessage(prompt, { client, conversationId: this.conversationId, workspace: this.workspace });
       const command = /^\/([A-Za-z0-9][A-Za-z0-9_-]{0,63})(?:\s+([\s\S]*))?$/.exec(message.content.trim());
       const known = command ? (await client.commands.list({ conversationId: this.conversationId })).commands.some((c) => c.name === command[1]) : false;
-      const record = await client.message.append({
+      const params = {
         conversationId: this.conversationId,
-        role: "user",
+        role: "user" as const,
         ...(known ? { command: command![1]!, arguments: (command![2] ?? "").trim() } : { content: message.content }),
         ...(message.attachments.length > 0 ? { attachments: message.attachments } : {}),
-      });
+      };
+      checkFrameSize(client, "message.append", params, "the prompt");
+      const record = await client.message.append(params);
       this.#ownMessages.add(record.id);
       // Cancelled before the generation started: the message stays, no step runs.
       if (this.#turn!.cancelled) return { stopReason: "cancelled" };
@@ -317,6 +320,7 @@ export class AcpSession {
 /** An agentwire error as the ACP error the spec names for it. */
 export function acpError(error: unknown, sessionId?: string): RequestError {
   if (error instanceof RequestError) return error;
+  if (error instanceof FrameTooLargeError) return new RequestError(-32602, error.message, { path: "prompt" });
   if (error instanceof AgentwireRpcError) {
     if (error.code === ErrorCodes.CONVERSATION_NOT_FOUND && sessionId !== undefined) return RequestError.sessionNotFound(sessionId);
     if (error.code === ErrorCodes.INVALID_PARAMS) return new RequestError(-32602, error.message, error.data);

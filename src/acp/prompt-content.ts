@@ -12,6 +12,7 @@ import { fileURLToPath } from "node:url";
 import type * as acp from "@agentclientprotocol/sdk";
 import { RequestError } from "@agentclientprotocol/sdk";
 import type { AgentwireClient, MessageAppendParams } from "../../clients/typescript/index.js";
+import { checkFrameSize } from "../chat/frame-limit.js";
 
 type AttachmentInput = NonNullable<MessageAppendParams["attachments"]>[number];
 
@@ -42,12 +43,10 @@ export async function promptMessage(
   const texts: string[] = [];
   const attachments: AttachmentInput[] = [];
   const upload = async (data: string, mimeType: string, name?: string) => {
-    const asset = await context.client.asset.upload({
-      conversationId: context.conversationId,
-      data,
-      mimeType: mimeType as "image/png",
-      ...(name ? { name: name.slice(0, 255) } : {}),
-    });
+    const params = { conversationId: context.conversationId, data, mimeType: mimeType as "image/png", ...(name ? { name: name.slice(0, 255) } : {}) };
+    // Measured first: a frame over the server's limit would close the whole connection (1009).
+    checkFrameSize(context.client, "asset.upload", params, `the image ${name ?? ""}`.trim());
+    const asset = await context.client.asset.upload(params);
     attachments.push({ type: "image", assetId: asset.assetId });
   };
   for (const [i, block] of prompt.entries()) {

@@ -45,7 +45,7 @@ beforeAll(async () => {
   dataDir = join(dir, "data");
   await (await import("node:fs/promises")).mkdir(workspace);
   env = { OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: "test-key", AGENTWIRE_MODEL: "fake-model" };
-  editor = await startEditor(entry, ["--data-dir", dataDir], env, workspace);
+  editor = await startEditor(entry, ["--data-dir", dataDir, "--max-payload", "300000"], env, workspace);
   await initialize(editor);
 });
 
@@ -138,6 +138,17 @@ describe("agentwire acp (embedded server)", { timeout: 30_000 }, () => {
     const parts = user.content as { type: string; text?: string; image_url?: { url: string } }[];
     expect(parts.find((p) => p.type === "image_url")?.image_url?.url).toBe(`data:image/png;base64,${PNG_1X1}`);
     expect(parts.find((p) => p.type === "text")?.text).toContain('<file path="draft.md">\nunsaved buffer text\n</file>');
+  });
+
+  it("an image over the server's frame limit is refused (-32602) before it is sent; the session goes on", async () => {
+    const sessionId = await newSession(editor);
+    const big = Buffer.alloc(400_000, 7).toString("base64");
+    await expect(prompt(editor, sessionId, [{ type: "text", text: "look" }, { type: "image", mimeType: "image/png", data: big }])).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining("over the server's frame limit of 300000 bytes"),
+    });
+    fake.enqueue({ kind: "reply", text: ["Still here."] });
+    expect((await prompt(editor, sessionId, "still there?")).stopReason).toBe("end_turn");
   });
 
   it("stop reasons: max_tokens when the model hit its limit; a failed generation is an error response", async () => {
@@ -257,7 +268,7 @@ describe("agentwire acp (embedded server)", { timeout: 30_000 }, () => {
 
   it("session/load after a restart replays the history, then the session goes on", async () => {
     const sessionId = historySession;
-    editor = await startEditor(entry, ["--data-dir", dataDir], env, workspace);
+    editor = await startEditor(entry, ["--data-dir", dataDir, "--max-payload", "300000"], env, workspace);
     await initialize(editor);
     const listed = await editor.agent.request("session/list", { cwd: workspace });
     expect(listed.sessions.find((s) => s.sessionId === sessionId)).toMatchObject({ cwd: workspace, title: "first question" });
