@@ -30,7 +30,9 @@ export const Command = z
     mode: z
       .string()
       .optional()
-      .describe("Front matter `mode`: kept and listed, not applied yet (modes are not built; the message runs in the conversation's current settings)."),
+      .describe(
+        "Front matter `mode`: message.append { command } switches the conversation to this mode (settings.mode, with conversation_updated) before its message is stored, so the step that answers runs in it, and the conversation stays in it. A mode the server does not have is refused (INVALID_PARAMS on `command`), as is a workspace command naming a mode whose approval is auto (only the user's own commands may).",
+      ),
     model: z
       .string()
       .optional()

@@ -32,6 +32,7 @@ import "./config-meta.js";
 import { McpServersConfig } from "./config-mcp.js";
 import { ENV_PROVIDER_NAME, ProviderName, ProvidersConfig } from "./config-providers.js";
 import { CustomToolDefinition, DEFAULT_TOOL_ENV_ALLOW, FileToolsConfig, ToolEnvEntry, WebToolsConfig } from "./config-tools.js";
+import { ModesConfig } from "./modes.js";
 import { ConversationSettingsPatch, DEFAULT_CONVERSATION_SETTINGS } from "./records.js";
 
 const MiB = 1024 * 1024;
@@ -156,8 +157,24 @@ export const LimitsSection = z
     maxCheckpointBytes: bytes(16 * MiB).describe(
       "Bytes of file checkpoints (the content each write_file / edit_file call replaced, kept so conversation.rewind can restore it) one conversation keeps; beyond it the oldest are dropped, with a checkpoint_dropped notice.",
     ),
+    clientToolGraceMs: millis(30_000).describe(
+      "How long a client tool call (tools.register) whose connection closed waits for the same client (same clientInfo.name) to register the tool again on the conversation and take the call over; after it the call fails, telling the model the client disconnected.",
+    ),
     maxSubscriptionsPerConnection: count(1000).describe("Conversations one connection may subscribe to."),
     maxGenerations: count(1000).describe("Generations running at once."),
+    // 0 is allowed for the depth: it turns spawn_agent off (every call fails with a tool error saying so).
+    maxAgentDepth: z
+      .number()
+      .int()
+      .min(0)
+      .max(8)
+      .default(2)
+      .describe(
+        "How deep sub-agents may nest: a conversation a client created is depth 0, the child its spawn_agent call creates is 1, that child's child 2. A spawn_agent call that would pass it fails with a tool error the model reads; 0 turns sub-agents off.",
+      ),
+    maxChildAgents: count(16).describe(
+      "Sub-agents one conversation's spawn_agent calls may create over its life (its children, as conversation.list { parentConversationId } counts them); one more fails with a tool error the model reads.",
+    ),
     maxQueuedMessages: count(32).describe(
       "Messages one conversation holds for later (message.append delivery steer or queue while a generation runs); one more is refused (LIMIT_EXCEEDED) and nothing is stored.",
     ),
@@ -350,6 +367,7 @@ export const AgentwireConfigFile = z
     tools: ToolsSection.prefault({}),
     conversations: ConversationsSection.prefault({}),
     mcpServers: McpServersConfig.default({}),
+    modes: ModesConfig.default({}),
   })
   .describe("agentwire configuration file (agentwire.json). Every key is optional.");
 
@@ -365,6 +383,7 @@ export type LimitsConfig = AgentwireConfig["limits"];
 export type LlmSettings = AgentwireConfig["llm"];
 export type ToolsConfig = AgentwireConfig["tools"];
 export type ConversationsConfig = AgentwireConfig["conversations"];
+export type ModesConfigSection = AgentwireConfig["modes"];
 export type LogLevel = ServerSettings["logLevel"];
 export type LogFormat = ServerSettings["logFormat"];
 
@@ -404,6 +423,8 @@ export const TRUST_REQUIRED_CONFIG_PATHS: readonly { path: string; reason: Trust
   { path: "conversations.settings.approval", reason: "runs commands", what: "can let tool calls run without asking" },
   { path: "conversations.settings.toolPolicy", reason: "runs commands", what: "can let tools run without asking" },
   { path: "conversations.settings.approvalRules", reason: "runs commands", what: "can let tool calls run without asking" },
+  { path: "conversations.settings.mode", reason: "runs commands", what: "can start conversations in a mode whose tool calls run without asking (auto)" },
+  { path: "modes", reason: "runs commands", what: "can define modes whose tool calls run without asking" },
   { path: "server.host", reason: "runs commands", what: "can open the agent (and its shell) to other machines" },
   { path: "server.token", reason: "runs commands", what: "sets the token that lets a client in (a token the file's author knows)" },
   { path: "server.allowOrigins", reason: "runs commands", what: "lets web pages of other origins drive the agent" },

@@ -7,6 +7,7 @@ import {
   ConversationState,
   DamagedConversationEntry,
   MessageRole,
+  ModeName,
   ModelName,
   Timestamp,
 } from "./records.js";
@@ -94,6 +95,9 @@ export const ConversationListParams = z
   .strictObject({
     limit: z.number().int().min(1).max(500).optional().describe("Most conversations to return; default 50."),
     cursor: z.string().min(1).optional().describe("nextCursor of the previous page; omit for the first page."),
+    parentConversationId: ConversationId.optional().describe(
+      "Only the sub-agents this conversation's spawn_agent calls created (its children, not their children). Omit to list every conversation, children included.",
+    ),
   })
   .describe("Parameters of conversation.list. Conversations come newest first (by creation).");
 export const ConversationListResult = z
@@ -171,6 +175,9 @@ export const ConversationUpdateParams = z
     system: SystemPrompt.nullable().optional().describe("New system prompt; null removes it."),
     workspace: Workspace.nullable().optional().describe("New tool working directory; null returns to the server's."),
     settings: ConversationSettingsPatch.optional(),
+    mode: ModeName.optional().describe(
+      "Switch the conversation's mode: the same as settings.mode (given both, they must agree). Applies from the next model call.",
+    ),
   })
   .describe("Parameters of conversation.update. Fields left out are unchanged.");
 export const ConversationUpdateResult = Conversation;

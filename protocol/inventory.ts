@@ -18,10 +18,13 @@ import * as Mcp from "./mcp.js";
 import * as S from "./session.js";
 import * as K from "./skills.js";
 import * as Cmd from "./commands.js";
+import * as Md from "./modes.js";
 import * as T from "./tools.js";
 import * as N from "./notices.js";
 import * as U from "./usage-events.js";
 import * as Rw from "./rewind.js";
+import * as Ct from "./client-tools.js";
+import * as Sa from "./subagents.js";
 
 /**
  * What a method acts on, which decides where it runs (as Codex's
@@ -101,7 +104,8 @@ export const requests = {
   "conversation.list": {
     params: C.ConversationListParams,
     result: C.ConversationListResult,
-    description: "List conversations, newest first, a page at a time: pass `nextCursor` back as `cursor`.",
+    description:
+      "List conversations, newest first, a page at a time: pass `nextCursor` back as `cursor`. With parentConversationId, only that conversation's sub-agents (the children its spawn_agent calls created).",
     errors: ["NOT_INITIALIZED"],
     scope: "server",
   },
@@ -262,6 +266,22 @@ export const requests = {
     errors: ["NOT_INITIALIZED"],
     scope: "server",
   },
+  "tools.register": {
+    params: Ct.ToolsRegisterParams,
+    result: Ct.ToolsRegisterResult,
+    description:
+      "Offer tools of this connection to the conversation's model (client-provided tools, docs/client-tools.md). They join the tools of its next model call; their calls are approved like any other (tool_pending, tool.confirm, settings.approval, settings.toolPolicy by name; readOnly counts for auto-read-only). When an approved call runs, this connection alone gets client_tool_call and answers with tool.result. A registration replaces the connection's earlier one on the conversation; [] unregisters; it ends when the connection closes (a call in flight then waits limits.clientToolGraceMs for the same client to register the tool again). A name that clashes with tools.list or another connection's client tool is refused with INVALID_PARAMS naming it.",
+    errors: NOT_FOUND,
+    scope: "conversation",
+  },
+  "tool.result": {
+    params: Ct.ToolResultParams,
+    result: Ct.ToolResultResult,
+    description:
+      "Answer a client_tool_call: `output` becomes the call's result (tool_completed, or tool_failed with isError). Only the connection the call was sent to may answer (else INVALID_PARAMS); an answer to a call already answered, interrupted or given up gets TOOL_CALL_NOT_PENDING.",
+    errors: [...NOT_FOUND, "TOOL_CALL_NOT_FOUND", "TOOL_CALL_NOT_PENDING"],
+    scope: "conversation",
+  },
   "models.list": {
     params: T.ModelsListParams,
     result: T.ModelsListResult,
@@ -318,6 +338,14 @@ export const requests = {
     errors: NOT_FOUND,
     scope: "conversation",
   },
+  "modes.list": {
+    params: Md.ModesListParams,
+    result: Md.ModesListResult,
+    description:
+      "The modes a conversation can be in (settings.mode, or conversation.update { mode }): the built-in ask, plan, code and auto, as the configuration's `modes` changed them, and the configuration's own. Each is a preset of tools offered, approval policy, system prompt addendum and optionally model and reasoning effort. Shaped for ACP's session modes: id, name, description; `default` is the mode of a conversation that names none.",
+    errors: ["NOT_INITIALIZED"],
+    scope: "server",
+  },
 } as const satisfies Record<string, RequestEntry>;
 
 export interface NotificationEntry {
@@ -364,6 +392,10 @@ export const notifications = {
     params: E.PlanUpdatedNotification,
     description: "The agent's plan changed: the model called update_plan (it follows that call's tool_executing and comes before its tool_completed).",
   },
+  subagent_started: {
+    params: Sa.SubagentStartedNotification,
+    description: "A spawn_agent call started a sub-agent: its child conversation, to subscribe to (its tool calls are confirmed there).",
+  },
   interrupted: { params: E.InterruptedNotification, description: "The generation was interrupted." },
   error: { params: E.ErrorNotification, description: "The generation failed." },
   compaction_started: {
@@ -378,6 +410,11 @@ export const notifications = {
     params: U.UsageUpdatedNotification,
     description:
       "A model call finished: its tokens (cached and reasoning ones included), the generation's and the conversation's totals, how full the context window is, and its cost when the model's pricing is configured (else null).",
+  },
+  client_tool_call: {
+    params: Ct.ClientToolCallNotification,
+    description:
+      "Run a client-provided tool (tools.register): sent to the registering connection only, without seq; answer with tool.result.",
   },
   notice: {
     params: N.NoticeNotification,

@@ -18,6 +18,14 @@ export const ConversationId = z
   .regex(CONVERSATION_ID_PATTERN, "must be 1–128 letters, digits, \"_\" or \"-\" (an id from conversation.create)")
   .describe("Conversation id, as returned by conversation.create (e.g. \"c_7f3a…\"): 1–128 of A–Z, a–z, 0–9, _ and -.");
 
+export const MODE_NAME_PATTERN = /^[a-z][a-z0-9_-]{0,31}$/;
+
+/** A mode's id (protocol/modes.ts): which ones exist depends on the configuration, so the server checks it against its modes. */
+export const ModeName = z
+  .string()
+  .regex(MODE_NAME_PATTERN, "must be 1–32 of a–z, 0–9, _ and -, starting with a letter (a mode from modes.list)")
+  .describe("A mode's id, as modes.list gives it (e.g. \"plan\").");
+
 /** A model name as params accept it (conversation.create and .update, step). */
 export const ModelName = z.string().min(1).max(200);
 
@@ -129,7 +137,7 @@ export const ConversationSettings = z
     // The three approval settings are optional in the schema because conversations stored before they
     // existed lack them; the server reads an absent one as its default.
     approval: ApprovalMode.optional().describe(
-      `${ApprovalMode.description} Default "${DEFAULT_CONVERSATION_SETTINGS.approval}" (also when absent, in conversations stored before this setting).`,
+      `${ApprovalMode.description} Default "${DEFAULT_CONVERSATION_SETTINGS.approval}" (also when absent, in conversations stored before this setting). A mode with an approval of its own (settings.mode: ask, plan, auto) takes its place while the conversation is in it.`,
     ),
     toolPolicy: ToolPolicy.optional().describe(
       `${ToolPolicy.description} conversation.update replaces the whole map. Default {} (no overrides).`,
@@ -156,6 +164,9 @@ export const ConversationSettings = z
     reasoning: ReasoningLevel.nullable()
       .optional()
       .describe("Reasoning effort: off, low, medium or high (low–high sent as `reasoning_effort`; off sends nothing). Null or absent: unset (the model's default)."),
+    mode: ModeName.optional().describe(
+      "The conversation's mode (modes.list): a preset of tools offered, approval policy, system prompt addendum and optionally model and reasoning effort. A change applies from the next model call, a running step's included. Must name a mode the server has (INVALID_PARAMS lists them). Absent: \"code\", the default, which changes nothing.",
+    ),
     autoCompact: z
       .number()
       .min(0)
@@ -195,6 +206,16 @@ export const Conversation = z
     usage: ConversationUsage.optional().describe(
       "Tokens and cost of all its model calls, and how full its context was after the last one; absent until its first model call finished (and in conversations stored before usage was kept). usage_updated reports each change.",
     ),
+    parentConversationId: ConversationId.optional().describe(
+      "Set on a sub-agent's conversation: the conversation whose spawn_agent call created it (conversation.list { parentConversationId } lists them). Absent on every other conversation.",
+    ),
+    parentToolCallId: z.string().optional().describe("Set with parentConversationId: the toolCallId of the spawn_agent call that created it."),
+    agentDepth: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe("Set with parentConversationId: how many spawn_agent levels down it is (1: a child of a conversation a client created). limits.maxAgentDepth bounds it."),
   })
   .describe("A conversation: its metadata, without its records.");
 
@@ -337,6 +358,9 @@ export const ToolCallRecord = z
     generationId: z.string().optional().describe("The generation that produced this call."),
     timestamp: Timestamp.describe("When the call was stored (proposed by the model)."),
     completedAt: Timestamp.optional().describe("When the call reached completed, failed or skipped."),
+    childConversationId: ConversationId.optional().describe(
+      "spawn_agent calls: the sub-agent's conversation (set once the call has run; subagent_started told it earlier).",
+    ),
   })
   .describe("A tool call requested by the model, with its confirmation state and result.");
 

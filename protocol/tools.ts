@@ -74,8 +74,8 @@ export const ToolSpec = z
       })
       .describe("What the tool is known to do, as MCP's tool annotations; the approval policy reads them. Empty when unknown."),
     source: z
-      .enum(["builtin", "custom", "web", "mcp"])
-      .describe("Where the tool comes from: built in, a command from the configuration, the web tools, or an MCP server (named mcp__<server>__<tool>)."),
+      .enum(["builtin", "custom", "web", "mcp", "client"])
+      .describe("Where the tool comes from: built in, a command from the configuration, the web tools, an MCP server (named mcp__<server>__<tool>), or a client connection (tools.register; never in tools.list, which is server-wide)."),
     kind: ToolKind.describe(
       "What kind of thing the tool does: declared by built-in tools, by `kind` in a custom tool's configuration, or mapped from an MCP tool's annotations (readOnlyHint → read, destructiveHint → delete, otherwise not read-only → edit); other when unknown.",
     ),

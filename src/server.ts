@@ -9,6 +9,9 @@ import { type AgentwireConfig, type LlmSettings, unknownPlaceholderMessage, unkn
 import type { App, RequestContext } from "./app.js";
 import { FD_RESERVE, isLoopbackHost, openFileLimit, type ServerConfig } from "./config/server-config.js";
 import { Agent } from "./generation/agent.js";
+import { SubAgents } from "./generation/spawn-agent.js";
+import { ModeSet } from "./generation/modes.js";
+import { unknownModeMessage } from "../protocol/modes.js";
 import { recoverAfterRestart } from "./generation/recovery.js";
 import { requestError } from "./generation/wire-errors.js";
 import { handlers } from "./handlers/handler-table.js";
@@ -20,6 +23,7 @@ import { McpManager, type McpManagerOptions } from "./mcp/mcp-manager.js";
 import { loadInstanceId } from "./metrics/instance-id.js";
 import { ServerMetrics } from "./metrics/server-metrics.js";
 import { Dispatcher } from "./rpc/dispatcher.js";
+import type { RemoteCaller } from "./cluster/cluster-node.js";
 import { createConnection, type Connection } from "./sessions/connection.js";
 import { RpcError } from "./rpc/rpc-error.js";
 import { ConversationHub } from "./sessions/conversation-hub.js";
@@ -32,7 +36,7 @@ import { StoreUnavailableError } from "./store/store-unavailable-error.js";
 import { createToolRegistry, defaultTools } from "./tools/builtin-registry.js";
 import { configuredTools } from "./tools/configured-tools.js";
 import { createLoadSkillTool } from "./skills/load-skill-tool.js";
-import type { ToolRegistry } from "./tools/tool.js";
+import type { Tool, ToolRegistry } from "./tools/tool.js";
 import { SERVER_VERSION } from "./server-version.js";
 import { handleHttp } from "./transport/http-routes.js";
 import type { Link } from "./transport/link.js";
@@ -133,6 +137,12 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
     const unknown = unknownPlaceholders(systemPrompt);
     if (unknown.length > 0) throw new ConfigError(`conversations.systemPrompt: ${unknownPlaceholderMessage(unknown)}`);
   }
+  // The modes, with the configuration's changes; the default mode new conversations get must be one of them.
+  const modes = new ModeSet(config.modes);
+  const startMode = config.conversations.settings.mode;
+  if (startMode !== undefined && !modes.get(startMode)) {
+    throw new ConfigError(`conversations.settings.mode: ${unknownModeMessage(startMode, modes.list).replace("; see modes.list", "; add it under `modes`")}`);
+  }
   // Several instances on one lowdb data dir would lose writes (one process per data dir): cluster mode needs a shared store.
   if (settings.redis && !parts.store && !isPostgresUrl(settings.store)) {
     throw new ConfigError(
@@ -149,7 +159,10 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
     );
   }
   // Before the store opens: a tool configuration that cannot work stops the start with nothing to undo.
-  const builtinTools = parts.tools ? [] : [...defaultTools({ envAllow: config.tools.envAllow, files: config.tools.files }), createLoadSkillTool()];
+  const subAgents = new SubAgents(limits);
+  const builtinTools = parts.tools
+    ? []
+    : [...defaultTools({ envAllow: config.tools.envAllow, files: config.tools.files }), createLoadSkillTool(), subAgents.tool as unknown as Tool];
   const mcp = new McpManager(
     { dataDir: settings.dataDir, mcpServers: config.mcpServers, toolEnvAllow: config.tools.envAllow, maxMcpServers: limits.maxMcpServers },
     log,
@@ -181,7 +194,8 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
   );
 
   hub = new ConversationHub(store, limits, log, recoverAfterRestart, metrics);
-  const agent = new Agent({ model: config.model, systemPrompt, limits, tools, log, providers });
+  const agent = new Agent({ model: config.model, systemPrompt, limits, tools, log, providers, modes });
+  subAgents.attach({ hub, agent });
   const dispatcher = new Dispatcher({
     handlers,
     log,
@@ -319,6 +333,15 @@ async function joinCluster(url: string, app: App, parts: ServerParts) {
   const forwarded = createConnection("forwarded", () => {});
   const translate = requestError(log);
   forwarded.initialized = true;
+  forwarded.forwarded = true;
+  // The connection a forwarded request came from, as its handler sees it: its id and client name, and a send that
+  // reaches it through its instance (client_tool_call; tool.result checks the id).
+  const standIn = (caller: RemoteCaller): Connection => {
+    const connection = createConnection(caller.connectionId, caller.send);
+    connection.initialized = true;
+    if (caller.clientName !== undefined) connection.clientInfo = { name: caller.clientName };
+    return connection;
+  };
   const node = await ClusterNode.start({
     url,
     instanceId: app.instanceId,
@@ -328,16 +351,20 @@ async function joinCluster(url: string, app: App, parts: ServerParts) {
     hub,
     store: app.store,
     log,
-    runLocal: async (method, params) => {
+    runLocal: async (method, params, caller) => {
       const handler = handlers[method as keyof typeof handlers] as ((p: unknown, c: RequestContext) => unknown) | undefined;
       if (!handler) throw RpcError.methodNotFound(method);
       try {
-        return await handler(params, { connection: forwarded, app, afterReply: [] });
+        return await handler(params, { connection: caller ? standIn(caller) : forwarded, app, afterReply: [] });
       } catch (error) {
         // As the dispatcher would answer it (a full disk is STORAGE_ERROR, not an internal fault), for the sender to pass on.
         throw translate(error) ?? error;
       }
     },
+    deliver: (connectionId, frame) => {
+      for (const connection of app.connections) if (connection.id === connectionId) connection.send(frame);
+    },
+    remoteConnectionClosed: (connectionId) => agent.clientTools.closed(connectionId),
     resumePending: (runtime) => {
       try {
         agent.resume(runtime);

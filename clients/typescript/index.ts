@@ -58,7 +58,11 @@ import {
   type GenerationWaitResult,
   type ToolConfirmParams,
   type ToolConfirmResult,
+  type ToolResultParams,
+  type ToolResultResult,
   type ToolsListResult,
+  type ToolsRegisterParams,
+  type ToolsRegisterResult,
   type ModelsListResult,
   type McpListResult,
   type McpAddParams,
@@ -71,6 +75,7 @@ import {
   type SkillsListResult,
   type CommandsListParams,
   type CommandsListResult,
+  type ModesListResult,
 } from "./types.js";
 
 export * from "./errors.js";
@@ -104,7 +109,8 @@ export interface ConversationMethods {
 
   /**
    * `conversation.list`: List conversations, newest first, a page at a time: pass `nextCursor` back
-   * as `cursor`.
+   * as `cursor`. With parentConversationId, only that conversation's sub-agents (the children its
+   * spawn_agent calls created).
    *
    * Errors: NOT_INITIALIZED (-32001), INVALID_PARAMS (-32602).
    */
@@ -315,6 +321,17 @@ export interface ToolMethods {
    * (-32021), TOOL_CALL_NOT_PENDING (-32022), INVALID_PARAMS (-32602).
    */
   confirm(params: ToolConfirmParams, options?: RequestOptions): Promise<ToolConfirmResult>;
+
+  /**
+   * `tool.result`: Answer a client_tool_call: `output` becomes the call's result (tool_completed,
+   * or tool_failed with isError). Only the connection the call was sent to may answer (else
+   * INVALID_PARAMS); an answer to a call already answered, interrupted or given up gets
+   * TOOL_CALL_NOT_PENDING.
+   *
+   * Errors: NOT_INITIALIZED (-32001), CONVERSATION_NOT_FOUND (-32010), TOOL_CALL_NOT_FOUND
+   * (-32021), TOOL_CALL_NOT_PENDING (-32022), INVALID_PARAMS (-32602).
+   */
+  result(params: ToolResultParams, options?: RequestOptions): Promise<ToolResultResult>;
 }
 
 /** The tools.* requests, as `client.tools.<name>(...)`. */
@@ -325,6 +342,21 @@ export interface ToolsMethods {
    * Errors: NOT_INITIALIZED (-32001).
    */
   list(options?: RequestOptions): Promise<ToolsListResult>;
+
+  /**
+   * `tools.register`: Offer tools of this connection to the conversation's model (client-provided
+   * tools, docs/client-tools.md). They join the tools of its next model call; their calls are
+   * approved like any other (tool_pending, tool.confirm, settings.approval, settings.toolPolicy by
+   * name; readOnly counts for auto-read-only). When an approved call runs, this connection alone
+   * gets client_tool_call and answers with tool.result. A registration replaces the connection's
+   * earlier one on the conversation; [] unregisters; it ends when the connection closes (a call in
+   * flight then waits limits.clientToolGraceMs for the same client to register the tool again). A
+   * name that clashes with tools.list or another connection's client tool is refused with
+   * INVALID_PARAMS naming it.
+   *
+   * Errors: NOT_INITIALIZED (-32001), CONVERSATION_NOT_FOUND (-32010), INVALID_PARAMS (-32602).
+   */
+  register(params: ToolsRegisterParams, options?: RequestOptions): Promise<ToolsRegisterResult>;
 }
 
 /** The models.* requests, as `client.models.<name>(...)`. */
@@ -403,6 +435,20 @@ export interface CommandsMethods {
    * Errors: NOT_INITIALIZED (-32001), CONVERSATION_NOT_FOUND (-32010), INVALID_PARAMS (-32602).
    */
   list(params?: CommandsListParams, options?: RequestOptions): Promise<CommandsListResult>;
+}
+
+/** The modes.* requests, as `client.modes.<name>(...)`. */
+export interface ModesMethods {
+  /**
+   * `modes.list`: The modes a conversation can be in (settings.mode, or conversation.update { mode
+   * }): the built-in ask, plan, code and auto, as the configuration's `modes` changed them, and the
+   * configuration's own. Each is a preset of tools offered, approval policy, system prompt addendum
+   * and optionally model and reasoning effort. Shaped for ACP's session modes: id, name,
+   * description; `default` is the mode of a conversation that names none.
+   *
+   * Errors: NOT_INITIALIZED (-32001).
+   */
+  list(options?: RequestOptions): Promise<ModesListResult>;
 }
 
 /**
@@ -497,11 +543,13 @@ export class AgentwireClient extends AgentwireClientBase {
   /** tool.* requests. */
   readonly tool: ToolMethods = {
     confirm: (params, options) => this.request("tool.confirm", params, options),
+    result: (params, options) => this.request("tool.result", params, options),
   };
 
   /** tools.* requests. */
   readonly tools: ToolsMethods = {
     list: (options) => this.request("tools.list", {}, options),
+    register: (params, options) => this.request("tools.register", params, options),
   };
 
   /** models.* requests. */
@@ -525,5 +573,10 @@ export class AgentwireClient extends AgentwireClientBase {
   /** commands.* requests. */
   readonly commands: CommandsMethods = {
     list: (params, options) => this.request("commands.list", params, options),
+  };
+
+  /** modes.* requests. */
+  readonly modes: ModesMethods = {
+    list: (options) => this.request("modes.list", {}, options),
   };
 }

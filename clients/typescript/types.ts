@@ -57,6 +57,23 @@ export interface Conversation {
    * usage_updated reports each change.
    */
   usage?: ConversationUsage;
+  /**
+   * Set on a sub-agent's conversation: the conversation whose spawn_agent call created it
+   * (conversation.list { parentConversationId } lists them). Absent on every other conversation.
+   *
+   * @pattern ^[A-Za-z0-9_-]{1,128}$
+   */
+  parentConversationId?: string;
+  /** Set with parentConversationId: the toolCallId of the spawn_agent call that created it. */
+  parentToolCallId?: string;
+  /**
+   * Set with parentConversationId: how many spawn_agent levels down it is (1: a child of a
+   * conversation a client created). limits.maxAgentDepth bounds it.
+   *
+   * @integer
+   * @minimum 1
+   */
+  agentDepth?: number;
 }
 
 /** A chat message stored in a conversation. */
@@ -298,6 +315,13 @@ export interface ToolCallRecord extends ToolCall {
    * @format date-time
    */
   completedAt?: string;
+  /**
+   * spawn_agent calls: the sub-agent's conversation (set once the call has run; subagent_started
+   * told it earlier).
+   *
+   * @pattern ^[A-Za-z0-9_-]{1,128}$
+   */
+  childConversationId?: string;
 }
 
 /**
@@ -594,7 +618,9 @@ export interface ConversationSettings {
   /**
    * Which tool calls run without tool.confirm. ask: none (every call waits); auto-read-only: calls
    * of tools annotated readOnlyHint; auto: every call. settings.toolPolicy overrides it per tool.
-   * Default "ask" (also when absent, in conversations stored before this setting).
+   * Default "ask" (also when absent, in conversations stored before this setting). A mode with an
+   * approval of its own (settings.mode: ask, plan, auto) takes its place while the conversation is
+   * in it.
    */
   approval?: "ask" | "auto-read-only" | "auto";
   /**
@@ -664,6 +690,15 @@ export interface ConversationSettings {
    * nothing). Null or absent: unset (the model's default).
    */
   reasoning?: "off" | "low" | "medium" | "high" | null;
+  /**
+   * The conversation's mode (modes.list): a preset of tools offered, approval policy, system prompt
+   * addendum and optionally model and reasoning effort. A change applies from the next model call,
+   * a running step's included. Must name a mode the server has (INVALID_PARAMS lists them). Absent:
+   * "code", the default, which changes nothing.
+   *
+   * @pattern ^[a-z][a-z0-9_-]{0,31}$
+   */
+  mode?: string;
   /**
    * Automatic compaction: when the next model request would fill more than this fraction of the
    * model's declared contextWindow (estimated from the last call's context tokens plus the new
@@ -1394,7 +1429,9 @@ export interface ConversationCreateParams {
     /**
      * Which tool calls run without tool.confirm. ask: none (every call waits); auto-read-only:
      * calls of tools annotated readOnlyHint; auto: every call. settings.toolPolicy overrides it per
-     * tool. Default "ask" (also when absent, in conversations stored before this setting).
+     * tool. Default "ask" (also when absent, in conversations stored before this setting). A mode
+     * with an approval of its own (settings.mode: ask, plan, auto) takes its place while the
+     * conversation is in it.
      */
     approval?: "ask" | "auto-read-only" | "auto";
     /**
@@ -1464,6 +1501,15 @@ export interface ConversationCreateParams {
      * nothing). Null or absent: unset (the model's default).
      */
     reasoning?: "off" | "low" | "medium" | "high" | null;
+    /**
+     * The conversation's mode (modes.list): a preset of tools offered, approval policy, system
+     * prompt addendum and optionally model and reasoning effort. A change applies from the next
+     * model call, a running step's included. Must name a mode the server has (INVALID_PARAMS lists
+     * them). Absent: "code", the default, which changes nothing.
+     *
+     * @pattern ^[a-z][a-z0-9_-]{0,31}$
+     */
+    mode?: string;
     /**
      * Automatic compaction: when the next model request would fill more than this fraction of the
      * model's declared contextWindow (estimated from the last call's context tokens plus the new
@@ -1610,6 +1656,13 @@ export interface ConversationListParams {
    * @minLength 1
    */
   cursor?: string;
+  /**
+   * Only the sub-agents this conversation's spawn_agent calls created (its children, not their
+   * children). Omit to list every conversation, children included.
+   *
+   * @pattern ^[A-Za-z0-9_-]{1,128}$
+   */
+  parentConversationId?: string;
 }
 
 /**
@@ -1807,7 +1860,9 @@ export interface ConversationUpdateParams {
     /**
      * Which tool calls run without tool.confirm. ask: none (every call waits); auto-read-only:
      * calls of tools annotated readOnlyHint; auto: every call. settings.toolPolicy overrides it per
-     * tool. Default "ask" (also when absent, in conversations stored before this setting).
+     * tool. Default "ask" (also when absent, in conversations stored before this setting). A mode
+     * with an approval of its own (settings.mode: ask, plan, auto) takes its place while the
+     * conversation is in it.
      */
     approval?: "ask" | "auto-read-only" | "auto";
     /**
@@ -1878,6 +1933,15 @@ export interface ConversationUpdateParams {
      */
     reasoning?: "off" | "low" | "medium" | "high" | null;
     /**
+     * The conversation's mode (modes.list): a preset of tools offered, approval policy, system
+     * prompt addendum and optionally model and reasoning effort. A change applies from the next
+     * model call, a running step's included. Must name a mode the server has (INVALID_PARAMS lists
+     * them). Absent: "code", the default, which changes nothing.
+     *
+     * @pattern ^[a-z][a-z0-9_-]{0,31}$
+     */
+    mode?: string;
+    /**
      * Automatic compaction: when the next model request would fill more than this fraction of the
      * model's declared contextWindow (estimated from the last call's context tokens plus the new
      * input), the conversation is compacted first (see conversation.compact); also once when the
@@ -1890,6 +1954,13 @@ export interface ConversationUpdateParams {
      */
     autoCompact?: number | null;
   };
+  /**
+   * Switch the conversation's mode: the same as settings.mode (given both, they must agree).
+   * Applies from the next model call.
+   *
+   * @pattern ^[a-z][a-z0-9_-]{0,31}$
+   */
+  mode?: string;
 }
 
 /**
@@ -2703,10 +2774,11 @@ export interface ToolsListResult {
       destructiveHint?: boolean;
     };
     /**
-     * Where the tool comes from: built in, a command from the configuration, the web tools, or an
-     * MCP server (named mcp__<server>__<tool>).
+     * Where the tool comes from: built in, a command from the configuration, the web tools, an MCP
+     * server (named mcp__<server>__<tool>), or a client connection (tools.register; never in
+     * tools.list, which is server-wide).
      */
-    source: "builtin" | "custom" | "web" | "mcp";
+    source: "builtin" | "custom" | "web" | "mcp" | "client";
     /**
      * What kind of thing the tool does: declared by built-in tools, by `kind` in a custom tool's
      * configuration, or mapped from an MCP tool's annotations (readOnlyHint → read, destructiveHint
@@ -2721,6 +2793,108 @@ export interface ToolsListResult {
      */
     title: string;
   }>;
+}
+
+/**
+ * Params of `tools.register`.
+ *
+ * Offer tools of this connection to the conversation's model.
+ */
+export interface ToolsRegisterParams {
+  /**
+   * Conversation id, as returned by conversation.create (e.g. "c_7f3a…"): 1–128 of A–Z, a–z, 0–9, _
+   * and -.
+   *
+   * @pattern ^[A-Za-z0-9_-]{1,128}$
+   */
+  conversationId: string;
+  /**
+   * The connection's tools for this conversation (at most 32); they replace what this connection
+   * registered on it before. [] unregisters them all.
+   *
+   * @maxItems 32
+   */
+  tools: Array<{
+    /**
+     * Tool name as the model calls it: letters, digits, _ and -, at most 64. Must not be a name
+     * tools.list already holds (built-in, custom, web or MCP tools, and never mcp__…), nor a tool
+     * another connection registered on the conversation.
+     *
+     * @pattern ^[A-Za-z0-9_-]{1,64}$
+     */
+    name: string;
+    /**
+     * What the tool does, as told to the model (at most 4096 characters).
+     *
+     * @minLength 1
+     * @maxLength 4096
+     */
+    description: string;
+    /**
+     * JSON Schema of the arguments: an object schema ({"type": "object", "properties": {...},
+     * "required": [...]}), at most 16384 characters as JSON. Offered to the model as it is and used
+     * to check its calls, as for MCP tools (a schema the server cannot convert lets any object
+     * through, and the client checks). Default: no arguments.
+     */
+    parameters?: Record<string, unknown>;
+    /** What kind of thing the tool does, for clients to render its calls. Default other. */
+    kind?: "read" | "edit" | "delete" | "move" | "search" | "execute" | "think" | "fetch" | "other";
+    /**
+     * A short human name of the tool. Default: its name.
+     *
+     * @maxLength 120
+     */
+    title?: string;
+    /**
+     * The tool changes nothing (readOnlyHint): the auto-read-only approval policy runs it without
+     * asking. Default false.
+     */
+    readOnly?: boolean;
+  }>;
+}
+
+/** Result of tools.register. */
+export interface ToolsRegisterResult {
+  /** The names this connection now provides on the conversation. */
+  tools: string[];
+}
+
+/**
+ * Params of `tool.result`.
+ *
+ * Answer a client_tool_call.
+ */
+export interface ToolResultParams {
+  /**
+   * Conversation id, as returned by conversation.create (e.g. "c_7f3a…"): 1–128 of A–Z, a–z, 0–9, _
+   * and -.
+   *
+   * @pattern ^[A-Za-z0-9_-]{1,128}$
+   */
+  conversationId: string;
+  /**
+   * The call being answered (client_tool_call's toolCallId).
+   *
+   * @minLength 1
+   */
+  toolCallId: string;
+  /**
+   * What the tool produced, as the model will read it (at most 262144 characters).
+   *
+   * @maxLength 262144
+   */
+  output: string;
+  /**
+   * The tool failed: the call ends as tool_failed and the model reads output as the reason. Default
+   * false.
+   */
+  isError?: boolean;
+}
+
+/** Result of tool.result. */
+export interface ToolResultResult {
+  /** How the call ends: completed, or failed (isError). */
+  status: "completed" | "failed";
 }
 
 /**
@@ -3224,8 +3398,11 @@ export interface CommandsListResult {
     /** Front matter `argument-hint`: what to type after the name, e.g. "<issue> [priority]". */
     argumentHint?: string;
     /**
-     * Front matter `mode`: kept and listed, not applied yet (modes are not built; the message runs
-     * in the conversation's current settings).
+     * Front matter `mode`: message.append { command } switches the conversation to this mode
+     * (settings.mode, with conversation_updated) before its message is stored, so the step that
+     * answers runs in it, and the conversation stays in it. A mode the server does not have is
+     * refused (INVALID_PARAMS on `command`), as is a workspace command naming a mode whose approval
+     * is auto (only the user's own commands may).
      */
     mode?: string;
     /**
@@ -3250,6 +3427,61 @@ export interface CommandsListResult {
     /** What is wrong, e.g. a bad name, unclosed front matter, too large, unreadable. */
     message: string;
   }>;
+}
+
+/**
+ * Params of `modes.list`.
+ *
+ * No parameters. A conversation's current mode is its settings.mode (absent: the default).
+ */
+export type ModesListParams = Record<string, never>;
+
+/**
+ * Result of modes.list. Maps onto ACP's SessionModeState: availableModes = modes ({ id, name,
+ * description }), currentModeId = the conversation's settings.mode ?? default.
+ */
+export interface ModesListResult {
+  /** Every mode, built-in ones first. */
+  modes: Array<{
+    /**
+     * A mode's id, as modes.list gives it (e.g. "plan").
+     *
+     * @pattern ^[a-z][a-z0-9_-]{0,31}$
+     */
+    id: string;
+    /** What a person sees. */
+    name: string;
+    /** What the mode is for; empty when it says nothing. */
+    description: string;
+    /** Appended to the system prompt in this mode; empty when nothing is. */
+    prompt: string;
+    /**
+     * The approval policy in this mode (over settings.approval); null: settings.approval applies.
+     */
+    approval: "ask" | "auto-read-only" | "auto" | null;
+    /**
+     * Which tools the mode offers the model. all: every tool (as settings.toolPolicy allows);
+     * read-only: only tools annotated readOnlyHint (read_file, list_files, search_files,
+     * web_search, load_skill, update_plan and MCP tools that say so).
+     */
+    tools: "all" | "read-only";
+    /** Tool names (or prefixes ending in *) offered besides `tools`. */
+    allow: string[];
+    /** Tool names (or prefixes ending in *) never offered in this mode. */
+    deny: string[];
+    /** The model in this mode, unless the step names one; null: the conversation's. */
+    model: string | null;
+    /** Reasoning effort in this mode, unless the step names one; null: settings.reasoning. */
+    reasoning: "off" | "low" | "medium" | "high" | null;
+    /** True for ask, plan, code and auto (even when the configuration changed them). */
+    builtIn: boolean;
+  }>;
+  /**
+   * The mode of a conversation whose settings.mode is absent ("code").
+   *
+   * @pattern ^[a-z][a-z0-9_-]{0,31}$
+   */
+  default: string;
 }
 
 // ── Notifications ───────────────────────────────────────────────────────────────────────────────
@@ -3744,6 +3976,35 @@ export interface PlanUpdatedNotification extends GenerationEventBase {
 }
 
 /**
+ * Params of the `subagent_started` notification.
+ *
+ * A spawn_agent call of this conversation created a sub-agent's conversation, stored its prompt as
+ * the first user message and started its generation. It follows the call's tool_executing; the
+ * call's tool_completed (or tool_failed) carries the child's final answer as its result and
+ * childConversationId on its record.
+ */
+export interface SubagentStartedNotification extends GenerationEventBase {
+  /** The spawn_agent call (of this conversation) that started the sub-agent. */
+  toolCallId: string;
+  /**
+   * The sub-agent's conversation: subscribe to it to watch it and to confirm its tool calls (its
+   * tool_pending events appear there, not here).
+   *
+   * @pattern ^[A-Za-z0-9_-]{1,128}$
+   */
+  childConversationId: string;
+  /** The child's generation, running now; the spawn_agent call completes when it ends. */
+  childGenerationId: string;
+  /**
+   * The child's depth (its Conversation.agentDepth).
+   *
+   * @integer
+   * @minimum 1
+   */
+  agentDepth: number;
+}
+
+/**
  * Params of the `interrupted` notification.
  *
  * The generation was interrupted and has ended. Sent exactly once per interrupted generation.
@@ -3854,6 +4115,39 @@ export interface UsageUpdatedNotification extends GenerationEventBase {
    * reported no usage — never estimated.
    */
   cost: Cost | null;
+}
+
+/**
+ * Params of the `client_tool_call` notification.
+ *
+ * Run a client tool: sent only to the connection that registered it, when an approved call of it
+ * starts running (after tool_executing). Not a conversation event: it carries no seq and is not
+ * replayed; a connection that takes the call over by registering the tool again gets it anew.
+ */
+export interface ClientToolCallNotification {
+  /**
+   * Conversation id, as returned by conversation.create (e.g. "c_7f3a…"): 1–128 of A–Z, a–z, 0–9, _
+   * and -.
+   *
+   * @pattern ^[A-Za-z0-9_-]{1,128}$
+   */
+  conversationId: string;
+  /**
+   * When the server sent it.
+   *
+   * @format date-time
+   */
+  timestamp: string;
+  /** The generation the call belongs to. */
+  generationId: string;
+  /** The call to answer with tool.result. */
+  toolCallId: string;
+  /** The client tool the model called. */
+  name: string;
+  /**
+   * The arguments, checked against the tool's parameters (as edited by tool.confirm, if they were).
+   */
+  arguments: Record<string, unknown>;
 }
 
 /**
@@ -4054,6 +4348,16 @@ export interface RequestMap {
   /** `tools.list`: The tools offered to the model, with their parameter schemas. */
   "tools.list": { params: ToolsListParams; result: ToolsListResult };
   /**
+   * `tools.register`: Offer tools of this connection to the conversation's model (client-provided
+   * tools, docs/client-tools.md).
+   */
+  "tools.register": { params: ToolsRegisterParams; result: ToolsRegisterResult };
+  /**
+   * `tool.result`: Answer a client_tool_call: `output` becomes the call's result (tool_completed,
+   * or tool_failed with isError).
+   */
+  "tool.result": { params: ToolResultParams; result: ToolResultResult };
+  /**
    * `models.list`: Every provider's models with their capabilities: what each endpoint's /models
    * route reports, merged with the models the configuration declares; and each provider's status
    * (an endpoint that is down is reported, not hidden).
@@ -4088,6 +4392,12 @@ export interface RequestMap {
    * mode, model).
    */
   "commands.list": { params: CommandsListParams; result: CommandsListResult };
+  /**
+   * `modes.list`: The modes a conversation can be in (settings.mode, or conversation.update { mode
+   * }): the built-in ask, plan, code and auto, as the configuration's `modes` changed them, and the
+   * configuration's own.
+   */
+  "modes.list": { params: ModesListParams; result: ModesListResult };
 }
 
 export type RequestMethod = keyof RequestMap;
@@ -4143,6 +4453,11 @@ export interface NotificationMap {
    * tool_executing and comes before its tool_completed).
    */
   plan_updated: PlanUpdatedNotification;
+  /**
+   * `subagent_started`: A spawn_agent call started a sub-agent: its child conversation, to
+   * subscribe to (its tool calls are confirmed there).
+   */
+  subagent_started: SubagentStartedNotification;
   /** `interrupted`: The generation was interrupted. */
   interrupted: InterruptedNotification;
   /** `error`: The generation failed. */
@@ -4163,6 +4478,11 @@ export interface NotificationMap {
    * the model's pricing is configured (else null).
    */
   usage_updated: UsageUpdatedNotification;
+  /**
+   * `client_tool_call`: Run a client-provided tool (tools.register): sent to the registering
+   * connection only, without seq; answer with tool.result.
+   */
+  client_tool_call: ClientToolCallNotification;
   /**
    * `notice`: Something to show the user that ends nothing (a retried model call, a rate limit, the
    * context nearly full, an MCP server down or back). Conversation notices carry conversationId and

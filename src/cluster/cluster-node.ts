@@ -15,7 +15,7 @@ import { BusWatches } from "./bus-watches.js";
 import { ClusterBus } from "./cluster-bus.js";
 import { ClusterKeys } from "./cluster-keys.js";
 import type { BusEvent } from "./event-bus.js";
-import { RequestForwarder, type ForwardRequest } from "./forwarding.js";
+import { RequestForwarder, type ForwardCaller, type ForwardRequest } from "./forwarding.js";
 import { GenerationMarkers } from "./generation-markers.js";
 import { InstanceRegistry, type InstanceInfo } from "./instance-registry.js";
 import { OwnerRouter } from "./owner-router.js";
@@ -59,8 +59,16 @@ export interface ClusterNodeOptions {
   hub: ConversationHub;
   store: ConversationStore;
   log: Logger;
-  /** Runs a forwarded request here, as the owner (the server's handler table). */
-  runLocal: (method: string, params: unknown) => Promise<unknown>;
+  /**
+   * Runs a forwarded request here, as the owner (the server's handler table).
+   * `caller`: the connection that sent it on the other instance, with a way
+   * to send that connection a frame (client_tool_call).
+   */
+  runLocal: (method: string, params: unknown, caller?: RemoteCaller) => Promise<unknown>;
+  /** A frame another instance sends to one of this instance's connections (client_tool_call); ignored when it is gone. */
+  deliver?: (connectionId: string, frame: string) => void;
+  /** A connection of another instance that registered client tools on a conversation owned here closed. */
+  remoteConnectionClosed?: (connectionId: string) => void;
   /** After a takeover: offer the pending tool calls the lost owner left (a new generation that starts with them). */
   resumePending: (runtime: ConversationRuntime) => void;
 }
@@ -88,6 +96,21 @@ interface Snapshot {
 }
 
 const SNAPSHOT = "cluster.snapshot";
+/**
+ * Client tools across instances (src/tools/client-tools.ts): the owner sends
+ * a client_tool_call to the registering connection's instance (DELIVER, not
+ * about ownership: run wherever it arrives), and that instance tells the
+ * owner when the connection closed (CONNECTION_CLOSED, run on the owner).
+ * Both travel as forwarded requests, at most once like the others.
+ */
+const DELIVER = "cluster.deliver";
+const CONNECTION_CLOSED = "cluster.connection-closed";
+
+/** The connection behind a forwarded request, as the owner sees it. */
+export interface RemoteCaller extends ForwardCaller {
+  /** Send this connection a frame, through its instance. */
+  send(frame: string): void;
+}
 
 export class ClusterNode implements HubCluster {
   readonly nodeId: string;
@@ -413,15 +436,45 @@ export class ClusterNode implements HubCluster {
     return { conversation: runtime.handle.conversation, state: runtime.state() };
   }
 
+  /**
+   * A connection of this instance closed: tell the owners of the
+   * conversations it registered client tools on (forwarded requests carried
+   * them there), so its calls there start their grace period.
+   */
+  connectionClosed(connectionId: string, conversationIds: Iterable<string>): void {
+    for (const conversationId of conversationIds) {
+      const local = () => this.options.remoteConnectionClosed?.(connectionId);
+      this.router.run(CONNECTION_CLOSED, conversationId, { connectionId }, local).catch((error: unknown) =>
+        this.options.log.warn(`could not tell the owner of conversation ${conversationId} that connection ${connectionId} closed`, error),
+      );
+    }
+  }
+
   private async handleForwarded(request: ForwardRequest & { from: string }): Promise<unknown> {
     const { conversationId, method, params } = request;
+    if (method === DELIVER) {
+      const { connectionId, frame } = params as { connectionId: string; frame: string };
+      this.options.deliver?.(connectionId, frame);
+      return {};
+    }
     // The sender saw our lease in Redis while we were still taking the conversation: answer once it is ours in full.
     await this.taking.get(conversationId)?.catch(() => undefined);
     if (!this.leases.lease(conversationId)?.held) {
       throw RpcError.ownerUnavailable(conversationId, `instance ${this.nodeId} no longer owns it`, "not-owner", this.nodeId);
     }
     if (method === SNAPSHOT) return this.localSnapshot(conversationId);
-    return this.options.runLocal(method, params);
+    if (method === CONNECTION_CLOSED) {
+      this.options.remoteConnectionClosed?.((params as { connectionId: string }).connectionId);
+      return {};
+    }
+    const { caller, from } = request;
+    if (!caller) return this.options.runLocal(method, params);
+    const send = (frame: string) => {
+      this.forwarder.forward(from, { method: DELIVER, conversationId, params: { connectionId: caller.connectionId, frame } }).catch((error: unknown) =>
+        this.options.log.warn(`could not send a frame to connection ${caller.connectionId} on instance ${from}`, error),
+      );
+    };
+    return this.options.runLocal(method, params, { ...caller, send });
   }
 
   // ---- status and shutdown ---------------------------------------------------------------------------------------

@@ -36,6 +36,18 @@ export interface ForwardRequest {
   method: string;
   conversationId: string;
   params: unknown;
+  /**
+   * The connection that sent the request, on the forwarding instance: what
+   * the owner needs to answer it later (client_tool_call to the connection
+   * that registered a client tool) and to recognise it (tool.result).
+   */
+  caller?: ForwardCaller;
+}
+
+/** Who sent a forwarded request: its connection id and clientInfo.name on the instance it reached. */
+export interface ForwardCaller {
+  connectionId: string;
+  clientName?: string;
 }
 
 /** Runs a forwarded request on the owner; what it returns (JSON) or throws goes back to the sender. */
@@ -218,8 +230,8 @@ export class RequestForwarder {
     } else {
       this.handling++;
       try {
-        const { from, method, conversationId, params } = request;
-        reply = { id: request.id, ok: true, result: (await this.handler({ from, method, conversationId, params })) ?? null };
+        const { from, method, conversationId, params, caller } = request;
+        reply = { id: request.id, ok: true, result: (await this.handler({ from, method, conversationId, params, ...(caller ? { caller } : {}) })) ?? null };
       } catch (error) {
         reply = { id: request.id, ok: false, error: wireError(error) };
         if (!isWireError(error)) this.options.log.error(`forwarded ${request.method} failed`, error);

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { ErrorCodes } from "../../protocol/index.js";
 import { RpcError } from "../rpc/rpc-error.js";
-import { ForwardingError, RemoteCallError, type RequestForwarder } from "./forwarding.js";
+import { ForwardingError, RemoteCallError, type ForwardCaller, type RequestForwarder } from "./forwarding.js";
 import type { LeaseHolder } from "./ownership-lease.js";
 
 /**
@@ -33,7 +33,7 @@ export class OwnerRouter {
   ) {}
 
   /** Runs `local` here when this instance owns (or could take) the conversation; else the owner runs `method`. */
-  async run<T>(method: string, conversationId: string, params: unknown, local: () => Promise<T> | T, extraTimeoutMs = 0): Promise<T> {
+  async run<T>(method: string, conversationId: string, params: unknown, local: () => Promise<T> | T, extraTimeoutMs = 0, caller?: ForwardCaller): Promise<T> {
     const deadline = Date.now() + this.leaseMs * 2 + 1000;
     for (let lookup = 0; ; lookup++) {
       // Held here (or being taken here: take waits for that) → "owned".
@@ -43,7 +43,7 @@ export class OwnerRouter {
       try {
         return (await this.forwarder.forward(
           taken.instanceId,
-          { method, conversationId, params },
+          { method, conversationId, params, ...(caller ? { caller } : {}) },
           { timeoutMs: this.forwardTimeoutMs + extraTimeoutMs },
         )) as T;
       } catch (error) {

@@ -17,15 +17,22 @@ import { RpcError } from "../rpc/rpc-error.js";
 import type { ConversationRuntime } from "../sessions/conversation-runtime.js";
 import { toolSpec } from "../tools/json-schema.js";
 import type { Tool, ToolRegistry } from "../tools/tool.js";
+import { ClientToolRegistry } from "../tools/client-tools.js";
 import { validateArguments } from "../tools/validate-arguments.js";
 import { isDeniedByPolicy } from "./approval-policy.js";
+import { ModeSet, modeOffers } from "./modes.js";
 import { ruleFor, ruleMatches, sameRule } from "../tools/approval-rules.js";
 import { addWorkspaceApproval, APPROVALS_FILE, readWorkspaceApprovals } from "./workspace-approvals.js";
 import { Generation, type StepControls } from "./generation.js";
 import { GenerationWaits } from "./generation-wait.js";
 import { runGeneration } from "./loop.js";
 
-type StepParams = { autoConfirm?: boolean | number; model?: string } & StepControls;
+type StepParams = {
+  autoConfirm?: boolean | number;
+  model?: string;
+  /** Not a wire field: a sub-agent's generation spends its parent's budget after its own (Generation.borrowAutoConfirm). */
+  borrowAutoConfirm?: () => boolean;
+} & StepControls;
 
 /** True when a message of the conversation has an image attached (read a page at a time, stopping at the first). */
 async function carriesImage(runtime: ConversationRuntime): Promise<boolean> {
@@ -44,11 +51,13 @@ export interface AgentOptions {
   model?: string;
   /** The template for conversations without a system prompt of their own (config `conversations.systemPrompt`; "" for none). */
   systemPrompt: string;
-  limits: Pick<LimitsConfig, "maxGenerations" | "maxContextBytes"> & Partial<Pick<LimitsConfig, "maxCheckpointBytes">>;
+  limits: Pick<LimitsConfig, "maxGenerations" | "maxContextBytes"> & Partial<Pick<LimitsConfig, "maxCheckpointBytes" | "clientToolGraceMs">>;
   tools: ToolRegistry;
   log: Logger;
   /** The model providers; each makes its LlmProvider on first use, so a server that never generates never loads the SDK. */
   providers: ProviderRegistry;
+  /** The server's modes (config `modes` over the built-in ones); default: the built-in ones. */
+  modes?: ModeSet;
 }
 
 export class Agent {
@@ -65,16 +74,40 @@ export class Agent {
    */
   generationHooks: { started(conversationId: string, generationId: string): void } | null = null;
 
+  /** The modes a conversation can be in (settings.mode): modes.list, and checked by conversation.create / .update. */
+  readonly modes: ModeSet;
+
+  /** Tools clients registered on conversations (tools.register), offered to those conversations only. */
+  readonly clientTools: ClientToolRegistry;
+
   constructor(private readonly options: AgentOptions) {
     this.systemTemplate = compileSystemPrompt(options.systemPrompt);
+    this.modes = options.modes ?? new ModeSet();
+    this.clientTools = new ClientToolRegistry(options.limits.clientToolGraceMs ?? LimitsSection.parse({}).clientToolGraceMs);
   }
 
-  /** Tool specs offered to the model, derived on first use (keeps start-up short) and again when the registry changes. */
+  /** The server's tools and then the conversation's client tools: what one conversation's model is offered. */
+  private conversationTools(conversationId: string): ToolRegistry {
+    const server = this.options.tools;
+    const clients = this.clientTools;
+    return {
+      list: () => [...server.list(), ...clients.tools(conversationId)],
+      get: (name) => server.get(name) ?? clients.tool(conversationId, name),
+    };
+  }
+
+  /** The tool specs offered to one conversation's model: the server's (cached), then its client tools. */
+  private conversationToolSpecs(conversationId: string): ToolSpec[] {
+    const clientTools = this.clientTools.tools(conversationId);
+    return clientTools.length === 0 ? this.toolSpecs : [...this.toolSpecs, ...clientTools.map((t) => toolSpec(t))];
+  }
+
   /** The tool of that name as the registry holds it now (undefined: none), e.g. to read its annotations. */
   tool(name: string): Tool | undefined {
     return this.options.tools.get(name);
   }
 
+  /** Tool specs offered to the model, derived on first use (keeps start-up short) and again when the registry changes. */
   get toolSpecs(): ToolSpec[] {
     const revision = this.options.tools.revision?.() ?? 0;
     if (this.specs?.revision !== revision) this.specs = { revision, list: this.options.tools.list().map((t) => toolSpec(t)) };
@@ -152,13 +185,16 @@ export class Agent {
     const generation = new Generation(newId("g"), model, params.autoConfirm, runtime, { temperature, maxTokens, reasoning }, params.model);
     // The controls and tools the first model call would send, refused before anything starts.
     const settings = runtime.handle.conversation.settings;
+    const mode = this.modes.of(settings);
+    const tools = this.conversationTools(runtime.id);
     const problem = capabilityProblem(route.qualified, route.capabilities, {
-      ...generation.modelControls(settings),
-      toolCount: this.toolSpecs.filter((spec) => !isDeniedByPolicy(spec.name, settings)).length,
+      ...generation.modelControls(settings, mode),
+      toolCount: this.conversationToolSpecs(runtime.id).filter((spec) => !isDeniedByPolicy(spec.name, settings) && modeOffers(mode, tools.get(spec.name), spec.name)).length,
       images: false,
     });
     if (problem) throw RpcError.capabilityUnsupported(problem.message, route.qualified, problem.capability);
     generation.compactOnly = compactOnly;
+    generation.borrowAutoConfirm = params.borrowAutoConfirm;
     runtime.beginGeneration(generation);
     this.running++;
     this.generationHooks?.started(runtime.id, generation.id);
@@ -189,9 +225,15 @@ export class Agent {
     }
   }
 
-  /** The step's model, else the conversation's, else the server's. */
+  /** The step's model, else its mode's, else the conversation's, else the server's. */
   private modelOf(runtime: ConversationRuntime, params: StepParams): string | undefined {
-    return params.model ?? runtime.handle.conversation.model ?? this.options.model;
+    const conversation = runtime.handle.conversation;
+    return params.model ?? this.modes.of(conversation.settings).model ?? conversation.model ?? this.options.model;
+  }
+
+  /** Throws what step would for a model no provider serves (-32602 on `model`), before anything is created for it. */
+  checkModel(model: string): void {
+    this.route(model);
   }
 
   /** The model's route; a name that resolves to no provider is a -32602 on `model`. */
@@ -254,7 +296,7 @@ export class Agent {
         generation.decide(toolCallId, { action: "skip", ...(params.message !== undefined ? { message: params.message } : {}) });
         break;
       case "edit": {
-        const tool = this.options.tools.get(offered.toolName);
+        const tool = this.conversationTools(runtime.id).get(offered.toolName);
         const checked = tool ? validateArguments(tool.parameters, params.arguments) : undefined;
         if (checked && !checked.ok) {
           throw RpcError.invalidParams(
@@ -346,8 +388,9 @@ export class Agent {
     return {
       provider,
       modelInfo,
-      tools: this.options.tools,
-      toolSpecs: () => this.toolSpecs,
+      tools: this.conversationTools(conversationId),
+      toolSpecs: () => this.conversationToolSpecs(conversationId),
+      modes: this.modes,
       log: this.options.log.child({ conversationId, generationId }),
       maxContextBytes: this.options.limits.maxContextBytes,
       maxCheckpointBytes: this.options.limits.maxCheckpointBytes ?? LimitsSection.parse({}).maxCheckpointBytes,

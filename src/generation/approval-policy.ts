@@ -3,7 +3,9 @@
  * annotations, the conversation's `settings.approval` / `settings.toolPolicy`
  * and, given the call, the remembered approvals (approval-rules.ts). The loop asks it when it offers a call, when it
  * stores one (a denied tool fails at once) and when it lists the tools for a
- * model request (a denied tool is not offered).
+ * model request (a denied tool is not offered). In a mode with an approval
+ * of its own, the loop passes settings with it in place of settings.approval
+ * (modes.ts approvalSettingsIn).
  */
 import {
   DEFAULT_CONVERSATION_SETTINGS,

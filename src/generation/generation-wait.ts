@@ -94,7 +94,7 @@ async function answer(handle: ConversationHandle, ended: GenerationSummary): Pro
  * generations cost little memory. Null when it is not found (or the
  * conversation went away meanwhile).
  */
-async function findMessage(handle: ConversationHandle, recordId: string): Promise<MessageRecord | null> {
+export async function findMessage(handle: ConversationHandle, recordId: string): Promise<MessageRecord | null> {
   try {
     const end = handle.recordCount;
     for (let to = end; to > 0 && end - to < FIND_LIMIT; to -= FIND_CHUNK) {

@@ -1,4 +1,4 @@
-import { ErrorCodes, type Conversation, type ConversationSettings, type GenerationOutcome, type PendingTool } from "../../protocol/index.js";
+import { ErrorCodes, type Conversation, type ConversationSettings, type GenerationOutcome, type Mode, type PendingTool } from "../../protocol/index.js";
 import type { Cost, UsageTotals } from "../../protocol/usage.js";
 import type { ModelControls, Usage } from "../llm/provider.js";
 import { addCall, emptyTotals, sumUsage } from "../llm/usage-totals.js";
@@ -58,6 +58,12 @@ export class Generation implements ActiveGeneration {
   compactOnly: { instructions?: string } | undefined;
   /** Set once the loop has compacted after a context-length error: it does so once per generation. */
   compactedAfterRefusal = false;
+  /**
+   * A sub-agent's generation (spawn-agent.ts): its parent generation's
+   * auto-confirm budget, spent when its own run out, so a step the client
+   * let run without asking does not stall on its sub-agent's calls.
+   */
+  borrowAutoConfirm: (() => boolean) | undefined;
 
   constructor(
     readonly id: string,
@@ -79,10 +85,12 @@ export class Generation implements ActiveGeneration {
    * The controls of one model call: the step's overrides over the
    * conversation's settings, read at each call (a conversation.update made
    * during the step applies to its next model call, as toolHistoryRounds does).
+   * The conversation's mode, when it sets a reasoning effort, goes over settings.reasoning.
    */
-  modelControls(settings: ConversationSettings): ModelControls {
+  modelControls(settings: ConversationSettings, mode?: Pick<Mode, "reasoning">): ModelControls {
+    const base: ConversationSettings = mode?.reasoning ? { ...settings, reasoning: mode.reasoning } : settings;
     const pick = <K extends keyof StepControls>(key: K) => {
-      const value = this.stepControls[key] !== undefined ? this.stepControls[key] : settings[key];
+      const value = this.stepControls[key] !== undefined ? this.stepControls[key] : base[key];
       return value ?? undefined;
     };
     const controls: ModelControls = {};
@@ -100,9 +108,10 @@ export class Generation implements ActiveGeneration {
    * conversation.update of `model` during the step applies from its next
    * call, unless the step named its own model. Should the conversation's
    * model be cleared meanwhile, the step keeps the one it started with.
+   * A mode with a model of its own goes over the conversation's.
    */
-  modelFor(conversation: Conversation): string {
-    return this.stepModel ?? conversation.model ?? this.model;
+  modelFor(conversation: Conversation, mode?: Pick<Mode, "model">): string {
+    return this.stepModel ?? mode?.model ?? conversation.model ?? this.model;
   }
 
   /** One model call finished; its usage (if reported) joins the sum, and its cost (if priced) the totals. */
@@ -153,13 +162,13 @@ export class Generation implements ActiveGeneration {
     }
   }
 
-  /** Consume one unit of auto-confirm budget: the step's first, then the conversation's. */
+  /** Consume one unit of auto-confirm budget: the step's first, then the conversation's, then (a sub-agent) its parent's. */
   takeAutoConfirm(): boolean {
     if (this.stepAutoConfirm > 0) {
       this.stepAutoConfirm--;
       return true;
     }
-    return this.runtime.spendAutoConfirm();
+    return this.runtime.spendAutoConfirm() || (!this.interrupted && this.borrowAutoConfirm?.() === true);
   }
 
   /** Stop for a server shutdown: like interrupt, but undecided calls are kept, not skipped. */

@@ -35,6 +35,7 @@ import type { Tool, ToolRegistry, ToolResult } from "../tools/tool.js";
 import { toolCallDisplay } from "../tools/tool-display.js";
 import { decodeArguments, formatArgumentIssues, validateArguments } from "../tools/validate-arguments.js";
 import { approvalVerdict, deniedByPolicyText, isDeniedByPolicy } from "./approval-policy.js";
+import { approvalSettingsIn, modeOffers, notInModeText, withModePrompt, type ModeSet } from "./modes.js";
 import { ruleFor } from "../tools/approval-rules.js";
 import { APPROVALS_FILE, readWorkspaceApprovals, type WorkspaceApprovals } from "./workspace-approvals.js";
 import type { Generation } from "./generation.js";
@@ -59,6 +60,8 @@ export interface LoopDeps {
   modelInfo(model: string): { contextWindow?: number; pricing?: ModelPricing } | null;
   /** The configured template rendered for this call, for a conversation without its own system prompt. */
   defaultSystemPrompt(workspace: string, tools: readonly string[], signal: AbortSignal): Promise<string>;
+  /** The server's modes; the conversation's (settings.mode) is read at every model call. */
+  modes: ModeSet;
 }
 
 /** The share of a declared context window past which context_nearly_full is sent. */
@@ -147,7 +150,8 @@ class Loop {
       const allowed: ToolCallRecord[] = [];
       // The policy may have changed since these calls were stored: a tool now denied is refused, not offered.
       for (const record of resumed) {
-        if (this.deniedByPolicy(record.toolName)) await this.refuse(record, deniedByPolicyText(record.toolName));
+        const refusal = this.refusal(record.toolName);
+        if (refusal) await this.refuse(record, refusal);
         else allowed.push(record);
       }
       await this.toolRound(await this.offerAll(allowed));
@@ -312,12 +316,14 @@ class Loop {
     const rounds = toolHistoryRounds ?? conversation.settings.toolHistoryRounds;
     const records = await readContextRecords((from, to) => handle.readRecords(from, to), handle.recordCount, rounds, this.deps.maxContextBytes);
     const images = await loadContextImages(records, (assetId) => handle.readAsset(assetId), this.deps.maxContextBytes);
-    // Tools the conversation's policy denies are not offered (nor named in the system prompt).
-    const tools = this.deps.toolSpecs().filter((spec) => !isDeniedByPolicy(spec.name, conversation.settings));
-    // A conversation's own prompt is sent verbatim (even ""); the template is for those without one.
-    const system =
+    // Tools the conversation's policy denies, or its mode does not offer, are not offered (nor named in the system prompt).
+    const tools = this.deps.toolSpecs().filter((spec) => this.refusal(spec.name) === undefined);
+    // A conversation's own prompt is sent verbatim (even ""); the template is for those without one. The mode's addendum follows either.
+    const system = withModePrompt(
       conversation.system ??
-      (await this.deps.defaultSystemPrompt(conversation.workspace ?? process.cwd(), tools.map((t) => t.name), this.generation.signal));
+        (await this.deps.defaultSystemPrompt(conversation.workspace ?? process.cwd(), tools.map((t) => t.name), this.generation.signal)),
+      this.mode(),
+    );
     const messages = buildLlmContext(records, { toolHistoryRounds: rounds, system, images });
     return { records, messages, tools };
   }
@@ -338,8 +344,9 @@ class Loop {
   private async streamModel(iteration: number): Promise<ModelReply> {
     const conversation = this.runtime.handle.conversation;
     let { records, messages, tools } = await this.buildRequest();
-    // Read per call: a model changed by conversation.update mid-step applies from here.
-    const model = this.generation.modelFor(conversation);
+    // Read per call: a model (or mode) changed by conversation.update mid-step applies from here.
+    const mode = this.mode();
+    const model = this.generation.modelFor(conversation, mode);
     if (this.wantsCompaction(model, records, messages)) {
       if (!(await this.compact("threshold"))) return { model, text: "", reasoning: "" };
       this.generation.phase = "streaming";
@@ -357,7 +364,7 @@ class Loop {
         messages,
         tools,
         signal: this.generation.signal,
-        ...this.generation.modelControls(conversation.settings),
+        ...this.generation.modelControls(conversation.settings, mode),
       });
       for await (const event of stream) {
         if (this.generation.interrupted) break;
@@ -394,7 +401,8 @@ class Loop {
    */
   private async compact(trigger: CompactionTrigger, instructions?: string): Promise<{ finishReason: string | null; usage: Usage | null } | undefined> {
     const conversation = this.runtime.handle.conversation;
-    const model = this.generation.modelFor(conversation);
+    const mode = this.mode();
+    const model = this.generation.modelFor(conversation, mode);
     const generationId = this.generation.id;
     this.generation.phase = "streaming";
     this.runtime.publish("compaction_started", { generationId, trigger, model });
@@ -405,7 +413,7 @@ class Loop {
       if (waiting > 0 && messages.some((m, i) => i < messages.length - waiting && m.role !== "system")) messages.splice(messages.length - waiting);
       messages.push({ role: "user", content: compactionRequestText(instructions) });
       const provider = await this.deps.provider(model);
-      const stream = provider.stream({ model, messages, tools, signal: this.generation.signal, ...this.generation.modelControls(conversation.settings) });
+      const stream = provider.stream({ model, messages, tools, signal: this.generation.signal, ...this.generation.modelControls(conversation.settings, mode) });
       let text = "";
       let done: { finishReason: string | null; usage: Usage | null } | undefined;
       for await (const event of stream) {
@@ -473,14 +481,10 @@ class Loop {
     for (const call of calls) {
       const decoded = decodeArguments(call.arguments);
       const tool = this.deps.tools.get(call.name);
-      const allowed = () => this.deps.tools.list().filter((t) => !this.deniedByPolicy(t.name));
+      const allowed = () => this.deps.tools.list().filter((t) => this.refusal(t.name) === undefined);
       const failure = !tool
         ? `Unknown tool "${call.name}". Available tools: ${allowed().map((t) => t.name).join(", ") || "none"}.`
-        : this.deniedByPolicy(call.name)
-          ? deniedByPolicyText(call.name)
-          : decoded.ok
-            ? undefined
-            : formatArgumentIssues(decoded.issues);
+        : (this.refusal(call.name) ?? (decoded.ok ? undefined : formatArgumentIssues(decoded.issues)));
       const args = decoded.ok ? decoded.value : {};
       const record: ToolCallRecord = {
         type: "tool_call",
@@ -536,7 +540,8 @@ class Loop {
       call.decide({ action: "interrupted" });
       return call;
     }
-    const settings = this.runtime.handle.conversation.settings;
+    // The mode's approval policy takes the place of settings.approval; toolPolicy and remembered approvals still apply over it.
+    const settings = approvalSettingsIn(this.runtime.handle.conversation.settings, this.mode());
     let verdict = tool ? approvalVerdict(tool, settings, { arguments: record.arguments }) : "ask";
     // The workspace's file is read only for a call that would otherwise ask.
     if (tool && verdict === "ask") verdict = approvalVerdict(tool, settings, { arguments: record.arguments, workspaceRules: await this.workspaceRules() });
@@ -630,8 +635,20 @@ class Loop {
     return toolCallDisplay(this.deps.tools.get(toolName), toolName, args, cwd);
   }
 
-  private deniedByPolicy(toolName: string): boolean {
-    return isDeniedByPolicy(toolName, this.runtime.handle.conversation.settings);
+  /** The conversation's mode now (settings.mode; read per use, so a switch applies from the next model call). */
+  private mode() {
+    return this.deps.modes.of(this.runtime.handle.conversation.settings);
+  }
+
+  /**
+   * Why a call of this tool must not run (and the tool is not offered):
+   * settings.toolPolicy says never, or the mode does not offer it;
+   * undefined when it may.
+   */
+  private refusal(toolName: string): string | undefined {
+    if (isDeniedByPolicy(toolName, this.runtime.handle.conversation.settings)) return deniedByPolicyText(toolName);
+    const mode = this.mode();
+    return modeOffers(mode, this.deps.tools.get(toolName), toolName) ? undefined : notInModeText(toolName, mode);
   }
 
   /** Fail a stored pending call without running it (its tool is now denied by the policy). */
@@ -695,6 +712,7 @@ class Loop {
     let exitCode: number | null | undefined;
     let diff: string | undefined;
     let change: ToolResult["change"];
+    let childConversationId: string | undefined;
     const checked = tool ? validateArguments(tool.parameters, executing.arguments) : undefined;
     if (!tool || !checked) {
       result = `Unknown tool "${executing.toolName}".`;
@@ -705,6 +723,8 @@ class Loop {
         const outcome = await tool.run(checked.value as Record<string, unknown>, {
           cwd: this.runtime.handle.conversation.workspace ?? process.cwd(),
           conversationId: this.runtime.handle.conversation.id,
+          toolCallId: executing.toolCallId,
+          generationId: this.generation.id,
           signal: this.generation.signal,
           timeoutMs: this.runtime.handle.conversation.settings.toolTimeoutMs,
           onOutput: (stream, chunk) =>
@@ -715,6 +735,7 @@ class Loop {
         exitCode = outcome.exitCode;
         diff = outcome.diff;
         change = outcome.change;
+        childConversationId = outcome.childConversationId;
         if (success && outcome.plan) {
           // The plan is stored and announced before the call completes: a client that sees the call done has the plan.
           this.writable();
@@ -738,6 +759,7 @@ class Loop {
       ...(exitCode !== undefined ? { exitCode } : {}),
       ...(diff !== undefined ? { diff } : {}),
       ...(netChange ? { netChange } : {}),
+      ...(childConversationId ? { childConversationId } : {}),
       completedAt: new Date().toISOString(),
     };
     await this.replace(call, finished, () => {

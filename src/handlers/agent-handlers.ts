@@ -1,3 +1,4 @@
+import { DEFAULT_MODE } from "../../protocol/index.js";
 import type { MethodHandlers } from "./scope-binding.js";
 
 type Handlers = MethodHandlers;
@@ -24,3 +25,6 @@ export const toolConfirm: Handlers["tool.confirm"] = (params, { app }, runtime) 
 export const toolsList: Handlers["tools.list"] = (_params, { app }) => app.agent.listTools();
 
 export const modelsList: Handlers["models.list"] = (_params, { app }) => app.agent.listModels();
+
+/** The server's modes (built-in ones as the configuration changed them, then its own). */
+export const modesList: Handlers["modes.list"] = async (_params, { app }) => ({ modes: [...app.agent.modes.list], default: DEFAULT_MODE });

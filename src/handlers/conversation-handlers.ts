@@ -39,6 +39,7 @@ async function checkWorkspace(workspace: string): Promise<string> {
 
 export const conversationCreate: Handlers["conversation.create"] = async (params, { app }) => {
   if (params.system) checkTextSize("system", params.system, app.config.limits.maxMessageBytes);
+  app.agent.modes.check(params.settings?.mode, "settings.mode");
   // The whole history is checked before anything is created: a refused import leaves nothing behind.
   if (params.records) checkImportedHistory(params.records, app.config.limits.maxMessageBytes);
   const workspace = params.workspace ? await checkWorkspace(params.workspace) : null;
@@ -114,7 +115,8 @@ export const conversationFork: Handlers["conversation.fork"] = async (params, { 
 
 export const conversationList: Handlers["conversation.list"] = async (params, { app }) => {
   try {
-    const page = await app.store.list({ limit: params.limit ?? 50, cursor: params.cursor });
+    const { parentConversationId } = params;
+    const page = await app.store.list({ limit: params.limit ?? 50, cursor: params.cursor, ...(parentConversationId !== undefined ? { parentConversationId } : {}) });
     return {
       data: page.data,
       ...(page.nextCursor !== undefined ? { nextCursor: page.nextCursor } : {}),
@@ -161,6 +163,8 @@ export const conversationDiff: Handlers["conversation.diff"] = async (params, _c
 
 export const conversationUpdate: Handlers["conversation.update"] = async (params, { app }, runtime) => {
   if (params.system) checkTextSize("system", params.system, app.config.limits.maxMessageBytes);
+  const mode = modeParam(params);
+  app.agent.modes.check(mode, params.mode !== undefined ? "mode" : "settings.mode");
   const workspace =
     params.workspace === undefined || params.workspace === null ? params.workspace : await checkWorkspace(params.workspace);
   // Built from the metadata as the previous change left it (a running generation stores its usage totals there too).
@@ -170,7 +174,7 @@ export const conversationUpdate: Handlers["conversation.update"] = async (params
     model: params.model === undefined ? current.model : params.model,
     system: params.system === undefined ? current.system : params.system,
     workspace: workspace === undefined ? current.workspace : workspace,
-    settings: { ...current.settings, ...params.settings },
+    settings: { ...current.settings, ...params.settings, ...(mode !== undefined ? { mode } : {}) },
     updatedAt: new Date().toISOString(),
   });
   await runtime.updateConversation(change, () =>
@@ -178,6 +182,15 @@ export const conversationUpdate: Handlers["conversation.update"] = async (params
   );
   return runtime.handle.conversation;
 };
+
+/** conversation.update's top-level `mode` is settings.mode said shorter; given both, they must agree. */
+function modeParam(params: { mode?: string; settings?: { mode?: string } }): string | undefined {
+  const inSettings = params.settings?.mode;
+  if (params.mode !== undefined && inSettings !== undefined && params.mode !== inSettings) {
+    throw RpcError.invalidParam("mode", `"${params.mode}" differs from settings.mode "${inSettings}": give one of them`);
+  }
+  return params.mode ?? inSettings;
+}
 
 export const conversationDelete: Handlers["conversation.delete"] = async (_params, { app }, runtime) => {
   await app.hub.delete(runtime);

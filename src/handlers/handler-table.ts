@@ -2,6 +2,7 @@ import type { RequestContext } from "../app.js";
 import type { HandlerTable } from "../rpc/dispatcher.js";
 import * as agent from "./agent-handlers.js";
 import * as asset from "./asset-handlers.js";
+import * as clientTools from "./client-tool-handlers.js";
 import * as conversation from "./conversation-handlers.js";
 import * as mcp from "./mcp-handlers.js";
 import * as rewind from "./rewind-handlers.js";
@@ -41,6 +42,8 @@ export const handlers: HandlerTable<RequestContext> = bindScopes(
     "generation.wait": agent.generationWait,
     "tool.confirm": agent.toolConfirm,
     "tools.list": agent.toolsList,
+    "tools.register": clientTools.toolsRegister,
+    "tool.result": clientTools.toolResult,
     "models.list": agent.modelsList,
     "mcp.list": mcp.mcpList,
     "mcp.add": mcp.mcpAdd,
@@ -48,6 +51,7 @@ export const handlers: HandlerTable<RequestContext> = bindScopes(
     "mcp.probe": mcp.mcpProbe,
     "skills.list": skill.skillsList,
     "commands.list": skill.commandsList,
+    "modes.list": agent.modesList,
   },
   { "conversation.delete": conversation.deleteDamaged },
 );

@@ -53,7 +53,8 @@ async function appendOnce(
   runtime: ConversationRuntime,
   client: { clientMessageId: string; digest: string } | undefined,
 ): Promise<AppendResult> {
-  const { content, command } = params.command === undefined ? { content: params.content ?? "", command: undefined } : await expand(params, runtime, app.config.limits.maxMessageBytes);
+  const { content, command, mode } =
+    params.command === undefined ? { content: params.content ?? "", command: undefined, mode: undefined } : await expand(params, runtime, app);
   const inputs = params.attachments ?? [];
   const attachments =
     inputs.length > 0
@@ -77,6 +78,7 @@ async function appendOnce(
   runtime.assertLive();
   // Checked again: the generation may have ended (or begun) while the attachments were read.
   checkExpectedGeneration(runtime, params.expectedGenerationId);
+  if (mode !== undefined) await switchMode(runtime, mode);
   const entry: ClientMessageIdEntry | undefined = client && { ...client, recordId: record.id };
   if (runtime.generation && params.role !== "assistant") {
     // While a generation runs, a message is held: steered into it at its next model call (the default), or queued.
@@ -95,8 +97,13 @@ async function appendOnce(
   return record;
 }
 
-/** A command's template with the arguments filled in, read fresh from the workspace's and the user's commands directories. */
-async function expand(params: AppendParams, runtime: ConversationRuntime, maxMessageBytes: number): Promise<{ content: string; command: MessageCommand }> {
+/**
+ * A command's template with the arguments filled in, read fresh from the
+ * workspace's and the user's commands directories, and the mode its front
+ * matter names (checked here, before anything is stored).
+ */
+async function expand(params: AppendParams, runtime: ConversationRuntime, app: AppendContext["app"]): Promise<{ content: string; command: MessageCommand; mode?: string }> {
+  const maxMessageBytes = app.config.limits.maxMessageBytes;
   const name = params.command ?? "";
   const args = params.arguments ?? "";
   const workspace = runtime.handle.conversation.workspace ?? process.cwd();
@@ -105,7 +112,31 @@ async function expand(params: AppendParams, runtime: ConversationRuntime, maxMes
   const content = expandCommand(found.template, args);
   // The expanded text is what is stored and sent: it must fit like any message.
   checkTextSize("content", content, maxMessageBytes);
-  return { content, command: { name, arguments: args, source: found.source } };
+  if (found.mode !== undefined) {
+    const mode = app.agent.modes.get(found.mode);
+    if (!mode) {
+      throw RpcError.invalidParam("command", `the front matter of ${found.path} names mode "${found.mode}", which this server does not have (${app.agent.modes.list.map((m) => m.id).join(", ")})`);
+    }
+    // A file in a cloned repository must not make tool calls run unasked: only the user's own commands may switch to such a mode.
+    if (mode.approval === "auto" && found.source === "workspace") {
+      throw RpcError.invalidParam("command", `the workspace command ${found.path} names mode "${mode.id}", whose tool calls run without asking: only a command in the user's own commands directory may switch to it (or switch with conversation.update { mode })`);
+    }
+  }
+  return { content, command: { name, arguments: args, source: found.source }, ...(found.mode !== undefined ? { mode: found.mode } : {}) };
+}
+
+/**
+ * A command whose front matter names a mode switches the conversation to
+ * it, as conversation.update { mode } would (conversation_updated), before
+ * its message is stored: the step that answers it runs in that mode, and
+ * the conversation stays in it afterwards.
+ */
+async function switchMode(runtime: ConversationRuntime, mode: string): Promise<void> {
+  if (runtime.handle.conversation.settings.mode === mode) return;
+  await runtime.updateConversation(
+    (current) => ({ ...current, settings: { ...current.settings, mode }, updatedAt: new Date().toISOString() }),
+    () => runtime.publish("conversation_updated", { conversation: runtime.handle.conversation, deleted: false }),
+  );
 }
 
 /** A stale expectedGenerationId: the client meant a generation that is no longer the running one. */

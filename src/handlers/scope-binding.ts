@@ -79,7 +79,13 @@ function onOwner(method: string, entry: RequestEntry, handler: Untyped, whenDama
     };
     const cluster = context.app.cluster;
     if (!cluster) return local();
-    return cluster.router.run(method, conversationId, params, local, heldFor(entry, params));
+    const { connection } = context;
+    const caller = { connectionId: connection.id, ...(connection.clientInfo ? { clientName: connection.clientInfo.name } : {}) };
+    const ran = cluster.router.run(method, conversationId, params, local, heldFor(entry, params), caller);
+    // Client tools registered through another instance: when this connection closes, that owner must hear of it
+    // (link-session.ts). Registering is the one method whose effect outlives the request on the owner.
+    if (method === "tools.register") void ran.then(() => connection.clientToolConversations.add(conversationId), () => {});
+    return ran;
   };
 }
 

@@ -5,12 +5,16 @@ export interface Connection {
   readonly id: string;
   initialized: boolean;
   clientInfo?: { name: string; version?: string };
+  /** The stand-in a request forwarded from another instance runs on (cluster mode): nothing sent on it reaches a client. */
+  forwarded?: boolean;
   /** Sent `capabilities.experimentalApi: true` in initialize: experimental methods are allowed. */
   experimentalApi: boolean;
   /** Notification methods this client opted out of at initialize. */
   optOut: ReadonlySet<string>;
   /** Conversations this connection is subscribed to. */
   readonly subscriptions: Set<string>;
+  /** Cluster mode: conversations it registered client tools on (tools.register), whose owners are told when it closes. */
+  readonly clientToolConversations: Set<string>;
   /** Send a pre-serialized frame. Must never throw. */
   send(frame: string): void;
   wants(method: NotificationMethod): boolean;
@@ -33,6 +37,7 @@ export function createConnection(id: string, send: (frame: string) => void): Con
     experimentalApi: false,
     optOut: new Set(),
     subscriptions: new Set(),
+    clientToolConversations: new Set(),
     send,
     wants(method) {
       return connection.optOut.size === 0 || !connection.optOut.has(method);

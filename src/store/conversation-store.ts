@@ -162,6 +162,13 @@ export interface ConversationPage {
   damaged?: DamagedConversation[];
 }
 
+/** What conversation.list pages through (see ConversationStore.list). */
+export interface ListOptions {
+  limit: number;
+  cursor?: string;
+  parentConversationId?: string;
+}
+
 export interface ConversationStore {
   /**
    * Acquire the data dir (refusing if another process holds it) and read the
@@ -185,8 +192,12 @@ export interface ConversationStore {
    * cannot be read.
    */
   get(id: string): Promise<ConversationHandle | undefined>;
-  /** Newest first by creation. `cursor` is opaque; a malformed one throws InvalidCursorError. */
-  list(options: { limit: number; cursor?: string }): Promise<ConversationPage>;
+  /**
+   * Newest first by creation. `cursor` is opaque; a malformed one throws
+   * InvalidCursorError. With `parentConversationId`, only the conversations
+   * whose metadata names it as their parent (sub-agents).
+   */
+  list(options: ListOptions): Promise<ConversationPage>;
   /** Removes it, damaged or not, with its assets. */
   delete(id: string): Promise<boolean>;
   /**

@@ -18,7 +18,8 @@ export const INDEX_FILE = "index.json";
 export const META_FILE = "meta.json";
 
 export interface IndexData {
-  conversations: ListEntry[];
+  /** parentConversationId: set for sub-agents, so conversation.list { parentConversationId } reads no meta.json to filter. */
+  conversations: (ListEntry & { parentConversationId?: string })[];
 }
 
 export interface MetaData {
@@ -67,7 +68,12 @@ export function checkIndex(data: unknown): string | null {
   if (!isObject(data) || !Array.isArray(data.conversations)) return "expected {conversations: [...]}";
   const seen = new Set<string>();
   for (const entry of data.conversations) {
-    if (!isObject(entry) || !isValidConversationId(entry.id) || typeof entry.createdAt !== "string") {
+    if (
+      !isObject(entry) ||
+      !isValidConversationId(entry.id) ||
+      typeof entry.createdAt !== "string" ||
+      (entry.parentConversationId !== undefined && !isValidConversationId(entry.parentConversationId))
+    ) {
       return `bad entry ${JSON.stringify(entry)}`;
     }
     if (seen.has(entry.id)) return `conversation ${entry.id} is listed twice`;

@@ -8,7 +8,13 @@ import { compareNewestFirst, type ListEntry } from "./list-page.js";
 import { mapBounded } from "./bounded-map.js";
 import { asStoreFileError } from "./store-file-error.js";
 
-type IndexOp = { kind: "add"; id: string; createdAt: string } | { kind: "remove"; id: string };
+type IndexOp = { kind: "add"; id: string; createdAt: string; parent?: string } | { kind: "remove"; id: string };
+
+/** One conversation as the index knows it: when it was created and, for a sub-agent, its parent. */
+interface IndexEntry {
+  createdAt: string;
+  parent?: string;
+}
 
 /**
  * `index.json`: which conversations exist and when each was created (what
@@ -18,12 +24,14 @@ type IndexOp = { kind: "add"; id: string; createdAt: string } | { kind: "remove"
  */
 export class ConversationIndex {
   readonly #file: LowdbFile<IndexData>;
-  /** id → createdAt, as on disk. */
-  #entries: Map<string, string>;
+  /** id → createdAt (and parent), as on disk. */
+  #entries: Map<string, IndexEntry>;
   #sorted: ListEntry[] | null = null;
+  /** Sorted children by parent id, built on demand (dropped on every change, like #sorted). */
+  #children = new Map<string, ListEntry[]>();
   readonly #queue = new CommitQueue<IndexOp>((queue) => this.#step(queue));
 
-  private constructor(file: LowdbFile<IndexData>, entries: Map<string, string>) {
+  private constructor(file: LowdbFile<IndexData>, entries: Map<string, IndexEntry>) {
     this.#file = file;
     this.#entries = entries;
   }
@@ -39,7 +47,10 @@ export class ConversationIndex {
     const path = join(dataDir, INDEX_FILE);
     const file = new LowdbFile<IndexData>(path);
     const read = await readJsonFile<IndexData>(path, INDEX_FILE, checkIndex);
-    if (read.ok) return new ConversationIndex(file, new Map(read.data.conversations.map((e) => [e.id, e.createdAt])));
+    if (read.ok) {
+      const entries = read.data.conversations.map((e) => [e.id, { createdAt: e.createdAt, parent: e.parentConversationId }] as const);
+      return new ConversationIndex(file, new Map(entries));
+    }
     if (read.missing) return new ConversationIndex(file, new Map());
 
     const entries = await rebuild(join(dataDir, "conversations"));
@@ -71,12 +82,25 @@ export class ConversationIndex {
 
   /** Newest first (see compareNewestFirst). */
   sorted(): readonly ListEntry[] {
-    this.#sorted ??= [...this.#entries].map(([id, createdAt]) => ({ id, createdAt })).sort(compareNewestFirst);
+    this.#sorted ??= [...this.#entries].map(([id, { createdAt }]) => ({ id, createdAt })).sort(compareNewestFirst);
     return this.#sorted;
   }
 
-  add(id: string, createdAt: string): Promise<void> {
-    return this.#queue.push({ kind: "add", id, createdAt });
+  /** The sub-agents of `parent`, newest first. */
+  children(parent: string): readonly ListEntry[] {
+    let found = this.#children.get(parent);
+    if (!found) {
+      found = [...this.#entries]
+        .filter(([, entry]) => entry.parent === parent)
+        .map(([id, { createdAt }]) => ({ id, createdAt }))
+        .sort(compareNewestFirst);
+      this.#children.set(parent, found);
+    }
+    return found;
+  }
+
+  add(id: string, createdAt: string, parent?: string): Promise<void> {
+    return this.#queue.push({ kind: "add", id, createdAt, ...(parent !== undefined ? { parent } : {}) });
   }
 
   remove(id: string): Promise<void> {
@@ -92,23 +116,26 @@ export class ConversationIndex {
     const group = queue.splice(0);
     const next = new Map(this.#entries);
     for (const { op } of group) {
-      if (op.kind === "add") next.set(op.id, op.createdAt);
+      if (op.kind === "add") next.set(op.id, { createdAt: op.createdAt, ...(op.parent !== undefined ? { parent: op.parent } : {}) });
       else next.delete(op.id);
     }
     await settleGroup(group, () => this.#file.write(this.#data(next)), () => this.#adopt(next));
   }
 
-  #adopt(entries: Map<string, string>): void {
+  #adopt(entries: Map<string, IndexEntry>): void {
     this.#entries = entries;
     this.#sorted = null;
+    this.#children.clear();
   }
 
-  #data(entries: Map<string, string>): IndexData {
-    return { conversations: [...entries].map(([id, createdAt]) => ({ id, createdAt })) };
+  #data(entries: Map<string, IndexEntry>): IndexData {
+    return {
+      conversations: [...entries].map(([id, { createdAt, parent }]) => ({ id, createdAt, ...(parent !== undefined ? { parentConversationId: parent } : {}) })),
+    };
   }
 }
 
-async function rebuild(conversationsDir: string): Promise<Map<string, string>> {
+async function rebuild(conversationsDir: string): Promise<Map<string, IndexEntry>> {
   let names: string[];
   try {
     names = await readdir(conversationsDir);
@@ -121,8 +148,10 @@ async function rebuild(conversationsDir: string): Promise<Map<string, string>> {
       const info = await stat(dir);
       if (!info.isDirectory()) return null;
       const meta = await readJsonFile<MetaData>(join(dir, META_FILE), META_FILE, checkMeta);
-      const createdAt = meta.ok && meta.data.conversation.id === id ? meta.data.conversation.createdAt : info.mtime.toISOString();
-      return [id, createdAt] as const;
+      const ok = meta.ok && meta.data.conversation.id === id;
+      const createdAt = ok ? meta.data.conversation.createdAt : info.mtime.toISOString();
+      const parent = ok ? meta.data.conversation.parentConversationId : undefined;
+      return [id, { createdAt, ...(typeof parent === "string" && isValidConversationId(parent) ? { parent } : {}) }] as const;
     } catch (error) {
       throw asStoreFileError(error, dir, "cannot be read");
     }

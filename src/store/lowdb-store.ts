@@ -9,6 +9,7 @@ import {
   type ConversationPage,
   type ConversationStore,
   type DamagedConversation,
+  type ListOptions,
   type ServerAdvert,
 } from "./conversation-store.js";
 import { SingleFlight } from "./single-flight.js";
@@ -36,7 +37,7 @@ import { StoreUnavailableError } from "./store-unavailable-error.js";
  * Layout under the data dir:
  *
  *     LOCK                               pid of the owning process
- *     index.json                         [{id, createdAt}], rewritten on create/delete only
+ *     index.json                         [{id, createdAt, parentConversationId?}], rewritten on create/delete only
  *     conversations/<id>/meta.json       conversation, seqReserved, records per segment
  *     conversations/<id>/records-000000.json, records-000001.json, …
  *     conversations/<id>/assets/…         uploaded images (lowdb-assets.ts)
@@ -232,7 +233,7 @@ export class LowdbConversationStore implements ConversationStore {
       await rm(dir, { recursive: true, force: true });
       await mkdir(dir);
       await new LowdbFile<MetaData>(join(dir, META_FILE)).write(meta);
-      await index.add(id, createdAt);
+      await index.add(id, createdAt, conversation.parentConversationId);
     } catch (error) {
       // Nothing may be left behind: no folder, no temp file, no index entry.
       await rm(dir, { recursive: true, force: true }).catch(() => undefined);
@@ -273,9 +274,10 @@ export class LowdbConversationStore implements ConversationStore {
     return handle;
   }
 
-  async list(options: { limit: number; cursor?: string }): Promise<ConversationPage> {
+  async list(options: ListOptions): Promise<ConversationPage> {
     const index = this.#open();
-    const { page, nextCursor } = selectPage(index.sorted(), options.limit, options.cursor);
+    const parent = options.parentConversationId;
+    const { page, nextCursor } = selectPage(parent === undefined ? index.sorted() : index.children(parent), options.limit, options.cursor);
     const peeked = await mapBounded(page, PEEK_CONCURRENCY, (entry) => this.#peek(entry.id));
     const data: Conversation[] = [];
     const damaged: DamagedConversation[] = [];

@@ -6,6 +6,7 @@ import type {
   ConversationPage,
   ConversationStore,
   DamagedConversation,
+  ListOptions,
   RunState,
 } from "./conversation-store.js";
 import { TruncateConflictError } from "./conversation-store.js";
@@ -44,8 +45,12 @@ export class MemoryConversationStore implements ConversationStore {
     return this.#handles.get(id);
   }
 
-  async list(options: { limit: number; cursor?: string }): Promise<ConversationPage> {
-    const sorted = [...this.#handles.values()].map((handle) => handle.conversation).sort(compareNewestFirst);
+  async list(options: ListOptions): Promise<ConversationPage> {
+    const parent = options.parentConversationId;
+    const sorted = [...this.#handles.values()]
+      .map((handle) => handle.conversation)
+      .filter((c) => parent === undefined || c.parentConversationId === parent)
+      .sort(compareNewestFirst);
     const { page, nextCursor } = selectPage(sorted, options.limit, options.cursor);
     return toPage(page, nextCursor);
   }

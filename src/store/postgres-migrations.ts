@@ -113,6 +113,18 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 4,
+    name: "sub-agent parents",
+    // conversation.list { parentConversationId }: a sub-agent's parent, set at insert (it never changes), with an
+    // index in listing order. Rows stored before hold no sub-agents, but are read once in case metadata names one.
+    sql: `
+      ALTER TABLE agentwire_conversations ADD COLUMN parent_id text COLLATE "C";
+      UPDATE agentwire_conversations SET parent_id = metadata->>'parentConversationId' WHERE metadata->>'parentConversationId' IS NOT NULL;
+      CREATE INDEX agentwire_conversations_children ON agentwire_conversations (parent_id, created_at DESC, id DESC)
+        WHERE parent_id IS NOT NULL;
+    `,
+  },
 ];
 
 /** Any constant works as long as every agentwire uses the same: it names "agentwire's schema" in pg_locks. */

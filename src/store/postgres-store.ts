@@ -3,7 +3,7 @@ import type { Conversation } from "../../protocol/index.js";
 import { importCommonJs } from "../lazy-commonjs.js";
 import { SingleFlight } from "./single-flight.js";
 import { UNLIMITED_ASSETS, type AssetLimits } from "./asset-quota.js";
-import type { ConversationPage, ConversationStore, DamagedConversation } from "./conversation-store.js";
+import type { ConversationPage, ConversationStore, DamagedConversation, ListOptions } from "./conversation-store.js";
 import { isValidConversationId } from "./conversation-id.js";
 import { FencedError } from "./fenced-error.js";
 import { decodeCursor, encodeCursor, toPage } from "./list-page.js";
@@ -167,9 +167,9 @@ export class PostgresConversationStore implements ConversationStore {
     // The primary key decides between concurrent creates, in this process or another.
     const inserted = await db.query<ConversationRow>(
       `create conversation ${id}`,
-      `INSERT INTO agentwire_conversations (id, created_at, metadata) VALUES ($1, $2, $3::json)
+      `INSERT INTO agentwire_conversations (id, created_at, metadata, parent_id) VALUES ($1, $2, $3::json, $4)
        ON CONFLICT (id) DO NOTHING RETURNING ${CONVERSATION_COLUMNS}`,
-      [id, createdAt, metadataJson(stored)],
+      [id, createdAt, metadataJson(stored), conversation.parentConversationId ?? null],
     );
     if (inserted.length === 0) throw new Error(`conversation ${id} already exists`);
     this.#counted(+1);
@@ -206,23 +206,28 @@ export class PostgresConversationStore implements ConversationStore {
     return handle;
   }
 
-  async list(options: { limit: number; cursor?: string }): Promise<ConversationPage> {
+  async list(options: ListOptions): Promise<ConversationPage> {
     const db = this.#open();
     const size = Math.max(1, Math.floor(Number.isFinite(options.limit) ? options.limit : 1));
     const after = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
-    // One more than a page tells whether another follows. The row comparison walks the (created_at, id) index.
-    const rows = after
-      ? await db.query<ConversationRow>(
-          "list conversations",
-          `SELECT ${CONVERSATION_COLUMNS} FROM agentwire_conversations WHERE (created_at, id) < ($2, $3)
-           ORDER BY created_at DESC, id DESC LIMIT $1`,
-          [size + 1, after.createdAt, after.id],
-        )
-      : await db.query<ConversationRow>(
-          "list conversations",
-          `SELECT ${CONVERSATION_COLUMNS} FROM agentwire_conversations ORDER BY created_at DESC, id DESC LIMIT $1`,
-          [size + 1],
-        );
+    // One more than a page tells whether another follows. The row comparison walks the (created_at, id) index
+    // (the children index with parentConversationId).
+    const conditions: string[] = [];
+    const values: unknown[] = [size + 1];
+    if (after) {
+      values.push(after.createdAt, after.id);
+      conditions.push(`(created_at, id) < ($${values.length - 1}, $${values.length})`);
+    }
+    if (options.parentConversationId !== undefined) {
+      values.push(options.parentConversationId);
+      conditions.push(`parent_id = $${values.length}`);
+    }
+    const rows = await db.query<ConversationRow>(
+      "list conversations",
+      `SELECT ${CONVERSATION_COLUMNS} FROM agentwire_conversations ${conditions.length ? `WHERE ${conditions.join(" AND ")}` : ""}
+       ORDER BY created_at DESC, id DESC LIMIT $1`,
+      values,
+    );
     this.#refreshCountIfStale();
     const page = rows.slice(0, size).map((row) => handleStateOf(row, []).conversation);
     const last = page[page.length - 1];

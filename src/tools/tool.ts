@@ -6,10 +6,14 @@ export interface ToolRunContext {
   cwd: string;
   /** The conversation the call belongs to. */
   conversationId: string;
+  /** The call's toolCallId (absent where a tool is run outside a generation's loop; a client tool names it in client_tool_call). */
+  toolCallId?: string;
   /** Aborted by interrupt: the tool must stop at once (kill its process group, cancel its request). */
   signal: AbortSignal;
   /** Time limit; on expiry the tool stops and fails. */
   timeoutMs: number;
+  /** The generation it belongs to. */
+  generationId?: string;
   /** Streamed output, in order. */
   onOutput(stream: "stdout" | "stderr", chunk: string): void;
 }
@@ -31,6 +35,8 @@ export interface ToolResult {
   change?: { path: string; before: string | null | undefined; after: string | null };
   /** update_plan: the whole plan the call set; the loop stores it and announces plan_updated. */
   plan?: PlanEntry[];
+  /** spawn_agent: the sub-agent's conversation; the loop keeps it on the call's record. */
+  childConversationId?: string;
 }
 
 /** What a tool's preview is given: the run context without output or a time limit. */
@@ -63,8 +69,8 @@ export interface ToolAnnotations {
   destructiveHint?: boolean;
 }
 
-/** Where a tool comes from: built into the server, a configured command, the web tools, or an MCP server. */
-export type ToolSource = "builtin" | "custom" | "web" | "mcp";
+/** Where a tool comes from: built into the server, a configured command, the web tools, an MCP server, or a client connection (tools.register). */
+export type ToolSource = "builtin" | "custom" | "web" | "mcp" | "client";
 
 /**
  * A tool the model may call. Arguments are validated with `parameters`

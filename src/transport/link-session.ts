@@ -103,6 +103,11 @@ export function openSession(link: Link, id: string, options: SessionOptions): Li
       waiting.length = 0;
       if (initTimer) clearTimeout(initTimer);
       options.app().hub.disconnect(connection);
+      // Its client tools go; their calls in flight wait for the same client to come back (client-tools.ts), here
+      // and on the owners of the conversations it registered tools on through this instance (cluster mode).
+      const app = options.app();
+      app.agent.clientTools.closed(connection.id);
+      if (connection.clientToolConversations.size > 0) app.cluster?.connectionClosed(connection.id, connection.clientToolConversations);
     },
   };
 }

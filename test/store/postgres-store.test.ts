@@ -35,9 +35,9 @@ describe.skipIf(!pgUp)("PostgreSQL store: migrations", () => {
     await Promise.all([a.open(), b.open()]);
     try {
       // One of them did the work under the advisory lock; the other found it done.
-      expect([a.appliedMigrations, b.appliedMigrations].map((v) => [...v]).sort()).toEqual([[], [1, 2, 3]]);
+      expect([a.appliedMigrations, b.appliedMigrations].map((v) => [...v]).sort()).toEqual([[], [1, 2, 3, 4]]);
       const rows = await fresh.query<{ version: number }>("SELECT version FROM agentwire_migrations ORDER BY version");
-      expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
+      expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
       // Both can work on the schema at once.
       await a.create(conversation("from-a"));
       expect(await b.get("from-a")).toBeDefined();
@@ -59,7 +59,7 @@ describe.skipIf(!pgUp)("PostgreSQL store: migrations", () => {
         (e: unknown) => e,
       );
       expect(error).toBeInstanceOf(StoreUnavailableError);
-      expect((error as Error).message).toMatch(/schema version 999, newer than this agentwire knows \(3\)/);
+      expect((error as Error).message).toMatch(/schema version 999, newer than this agentwire knows \(4\)/);
     } finally {
       await fresh.query("DELETE FROM agentwire_migrations WHERE version = 999");
     }
@@ -82,7 +82,7 @@ describe.skipIf(!pgUp)("PostgreSQL store: the asset usage migration", () => {
     }
     const limits = { maxConversationAssetBytes: 100, maxTotalAssetBytes: 16 };
     const store = await old.open({ assetLimits: limits });
-    expect(store.appliedMigrations).toEqual([2, 3]);
+    expect(store.appliedMigrations).toEqual([2, 3, 4]);
     const usage = async () => Number((await old.query<{ bytes: string }>("SELECT bytes FROM agentwire_asset_usage"))[0].bytes);
     expect(await usage()).toBe(12);
     const fresh = await store.create(conversation("new"));

@@ -260,6 +260,36 @@ describe.each(subjects)("%s: the ConversationStore contract", (_name, subject, a
     expect(all.data.every((c) => c.recordCount === 0 && c.settings.maxIterations === 20)).toBe(true);
   });
 
+  it_("lists a parent's sub-agents only (parentConversationId), newest first, paged, and again after a reopen", async () => {
+    let store = await subject.open();
+    const child = (id: string, parent: string, day: number) => ({
+      ...conversation(id, `2026-01-0${day}T00:00:00.000Z`),
+      parentConversationId: parent,
+      parentToolCallId: `call_${id}`,
+      agentDepth: 1,
+    });
+    await store.create(conversation("p1"));
+    await store.create(conversation("p2"));
+    for (const [id, day] of [["k1", 2], ["k2", 3], ["k3", 4]] as const) await store.create(child(id, "p1", day));
+    await store.create(child("other", "p2", 5));
+    const check = async (s: ConversationStore) => {
+      const first = await s.list({ limit: 2, parentConversationId: "p1" });
+      expect(first.data.map((c) => c.id)).toEqual(["k3", "k2"]);
+      expect(first.data[0]).toMatchObject({ parentConversationId: "p1", parentToolCallId: "call_k3", agentDepth: 1 });
+      const rest = await s.list({ limit: 2, parentConversationId: "p1", cursor: first.nextCursor });
+      expect(rest).toEqual({ data: [expect.objectContaining({ id: "k1" })] });
+      expect((await s.list({ limit: 10, parentConversationId: "p2" })).data.map((c) => c.id)).toEqual(["other"]);
+      expect((await s.list({ limit: 10, parentConversationId: "k1" })).data).toEqual([]);
+      expect((await s.list({ limit: 10 })).data).toHaveLength(6);
+    };
+    await check(store);
+    expect(await store.delete("k2")).toBe(true);
+    expect((await store.list({ limit: 10, parentConversationId: "p1" })).data.map((c) => c.id)).toEqual(["k3", "k1"]);
+    await store.create(child("k2", "p1", 3));
+    if (subject.reopen) store = await subject.reopen(store);
+    await check(store);
+  });
+
   it_("throws InvalidCursorError for a cursor it did not hand out", async () => {
     const store = await subject.open();
     await store.create(conversation("c1"));

@@ -244,6 +244,19 @@ describe("a damaged index.json", () => {
   });
 });
 
+describe("a rebuilt index.json", () => {
+  it("keeps which conversations are sub-agents of which (conversation.list { parentConversationId })", async () => {
+    const first = await openStore();
+    await first.store.create(conversation("parent", "2026-01-01T00:00:00.000Z"));
+    await first.store.create({ ...conversation("kid", "2026-01-02T00:00:00.000Z"), parentConversationId: "parent", parentToolCallId: "call_1", agentDepth: 1 });
+    await closeStore(first.store);
+    await writeFile(join(storeDir.path, "index.json"), "{");
+    const { store } = await openStore();
+    expect((await store.list({ limit: 10, parentConversationId: "parent" })).data.map((c) => c.id)).toEqual(["kid"]);
+    await closeStore(store);
+  });
+});
+
 describe("a damaged index.json that cannot be rewritten", () => {
   it("fails open with StoreFileError, releasing the lock and leaving the damaged index in place for the next start", async () => {
     await seed();

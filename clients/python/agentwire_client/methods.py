@@ -22,6 +22,7 @@ from .types import (
     PROTOCOL_VERSION,
     AssetUploadParams,
     AssetUploadResult,
+    ClientToolCallNotification,
     CommandsListParams,
     CommandsListResult,
     CompactionCompletedNotification,
@@ -75,6 +76,7 @@ from .types import (
     MessageAppendParams,
     MessageAppendResult,
     ModelsListResult,
+    ModesListResult,
     NoticeNotification,
     PlanUpdatedNotification,
     QueueChangedNotification,
@@ -89,6 +91,7 @@ from .types import (
     SkillsListResult,
     StepParams,
     StepResult,
+    SubagentStartedNotification,
     ToolCompletedNotification,
     ToolConfirmParams,
     ToolConfirmResult,
@@ -96,8 +99,12 @@ from .types import (
     ToolFailedNotification,
     ToolOutputNotification,
     ToolPendingNotification,
+    ToolResultParams,
+    ToolResultResult,
     ToolSkippedNotification,
     ToolsListResult,
+    ToolsRegisterParams,
+    ToolsRegisterResult,
     UsageUpdatedNotification,
 )
 
@@ -141,7 +148,8 @@ class ConversationMethods:
 
     async def list(self, params: ConversationListParams | None = None, *, timeout: float | None = None) -> ConversationListResult:
         """`conversation.list`: List conversations, newest first, a page at a time: pass `nextCursor`
-        back as `cursor`.
+        back as `cursor`. With parentConversationId, only that conversation's sub-agents (the
+        children its spawn_agent calls created).
 
         Errors: NOT_INITIALIZED (-32001), INVALID_PARAMS (-32602).
         """
@@ -394,6 +402,18 @@ class ToolMethods:
         result = await self._client.request("tool.confirm", params, timeout=timeout)
         return cast(ToolConfirmResult, result)
 
+    async def result(self, params: ToolResultParams, *, timeout: float | None = None) -> ToolResultResult:
+        """`tool.result`: Answer a client_tool_call: `output` becomes the call's result
+        (tool_completed, or tool_failed with isError). Only the connection the call was sent to may
+        answer (else INVALID_PARAMS); an answer to a call already answered, interrupted or given up
+        gets TOOL_CALL_NOT_PENDING.
+
+        Errors: NOT_INITIALIZED (-32001), CONVERSATION_NOT_FOUND (-32010), TOOL_CALL_NOT_FOUND
+        (-32021), TOOL_CALL_NOT_PENDING (-32022), INVALID_PARAMS (-32602).
+        """
+        result = await self._client.request("tool.result", params, timeout=timeout)
+        return cast(ToolResultResult, result)
+
 
 class ToolsMethods:
     """The tools.* requests, as `client.tools.<name>(...)`."""
@@ -408,6 +428,22 @@ class ToolsMethods:
         """
         result = await self._client.request("tools.list", {}, timeout=timeout)
         return cast(ToolsListResult, result)
+
+    async def register(self, params: ToolsRegisterParams, *, timeout: float | None = None) -> ToolsRegisterResult:
+        """`tools.register`: Offer tools of this connection to the conversation's model
+        (client-provided tools, docs/client-tools.md). They join the tools of its next model call;
+        their calls are approved like any other (tool_pending, tool.confirm, settings.approval,
+        settings.toolPolicy by name; readOnly counts for auto-read-only). When an approved call
+        runs, this connection alone gets client_tool_call and answers with tool.result. A
+        registration replaces the connection's earlier one on the conversation; [] unregisters; it
+        ends when the connection closes (a call in flight then waits limits.clientToolGraceMs for
+        the same client to register the tool again). A name that clashes with tools.list or another
+        connection's client tool is refused with INVALID_PARAMS naming it.
+
+        Errors: NOT_INITIALIZED (-32001), CONVERSATION_NOT_FOUND (-32010), INVALID_PARAMS (-32602).
+        """
+        result = await self._client.request("tools.register", params, timeout=timeout)
+        return cast(ToolsRegisterResult, result)
 
 
 class ModelsMethods:
@@ -513,6 +549,25 @@ class CommandsMethods:
         return cast(CommandsListResult, result)
 
 
+class ModesMethods:
+    """The modes.* requests, as `client.modes.<name>(...)`."""
+
+    def __init__(self, client: AgentwireClientBase) -> None:
+        self._client = client
+
+    async def list(self, *, timeout: float | None = None) -> ModesListResult:
+        """`modes.list`: The modes a conversation can be in (settings.mode, or conversation.update {
+        mode }): the built-in ask, plan, code and auto, as the configuration's `modes` changed them,
+        and the configuration's own. Each is a preset of tools offered, approval policy, system
+        prompt addendum and optionally model and reasoning effort. Shaped for ACP's session modes:
+        id, name, description; `default` is the mode of a conversation that names none.
+
+        Errors: NOT_INITIALIZED (-32001).
+        """
+        result = await self._client.request("modes.list", {}, timeout=timeout)
+        return cast(ModesListResult, result)
+
+
 class AgentwireClient(AgentwireClientBase):
     """A connected agentwire client. Create it with `await AgentwireClient.connect(url, ...)` or `async
     with AgentwireClient.connect(url, ...) as client:` (closed when the block exits); every method
@@ -581,6 +636,11 @@ class AgentwireClient(AgentwireClientBase):
     def commands(self) -> CommandsMethods:
         """commands.* requests."""
         return CommandsMethods(self)
+
+    @cached_property
+    def modes(self) -> ModesMethods:
+        """modes.* requests."""
+        return ModesMethods(self)
 
     async def step(self, params: StepParams, *, timeout: float | None = None) -> StepResult:
         """`step`: Run the agent: call the model with the conversation, offer its tool calls for
@@ -680,6 +740,9 @@ class AgentwireClient(AgentwireClientBase):
     def on(self, method: Literal["plan_updated"], handler: Callable[[PlanUpdatedNotification], object]) -> Disposer: ...
 
     @overload
+    def on(self, method: Literal["subagent_started"], handler: Callable[[SubagentStartedNotification], object]) -> Disposer: ...
+
+    @overload
     def on(self, method: Literal["interrupted"], handler: Callable[[InterruptedNotification], object]) -> Disposer: ...
 
     @overload
@@ -693,6 +756,9 @@ class AgentwireClient(AgentwireClientBase):
 
     @overload
     def on(self, method: Literal["usage_updated"], handler: Callable[[UsageUpdatedNotification], object]) -> Disposer: ...
+
+    @overload
+    def on(self, method: Literal["client_tool_call"], handler: Callable[[ClientToolCallNotification], object]) -> Disposer: ...
 
     @overload
     def on(self, method: Literal["notice"], handler: Callable[[NoticeNotification], object]) -> Disposer: ...

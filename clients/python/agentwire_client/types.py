@@ -10,10 +10,10 @@ from typing import Any, Literal, NotRequired, TypeAlias, TypedDict
 PROTOCOL_VERSION = "1.0"
 """The protocol version this client speaks, sent in initialize; a server of another major refuses it."""
 
-NotificationMethod: TypeAlias = Literal["connected", "message_added", "queue_changed", "conversation_updated", "generation_started", "generation_progress", "generation_complete", "tool_pending", "tool_executing", "tool_output", "tool_completed", "tool_failed", "tool_skipped", "generation_diff_updated", "conversation_rewound", "plan_updated", "interrupted", "error", "compaction_started", "compaction_completed", "usage_updated", "notice"]
+NotificationMethod: TypeAlias = Literal["connected", "message_added", "queue_changed", "conversation_updated", "generation_started", "generation_progress", "generation_complete", "tool_pending", "tool_executing", "tool_output", "tool_completed", "tool_failed", "tool_skipped", "generation_diff_updated", "conversation_rewound", "plan_updated", "subagent_started", "interrupted", "error", "compaction_started", "compaction_completed", "usage_updated", "client_tool_call", "notice"]
 """Every notification the server may send."""
 
-NOTIFICATION_METHODS: tuple[NotificationMethod, ...] = ("connected", "message_added", "queue_changed", "conversation_updated", "generation_started", "generation_progress", "generation_complete", "tool_pending", "tool_executing", "tool_output", "tool_completed", "tool_failed", "tool_skipped", "generation_diff_updated", "conversation_rewound", "plan_updated", "interrupted", "error", "compaction_started", "compaction_completed", "usage_updated", "notice",)
+NOTIFICATION_METHODS: tuple[NotificationMethod, ...] = ("connected", "message_added", "queue_changed", "conversation_updated", "generation_started", "generation_progress", "generation_complete", "tool_pending", "tool_executing", "tool_output", "tool_completed", "tool_failed", "tool_skipped", "generation_diff_updated", "conversation_rewound", "plan_updated", "subagent_started", "interrupted", "error", "compaction_started", "compaction_completed", "usage_updated", "client_tool_call", "notice",)
 
 
 class ConversationStatePendingToolsItemRememberAs(TypedDict):
@@ -60,7 +60,9 @@ class ConversationSettings(TypedDict):
     approval: NotRequired[Literal["ask", "auto-read-only", "auto"]]
     """Which tool calls run without tool.confirm. ask: none (every call waits); auto-read-only: calls
     of tools annotated readOnlyHint; auto: every call. settings.toolPolicy overrides it per tool.
-    Default "ask" (also when absent, in conversations stored before this setting).
+    Default "ask" (also when absent, in conversations stored before this setting). A mode with an
+    approval of its own (settings.mode: ask, plan, auto) takes its place while the conversation is
+    in it.
     """
     toolPolicy: NotRequired[dict[str, Literal["always", "ask", "never"]]]
     """Per-tool overrides of settings.approval, by tool name. A key ending in * matches every tool
@@ -102,6 +104,14 @@ class ConversationSettings(TypedDict):
     reasoning: NotRequired[Literal["off", "low", "medium", "high"] | None]
     """Reasoning effort: off, low, medium or high (low–high sent as `reasoning_effort`; off sends
     nothing). Null or absent: unset (the model's default).
+    """
+    mode: NotRequired[str]
+    """The conversation's mode (modes.list): a preset of tools offered, approval policy, system prompt
+    addendum and optionally model and reasoning effort. A change applies from the next model call, a
+    running step's included. Must name a mode the server has (INVALID_PARAMS lists them). Absent:
+    "code", the default, which changes nothing.
+
+    @pattern ^[a-z][a-z0-9_-]{0,31}$
     """
     autoCompact: NotRequired[float | None]
     """Automatic compaction: when the next model request would fill more than this fraction of the
@@ -224,6 +234,20 @@ class Conversation(TypedDict):
     """Tokens and cost of all its model calls, and how full its context was after the last one; absent
     until its first model call finished (and in conversations stored before usage was kept).
     usage_updated reports each change.
+    """
+    parentConversationId: NotRequired[str]
+    """Set on a sub-agent's conversation: the conversation whose spawn_agent call created it
+    (conversation.list { parentConversationId } lists them). Absent on every other conversation.
+
+    @pattern ^[A-Za-z0-9_-]{1,128}$
+    """
+    parentToolCallId: NotRequired[str]
+    """Set with parentConversationId: the toolCallId of the spawn_agent call that created it."""
+    agentDepth: NotRequired[int]
+    """Set with parentConversationId: how many spawn_agent levels down it is (1: a child of a
+    conversation a client created). limits.maxAgentDepth bounds it.
+
+    @minimum 1
     """
 
 
@@ -468,6 +492,12 @@ class ToolCallRecord(ToolCall, TypedDict):
     """When the call reached completed, failed or skipped.
 
     @format date-time
+    """
+    childConversationId: NotRequired[str]
+    """spawn_agent calls: the sub-agent's conversation (set once the call has run; subagent_started
+    told it earlier).
+
+    @pattern ^[A-Za-z0-9_-]{1,128}$
     """
 
 
@@ -1085,7 +1115,9 @@ class ConversationCreateParamsSettings(TypedDict):
     approval: NotRequired[Literal["ask", "auto-read-only", "auto"]]
     """Which tool calls run without tool.confirm. ask: none (every call waits); auto-read-only: calls
     of tools annotated readOnlyHint; auto: every call. settings.toolPolicy overrides it per tool.
-    Default "ask" (also when absent, in conversations stored before this setting).
+    Default "ask" (also when absent, in conversations stored before this setting). A mode with an
+    approval of its own (settings.mode: ask, plan, auto) takes its place while the conversation is
+    in it.
     """
     toolPolicy: NotRequired[dict[str, Literal["always", "ask", "never"]]]
     """Per-tool overrides of settings.approval, by tool name. A key ending in * matches every tool
@@ -1127,6 +1159,14 @@ class ConversationCreateParamsSettings(TypedDict):
     reasoning: NotRequired[Literal["off", "low", "medium", "high"] | None]
     """Reasoning effort: off, low, medium or high (low–high sent as `reasoning_effort`; off sends
     nothing). Null or absent: unset (the model's default).
+    """
+    mode: NotRequired[str]
+    """The conversation's mode (modes.list): a preset of tools offered, approval policy, system prompt
+    addendum and optionally model and reasoning effort. A change applies from the next model call, a
+    running step's included. Must name a mode the server has (INVALID_PARAMS lists them). Absent:
+    "code", the default, which changes nothing.
+
+    @pattern ^[a-z][a-z0-9_-]{0,31}$
     """
     autoCompact: NotRequired[float | None]
     """Automatic compaction: when the next model request would fill more than this fraction of the
@@ -1286,6 +1326,12 @@ class ConversationListParams(TypedDict):
 
     @minLength 1
     """
+    parentConversationId: NotRequired[str]
+    """Only the sub-agents this conversation's spawn_agent calls created (its children, not their
+    children). Omit to list every conversation, children included.
+
+    @pattern ^[A-Za-z0-9_-]{1,128}$
+    """
 
 
 class ConversationListResult(TypedDict):
@@ -1416,6 +1462,12 @@ class ConversationUpdateParams(TypedDict):
     """
     settings: NotRequired[ConversationCreateParamsSettings]
     """Settings to change; fields left out keep their value."""
+    mode: NotRequired[str]
+    """Switch the conversation's mode: the same as settings.mode (given both, they must agree). Applies
+    from the next model call.
+
+    @pattern ^[a-z][a-z0-9_-]{0,31}$
+    """
 
 
 ConversationUpdateResult: TypeAlias = Conversation
@@ -2143,9 +2195,10 @@ class ToolsListResultToolsItem(TypedDict):
     """What the tool is known to do, as MCP's tool annotations; the approval policy reads them. Empty
     when unknown.
     """
-    source: Literal["builtin", "custom", "web", "mcp"]
-    """Where the tool comes from: built in, a command from the configuration, the web tools, or an MCP
-    server (named mcp__<server>__<tool>).
+    source: Literal["builtin", "custom", "web", "mcp", "client"]
+    """Where the tool comes from: built in, a command from the configuration, the web tools, an MCP
+    server (named mcp__<server>__<tool>), or a client connection (tools.register; never in
+    tools.list, which is server-wide).
     """
     kind: Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "other"]
     """What kind of thing the tool does: declared by built-in tools, by `kind` in a custom tool's
@@ -2165,6 +2218,101 @@ class ToolsListResult(TypedDict):
 
     tools: list[ToolsListResultToolsItem]
     """Every tool offered to the model."""
+
+
+class ToolsRegisterParamsToolsItem(TypedDict):
+    name: str
+    """Tool name as the model calls it: letters, digits, _ and -, at most 64. Must not be a name
+    tools.list already holds (built-in, custom, web or MCP tools, and never mcp__…), nor a tool
+    another connection registered on the conversation.
+
+    @pattern ^[A-Za-z0-9_-]{1,64}$
+    """
+    description: str
+    """What the tool does, as told to the model (at most 4096 characters).
+
+    @minLength 1
+    @maxLength 4096
+    """
+    parameters: NotRequired[dict[str, Any]]
+    """JSON Schema of the arguments: an object schema ({"type": "object", "properties": {...},
+    "required": [...]}), at most 16384 characters as JSON. Offered to the model as it is and used to
+    check its calls, as for MCP tools (a schema the server cannot convert lets any object through,
+    and the client checks). Default: no arguments.
+    """
+    kind: NotRequired[Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "other"]]
+    """What kind of thing the tool does, for clients to render its calls. Default other."""
+    title: NotRequired[str]
+    """A short human name of the tool. Default: its name.
+
+    @maxLength 120
+    """
+    readOnly: NotRequired[bool]
+    """The tool changes nothing (readOnlyHint): the auto-read-only approval policy runs it without
+    asking. Default false.
+    """
+
+
+class ToolsRegisterParams(TypedDict):
+    """Params of `tools.register`.
+
+    Offer tools of this connection to the conversation's model.
+    """
+
+    conversationId: str
+    """Conversation id, as returned by conversation.create (e.g. "c_7f3a…"): 1–128 of A–Z, a–z, 0–9, _
+    and -.
+
+    @pattern ^[A-Za-z0-9_-]{1,128}$
+    """
+    tools: list[ToolsRegisterParamsToolsItem]
+    """The connection's tools for this conversation (at most 32); they replace what this connection
+    registered on it before. [] unregisters them all.
+
+    @maxItems 32
+    """
+
+
+class ToolsRegisterResult(TypedDict):
+    """Result of tools.register."""
+
+    tools: list[str]
+    """The names this connection now provides on the conversation."""
+
+
+class ToolResultParams(TypedDict):
+    """Params of `tool.result`.
+
+    Answer a client_tool_call.
+    """
+
+    conversationId: str
+    """Conversation id, as returned by conversation.create (e.g. "c_7f3a…"): 1–128 of A–Z, a–z, 0–9, _
+    and -.
+
+    @pattern ^[A-Za-z0-9_-]{1,128}$
+    """
+    toolCallId: str
+    """The call being answered (client_tool_call's toolCallId).
+
+    @minLength 1
+    """
+    output: str
+    """What the tool produced, as the model will read it (at most 262144 characters).
+
+    @maxLength 262144
+    """
+    isError: NotRequired[bool]
+    """The tool failed: the call ends as tool_failed and the model reads output as the reason. Default
+    false.
+    """
+
+
+class ToolResultResult(TypedDict):
+    """Result of tool.result."""
+
+    status: Literal["completed", "failed"]
+    """How the call ends: completed, or failed (isError)."""
 
 
 ModelsListParams: TypeAlias = dict[str, Any]
@@ -2524,8 +2672,11 @@ class CommandsListResultCommandsItem(TypedDict):
     argumentHint: NotRequired[str]
     """Front matter `argument-hint`: what to type after the name, e.g. "<issue> [priority]"."""
     mode: NotRequired[str]
-    """Front matter `mode`: kept and listed, not applied yet (modes are not built; the message runs in
-    the conversation's current settings).
+    """Front matter `mode`: message.append { command } switches the conversation to this mode
+    (settings.mode, with conversation_updated) before its message is stored, so the step that
+    answers runs in it, and the conversation stays in it. A mode the server does not have is refused
+    (INVALID_PARAMS on `command`), as is a workspace command naming a mode whose approval is auto
+    (only the user's own commands may).
     """
     model: NotRequired[str]
     """Front matter `model`: listed, not applied by the server (the message runs with the
@@ -2555,6 +2706,59 @@ class CommandsListResult(TypedDict):
     """Usable commands, by name."""
     problems: list[CommandsListResultProblemsItem]
     """Files that were skipped, and why. Empty when all is well."""
+
+
+ModesListParams: TypeAlias = dict[str, Any]
+"""Params of `modes.list`.
+
+No parameters. A conversation's current mode is its settings.mode (absent: the default).
+"""
+
+
+class ModesListResultModesItem(TypedDict):
+    id: str
+    """A mode's id, as modes.list gives it (e.g. "plan").
+
+    @pattern ^[a-z][a-z0-9_-]{0,31}$
+    """
+    name: str
+    """What a person sees."""
+    description: str
+    """What the mode is for; empty when it says nothing."""
+    prompt: str
+    """Appended to the system prompt in this mode; empty when nothing is."""
+    approval: Literal["ask", "auto-read-only", "auto"] | None
+    """The approval policy in this mode (over settings.approval); null: settings.approval applies.
+    """
+    tools: Literal["all", "read-only"]
+    """Which tools the mode offers the model. all: every tool (as settings.toolPolicy allows);
+    read-only: only tools annotated readOnlyHint (read_file, list_files, search_files, web_search,
+    load_skill, update_plan and MCP tools that say so).
+    """
+    allow: list[str]
+    """Tool names (or prefixes ending in *) offered besides `tools`."""
+    deny: list[str]
+    """Tool names (or prefixes ending in *) never offered in this mode."""
+    model: str | None
+    """The model in this mode, unless the step names one; null: the conversation's."""
+    reasoning: Literal["off", "low", "medium", "high"] | None
+    """Reasoning effort in this mode, unless the step names one; null: settings.reasoning."""
+    builtIn: bool
+    """True for ask, plan, code and auto (even when the configuration changed them)."""
+
+
+class ModesListResult(TypedDict):
+    """Result of modes.list. Maps onto ACP's SessionModeState: availableModes = modes ({ id, name,
+    description }), currentModeId = the conversation's settings.mode ?? default.
+    """
+
+    modes: list[ModesListResultModesItem]
+    """Every mode, built-in ones first."""
+    default: str
+    """The mode of a conversation whose settings.mode is absent ("code").
+
+    @pattern ^[a-z][a-z0-9_-]{0,31}$
+    """
 
 
 class ConnectedNotification(TypedDict):
@@ -2874,6 +3078,33 @@ class PlanUpdatedNotification(GenerationEventBase, TypedDict):
     """
 
 
+class SubagentStartedNotification(GenerationEventBase, TypedDict):
+    """Params of the `subagent_started` notification: A spawn_agent call started a sub-agent: its child
+    conversation, to subscribe to (its tool calls are confirmed there).
+
+    A spawn_agent call of this conversation created a sub-agent's conversation, stored its prompt as
+    the first user message and started its generation. It follows the call's tool_executing; the
+    call's tool_completed (or tool_failed) carries the child's final answer as its result and
+    childConversationId on its record.
+    """
+
+    toolCallId: str
+    """The spawn_agent call (of this conversation) that started the sub-agent."""
+    childConversationId: str
+    """The sub-agent's conversation: subscribe to it to watch it and to confirm its tool calls (its
+    tool_pending events appear there, not here).
+
+    @pattern ^[A-Za-z0-9_-]{1,128}$
+    """
+    childGenerationId: str
+    """The child's generation, running now; the spawn_agent call completes when it ends."""
+    agentDepth: int
+    """The child's depth (its Conversation.agentDepth).
+
+    @minimum 1
+    """
+
+
 class InterruptedNotification(GenerationEventBase, TypedDict):
     """Params of the `interrupted` notification: The generation was interrupted.
 
@@ -2980,6 +3211,37 @@ class UsageUpdatedNotification(GenerationEventBase, TypedDict):
     cost: Cost | None
     """What this model call cost; null when its model has no configured pricing or the endpoint
     reported no usage — never estimated.
+    """
+
+
+class ClientToolCallNotification(TypedDict):
+    """Params of the `client_tool_call` notification: Run a client-provided tool (tools.register): sent
+    to the registering connection only, without seq; answer with tool.result.
+
+    Run a client tool: sent only to the connection that registered it, when an approved call of it
+    starts running (after tool_executing). Not a conversation event: it carries no seq and is not
+    replayed; a connection that takes the call over by registering the tool again gets it anew.
+    """
+
+    conversationId: str
+    """Conversation id, as returned by conversation.create (e.g. "c_7f3a…"): 1–128 of A–Z, a–z, 0–9, _
+    and -.
+
+    @pattern ^[A-Za-z0-9_-]{1,128}$
+    """
+    timestamp: str
+    """When the server sent it.
+
+    @format date-time
+    """
+    generationId: str
+    """The generation the call belongs to."""
+    toolCallId: str
+    """The call to answer with tool.result."""
+    name: str
+    """The client tool the model called."""
+    arguments: dict[str, Any]
+    """The arguments, checked against the tool's parameters (as edited by tool.confirm, if they were).
     """
 
 
@@ -3165,6 +3427,13 @@ class PlanUpdatedEvent(TypedDict):
     params: PlanUpdatedNotification
 
 
+class SubagentStartedEvent(TypedDict):
+    """A `subagent_started` notification, as `events()` yields it."""
+
+    method: Literal["subagent_started"]
+    params: SubagentStartedNotification
+
+
 class InterruptedEvent(TypedDict):
     """A `interrupted` notification, as `events()` yields it."""
 
@@ -3200,6 +3469,13 @@ class UsageUpdatedEvent(TypedDict):
     params: UsageUpdatedNotification
 
 
+class ClientToolCallEvent(TypedDict):
+    """A `client_tool_call` notification, as `events()` yields it."""
+
+    method: Literal["client_tool_call"]
+    params: ClientToolCallNotification
+
+
 class NoticeEvent(TypedDict):
     """A `notice` notification, as `events()` yields it."""
 
@@ -3207,7 +3483,7 @@ class NoticeEvent(TypedDict):
     params: NoticeNotification
 
 
-ConversationEvent: TypeAlias = MessageAddedEvent | QueueChangedEvent | ConversationUpdatedEvent | GenerationStartedEvent | GenerationProgressEvent | GenerationCompleteEvent | ToolPendingEvent | ToolExecutingEvent | ToolOutputEvent | ToolCompletedEvent | ToolFailedEvent | ToolSkippedEvent | GenerationDiffUpdatedEvent | ConversationRewoundEvent | PlanUpdatedEvent | InterruptedEvent | ErrorEvent | CompactionStartedEvent | CompactionCompletedEvent | UsageUpdatedEvent | NoticeEvent
+ConversationEvent: TypeAlias = MessageAddedEvent | QueueChangedEvent | ConversationUpdatedEvent | GenerationStartedEvent | GenerationProgressEvent | GenerationCompleteEvent | ToolPendingEvent | ToolExecutingEvent | ToolOutputEvent | ToolCompletedEvent | ToolFailedEvent | ToolSkippedEvent | GenerationDiffUpdatedEvent | ConversationRewoundEvent | PlanUpdatedEvent | SubagentStartedEvent | InterruptedEvent | ErrorEvent | CompactionStartedEvent | CompactionCompletedEvent | UsageUpdatedEvent | ClientToolCallEvent | NoticeEvent
 """What `client.events(conversation_id)` yields: one notification of the conversation as `{"method":
 ..., "params": ...}`. Comparing `event["method"]` with a method name narrows `params` to that
 notification's TypedDict.
