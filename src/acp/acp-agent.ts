@@ -12,6 +12,7 @@ import { SERVER_VERSION } from "../server-version.js";
 import { acpError, AcpSession } from "./acp-session.js";
 import { ConfigOptions } from "./config-options.js";
 import { AcpMcpServers } from "./mcp-servers.js";
+import { SessionModes } from "./session-modes.js";
 import { commandsUpdate, planUpdate, replayRecord } from "./session-updates.js";
 
 /** Records read per conversation.get while replaying a session (each page is one reply, under maxReplyBytes). */
@@ -27,11 +28,13 @@ export interface AcpAgentOptions {
 export class AcpAgent {
   readonly #sessions = new Map<string, AcpSession>();
   readonly #config: ConfigOptions;
+  readonly #modes: SessionModes;
   readonly mcp: AcpMcpServers;
   #editor: acp.AgentContext | undefined;
 
   constructor(private readonly options: AcpAgentOptions) {
     this.#config = new ConfigOptions(options.client);
+    this.#modes = new SessionModes(options.client);
     this.mcp = new AcpMcpServers(options.client);
     options.client.onAny((method, params) => {
       const conversationId = (params as { conversationId?: string } | undefined)?.conversationId;
@@ -60,8 +63,13 @@ export class AcpAgent {
           return { configOptions: await this.#config.set(params.sessionId, params.configId, params.value) };
         }, params.sessionId),
       )
-      // MODES SEAM: session/set_mode → conversation.update { settings: { mode: modeId } } once
-      // agentwire has modes (see config-options.ts); until then the SDK answers -32601.
+      .onRequest(acp.methods.agent.session.setMode, ({ params }) =>
+        this.#guard(async () => {
+          this.#session(params.sessionId);
+          await this.#modes.set(params.sessionId, params.modeId);
+          return {};
+        }, params.sessionId),
+      )
       .onNotification(acp.methods.agent.session.cancel, async ({ params }) => {
         await this.#sessions.get(params.sessionId)?.cancel();
       });
@@ -107,11 +115,21 @@ export class AcpAgent {
     if (!isAbsolute(cwd)) throw acp.RequestError.invalidParams({ path: "cwd" }, `cwd must be an absolute path, got "${cwd}"`);
   }
 
-  #open(conversation: Conversation, cwd: string): AcpSession {
+  async #open(conversation: Conversation, cwd: string): Promise<AcpSession> {
     this.#sessions.get(conversation.id)?.close();
-    const session = new AcpSession(conversation.id, conversation.workspace ?? cwd, { client: this.options.client, editor: this.#editor!, log: this.options.log }, conversation.title);
+    const defaultMode = await this.#modes.default();
+    const session = new AcpSession(conversation.id, conversation.workspace ?? cwd, { client: this.options.client, editor: this.#editor!, log: this.options.log }, {
+      title: conversation.title,
+      ...(defaultMode !== undefined ? { mode: SessionModes.current(conversation, defaultMode), defaultMode } : {}),
+    });
     this.#sessions.set(conversation.id, session);
     return session;
+  }
+
+  /** What session/new, load and resume answer besides the id: the config options and the modes. */
+  async #sessionState(conversation: Conversation): Promise<{ configOptions: acp.SessionConfigOption[]; modes: acp.SessionModeState | null }> {
+    const [configOptions, modes] = await Promise.all([this.#config.of(conversation), this.#modes.state(conversation)]);
+    return { configOptions, modes };
   }
 
   /**
@@ -133,11 +151,11 @@ export class AcpAgent {
     await this.mcp.attach(params.mcpServers);
     const { client } = this.options;
     const conversation = await client.conversation.create({ workspace: params.cwd });
-    const session = this.#open(conversation, params.cwd);
+    const session = await this.#open(conversation, params.cwd);
     await client.conversation.subscribe({ conversationId: conversation.id });
-    const configOptions = await this.#config.of(conversation);
+    const state = await this.#sessionState(conversation);
     this.#afterResponse(session);
-    return { sessionId: session.sessionId, configOptions };
+    return { sessionId: session.sessionId, ...state };
   }
 
   /** The conversation, or -32002 naming the session. */
@@ -152,7 +170,7 @@ export class AcpAgent {
     const { client } = this.options;
     const first = await this.#conversation(params.sessionId);
     await this.mcp.attach(params.mcpServers);
-    const session = this.#open(first.conversation, params.cwd);
+    const session = await this.#open(first.conversation, params.cwd);
     const total = first.conversation.recordCount;
     for (let from = 0; from < total; from += REPLAY_PAGE) {
       const page = await client.conversation.get({ conversationId: params.sessionId, includeRecords: true, recordsFrom: from, recordsLimit: Math.min(REPLAY_PAGE, total - from) });
@@ -162,23 +180,23 @@ export class AcpAgent {
     // Everything after the snapshot the history was read from arrives as events, in order.
     await client.conversation.subscribe({ conversationId: params.sessionId, afterSeq: first.state.seq });
     await session.flushed();
-    const configOptions = await this.#config.of(first.conversation);
+    const state = await this.#sessionState(first.conversation);
     this.#afterResponse(session);
     setImmediate(() => {
       for (const call of first.state.pendingTools) session.onEvent("tool_pending", { ...call, autoConfirmed: false } as unknown as ToolPendingNotification);
     });
-    return { configOptions };
+    return state;
   }
 
   async #resumeSession(params: acp.ResumeSessionRequest): Promise<acp.ResumeSessionResponse> {
     this.#checkCwd(params.cwd);
     const { conversation, state } = await this.#conversation(params.sessionId);
     await this.mcp.attach(params.mcpServers ?? []);
-    const session = this.#open(conversation, params.cwd);
+    const session = await this.#open(conversation, params.cwd);
     await this.options.client.conversation.subscribe({ conversationId: params.sessionId, afterSeq: state.seq });
-    const configOptions = await this.#config.of(conversation);
+    const answer = await this.#sessionState(conversation);
     this.#afterResponse(session);
-    return { configOptions };
+    return answer;
   }
 
   async #listSessions(params: acp.ListSessionsRequest): Promise<acp.ListSessionsResponse> {

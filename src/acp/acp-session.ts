@@ -60,14 +60,19 @@ export class AcpSession {
   #closed = false;
   /** The conversation has a title (else the first prompt's first line becomes it, as `agentwire chat` does). */
   #titled: boolean;
+  /** The mode the editor was last told of, and the server's default (a conversation without settings.mode is in it). */
+  #mode: string | undefined;
+  readonly #defaultMode: string | undefined;
 
   constructor(
     readonly conversationId: string,
     readonly workspace: string,
     private readonly link: SessionLink,
-    title = "",
+    initial: { title?: string; mode?: string; defaultMode?: string } = {},
   ) {
-    this.#titled = title !== "";
+    this.#titled = (initial.title ?? "") !== "";
+    this.#mode = initial.mode;
+    this.#defaultMode = initial.defaultMode;
   }
 
   get sessionId(): string {
@@ -224,9 +229,16 @@ export class AcpSession {
         if (update) void this.send(update);
         return;
       }
-      case "conversation_updated":
-        if (!params.deleted) void this.send({ sessionUpdate: "session_info_update", title: params.conversation.title || null, updatedAt: params.conversation.updatedAt });
+      case "conversation_updated": {
+        if (params.deleted) return;
+        void this.send({ sessionUpdate: "session_info_update", title: params.conversation.title || null, updatedAt: params.conversation.updatedAt });
+        const mode = params.conversation.settings.mode ?? this.#defaultMode;
+        if (mode !== undefined && mode !== this.#mode) {
+          this.#mode = mode;
+          void this.send({ sessionUpdate: "current_mode_update", currentModeId: mode });
+        }
         return;
+      }
       case "generation_complete":
         if (params.final) this.#end(params.generationId, { stopReason: this.#stopReasonOf(params.finishReason) });
         return;

@@ -2,13 +2,8 @@
  * Session config options (ACP's selectors an editor shows beside the
  * prompt): the conversation's model and its reasoning effort, each set with
  * conversation.update.
- *
- * MODES SEAM: the modes helper builds agentwire modes (settings.mode,
- * modes.list). When it lands, add a `mode` select here (category "mode",
- * values from modes.list, set with conversation.update { settings: { mode } }),
- * return `modes` from session/new and session/load (acp-agent.ts, see
- * `sessionModes`), handle session/set_mode there and send
- * `current_mode_update` from conversation_updated (acp-session.ts).
+ * Modes are ACP's session modes, not an option here (session-modes.ts): an editor shows
+ * them in its mode picker.
  */
 import type * as acp from "@agentclientprotocol/sdk";
 import { RequestError } from "@agentclientprotocol/sdk";

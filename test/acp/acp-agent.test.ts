@@ -178,6 +178,22 @@ describe("agentwire acp (embedded server)", { timeout: 30_000 }, () => {
     expect(editor.permissions.some((p) => p.sessionId === created.sessionId)).toBe(false);
   });
 
+  it("session modes are agentwire's modes: listed with the session, set with session/set_mode, announced with current_mode_update", async () => {
+    const created = await editor.agent.request("session/new", { cwd: workspace, mcpServers: [] });
+    expect(created.modes?.currentModeId).toBe("code");
+    expect(created.modes?.availableModes.map((m) => m.id)).toEqual(["ask", "plan", "code", "auto"]);
+    expect(await editor.agent.request("session/set_mode", { sessionId: created.sessionId, modeId: "plan" })).toEqual({});
+    await eventually(() => editor.updates(created.sessionId).some((u) => u.sessionUpdate === "current_mode_update"));
+    expect(editor.updates(created.sessionId).filter((u) => u.sessionUpdate === "current_mode_update")).toEqual([{ sessionUpdate: "current_mode_update", currentModeId: "plan" }]);
+    await expect(editor.agent.request("session/set_mode", { sessionId: created.sessionId, modeId: "nope" })).rejects.toMatchObject({ code: -32602 });
+    // In plan mode the model is offered read-only tools (and update_plan) only.
+    fake.enqueue({ kind: "reply", text: ["A plan."] });
+    await prompt(editor, created.sessionId, "plan the work");
+    const tools = (fake.requests.at(-1)!.tools ?? []).map((t: { function: { name: string } }) => t.function.name);
+    expect(tools).toContain("update_plan");
+    expect(tools).not.toContain("edit_file");
+  });
+
   it("allow always remembers the approval for the conversation; reject always stops offering the tool", async () => {
     await writeFile(join(workspace, "notes.txt"), "line one\nline two\n");
     const sessionId = await newSession(editor);
