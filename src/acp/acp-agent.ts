@@ -202,9 +202,10 @@ export class AcpAgent {
   async #listSessions(params: acp.ListSessionsRequest): Promise<acp.ListSessionsResponse> {
     if (params.cwd) this.#checkCwd(params.cwd);
     const page = await this.options.client.conversation.list({ limit: LIST_PAGE, ...(params.cursor ? { cursor: params.cursor } : {}) });
-    // A session's cwd must be absolute: a conversation without a workspace of its own is not an editor's session.
+    // A session's cwd must be absolute: a conversation without a workspace of its own is not an editor's
+    // session, nor is a sub-agent's (spawn_agent's child conversation: its parent's session shows its work).
     const sessions = page.data
-      .filter((c) => c.workspace !== null && isAbsolute(c.workspace) && (!params.cwd || c.workspace === params.cwd))
+      .filter((c) => c.workspace !== null && isAbsolute(c.workspace) && c.parentConversationId === undefined && (!params.cwd || c.workspace === params.cwd))
       .map((c) => ({ sessionId: c.id, cwd: c.workspace!, title: c.title || null, updatedAt: c.updatedAt }));
     return { sessions, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
   }
