@@ -59,8 +59,10 @@ export const ModelCapabilitiesConfig = z
 
 /** The model APIs a provider can speak: the one list of wire names (src/llm/wires/wire-table.ts implements each). */
 export const WireName = z
-  .enum(["chat", "responses"])
-  .describe("The API a provider speaks: chat (Chat Completions, what every OpenAI-compatible server offers) or responses (OpenAI's Responses API).");
+  .enum(["chat", "responses", "anthropic"])
+  .describe(
+    "The API a provider speaks: chat (Chat Completions, what every OpenAI-compatible server offers), responses (OpenAI's Responses API) or anthropic (Anthropic's Messages API).",
+  );
 export type WireName = z.infer<typeof WireName>;
 
 /**
@@ -72,9 +74,14 @@ export const KEYLESS_HINT = " (an endpoint that takes no key, such as Ollama, ne
 export const ProviderDefinition = z
   .strictObject({
     wire: WireName.default("chat").describe(
-      "The API it speaks: chat (Chat Completions, what every OpenAI-compatible server offers) or responses (OpenAI's Responses API).",
+      "The API it speaks: chat (Chat Completions, what every OpenAI-compatible server offers), responses (OpenAI's Responses API) or anthropic (Anthropic's Messages API, through @anthropic-ai/sdk).",
     ),
-    baseUrl: z.string().url().describe("Its endpoint, e.g. https://api.openai.com/v1 or http://localhost:11434/v1."),
+    baseUrl: z
+      .string()
+      .url()
+      .describe(
+        "Its endpoint, e.g. https://api.openai.com/v1 or http://localhost:11434/v1; for the anthropic wire https://api.anthropic.com (a trailing /v1 is taken off: the SDK adds /v1/messages).",
+      ),
     apiKey: z.string().min(1).optional().describe("Its API key. Secret: prefer apiKeyEnv."),
     apiKeyEnv: z
       .string()

@@ -154,6 +154,15 @@ export const ErrorTable = {
       status: z.string().describe("What happened to it instead (confirm, edit, skip, executing, completed, failed, skipped…)."),
     }),
   },
+  INPUT_NOT_PENDING: {
+    code: -32027,
+    meaning: "The question is not open",
+    doc: "input.respond named a question that is no longer open (another client answered first, it was cancelled) or never was. `data.outcome` says how it ended, when the server still knows.",
+    data: z.object({
+      requestId: z.string().describe("The request that was answered."),
+      outcome: z.enum(["answered", "declined", "cancelled"]).optional().describe("How it ended; absent when the server does not know the request."),
+    }),
+  },
   LLM_ERROR: {
     code: -32030,
     meaning: "The language model endpoint failed",

@@ -14,6 +14,8 @@ export * from "./run-control.js";
 export * from "./tools.js";
 export * from "./client-tools.js";
 export * from "./plan.js";
+export * from "./input-request.js";
+export * from "./input.js";
 export * from "./skills.js";
 export * from "./commands.js";
 export * from "./modes.js";

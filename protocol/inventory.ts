@@ -25,6 +25,7 @@ import * as U from "./usage-events.js";
 import * as Rw from "./rewind.js";
 import * as Ct from "./client-tools.js";
 import * as Sa from "./subagents.js";
+import * as In from "./input.js";
 
 /**
  * What a method acts on, which decides where it runs (as Codex's
@@ -238,7 +239,7 @@ export const requests = {
     params: G.InterruptParams,
     result: G.InterruptResult,
     description:
-      "Stop the running generation at once, whatever it is doing: the model stream is aborted (partial text kept), pending tools are skipped, a running tool's process group is killed. Idempotent.",
+      "Stop the running generation at once, whatever it is doing: the model stream is aborted (partial text kept), pending tools are skipped, a running tool's process group is killed, open questions (state.pendingInputs) are cancelled — also one left by an earlier server process. Idempotent.",
     errors: NOT_FOUND,
     scope: "conversation",
   },
@@ -257,6 +258,14 @@ export const requests = {
     description:
       "Decide on a pending tool call: confirm, edit (run with new arguments), skip, or auto (run this one and the next `count` without asking). confirm with `remember` also approves calls of the same kind from now on, for the conversation or the workspace (the rule is the call's tool_pending `rememberAs`); skip with `message` tells the model why. When two clients answer the same call, the first wins and the other gets TOOL_CALL_NOT_PENDING.",
     errors: [...NOT_FOUND, "TOOL_CALL_NOT_FOUND", "TOOL_CALL_NOT_PENDING"],
+    scope: "conversation",
+  },
+  "input.respond": {
+    params: In.InputRespondParams,
+    result: In.InputRespondResult,
+    description:
+      "Answer, decline or cancel a question input_requested announced (the model's ask_user call, or an MCP server's elicitation). The answer must fit the question: one of its `choices` (a list of them with `multiple`), or an object filling its `schema`; a mismatch is INVALID_PARAMS naming the field. When two clients answer the same question, the first wins and the other gets INPUT_NOT_PENDING. After a server restart an ask_user question is answered the same way: a generation starts and goes on with the answer.",
+    errors: [...NOT_FOUND, "INPUT_NOT_PENDING"],
     scope: "conversation",
   },
   "tools.list": {
@@ -395,6 +404,14 @@ export const notifications = {
   subagent_started: {
     params: Sa.SubagentStartedNotification,
     description: "A spawn_agent call started a sub-agent: its child conversation, to subscribe to (its tool calls are confirmed there).",
+  },
+  input_requested: {
+    params: In.InputRequestedNotification,
+    description: "A question waits for the user's answer (input.respond): the model called ask_user, or an MCP server asked during its tool call.",
+  },
+  input_resolved: {
+    params: In.InputResolvedNotification,
+    description: "A question was answered, declined or cancelled (an interrupt cancels it): close its card.",
   },
   interrupted: { params: E.InterruptedNotification, description: "The generation was interrupted." },
   error: { params: E.ErrorNotification, description: "The generation failed." },

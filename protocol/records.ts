@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { InputRequest } from "./input-request.js";
 import { Attachment, MAX_ATTACHMENTS } from "./attachments.js";
 import { FileChanges, NetFileChange } from "./file-changes.js";
 import { Plan } from "./plan.js";
@@ -303,7 +304,7 @@ export const MessageRecord = z
       .array(z.record(z.string(), z.unknown()))
       .optional()
       .describe(
-        "For assistant messages: opaque items the model endpoint produced with this answer and wants back on later requests, in the order it produced them — on the Responses API wire, reasoning items with `encrypted_content` (the model's thinking, encrypted, so it can continue across turns without server-side storage). Re-sent before this message's text and tool calls on later requests over that wire; left out on the chat wire. Not meant for display (`reasoning` holds the readable summary). Absent when there are none.",
+        "For assistant messages: opaque items the model endpoint produced with this answer and wants back on later requests, in the order it produced them — on the Responses API wire, reasoning items with `encrypted_content` (the model's thinking, encrypted, so it can continue across turns without server-side storage); on the anthropic wire, `thinking` blocks with their `signature` (and `redacted_thinking` blocks), unchanged. Re-sent before this message's text and tool calls on later requests over the wire that made them (each wire sends only its own kind); left out on the chat wire. Not meant for display (`reasoning` holds the readable summary). Absent when there are none.",
       ),
     interrupted: z
       .boolean()
@@ -489,6 +490,12 @@ export const ConversationState = z
     plan: Plan.nullable().describe(
       "The agent's plan as its latest update_plan call left it (plan_updated announces each change); null before the first. Survives a restart.",
     ),
+    pendingInputs: z
+      .array(InputRequest)
+      .optional()
+      .describe(
+        "Questions waiting for the user (input_requested, answered with input.respond), oldest first. An ask_user question survives a restart; an MCP server's does not (its tool call ended with the server).",
+      ),
     queue: z
       .array(QueuedMessage)
       .describe(

@@ -75,6 +75,11 @@ export const ErrorCodes = {
    */
   TOOL_CALL_NOT_PENDING: -32022,
   /**
+   * input.respond named a question that is no longer open (another client answered first, it was
+   * cancelled) or never was. `data.outcome` says how it ended, when the server still knows.
+   */
+  INPUT_NOT_PENDING: -32027,
+  /**
    * The language model endpoint failed (HTTP status, connection, stall). `data.status` carries its
    * HTTP status when there is one.
    */
@@ -198,6 +203,13 @@ export interface ErrorDataMap {
      * What happened to it instead (confirm, edit, skip, executing, completed, failed, skipped…).
      */
     status: string;
+  };
+  /** Data of INPUT_NOT_PENDING. */
+  INPUT_NOT_PENDING: {
+    /** The request that was answered. */
+    requestId: string;
+    /** How it ended; absent when the server does not know the request. */
+    outcome?: "answered" | "declined" | "cancelled";
   };
   /** Data of LLM_ERROR. */
   LLM_ERROR: {

@@ -60,6 +60,8 @@ import {
   type ToolConfirmResult,
   type ToolResultParams,
   type ToolResultResult,
+  type InputRespondParams,
+  type InputRespondResult,
   type ToolsListResult,
   type ToolsRegisterParams,
   type ToolsRegisterResult,
@@ -334,6 +336,22 @@ export interface ToolMethods {
   result(params: ToolResultParams, options?: RequestOptions): Promise<ToolResultResult>;
 }
 
+/** The input.* requests, as `client.input.<name>(...)`. */
+export interface InputMethods {
+  /**
+   * `input.respond`: Answer, decline or cancel a question input_requested announced (the model's
+   * ask_user call, or an MCP server's elicitation). The answer must fit the question: one of its
+   * `choices` (a list of them with `multiple`), or an object filling its `schema`; a mismatch is
+   * INVALID_PARAMS naming the field. When two clients answer the same question, the first wins and
+   * the other gets INPUT_NOT_PENDING. After a server restart an ask_user question is answered the
+   * same way: a generation starts and goes on with the answer.
+   *
+   * Errors: NOT_INITIALIZED (-32001), CONVERSATION_NOT_FOUND (-32010), INPUT_NOT_PENDING (-32027),
+   * INVALID_PARAMS (-32602).
+   */
+  respond(params: InputRespondParams, options?: RequestOptions): Promise<InputRespondResult>;
+}
+
 /** The tools.* requests, as `client.tools.<name>(...)`. */
 export interface ToolsMethods {
   /**
@@ -527,7 +545,8 @@ export class AgentwireClient extends AgentwireClientBase {
   /**
    * `interrupt`: Stop the running generation at once, whatever it is doing: the model stream is
    * aborted (partial text kept), pending tools are skipped, a running tool's process group is
-   * killed. Idempotent.
+   * killed, open questions (state.pendingInputs) are cancelled — also one left by an earlier server
+   * process. Idempotent.
    *
    * Errors: NOT_INITIALIZED (-32001), CONVERSATION_NOT_FOUND (-32010), INVALID_PARAMS (-32602).
    */
@@ -544,6 +563,11 @@ export class AgentwireClient extends AgentwireClientBase {
   readonly tool: ToolMethods = {
     confirm: (params, options) => this.request("tool.confirm", params, options),
     result: (params, options) => this.request("tool.result", params, options),
+  };
+
+  /** input.* requests. */
+  readonly input: InputMethods = {
+    respond: (params, options) => this.request("input.respond", params, options),
   };
 
   /** tools.* requests. */

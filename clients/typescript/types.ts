@@ -176,9 +176,11 @@ export interface MessageRecord {
    * For assistant messages: opaque items the model endpoint produced with this answer and wants
    * back on later requests, in the order it produced them — on the Responses API wire, reasoning
    * items with `encrypted_content` (the model's thinking, encrypted, so it can continue across
-   * turns without server-side storage). Re-sent before this message's text and tool calls on later
-   * requests over that wire; left out on the chat wire. Not meant for display (`reasoning` holds
-   * the readable summary). Absent when there are none.
+   * turns without server-side storage); on the anthropic wire, `thinking` blocks with their
+   * `signature` (and `redacted_thinking` blocks), unchanged. Re-sent before this message's text and
+   * tool calls on later requests over the wire that made them (each wire sends only its own kind);
+   * left out on the chat wire. Not meant for display (`reasoning` holds the readable summary).
+   * Absent when there are none.
    */
   providerItems?: Array<Record<string, unknown>>;
   /** True when an interrupt cut the model's stream: `content` is the partial text received. */
@@ -569,6 +571,124 @@ export interface ConversationState {
     updatedAt: string;
   } | null;
   /**
+   * Questions waiting for the user (input_requested, answered with input.respond), oldest first. An
+   * ask_user question survives a restart; an MCP server's does not (its tool call ended with the
+   * server).
+   */
+  pendingInputs?: Array<{
+    /** Names the request in input.respond. */
+    requestId: string;
+    /** The tool call that asks (the ask_user call, or the MCP tool call whose server asks). */
+    toolCallId?: string;
+    /** The generation that asked, when one did. */
+    generationId?: string;
+    /**
+     * ask_user: the model's ask_user tool; mcp: an MCP server's elicitation request during one of
+     * its tool calls.
+     */
+    source: "ask_user" | "mcp";
+    /** source mcp: the MCP server that asks. */
+    server?: string;
+    /** What is asked, as the model or the MCP server put it. */
+    question: string;
+    /**
+     * The answers to pick from; the answer must be one of them (or, with `multiple`, a list of
+     * them).
+     */
+    choices?: string[];
+    /** With choices: several may be picked (the answer is a list). */
+    multiple?: boolean;
+    /**
+     * The answer is secret (a password, a token): input it hidden. It is never stored or logged in
+     * clear; the conversation keeps "[secret answer given]".
+     */
+    secret?: boolean;
+    /** Answer with an object filling this form. */
+    schema?: {
+      type: "object";
+      /** The fields, by name. */
+      properties: Record<string, {
+          /**
+           * A short label for the field.
+           *
+           * @maxLength 500
+           */
+          title?: string;
+          /**
+           * What the field is for.
+           *
+           * @maxLength 500
+           */
+          description?: string;
+          type: "string";
+          /**
+           * The only values allowed (an enum field: show a choice).
+           *
+           * @minItems 1
+           * @maxItems 20
+           */
+          enum?: string[];
+          /**
+           * Display names of the enum values, in the same order.
+           *
+           * @maxItems 20
+           */
+          enumNames?: string[];
+          /**
+           * @integer
+           * @minimum 0
+           */
+          minLength?: number;
+          /**
+           * @integer
+           * @minimum 0
+           */
+          maxLength?: number;
+          /** A format the text must have. */
+          format?: "email" | "uri" | "date" | "date-time";
+          default?: string;
+        } | {
+          /**
+           * A short label for the field.
+           *
+           * @maxLength 500
+           */
+          title?: string;
+          /**
+           * What the field is for.
+           *
+           * @maxLength 500
+           */
+          description?: string;
+          type: "number" | "integer";
+          minimum?: number;
+          maximum?: number;
+          default?: number;
+        } | {
+          /**
+           * A short label for the field.
+           *
+           * @maxLength 500
+           */
+          title?: string;
+          /**
+           * What the field is for.
+           *
+           * @maxLength 500
+           */
+          description?: string;
+          type: "boolean";
+          default?: boolean;
+        }>;
+      /**
+       * Names of the fields an answer must fill.
+       *
+       * @maxItems 20
+       */
+      required?: string[];
+    };
+  }>;
+  /**
    * Messages held by the server, oldest first (message.append delivery steer or queue): what
    * queue.list answers. Non-empty while nothing runs means the last generation was interrupted or
    * failed: they wait for the next generation that completes, or queue.remove / queue.clear.
@@ -744,7 +864,8 @@ export interface ParamIssue {
  */
 export interface TokenUsage {
   /**
-   * Prompt (input) tokens: everything the request carried, cached ones included.
+   * Prompt (input) tokens: everything the request carried, cached ones included (on the anthropic
+   * wire: input_tokens + cache_read_input_tokens + cache_creation_input_tokens).
    *
    * @integer
    * @minimum 0
@@ -752,13 +873,23 @@ export interface TokenUsage {
   promptTokens: number;
   /**
    * Prompt tokens the endpoint served from its prompt cache (Chat Completions
-   * `prompt_tokens_details.cached_tokens`, Responses `input_tokens_details.cached_tokens`); part of
-   * promptTokens. Null when the endpoint does not say.
+   * `prompt_tokens_details.cached_tokens`, Responses `input_tokens_details.cached_tokens`,
+   * Anthropic `cache_read_input_tokens`); part of promptTokens. Null when the endpoint does not
+   * say.
    *
    * @integer
    * @minimum 0
    */
   cachedPromptTokens: number | null;
+  /**
+   * Prompt tokens the endpoint wrote to its prompt cache on this call (Anthropic
+   * `cache_creation_input_tokens`); part of promptTokens, not of cachedPromptTokens. Absent or null
+   * when the endpoint does not say (the OpenAI wires never do).
+   *
+   * @integer
+   * @minimum 0
+   */
+  cacheWritePromptTokens?: number | null;
   /**
    * Completion (output) tokens, reasoning ones included.
    *
@@ -769,8 +900,8 @@ export interface TokenUsage {
   /**
    * Completion tokens the model spent reasoning (Chat Completions
    * `completion_tokens_details.reasoning_tokens`, Responses
-   * `output_tokens_details.reasoning_tokens`); part of completionTokens. Null when the endpoint
-   * does not say.
+   * `output_tokens_details.reasoning_tokens`, Anthropic `output_tokens_details.thinking_tokens`);
+   * part of completionTokens. Null when the endpoint does not say.
    *
    * @integer
    * @minimum 0
@@ -2747,6 +2878,41 @@ export interface ToolConfirmResult {
 }
 
 /**
+ * Params of `input.respond`.
+ *
+ * Answer, decline or cancel an open question.
+ */
+export interface InputRespondParams {
+  /**
+   * Conversation id, as returned by conversation.create (e.g. "c_7f3a…"): 1–128 of A–Z, a–z, 0–9, _
+   * and -.
+   *
+   * @pattern ^[A-Za-z0-9_-]{1,128}$
+   */
+  conversationId: string;
+  /**
+   * The request, as input_requested named it.
+   *
+   * @minLength 1
+   */
+  requestId: string;
+  /** answer (default): give `answer`; decline: refuse to answer; cancel: dismiss the question. */
+  action?: "answer" | "decline" | "cancel";
+  /** Required with action answer. */
+  answer?: string | string[] | Record<string, string | number | boolean>;
+}
+
+/**
+ * Result of `input.respond`.
+ *
+ * The request has ended.
+ */
+export interface InputRespondResult {
+  /** How the request ended (this answer's action). */
+  outcome: "answered" | "declined" | "cancelled";
+}
+
+/**
  * Params of `tools.list`.
  *
  * No parameters.
@@ -2968,6 +3134,13 @@ export interface ModelsListResult {
          */
         cachedInputPerMillion?: number;
         /**
+         * Price of one million prompt tokens written to the cache (cacheWritePromptTokens: the
+         * anthropic wire reports them); when absent they cost inputPerMillion.
+         *
+         * @minimum 0
+         */
+        cacheWriteInputPerMillion?: number;
+        /**
          * Price of one million completion (output) tokens, reasoning tokens included.
          *
          * @minimum 0
@@ -2989,7 +3162,7 @@ export interface ModelsListResult {
     /** Provider name, the prefix of its models' ids. */
     name: string;
     /** The API it speaks: Chat Completions or the Responses API. */
-    wire: "chat" | "responses";
+    wire: "chat" | "responses" | "anthropic";
     /** Its endpoint (without any credentials in the URL). */
     baseUrl: string;
     /**
@@ -4005,6 +4178,143 @@ export interface SubagentStartedNotification extends GenerationEventBase {
 }
 
 /**
+ * Params of the `input_requested` notification.
+ *
+ * A question waits for the user: answer it with input.respond. It stays open until input_resolved
+ * names its requestId.
+ */
+export interface InputRequestedNotification extends ConversationEventBase {
+  /** Names the request in input.respond. */
+  requestId: string;
+  /** The tool call that asks (the ask_user call, or the MCP tool call whose server asks). */
+  toolCallId?: string;
+  /** The generation that asked, when one did. */
+  generationId?: string;
+  /**
+   * ask_user: the model's ask_user tool; mcp: an MCP server's elicitation request during one of its
+   * tool calls.
+   */
+  source: "ask_user" | "mcp";
+  /** source mcp: the MCP server that asks. */
+  server?: string;
+  /** What is asked, as the model or the MCP server put it. */
+  question: string;
+  /**
+   * The answers to pick from; the answer must be one of them (or, with `multiple`, a list of them).
+   */
+  choices?: string[];
+  /** With choices: several may be picked (the answer is a list). */
+  multiple?: boolean;
+  /**
+   * The answer is secret (a password, a token): input it hidden. It is never stored or logged in
+   * clear; the conversation keeps "[secret answer given]".
+   */
+  secret?: boolean;
+  /** Answer with an object filling this form. */
+  schema?: {
+    type: "object";
+    /** The fields, by name. */
+    properties: Record<string, {
+        /**
+         * A short label for the field.
+         *
+         * @maxLength 500
+         */
+        title?: string;
+        /**
+         * What the field is for.
+         *
+         * @maxLength 500
+         */
+        description?: string;
+        type: "string";
+        /**
+         * The only values allowed (an enum field: show a choice).
+         *
+         * @minItems 1
+         * @maxItems 20
+         */
+        enum?: string[];
+        /**
+         * Display names of the enum values, in the same order.
+         *
+         * @maxItems 20
+         */
+        enumNames?: string[];
+        /**
+         * @integer
+         * @minimum 0
+         */
+        minLength?: number;
+        /**
+         * @integer
+         * @minimum 0
+         */
+        maxLength?: number;
+        /** A format the text must have. */
+        format?: "email" | "uri" | "date" | "date-time";
+        default?: string;
+      } | {
+        /**
+         * A short label for the field.
+         *
+         * @maxLength 500
+         */
+        title?: string;
+        /**
+         * What the field is for.
+         *
+         * @maxLength 500
+         */
+        description?: string;
+        type: "number" | "integer";
+        minimum?: number;
+        maximum?: number;
+        default?: number;
+      } | {
+        /**
+         * A short label for the field.
+         *
+         * @maxLength 500
+         */
+        title?: string;
+        /**
+         * What the field is for.
+         *
+         * @maxLength 500
+         */
+        description?: string;
+        type: "boolean";
+        default?: boolean;
+      }>;
+    /**
+     * Names of the fields an answer must fill.
+     *
+     * @maxItems 20
+     */
+    required?: string[];
+  };
+}
+
+/**
+ * Params of the `input_resolved` notification.
+ *
+ * A question was answered, declined or cancelled: every client closes its card. Carries no answer
+ * (a secret one must not travel further).
+ */
+export interface InputResolvedNotification extends ConversationEventBase {
+  /** The request that ended. */
+  requestId: string;
+  /** The tool call that asked, as on input_requested. */
+  toolCallId?: string;
+  /**
+   * answered: an answer was given; declined: the user chose not to answer; cancelled: dismissed (by
+   * the user, an interrupt or the end of the call that asked).
+   */
+  outcome: "answered" | "declined" | "cancelled";
+}
+
+/**
  * Params of the `interrupted` notification.
  *
  * The generation was interrupted and has ended. Sent exactly once per interrupted generation.
@@ -4329,7 +4639,8 @@ export interface RequestMap {
   /**
    * `interrupt`: Stop the running generation at once, whatever it is doing: the model stream is
    * aborted (partial text kept), pending tools are skipped, a running tool's process group is
-   * killed.
+   * killed, open questions (state.pendingInputs) are cancelled — also one left by an earlier server
+   * process.
    */
   interrupt: { params: InterruptParams; result: InterruptResult };
   /**
@@ -4345,6 +4656,11 @@ export interface RequestMap {
    * call's tool_pending `rememberAs`); skip with `message` tells the model why.
    */
   "tool.confirm": { params: ToolConfirmParams; result: ToolConfirmResult };
+  /**
+   * `input.respond`: Answer, decline or cancel a question input_requested announced (the model's
+   * ask_user call, or an MCP server's elicitation).
+   */
+  "input.respond": { params: InputRespondParams; result: InputRespondResult };
   /** `tools.list`: The tools offered to the model, with their parameter schemas. */
   "tools.list": { params: ToolsListParams; result: ToolsListResult };
   /**
@@ -4458,6 +4774,16 @@ export interface NotificationMap {
    * subscribe to (its tool calls are confirmed there).
    */
   subagent_started: SubagentStartedNotification;
+  /**
+   * `input_requested`: A question waits for the user's answer (input.respond): the model called
+   * ask_user, or an MCP server asked during its tool call.
+   */
+  input_requested: InputRequestedNotification;
+  /**
+   * `input_resolved`: A question was answered, declined or cancelled (an interrupt cancels it):
+   * close its card.
+   */
+  input_resolved: InputResolvedNotification;
   /** `interrupted`: The generation was interrupted. */
   interrupted: InterruptedNotification;
   /** `error`: The generation failed. */

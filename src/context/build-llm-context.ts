@@ -69,8 +69,8 @@ interface PairedCall {
  *   text is stored, so a provider that knows its endpoint wants it can add
  *   it once capabilities are known per model.
  * - Provider items: an assistant record's `providerItems` (the Responses
- *   API's encrypted reasoning) ride on its message, for the responses wire
- *   to re-send; the chat wire leaves them out. A message that is left out
+ *   API's encrypted reasoning, the Messages API's thinking blocks) ride on
+ *   its message, for the wire that made them to re-send; the chat wire leaves them out. A message that is left out
  *   (no text, no calls) takes its items with it: they cannot stand alone.
  * - An assistant message's tool calls are answered, right after it, by one
  *   `tool` message each, whatever happened to them: the request must be valid

@@ -3,7 +3,8 @@
  * `tools.list` and `models.list`. It owns the provider registry and the tool
  * registry; the loop itself lives in loop.ts.
  */
-import { MAX_APPROVAL_RULES, type ApprovalRule, type ToolConfirmParams, type ToolConfirmResult } from "../../protocol/index.js";
+import { replyOf } from "../sessions/input-answer.js";
+import { MAX_APPROVAL_RULES, type InputRespondParams, type InputRespondResult, type ApprovalRule, type ToolConfirmParams, type ToolConfirmResult } from "../../protocol/index.js";
 import type { ModelsListResult, ToolSpec } from "../../protocol/tools.js";
 import { LimitsSection, type LimitsConfig } from "../../protocol/config.js";
 import { gatherPromptValues } from "../context/prompt-values.js";
@@ -157,6 +158,9 @@ export class Agent {
     const last = count === 0 ? undefined : (await runtime.handle.readRecords(count - 1, count))[0];
     if (!last) throw RpcError.invalidParam("conversationId", "the conversation has no records: there is nothing to compact");
     if (last.type === "compaction") throw RpcError.invalidParam("conversationId", "nothing was added since the last compaction");
+    if (runtime.inputs.size > 0) {
+      throw RpcError.invalidParam("conversationId", "a question waits for the user (state.pendingInputs): answer it (input.respond) or interrupt before compacting");
+    }
     const waiting = runtime.storedPendingCalls();
     if (waiting.length > 0) {
       throw RpcError.invalidParam(
@@ -199,7 +203,9 @@ export class Agent {
     this.running++;
     this.generationHooks?.started(runtime.id, generation.id);
     const resumed = compactOnly ? [] : runtime.storedPendingCalls();
-    void runGeneration(generation, runtime, this.deps(runtime.id, generation.id), resumed).finally(() => {
+    // ask_user questions an earlier process left open: this generation waits for their answers first.
+    const asked = compactOnly ? [] : runtime.inputs.takeDetached();
+    void runGeneration(generation, runtime, this.deps(runtime.id, generation.id), resumed, asked).finally(() => {
       this.running--;
       // Only a generation that completed takes the next queued message; after an interrupt or an error the queue waits.
       if (generation.outcome?.outcome === "completed" && runtime.queue.length > 0) void this.startQueued(runtime);
@@ -247,6 +253,14 @@ export class Agent {
   }
 
   async interrupt(runtime: ConversationRuntime): Promise<{ interrupted: boolean }> {
+    // A question an earlier process left open: a generation takes it so that its call ends as cancelled.
+    if (!runtime.generation && runtime.inputs.size > 0) {
+      try {
+        this.resume(runtime);
+      } catch (error) {
+        this.options.log.warn(`conversation ${runtime.id}: could not start a generation to cancel its open questions`, error);
+      }
+    }
     const generation = runtime.generation;
     if (!generation) return { interrupted: false };
     await generation.interrupt();
@@ -320,6 +334,23 @@ export class Agent {
       status: params.action === "skip" ? "skipped" : "executing",
       autoConfirmRemaining: runtime.autoConfirmRemaining,
     };
+  }
+
+  /**
+   * input.respond: end an open question. Validation and the taking-off are
+   * synchronous, so of two clients answering the same question exactly one
+   * wins. A question left by an earlier process has no generation waiting:
+   * one starts (as tool.confirm does for a stored pending call) and goes on
+   * with the answer.
+   */
+  async respondInput(runtime: ConversationRuntime, params: InputRespondParams): Promise<InputRespondResult> {
+    runtime.assertLive();
+    const entry = runtime.inputs.get(params.requestId);
+    if (!entry) throw RpcError.inputNotPending(params.requestId, runtime.inputs.endedAs(params.requestId));
+    const reply = replyOf(entry.request, params);
+    if (!entry.attached && !runtime.generation) this.resume(runtime);
+    await runtime.resolveInput(params.requestId, reply);
+    return { outcome: reply.outcome };
   }
 
   /**

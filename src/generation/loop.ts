@@ -32,6 +32,8 @@ import type { Logger } from "../logging/logger.js";
 import type { ConversationRuntime } from "../sessions/conversation-runtime.js";
 import { storedDisplay } from "../sessions/pending-tool.js";
 import type { Tool, ToolRegistry, ToolResult } from "../tools/tool.js";
+import type { OpenInput } from "../sessions/input-requests.js";
+import { askUserResult } from "../tools/ask-user.js";
 import { toolCallDisplay } from "../tools/tool-display.js";
 import { decodeArguments, formatArgumentIssues, validateArguments } from "../tools/validate-arguments.js";
 import { approvalVerdict, deniedByPolicyText, isDeniedByPolicy } from "./approval-policy.js";
@@ -88,10 +90,11 @@ export async function runGeneration(
   runtime: ConversationRuntime,
   deps: LoopDeps,
   resumed: readonly ToolCallRecord[],
+  asked: readonly OpenInput[] = [],
 ): Promise<void> {
   const loop = new Loop(generation, runtime, deps);
   try {
-    await loop.run(resumed);
+    await loop.run(resumed, asked);
   } catch (error) {
     // An abandoned generation's next write throws on purpose (see Loop.writable).
     if (generation.abandoned) {
@@ -102,6 +105,14 @@ export async function runGeneration(
     if (generation.interrupted) await loop.settleInterrupted().catch((e) => deps.log.error("settling an interrupt failed", e));
     // The runtime learns the ending (and that nothing runs any more) from the generation.
     generation.end();
+  }
+}
+
+/** Thrown by requestInput when the generation stops with the question kept open (see keepsCalls). */
+class QuestionKept extends Error {
+  constructor() {
+    super("the generation stopped with the question kept open");
+    this.name = "QuestionKept";
   }
 }
 
@@ -116,6 +127,8 @@ class GenerationAbandoned extends Error {
 class Loop {
   /** Set once this generation announced that the workspace's approvals file is ignored (approvals_file_invalid). */
   private approvalsProblemReported = false;
+  /** Tool results the model reads instead of the stored ones, in this generation only (a secret answer), by toolCallId. */
+  private readonly modelOnly = new Map<string, string>();
 
   constructor(
     private readonly generation: Generation,
@@ -132,7 +145,11 @@ class Loop {
     if (this.generation.abandoned) throw new GenerationAbandoned(this.generation.id);
   }
 
-  async run(resumed: readonly ToolCallRecord[]): Promise<void> {
+  async run(resumed: readonly ToolCallRecord[], asked: readonly OpenInput[] = []): Promise<void> {
+    if (asked.length > 0) {
+      await this.answerStoredQuestions(asked);
+      if (this.generation.interrupted) return;
+    }
     if (this.generation.compactOnly) {
       const done = await this.compact("manual", this.generation.compactOnly.instructions);
       if (!done) return; // interrupted; settleInterrupted reports it
@@ -325,6 +342,10 @@ class Loop {
       this.mode(),
     );
     const messages = buildLlmContext(records, { toolHistoryRounds: rounds, system, images });
+    for (const [i, message] of messages.entries()) {
+      const real = message.role === "tool" ? this.modelOnly.get(message.tool_call_id) : undefined;
+      if (real !== undefined) messages[i] = { ...message, content: real } as ChatMessage;
+    }
     return { records, messages, tools };
   }
 
@@ -729,7 +750,19 @@ class Loop {
           timeoutMs: this.runtime.handle.conversation.settings.toolTimeoutMs,
           onOutput: (stream, chunk) =>
             this.runtime.publish("tool_output", { generationId: this.generation.id, toolCallId: executing.toolCallId, stream, chunk }),
+          // ask_user's questions are stored (offered again after a restart); an MCP server's die with its call.
+          requestInput: async (question) => {
+            const reply = await this.runtime.askInput(
+              { ...question, toolCallId: executing.toolCallId, generationId: this.generation.id },
+              question.source === "ask_user",
+              this.generation.signal,
+              () => this.keepsCalls(),
+            );
+            if (!reply) throw new QuestionKept();
+            return reply;
+          },
         });
+        if (outcome.modelOutput !== undefined) this.modelOnly.set(executing.toolCallId, outcome.modelOutput);
         success = outcome.success && !this.generation.interrupted;
         result = outcome.output;
         exitCode = outcome.exitCode;
@@ -742,6 +775,8 @@ class Loop {
           await this.runtime.updatePlan(this.generation.id, outcome.plan);
         }
       } catch (error) {
+        // A shutdown with the question open: the call stays executing on disk, its question stored for the next process.
+        if (error instanceof QuestionKept) return;
         // Also a plan that could not be stored: the call then fails, so the model does not count on it.
         success = false;
         this.deps.log.error(`tool ${executing.toolName} threw`, error);
@@ -794,6 +829,40 @@ class Loop {
     } catch (error) {
       this.deps.log.error(`could not keep the file checkpoint of tool call ${call.toolCallId}`, error);
     }
+  }
+
+  /**
+   * ask_user questions an earlier process left open (their calls stored as
+   * executing): wait for each answer, then complete its call as the tool
+   * would have, before anything else runs.
+   */
+  private async answerStoredQuestions(asked: readonly OpenInput[]): Promise<void> {
+    for (const entry of asked) {
+      this.generation.phase = "pending";
+      const reply = await this.runtime.awaitInput(entry.request.requestId, entry.reply, this.generation.signal, () => this.keepsCalls());
+      if (!reply) return;
+      const record = this.runtime.handle.openToolCalls.find((r) => r.toolCallId === entry.request.toolCallId && r.status === "executing");
+      if (!record) continue;
+      const result = askUserResult(reply, entry.request.secret === true);
+      if (result.modelOutput !== undefined) this.modelOnly.set(record.toolCallId, result.modelOutput);
+      const finished: ToolCallRecord = {
+        ...record,
+        status: result.success ? "completed" : "failed",
+        success: result.success,
+        result: result.output,
+        completedAt: new Date().toISOString(),
+      };
+      this.writable();
+      await this.runtime.commit(this.runtime.handle.replaceRecord(finished), () =>
+        this.runtime.publish(result.success ? "tool_completed" : "tool_failed", { generationId: this.generation.id, record: finished }),
+      );
+      if (this.generation.interrupted) return;
+    }
+  }
+
+  /** True when the generation stops without ending its calls: a server shutdown, or its instance lost the conversation. */
+  private keepsCalls(): boolean {
+    return this.generation.keepPending || this.generation.abandoned !== undefined;
   }
 
   /** Mark a not-yet-run call skipped (and announce it). */

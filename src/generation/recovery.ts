@@ -9,7 +9,9 @@ import type { ConversationHandle } from "../store/conversation-store.js";
  * or `tool.confirm` offers them again. Both can only be in the open round.
  */
 export async function recoverAfterRestart(handle: ConversationHandle): Promise<void> {
-  const stale = handle.openToolCalls.filter((r): r is ToolCallRecord => r.status === "executing");
+  // An ask_user call waiting for its answer is not running anything: its question is stored and offered again.
+  const asking = new Set((handle.runState?.pendingInputs ?? []).map((q) => q.toolCallId));
+  const stale = handle.openToolCalls.filter((r): r is ToolCallRecord => r.status === "executing" && !asking.has(r.toolCallId));
   for (const record of stale) {
     await handle.replaceRecord({
       ...record,

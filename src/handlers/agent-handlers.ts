@@ -22,6 +22,8 @@ export const generationWait: Handlers["generation.wait"] = (params, { app, conne
 
 export const toolConfirm: Handlers["tool.confirm"] = (params, { app }, runtime) => app.agent.confirm(runtime, params);
 
+export const inputRespond: Handlers["input.respond"] = (params, { app }, runtime) => app.agent.respondInput(runtime, params);
+
 export const toolsList: Handlers["tools.list"] = (_params, { app }) => app.agent.listTools();
 
 export const modelsList: Handlers["models.list"] = (_params, { app }) => app.agent.listModels();

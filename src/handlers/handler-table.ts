@@ -41,6 +41,7 @@ export const handlers: HandlerTable<RequestContext> = bindScopes(
     interrupt: agent.interrupt,
     "generation.wait": agent.generationWait,
     "tool.confirm": agent.toolConfirm,
+    "input.respond": agent.inputRespond,
     "tools.list": agent.toolsList,
     "tools.register": clientTools.toolsRegister,
     "tool.result": clientTools.toolResult,

@@ -21,8 +21,9 @@ export type ChatMessage =
       tool_calls?: ChatToolCall[];
       /**
        * Items the endpoint produced with this turn and wants back, opaque
-       * (the Responses API's encrypted reasoning): the responses wire re-sends
-       * them before the turn's message and calls; the chat wire leaves them out.
+       * (the Responses API's encrypted reasoning, the Messages API's signed
+       * thinking blocks): the wire that made them re-sends them before the
+       * turn's message and calls (each only its own kind); the chat wire leaves them out.
        */
       providerItems?: unknown[];
     }

@@ -18,6 +18,7 @@ async function importSdk() {
     StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
     StreamableHTTPError: http.StreamableHTTPError,
     ToolListChangedNotificationSchema: types.ToolListChangedNotificationSchema,
+    ElicitRequestSchema: types.ElicitRequestSchema,
     McpError: types.McpError,
     ErrorCode: types.ErrorCode,
   };

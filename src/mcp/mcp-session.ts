@@ -7,6 +7,8 @@ import { existsSync } from "node:fs";
 import type { McpServerDefinition } from "../../protocol/config-mcp.js";
 import { SERVER_VERSION } from "../server-version.js";
 import { describeFetchFailure, describeHttpStatus, describeNotMcp, type HttpExchange } from "./mcp-http-failure.js";
+import { InputForm } from "../../protocol/input-request.js";
+import type { InputQuestion, InputReply } from "../tools/tool.js";
 import { loadMcpSdk, type McpCallResult, type McpClient, type McpListedTool, type McpSdk } from "./mcp-sdk.js";
 
 export type McpTransportKind = "stdio" | "http";
@@ -35,8 +37,19 @@ export function transportKind(definition: McpServerDefinition): McpTransportKind
   return "url" in definition ? "http" : "stdio";
 }
 
+/** A tool call in flight on a session, able to put its server's questions to the user (ToolRunContext.requestInput). */
+export interface McpCaller {
+  serverName: string;
+  requestInput(question: InputQuestion): Promise<InputReply>;
+}
+
+/** What an elicitation/create request is answered with (MCP's ElicitResult). */
+export type ElicitAnswer = { action: "accept"; content: Record<string, string | number | boolean> } | { action: "decline" } | { action: "cancel" };
+
 export class McpSession {
   private closing = false;
+  /** Tool calls in flight that can ask the user: an elicitation goes to the one call in flight. */
+  private readonly callers = new Set<McpCaller>();
   /** Set once initialize has succeeded: before that, a failure is open()'s to report. */
   private opened = false;
   private stderrTail = "";
@@ -54,9 +67,11 @@ export class McpSession {
   static async open(definition: McpServerDefinition, options: McpSessionOptions): Promise<McpSession> {
     const sdk = await loadMcpSdk();
     const kind = transportKind(definition);
-    // No capabilities offered: agentwire answers no sampling, roots or elicitation requests.
-    const client = new sdk.Client({ name: "agentwire", version: SERVER_VERSION }, { capabilities: {} });
+    // Elicitation (form mode) only: a server's question goes to the user of the conversation whose call it serves.
+    // No sampling or roots.
+    const client = new sdk.Client({ name: "agentwire", version: SERVER_VERSION }, { capabilities: { elicitation: {} } });
     const session = new McpSession(sdk, client, kind);
+    client.setRequestHandler(sdk.ElicitRequestSchema, (request) => session.elicit(request.params));
     const transport = session.createTransport(definition, options);
     client.onclose = () => {
       // A failed connect closes the client too, before its rejection arrives: that
@@ -104,15 +119,45 @@ export class McpSession {
   callTool(
     name: string,
     args: Record<string, unknown>,
-    options: { signal: AbortSignal; timeoutMs: number; onProgress?: (text: string) => void },
+    options: { signal: AbortSignal; timeoutMs: number; onProgress?: (text: string) => void; caller?: McpCaller },
   ): Promise<McpCallResult> {
-    return this.client.callTool({ name, arguments: args }, undefined, {
-      signal: options.signal,
-      timeout: options.timeoutMs,
-      onprogress: options.onProgress
-        ? (p) => options.onProgress!(`[progress ${p.progress}${p.total !== undefined ? `/${p.total}` : ""}${p.message ? `: ${p.message}` : ""}]\n`)
-        : undefined,
-    });
+    const { caller } = options;
+    if (caller) this.callers.add(caller);
+    return this.client
+      .callTool({ name, arguments: args }, undefined, {
+        signal: options.signal,
+        timeout: options.timeoutMs,
+        onprogress: options.onProgress
+          ? (p) => options.onProgress!(`[progress ${p.progress}${p.total !== undefined ? `/${p.total}` : ""}${p.message ? `: ${p.message}` : ""}]\n`)
+          : undefined,
+      })
+      .finally(() => {
+        if (caller) this.callers.delete(caller);
+      });
+  }
+
+  /**
+   * An elicitation/create from the server: put to the user of the one tool
+   * call in flight. With none in flight (or several: the protocol does not
+   * say which call a stdio server's request serves), a URL-mode request or
+   * a form beyond the restricted schema, it is declined.
+   */
+  async elicit(params: { message: string; requestedSchema?: unknown; mode?: string }): Promise<ElicitAnswer> {
+    const callers = [...this.callers];
+    if (callers.length !== 1 || (params.mode !== undefined && params.mode !== "form")) return { action: "decline" };
+    const form = InputForm.safeParse(params.requestedSchema);
+    if (!form.success) return { action: "decline" };
+    const caller = callers[0]!;
+    let reply: InputReply;
+    try {
+      reply = await caller.requestInput({ source: "mcp", server: caller.serverName, question: String(params.message).slice(0, 2000), schema: form.data });
+    } catch {
+      return { action: "decline" }; // too many questions open, or the generation stopped
+    }
+    if (reply.outcome === "declined") return { action: "decline" };
+    if (reply.outcome === "cancelled") return { action: "cancel" };
+    const answer = reply.answer;
+    return typeof answer === "object" && !Array.isArray(answer) ? { action: "accept", content: answer } : { action: "decline" };
   }
 
   /** True for the SDK's timeout error. */

@@ -83,6 +83,7 @@ async function runMcpTool(host: McpToolHost, mcpName: string, args: Record<strin
       signal: context.signal,
       timeoutMs,
       onProgress: (line) => context.onOutput("stdout", line),
+      ...(context.requestInput ? { caller: { serverName: host.serverName, requestInput: context.requestInput } } : {}),
     });
     const output = mcpResultText(result, host.maxOutputBytes);
     // isError: the tool ran and reports a failure; the model reads why.

@@ -138,6 +138,11 @@ export class RpcError extends Error {
     return RpcError.of("TOOL_CALL_NOT_PENDING", `tool call "${toolCallId}" was already decided (${status})`, { toolCallId, status });
   }
 
+  static inputNotPending(requestId: string, outcome?: "answered" | "declined" | "cancelled"): RpcError {
+    const why = outcome ? `it was already ${outcome}` : "no such question is open in this conversation";
+    return RpcError.of("INPUT_NOT_PENDING", `question "${requestId}" is not open: ${why}`, { requestId, ...(outcome ? { outcome } : {}) });
+  }
+
   static llmError(message: string, status?: number): RpcError {
     return RpcError.of("LLM_ERROR", message, status !== undefined ? { status } : {});
   }

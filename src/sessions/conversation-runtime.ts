@@ -18,6 +18,10 @@ import type { Connection } from "./connection.js";
 import { EventLog, type LoggedEvent, type ReplayBudget } from "./event-log.js";
 import { notificationFrame } from "./notification-frame.js";
 import { pendingToolOf } from "./pending-tool.js";
+import { InputRequests } from "./input-requests.js";
+import type { InputQuestion, InputReply } from "../tools/tool.js";
+import type { InputRequest } from "../../protocol/index.js";
+import { newId } from "../ids.js";
 import type { RuntimeObserver } from "./runtime-observer.js";
 
 /** Seqs are reserved on disk this many at a time, so no event costs a write. */
@@ -94,6 +98,8 @@ export class ConversationRuntime {
   #clientMessageIds: ClientMessageIdEntry[] = [];
   /** Appends with a clientMessageId still under way, so a retry arriving meanwhile waits for the first instead of appending twice. */
   readonly appendsInFlight = new Map<string, { digest: string; answer: Promise<unknown> }>();
+  /** Questions waiting for the user (ask_user, MCP elicitation); the ask_user ones are stored with the run state. */
+  #inputs: InputRequests;
   #deleted = false;
   #silenced = false;
   /** A conversation.rewind / unrewind under way (see whileRewinding). */
@@ -127,6 +133,7 @@ export class ConversationRuntime {
     this.numbered = this.sent = this.durable = this.wanted = handle.seqReserved;
     this.events = new EventLog(limits.eventLogSize, limits.eventLogBytes, budget);
     const stored = handle.runState;
+    this.#inputs = new InputRequests(stored?.pendingInputs ?? []);
     if (stored) {
       this.#lastError = stored.lastError;
       this.#autoConfirmRemaining = stored.autoConfirmRemaining;
@@ -281,7 +288,81 @@ export class ConversationRuntime {
       ...((this.#planWriting ?? this.#plan) ? { plan: (this.#planWriting ?? this.#plan)! } : {}),
       ...(this.#queue.length > 0 ? { queue: this.#queue.map((held) => ({ ...held })) } : {}),
       ...(this.#clientMessageIds.length > 0 ? { clientMessageIds: [...this.#clientMessageIds] } : {}),
+      ...(this.#inputs.durable().length > 0 ? { pendingInputs: this.#inputs.durable() } : {}),
     };
+  }
+
+  /** The questions waiting for the user. */
+  get inputs(): InputRequests {
+    return this.#inputs;
+  }
+
+  /**
+   * Put a question to the user and wait for the reply: stored first when
+   * `durable` (ask_user: offered again after a restart), then announced
+   * (input_requested). `signal` (the generation's interrupt) cancels it.
+   */
+  async askInput(
+    question: InputQuestion & Pick<InputRequest, "toolCallId" | "generationId">,
+    durable: boolean,
+    signal: AbortSignal,
+    keep?: () => boolean,
+  ): Promise<InputReply | null> {
+    this.assertLive();
+    if (signal.aborted) return { outcome: "cancelled" };
+    const request: InputRequest = { requestId: newId("q"), ...question };
+    const entry = this.#inputs.add(request, durable);
+    const announce = () => this.publish("input_requested", { ...request });
+    try {
+      if (durable) await this.commit(this.handle.updateRunState(this.runState()), announce);
+      else announce();
+    } catch (error) {
+      this.#inputs.take(request.requestId, "cancelled");
+      throw error;
+    }
+    return this.awaitInput(entry.request.requestId, entry.reply, signal, durable ? keep : undefined);
+  }
+
+  /**
+   * Wait for a question's reply; `signal` cancels it (when it is still
+   * open) — unless `keep()` says the generation stops without ending its
+   * calls (a server shutdown, a lost conversation): the question then stays
+   * open and stored for the next generation, and this wait answers null.
+   */
+  awaitInput(requestId: string, reply: Promise<InputReply>, signal: AbortSignal, keep: () => boolean = () => false): Promise<InputReply | null> {
+    let onAbort = () => {};
+    const stopped = new Promise<null>((resolve) => {
+      onAbort = () => {
+        const entry = this.#inputs.get(requestId);
+        if (!entry) return;
+        if (keep()) {
+          entry.attached = false;
+          resolve(null);
+        } else void this.resolveInput(requestId, { outcome: "cancelled" }).catch((e) => this.log.error(`could not cancel question ${requestId}`, e));
+      };
+    });
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+    return Promise.race([reply, stopped]).finally(() => signal.removeEventListener("abort", onAbort));
+  }
+
+  /**
+   * End a question (input.respond, or a cancel): taken off at once, so the
+   * first answer wins (a second throws INPUT_NOT_PENDING); then the shorter
+   * list is stored, input_resolved announced, and the reply handed to
+   * whoever waits. A failed write still hands the reply on (the question
+   * is over for everyone; only a restart could offer it again).
+   */
+  async resolveInput(requestId: string, reply: InputReply): Promise<void> {
+    const entry = this.#inputs.take(requestId, reply.outcome);
+    const { toolCallId } = entry.request;
+    const announce = () => this.publish("input_resolved", { requestId, ...(toolCallId ? { toolCallId } : {}), outcome: reply.outcome });
+    try {
+      if (entry.durable && !this.#deleted) await this.commit(this.handle.updateRunState(this.runState()), announce);
+      else announce();
+    } finally {
+      entry.deliver(reply);
+    }
   }
 
   /** Messages held for later, oldest first (state.queue, queue.list). */
@@ -555,6 +636,7 @@ export class ConversationRuntime {
       seq: this.sent,
       plan: this.#plan,
       queue: this.#queue.map((held) => ({ ...held })),
+      pendingInputs: this.#inputs.list(),
     };
   }
 

@@ -9,6 +9,7 @@ import type {
   ToolCallRecord,
 } from "../../protocol/index.js";
 import type { TokenUsage } from "../../protocol/usage.js";
+import type { InputRequest } from "../../protocol/input-request.js";
 
 /**
  * What a server holding a data dir says about itself beside its lock
@@ -55,6 +56,8 @@ export interface RunState {
   queue?: QueuedMessage[];
   /** The most recent clientMessageIds (message.append), oldest first, at most CLIENT_MESSAGE_ID_WINDOW; absent when none. */
   clientMessageIds?: ClientMessageIdEntry[];
+  /** Open ask_user questions (state.pendingInputs), oldest first; absent when none. */
+  pendingInputs?: InputRequest[];
 }
 
 /** What a clientMessageId was used for: the message it appended, and a digest of what that message said. */

@@ -1,6 +1,7 @@
 import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import * as z from "zod";
+import { InputRequest } from "../../protocol/input-request.js";
 import { Plan, QueuedMessage, type Conversation, type ConversationRecord } from "../../protocol/index.js";
 import { isValidConversationId } from "./conversation-id.js";
 import type { RunState } from "./conversation-store.js";
@@ -118,6 +119,7 @@ export function readRunState(value: unknown): RunState | null {
   if (state.plan !== undefined && !Plan.safeParse(state.plan).success) delete state.plan;
   if (state.queue !== undefined && !z.array(QueuedMessage).safeParse(state.queue).success) delete state.queue;
   if (state.clientMessageIds !== undefined && !ClientMessageIds.safeParse(state.clientMessageIds).success) delete state.clientMessageIds;
+  if (state.pendingInputs !== undefined && !z.array(InputRequest).safeParse(state.pendingInputs).success) delete state.pendingInputs;
   return state as unknown as RunState;
 }
 

@@ -1,3 +1,4 @@
+import { createAskUserTool } from "./ask-user.js";
 import { createFileTools } from "./files/file-tools.js";
 import type { OpenFileOptions } from "./files/workspace-open.js";
 import { createUpdatePlanTool } from "./plan/update-plan.js";
@@ -73,9 +74,9 @@ export interface DefaultToolsOptions {
   files?: OpenFileOptions;
 }
 
-/** The tools every conversation gets: shell, the file tools, then update_plan. Custom tools and MCP tools join later. */
+/** The tools every conversation gets: shell, the file tools, then update_plan and ask_user. Custom tools and MCP tools join later. */
 export function defaultTools(options: DefaultToolsOptions = {}): Tool[] {
   // Computed once, from the environment the server started with.
   const env = options.shell?.env ?? toolEnvironment(process.env, options.envAllow);
-  return [createShellTool({ ...options.shell, env }), ...createFileTools(options.files), createUpdatePlanTool()];
+  return [createShellTool({ ...options.shell, env }), ...createFileTools(options.files), createUpdatePlanTool(), createAskUserTool()];
 }

@@ -1,5 +1,11 @@
 import type * as z from "zod";
-import type { FileChange, PlanEntry, ToolKind, ToolLocation } from "../../protocol/index.js";
+import type { FileChange, InputAnswer, InputRequest, PlanEntry, ToolKind, ToolLocation } from "../../protocol/index.js";
+
+/** A question a tool puts to the user (ask_user, an MCP server's elicitation); the loop adds the ids. */
+export type InputQuestion = Omit<InputRequest, "requestId" | "toolCallId" | "generationId">;
+
+/** How the user answered (input.respond), or that the question was cancelled (interrupt, the call ended). */
+export type InputReply = { outcome: "answered"; answer: InputAnswer } | { outcome: "declined" } | { outcome: "cancelled" };
 
 export interface ToolRunContext {
   /** Working directory: the conversation's workspace (absolute). File tools confine every path to it. */
@@ -16,6 +22,12 @@ export interface ToolRunContext {
   generationId?: string;
   /** Streamed output, in order. */
   onOutput(stream: "stdout" | "stderr", chunk: string): void;
+  /**
+   * Ask the user (input_requested) and wait for the answer; an interrupt
+   * cancels the question. Rejects when the conversation has too many open.
+   * Absent where nobody can answer.
+   */
+  requestInput?(question: InputQuestion): Promise<InputReply>;
 }
 
 export interface ToolResult {
@@ -33,6 +45,12 @@ export interface ToolResult {
    * null: the file was deleted. Held in memory only, never stored.
    */
   change?: { path: string; before: string | null | undefined; after: string | null };
+  /**
+   * What the model reads instead of `output`, in the model calls of this
+   * generation only; never stored (`output` is: a secret answer is stored
+   * redacted while the model still sees it).
+   */
+  modelOutput?: string;
   /** update_plan: the whole plan the call set; the loop stores it and announces plan_updated. */
   plan?: PlanEntry[];
   /** spawn_agent: the sub-agent's conversation; the loop keeps it on the call's record. */

@@ -18,7 +18,7 @@ import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, wri
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { useAgentFixture } from "../harness/agent-fixture.js";
 import { cleanEnv } from "../harness/child-env.js";
 
@@ -29,7 +29,13 @@ const eventsScript = join(root, "test/fixtures/python/events.py");
 const example = join(clientDir, "examples/chat.py");
 // Bytecode (py_compile writes it even when told not to) goes here, never next to the sources.
 const pycache = mkdtempSync(join(tmpdir(), "agentwire-pycache-"));
-afterAll(() => rmSync(pycache, { recursive: true, force: true }));
+// One mypy cache for the file's mypy runs: the standard library's stubs are analysed once, not once
+// per run (about 4 s each); mypy re-checks whatever changed, and the results are the same.
+const mypyCache = mkdtempSync(join(tmpdir(), "agentwire-mypy-cache-"));
+afterAll(() => {
+  rmSync(pycache, { recursive: true, force: true });
+  rmSync(mypyCache, { recursive: true, force: true });
+});
 
 interface Interpreter {
   /** As found: "python3" or "/usr/bin/python3". */
@@ -225,60 +231,6 @@ describe.skipIf(pythons.length === 0)("the Python client", () => {
     expect(fx.fake.requests[1]!.messages.at(-1).content).toContain("readme-ran");
   }, PYTHON_TEST_MS);
 
-  // The install the guide documents, offline (this machine reaches no PyPI): a venv over the system's
-  // websockets and setuptools, pip building the package from clients/python without an index.
-  const VENV = "python3 -m venv --system-site-packages .venv";
-  const PIP = "pip install --no-build-isolation --no-index ./clients/python";
-  it.skipIf(!installer)("installs with pip into a venv as the guide says; the example runs from there and passes mypy --strict", async () => {
-    const guide = readFileSync(join(root, "docs/clients.md"), "utf8");
-    expect(guide).toContain(VENV);
-    expect(guide).toContain(`.venv/bin/${PIP}`);
-    expect(guide).toContain("pip install ./clients/python");
-    // A copy of clients/python: pip's build leaves build/ and *.egg-info beside the sources.
-    const dir = mkdtempSync(join(tmpdir(), "agentwire-pyinstall-"));
-    try {
-      cpSync(clientDir, join(dir, "clients/python"), { recursive: true, filter: (from) => !/(__pycache__|\.egg-info|[/\\]build)$/.test(from) });
-      const venv = await run(installer!.executable, VENV.split(" ").slice(1), { cwd: dir, source: false, timeoutMs: 60_000 });
-      expect(venv.stderr).toBe("");
-      expect(venv.code).toBe(0);
-      const python = join(dir, ".venv/bin/python");
-      const pip = await run(python, ["-m", ...PIP.split(" "), "--no-cache-dir", "--quiet"], { cwd: dir, source: false, timeoutMs: 60_000 });
-      expect(pip.stderr).toBe("");
-      expect(pip.code).toBe(0);
-
-      // Installed into the venv, py.typed with it.
-      const where = await run(python, ["-c", "import agentwire_client, importlib.resources as r; print(agentwire_client.__file__); print(r.files(agentwire_client).joinpath('py.typed').is_file())"], { cwd: dir, source: false });
-      expect(where.stderr).toBe("");
-      const [file, typed] = where.stdout.trim().split("\n");
-      expect(file!.startsWith(join(dir, ".venv/"))).toBe(true);
-      expect(typed).toBe("True");
-
-      // The example, run by the venv's python from the copy, imports the installed package.
-      fx.fake.enqueue(
-        { kind: "reply", toolCalls: [{ id: "call_venv", name: "shell", args: JSON.stringify({ command: "echo venv-ran" }) }] },
-        { kind: "reply", text: ["Installed ", "and answering."] },
-      );
-      const chat = await run(python, ["clients/python/examples/chat.py", fx.server.url, "Say hello from the venv"], { cwd: dir, source: false });
-      expect(chat.stderr).toBe("");
-      expect(chat.code).toBe(0);
-      expect(chat.stdout).toBe("Installed and answering.\n");
-      expect(fx.fake.requests[0]!.messages.at(-1)).toMatchObject({ role: "user", content: "Say hello from the venv" });
-      expect(fx.fake.requests[1]!.messages.at(-1).content).toContain("venv-ran");
-
-      if (!mypy) return;
-      // Type-checked against the installed package (the examples folder holds no agentwire_client of its own).
-      const typedCheck = await run(mypy, ["--strict", "--python-executable", python, "--cache-dir", join(dir, ".mypy_cache"), "chat.py"], {
-        cwd: join(dir, "clients/python/examples"),
-        source: false,
-        timeoutMs: 60_000,
-      });
-      expect(typedCheck.stdout + typedCheck.stderr).toMatch(/^Success: no issues found in 1 source file\s*$/);
-      expect(typedCheck.code).toBe(0);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  }, 90_000);
-
   it("the generated files compile, and every TypedDict's annotations resolve", async () => {
     const dir = join(clientDir, "agentwire_client");
     const files = readdirSync(dir).filter((f) => f.endsWith(".py")).map((f) => join(dir, f));
@@ -315,7 +267,7 @@ describe.skipIf(pythons.length === 0)("the Python client", () => {
   it.skipIf(!mypy)("the package and its example pass mypy --strict, and the types are real: a misuse is an error", async () => {
     const dir = mkdtempSync(join(tmpdir(), "agentwire-mypy-"));
     try {
-      const clean = await run(mypy!, ["--strict", "--cache-dir", join(dir, "cache"), "agentwire_client", "examples/chat.py"], { cwd: clientDir, timeoutMs: 60_000 });
+      const clean = await run(mypy!, ["--strict", "--cache-dir", mypyCache, "agentwire_client", "examples/chat.py"], { cwd: clientDir, timeoutMs: 60_000 });
       expect(clean.stdout + clean.stderr).toMatch(/^Success: no issues found in \d+ source files\s*$/);
       expect(clean.code).toBe(0);
       // An event narrowed by its method has that notification's params; a wrong key or type is caught.
@@ -332,11 +284,84 @@ describe.skipIf(pythons.length === 0)("the Python client", () => {
       ].join("\n");
       const file = join(dir, "misuse.py");
       writeFileSync(file, misuse);
-      const caught = await run(mypy!, ["--strict", "--cache-dir", join(dir, "cache"), file], { cwd: clientDir, timeoutMs: 60_000 });
+      const caught = await run(mypy!, ["--strict", "--cache-dir", mypyCache, file], { cwd: clientDir, timeoutMs: 60_000 });
       expect(caught.code).toBe(1);
       expect(caught.stdout).toContain('misuse.py:3: error: Argument "request_timeout"');
       expect(caught.stdout).toContain('misuse.py:6: error: Incompatible types in assignment (expression has type "str", variable has type "int")');
       expect(caught.stdout).toMatch(/misuse\.py:8: error: TypedDict "ToolPendingNotification" has no key "delta"/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
+
+  // The install the guide documents, offline (this machine reaches no PyPI): a venv over the system's
+  // websockets and setuptools, pip building the package from clients/python without an index.
+  const VENV = "python3 -m venv --system-site-packages .venv";
+  const PIP = "pip install --no-build-isolation --no-index ./clients/python";
+  type Ran = Awaited<ReturnType<typeof run>>;
+  /** The guide's two commands in a copy of clients/python (pip's build leaves build/ and *.egg-info beside the sources). */
+  async function install(): Promise<{ dir: string; venv: Ran; pip?: Ran }> {
+    const dir = mkdtempSync(join(tmpdir(), "agentwire-pyinstall-"));
+    cpSync(clientDir, join(dir, "clients/python"), { recursive: true, filter: (from) => !/(__pycache__|\.egg-info|[/\\]build)$/.test(from) });
+    const venv = await run(installer!.executable, VENV.split(" ").slice(1), { cwd: dir, source: false, timeoutMs: 60_000 });
+    if (venv.code !== 0) return { dir, venv };
+    const pip = await run(join(dir, ".venv/bin/python"), ["-m", ...PIP.split(" "), "--no-cache-dir", "--quiet"], { cwd: dir, source: false, timeoutMs: 60_000 });
+    return { dir, venv, pip };
+  }
+  // Making the venv (ensurepip) and building the package take about 10 s, mostly waiting on the disk:
+  // started with the file, they run while the tests above talk to the server; the test below checks
+  // what both printed, as it did when it ran them itself.
+  let installing: Promise<{ dir: string; venv: Ran; pip?: Ran }> | undefined;
+  beforeAll(() => {
+    if (!installer) return;
+    installing = install();
+    installing.catch(() => {}); // not unhandled meanwhile: the test awaits it and fails with its error
+  });
+  afterAll(async () => {
+    const installed = await installing?.catch(() => undefined);
+    if (installed) rmSync(installed.dir, { recursive: true, force: true });
+  });
+  it.skipIf(!installer)("installs with pip into a venv as the guide says; the example runs from there and passes mypy --strict", async () => {
+    const guide = readFileSync(join(root, "docs/clients.md"), "utf8");
+    expect(guide).toContain(VENV);
+    expect(guide).toContain(`.venv/bin/${PIP}`);
+    expect(guide).toContain("pip install ./clients/python");
+    const { dir, venv, pip } = await installing!;
+    try {
+      expect(venv.stderr).toBe("");
+      expect(venv.code).toBe(0);
+      const python = join(dir, ".venv/bin/python");
+      expect(pip!.stderr).toBe("");
+      expect(pip!.code).toBe(0);
+
+      // Installed into the venv, py.typed with it.
+      const where = await run(python, ["-c", "import agentwire_client, importlib.resources as r; print(agentwire_client.__file__); print(r.files(agentwire_client).joinpath('py.typed').is_file())"], { cwd: dir, source: false });
+      expect(where.stderr).toBe("");
+      const [file, typed] = where.stdout.trim().split("\n");
+      expect(file!.startsWith(join(dir, ".venv/"))).toBe(true);
+      expect(typed).toBe("True");
+
+      // The example, run by the venv's python from the copy, imports the installed package.
+      fx.fake.enqueue(
+        { kind: "reply", toolCalls: [{ id: "call_venv", name: "shell", args: JSON.stringify({ command: "echo venv-ran" }) }] },
+        { kind: "reply", text: ["Installed ", "and answering."] },
+      );
+      const chat = await run(python, ["clients/python/examples/chat.py", fx.server.url, "Say hello from the venv"], { cwd: dir, source: false });
+      expect(chat.stderr).toBe("");
+      expect(chat.code).toBe(0);
+      expect(chat.stdout).toBe("Installed and answering.\n");
+      expect(fx.fake.requests[0]!.messages.at(-1)).toMatchObject({ role: "user", content: "Say hello from the venv" });
+      expect(fx.fake.requests[1]!.messages.at(-1).content).toContain("venv-ran");
+
+      if (!mypy) return;
+      // Type-checked against the installed package (the examples folder holds no agentwire_client of its own).
+      const typedCheck = await run(mypy, ["--strict", "--python-executable", python, "--cache-dir", mypyCache, "chat.py"], {
+        cwd: join(dir, "clients/python/examples"),
+        source: false,
+        timeoutMs: 60_000,
+      });
+      expect(typedCheck.stdout + typedCheck.stderr).toMatch(/^Success: no issues found in 1 source file\s*$/);
+      expect(typedCheck.code).toBe(0);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

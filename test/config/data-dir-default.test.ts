@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { resolveConfig } from "../../src/config/resolve-config.js";
 import { killAllCli, runCli } from "../harness/cli-process.js";
+import { eventually } from "../harness/eventually.js";
 
 let root: string;
 let cwd: string;
@@ -62,7 +63,10 @@ it("serve keeps conversations in the per-user dir, leaves ./.agentwire alone, an
   // The store is open (LOCK taken) once it listens.
   expect(await readdir(join(dataHome, "agentwire"))).toContain("LOCK");
   expect((await readdir(join(cwd, ".agentwire"))).sort()).toEqual(["conversations", "index.json"]);
-  expect(serve.stderr()).toMatch(/\.agentwire holds conversations from an older agentwire[^\n]*--data-dir \.agentwire/);
+  // Logged after the listening line, on the other pipe: it may arrive a moment later.
+  const notice = /\.agentwire holds conversations from an older agentwire[^\n]*--data-dir \.agentwire/;
+  await eventually(() => notice.test(serve.stderr()), 5000, "the notice on stderr").catch(() => {});
+  expect(serve.stderr()).toMatch(notice);
   serve.child.kill("SIGTERM");
   await serve.exited;
 }, 20_000);

@@ -466,7 +466,9 @@ const isFragment = (block: DocBlock) => !/^import /m.test(block.body);
 const tsSource = (block: DocBlock) => (isFragment(block) ? `${PRELUDE}${block.body}await client.close();\n` : block.body);
 const tsName = (block: DocBlock) => `${block.file.replace(/\W/g, "_")}_${block.line}.ts`;
 
-describe.skipIf(marked("typescript").length === 0)("TypeScript blocks", () => {
+// This describe and the next run beside the pages above (their tests too): they only talk to the sandbox's
+// server and read files of their own.
+describe.skipIf(marked("typescript").length === 0)("TypeScript blocks", { concurrent: true }, () => {
   let dir: string;
   beforeAll(async () => {
     dir = join(sandbox, "ts");
@@ -477,14 +479,15 @@ describe.skipIf(marked("typescript").length === 0)("TypeScript blocks", () => {
     await symlink(REPO_ROOT, join(sandbox, "node_modules", "agentwire"));
     await writeFile(join(dir, "package.json"), '{ "type": "module" }\n');
     for (const block of marked("typescript")) await writeFile(join(dir, tsName(block)), await withPorts(tsSource(block), new Map()));
-  });
-
-  it("type-check against the generated client", async () => {
+    // Written before any block runs: tsx reads it too.
     const tsconfig = {
       compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", lib: ["ES2023", "DOM"], types: ["node"], strict: true, skipLibCheck: true, noEmit: true },
       files: marked("typescript").map(tsName),
     };
     await writeFile(join(dir, "tsconfig.json"), JSON.stringify(tsconfig));
+  });
+
+  it("type-check against the generated client", async () => {
     const { code, output } = await run(process.execPath, [join(REPO_ROOT, "node_modules/typescript/bin/tsc"), "-p", dir], dir);
     expect(output).toBe("");
     expect(code).toBe(0);
@@ -496,7 +499,7 @@ describe.skipIf(marked("typescript").length === 0)("TypeScript blocks", () => {
   }, 30_000);
 });
 
-describe.skipIf(marked("python").length === 0)("Python blocks", () => {
+describe.skipIf(marked("python").length === 0)("Python blocks", { concurrent: true }, () => {
   const python = ["/usr/bin/python3", "python3"].find((p) => run.sync(p, ["-c", "import websockets"]) === 0);
   it.each(marked("python").map((b) => [where(b), b] as const))(`%s ${python ? "runs against a live server" : "compiles (no python3 with websockets here)"}`, async (_, block) => {
     const source = await withPorts(block.body, new Map());

@@ -1,16 +1,16 @@
 /**
  * The agent loop end to end: a real server, the real openai SDK, the fake
  * OpenAI-compatible server (which rejects any request the real API would),
- * clients over in-memory links — on both wires, Chat Completions and the
- * Responses API (what the model was shown is read back as chat messages,
- * `fake.messagesOf`, so one assertion serves both).
+ * clients over in-memory links — on every wire: Chat Completions, the
+ * Responses API and Anthropic's Messages API (what the model was shown is
+ * read back as chat messages, `fake.messagesOf`, so one assertion serves all).
  */
 import { describe, expect, it } from "vitest";
 import type { AgentwireRpcError } from "../../clients/typescript/index.js";
 import { newConversation, startAgentFixture, TOOL_ROUND_FLOW, useAgentFixture } from "../harness/agent-fixture.js";
 import { rpcError } from "../harness/rpc-errors.js";
 
-describe.each(["chat", "responses"] as const)("on the %s wire", (wire) => {
+describe.each(["chat", "responses", "anthropic"] as const)("on the %s wire", (wire) => {
   const fx = useAgentFixture({ wire });
 
   describe("a plain answer", () => {
@@ -351,7 +351,9 @@ describe.each(["chat", "responses"] as const)("on the %s wire", (wire) => {
       fx.fake.setModels(["alpha", { id: "beta", ownedBy: "me" }]);
       const listed = await fx.client.models.list();
       expect(listed.models.map((m) => m.id)).toEqual(["default/alpha", "default/beta"]);
-      expect(listed.models[1]).toMatchObject({ provider: "default", modelId: "beta", ownedBy: "me", listed: true, declared: false, capabilities: null });
+      // Anthropic's model list says no owner.
+      const owner = wire === "anthropic" ? {} : { ownedBy: "me" };
+      expect(listed.models[1]).toMatchObject({ provider: "default", modelId: "beta", ...owner, listed: true, declared: false, capabilities: null });
       expect(listed.defaultModel).toBe("fake-model");
       expect(listed.providers).toEqual([expect.objectContaining({ name: "default", status: "ok" })]);
       fx.fake.setModels(null);

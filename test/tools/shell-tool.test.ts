@@ -320,6 +320,7 @@ describe("tool arguments, schema and registry", () => {
       "write_file",
       "edit_file",
       "update_plan",
+      "ask_user",
       "other",
     ]);
     expect(registry.get("other")).toBe(other);

@@ -17,7 +17,7 @@ from typing import Literal
 
 from .runtime import AgentwireRpcError
 
-ErrorCodeName = Literal["PARSE_ERROR", "INVALID_REQUEST", "METHOD_NOT_FOUND", "INVALID_PARAMS", "INTERNAL_ERROR", "NOT_INITIALIZED", "ALREADY_INITIALIZED", "UNSUPPORTED_PROTOCOL_VERSION", "EXPERIMENTAL_API_REQUIRED", "CONVERSATION_NOT_FOUND", "CONVERSATION_DAMAGED", "CAPABILITY_UNSUPPORTED", "GENERATION_IN_PROGRESS", "GENERATION_CHANGED", "NOTHING_TO_UNREWIND", "TOOL_CALL_NOT_FOUND", "TOOL_CALL_NOT_PENDING", "LLM_ERROR", "MODEL_NOT_CONFIGURED", "MODELS_UNAVAILABLE", "STORAGE_ERROR", "LIMIT_EXCEEDED", "MCP_ERROR", "OWNER_UNAVAILABLE"]
+ErrorCodeName = Literal["PARSE_ERROR", "INVALID_REQUEST", "METHOD_NOT_FOUND", "INVALID_PARAMS", "INTERNAL_ERROR", "NOT_INITIALIZED", "ALREADY_INITIALIZED", "UNSUPPORTED_PROTOCOL_VERSION", "EXPERIMENTAL_API_REQUIRED", "CONVERSATION_NOT_FOUND", "CONVERSATION_DAMAGED", "CAPABILITY_UNSUPPORTED", "GENERATION_IN_PROGRESS", "GENERATION_CHANGED", "NOTHING_TO_UNREWIND", "TOOL_CALL_NOT_FOUND", "TOOL_CALL_NOT_PENDING", "INPUT_NOT_PENDING", "LLM_ERROR", "MODEL_NOT_CONFIGURED", "MODELS_UNAVAILABLE", "STORAGE_ERROR", "LIMIT_EXCEEDED", "MCP_ERROR", "OWNER_UNAVAILABLE"]
 
 
 class ErrorCodes:
@@ -77,6 +77,10 @@ class ErrorCodes:
     TOOL_CALL_NOT_PENDING = -32022
     """The tool call is no longer pending: it was already confirmed, skipped or ended. `data.status`
     tells which.
+    """
+    INPUT_NOT_PENDING = -32027
+    """input.respond named a question that is no longer open (another client answered first, it was
+    cancelled) or never was. `data.outcome` says how it ended, when the server still knows.
     """
     LLM_ERROR = -32030
     """The language model endpoint failed (HTTP status, connection, stall). `data.status` carries its

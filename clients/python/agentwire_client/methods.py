@@ -62,6 +62,10 @@ from .types import (
     GenerationStartedNotification,
     GenerationWaitParams,
     GenerationWaitResult,
+    InputRequestedNotification,
+    InputResolvedNotification,
+    InputRespondParams,
+    InputRespondResult,
     InterruptParams,
     InterruptResult,
     InterruptedNotification,
@@ -415,6 +419,27 @@ class ToolMethods:
         return cast(ToolResultResult, result)
 
 
+class InputMethods:
+    """The input.* requests, as `client.input.<name>(...)`."""
+
+    def __init__(self, client: AgentwireClientBase) -> None:
+        self._client = client
+
+    async def respond(self, params: InputRespondParams, *, timeout: float | None = None) -> InputRespondResult:
+        """`input.respond`: Answer, decline or cancel a question input_requested announced (the model's
+        ask_user call, or an MCP server's elicitation). The answer must fit the question: one of its
+        `choices` (a list of them with `multiple`), or an object filling its `schema`; a mismatch is
+        INVALID_PARAMS naming the field. When two clients answer the same question, the first wins
+        and the other gets INPUT_NOT_PENDING. After a server restart an ask_user question is
+        answered the same way: a generation starts and goes on with the answer.
+
+        Errors: NOT_INITIALIZED (-32001), CONVERSATION_NOT_FOUND (-32010), INPUT_NOT_PENDING
+        (-32027), INVALID_PARAMS (-32602).
+        """
+        result = await self._client.request("input.respond", params, timeout=timeout)
+        return cast(InputRespondResult, result)
+
+
 class ToolsMethods:
     """The tools.* requests, as `client.tools.<name>(...)`."""
 
@@ -613,6 +638,11 @@ class AgentwireClient(AgentwireClientBase):
         return ToolMethods(self)
 
     @cached_property
+    def input(self) -> InputMethods:
+        """input.* requests."""
+        return InputMethods(self)
+
+    @cached_property
     def tools(self) -> ToolsMethods:
         """tools.* requests."""
         return ToolsMethods(self)
@@ -662,7 +692,8 @@ class AgentwireClient(AgentwireClientBase):
     async def interrupt(self, params: InterruptParams, *, timeout: float | None = None) -> InterruptResult:
         """`interrupt`: Stop the running generation at once, whatever it is doing: the model stream is
         aborted (partial text kept), pending tools are skipped, a running tool's process group is
-        killed. Idempotent.
+        killed, open questions (state.pendingInputs) are cancelled — also one left by an earlier
+        server process. Idempotent.
 
         Errors: NOT_INITIALIZED (-32001), CONVERSATION_NOT_FOUND (-32010), INVALID_PARAMS (-32602).
         """
@@ -741,6 +772,12 @@ class AgentwireClient(AgentwireClientBase):
 
     @overload
     def on(self, method: Literal["subagent_started"], handler: Callable[[SubagentStartedNotification], object]) -> Disposer: ...
+
+    @overload
+    def on(self, method: Literal["input_requested"], handler: Callable[[InputRequestedNotification], object]) -> Disposer: ...
+
+    @overload
+    def on(self, method: Literal["input_resolved"], handler: Callable[[InputResolvedNotification], object]) -> Disposer: ...
 
     @overload
     def on(self, method: Literal["interrupted"], handler: Callable[[InterruptedNotification], object]) -> Disposer: ...

@@ -10,10 +10,10 @@ from typing import Any, Literal, NotRequired, TypeAlias, TypedDict
 PROTOCOL_VERSION = "1.0"
 """The protocol version this client speaks, sent in initialize; a server of another major refuses it."""
 
-NotificationMethod: TypeAlias = Literal["connected", "message_added", "queue_changed", "conversation_updated", "generation_started", "generation_progress", "generation_complete", "tool_pending", "tool_executing", "tool_output", "tool_completed", "tool_failed", "tool_skipped", "generation_diff_updated", "conversation_rewound", "plan_updated", "subagent_started", "interrupted", "error", "compaction_started", "compaction_completed", "usage_updated", "client_tool_call", "notice"]
+NotificationMethod: TypeAlias = Literal["connected", "message_added", "queue_changed", "conversation_updated", "generation_started", "generation_progress", "generation_complete", "tool_pending", "tool_executing", "tool_output", "tool_completed", "tool_failed", "tool_skipped", "generation_diff_updated", "conversation_rewound", "plan_updated", "subagent_started", "input_requested", "input_resolved", "interrupted", "error", "compaction_started", "compaction_completed", "usage_updated", "client_tool_call", "notice"]
 """Every notification the server may send."""
 
-NOTIFICATION_METHODS: tuple[NotificationMethod, ...] = ("connected", "message_added", "queue_changed", "conversation_updated", "generation_started", "generation_progress", "generation_complete", "tool_pending", "tool_executing", "tool_output", "tool_completed", "tool_failed", "tool_skipped", "generation_diff_updated", "conversation_rewound", "plan_updated", "subagent_started", "interrupted", "error", "compaction_started", "compaction_completed", "usage_updated", "client_tool_call", "notice",)
+NOTIFICATION_METHODS: tuple[NotificationMethod, ...] = ("connected", "message_added", "queue_changed", "conversation_updated", "generation_started", "generation_progress", "generation_complete", "tool_pending", "tool_executing", "tool_output", "tool_completed", "tool_failed", "tool_skipped", "generation_diff_updated", "conversation_rewound", "plan_updated", "subagent_started", "input_requested", "input_resolved", "interrupted", "error", "compaction_started", "compaction_completed", "usage_updated", "client_tool_call", "notice",)
 
 
 class ConversationStatePendingToolsItemRememberAs(TypedDict):
@@ -361,9 +361,11 @@ class MessageRecord(TypedDict):
     """For assistant messages: opaque items the model endpoint produced with this answer and wants back
     on later requests, in the order it produced them — on the Responses API wire, reasoning items
     with `encrypted_content` (the model's thinking, encrypted, so it can continue across turns
-    without server-side storage). Re-sent before this message's text and tool calls on later
-    requests over that wire; left out on the chat wire. Not meant for display (`reasoning` holds the
-    readable summary). Absent when there are none.
+    without server-side storage); on the anthropic wire, `thinking` blocks with their `signature`
+    (and `redacted_thinking` blocks), unchanged. Re-sent before this message's text and tool calls
+    on later requests over the wire that made them (each wire sends only its own kind); left out on
+    the chat wire. Not meant for display (`reasoning` holds the readable summary). Absent when there
+    are none.
     """
     interrupted: NotRequired[bool]
     """True when an interrupt cut the model's stream: `content` is the partial text received."""
@@ -642,6 +644,109 @@ class ConversationStatePlan(TypedDict):
     """
 
 
+class ConversationStatePendingInputsItemSchemaPropertiesValueString(TypedDict):
+    title: NotRequired[str]
+    """A short label for the field.
+
+    @maxLength 500
+    """
+    description: NotRequired[str]
+    """What the field is for.
+
+    @maxLength 500
+    """
+    type: Literal["string"]
+    enum: NotRequired[list[str]]
+    """The only values allowed (an enum field: show a choice).
+
+    @minItems 1
+    @maxItems 20
+    """
+    enumNames: NotRequired[list[str]]
+    """Display names of the enum values, in the same order.
+
+    @maxItems 20
+    """
+    minLength: NotRequired[int]
+    """@minimum 0"""
+    maxLength: NotRequired[int]
+    """@minimum 0"""
+    format: NotRequired[Literal["email", "uri", "date", "date-time"]]
+    """A format the text must have."""
+    default: NotRequired[str]
+
+
+class ConversationStatePendingInputsItemSchemaPropertiesValueNumber(TypedDict):
+    title: NotRequired[str]
+    """A short label for the field.
+
+    @maxLength 500
+    """
+    description: NotRequired[str]
+    """What the field is for.
+
+    @maxLength 500
+    """
+    type: Literal["number", "integer"]
+    minimum: NotRequired[float]
+    maximum: NotRequired[float]
+    default: NotRequired[float]
+
+
+class ConversationStatePendingInputsItemSchemaPropertiesValueBoolean(TypedDict):
+    title: NotRequired[str]
+    """A short label for the field.
+
+    @maxLength 500
+    """
+    description: NotRequired[str]
+    """What the field is for.
+
+    @maxLength 500
+    """
+    type: Literal["boolean"]
+    default: NotRequired[bool]
+
+
+class ConversationStatePendingInputsItemSchema(TypedDict):
+    type: Literal["object"]
+    properties: dict[str, ConversationStatePendingInputsItemSchemaPropertiesValueString | ConversationStatePendingInputsItemSchemaPropertiesValueNumber | ConversationStatePendingInputsItemSchemaPropertiesValueBoolean]
+    """The fields, by name."""
+    required: NotRequired[list[str]]
+    """Names of the fields an answer must fill.
+
+    @maxItems 20
+    """
+
+
+class ConversationStatePendingInputsItem(TypedDict):
+    requestId: str
+    """Names the request in input.respond."""
+    toolCallId: NotRequired[str]
+    """The tool call that asks (the ask_user call, or the MCP tool call whose server asks)."""
+    generationId: NotRequired[str]
+    """The generation that asked, when one did."""
+    source: Literal["ask_user", "mcp"]
+    """ask_user: the model's ask_user tool; mcp: an MCP server's elicitation request during one of its
+    tool calls.
+    """
+    server: NotRequired[str]
+    """source mcp: the MCP server that asks."""
+    question: str
+    """What is asked, as the model or the MCP server put it."""
+    choices: NotRequired[list[str]]
+    """The answers to pick from; the answer must be one of them (or, with `multiple`, a list of them).
+    """
+    multiple: NotRequired[bool]
+    """With choices: several may be picked (the answer is a list)."""
+    secret: NotRequired[bool]
+    """The answer is secret (a password, a token): input it hidden. It is never stored or logged in
+    clear; the conversation keeps "[secret answer given]".
+    """
+    schema: NotRequired[ConversationStatePendingInputsItemSchema]
+    """Answer with an object filling this form."""
+
+
 class ConversationStateQueueItem(TypedDict):
     delivery: Literal["steer", "queue"]
     """steer: joins the running generation at its next model call (after the tool results of the
@@ -691,6 +796,11 @@ class ConversationState(TypedDict):
     """The agent's plan as its latest update_plan call left it (plan_updated announces each change);
     null before the first. Survives a restart.
     """
+    pendingInputs: NotRequired[list[ConversationStatePendingInputsItem]]
+    """Questions waiting for the user (input_requested, answered with input.respond), oldest first. An
+    ask_user question survives a restart; an MCP server's does not (its tool call ended with the
+    server).
+    """
     queue: list[ConversationStateQueueItem]
     """Messages held by the server, oldest first (message.append delivery steer or queue): what
     queue.list answers. Non-empty while nothing runs means the last generation was interrupted or
@@ -730,14 +840,22 @@ class TokenUsage(TypedDict):
     """
 
     promptTokens: int
-    """Prompt (input) tokens: everything the request carried, cached ones included.
+    """Prompt (input) tokens: everything the request carried, cached ones included (on the anthropic
+    wire: input_tokens + cache_read_input_tokens + cache_creation_input_tokens).
 
     @minimum 0
     """
     cachedPromptTokens: int | None
     """Prompt tokens the endpoint served from its prompt cache (Chat Completions
-    `prompt_tokens_details.cached_tokens`, Responses `input_tokens_details.cached_tokens`); part of
-    promptTokens. Null when the endpoint does not say.
+    `prompt_tokens_details.cached_tokens`, Responses `input_tokens_details.cached_tokens`, Anthropic
+    `cache_read_input_tokens`); part of promptTokens. Null when the endpoint does not say.
+
+    @minimum 0
+    """
+    cacheWritePromptTokens: NotRequired[int | None]
+    """Prompt tokens the endpoint wrote to its prompt cache on this call (Anthropic
+    `cache_creation_input_tokens`); part of promptTokens, not of cachedPromptTokens. Absent or null
+    when the endpoint does not say (the OpenAI wires never do).
 
     @minimum 0
     """
@@ -749,8 +867,8 @@ class TokenUsage(TypedDict):
     reasoningTokens: int | None
     """Completion tokens the model spent reasoning (Chat Completions
     `completion_tokens_details.reasoning_tokens`, Responses
-    `output_tokens_details.reasoning_tokens`); part of completionTokens. Null when the endpoint does
-    not say.
+    `output_tokens_details.reasoning_tokens`, Anthropic `output_tokens_details.thinking_tokens`);
+    part of completionTokens. Null when the endpoint does not say.
 
     @minimum 0
     """
@@ -2170,6 +2288,39 @@ class ToolConfirmResult(TypedDict):
     """
 
 
+class InputRespondParams(TypedDict):
+    """Params of `input.respond`.
+
+    Answer, decline or cancel an open question.
+    """
+
+    conversationId: str
+    """Conversation id, as returned by conversation.create (e.g. "c_7f3a…"): 1–128 of A–Z, a–z, 0–9, _
+    and -.
+
+    @pattern ^[A-Za-z0-9_-]{1,128}$
+    """
+    requestId: str
+    """The request, as input_requested named it.
+
+    @minLength 1
+    """
+    action: NotRequired[Literal["answer", "decline", "cancel"]]
+    """answer (default): give `answer`; decline: refuse to answer; cancel: dismiss the question."""
+    answer: NotRequired[str | list[str] | dict[str, str | float | bool]]
+    """Required with action answer."""
+
+
+class InputRespondResult(TypedDict):
+    """Result of `input.respond`.
+
+    The request has ended.
+    """
+
+    outcome: Literal["answered", "declined", "cancelled"]
+    """How the request ended (this answer's action)."""
+
+
 ToolsListParams: TypeAlias = dict[str, Any]
 """Params of `tools.list`.
 
@@ -2333,6 +2484,12 @@ class ModelsListResultModelsItemCapabilitiesPricing(TypedDict):
 
     @minimum 0
     """
+    cacheWriteInputPerMillion: NotRequired[float]
+    """Price of one million prompt tokens written to the cache (cacheWritePromptTokens: the anthropic
+    wire reports them); when absent they cost inputPerMillion.
+
+    @minimum 0
+    """
     outputPerMillion: float
     """Price of one million completion (output) tokens, reasoning tokens included.
 
@@ -2386,7 +2543,7 @@ class ModelsListResultModelsItem(TypedDict):
 class ModelsListResultProvidersItem(TypedDict):
     name: str
     """Provider name, the prefix of its models' ids."""
-    wire: Literal["chat", "responses"]
+    wire: Literal["chat", "responses", "anthropic"]
     """The API it speaks: Chat Completions or the Responses API."""
     baseUrl: str
     """Its endpoint (without any credentials in the URL)."""
@@ -3105,6 +3262,59 @@ class SubagentStartedNotification(GenerationEventBase, TypedDict):
     """
 
 
+class InputRequestedNotification(ConversationEventBase, TypedDict):
+    """Params of the `input_requested` notification: A question waits for the user's answer
+    (input.respond): the model called ask_user, or an MCP server asked during its tool call.
+
+    A question waits for the user: answer it with input.respond. It stays open until input_resolved
+    names its requestId.
+    """
+
+    requestId: str
+    """Names the request in input.respond."""
+    toolCallId: NotRequired[str]
+    """The tool call that asks (the ask_user call, or the MCP tool call whose server asks)."""
+    generationId: NotRequired[str]
+    """The generation that asked, when one did."""
+    source: Literal["ask_user", "mcp"]
+    """ask_user: the model's ask_user tool; mcp: an MCP server's elicitation request during one of its
+    tool calls.
+    """
+    server: NotRequired[str]
+    """source mcp: the MCP server that asks."""
+    question: str
+    """What is asked, as the model or the MCP server put it."""
+    choices: NotRequired[list[str]]
+    """The answers to pick from; the answer must be one of them (or, with `multiple`, a list of them).
+    """
+    multiple: NotRequired[bool]
+    """With choices: several may be picked (the answer is a list)."""
+    secret: NotRequired[bool]
+    """The answer is secret (a password, a token): input it hidden. It is never stored or logged in
+    clear; the conversation keeps "[secret answer given]".
+    """
+    schema: NotRequired[ConversationStatePendingInputsItemSchema]
+    """Answer with an object filling this form."""
+
+
+class InputResolvedNotification(ConversationEventBase, TypedDict):
+    """Params of the `input_resolved` notification: A question was answered, declined or cancelled (an
+    interrupt cancels it): close its card.
+
+    A question was answered, declined or cancelled: every client closes its card. Carries no answer
+    (a secret one must not travel further).
+    """
+
+    requestId: str
+    """The request that ended."""
+    toolCallId: NotRequired[str]
+    """The tool call that asked, as on input_requested."""
+    outcome: Literal["answered", "declined", "cancelled"]
+    """answered: an answer was given; declined: the user chose not to answer; cancelled: dismissed (by
+    the user, an interrupt or the end of the call that asked).
+    """
+
+
 class InterruptedNotification(GenerationEventBase, TypedDict):
     """Params of the `interrupted` notification: The generation was interrupted.
 
@@ -3434,6 +3644,20 @@ class SubagentStartedEvent(TypedDict):
     params: SubagentStartedNotification
 
 
+class InputRequestedEvent(TypedDict):
+    """A `input_requested` notification, as `events()` yields it."""
+
+    method: Literal["input_requested"]
+    params: InputRequestedNotification
+
+
+class InputResolvedEvent(TypedDict):
+    """A `input_resolved` notification, as `events()` yields it."""
+
+    method: Literal["input_resolved"]
+    params: InputResolvedNotification
+
+
 class InterruptedEvent(TypedDict):
     """A `interrupted` notification, as `events()` yields it."""
 
@@ -3483,7 +3707,7 @@ class NoticeEvent(TypedDict):
     params: NoticeNotification
 
 
-ConversationEvent: TypeAlias = MessageAddedEvent | QueueChangedEvent | ConversationUpdatedEvent | GenerationStartedEvent | GenerationProgressEvent | GenerationCompleteEvent | ToolPendingEvent | ToolExecutingEvent | ToolOutputEvent | ToolCompletedEvent | ToolFailedEvent | ToolSkippedEvent | GenerationDiffUpdatedEvent | ConversationRewoundEvent | PlanUpdatedEvent | SubagentStartedEvent | InterruptedEvent | ErrorEvent | CompactionStartedEvent | CompactionCompletedEvent | UsageUpdatedEvent | ClientToolCallEvent | NoticeEvent
+ConversationEvent: TypeAlias = MessageAddedEvent | QueueChangedEvent | ConversationUpdatedEvent | GenerationStartedEvent | GenerationProgressEvent | GenerationCompleteEvent | ToolPendingEvent | ToolExecutingEvent | ToolOutputEvent | ToolCompletedEvent | ToolFailedEvent | ToolSkippedEvent | GenerationDiffUpdatedEvent | ConversationRewoundEvent | PlanUpdatedEvent | SubagentStartedEvent | InputRequestedEvent | InputResolvedEvent | InterruptedEvent | ErrorEvent | CompactionStartedEvent | CompactionCompletedEvent | UsageUpdatedEvent | ClientToolCallEvent | NoticeEvent
 """What `client.events(conversation_id)` yields: one notification of the conversation as `{"method":
 ..., "params": ...}`. Comparing `event["method"]` with a method name narrows `params` to that
 notification's TypedDict.

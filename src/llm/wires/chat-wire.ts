@@ -3,10 +3,10 @@
  * request body from our ChatMessages, and the chunk stream read into deltas
  * and one done event.
  */
-import type OpenAI from "openai";
 import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
 import type { ChatMessage } from "../chat-message.js";
 import { LlmError, type ChatRequest, type DoneEvent, type ProposedToolCall, type Usage } from "../provider.js";
+import { connectOpenAI } from "./openai-client.js";
 import type { DeltaBatch, Wire, WireStream } from "./wire.js";
 
 /** Fields some servers add to the delta (DeepSeek, vLLM, OpenRouter); not in the SDK's types. */
@@ -161,6 +161,7 @@ class ChatStream implements WireStream {
 
 export const chatWire: Wire = {
   name: "chat",
-  send: (client: OpenAI, request, signal) => client.chat.completions.create(chatRequestBody(request), { signal }).asResponse(),
+  connect: (connection) =>
+    connectOpenAI(connection, (client, request, signal) => client.chat.completions.create(chatRequestBody(request), { signal }).asResponse()),
   begin: () => new ChatStream(),
 };

@@ -29,7 +29,7 @@ afterAll(async () => {
 it("tools.list offers the file tools with their annotations", async () => {
   const { tools } = await fx.client.tools.list();
   const byName = new Map(tools.map((t) => [t.name, t]));
-  expect(tools.map((t) => t.name)).toEqual(["shell", "read_file", "list_files", "search_files", "write_file", "edit_file", "update_plan", "load_skill", "spawn_agent"]);
+  expect(tools.map((t) => t.name)).toEqual(["shell", "read_file", "list_files", "search_files", "write_file", "edit_file", "update_plan", "ask_user", "load_skill", "spawn_agent"]);
   expect(byName.get("read_file")).toMatchObject({ source: "builtin", annotations: { readOnlyHint: true } });
   expect(byName.get("write_file")).toMatchObject({ annotations: { readOnlyHint: false, destructiveHint: true } });
   expect(byName.get("edit_file")!.parameters).toMatchObject({ required: ["path", "old_string", "new_string"], additionalProperties: false });
