@@ -31,6 +31,7 @@ export class AcpAgent {
   readonly #modes: SessionModes;
   readonly mcp: AcpMcpServers;
   #editor: acp.AgentContext | undefined;
+  #canElicit = false;
 
   constructor(private readonly options: AcpAgentOptions) {
     this.#config = new ConfigOptions(options.client);
@@ -49,7 +50,10 @@ export class AcpAgent {
       .onConnect((connection) => {
         this.#editor = connection.client;
       })
-      .onRequest(acp.methods.agent.initialize, () => this.#initialize())
+      .onRequest(acp.methods.agent.initialize, ({ params }) => {
+        this.#canElicit = params.clientCapabilities?.elicitation?.form != null;
+        return this.#initialize();
+      })
       .onRequest(acp.methods.agent.session.new, ({ params }) => this.#guard(() => this.#newSession(params)))
       .onRequest(acp.methods.agent.session.load, ({ params }) => this.#guard(() => this.#loadSession(params), params.sessionId))
       .onRequest(acp.methods.agent.session.resume, ({ params }) => this.#guard(() => this.#resumeSession(params), params.sessionId))
@@ -118,7 +122,7 @@ export class AcpAgent {
   async #open(conversation: Conversation, cwd: string): Promise<AcpSession> {
     this.#sessions.get(conversation.id)?.close();
     const defaultMode = await this.#modes.default();
-    const session = new AcpSession(conversation.id, conversation.workspace ?? cwd, { client: this.options.client, editor: this.#editor!, log: this.options.log }, {
+    const session = new AcpSession(conversation.id, conversation.workspace ?? cwd, { client: this.options.client, editor: this.#editor!, log: this.options.log, canElicit: () => this.#canElicit }, {
       title: conversation.title,
       ...(defaultMode !== undefined ? { mode: SessionModes.current(conversation, defaultMode), defaultMode } : {}),
     });
@@ -184,6 +188,7 @@ export class AcpAgent {
     this.#afterResponse(session);
     setImmediate(() => {
       for (const call of first.state.pendingTools) session.onEvent("tool_pending", { ...call, autoConfirmed: false } as unknown as ToolPendingNotification);
+      for (const input of first.state.pendingInputs ?? []) session.onEvent("input_requested", input);
     });
     return state;
   }

@@ -12,9 +12,10 @@
  */
 import type * as acp from "@agentclientprotocol/sdk";
 import { RequestError } from "@agentclientprotocol/sdk";
-import type { AgentwireClient, ToolPendingNotification } from "../../clients/typescript/index.js";
+import type { AgentwireClient, InputRequestedNotification, ToolPendingNotification } from "../../clients/typescript/index.js";
 import { AgentwireRpcError, ErrorCodes } from "../../clients/typescript/index.js";
 import { checkFrameSize, FrameTooLargeError } from "../chat/frame-limit.js";
+import { elicitationOf, respondOf } from "./input-requests.js";
 import { promptMessage } from "./prompt-content.js";
 import { chunk, planUpdate, usageUpdate } from "./session-updates.js";
 import { executingUpdate, settledUpdate, textContent, toolCallOf, MAX_TOOL_TEXT_CHARS } from "./tool-call-updates.js";
@@ -38,6 +39,8 @@ export interface SessionLink {
   /** The ACP side: notifications and requests to the editor. */
   editor: acp.AgentContext;
   log(message: string): void;
+  /** The editor advertised form elicitation (clientCapabilities.elicitation.form) in initialize. */
+  canElicit(): boolean;
 }
 
 export class AcpSession {
@@ -221,6 +224,14 @@ export class AcpSession {
         if (params.reason === "max_iterations" && this.#turn) this.#turn.maxIterations = true;
         void this.send({ sessionUpdate: "tool_call_update", ...settledUpdate(params.record, this.workspace, params.reason) });
         return;
+      case "input_requested":
+        if (this.link.canElicit()) void this.#elicit(params as InputRequestedNotification);
+        // An editor that cannot show a form at least shows the question; another client can answer it.
+        else void this.send(chunk("text", `\n\n> ${params.question}${params.choices ? ` (${params.choices.join(" / ")})` : ""}\n\n`));
+        return;
+      case "input_resolved":
+        this.#withdraw(`input:${params.requestId}`);
+        return;
       case "plan_updated":
         void this.send(planUpdate(params.entries));
         return;
@@ -295,6 +306,30 @@ export class AcpSession {
     this.#answered.add(call.toolCallId);
     if (this.#answered.size > 1000) this.#answered.delete(this.#answered.values().next().value!);
     await this.#decide(call, outcome.optionId).catch((error: Error) => this.link.log(`tool.confirm ${call.toolCallId}: ${error.message}`));
+  }
+
+  /** elicitation/create for a question; the editor's answer becomes input.respond (first answer wins). */
+  async #elicit(request: InputRequestedNotification): Promise<void> {
+    const key = `input:${request.requestId}`;
+    if (this.#asking.has(key)) return;
+    const asking = new AbortController();
+    this.#asking.set(key, asking);
+    let response: acp.CreateElicitationResponse;
+    try {
+      await this.flushed();
+      if (asking.signal.aborted) return;
+      response = await this.link.editor.request("elicitation/create", elicitationOf(this.sessionId, request), {
+        cancellationSignal: asking.signal,
+        stopWaitingOnCancel: true,
+      });
+    } catch {
+      return; // answered elsewhere, cancelled, or the editor is gone
+    } finally {
+      if (this.#asking.get(key) === asking) this.#asking.delete(key);
+    }
+    await this.link.client.input
+      .respond({ conversationId: this.conversationId, requestId: request.requestId, ...respondOf(request, response) })
+      .catch((error: Error) => this.link.log(`input.respond ${request.requestId}: ${error.message}`));
   }
 
   async #decide(call: ToolPendingNotification, optionId: string): Promise<void> {

@@ -32,7 +32,9 @@ let dataDir: string;
 let editor: Editor;
 let env: Record<string, string>;
 
-const initialize = (e: Editor) => e.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {}, clientInfo: { name: "test", version: "1" } });
+const FORMS: acp.ClientCapabilities = { elicitation: { form: {} } };
+const initialize = (e: Editor, clientCapabilities: acp.ClientCapabilities = FORMS) =>
+  e.agent.request("initialize", { protocolVersion: 1, clientCapabilities, clientInfo: { name: "test", version: "1" } });
 const newSession = async (e: Editor) => (await e.agent.request("session/new", { cwd: workspace, mcpServers: [] })).sessionId;
 const prompt = (e: Editor, sessionId: string, blocks: acp.ContentBlock[] | string) =>
   e.agent.request("session/prompt", { sessionId, prompt: typeof blocks === "string" ? [{ type: "text", text: blocks }] : blocks });
@@ -194,6 +196,27 @@ describe("agentwire acp (embedded server)", { timeout: 30_000 }, () => {
     expect(tools).not.toContain("edit_file");
   });
 
+  it("ask_user's question is an elicitation form; the editor's answer reaches the model", async () => {
+    const sessionId = await newSession(editor);
+    editor.answer = async () => ({ outcome: { outcome: "selected", optionId: "allow_once" } });
+    editor.elicit = async () => ({ action: "accept", content: { answer: "right" } });
+    fake.enqueue(
+      { kind: "reply", toolCalls: [{ id: "call_ask", name: "ask_user", args: JSON.stringify({ question: "Which one?", choices: ["left", "right"] }) }] },
+      { kind: "reply", text: ["Right it is."] },
+    );
+    expect((await prompt(editor, sessionId, "pick")).stopReason).toBe("end_turn");
+    expect(editor.elicitations.at(-1)).toEqual({
+      mode: "form",
+      sessionId,
+      toolCallId: "call_ask",
+      message: "Which one?",
+      requestedSchema: { type: "object", properties: { answer: { type: "string", title: "Answer", enum: ["left", "right"] } }, required: ["answer"] },
+    });
+    const toolMessage = fake.requests.at(-1)!.messages.find((m: { role: string; tool_call_id?: string }) => m.role === "tool" && m.tool_call_id === "call_ask");
+    expect(String(toolMessage.content)).toContain("right");
+    expect(agentText(editor.updates(sessionId))).toBe("Right it is.");
+  });
+
   it("allow always remembers the approval for the conversation; reject always stops offering the tool", async () => {
     await writeFile(join(workspace, "notes.txt"), "line one\nline two\n");
     const sessionId = await newSession(editor);
@@ -314,7 +337,8 @@ describe("agentwire acp --url (a running server)", { timeout: 30_000 }, () => {
     ws = join(dir, "url-ws");
     await (await import("node:fs/promises")).mkdir(ws);
     remote = await startEditor(entry, ["--url", fx.server.url], {}, ws);
-    await initialize(remote);
+    // This editor cannot show forms (no elicitation capability).
+    await initialize(remote, {});
   });
   afterAll(async () => {
     await fx?.close();
@@ -333,7 +357,8 @@ describe("agentwire acp --url (a running server)", { timeout: 30_000 }, () => {
     const { sessionId } = await remote.agent.request("session/new", { cwd: ws, mcpServers: [] });
     const watcher = fx.client;
     const seen: string[] = [];
-    watcher.on("tool_pending", (n) => {
+    const stopWatching = watcher.on("tool_pending", (n) => {
+      if (n.conversationId !== sessionId) return;
       seen.push(n.toolName);
       void watcher.tool.confirm({ conversationId: n.conversationId, toolCallId: n.toolCallId, action: "confirm" });
     });
@@ -349,6 +374,22 @@ describe("agentwire acp --url (a running server)", { timeout: 30_000 }, () => {
     expect(statuses).toEqual(["pending", "in_progress", "completed"]);
     const { conversation } = await watcher.conversation.get({ conversationId: sessionId });
     expect(conversation).toMatchObject({ workspace: ws, title: "edit" });
+    stopWatching();
+  });
+
+  it("an editor without forms is shown the question; another client answers it", async () => {
+    const { sessionId } = await remote.agent.request("session/new", { cwd: ws, mcpServers: [] });
+    const stopAnswering = fx.client.on("input_requested", (n) => {
+      if (n.conversationId === sessionId) void fx.client.input.respond({ conversationId: sessionId, requestId: n.requestId, answer: "blue" });
+    });
+    await fx.client.conversation.subscribe({ conversationId: sessionId });
+    remote.answer = async () => ({ outcome: { outcome: "selected", optionId: "allow_once" } });
+    fx.fake.enqueue({ kind: "reply", toolCalls: [{ id: "call_q", name: "ask_user", args: JSON.stringify({ question: "Favourite colour?" }) }] }, { kind: "reply", text: ["Blue, then."] });
+    expect((await prompt(remote, sessionId, "ask me")).stopReason).toBe("end_turn");
+    expect(remote.elicitations).toEqual([]);
+    expect(agentText(remote.updates(sessionId))).toContain("> Favourite colour?");
+    expect(agentText(remote.updates(sessionId))).toContain("Blue, then.");
+    stopAnswering();
   });
 
   it("a step that reaches maxIterations (set by another client) ends with max_turn_requests", async () => {

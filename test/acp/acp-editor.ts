@@ -12,6 +12,7 @@ import { cleanEnv } from "../harness/child-env.js";
 import { REPO_ROOT } from "../harness/cli-process.js";
 
 export type PermissionAnswer = (request: acp.RequestPermissionRequest, signal: AbortSignal) => Promise<acp.RequestPermissionResponse>;
+export type ElicitationAnswer = (request: acp.CreateElicitationRequest, signal: AbortSignal) => Promise<acp.CreateElicitationResponse>;
 
 export interface Editor {
   agent: acp.ClientContext;
@@ -22,6 +23,9 @@ export interface Editor {
   permissions: acp.RequestPermissionRequest[];
   /** How the next permission requests are answered (default: never). */
   answer: PermissionAnswer;
+  /** Elicitations (questions) received, in order, and how they are answered (default: never). */
+  elicitations: acp.CreateElicitationRequest[];
+  elicit: ElicitationAnswer;
   stdout(): string;
   stderr(): string;
   /** Close stdin and wait for the process to end. */
@@ -57,6 +61,8 @@ export async function startEditor(entry: string, args: string[], env: Record<str
     permissions: [],
     answer: (_request, signal) =>
       new Promise((resolve) => signal.addEventListener("abort", () => resolve({ outcome: { outcome: "cancelled" } }))),
+    elicitations: [],
+    elicit: (_request, signal) => new Promise((resolve) => signal.addEventListener("abort", () => resolve({ action: "cancel" }))),
     stdout: () => out,
     stderr: () => err,
     async close() {
@@ -74,6 +80,10 @@ export async function startEditor(entry: string, args: string[], env: Record<str
     .onRequest(acp.methods.client.session.requestPermission, ({ params, signal }) => {
       editor.permissions.push(params);
       return editor.answer(params, signal);
+    })
+    .onRequest(acp.methods.client.elicitation.create, ({ params, signal }) => {
+      editor.elicitations.push(params);
+      return editor.elicit(params, signal);
     });
   const connection = app.connect(
     acp.ndJsonStream(Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>, Readable.toWeb(copy) as ReadableStream<Uint8Array>),
