@@ -4,6 +4,7 @@
  * command is driven in acp-agent.test.ts.
  */
 import { describe, expect, it } from "vitest";
+import { elicitationOf, respondOf } from "../../src/acp/input-requests.js";
 import { replayRecord, usageUpdate } from "../../src/acp/session-updates.js";
 import { diffContent, settledUpdate } from "../../src/acp/tool-call-updates.js";
 
@@ -59,5 +60,31 @@ describe("ACP mapping", () => {
       "agent_message_chunk",
     ]);
     expect(replayRecord({ type: "message", id: "r_3", role: "system", content: "Be brief.", timestamp: at }, "/ws")).toEqual([]);
+  });
+
+  it("questions as elicitation forms: a form's enumNames become titled options; answers come back in input.respond's shapes", () => {
+    const base = { conversationId: "c_1", seq: 1, timestamp: "2026-01-01T00:00:00.000Z", requestId: "in_1", source: "ask_user" as const, question: "Deploy?" };
+    const form = {
+      ...base,
+      schema: {
+        type: "object" as const,
+        properties: { target: { type: "string" as const, title: "Target", enum: ["prod", "dev"], enumNames: ["Production", "Development"] }, count: { type: "integer" as const, minimum: 1 } },
+        required: ["target"],
+      },
+    };
+    expect(elicitationOf("c_1", form)).toHaveProperty("requestedSchema", {
+      type: "object",
+      properties: {
+        target: { type: "string", title: "Target", oneOf: [{ const: "prod", title: "Production" }, { const: "dev", title: "Development" }] },
+        count: { type: "integer", minimum: 1 },
+      },
+      required: ["target"],
+    });
+    expect(respondOf(form, { action: "accept", content: { target: "dev", count: 2 } })).toEqual({ action: "answer", answer: { target: "dev", count: 2 } });
+    const several = { ...base, choices: ["a", "b", "c"], multiple: true };
+    expect(elicitationOf("c_1", several)).toHaveProperty("requestedSchema.properties.answer", { type: "array", title: "Answer", items: { type: "string", enum: ["a", "b", "c"] } });
+    expect(respondOf(several, { action: "accept", content: { answer: ["a", "c"] } })).toEqual({ action: "answer", answer: ["a", "c"] });
+    expect(respondOf(base, { action: "decline" })).toEqual({ action: "decline" });
+    expect(respondOf(base, { action: "cancel" })).toEqual({ action: "cancel" });
   });
 });
