@@ -178,7 +178,10 @@ export class AcpAgent {
     const total = first.conversation.recordCount;
     for (let from = 0; from < total; from += REPLAY_PAGE) {
       const page = await client.conversation.get({ conversationId: params.sessionId, includeRecords: true, recordsFrom: from, recordsLimit: Math.min(REPLAY_PAGE, total - from) });
-      for (const record of page.records ?? []) for (const update of replayRecord(record, session.workspace)) void session.send(update);
+      for (const record of page.records ?? []) {
+        if (record.type === "tool_call") session.markShown(record.toolCallId);
+        for (const update of replayRecord(record, session.workspace)) void session.send(update);
+      }
     }
     if (first.state.plan) void session.send(planUpdate(first.state.plan.entries));
     // Everything after the snapshot the history was read from arrives as events, in order.

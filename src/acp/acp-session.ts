@@ -56,6 +56,8 @@ export class AcpSession {
    * its tool.confirm starts, which must not ask a second time.
    */
   readonly #answered = new Set<string>();
+  /** Tool calls the editor has been sent a tool_call for (bounded: the oldest are forgotten). */
+  readonly #shown = new Set<string>();
   /** User messages this session appended (not echoed back as user_message_chunk). */
   readonly #ownMessages = new Set<string>();
   /** Output of running tools, by call id (the tail only), and the timer that sends it. */
@@ -92,6 +94,12 @@ export class AcpSession {
       this.link.editor.notify("session/update", { sessionId: this.sessionId, update }).catch((error: Error) => this.link.log(`session/update not sent: ${error.message}`)),
     );
     return this.#sent;
+  }
+
+  /** The editor knows this call (a tool_call was sent for it, or replayed). */
+  markShown(toolCallId: string): void {
+    this.#shown.add(toolCallId);
+    if (this.#shown.size > 1000) this.#shown.delete(this.#shown.values().next().value!);
   }
 
   /** The updates sent so far have left. */
@@ -196,7 +204,12 @@ export class AcpSession {
         if (params.record.notice === "max_iterations" && this.#turn) this.#turn.maxIterations = true;
         return;
       case "tool_pending":
-        void this.send({ sessionUpdate: "tool_call", ...toolCallOf(params, this.workspace) });
+        // A call the editor already knows (replayed by session/load, offered again after a restart) is updated, not added twice.
+        if (this.#shown.has(params.toolCallId)) void this.send({ sessionUpdate: "tool_call_update", ...toolCallOf(params, this.workspace) });
+        else {
+          this.markShown(params.toolCallId);
+          void this.send({ sessionUpdate: "tool_call", ...toolCallOf(params, this.workspace) });
+        }
         if (!params.autoConfirmed && !this.#answered.has(params.toolCallId)) void this.#ask(params as ToolPendingNotification);
         return;
       case "tool_executing":

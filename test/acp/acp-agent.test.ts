@@ -321,6 +321,8 @@ describe("agentwire acp (embedded server)", { timeout: 30_000 }, () => {
     // The waiting call is asked about once more; allowed, it runs and the generation it resumed goes on.
     await eventually(() => agentText(editor.updates(sessionId)).endsWith("Edited later."));
     expect(editor.permissions.map((p) => p.toolCall.toolCallId)).toEqual(["call_later"]);
+    // Replayed once as a tool_call; offered again, it is updated, not added a second time.
+    expect(editor.updates(sessionId).filter((u) => u.sessionUpdate === "tool_call" && u.toolCallId === "call_later")).toHaveLength(1);
     expect(await readFile(join(workspace, "notes.txt"), "utf8")).toBe("line one\nline 2\n");
     fake.enqueue({ kind: "reply", text: ["Second."] });
     expect((await prompt(editor, sessionId, "again")).stopReason).toBe("end_turn");
