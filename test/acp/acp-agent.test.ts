@@ -243,7 +243,7 @@ describe("agentwire acp (embedded server)", { timeout: 30_000 }, () => {
   it("a running tool's output shows as it comes (at most one update per 100 ms), then its result", async () => {
     editor.answer = async () => ({ outcome: { outcome: "selected", optionId: "allow_once" } });
     const sessionId = await newSession(editor);
-    const command = "for i in 1 2 3 4 5 6 7 8 9 10; do echo out$i; sleep 0.03; done";
+    const command = "for i in 1 2 3 4 5 6 7 8 9 10; do echo out$i; sleep 0.05; done";
     fake.enqueue({ kind: "reply", toolCalls: [{ id: "call_out", name: "shell", args: JSON.stringify({ command }) }] }, { kind: "reply", text: ["Ran."] });
     expect((await prompt(editor, sessionId, "run it")).stopReason).toBe("end_turn");
     const updates = editor.updates(sessionId).filter((u): u is acp.ToolCallUpdate & { sessionUpdate: "tool_call_update" } => u.sessionUpdate === "tool_call_update");
