@@ -38,6 +38,7 @@ export function commandsUpdate(list: CommandsListResult): acp.SessionUpdate {
 export function replayRecord(record: ConversationRecord, workspace: string): acp.SessionUpdate[] {
   if (record.type === "tool_call") return [{ sessionUpdate: "tool_call", ...replayedToolCall(record, workspace) }];
   if (record.type === "compaction") return [{ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: `[earlier conversation compacted]\n${record.summary}` } }];
+  if (record.type === "reasoning") return record.content ? [{ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: record.content }, messageId: record.id }] : [];
   if (record.role === "system") return [];
   const updates: acp.SessionUpdate[] = [];
   if (record.role === "user") {
