@@ -70,7 +70,7 @@ export class HistoryIndex {
     await this.ready();
     return this.roots.map((root) => {
       const problems: HistoryProblem[] = [...root.problems].map(([path, message]) => ({ path, message }));
-      if (root.overflow > 0) problems.unshift({ path: root.path, message: `${root.overflow} older sessions not indexed (history.maxSessions is ${this.config.maxSessions})` });
+      if (root.overflow > 0) problems.unshift({ path: root.path, message: `${root.overflow} older session${root.overflow === 1 ? "" : "s"} not indexed (history.maxSessions is ${this.config.maxSessions})` });
       let sessionCount = 0;
       for (const session of this.byPath.values()) if (session.source === root.kind) sessionCount++;
       return { kind: root.kind, path: root.path, exists: root.exists, sessionCount, problemCount: problems.length, problems: problems.slice(0, MAX_HISTORY_PROBLEMS) };
