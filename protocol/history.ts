@@ -27,7 +27,7 @@ export const HistorySource = z
   .object({
     kind: HistorySourceKind,
     path: z.string().describe("The folder searched: $CODEX_HOME/sessions, or Claude Code's projects folder."),
-    exists: z.boolean().describe("Whether the folder exists (a missing one is watched for no changes; it is looked for again at the next history.* call)."),
+    exists: z.boolean().describe("Whether the folder exists. A missing one is looked for again at each history.* call."),
     sessionCount: z.number().int().min(0).describe("Sessions indexed from this source."),
     problemCount: z.number().int().min(0).describe("Problems found in this source, all of them (`problems` lists the first ones)."),
     problems: z.array(HistoryProblem).max(MAX_HISTORY_PROBLEMS).describe(`The first ${MAX_HISTORY_PROBLEMS} problems: damaged or unknown lines (one entry per file), files too large, sessions over history.maxSessions.`),

@@ -3657,10 +3657,7 @@ export interface HistorySourcesResult {
     kind: "codex" | "claude";
     /** The folder searched: $CODEX_HOME/sessions, or Claude Code's projects folder. */
     path: string;
-    /**
-     * Whether the folder exists (a missing one is watched for no changes; it is looked for again at
-     * the next history.* call).
-     */
+    /** Whether the folder exists. A missing one is looked for again at each history.* call. */
     exists: boolean;
     /**
      * Sessions indexed from this source.

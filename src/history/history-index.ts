@@ -8,7 +8,6 @@
  * own; a file that cannot be read is a problem of its source, never an
  * error of the call.
  */
-import { type FSWatcher, watch } from "node:fs";
 import { readdir, readFile, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { basename, join, relative, resolve, sep } from "node:path";
@@ -17,18 +16,21 @@ import { MAX_HISTORY_PROBLEMS, type HistoryProblem, type HistorySession, type Hi
 import type { Logger } from "../logging/logger.js";
 import { parseClaudeTranscript } from "./claude-transcript.js";
 import { parseCodexRollout } from "./codex-rollout.js";
+import { FolderWatcher } from "./folder-watcher.js";
 import type { ParsedSession } from "./history-items.js";
 
 /** A change is read once the runtime has stopped writing for this long (it appends line by line). */
 const SETTLE_MS = 40;
 /** Files read at once while building. */
 const READ_PARALLEL = 8;
+/** Folders watched per source: Codex makes one a day, Claude Code one per project. */
+const MAX_WATCHED_FOLDERS = 5000;
 
 interface Root {
   kind: HistorySourceKind;
   path: string;
   exists: boolean;
-  watcher: FSWatcher | null;
+  watcher: FolderWatcher | null;
   /** Problems by file, replaced when the file is read again. */
   problems: Map<string, string>;
   /** Sessions left out for history.maxSessions at the last scan. */
@@ -45,6 +47,8 @@ export class HistoryIndex {
   private readonly byPath = new Map<string, Indexed>();
   private readonly byId = new Map<string, Indexed>();
   private built: Promise<void> | null = null;
+  /** A source being scanned again (its folder appeared, or its watcher failed): concurrent calls wait for the one scan. */
+  private readonly rescans = new Map<Root, Promise<void>>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
   /** Re-reads run one at a time, so two changes of one file never race. */
   private queue: Promise<void> = Promise.resolve();
@@ -108,7 +112,14 @@ export class HistoryIndex {
     await this.built;
     for (const root of this.roots) {
       if (root.watcher) continue;
-      if (await isDirectory(root.path)) await this.scan(root);
+      let rescan = this.rescans.get(root);
+      if (!rescan) {
+        rescan = (async () => {
+          if (await isDirectory(root.path)) await this.scan(root);
+        })().finally(() => this.rescans.delete(root));
+        this.rescans.set(root, rescan);
+      }
+      await rescan;
     }
   }
 
@@ -116,7 +127,7 @@ export class HistoryIndex {
     root.exists = await isDirectory(root.path);
     if (!root.exists) return;
     // Watched before the walk: a file written during the walk is seen by one or the other.
-    this.watch(root);
+    await this.watch(root);
     const files = await sessionFiles(root);
     const present = new Set(files);
     for (const session of [...this.byPath.values()]) if (session.source === root.kind && !present.has(session.path)) this.forget(session.path);
@@ -136,22 +147,27 @@ export class HistoryIndex {
     return n;
   }
 
-  private watch(root: Root): void {
+  private async watch(root: Root): Promise<void> {
     if (root.watcher) return;
-    try {
-      root.watcher = watch(root.path, { recursive: true, persistent: false }, (_event, filename) => {
-        if (filename === null) return;
-        const path = join(root.path, filename.toString());
+    const watcher = new FolderWatcher(root.path, {
+      maxDepth: root.kind === "codex" ? 4 : 1,
+      maxFolders: MAX_WATCHED_FOLDERS,
+      onFile: (path) => {
         if (isSessionFile(root, path)) this.schedule(root, path);
-      });
-      root.watcher.on("error", (error) => {
+      },
+      onRootError: (error) => {
         // The folder went away or the watch limit was hit: scanned and watched again at the next call.
         this.log.warn(`history: stopped watching ${root.path}`, error);
-        root.watcher?.close();
-        root.watcher = null;
-      });
+        watcher.close();
+        if (root.watcher === watcher) root.watcher = null;
+      },
+    });
+    try {
+      await watcher.start();
+      root.watcher = watcher;
     } catch (error) {
-      this.log.warn(`history: cannot watch ${root.path}; sessions written from now on are not listed until it can be`, error);
+      watcher.close();
+      this.log.warn(`history: cannot watch ${root.path}; it is read again at each history.* call until it can be`, error);
     }
   }
 

@@ -4,7 +4,7 @@
  * (never fatal), pages with a cursor, filters, and a session written while
  * the server runs listed through the watcher.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { useAgentFixture } from "../harness/agent-fixture.js";
@@ -82,6 +82,17 @@ describe("history.sources and history.list", () => {
       "the new rollout listed",
     );
     expect(listed[0]).toMatchObject({ id: `codex:${id}`, title: "A new session", cwd: "/srv/new" });
+  });
+
+  it("reads a session again when it grows, and forgets it when its file is removed", async () => {
+    const file = join(dirs.claudeProjects, "-home-dana-projects-invoice-api", "5c1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6.jsonl");
+    const more = { type: "user", sessionId: "5c1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6", cwd: "/home/dana/projects/invoice-api", timestamp: "2026-11-27T12:00:00.000Z", uuid: "b1", parentUuid: null, message: { role: "user", content: "One more thing" } };
+    appendFileSync(file, `${JSON.stringify(more)}\n`);
+    const claude = async () => (await fx.client.history.list({ source: "claude" })).data[0];
+    await eventually(async () => (await claude())?.messageCount === 4, 3000, "the grown session read again");
+    expect(await claude()).toMatchObject({ updatedAt: "2026-11-27T12:00:00.000Z" });
+    rmSync(file);
+    await eventually(async () => (await claude()) === undefined, 3000, "the removed session forgotten");
   });
 });
 

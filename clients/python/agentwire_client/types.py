@@ -2922,9 +2922,7 @@ class HistorySourcesResultSourcesItem(TypedDict):
     path: str
     """The folder searched: $CODEX_HOME/sessions, or Claude Code's projects folder."""
     exists: bool
-    """Whether the folder exists (a missing one is watched for no changes; it is looked for again at
-    the next history.* call).
-    """
+    """Whether the folder exists. A missing one is looked for again at each history.* call."""
     sessionCount: int
     """Sessions indexed from this source.
 
