@@ -108,3 +108,12 @@ describe("history with nothing found or indexing off", () => {
     expect((await fx.client.history.list({})).data).toEqual([]);
   });
 });
+
+describe("history over a real WebSocket", () => {
+  const fx = useAgentFixture({ transport: "websocket", config: { history: { codexHome: dirs.codexHome, claudeProjects: dirs.claudeProjects } } });
+
+  it("lists the fixture sessions", async () => {
+    const { data } = await fx.client.history.list({ source: "codex", limit: 500 });
+    expect(data.map((s) => s.id)).toContain(CODEX_SESSION);
+  });
+});
