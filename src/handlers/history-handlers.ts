@@ -37,6 +37,7 @@ export const historyImport: Handlers["history.importSession"] = async (params, {
   if (!app.history.enabled) throw RpcError.invalidParam("id", "history indexing is off (history.enabled is false)");
   const found = await app.history.read(params.id);
   if (!found) throw RpcError.invalidParam("id", `no indexed session "${params.id}"; history.list gives the ids`);
+  if ("problem" in found) throw RpcError.invalidParam("id", `session "${params.id}": ${found.problem}`);
   const { session, parsed } = found;
   const maxBytes = app.config.limits.maxMessageBytes;
   const assembled = assembleRecords(parsed.items, maxBytes);

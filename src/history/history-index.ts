@@ -87,13 +87,20 @@ export class HistoryIndex {
     return [...this.byPath.values()].sort(newestFirst).map(({ mtimeMs: _m, size: _s, ...session }) => session);
   }
 
-  /** The session with this id, read again whole for an import; undefined when the index has none. */
-  async read(id: string): Promise<{ session: HistorySession; parsed: ParsedSession } | undefined> {
+  /**
+   * The session with this id, read again whole for an import: undefined
+   * when the index has none, `problem` when its file can no longer be read
+   * within the bounds.
+   */
+  async read(id: string): Promise<{ session: HistorySession; parsed: ParsedSession } | { problem: string } | undefined> {
     await this.ready();
     const session = this.byId.get(id);
     if (!session) return undefined;
+    const info = await stat(session.path).catch(() => undefined);
+    if (!info?.isFile()) return { problem: `the session's file ${session.path} is gone` };
+    if (info.size > this.config.maxFileBytes) return { problem: `the session's file has grown past history.maxFileBytes (${info.size} > ${this.config.maxFileBytes} bytes)` };
     const text = await readFile(session.path, "utf8").catch(() => undefined);
-    if (text === undefined) return undefined;
+    if (text === undefined) return { problem: `the session's file ${session.path} cannot be read` };
     const parse = session.source === "codex" ? parseCodexRollout : parseClaudeTranscript;
     return { session, parsed: parse(text, this.config.maxLineBytes) };
   }
