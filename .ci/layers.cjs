@@ -9,7 +9,7 @@ const LAYERS = [
   { name: "base", paths: ["^src/(ids|lazy-commonjs|server-version|usage-error)\\.ts$", "^src/logging/", "^src/rpc/"] },
   { name: "config", paths: ["^src/config/"] },
   { name: "store / llm / tools", paths: ["^src/store/", "^src/llm/", "^src/tools/"] },
-  { name: "attachments / skills / mcp", paths: ["^src/attachments/", "^src/skills/", "^src/mcp/"] },
+  { name: "attachments / skills / mcp / history", paths: ["^src/attachments/", "^src/skills/", "^src/mcp/", "^src/history/"] },
   { name: "context", paths: ["^src/context/"] },
   { name: "sessions", paths: ["^src/sessions/"] },
   { name: "generation / cluster / metrics", paths: ["^src/generation/", "^src/cluster/", "^src/metrics/"] },

@@ -29,6 +29,7 @@
 import * as z from "zod";
 // Types .meta({ flag, env, defaultText, defaultNote }) (see config-meta.ts).
 import "./config-meta.js";
+import { HistorySection } from "./config-history.js";
 import { McpServersConfig } from "./config-mcp.js";
 import { ENV_PROVIDER_NAME, ProviderName, ProvidersConfig } from "./config-providers.js";
 import { CustomToolDefinition, DEFAULT_TOOL_ENV_ALLOW, FileToolsConfig, ShellToolConfig, ToolEnvEntry, WebToolsConfig } from "./config-tools.js";
@@ -369,6 +370,7 @@ export const AgentwireConfigFile = z
     conversations: ConversationsSection.prefault({}),
     mcpServers: McpServersConfig.default({}),
     modes: ModesConfig.default({}),
+    history: HistorySection.prefault({}),
   })
   .describe("agentwire configuration file (agentwire.json). Every key is optional.");
 
@@ -385,6 +387,7 @@ export type LlmSettings = AgentwireConfig["llm"];
 export type ToolsConfig = AgentwireConfig["tools"];
 export type ConversationsConfig = AgentwireConfig["conversations"];
 export type ModesConfigSection = AgentwireConfig["modes"];
+export type HistoryConfig = AgentwireConfig["history"];
 export type LogLevel = ServerSettings["logLevel"];
 export type LogFormat = ServerSettings["logFormat"];
 

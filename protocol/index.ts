@@ -25,4 +25,5 @@ export * from "./rewind.js";
 export * from "./compaction.js";
 export * from "./subagents.js";
 export * from "./presence.js";
+export * from "./history.js";
 export * from "./inventory.js";

@@ -27,6 +27,7 @@ import * as Ct from "./client-tools.js";
 import * as Sa from "./subagents.js";
 import * as In from "./input.js";
 import * as P from "./presence.js";
+import * as H from "./history.js";
 
 /**
  * What a method acts on, which decides where it runs (as Codex's
@@ -354,6 +355,30 @@ export const requests = {
     description:
       "The modes a conversation can be in (settings.mode, or conversation.update { mode }): the built-in ask, plan, code and auto, as the configuration's `modes` changed them, and the configuration's own. Each is a preset of tools offered, approval policy, system prompt addendum and optionally model and reasoning effort. Shaped for ACP's session modes: id, name, description; `default` is the mode of a conversation that names none.",
     errors: ["NOT_INITIALIZED"],
+    scope: "server",
+  },
+  "history.sources": {
+    params: H.HistorySourcesParams,
+    result: H.HistorySourcesResult,
+    description:
+      "Where the histories of other agent runtimes are read from — Codex rollouts ($CODEX_HOME/sessions/**/*.jsonl) and Claude Code transcripts (~/.claude/projects/*/*.jsonl), as the configuration's `history` section sets — with how many sessions each holds and what could not be read (damaged or unknown lines, files too large). The index is built at the first history.* call and kept current by a file watcher.",
+    errors: ["NOT_INITIALIZED"],
+    scope: "server",
+  },
+  "history.list": {
+    params: H.HistoryListParams,
+    result: H.HistoryListResult,
+    description:
+      "A page of the indexed sessions of other runtimes, most recently updated first: id, source, title (the first user message), cwd, model, times and message count.",
+    errors: ["NOT_INITIALIZED"],
+    scope: "server",
+  },
+  "history.importSession": {
+    params: H.HistoryImportSessionParams,
+    result: H.HistoryImportSessionResult,
+    description:
+      "Turns one indexed session into a new agentwire conversation: user and assistant messages, reasoning, and tool calls each followed by its result, checked as conversation.create { records } checks an import, so the records always make a valid model context. What has no record (images, system messages, injected context, damaged lines) is left out and counted in `skipped`. An id the index does not hold is refused (-32602 naming `id`).",
+    errors: ["NOT_INITIALIZED", "LIMIT_EXCEEDED", "STORAGE_ERROR"],
     scope: "server",
   },
 } as const satisfies Record<string, RequestEntry>;

@@ -19,6 +19,7 @@ import { newId } from "./ids.js";
 import type { LlmProvider } from "./llm/provider.js";
 import { ENV_PROVIDER, ProviderConfigError, ProviderRegistry, UnknownModelError, type ProviderFactory } from "./llm/provider-registry.js";
 import { createLogger, type Logger } from "./logging/logger.js";
+import { HistoryIndex } from "./history/history-index.js";
 import { McpManager, type McpManagerOptions } from "./mcp/mcp-manager.js";
 import { loadInstanceId } from "./metrics/instance-id.js";
 import { ServerMetrics } from "./metrics/server-metrics.js";
@@ -220,7 +221,9 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
   // headroom over the WebSocket cap keeps /healthz answering when it is full.
   http.maxConnections = limits.maxConnections + 64;
   const ws = attachWebSocket(http, config, log, session, connections, () => metrics.slowConsumerDropped());
-  app = { config, log, store, hub, agent, mcp, connections, startedAt, instanceId, metrics, cluster: null };
+  // Nothing is read here: the index is built at the first history.* call.
+  const history = new HistoryIndex(config.history, log);
+  app = { config, log, store, hub, agent, mcp, history, connections, startedAt, instanceId, metrics, cluster: null };
 
   if (settings.redis) {
     // Joined before listening: no request may be served as a lone instance.
@@ -305,6 +308,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
         // After the generations stopped (their last events still go out under the leases); then the leases are given up.
         await app.cluster?.close();
         await mcp.close();
+        history.close();
         for (const [link, served] of [...links]) {
           link.close(1001, "server shutting down");
           served.closed();

@@ -78,6 +78,11 @@ import {
   type CommandsListParams,
   type CommandsListResult,
   type ModesListResult,
+  type HistorySourcesResult,
+  type HistoryListParams,
+  type HistoryListResult,
+  type HistoryImportSessionParams,
+  type HistoryImportSessionResult,
 } from "./types.js";
 
 export * from "./errors.js";
@@ -469,6 +474,40 @@ export interface ModesMethods {
   list(options?: RequestOptions): Promise<ModesListResult>;
 }
 
+/** The history.* requests, as `client.history.<name>(...)`. */
+export interface HistoryMethods {
+  /**
+   * `history.sources`: Where the histories of other agent runtimes are read from — Codex rollouts
+   * ($CODEX_HOME/sessions/**\/*.jsonl) and Claude Code transcripts (~/.claude/projects/*\/*.jsonl),
+   * as the configuration's `history` section sets — with how many sessions each holds and what
+   * could not be read (damaged or unknown lines, files too large). The index is built at the first
+   * history.* call and kept current by a file watcher.
+   *
+   * Errors: NOT_INITIALIZED (-32001).
+   */
+  sources(options?: RequestOptions): Promise<HistorySourcesResult>;
+
+  /**
+   * `history.list`: A page of the indexed sessions of other runtimes, most recently updated first:
+   * id, source, title (the first user message), cwd, model, times and message count.
+   *
+   * Errors: NOT_INITIALIZED (-32001), INVALID_PARAMS (-32602).
+   */
+  list(params?: HistoryListParams, options?: RequestOptions): Promise<HistoryListResult>;
+
+  /**
+   * `history.importSession`: Turns one indexed session into a new agentwire conversation: user and
+   * assistant messages, reasoning, and tool calls each followed by its result, checked as
+   * conversation.create { records } checks an import, so the records always make a valid model
+   * context. What has no record (images, system messages, injected context, damaged lines) is left
+   * out and counted in `skipped`. An id the index does not hold is refused (-32602 naming `id`).
+   *
+   * Errors: NOT_INITIALIZED (-32001), LIMIT_EXCEEDED (-32050), STORAGE_ERROR (-32040),
+   * INVALID_PARAMS (-32602).
+   */
+  importSession(params: HistoryImportSessionParams, options?: RequestOptions): Promise<HistoryImportSessionResult>;
+}
+
 /**
  * A connected agentwire client. Create it with `AgentwireClient.connect`; every method sends one
  * request and resolves with its result, or rejects with AgentwireRpcError (server errors, `code`
@@ -602,5 +641,12 @@ export class AgentwireClient extends AgentwireClientBase {
   /** modes.* requests. */
   readonly modes: ModesMethods = {
     list: (options) => this.request("modes.list", {}, options),
+  };
+
+  /** history.* requests. */
+  readonly history: HistoryMethods = {
+    sources: (options) => this.request("history.sources", {}, options),
+    list: (params, options) => this.request("history.list", params, options),
+    importSession: (params, options) => this.request("history.importSession", params, options),
   };
 }

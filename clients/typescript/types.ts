@@ -3730,6 +3730,192 @@ export interface ModesListResult {
   default: string;
 }
 
+/** Parameters of history.sources (none). */
+export type HistorySourcesParams = Record<string, never>;
+
+/**
+ * Result of `history.sources`.
+ *
+ * The sources of runtime histories and what each holds.
+ */
+export interface HistorySourcesResult {
+  /** history.enabled: false means nothing is indexed and every list is empty. */
+  enabled: boolean;
+  /** Every source, Codex first. */
+  sources: Array<{
+    /**
+     * Which runtime wrote the history: codex (Codex CLI rollouts) or claude (Claude Code
+     * transcripts).
+     */
+    kind: "codex" | "claude";
+    /** The folder searched: $CODEX_HOME/sessions, or Claude Code's projects folder. */
+    path: string;
+    /** Whether the folder exists. A missing one is looked for again at each history.* call. */
+    exists: boolean;
+    /**
+     * Sessions indexed from this source.
+     *
+     * @integer
+     * @minimum 0
+     */
+    sessionCount: number;
+    /**
+     * Problems found in this source, all of them (`problems` lists the first ones).
+     *
+     * @integer
+     * @minimum 0
+     */
+    problemCount: number;
+    /**
+     * The first 50 problems: damaged or unknown lines (one entry per file), files too large,
+     * sessions over history.maxSessions.
+     *
+     * @maxItems 50
+     */
+    problems: Array<{
+      /** The file (or folder) concerned. */
+      path: string;
+      /**
+       * What is wrong, in words: e.g. "2 damaged lines (not JSON): 4, 9", or "larger than
+       * history.maxFileBytes".
+       */
+      message: string;
+    }>;
+  }>;
+}
+
+/** Parameters of history.list. Sessions come most recently updated first. */
+export interface HistoryListParams {
+  /** Only sessions of this runtime. */
+  source?: "codex" | "claude";
+  /**
+   * Only sessions whose working directory is this folder or one inside it.
+   *
+   * @minLength 1
+   * @maxLength 4096
+   */
+  cwd?: string;
+  /**
+   * Most sessions to return; default 50.
+   *
+   * @integer
+   * @minimum 1
+   * @maximum 500
+   */
+  limit?: number;
+  /**
+   * nextCursor of the previous page; omit for the first page.
+   *
+   * @minLength 1
+   * @maxLength 1000
+   */
+  cursor?: string;
+}
+
+/**
+ * Result of `history.list`.
+ *
+ * A page of indexed sessions.
+ */
+export interface HistoryListResult {
+  /** This page, most recently updated first. */
+  data: Array<{
+    /**
+     * A session of the index: `codex:<session id>` or `claude:<session id>` (the runtime's own id,
+     * stable across restarts).
+     *
+     * @minLength 1
+     * @maxLength 300
+     */
+    id: string;
+    /**
+     * Which runtime wrote the history: codex (Codex CLI rollouts) or claude (Claude Code
+     * transcripts).
+     */
+    source: "codex" | "claude";
+    /**
+     * The first thing the user wrote (whitespace collapsed, at most 200 characters); empty when the
+     * session has no user message.
+     */
+    title: string;
+    /** The working directory the runtime ran in; null when the file does not say. */
+    cwd: string | null;
+    /**
+     * The model the runtime used last in the session (its own name for it); null when the file does
+     * not say.
+     */
+    model: string | null;
+    /**
+     * When the session started (its first line; the file's time when no line has one).
+     *
+     * @format date-time
+     */
+    createdAt: string;
+    /**
+     * When it last changed (its last line with a time; else the file's time).
+     *
+     * @format date-time
+     */
+    updatedAt: string;
+    /**
+     * User and assistant messages with text (tool calls and their results not counted).
+     *
+     * @integer
+     * @minimum 0
+     */
+    messageCount: number;
+    /** The file the session is read from. */
+    path: string;
+  }>;
+  /** Pass as `cursor` for the next page; absent on the last page. */
+  nextCursor?: string;
+}
+
+/** Parameters of history.importSession. */
+export interface HistoryImportSessionParams {
+  /**
+   * A session of the index: `codex:<session id>` or `claude:<session id>` (the runtime's own id,
+   * stable across restarts).
+   *
+   * @minLength 1
+   * @maxLength 300
+   */
+  id: string;
+  /**
+   * Title of the new conversation; default the session's title.
+   *
+   * @maxLength 500
+   */
+  title?: string;
+}
+
+/** What history.importSession made. */
+export interface HistoryImportSessionResult {
+  /** The new conversation; its workspace is the session's cwd when that folder exists here. */
+  conversation: Conversation;
+  /**
+   * Records stored.
+   *
+   * @integer
+   * @minimum 0
+   */
+  recordCount: number;
+  /**
+   * Items of the session that have no agentwire record and were left out: images, system and
+   * developer messages, the runtime's injected context (environment, instructions), tool results
+   * whose call is not in the file, damaged lines, sub-agent (sidechain) lines.
+   *
+   * @integer
+   * @minimum 0
+   */
+  skipped: number;
+  /**
+   * Whether the session was cut (before a user message) to the most records one import may hold;
+   * texts longer than limits.maxMessageBytes are cut too.
+   */
+  truncated: boolean;
+}
+
 // ── Notifications ───────────────────────────────────────────────────────────────────────────────
 
 /**
@@ -4852,6 +5038,25 @@ export interface RequestMap {
    * configuration's own.
    */
   "modes.list": { params: ModesListParams; result: ModesListResult };
+  /**
+   * `history.sources`: Where the histories of other agent runtimes are read from — Codex rollouts
+   * ($CODEX_HOME/sessions/**\/*.jsonl) and Claude Code transcripts (~/.claude/projects/*\/*.jsonl),
+   * as the configuration's `history` section sets — with how many sessions each holds and what
+   * could not be read (damaged or unknown lines, files too large).
+   */
+  "history.sources": { params: HistorySourcesParams; result: HistorySourcesResult };
+  /**
+   * `history.list`: A page of the indexed sessions of other runtimes, most recently updated first:
+   * id, source, title (the first user message), cwd, model, times and message count.
+   */
+  "history.list": { params: HistoryListParams; result: HistoryListResult };
+  /**
+   * `history.importSession`: Turns one indexed session into a new agentwire conversation: user and
+   * assistant messages, reasoning, and tool calls each followed by its result, checked as
+   * conversation.create { records } checks an import, so the records always make a valid model
+   * context.
+   */
+  "history.importSession": { params: HistoryImportSessionParams; result: HistoryImportSessionResult };
 }
 
 export type RequestMethod = keyof RequestMap;

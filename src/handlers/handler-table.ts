@@ -4,6 +4,7 @@ import * as agent from "./agent-handlers.js";
 import * as asset from "./asset-handlers.js";
 import * as clientTools from "./client-tool-handlers.js";
 import * as conversation from "./conversation-handlers.js";
+import * as history from "./history-handlers.js";
 import * as mcp from "./mcp-handlers.js";
 import * as rewind from "./rewind-handlers.js";
 import * as message from "./message-handlers.js";
@@ -53,6 +54,9 @@ export const handlers: HandlerTable<RequestContext> = bindScopes(
     "skills.list": skill.skillsList,
     "commands.list": skill.commandsList,
     "modes.list": agent.modesList,
+    "history.sources": history.historySources,
+    "history.list": history.historyList,
+    "history.importSession": history.historyImport,
   },
   { "conversation.delete": conversation.deleteDamaged },
 );

@@ -62,6 +62,11 @@ from .types import (
     GenerationStartedNotification,
     GenerationWaitParams,
     GenerationWaitResult,
+    HistoryImportSessionParams,
+    HistoryImportSessionResult,
+    HistoryListParams,
+    HistoryListResult,
+    HistorySourcesResult,
     InputRequestedNotification,
     InputResolvedNotification,
     InputRespondParams,
@@ -595,6 +600,48 @@ class ModesMethods:
         return cast(ModesListResult, result)
 
 
+class HistoryMethods:
+    """The history.* requests, as `client.history.<name>(...)`."""
+
+    def __init__(self, client: AgentwireClientBase) -> None:
+        self._client = client
+
+    async def sources(self, *, timeout: float | None = None) -> HistorySourcesResult:
+        """`history.sources`: Where the histories of other agent runtimes are read from — Codex
+        rollouts ($CODEX_HOME/sessions/**/*.jsonl) and Claude Code transcripts
+        (~/.claude/projects/*/*.jsonl), as the configuration's `history` section sets — with how
+        many sessions each holds and what could not be read (damaged or unknown lines, files too
+        large). The index is built at the first history.* call and kept current by a file watcher.
+
+        Errors: NOT_INITIALIZED (-32001).
+        """
+        result = await self._client.request("history.sources", {}, timeout=timeout)
+        return cast(HistorySourcesResult, result)
+
+    async def list(self, params: HistoryListParams | None = None, *, timeout: float | None = None) -> HistoryListResult:
+        """`history.list`: A page of the indexed sessions of other runtimes, most recently updated
+        first: id, source, title (the first user message), cwd, model, times and message count.
+
+        Errors: NOT_INITIALIZED (-32001), INVALID_PARAMS (-32602).
+        """
+        result = await self._client.request("history.list", params, timeout=timeout)
+        return cast(HistoryListResult, result)
+
+    async def import_session(self, params: HistoryImportSessionParams, *, timeout: float | None = None) -> HistoryImportSessionResult:
+        """`history.importSession`: Turns one indexed session into a new agentwire conversation: user
+        and assistant messages, reasoning, and tool calls each followed by its result, checked as
+        conversation.create { records } checks an import, so the records always make a valid model
+        context. What has no record (images, system messages, injected context, damaged lines) is
+        left out and counted in `skipped`. An id the index does not hold is refused (-32602 naming
+        `id`).
+
+        Errors: NOT_INITIALIZED (-32001), LIMIT_EXCEEDED (-32050), STORAGE_ERROR (-32040),
+        INVALID_PARAMS (-32602).
+        """
+        result = await self._client.request("history.importSession", params, timeout=timeout)
+        return cast(HistoryImportSessionResult, result)
+
+
 class AgentwireClient(AgentwireClientBase):
     """A connected agentwire client. Create it with `await AgentwireClient.connect(url, ...)` or `async
     with AgentwireClient.connect(url, ...) as client:` (closed when the block exits); every method
@@ -673,6 +720,11 @@ class AgentwireClient(AgentwireClientBase):
     def modes(self) -> ModesMethods:
         """modes.* requests."""
         return ModesMethods(self)
+
+    @cached_property
+    def history(self) -> HistoryMethods:
+        """history.* requests."""
+        return HistoryMethods(self)
 
     async def step(self, params: StepParams, *, timeout: float | None = None) -> StepResult:
         """`step`: Run the agent: call the model with the conversation, offer its tool calls for

@@ -2983,6 +2983,174 @@ class ModesListResult(TypedDict):
     """
 
 
+HistorySourcesParams: TypeAlias = dict[str, Any]
+"""Parameters of history.sources (none)."""
+
+
+class HistorySourcesResultSourcesItemProblemsItem(TypedDict):
+    path: str
+    """The file (or folder) concerned."""
+    message: str
+    """What is wrong, in words: e.g. "2 damaged lines (not JSON): 4, 9", or "larger than
+    history.maxFileBytes".
+    """
+
+
+class HistorySourcesResultSourcesItem(TypedDict):
+    kind: Literal["codex", "claude"]
+    """Which runtime wrote the history: codex (Codex CLI rollouts) or claude (Claude Code transcripts).
+    """
+    path: str
+    """The folder searched: $CODEX_HOME/sessions, or Claude Code's projects folder."""
+    exists: bool
+    """Whether the folder exists. A missing one is looked for again at each history.* call."""
+    sessionCount: int
+    """Sessions indexed from this source.
+
+    @minimum 0
+    """
+    problemCount: int
+    """Problems found in this source, all of them (`problems` lists the first ones).
+
+    @minimum 0
+    """
+    problems: list[HistorySourcesResultSourcesItemProblemsItem]
+    """The first 50 problems: damaged or unknown lines (one entry per file), files too large, sessions
+    over history.maxSessions.
+
+    @maxItems 50
+    """
+
+
+class HistorySourcesResult(TypedDict):
+    """Result of `history.sources`.
+
+    The sources of runtime histories and what each holds.
+    """
+
+    enabled: bool
+    """history.enabled: false means nothing is indexed and every list is empty."""
+    sources: list[HistorySourcesResultSourcesItem]
+    """Every source, Codex first."""
+
+
+class HistoryListParams(TypedDict):
+    """Parameters of history.list. Sessions come most recently updated first."""
+
+    source: NotRequired[Literal["codex", "claude"]]
+    """Only sessions of this runtime."""
+    cwd: NotRequired[str]
+    """Only sessions whose working directory is this folder or one inside it.
+
+    @minLength 1
+    @maxLength 4096
+    """
+    limit: NotRequired[int]
+    """Most sessions to return; default 50.
+
+    @minimum 1
+    @maximum 500
+    """
+    cursor: NotRequired[str]
+    """nextCursor of the previous page; omit for the first page.
+
+    @minLength 1
+    @maxLength 1000
+    """
+
+
+class HistoryListResultDataItem(TypedDict):
+    id: str
+    """A session of the index: `codex:<session id>` or `claude:<session id>` (the runtime's own id,
+    stable across restarts).
+
+    @minLength 1
+    @maxLength 300
+    """
+    source: Literal["codex", "claude"]
+    """Which runtime wrote the history: codex (Codex CLI rollouts) or claude (Claude Code transcripts).
+    """
+    title: str
+    """The first thing the user wrote (whitespace collapsed, at most 200 characters); empty when the
+    session has no user message.
+    """
+    cwd: str | None
+    """The working directory the runtime ran in; null when the file does not say."""
+    model: str | None
+    """The model the runtime used last in the session (its own name for it); null when the file does
+    not say.
+    """
+    createdAt: str
+    """When the session started (its first line; the file's time when no line has one).
+
+    @format date-time
+    """
+    updatedAt: str
+    """When it last changed (its last line with a time; else the file's time).
+
+    @format date-time
+    """
+    messageCount: int
+    """User and assistant messages with text (tool calls and their results not counted).
+
+    @minimum 0
+    """
+    path: str
+    """The file the session is read from."""
+
+
+class HistoryListResult(TypedDict):
+    """Result of `history.list`.
+
+    A page of indexed sessions.
+    """
+
+    data: list[HistoryListResultDataItem]
+    """This page, most recently updated first."""
+    nextCursor: NotRequired[str]
+    """Pass as `cursor` for the next page; absent on the last page."""
+
+
+class HistoryImportSessionParams(TypedDict):
+    """Parameters of history.importSession."""
+
+    id: str
+    """A session of the index: `codex:<session id>` or `claude:<session id>` (the runtime's own id,
+    stable across restarts).
+
+    @minLength 1
+    @maxLength 300
+    """
+    title: NotRequired[str]
+    """Title of the new conversation; default the session's title.
+
+    @maxLength 500
+    """
+
+
+class HistoryImportSessionResult(TypedDict):
+    """What history.importSession made."""
+
+    conversation: Conversation
+    """The new conversation; its workspace is the session's cwd when that folder exists here."""
+    recordCount: int
+    """Records stored.
+
+    @minimum 0
+    """
+    skipped: int
+    """Items of the session that have no agentwire record and were left out: images, system and
+    developer messages, the runtime's injected context (environment, instructions), tool results
+    whose call is not in the file, damaged lines, sub-agent (sidechain) lines.
+
+    @minimum 0
+    """
+    truncated: bool
+    """Whether the session was cut (before a user message) to the most records one import may hold;
+    texts longer than limits.maxMessageBytes are cut too.
+    """
+
+
 class ConnectedNotification(TypedDict):
     """Params of the `connected` notification: Sent once after initialize.
 

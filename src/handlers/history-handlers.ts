@@ -1,0 +1,93 @@
+import { existsSync, statSync } from "node:fs";
+import { relative, resolve, sep, isAbsolute } from "node:path";
+import type { Conversation, HistorySession } from "../../protocol/index.js";
+import { assembleRecords } from "../history/history-records.js";
+import { newId } from "../ids.js";
+import { RpcError } from "../rpc/rpc-error.js";
+import { defaultSettings } from "./conversation-handlers.js";
+import { createWithRecords, pagesOf } from "./create-with-records.js";
+import { checkImportedHistory, toStoredRecords } from "./history-import.js";
+import type { MethodHandlers } from "./scope-binding.js";
+
+type Handlers = MethodHandlers;
+
+/** Records stored per write, as conversation.create stores an import. */
+const PAGE = 500;
+
+export const historySources: Handlers["history.sources"] = async (_params, { app }) => ({
+  enabled: app.history.enabled,
+  sources: app.history.enabled ? await app.history.sources() : [],
+});
+
+export const historyList: Handlers["history.list"] = async (params, { app }) => {
+  if (params.cwd !== undefined && !isAbsolute(params.cwd)) throw RpcError.invalidParam("cwd", "must be an absolute path");
+  const after = params.cursor === undefined ? undefined : decodeCursor(params.cursor);
+  let sessions = await app.history.sessions();
+  if (params.source) sessions = sessions.filter((s) => s.source === params.source);
+  if (params.cwd !== undefined) sessions = sessions.filter((s) => s.cwd !== null && within(resolve(params.cwd!), s.cwd));
+  // The cursor is the last session shown (not a position): a session added meanwhile does not shift the pages.
+  const from = after ? sessions.findIndex((s) => s.updatedAt < after.updatedAt || (s.updatedAt === after.updatedAt && s.id > after.id)) : 0;
+  const limit = params.limit ?? 50;
+  const data = from < 0 ? [] : sessions.slice(from, from + limit);
+  const more = from >= 0 && from + limit < sessions.length;
+  return { data, ...(more ? { nextCursor: encodeCursor(data[data.length - 1]!) } : {}) };
+};
+
+export const historyImport: Handlers["history.importSession"] = async (params, { app }) => {
+  if (!app.history.enabled) throw RpcError.invalidParam("id", "history indexing is off (history.enabled is false)");
+  const found = await app.history.read(params.id);
+  if (!found) throw RpcError.invalidParam("id", `no indexed session "${params.id}"; history.list gives the ids`);
+  if ("problem" in found) throw RpcError.invalidParam("id", `session "${params.id}": ${found.problem}`);
+  const { session, parsed } = found;
+  const maxBytes = app.config.limits.maxMessageBytes;
+  const assembled = assembleRecords(parsed.items, maxBytes);
+  // The same check as conversation.create { records }: what is stored is always a valid model context.
+  checkImportedHistory(assembled.records, maxBytes);
+  const now = new Date().toISOString();
+  const conversation: Conversation = {
+    id: newId("c"),
+    title: params.title ?? session.title.slice(0, 500),
+    createdAt: now,
+    updatedAt: now,
+    model: null,
+    system: null,
+    workspace: existingDirectory(session.cwd),
+    settings: defaultSettings(app),
+    recordCount: 0,
+  };
+  const runtime = await createWithRecords(app, conversation, pagesOf(toStoredRecords(assembled.records, now), PAGE));
+  return {
+    conversation: runtime.handle.conversation,
+    recordCount: assembled.records.length,
+    skipped: assembled.skipped + parsed.skipped + parsed.damaged.length + parsed.unknown.length,
+    truncated: assembled.truncated,
+  };
+};
+
+function within(folder: string, cwd: string): boolean {
+  const path = relative(folder, cwd);
+  return path === "" || (!path.startsWith(`..${sep}`) && path !== ".." && !isAbsolute(path));
+}
+
+function existingDirectory(path: string | null): string | null {
+  if (!path || !isAbsolute(path) || !existsSync(path)) return null;
+  try {
+    return statSync(path).isDirectory() ? path : null;
+  } catch {
+    return null;
+  }
+}
+
+function encodeCursor(session: HistorySession): string {
+  return Buffer.from(JSON.stringify([session.updatedAt, session.id])).toString("base64url");
+}
+
+function decodeCursor(cursor: string): { updatedAt: string; id: string } {
+  try {
+    const [updatedAt, id] = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as unknown[];
+    if (typeof updatedAt === "string" && typeof id === "string") return { updatedAt, id };
+  } catch {
+    // reported below
+  }
+  throw RpcError.invalidParam("cursor", "not a cursor history.list gave");
+}
