@@ -185,7 +185,7 @@ export function buildProgram(env: NodeJS.ProcessEnv, where: CommandPlace, sinks:
         "talk to an agent from the terminal or a script. PROMPT comes from the arguments, else from stdin when it is not a terminal. " +
           "On a terminal, chat streams the answer, asks about each tool call ([y]es, [n]o = skip, [e]dit the arguments in $EDITOR, [a]uto N), " +
           "then reads the next message (Ctrl-D ends); Ctrl-C interrupts the generation, a second one exits. Without a terminal and without " +
-          "--yes/--auto/--deny, tool calls are skipped. Exit status: 0 the generation completed, 1 an error (model, connection, request), " +
+          "--yes/--auto/--deny, tool calls are skipped; a question the agent or an MCP server asks is answered on a terminal and declined without one. Exit status: 0 the generation completed, 1 an error (model, connection, request), " +
           "2 bad usage, 130 interrupted.",
       )
       .argument("[prompt...]", "the message (words are joined with spaces)"),
@@ -195,6 +195,7 @@ export function buildProgram(env: NodeJS.ProcessEnv, where: CommandPlace, sinks:
         .option("--conversation <ID>", "continue this conversation (default: a new one, whose workspace is the working directory)")
         .option("-c, --continue", "continue the most recent conversation whose workspace is the working directory")
         .option("--model <MODEL>", "model for this conversation / step (and the embedded server's default)")
+        .option("--mode <NAME>", "the conversation's mode: ask, plan, code, auto or a configured one (settings.mode; /mode switches on the terminal)")
         .option("--attach <PATH[:START-END]>", "attach a workspace file, or lines START to END of it (repeatable)", (value: string, previous: string[] | undefined) => [...(previous ?? []), value])
         .option("-y, --yes", "run every tool call without asking")
         .option("--auto <N>", "run the first N tool calls of each step without asking, then ask (or skip, without a terminal)")
