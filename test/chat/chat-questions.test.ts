@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FakeChatBody } from "../fake-openai/server.js";
+import { newConversation } from "../harness/agent-fixture.js";
 import { withChatAgent } from "../harness/chat-agent.js";
 import { killAllCliIo, runCliInTerminal, runCliWithInput, stripAnsi } from "../harness/cli-io.js";
 import { shippedBundle } from "../harness/shipped-bundle.js";
@@ -83,6 +84,21 @@ describe.concurrent("agentwire chat: questions, modes, sub-agents", { timeout: 6
     const bad = runCliWithInput(["chat", "--mode", "nosuch", "hi", "--url", fx.server.url], "", {}, workspace, entry);
     expect((await bad.exited).code).toBe(1);
     expect(bad.stderr()).toContain('unknown mode "nosuch" (valid: ask, plan, code, auto');
+  }));
+
+  it("a question left open is asked when chat attaches (state.pendingInputs); answered elsewhere, the prompt is put away with a note", withChatAgent(async ({ fx, workspace }) => {
+    fx.fake.enqueue(ask("call_pick", { question: "Which one?", choices: ["this", "that"] }), say("Went with that."));
+    const { id, events } = await newConversation(fx.client, { workspace }, "choose");
+    const { generationId } = await fx.client.step({ conversationId: id });
+    const { params } = await events.waitForMethod("input_requested");
+    const term = runCliInTerminal(["chat", "--conversation", id, "--url", fx.server.url], {}, workspace, entry);
+    await term.waitFor(/\? the agent asks: Which one\?[\s\S]*number \(1-2\): $/);
+    await fx.client.input.respond({ conversationId: id, requestId: params.requestId, answer: "that" });
+    await term.waitFor(/\(the question was answered elsewhere or ended\)\n/);
+    await events.waitForEnd(generationId);
+    term.write("\x04");
+    expect((await term.exited).code).toBe(0);
+    expect(toolResult(fx.fake.requests[1]!.messages, "call_pick")).toContain("that");
   }));
 
   it("a sub-agent's tool call is asked at the chat prompt, labelled, and runs when confirmed", withChatAgent(async ({ fx, workspace }) => {
