@@ -209,6 +209,7 @@ export function buildProgram(env: NodeJS.ProcessEnv, where: CommandPlace, sinks:
       ['chat "What does src/cli.ts do?"', "one question; the answer streams to stdout"],
       ["chat", "a conversation on the terminal (Ctrl-D ends)"],
       ['chat --continue "and the tests?"', "go on with the last conversation of this directory"],
+      ['chat --mode plan "how would you add caching?"', "read-only tools: explore and propose a plan"],
       ['chat --yes --json "run the tests" | jq .', "a script: tools run without asking, NDJSON out"],
       ["chat --attach src/cli.ts:1-40 \"explain this\"", "with lines 1-40 of a file attached"],
       ["chat --url ws://127.0.0.1:7600 --token-file tok \"hi\"", "through a running server"],

@@ -190,6 +190,9 @@ export class TerminalInputPrompt implements InputAsker {
           this.options.mute(true);
         }
         text = await rl.question(secret ? "" : colors.bold(prompt), { signal });
+        // Nor may the up arrow bring it back: readline keeps every line in its history.
+        const history = (rl as unknown as { history?: string[] }).history;
+        if (secret && Array.isArray(history) && history[0] === text) history.shift();
       } catch {
         throw new Ended(signal.aborted ? undefined : { action: "cancel" });
       } finally {

@@ -29,10 +29,18 @@ const toolResult = (messages: { role: string; content: unknown; tool_call_id?: s
   String(messages.find((m) => m.role === "tool" && m.tool_call_id === id)?.content);
 
 describe.concurrent("agentwire chat: questions, modes, sub-agents", { timeout: 60_000 }, () => {
-  it("a question's choices are picked by number; a secret is typed without echo; both reach the model", withChatAgent(async ({ fx, workspace }) => {
+  it("a question's choices are picked by number; a secret is typed without echo; a form is asked field by field; all reach the model", withChatAgent(async ({ fx, workspace }) => {
     fx.fake.enqueue(
       ask("call_colour", { question: "Which colour?", choices: ["red", "green", "blue"] }),
       ask("call_token", { question: "Your deploy token?", secret: true }),
+      ask("call_form", {
+        question: "Where to deploy?",
+        schema: {
+          type: "object",
+          properties: { port: { type: "integer", title: "Port" }, tls: { type: "boolean" }, env: { type: "string", enum: ["dev", "prod"] }, note: { type: "string" } },
+          required: ["port", "env"],
+        },
+      }),
       say("All set."),
     );
     const term = runCliInTerminal(["chat", "set it up", "--url", fx.server.url], {}, workspace, entry);
@@ -44,6 +52,17 @@ describe.concurrent("agentwire chat: questions, modes, sub-agents", { timeout: 6
     term.write("2\r");
     await term.waitFor(/Your deploy token\?[\s\S]*secret: $/);
     term.write("tok-s3cr3t-42\r");
+    // A form, field by field: a number parsed (and refused when it is not one), y/n, an enum by number, an optional field left empty.
+    await term.waitFor(/Where to deploy\?[\s\S]*Port \(port\) \[integer; required\][\s\S]*port: $/);
+    term.write("eighty\r");
+    await term.waitFor(/eighty is not a number\n[\s\S]*port: $/);
+    term.write("8080\r");
+    await term.waitFor(/tls: $/);
+    term.write("y\r");
+    await term.waitFor(/1\. dev\n\s+2\. prod\n[\s\S]*env: $/);
+    term.write("2\r");
+    await term.waitFor(/note: $/);
+    term.write("\r");
     await term.waitFor(/All set\.\n[\s\S]*> $/);
     term.write("\x04");
     expect((await term.exited).code).toBe(0);
@@ -51,6 +70,7 @@ describe.concurrent("agentwire chat: questions, modes, sub-agents", { timeout: 6
     // The model reads the secret in the generation that asked; the terminal never showed it.
     expect(toolResult(fx.fake.requests[2]!.messages, "call_token")).toContain("tok-s3cr3t-42");
     expect(stripAnsi(term.output())).not.toContain("tok-s3cr3t");
+    expect(JSON.parse(toolResult(fx.fake.requests[3]!.messages, "call_form"))).toEqual({ port: 8080, tls: true, env: "prod" });
   }));
 
   it("a one-shot --json run declines a question at once: the input_requested line, the decline, a note on stderr, exit 0", withChatAgent(async ({ fx, workspace }) => {
