@@ -140,6 +140,20 @@ describe.concurrent("agentwire chat: questions, modes, sub-agents", { timeout: 6
     expect(toolResult(fx.fake.requests[2]!.messages, "call_child")).toContain("hi-from-child");
     expect(toolResult(fx.fake.requests[3]!.messages, "call_spawn")).toContain("The child said hi.");
   }));
+
+  it("with --yes and no terminal, a sub-agent's tool call runs like the parent's: the run ends", withChatAgent(async ({ fx, workspace }) => {
+    fx.fake.enqueue(
+      { kind: "reply", toolCalls: [{ id: "call_spawn", name: "spawn_agent", args: JSON.stringify({ prompt: "Say hi with the shell." }) }] },
+      { kind: "reply", toolCalls: [{ id: "call_child", name: "shell", args: JSON.stringify({ command: "echo hi-from-child" }) }] },
+      say("The child said hi."),
+      say("Delegated and done."),
+    );
+    const run = runCliWithInput(["chat", "--yes", "delegate it", "--url", fx.server.url], "", {}, workspace, entry);
+    expect((await run.exited).code).toBe(0);
+    expect(run.output()).toContain("Delegated and done.");
+    expect(run.stderr()).toMatch(/⤷ sub-agent started: conversation c_\S+ \(depth 1\)/);
+    expect(toolResult(fx.fake.requests[2]!.messages, "call_child")).toContain("hi-from-child");
+  }));
 });
 
 describe("reading answers", () => {
