@@ -187,7 +187,7 @@ export function buildProgram(env: NodeJS.ProcessEnv, where: CommandPlace, sinks:
         "talk to an agent from the terminal or a script. PROMPT comes from the arguments, else from stdin when it is not a terminal. " +
           "On a terminal, chat streams the answer, asks about each tool call ([y]es, [n]o = skip, [e]dit the arguments in $EDITOR, [a]uto N), " +
           "then reads the next message (Ctrl-D ends); Ctrl-C interrupts the generation, a second one exits. Without a terminal and without " +
-          "--yes/--auto/--deny, tool calls are skipped. Exit status: 0 the generation completed, 1 an error (model, connection, request), " +
+          "--yes/--auto/--deny, tool calls are skipped; a question the agent or an MCP server asks is answered on a terminal and declined without one. Exit status: 0 the generation completed, 1 an error (model, connection, request), " +
           "2 bad usage, 130 interrupted.",
       )
       .argument("[prompt...]", "the message (words are joined with spaces)"),
@@ -197,6 +197,7 @@ export function buildProgram(env: NodeJS.ProcessEnv, where: CommandPlace, sinks:
         .option("--conversation <ID>", "continue this conversation (default: a new one, whose workspace is the working directory)")
         .option("-c, --continue", "continue the most recent conversation whose workspace is the working directory")
         .option("--model <MODEL>", "model for this conversation / step (and the embedded server's default)")
+        .option("--mode <NAME>", "the conversation's mode: ask, plan, code, auto or a configured one (settings.mode; /mode switches on the terminal)")
         .option("--attach <PATH[:START-END]>", "attach a workspace file, or lines START to END of it (repeatable)", (value: string, previous: string[] | undefined) => [...(previous ?? []), value])
         .option("-y, --yes", "run every tool call without asking")
         .option("--auto <N>", "run the first N tool calls of each step without asking, then ask (or skip, without a terminal)")
@@ -210,6 +211,7 @@ export function buildProgram(env: NodeJS.ProcessEnv, where: CommandPlace, sinks:
       ['chat "What does src/cli.ts do?"', "one question; the answer streams to stdout"],
       ["chat", "a conversation on the terminal (Ctrl-D ends)"],
       ['chat --continue "and the tests?"', "go on with the last conversation of this directory"],
+      ['chat --mode plan "how would you add caching?"', "read-only tools: explore and propose a plan"],
       ['chat --yes --json "run the tests" | jq .', "a script: tools run without asking, NDJSON out"],
       ["chat --attach src/cli.ts:1-40 \"explain this\"", "with lines 1-40 of a file attached"],
       ["chat --url ws://127.0.0.1:7600 --token-file tok \"hi\"", "through a running server"],

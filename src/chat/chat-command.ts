@@ -18,6 +18,8 @@ import { palette, wantsColor } from "./render.js";
 import { Spinner } from "./spinner.js";
 import { TerminalView } from "./terminal-view.js";
 import { fixedDecider, TerminalToolPrompt } from "./tool-prompt.js";
+import { decliningAsker, type InputAsker, TerminalInputPrompt } from "./input-prompt.js";
+import { MutableOutput } from "./mute-output.js";
 
 export interface ChatIo {
   stdin: NodeJS.ReadStream;
@@ -68,7 +70,9 @@ export async function runChat(args: ChatArgs, io: ChatIo = defaultIo()): Promise
   // What the server left out at start (an untrusted agentwire.json…): said before the agent runs anything.
   for (const notice of connection.client.initializeResult.notices ?? []) stderr.write(`${colors.yellow(`agentwire: ${notice.message}`)}\n`);
 
-  const rl: Interface | undefined = canAsk ? createInterface({ input: stdin, output: stderr, terminal: true }) : undefined;
+  // The readline writes through a mutable output: a secret answer is typed without echo.
+  const rlOutput = canAsk ? new MutableOutput(stderr) : undefined;
+  const rl: Interface | undefined = canAsk ? createInterface({ input: stdin, output: rlOutput, terminal: true }) : undefined;
   const gate = new PromptGate();
   const stopSpinner = () => spinner.stop();
   if (rl && repl) {
@@ -77,6 +81,7 @@ export async function runChat(args: ChatArgs, io: ChatIo = defaultIo()): Promise
     stdin.prependListener("keypress", stopSpinner);
   }
   const decider = chooseDecider(args, rl, colors, spinner, io, terminal, gate);
+  const asker = chooseAsker(rl, rlOutput, colors, io, terminal, gate);
   const autoConfirm = args.tools === "yes" ? true : args.auto;
   let wakeForOther: (() => void) | undefined;
   const session = new ChatSession(connection.client, {
@@ -84,6 +89,8 @@ export async function runChat(args: ChatArgs, io: ChatIo = defaultIo()): Promise
     decider,
     autoConfirm,
     model: args.model,
+    asker,
+    askPendingInputs: repl,
     onOtherGeneration: () => {
       wakeForOther?.();
       wakeForOther = undefined;
@@ -130,6 +137,7 @@ export async function runChat(args: ChatArgs, io: ChatIo = defaultIo()): Promise
       workspace: io.cwd,
       title: prompt ? prompt.split("\n")[0]!.slice(0, 80) : undefined,
       model: args.model,
+      mode: args.mode,
     });
     let outcome: TurnOutcome | undefined;
     // The model is offered the MCP servers' tools from the first step: wait (bounded) for their first connection.
@@ -195,6 +203,39 @@ export async function runChat(args: ChatArgs, io: ChatIo = defaultIo()): Promise
   return code;
 }
 
+/**
+ * Questions (input_requested): asked on a terminal; declined at once without
+ * one (--json, stdin not a terminal), saying so on stderr, so a script never
+ * hangs on a question.
+ */
+function chooseAsker(
+  rl: Interface | undefined,
+  output: MutableOutput | undefined,
+  colors: ReturnType<typeof palette>,
+  io: ChatIo,
+  terminal: TerminalView | undefined,
+  gate: PromptGate,
+): InputAsker {
+  if (rl && output) {
+    return new TerminalInputPrompt({
+      rl,
+      err: io.stderr,
+      colors,
+      mute: (on) => (output.muted = on),
+      beforeAsk: () => {
+        gate.beforeAsk();
+        terminal?.endLine();
+        terminal?.hold();
+      },
+      afterAsk: () => {
+        terminal?.release();
+        gate.afterAsk();
+      },
+    });
+  }
+  return decliningAsker((text) => (terminal ? terminal.note(`agentwire: ${text}`) : io.stderr.write(`agentwire: ${text}\n`)));
+}
+
 /** --continue found no conversation of this workspace. */
 class NothingToContinue extends Error {}
 
@@ -230,8 +271,9 @@ function chooseDecider(
   // Nobody to ask: skip, and say how to let tools run.
   const skip = fixedDecider("skip");
   return {
-    decide: (call: ToolPendingNotification) => {
-      terminal?.note(`no terminal to ask about ${call.toolName}: skipped (pass --yes, --auto N or --deny to decide)`);
+    decide: (call: ToolPendingNotification, from?: { subAgent?: string }) => {
+      const whose = from?.subAgent ? ` (sub-agent ${from.subAgent})` : "";
+      terminal?.note(`no terminal to ask about ${call.toolName}${whose}: skipped (pass --yes, --auto N or --deny to decide)`);
       return skip.decide(call);
     },
   };

@@ -43,6 +43,8 @@ export interface ChatArgs {
   /** --continue: the most recent conversation whose workspace is the working directory. */
   continueLast: boolean;
   model?: string;
+  /** --mode NAME: the conversation's mode (settings.mode; conversation.update { mode } on a continued one). */
+  mode?: string;
   attachments: AttachSpec[];
 }
 
@@ -147,6 +149,8 @@ export function chatArgs(words: string[], values: FlagValues, env: NodeJS.Proces
   if (auto !== undefined && values.yes) throw new UsageError("--auto N and --yes cannot go together (--yes runs every tool call)");
   const model = text(values, "model");
   if (model === "") throw new UsageError("--model needs a model name");
+  const mode = text(values, "mode");
+  if (mode === "") throw new UsageError("--mode needs a mode name (agentwire chat, then /mode, lists them)");
   const conversationId = text(values, "conversation");
   if (values.continue === true && conversationId !== undefined) throw new UsageError("--continue and --conversation cannot go together");
   return {
@@ -159,6 +163,7 @@ export function chatArgs(words: string[], values: FlagValues, env: NodeJS.Proces
     conversationId,
     continueLast: values.continue === true,
     model,
+    mode,
     attachments: ((values.attach as string[] | undefined) ?? []).map(parseAttachSpec),
   };
 }

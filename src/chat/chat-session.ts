@@ -18,6 +18,8 @@ import { randomUUID } from "node:crypto";
 import { AgentwireConnectionError, AgentwireRpcError, ErrorCodes } from "../../clients/typescript/index.js";
 import { checkFrameSize, frameLimitClose } from "./frame-limit.js";
 import type { AttachSpec } from "./chat-options.js";
+import type { InputAsker, InputReply } from "./input-prompt.js";
+import type { InputRequest } from "../../protocol/input-request.js";
 
 export type ToolDecision =
   | { action: "confirm"; remember?: "conversation" | "workspace" }
@@ -30,7 +32,8 @@ export type TurnInput = string | { command: string; arguments: string };
 
 /** Decides on tool calls that wait for the user. */
 export interface ToolDecider {
-  decide(call: ToolPendingNotification): Promise<ToolDecision>;
+  /** `from.subAgent`: the call is a sub-agent's (that conversation's id), asked about here so the parent is not left waiting. */
+  decide(call: ToolPendingNotification, from?: { subAgent?: string }): Promise<ToolDecision>;
   /** Give up on an open question (the generation was interrupted); its decide() may resolve skip. */
   cancel?(): void;
 }
@@ -64,6 +67,10 @@ export interface ChatSessionOptions {
   model?: string;
   /** A generation of this conversation started that no turn of this session asked for (a queued message's): follow() it. */
   onOtherGeneration?: (generationId: string) => void;
+  /** Answers questions (input_requested) of the conversation and its running sub-agents. Absent: they are left open. */
+  asker?: InputAsker;
+  /** Ask the questions already open when the conversation is opened (state.pendingInputs): only where someone can answer. */
+  askPendingInputs?: boolean;
 }
 
 /** What message.append answered for a line sent while a generation runs. */
@@ -84,6 +91,14 @@ export class ChatSession {
   #decisions: Promise<void> = Promise.resolve();
   #closedReason: string | undefined;
   #closedCode: number | undefined;
+  /** The conversation's mode (settings.mode), as last seen; undefined: the server's default. */
+  #mode: string | undefined;
+  /** Questions asked or waiting to be, by requestId: aborting one abandons its prompt (input_resolved came). */
+  readonly #openInputs = new Map<string, AbortController>();
+  /** Sub-agents running under this conversation that this session follows: child conversation id → its generation. */
+  readonly #children = new Map<string, string>();
+  /** Tool calls and questions already queued (a child's snapshot may list what its events also announce). */
+  readonly #seen = new Set<string>();
 
   constructor(
     private readonly client: AgentwireClient,
@@ -100,6 +115,18 @@ export class ChatSession {
 
   get conversation(): Conversation | undefined {
     return this.#conversation;
+  }
+
+  /** The conversation's mode (settings.mode) as last seen; undefined when it names none (the server's default). */
+  get mode(): string | undefined {
+    return this.#mode;
+  }
+
+  /** Switch the conversation's mode (conversation.update { mode }); the server's -32602 names the valid ones. */
+  async setMode(mode: string): Promise<void> {
+    const conversationId = this.#requireConversation();
+    this.#conversation = await this.#call("conversation.update", () => this.client.conversation.update({ conversationId, mode }));
+    this.#mode = this.#conversation.settings?.mode ?? mode;
   }
 
   /** True while a generation this session started (or follows) has not ended. */
@@ -155,21 +182,27 @@ export class ChatSession {
   }
 
   /** Continue `conversationId`, or create a conversation whose workspace is `workspace`; then subscribe. */
-  async open(options: { conversationId?: string; workspace: string; title?: string; model?: string }): Promise<Conversation> {
+  async open(options: { conversationId?: string; workspace: string; title?: string; model?: string; mode?: string }): Promise<Conversation> {
     if (options.conversationId !== undefined) {
       const got = await this.#call("conversation.get", () => this.client.conversation.get({ conversationId: options.conversationId! }));
       this.#conversation = got.conversation;
+      this.#mode = got.conversation.settings?.mode;
+      if (options.mode !== undefined) await this.setMode(options.mode);
     } else {
       this.#conversation = await this.#call("conversation.create", () =>
         this.client.conversation.create({
           workspace: options.workspace,
           ...(options.title ? { title: options.title } : {}),
           ...(options.model ? { model: options.model } : {}),
+          ...(options.mode ? { settings: { mode: options.mode } } : {}),
         }),
       );
+      this.#mode = this.#conversation.settings?.mode;
     }
     const conversationId = this.#conversation.id;
-    await this.#call("conversation.subscribe", () => this.client.conversation.subscribe({ conversationId }));
+    const { state } = await this.#call("conversation.subscribe", () => this.client.conversation.subscribe({ conversationId }));
+    // Questions left open (by an earlier run, or a restart): asked now, where someone can answer.
+    if (this.options.askPendingInputs) for (const request of state.pendingInputs ?? []) this.#queueInput(conversationId, request);
     return this.#conversation;
   }
 
@@ -257,10 +290,15 @@ export class ChatSession {
   }
 
   #onNotification(method: string, params: any): void {
+    if (params?.conversationId !== undefined && this.#children.has(params.conversationId)) return this.#onChildNotification(method, params);
     // A server-wide notice (an MCP server down or back) has no conversation: it is for whoever is connected.
     const serverWide = method === "notice" && params?.conversationId === undefined;
     if (!serverWide && (!this.#conversation || params?.conversationId !== this.#conversation.id)) return;
     this.options.view.notification(method as NotificationMethod, params);
+    if (method === "conversation_updated" && !params.deleted) this.#mode = params.conversation?.settings?.mode;
+    if (method === "input_requested") this.#queueInput(params.conversationId, params as InputRequest);
+    if (method === "input_resolved") this.#inputEnded(params.requestId);
+    if (method === "subagent_started") void this.#followChild(params.childConversationId, params.childGenerationId);
     if (method === "generation_started" && params.generationId !== this.#running && !(this.#inTurn && this.#running === undefined)) {
       // Not this session's turn: a queued message started it (or another client did). The REPL follows it once its own turn is over.
       this.#others.push(params.generationId);
@@ -276,12 +314,86 @@ export class ChatSession {
     if (this.#waiter?.generationId === generationId) this.#waiter.resolve(terminal.outcome);
   }
 
+  /**
+   * A sub-agent's event: its tool calls and questions are asked here like the
+   * parent's (the parent's spawn_agent call waits on them); its end
+   * unsubscribes. Its other events are not shown: the parent's tool line
+   * stands for the whole sub-agent.
+   */
+  #onChildNotification(method: string, params: any): void {
+    const child: string = params.conversationId;
+    if (method === "tool_pending" && !params.autoConfirmed) this.#queueDecision(params as ToolPendingNotification, child);
+    if (method === "input_requested") this.#queueInput(child, params as InputRequest, child);
+    if (method === "input_resolved") this.#inputEnded(params.requestId);
+    if (method === "subagent_started") void this.#followChild(params.childConversationId, params.childGenerationId);
+    const terminal = terminalOf(method, params);
+    if (terminal && params.generationId === this.#children.get(child)) {
+      this.#ended.set(params.generationId, terminal.outcome);
+      this.#children.delete(child);
+      void this.client.conversation.unsubscribe({ conversationId: child }).catch(() => {});
+    }
+  }
+
+  /** Subscribe to a sub-agent while it runs, and take up what it already waits on (its events before the subscription are not replayed). */
+  async #followChild(child: string, generationId: string): Promise<void> {
+    this.#children.set(child, generationId);
+    try {
+      const { state } = await this.client.conversation.subscribe({ conversationId: child });
+      if (state.generationId !== generationId && !state.generating) {
+        this.#children.delete(child);
+        void this.client.conversation.unsubscribe({ conversationId: child }).catch(() => {});
+        return;
+      }
+      for (const pending of state.pendingTools) {
+        this.#queueDecision({ ...pending, conversationId: child, generationId } as unknown as ToolPendingNotification, child);
+      }
+      for (const request of state.pendingInputs ?? []) this.#queueInput(child, request, child);
+    } catch (error) {
+      this.#children.delete(child);
+      this.options.view.requestFailed("conversation.subscribe", error);
+    }
+  }
+
+  /** A question, asked in turn with the tool calls; answered with input.respond. */
+  #queueInput(conversationId: string, request: InputRequest, subAgent?: string): void {
+    const asker = this.options.asker;
+    if (!asker || this.#seen.has(`input:${request.requestId}`)) return;
+    this.#seen.add(`input:${request.requestId}`);
+    const abort = new AbortController();
+    this.#openInputs.set(request.requestId, abort);
+    this.#decisions = this.#decisions.then(async () => {
+      try {
+        if (abort.signal.aborted) return; // answered elsewhere while an earlier question was open
+        const reply: InputReply | undefined = await asker.ask({ request, ...(subAgent ? { subAgent } : {}) }, abort.signal);
+        if (!reply || abort.signal.aborted) return;
+        await this.client.input
+          .respond({ conversationId, requestId: request.requestId, ...reply })
+          .then((result) => this.options.view.result("input.respond", result))
+          .catch((error) => {
+            // Answered elsewhere in the meantime: nothing to say (input_resolved has said it).
+            if (!(error instanceof AgentwireRpcError && error.code === ErrorCodes.INPUT_NOT_PENDING)) this.options.view.requestFailed("input.respond", error);
+          });
+      } finally {
+        this.#openInputs.delete(request.requestId);
+      }
+    });
+  }
+
+  #inputEnded(requestId: string): void {
+    this.#seen.add(`input:${requestId}`);
+    this.#openInputs.get(requestId)?.abort();
+  }
+
   /** One question at a time, in the order the calls were proposed. */
-  #queueDecision(call: ToolPendingNotification): void {
+  #queueDecision(call: ToolPendingNotification, subAgent?: string): void {
     const conversationId = call.conversationId;
+    if (subAgent) {
+      if (this.#seen.has(`tool:${call.toolCallId}`)) return;
+      this.#seen.add(`tool:${call.toolCallId}`);
+    }
     this.#decisions = this.#decisions.then(async () => {
       if (this.#ended.has(call.generationId)) return; // the generation ended while an earlier question was open
-      const decision = await this.options.decider.decide(call);
+      const decision = await this.options.decider.decide(call, subAgent ? { subAgent } : undefined);
       if (this.#ended.has(call.generationId)) return;
       const confirm = (d: ToolDecision) =>
         this.#call("tool.confirm", () =>

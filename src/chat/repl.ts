@@ -16,6 +16,7 @@ import type { ChatSession, TurnInput, TurnOutcome } from "./chat-session.js";
 import { describeError } from "./chat-session.js";
 import { compactAndWait, nthLastUserMessage, rewindLines } from "./history-actions.js";
 import type { Palette } from "./render.js";
+import { DEFAULT_MODE } from "../../protocol/modes.js";
 
 /** Lets the tool prompt borrow the readline: the REPL's question is cancelled while a tool question is open. */
 export class PromptGate {
@@ -53,6 +54,7 @@ export const REPL_HELP = [
   "  /rewind [N]       take back the last N user messages (default 1) and everything after; asks whether to restore files",
   "  /unrewind         put the last rewind back",
   "  /compact [TEXT]   have the model summarize the conversation (TEXT: what to keep); prints tokens before → after",
+  "  /mode [NAME]      the modes (the current one marked), or switch to NAME from the next model call",
   "  /help             this list (and the workspace's prompt templates)",
   "  /NAME [ARGS]      a prompt template (.agentwire/commands/NAME.md): the server fills in ARGS and sends it as your message",
   "Ctrl-C interrupts the agent (twice quits); Ctrl-D ends.",
@@ -132,7 +134,8 @@ export async function runRepl(options: ReplOptions, first: Promise<TurnOutcome> 
         // Idle: the prompt, with whatever was typed before the turn ended still on it.
         abort = new AbortController();
         gate.current = abort;
-        waits.push(question(rl, options.colors.bold("> "), abort, options.onStop));
+        // A mode other than the default shows in the prompt ("plan> "): what the next message will run under.
+        waits.push(question(rl, options.colors.bold(`${session.mode && session.mode !== DEFAULT_MODE ? session.mode : ""}> `), abort, options.onStop));
         waits.push(options.otherGeneration().then(() => ({ kind: "other" })));
       }
       const event = await Promise.race(waits);
@@ -224,6 +227,9 @@ async function command(options: ReplOptions, text: string, running: boolean): Pr
         messages.forEach((m, i) => note(`${i + 1}. [${m.delivery}] ${m.record.content.split("\n")[0]}`));
         return undefined;
       }
+      case "/mode":
+        await mode(options, argument);
+        return undefined;
       case "/rewind":
       case "/unrewind":
       case "/compact":
@@ -274,6 +280,23 @@ async function command(options: ReplOptions, text: string, running: boolean): Pr
     fail(`${name} failed: ${describeError(error)}`);
   }
   return undefined;
+}
+
+/** /mode: list the modes (modes.list), marking the current one; /mode NAME switches (an unknown name: the server's message lists the valid ones). */
+async function mode(options: ReplOptions, name: string): Promise<void> {
+  const { session, note } = options;
+  if (name) {
+    try {
+      await session.setMode(name);
+    } catch {
+      return; // the view has said why (an unknown mode: the server's message lists the valid ones)
+    }
+    note(`mode: ${name} (from the next model call)`);
+    return;
+  }
+  const { modes, default: fallback } = await options.client.modes.list();
+  const current = session.mode ?? fallback;
+  for (const m of modes) note(`${m.id === current ? "*" : " "} ${m.id.padEnd(8)} ${m.description || m.name}`);
 }
 
 /** One line; "aborted" when the question was put away (the turn ended, a tool question took the readline). */

@@ -114,6 +114,13 @@ export class TerminalView implements SessionView {
         }
         if (!this.#held) this.spinner.start(`running ${p.toolName}`);
         break;
+      case "subagent_started":
+        // Its tool calls and questions are asked here too (chat-session.ts follows the child while it runs).
+        this.spinner.stop();
+        this.#endOutLine();
+        this.#errLine(this.colors.dim(`⤷ sub-agent started: conversation ${p.childConversationId} (depth ${p.agentDepth})`));
+        if (!this.#held) this.spinner.start("the sub-agent works");
+        break;
       case "plan_updated": {
         const plan = JSON.stringify(p.entries);
         if (plan === this.#plan) break;

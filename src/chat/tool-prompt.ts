@@ -94,10 +94,12 @@ export class TerminalToolPrompt implements ToolDecider {
 
   constructor(private readonly options: TerminalPromptOptions) {}
 
-  async decide(call: ToolPendingNotification): Promise<ToolDecision> {
-    const { rl, err, colors } = this.options;
+  async decide(call: ToolPendingNotification, from?: { subAgent?: string }): Promise<ToolDecision> {
+    const { err, colors } = this.options;
     this.options.beforeAsk?.();
     try {
+      // The parent's spawn_agent call waits on it: asked here so the chat is not stuck on a call nobody sees.
+      if (from?.subAgent) err.write(`${colors.bold(`sub-agent ${from.subAgent}`)} ${colors.dim("(its call; the parent waits for it)")}\n`);
       // Several calls may be pending at once: each question shows the call it is about, and the diff of what it would change.
       for (const line of toolCallLines(call, colors, { withArguments: true })) err.write(`${line}\n`);
       return await this.#ask(call);
