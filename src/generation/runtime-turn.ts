@@ -77,6 +77,10 @@ class RuntimeTurn {
 
   async run(): Promise<void> {
     const { handle } = this.conversation;
+    // Questions of a runtime process that is gone (the server stopped without settling them) can no longer be answered.
+    for (const stale of this.conversation.storedPendingCalls()) {
+      if (stale.runBy === "runtime") await this.skip(stale, "interrupted");
+    }
     const prompt = await this.prompt();
     const model = this.generation.modelFor(handle.conversation);
     this.conversation.publish("generation_started", { generationId: this.generation.id, model, iteration: 1 });
