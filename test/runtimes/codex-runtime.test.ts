@@ -76,18 +76,24 @@ describe.skipIf(!packages.ok)("the Codex runtime", () => {
   });
 
   it("streams a reply, stored as ordinary records, with the runtime's session kept for the next step", async () => {
-    fake.enqueue({ kind: "reply", text: ["Hello", " from", " Codex."] });
+    fake.enqueue({ kind: "reply", reasoning: ["Greeting", " the user."], text: ["Hello", " from", " Codex."] });
     const { id, events } = await newConversation(client, { model: "codex/fake-model", workspace, system: "Be brief." }, "say hello");
     const { generationId } = await client.step({ conversationId: id });
     expect((await events.waitForEnd(generationId, 20_000)).method).toBe("generation_complete");
-    expect(events.of("generation_progress").map((p) => p.delta).join("")).toBe("Hello from Codex.");
+    const progress = (kind: string) => events.of("generation_progress").filter((p) => p.kind === kind).map((p) => p.delta).join("");
+    expect(progress("text")).toBe("Hello from Codex.");
+    expect(progress("reasoning")).toBe("Greeting the user.");
     // The request went through Codex (its own instructions, its tools), carrying the conversation's system prompt and the user's text.
     const sent = JSON.stringify(fake.requests[0]);
     expect(sent).toContain("say hello");
     expect(sent).toContain("Be brief.");
     expect(fake.requests[0]!.model).toBe("fake-model");
     const got = await client.conversation.get({ conversationId: id, includeRecords: true });
-    expect(got.records!.map((r) => (r.type === "message" ? `${r.role}: ${r.content}` : r.type))).toEqual(["user: say hello", "assistant: Hello from Codex."]);
+    expect(got.records!.map((r) => (r.type === "message" ? `${r.role}: ${r.content}` : `${r.type}: ${"content" in r ? r.content : ""}`))).toEqual([
+      "user: say hello",
+      "reasoning: Greeting the user.",
+      "assistant: Hello from Codex.",
+    ]);
     const session = got.conversation.runtimeSession;
     expect(session).toEqual({ runtime: "codex", sessionId: expect.any(String) });
 
