@@ -32,6 +32,7 @@ import "./config-meta.js";
 import { HistorySection } from "./config-history.js";
 import { McpServersConfig } from "./config-mcp.js";
 import { ENV_PROVIDER_NAME, ProviderName, ProvidersConfig } from "./config-providers.js";
+import { RuntimesConfig } from "./config-runtimes.js";
 import { CustomToolDefinition, DEFAULT_TOOL_ENV_ALLOW, FileToolsConfig, ShellToolConfig, ToolEnvEntry, WebToolsConfig } from "./config-tools.js";
 import { ModesConfig } from "./modes.js";
 import { ConversationSettingsPatch, DEFAULT_CONVERSATION_SETTINGS } from "./records.js";
@@ -363,6 +364,7 @@ export const AgentwireConfigFile = z
       `The provider a bare model name goes to. "${ENV_PROVIDER_NAME}" is the \`llm\` endpoint (OPENAI_BASE_URL), unless \`providers\` declares one of that name.`,
     ),
     providers: ProvidersConfig.default({}),
+    runtimes: RuntimesConfig.default({}),
     server: ServerSection.prefault({}),
     limits: LimitsSection.prefault({}),
     llm: LlmSection.prefault({}),
@@ -439,6 +441,7 @@ export const TRUST_REQUIRED_CONFIG_PATHS: readonly { path: string; reason: Trust
   { path: "llm.baseUrl", reason: "sends credentials", what: "sends the API key (OPENAI_API_KEY) and conversations to this endpoint" },
   { path: "llm.apiKey", reason: "sends credentials", what: "sends conversations to another account's key" },
   { path: "llm.apiKeyEnv", reason: "sends credentials", what: "sends the environment variable it names as an API key" },
+  { path: "runtimes", reason: "runs commands", what: "starts agent runtimes (Codex) that run commands of their own" },
   { path: "providers", reason: "sends credentials", what: "sends API keys, headers and conversations to the endpoints it declares" },
   { path: "defaultProvider", reason: "sends credentials", what: "chooses which endpoint gets the requests" },
   { path: "tools.envAllow", reason: "sends credentials", what: "lets tools (and so the model) read environment variables" },

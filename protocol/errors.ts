@@ -118,12 +118,12 @@ export const ErrorTable = {
   CAPABILITY_UNSUPPORTED: {
     code: -32012,
     meaning: "The model cannot do what was asked",
-    doc: "The step would send the model something its provider declares it cannot take: an image (capability imageInput), a reasoning effort (reasoning), a temperature (temperature), tools (tools: the conversation offers tools; deny them all with settings.toolPolicy {\"*\": \"never\"}) or a maxTokens above its maxOutputTokens. Checked at `step`, before any request; nothing was sent or stored. `data` names the model and the capability.",
+    doc: "The step would send the model something its provider declares it cannot take: an image (capability imageInput), a reasoning effort (reasoning), a temperature (temperature), tools (tools: the conversation offers tools; deny them all with settings.toolPolicy {\"*\": \"never\"}) or a maxTokens above its maxOutputTokens; on an agent runtime (config `runtimes`), a control that runtime does not offer (runtime: a control it does not offer, e.g. a temperature or tool.confirm edit of a Codex call, or its optional package is not installed: the message names the install command). Checked at `step`, before any request; nothing was sent or stored. `data` names the model and the capability.",
     data: z.object({
       model: z.string().describe("The model, as provider/model."),
       capability: z
-        .enum(["imageInput", "reasoning", "temperature", "tools", "maxOutputTokens"])
-        .describe("The capability the model lacks (its key in the provider's `models` configuration)."),
+        .enum(["imageInput", "reasoning", "temperature", "tools", "maxOutputTokens", "runtime"])
+        .describe("The capability the model lacks (its key in the provider's `models` configuration; runtime: what its agent runtime cannot do)."),
     }),
   },
   GENERATION_IN_PROGRESS: {

@@ -217,6 +217,13 @@ export const Conversation = z
       .min(1)
       .optional()
       .describe("Set with parentConversationId: how many spawn_agent levels down it is (1: a child of a conversation a client created). limits.maxAgentDepth bounds it."),
+    runtimeSession: z
+      .object({
+        runtime: z.string().describe("The runtime (config `runtimes` name) that holds the session."),
+        sessionId: z.string().describe("The runtime's own session id (Codex: its thread id): the next step on that runtime resumes it."),
+      })
+      .optional()
+      .describe("Set once a step ran on an agent runtime (a model named <runtime>/<model>): the runtime's session, resumed by the next step on it. Absent otherwise."),
   })
   .describe("A conversation: its metadata, without its records.");
 
@@ -362,6 +369,12 @@ export const ToolCallRecord = z
     childConversationId: ConversationId.optional().describe(
       "spawn_agent calls: the sub-agent's conversation (set once the call has run; subagent_started told it earlier).",
     ),
+    runBy: z
+      .literal("runtime")
+      .optional()
+      .describe(
+        "Set on a call an agent runtime (Codex) made and ran itself: the record mirrors it, read-only. tool.confirm answers the runtime's own approval question (confirm or skip; edit only where the runtime takes changed input). Absent on agentwire's own calls.",
+      ),
   })
   .describe("A tool call requested by the model, with its confirmation state and result.");
 

@@ -43,6 +43,7 @@ import { handleHttp } from "./transport/http-routes.js";
 import type { Link } from "./transport/link.js";
 import { openSession, type LinkSession, type SessionOptions } from "./transport/link-session.js";
 import { attachWebSocket } from "./transport/websocket-server.js";
+import { RuntimeTable } from "./runtimes/runtime-table.js";
 
 export interface ServerParts {
   store?: ConversationStore;
@@ -104,7 +105,7 @@ function defaultProviderFactory(llm: Pick<LlmSettings, "idleTimeoutMs">): Provid
 }
 
 /** The providers from the configuration; one that cannot work (or a default model naming none) stops the start. */
-function providerRegistry(config: Pick<AgentwireConfig, "providers" | "defaultProvider" | "llm" | "model">, parts: ServerParts): ProviderRegistry {
+function providerRegistry(config: Pick<AgentwireConfig, "providers" | "defaultProvider" | "llm" | "model"> & { runtimes?: AgentwireConfig["runtimes"] }, parts: ServerParts): ProviderRegistry {
   const factory = parts.providerFactory ?? defaultProviderFactory(config.llm);
   const override = parts.provider;
   let registry: ProviderRegistry;
@@ -113,6 +114,7 @@ function providerRegistry(config: Pick<AgentwireConfig, "providers" | "defaultPr
       providers: config.providers,
       defaultProvider: config.defaultProvider,
       envEndpoint: { baseUrl: config.llm.baseUrl, apiKey: config.llm.apiKey },
+      runtimes: Object.keys(config.runtimes ?? {}),
       factory: override ? (endpoint) => (endpoint.name === ENV_PROVIDER ? override() : factory(endpoint)) : factory,
     });
     if (config.model !== undefined) registry.resolve(config.model);
@@ -199,7 +201,9 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
   );
 
   hub = new ConversationHub(store, limits, log, recoverAfterRestart, metrics);
-  const agent = new Agent({ model: config.model, systemPrompt, limits, tools, log, providers, modes });
+  // Each runtime's process starts with the first conversation on it, and stops with the server.
+  const runtimes = new RuntimeTable(config.runtimes ?? {});
+  const agent = new Agent({ model: config.model, systemPrompt, limits, tools, log, providers, modes, runtimes });
   subAgents.attach({ hub, agent });
   const dispatcher = new Dispatcher({
     handlers,
@@ -305,6 +309,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
         // First: no client command should pick a server that is going away.
         await store.advertise?.(null).catch(() => undefined);
         await hub.shutdownAll();
+        await runtimes.close();
         // After the generations stopped (their last events still go out under the leases); then the leases are given up.
         await app.cluster?.close();
         await mcp.close();

@@ -56,8 +56,11 @@ export const ErrorCodes = {
    * The step would send the model something its provider declares it cannot take: an image
    * (capability imageInput), a reasoning effort (reasoning), a temperature (temperature), tools
    * (tools: the conversation offers tools; deny them all with settings.toolPolicy {"*": "never"})
-   * or a maxTokens above its maxOutputTokens. Checked at `step`, before any request; nothing was
-   * sent or stored. `data` names the model and the capability.
+   * or a maxTokens above its maxOutputTokens; on an agent runtime (config `runtimes`), a control
+   * that runtime does not offer (runtime: a control it does not offer, e.g. a temperature or
+   * tool.confirm edit of a Codex call, or its optional package is not installed: the message names
+   * the install command). Checked at `step`, before any request; nothing was sent or stored. `data`
+   * names the model and the capability.
    */
   CAPABILITY_UNSUPPORTED: -32012,
   /** A generation is already running in this conversation; `interrupt` it or wait for it to end. */
@@ -186,8 +189,11 @@ export interface ErrorDataMap {
   CAPABILITY_UNSUPPORTED: {
     /** The model, as provider/model. */
     model: string;
-    /** The capability the model lacks (its key in the provider's `models` configuration). */
-    capability: "imageInput" | "reasoning" | "temperature" | "tools" | "maxOutputTokens";
+    /**
+     * The capability the model lacks (its key in the provider's `models` configuration; runtime:
+     * what its agent runtime cannot do).
+     */
+    capability: "imageInput" | "reasoning" | "temperature" | "tools" | "maxOutputTokens" | "runtime";
   };
   /** Data of GENERATION_IN_PROGRESS. */
   GENERATION_IN_PROGRESS: {

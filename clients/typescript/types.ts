@@ -74,6 +74,19 @@ export interface Conversation {
    * @minimum 1
    */
   agentDepth?: number;
+  /**
+   * Set once a step ran on an agent runtime (a model named <runtime>/<model>): the runtime's
+   * session, resumed by the next step on it. Absent otherwise.
+   */
+  runtimeSession?: {
+    /** The runtime (config `runtimes` name) that holds the session. */
+    runtime: string;
+    /**
+     * The runtime's own session id (Codex: its thread id): the next step on that runtime resumes
+     * it.
+     */
+    sessionId: string;
+  };
 }
 
 /** A chat message stored in a conversation. */
@@ -324,6 +337,12 @@ export interface ToolCallRecord extends ToolCall {
    * @pattern ^[A-Za-z0-9_-]{1,128}$
    */
   childConversationId?: string;
+  /**
+   * Set on a call an agent runtime (Codex) made and ran itself: the record mirrors it, read-only.
+   * tool.confirm answers the runtime's own approval question (confirm or skip; edit only where the
+   * runtime takes changed input). Absent on agentwire's own calls.
+   */
+  runBy?: "runtime";
 }
 
 /**

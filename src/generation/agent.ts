@@ -27,6 +27,9 @@ import { addWorkspaceApproval, APPROVALS_FILE, readWorkspaceApprovals } from "./
 import { Generation, type StepControls } from "./generation.js";
 import { GenerationWaits } from "./generation-wait.js";
 import { runGeneration } from "./loop.js";
+import { runRuntimeGeneration } from "./runtime-turn.js";
+import type { RuntimeTable } from "../runtimes/runtime-table.js";
+import { RuntimeUnavailableError, type AgentRuntime } from "../runtimes/runtime.js";
 
 type StepParams = {
   autoConfirm?: boolean | number;
@@ -59,6 +62,8 @@ export interface AgentOptions {
   providers: ProviderRegistry;
   /** The server's modes (config `modes` over the built-in ones); default: the built-in ones. */
   modes?: ModeSet;
+  /** The agent runtimes (config `runtimes`): a step whose model is `<runtime>/<model>` runs through one. */
+  runtimes?: RuntimeTable;
 }
 
 export class Agent {
@@ -125,6 +130,9 @@ export class Agent {
     runtime.assertCanBegin();
     const model = this.modelOf(runtime, params);
     const route = model === undefined ? undefined : this.route(model);
+    if (route?.runtime && !this.agentRuntime(route).capabilities.images && (await carriesImage(runtime))) {
+      throw RpcError.capabilityUnsupported(`${route.qualified}: the runtime is not handed images; remove the attachment or use another model`, route.qualified, "runtime");
+    }
     // Only a model declared without image input needs the records read.
     if (route?.capabilities && !route.capabilities.imageInput && (await carriesImage(runtime))) {
       const problem = capabilityProblem(route.qualified, route.capabilities, { toolCount: 0, images: true })!;
@@ -187,6 +195,7 @@ export class Agent {
     }
     const { temperature, maxTokens, reasoning } = params;
     const generation = new Generation(newId("g"), model, params.autoConfirm, runtime, { temperature, maxTokens, reasoning }, params.model);
+    if (route.runtime) return this.startOnRuntime(runtime, generation, route, compactOnly);
     // The controls and tools the first model call would send, refused before anything starts.
     const settings = runtime.handle.conversation.settings;
     const mode = this.modes.of(settings);
@@ -211,6 +220,45 @@ export class Agent {
       if (generation.outcome?.outcome === "completed" && runtime.queue.length > 0) void this.startQueued(runtime);
     });
     return { generationId: generation.id };
+  }
+
+  /**
+   * A step on an agent runtime: refused up front for what the runtime cannot
+   * do (CAPABILITY_UNSUPPORTED, capability "runtime"), its package missing
+   * included, then run by runtime-turn.ts instead of the loop.
+   */
+  private startOnRuntime(runtime: ConversationRuntime, generation: Generation, route: ModelRoute, compactOnly: { instructions?: string } | undefined): { generationId: string } {
+    const agentRuntime = this.agentRuntime(route);
+    const refuse = (what: string) => RpcError.capabilityUnsupported(`${route.qualified}: ${what}`, route.qualified, "runtime");
+    try {
+      agentRuntime.checkAvailable();
+    } catch (error) {
+      if (error instanceof RuntimeUnavailableError) throw refuse(error.message);
+      throw error;
+    }
+    if (compactOnly) throw refuse("the runtime keeps its own context; conversation.compact does not apply to it");
+    // A runtime's own pending calls left by a process that died are closed by the turn (runtime-turn.ts); agentwire's are not its to run.
+    if (runtime.storedPendingCalls().some((r) => r.runBy !== "runtime")) throw refuse("the conversation has tool calls pending from another model: confirm or skip them first");
+    const controls = generation.modelControls(runtime.handle.conversation.settings, this.modes.of(runtime.handle.conversation.settings));
+    const { capabilities } = agentRuntime;
+    if (controls.temperature !== undefined && !capabilities.temperature) throw refuse("the runtime takes no temperature (unset settings.temperature or step's temperature)");
+    if (controls.maxTokens !== undefined && !capabilities.maxTokens) throw refuse("the runtime takes no maxTokens (unset settings.maxTokens or step's maxTokens)");
+    if (controls.reasoning !== undefined && controls.reasoning !== "off" && !capabilities.reasoning) throw refuse("the runtime takes no reasoning effort");
+    runtime.beginGeneration(generation);
+    this.running++;
+    this.generationHooks?.started(runtime.id, generation.id);
+    const deps = { runtime: agentRuntime, modelId: route.modelId, tools: this.conversationTools(runtime.id), log: this.options.log.child({ conversationId: runtime.id, generationId: generation.id }) };
+    void runRuntimeGeneration(generation, runtime, deps).finally(() => {
+      this.running--;
+      if (generation.outcome?.outcome === "completed" && runtime.queue.length > 0) void this.startQueued(runtime);
+    });
+    return { generationId: generation.id };
+  }
+
+  /** The agent runtime a runtime route names. */
+  private agentRuntime(route: ModelRoute): AgentRuntime {
+    if (!this.options.runtimes) throw new Error(`no runtimes configured for ${route.qualified}`);
+    return this.options.runtimes.get(route.provider);
   }
 
   /**
@@ -316,6 +364,14 @@ export class Agent {
         generation.decide(toolCallId, { action: "skip", ...(params.message !== undefined ? { message: params.message } : {}) });
         break;
       case "edit": {
+        if (offered.runBy === "runtime") {
+          // Every runtime so far answers yes or no only (Codex's decisions are accept / decline / cancel).
+          throw RpcError.capabilityUnsupported(
+            `the call "${toolCallId}" is the agent runtime's own: it takes confirm or skip, not changed arguments`,
+            runtime.handle.conversation.model ?? "",
+            "runtime",
+          );
+        }
         const tool = this.conversationTools(runtime.id).get(offered.toolName);
         const checked = tool ? validateArguments(tool.parameters, params.arguments) : undefined;
         if (checked && !checked.ok) {

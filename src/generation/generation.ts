@@ -142,7 +142,13 @@ export class Generation implements ActiveGeneration {
     const call = this.calls.get(toolCallId);
     if (!call) return undefined;
     const stage = call.started ? "started" : call.decided ? "decided" : "undecided";
-    return { toolName: call.record.toolName, arguments: call.record.arguments, stage, status: call.current?.action ?? call.record.status };
+    return {
+      toolName: call.record.toolName,
+      arguments: call.record.arguments,
+      stage,
+      status: call.current?.action ?? call.record.status,
+      ...(call.record.runBy ? { runBy: call.record.runBy } : {}),
+    };
   }
 
   decide(toolCallId: string, decision: ToolDecision): boolean {

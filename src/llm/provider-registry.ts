@@ -44,6 +44,8 @@ export interface ModelRoute {
   qualified: string;
   /** Null when the model is not declared: unknown, so nothing is refused. */
   capabilities: ModelCapabilities | null;
+  /** Set when `provider` is an agent runtime (config `runtimes`): the step runs through it, not through a model endpoint. */
+  runtime?: true;
 }
 
 /** A model string that names no usable model; the message is meant for a -32602 on `model`. */
@@ -85,6 +87,8 @@ export interface ProviderRegistryOptions {
   factory: ProviderFactory;
   /** Where apiKeyEnv names are looked up (default process.env). */
   env?: NodeJS.ProcessEnv;
+  /** Names of the agent runtimes (config `runtimes`): `<name>/<model>` routes to the runtime. */
+  runtimes?: readonly string[];
 }
 
 export class ProviderRegistry {
@@ -93,10 +97,15 @@ export class ProviderRegistry {
   readonly defaultProvider: string;
   /** Rule 4 of the resolution: with no providers configured, an unknown prefix is part of the model id. */
   private readonly envOnly: boolean;
+  private readonly runtimes: ReadonlySet<string>;
 
   constructor(private readonly options: ProviderRegistryOptions) {
     const env = options.env ?? process.env;
     const declared = Object.entries(options.providers);
+    this.runtimes = new Set(options.runtimes ?? []);
+    for (const [name] of declared) {
+      if (this.runtimes.has(name)) throw new ProviderConfigError(`runtimes.${name}: "${name}" is also a provider; a model prefix must name one or the other`);
+    }
     this.envOnly = declared.length === 0;
     this.defaultProvider = options.defaultProvider ?? ENV_PROVIDER;
     // The environment's endpoint is registered unless it is replaced, or plainly unused: providers are
@@ -135,6 +144,11 @@ export class ProviderRegistry {
   resolve(model: string): ModelRoute {
     const slash = model.indexOf("/");
     const prefix = slash > 0 ? model.slice(0, slash) : undefined;
+    if (prefix !== undefined && this.runtimes.has(prefix)) {
+      const modelId = model.slice(slash + 1);
+      if (modelId === "") throw new UnknownModelError(`"${model}" names runtime "${prefix}" but no model`);
+      return { provider: prefix, modelId, qualified: model, capabilities: null, runtime: true };
+    }
     if (prefix !== undefined && this.entries.has(prefix)) return this.route(prefix, model.slice(slash + 1), model);
     const fallback = this.entries.get(this.defaultProvider)!;
     if (prefix === undefined || fallback.models.has(model) || this.envOnly) return this.route(this.defaultProvider, model, model);

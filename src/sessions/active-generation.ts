@@ -21,6 +21,8 @@ export interface OfferedCallState {
   stage: "undecided" | "decided" | "started";
   /** For a decided or started call: the decision's action, or the record's status. */
   status: string;
+  /** Set for an agent runtime's own call (its approval question): it takes confirm or skip only. */
+  runBy?: "runtime";
 }
 
 /**

@@ -16,9 +16,12 @@ export interface ResponsesValidationError extends ValidationError {
   status: number;
 }
 
-/** Top-level parameters of `POST /responses` (openai-node 6's ResponseCreateParams). */
+/**
+ * Top-level parameters of `POST /responses` (openai-node 6's ResponseCreateParams), and
+ * `client_metadata`, which the Codex agent sends with every request (the Codex runtime's tests).
+ */
 const KNOWN_PARAMETERS = new Set([
-  "background", "context_management", "conversation", "include", "input", "instructions", "max_output_tokens",
+  "background", "client_metadata", "context_management", "conversation", "include", "input", "instructions", "max_output_tokens",
   "max_tool_calls", "metadata", "model", "moderation", "parallel_tool_calls", "previous_response_id", "prompt",
   "prompt_cache_key", "prompt_cache_options", "prompt_cache_retention", "reasoning", "safety_identifier", "service_tier",
   "store", "stream", "stream_options", "temperature", "text", "tool_choice", "tools", "top_logprobs", "top_p",
@@ -27,6 +30,8 @@ const KNOWN_PARAMETERS = new Set([
 
 /** Input item types the fake understands (the real API has more, none of which we send). */
 const ITEM_TYPES = ["message", "function_call", "function_call_output", "reasoning", "item_reference"];
+/** Tool types besides `function` the real API takes; the Codex runtime's agent sends some of them. */
+const HOSTED_TOOL_TYPES = ["custom", "namespace", "web_search", "web_search_preview", "file_search", "local_shell", "image_generation", "code_interpreter", "mcp", "tool_search"];
 const INCLUDABLE = ["reasoning.encrypted_content", "message.output_text.logprobs", "message.input_image.image_url", "file_search_call.results", "web_search_call.action.sources", "code_interpreter_call.outputs", "computer_call_output.output.image_url"];
 const EFFORTS = ["none", "minimal", "low", "medium", "high", "xhigh"];
 const SUMMARIES = ["auto", "concise", "detailed"];
@@ -134,6 +139,8 @@ function checkTools(tools: unknown): ResponsesValidationError | null {
   for (const [i, tool] of tools.entries()) {
     const p = `tools[${i}]`;
     if (!isObject(tool)) return fail(`Invalid type for '${p}': expected an object.`, p);
+    // Hosted and grouped tools (what the Codex agent sends beside its functions) are taken unchecked: agentwire sends none.
+    if (typeof tool.type === "string" && HOSTED_TOOL_TYPES.includes(tool.type)) continue;
     if (tool.type !== "function") return fail(`Invalid value: '${String(tool.type)}'. Supported values are: 'function', 'file_search', 'web_search', and others.`, `${p}.type`);
     // Chat Completions' nesting ({ type, function: { name } }) is the classic mistake here.
     if (typeof tool.name !== "string") return fail(`Missing required parameter: '${p}.name'.`, `${p}.name`);

@@ -62,8 +62,11 @@ class ErrorCodes:
     """The step would send the model something its provider declares it cannot take: an image
     (capability imageInput), a reasoning effort (reasoning), a temperature (temperature), tools
     (tools: the conversation offers tools; deny them all with settings.toolPolicy {"*": "never"}) or
-    a maxTokens above its maxOutputTokens. Checked at `step`, before any request; nothing was sent
-    or stored. `data` names the model and the capability.
+    a maxTokens above its maxOutputTokens; on an agent runtime (config `runtimes`), a control that
+    runtime does not offer (runtime: a control it does not offer, e.g. a temperature or tool.confirm
+    edit of a Codex call, or its optional package is not installed: the message names the install
+    command). Checked at `step`, before any request; nothing was sent or stored. `data` names the
+    model and the capability.
     """
     GENERATION_IN_PROGRESS = -32020
     """A generation is already running in this conversation; `interrupt` it or wait for it to end.

@@ -16,6 +16,14 @@ NotificationMethod: TypeAlias = Literal["connected", "message_added", "reasoning
 NOTIFICATION_METHODS: tuple[NotificationMethod, ...] = ("connected", "message_added", "reasoning_added", "queue_changed", "conversation_updated", "generation_started", "generation_progress", "generation_complete", "tool_pending", "tool_executing", "tool_output", "tool_completed", "tool_failed", "tool_skipped", "generation_diff_updated", "conversation_rewound", "plan_updated", "subagent_started", "input_requested", "input_resolved", "interrupted", "error", "compaction_started", "compaction_completed", "usage_updated", "client_tool_call", "subscribers_changed", "notice",)
 
 
+class ConversationRuntimeSession(TypedDict):
+    runtime: str
+    """The runtime (config `runtimes` name) that holds the session."""
+    sessionId: str
+    """The runtime's own session id (Codex: its thread id): the next step on that runtime resumes it.
+    """
+
+
 class ConversationStatePendingToolsItemRememberAs(TypedDict):
     tool: str
     """The tool the rule approves (as tools.list names it).
@@ -248,6 +256,10 @@ class Conversation(TypedDict):
     conversation a client created). limits.maxAgentDepth bounds it.
 
     @minimum 1
+    """
+    runtimeSession: NotRequired[ConversationRuntimeSession]
+    """Set once a step ran on an agent runtime (a model named <runtime>/<model>): the runtime's
+    session, resumed by the next step on it. Absent otherwise.
     """
 
 
@@ -500,6 +512,11 @@ class ToolCallRecord(ToolCall, TypedDict):
     told it earlier).
 
     @pattern ^[A-Za-z0-9_-]{1,128}$
+    """
+    runBy: NotRequired[Literal["runtime"]]
+    """Set on a call an agent runtime (Codex) made and ran itself: the record mirrors it, read-only.
+    tool.confirm answers the runtime's own approval question (confirm or skip; edit only where the
+    runtime takes changed input). Absent on agentwire's own calls.
     """
 
 

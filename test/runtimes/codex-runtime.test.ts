@@ -1,0 +1,199 @@
+/**
+ * The Codex runtime (config `runtimes`, src/runtimes/codex-runtime.ts) through
+ * what ships: the bundled CLI serves, the real `codex app-server` (from the
+ * optional @openai/codex package in the repository's runtimes cache) runs the
+ * agent, and its model calls go to the fake OpenAI server's Responses API,
+ * configured on its command line with its own CODEX_HOME — no network. One
+ * server, hence one Codex process, for the whole file; an ordinary
+ * conversation runs beside the Codex ones on the same server and fake.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { WebSocket } from "ws";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { AgentwireClient } from "../../clients/typescript/index.js";
+import { CODEX_PACKAGE } from "../../src/runtimes/codex-runtime.js";
+import { startFakeOpenAI, type FakeOpenAI } from "../fake-openai/server.js";
+import { newConversation } from "../harness/agent-fixture.js";
+import { killAllCli, REPO_ROOT } from "../harness/cli-process.js";
+import { rpcError } from "../harness/rpc-errors.js";
+import { useShippedCli } from "../harness/shipped-cli.js";
+import { runtimePackages } from "../harness/runtime-cache.js";
+
+const packages = runtimePackages();
+if (!packages.ok) console.warn(`codex-runtime.test.ts: ${packages.why}`);
+
+describe.skipIf(!packages.ok)("the Codex runtime", () => {
+  const shipped = useShippedCli();
+  let fake: FakeOpenAI;
+  let root: string;
+  let workspace: string;
+  let client: AgentwireClient;
+
+  beforeAll(async () => {
+    fake = await startFakeOpenAI();
+    root = await mkdtemp(join(tmpdir(), "agentwire-codex-"));
+    workspace = await mkdtemp(join(root, "workspace-"));
+    const codexHome = await mkdtemp(join(root, "codex-home-"));
+    const config = join(root, "agentwire.json");
+    await writeFile(
+      config,
+      JSON.stringify({
+        runtimes: {
+          codex: {
+            runtime: "codex",
+            packageDir: packages.ok ? packages.dir : "",
+            home: codexHome,
+            baseUrl: fake.url,
+            apiKeyEnv: "FAKE_CODEX_KEY",
+            // Full access: the test machine's sandbox (bubblewrap) is not what is tested; untrusted still asks before `touch`.
+            sandbox: "danger-full-access",
+          },
+          missing: { runtime: "codex", packageDir: join(root, "no-runtimes-here") },
+        },
+      }),
+    );
+    const cli = shipped(
+      ["serve", "--port", "0", "--data-dir", join(root, "data"), "--config", config, "--log-level", "warn"],
+      { OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: "test-key", AGENTWIRE_MODEL: "fake-model", FAKE_CODEX_KEY: "codex-key" },
+      REPO_ROOT,
+    );
+    client = await AgentwireClient.connect(await cli.listening(20_000), { WebSocket });
+  }, 60_000);
+  afterAll(async () => {
+    await client?.close();
+    // The server first (its Codex process ends with it: stdin closes), then what they wrote.
+    await killAllCli();
+    await fake?.close();
+    if (root) await rm(root, { recursive: true, force: true, maxRetries: 5 });
+  });
+  beforeEach(() => fake.reset());
+
+  it("installs the package version the runtime was written against", () => {
+    expect(readFileSync(join(REPO_ROOT, ".ci", "install-runtimes.sh"), "utf8")).toContain(`"${CODEX_PACKAGE.name}@${CODEX_PACKAGE.version}"`);
+  });
+
+  it("streams a reply, stored as ordinary records, with the runtime's session kept for the next step", async () => {
+    fake.enqueue({ kind: "reply", reasoning: ["Greeting", " the user."], text: ["Hello", " from", " Codex."] });
+    const { id, events } = await newConversation(client, { model: "codex/fake-model", workspace, system: "Be brief." }, "say hello");
+    const { generationId } = await client.step({ conversationId: id });
+    expect((await events.waitForEnd(generationId, 20_000)).method).toBe("generation_complete");
+    const progress = (kind: string) => events.of("generation_progress").filter((p) => p.kind === kind).map((p) => p.delta).join("");
+    expect(progress("text")).toBe("Hello from Codex.");
+    expect(progress("reasoning")).toBe("Greeting the user.");
+    // The request went through Codex (its own instructions, its tools), carrying the conversation's system prompt and the user's text.
+    const sent = JSON.stringify(fake.requests[0]);
+    expect(sent).toContain("say hello");
+    expect(sent).toContain("Be brief.");
+    expect(fake.requests[0]!.model).toBe("fake-model");
+    const got = await client.conversation.get({ conversationId: id, includeRecords: true });
+    expect(got.records!.map((r) => (r.type === "message" ? `${r.role}: ${r.content}` : `${r.type}: ${"content" in r ? r.content : ""}`))).toEqual([
+      "user: say hello",
+      "reasoning: Greeting the user.",
+      "assistant: Hello from Codex.",
+    ]);
+    const session = got.conversation.runtimeSession;
+    expect(session).toEqual({ runtime: "codex", sessionId: expect.any(String) });
+
+    // A second step resumes the same Codex thread: Codex sends the earlier turn back itself.
+    fake.enqueue({ kind: "reply", text: ["Again."] });
+    await client.message.append({ conversationId: id, role: "user", content: "once more" });
+    const second = await client.step({ conversationId: id });
+    expect((await events.waitForEnd(second.generationId, 20_000)).method).toBe("generation_complete");
+    expect(JSON.stringify(fake.requests[1])).toContain("Hello from Codex.");
+    expect((await client.conversation.get({ conversationId: id })).conversation.runtimeSession).toEqual(session);
+  }, 30_000);
+
+  it("offers the runtime's approval question as tool_pending, and runs the command on tool.confirm — beside an ordinary conversation", async () => {
+    fake.enqueue({ kind: "reply", toolCalls: [{ id: "call_touch", name: "exec_command", args: JSON.stringify({ cmd: "touch made-by-codex.txt" }) }] });
+    const { id, events } = await newConversation(client, { model: "codex/fake-model", workspace }, "make a file");
+    const { generationId } = await client.step({ conversationId: id });
+    const pending = (await events.waitForMethod("tool_pending", 20_000)).params;
+    expect(pending).toMatchObject({ generationId, toolCallId: "call_touch", toolName: "shell", autoConfirmed: false });
+    expect(pending.arguments.command).toContain("touch made-by-codex.txt");
+    expect((await client.conversation.get({ conversationId: id })).state.pendingTools).toEqual([expect.objectContaining({ toolCallId: "call_touch" })]);
+
+    // While Codex waits, an ordinary conversation on the same server runs a whole step through agentwire's loop.
+    fake.enqueue({ kind: "reply", text: ["ordinary answer"] });
+    const ordinary = await newConversation(client, {}, "hi");
+    const step = await client.step({ conversationId: ordinary.id });
+    expect((await ordinary.events.waitForEnd(step.generationId, 10_000)).method).toBe("generation_complete");
+    expect(fake.wires.at(-1)).toBe("chat");
+    expect(existsSync(join(workspace, "made-by-codex.txt"))).toBe(false);
+
+    // Codex takes yes or no: changed arguments are refused, and the call still waits.
+    const edit = await rpcError(client.tool.confirm({ conversationId: id, toolCallId: "call_touch", action: "edit", arguments: { command: "true" } }));
+    expect(edit.code).toBe(-32012);
+    expect(edit.message).toContain("confirm or skip");
+
+    fake.enqueue({ kind: "reply", text: ["Made it."] });
+    await client.tool.confirm({ conversationId: id, toolCallId: "call_touch", action: "confirm" });
+    expect((await events.waitForEnd(generationId, 20_000)).method).toBe("generation_complete");
+    expect(existsSync(join(workspace, "made-by-codex.txt"))).toBe(true);
+    expect(events.methods().filter((m) => m.startsWith("tool_"))).toEqual(["tool_pending", "tool_executing", "tool_completed"]);
+    const records = (await client.conversation.get({ conversationId: id, includeRecords: true })).records!;
+    expect(records.map((r) => r.type)).toEqual(["message", "tool_call", "message"]);
+    expect(records[1]).toMatchObject({ toolCallId: "call_touch", toolName: "shell", status: "completed", success: true, exitCode: 0, runBy: "runtime" });
+    expect(records[2]).toMatchObject({ role: "assistant", content: "Made it." });
+  }, 40_000);
+
+  it("stops a turn on interrupt with the partial text kept, and the thread goes on afterwards", async () => {
+    fake.enqueue({ kind: "reply", text: ["Partial", " never sent"], hangAfter: 1 });
+    const { id, events } = await newConversation(client, { model: "codex/fake-model", workspace }, "talk slowly");
+    const { generationId } = await client.step({ conversationId: id });
+    await events.waitForMethod("generation_progress", 20_000);
+    const started = Date.now();
+    expect(await client.interrupt({ conversationId: id })).toEqual({ interrupted: true });
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect((await events.waitForEnd(generationId, 5000)).method).toBe("interrupted");
+    expect(events.of("interrupted")).toHaveLength(1);
+    const records = (await client.conversation.get({ conversationId: id, includeRecords: true })).records!;
+    expect(records.at(-1)).toMatchObject({ type: "message", role: "assistant", content: "Partial" });
+    // Codex dropped the hung request.
+    expect(await fake.exchanges[0]!.ended).toBe("client_closed");
+
+    fake.enqueue({ kind: "reply", text: ["Back."] });
+    await client.message.append({ conversationId: id, role: "user", content: "go on" });
+    const next = await client.step({ conversationId: id });
+    expect((await events.waitForEnd(next.generationId, 20_000)).method).toBe("generation_complete");
+  }, 40_000);
+
+  it("declines a call on tool.confirm skip, and cancels a waiting one on interrupt", async () => {
+    const touch = (id: string, file: string) => ({ kind: "reply" as const, toolCalls: [{ id, name: "exec_command", args: JSON.stringify({ cmd: `touch ${file}` }) }] });
+    fake.enqueue(touch("call_no", "declined.txt"), touch("call_wait", "never.txt"));
+    const { id, events } = await newConversation(client, { model: "codex/fake-model", workspace }, "make two files");
+    const { generationId } = await client.step({ conversationId: id });
+    await events.waitFor((e) => e.method === "tool_pending" && e.params.toolCallId === "call_no", 20_000);
+    expect(await client.tool.confirm({ conversationId: id, toolCallId: "call_no", action: "skip" })).toMatchObject({ status: "skipped" });
+    // Codex tells its model the command was declined, and the model asks for another one.
+    await events.waitFor((e) => e.method === "tool_pending" && e.params.toolCallId === "call_wait", 20_000);
+    expect(JSON.stringify(fake.requests[1]!.input)).toContain("call_no");
+    await client.interrupt({ conversationId: id });
+    expect((await events.waitForEnd(generationId, 5000)).method).toBe("interrupted");
+    expect(events.of("tool_skipped").map((p) => [p.record.toolCallId, p.reason])).toEqual([
+      ["call_no", "user"],
+      ["call_wait", "interrupted"],
+    ]);
+    expect(existsSync(join(workspace, "declined.txt")) || existsSync(join(workspace, "never.txt"))).toBe(false);
+    expect((await client.conversation.get({ conversationId: id })).state.pendingTools).toEqual([]);
+  }, 40_000);
+
+  it("refuses what the runtime cannot do, and a runtime whose package is missing names the install command", async () => {
+    const conversation = await client.conversation.create({ model: "codex/fake-model", workspace, settings: { temperature: 0.2 } });
+    await client.message.append({ conversationId: conversation.id, role: "user", content: "hi" });
+    const temperature = await rpcError(client.step({ conversationId: conversation.id }));
+    expect(temperature.code).toBe(-32012);
+    expect(temperature.data).toEqual({ model: "codex/fake-model", capability: "runtime" });
+    expect(temperature.message).toContain("temperature");
+
+    const missing = await client.conversation.create({ model: "missing/gpt-5-codex" });
+    await client.message.append({ conversationId: missing.id, role: "user", content: "hi" });
+    const error = await rpcError(client.step({ conversationId: missing.id }));
+    expect(error.code).toBe(-32012);
+    expect(error.message).toContain("@openai/codex");
+    expect(error.message).toContain(`npm install --prefix ${join(root, "no-runtimes-here")} @openai/codex@${CODEX_PACKAGE.version}`);
+    expect(fake.requests).toHaveLength(0);
+  });
+});
