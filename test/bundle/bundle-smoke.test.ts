@@ -31,6 +31,7 @@ import { WebSocket } from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AgentwireClient } from "../../clients/typescript/index.js";
 import { startFakeOpenAI, type FakeOpenAI } from "../fake-openai/server.js";
+import { agentText, killEditors, startEditor } from "../acp/acp-editor.js";
 import { stdioFixture } from "../fixtures/mcp/mcp-fixture.js";
 import { newConversation } from "../harness/agent-fixture.js";
 import { killAllCli, REPO_ROOT, runCli, type CliProcess } from "../harness/cli-process.js";
@@ -190,10 +191,30 @@ it("a provider on the anthropic wire: the @anthropic-ai/sdk chunk loads and a th
     expect(fake.wires).toEqual(["anthropic"]);
     expect(fake.requests[0]).toMatchObject({ thinking: { type: "enabled", budget_tokens: 1024 } });
     const { records } = await client.conversation.get({ conversationId: id, includeRecords: true });
-    expect(records![1]).toMatchObject({ content: "Hello from Claude.", providerItems: [{ type: "thinking", thinking: "Hm." }] });
+    expect(records![1]).toMatchObject({ type: "reasoning", content: "Hm." });
+    expect(records![2]).toMatchObject({ content: "Hello from Claude.", providerItems: [{ type: "thinking", thinking: "Hm." }] });
     await client.close();
     await stop(cli);
   } finally {
+    await fake.close();
+  }
+}, 60_000);
+
+it("agentwire acp: the ACP SDK's chunk loads, a prompt streams to the editor, and the process ends when stdin closes", async () => {
+  const fake = await startFakeOpenAI({ apiKey: "test-key" });
+  try {
+    const workspace = await dir("acp-workspace");
+    const editor = await startEditor(entry, ["--data-dir", await dir("acp-data")], { ...recordModuleLoads(loads), ...modelEnv(fake) }, workspace);
+    const init = await editor.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {}, clientInfo: { name: "smoke", version: "1" } });
+    expect(init).toMatchObject({ protocolVersion: 1, agentCapabilities: { loadSession: true } });
+    fake.enqueue({ kind: "reply", text: ["Hello, editor."] });
+    const { sessionId } = await editor.agent.request("session/new", { cwd: workspace, mcpServers: [] });
+    const answer = await editor.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hi" }] });
+    expect(answer).toMatchObject({ stopReason: "end_turn" });
+    expect(agentText(editor.updates(sessionId))).toBe("Hello, editor.");
+    expect((await editor.close()).code, editor.stderr()).toBe(0);
+  } finally {
+    await killEditors();
     await fake.close();
   }
 }, 60_000);
@@ -431,5 +452,5 @@ it("these runs loaded every chunk of the bundle: no lazily loaded part goes unte
   const unloaded = chunks.filter((file) => !loaded.has(join(BUNDLE_DIR, file)) && !exempt.has(file));
   expect(chunks.length).toBeGreaterThan(10);
   expect(loaded.has(join(BUNDLE_DIR, "cli.mjs"))).toBe(true);
-  expect(unloaded, "chunks of dist/bundle no run of the bundle here loaded: exercise the lazy part they hold in this file").toEqual([]);
+  expect(unloaded, `chunks of dist/bundle no run of the bundle here loaded (${unloaded.join(", ")}): exercise the lazy part they hold in this file`).toEqual([]);
 });
