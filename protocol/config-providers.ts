@@ -38,6 +38,12 @@ export const ModelCapabilitiesConfig = z
       .default(false)
       .describe("The reasoning efforts the model takes: true for low, medium and high; a list for only those; false for none. \"off\" is always accepted (it sends nothing)."),
     temperature: z.boolean().default(true).describe("The model takes a sampling temperature (reasoning models often refuse one)."),
+    reasoningContent: z
+      .boolean()
+      .default(false)
+      .describe(
+        "The endpoint wants the model's earlier thinking back (DeepSeek's thinking mode: a 400 without it after tool calls): each stored reasoning record is sent as `reasoning_content` on the assistant message after it (chat wire). Default false: earlier thinking is not sent (a strict endpoint may refuse the field).",
+      ),
     maxOutputTokens: z
       .number()
       .int()
@@ -59,8 +65,10 @@ export const ModelCapabilitiesConfig = z
 
 /** The model APIs a provider can speak: the one list of wire names (src/llm/wires/wire-table.ts implements each). */
 export const WireName = z
-  .enum(["chat", "responses"])
-  .describe("The API a provider speaks: chat (Chat Completions, what every OpenAI-compatible server offers) or responses (OpenAI's Responses API).");
+  .enum(["chat", "responses", "anthropic"])
+  .describe(
+    "The API a provider speaks: chat (Chat Completions, what every OpenAI-compatible server offers), responses (OpenAI's Responses API) or anthropic (Anthropic's Messages API).",
+  );
 export type WireName = z.infer<typeof WireName>;
 
 /**
@@ -72,9 +80,14 @@ export const KEYLESS_HINT = " (an endpoint that takes no key, such as Ollama, ne
 export const ProviderDefinition = z
   .strictObject({
     wire: WireName.default("chat").describe(
-      "The API it speaks: chat (Chat Completions, what every OpenAI-compatible server offers) or responses (OpenAI's Responses API).",
+      "The API it speaks: chat (Chat Completions, what every OpenAI-compatible server offers), responses (OpenAI's Responses API) or anthropic (Anthropic's Messages API, through @anthropic-ai/sdk).",
     ),
-    baseUrl: z.string().url().describe("Its endpoint, e.g. https://api.openai.com/v1 or http://localhost:11434/v1."),
+    baseUrl: z
+      .string()
+      .url()
+      .describe(
+        "Its endpoint, e.g. https://api.openai.com/v1 or http://localhost:11434/v1; for the anthropic wire https://api.anthropic.com (a trailing /v1 is taken off: the SDK adds /v1/messages).",
+      ),
     apiKey: z.string().min(1).optional().describe("Its API key. Secret: prefer apiKeyEnv."),
     apiKeyEnv: z
       .string()

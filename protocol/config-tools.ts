@@ -57,6 +57,23 @@ export const FileToolsConfig = z
   })
   .describe("The built-in file tools (read_file, list_files, search_files, write_file, edit_file), which never reach outside the workspace.");
 
+/** The shell every command line runs through unless `tools.shell.command` says otherwise: today's, exactly. */
+export const DEFAULT_SHELL_COMMAND: readonly string[] = ["bash", "-c"];
+
+export const ShellToolConfig = z
+  .strictObject({
+    command: z
+      .array(z.string().min(1, "must not be empty").max(4096).refine((part) => !part.includes("\0"), "must not contain a NUL byte"))
+      .min(1, "needs at least the program, e.g. [\"bash\", \"-c\"]")
+      .max(16)
+      .default([...DEFAULT_SHELL_COMMAND])
+      .describe(
+        "The program and its arguments that run a command line, which is passed as the last argument: e.g. [\"bash\", \"-lc\"] (a login shell, reading the profile), [\"zsh\", \"-c\"], [\"sh\", \"-c\"]. " +
+          "Used by the shell tool and by every custom tool (tools.custom). The program is looked up on the tools' PATH; at most 16 parts.",
+      ),
+  })
+  .describe("How the shell tool and custom tools run their command lines.");
+
 export const CustomToolDefinition = z
   .strictObject({
     name: z
@@ -77,7 +94,7 @@ export const CustomToolDefinition = z
       .string()
       .min(1)
       .describe(
-        "The bash command line run for each call, in the workspace, like the shell tool (same output cap, time limit and kill on interrupt). " +
+        "The command line run for each call (through tools.shell.command, bash -c by default), in the workspace, like the shell tool (same output cap, time limit and kill on interrupt). " +
           "Arguments arrive as data, never spliced into this text: each top-level argument as the environment variable ARG_<NAME> " +
           '(upper-cased, characters other than letters, digits and _ as _; strings as they are, other values as JSON), and all of them as JSON in AGENTWIRE_ARGS. Quote them: "$ARG_PATH".',
       ),
@@ -169,6 +186,7 @@ export const WebToolsConfig = z
 /** As the configuration file and tests write them (defaults may be left out). */
 export type FileToolsConfig = z.input<typeof FileToolsConfig>;
 export type CustomToolDefinition = z.infer<typeof CustomToolDefinition>;
+export type ShellToolConfig = z.input<typeof ShellToolConfig>;
 export type WebFetchConfig = z.input<typeof WebFetchConfig>;
 export type WebSearchConfig = z.input<typeof WebSearchConfig>;
 export type WebToolsConfig = z.input<typeof WebToolsConfig>;

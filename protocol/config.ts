@@ -32,7 +32,7 @@ import "./config-meta.js";
 import { McpServersConfig } from "./config-mcp.js";
 import { ENV_PROVIDER_NAME, ProviderName, ProvidersConfig } from "./config-providers.js";
 import { RuntimesConfig } from "./config-runtimes.js";
-import { CustomToolDefinition, DEFAULT_TOOL_ENV_ALLOW, FileToolsConfig, ToolEnvEntry, WebToolsConfig } from "./config-tools.js";
+import { CustomToolDefinition, DEFAULT_TOOL_ENV_ALLOW, FileToolsConfig, ShellToolConfig, ToolEnvEntry, WebToolsConfig } from "./config-tools.js";
 import { ModesConfig } from "./modes.js";
 import { ConversationSettingsPatch, DEFAULT_CONVERSATION_SETTINGS } from "./records.js";
 
@@ -257,6 +257,7 @@ export const ToolsSection = z
         `Environment variables tools may see besides ${DEFAULT_TOOL_ENV_ALLOW.join(" ")}: a NAME, or a PREFIX* (which never matches names that look like credentials).`,
       )
       .meta({ flag: "--tool-env NAME", env: "AGENTWIRE_TOOL_ENV" }),
+    shell: ShellToolConfig.prefault({}),
     files: FileToolsConfig.prefault({}),
     custom: z.array(CustomToolDefinition).default([]).describe("Shell commands offered to the model as tools."),
     web: WebToolsConfig.prefault({}),
@@ -422,6 +423,7 @@ export type TrustReason = "runs commands" | "sends credentials";
 export const TRUST_REQUIRED_CONFIG_PATHS: readonly { path: string; reason: TrustReason; what: string }[] = [
   { path: "mcpServers", reason: "runs commands", what: "starts MCP server programs (and sends headers to MCP URLs)" },
   { path: "tools.custom", reason: "runs commands", what: "offers shell commands to the model as tools" },
+  { path: "tools.shell", reason: "runs commands", what: "chooses the program every shell command line runs through" },
   { path: "conversations.settings.approval", reason: "runs commands", what: "can let tool calls run without asking" },
   { path: "conversations.settings.toolPolicy", reason: "runs commands", what: "can let tools run without asking" },
   { path: "conversations.settings.approvalRules", reason: "runs commands", what: "can let tool calls run without asking" },

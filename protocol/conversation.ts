@@ -69,12 +69,25 @@ export const ImportedToolCall = z
   })
   .describe("An imported tool call with its outcome. The server assigns its record id; `success` follows from `status`.");
 
+export const ImportedReasoning = z
+  .strictObject({
+    type: z.literal("reasoning").describe("Discriminator: the model's thinking for the assistant message that follows it."),
+    content: ImportedText.describe("The thinking text (at most maxMessageBytes)."),
+    timestamp: Timestamp.optional().describe("When it was written; the server's clock at import when absent."),
+  })
+  .describe(
+    "Imported reasoning. It must come right before an assistant message (the one it is the thinking of), or be the last record; never between an assistant message and its tool_call records. The server assigns its record id.",
+  );
+
 export const ImportedRecord = z
-  .discriminatedUnion("type", [ImportedMessage, ImportedToolCall])
+  .discriminatedUnion("type", [ImportedMessage, ImportedToolCall, ImportedReasoning])
   .describe("One record of an imported history: a message, or a settled tool call answering the assistant message before it.");
 
 export const ConversationCreateParams = z
   .strictObject({
+    id: ConversationId.optional().describe(
+      "The id to create the conversation at, chosen by the client (e.g. to name it before it exists, or to recreate one elsewhere); 1–128 of A–Z, a–z, 0–9, _ and -. Default: a new server id (c_…). An id a conversation already has is refused with CONVERSATION_EXISTS (data.conversationId).",
+    ),
     title: Title.optional().describe("Title; defaults to empty."),
     model: ModelName.optional().describe("Model for this conversation; defaults to the server's."),
     system: SystemPrompt.optional().describe("System prompt sent first in every model request."),

@@ -109,6 +109,12 @@ export const ErrorTable = {
     doc: "The conversation's stored files are damaged, so it cannot be loaded; `conversation.delete` still removes it. `data.problem` says what is wrong.",
     data: DamagedConversationEntry,
   },
+  CONVERSATION_EXISTS: {
+    code: -32013,
+    meaning: "Conversation already exists",
+    doc: "conversation.create was given an `id` that a conversation already has (also a damaged one, or one being created at the same moment, on any instance sharing the store). Nothing was created; choose another id, or use the existing conversation.",
+    data: ConversationRef,
+  },
   CAPABILITY_UNSUPPORTED: {
     code: -32012,
     meaning: "The model cannot do what was asked",

@@ -6,6 +6,7 @@ import {
   ConversationId,
   GenerationError,
   MessageRecord,
+  ReasoningRecord,
   Timestamp,
   ToolCall,
   ToolCallRecord,
@@ -51,6 +52,12 @@ export const MessageAddedNotification = ConversationEventBase.extend({
     ),
 }).describe(
   "A message was stored (appended by a client, written by the model, or a server notice).",
+);
+
+export const ReasoningAddedNotification = GenerationEventBase.extend({
+  record: ReasoningRecord.describe("The stored reasoning record."),
+}).describe(
+  "The model's thinking for a reply was stored, as a reasoning record, right before the reply's assistant message (its message_added follows). The same text streamed before as generation_progress with kind reasoning.",
 );
 
 export const ConversationUpdatedNotification = ConversationEventBase.extend({
@@ -143,6 +150,10 @@ export const InterruptedNotification = GenerationEventBase.extend({
   phase: z
     .enum(["streaming", "pending", "executing", "starting"])
     .describe("What the generation was doing when interrupted."),
+  keptPending: z
+    .array(z.string())
+    .optional()
+    .describe("The toolCallIds left pending rather than skipped (interrupt keepPending, or a server shutdown): the next step offers them again. Absent when none were kept."),
 }).describe("The generation was interrupted and has ended. Sent exactly once per interrupted generation.");
 
 export const ErrorNotification = ConversationEventBase.extend({

@@ -33,7 +33,15 @@ export const StepResult = z
   .describe("Answered at once; the work is reported by notifications.");
 
 export const InterruptParams = z
-  .strictObject({ conversationId: ConversationId })
+  .strictObject({
+    conversationId: ConversationId,
+    keepPending: z
+      .boolean()
+      .optional()
+      .describe(
+        "Pause instead of stop: tool calls waiting for a decision (and those decided but not yet run) stay pending, instead of being skipped; the generation still ends (`interrupted` lists them in keptPending, state.pendingTools shows them), and the next `step` — or a tool.confirm naming one — offers them again (tool_pending, same toolCallIds) before calling the model. A tool already running is stopped either way. Default false.",
+      ),
+  })
   .describe("Parameters of interrupt.");
 export const InterruptResult = z
   .object({

@@ -24,4 +24,5 @@ export * from "./usage-events.js";
 export * from "./rewind.js";
 export * from "./compaction.js";
 export * from "./subagents.js";
+export * from "./presence.js";
 export * from "./inventory.js";

@@ -26,6 +26,7 @@ import * as Rw from "./rewind.js";
 import * as Ct from "./client-tools.js";
 import * as Sa from "./subagents.js";
 import * as In from "./input.js";
+import * as P from "./presence.js";
 
 /**
  * What a method acts on, which decides where it runs (as Codex's
@@ -99,7 +100,7 @@ export const requests = {
     result: C.ConversationCreateResult,
     description:
       "Create a conversation, empty or starting from imported `records`. The history is checked whole before anything is stored: an invalid one is refused naming the record. A `system` prompt is kept on the conversation and sent first in every model request.",
-    errors: ["NOT_INITIALIZED", "STORAGE_ERROR", "LIMIT_EXCEEDED"],
+    errors: ["NOT_INITIALIZED", "CONVERSATION_EXISTS", "STORAGE_ERROR", "LIMIT_EXCEEDED"],
     scope: "server",
   },
   "conversation.list": {
@@ -239,7 +240,7 @@ export const requests = {
     params: G.InterruptParams,
     result: G.InterruptResult,
     description:
-      "Stop the running generation at once, whatever it is doing: the model stream is aborted (partial text kept), pending tools are skipped, a running tool's process group is killed, open questions (state.pendingInputs) are cancelled — also one left by an earlier server process. Idempotent.",
+      "Stop the running generation at once, whatever it is doing: the model stream is aborted (partial text kept), pending tools are skipped (kept pending with keepPending: true, offered again by the next step), a running tool's process group is killed, open questions (state.pendingInputs) are cancelled — also one left by an earlier server process. Idempotent.",
     errors: NOT_FOUND,
     scope: "conversation",
   },
@@ -365,6 +366,10 @@ export interface NotificationEntry {
 export const notifications = {
   connected: { params: E.ConnectedNotification, description: "Sent once after initialize." },
   message_added: { params: E.MessageAddedNotification, description: "A message was stored." },
+  reasoning_added: {
+    params: E.ReasoningAddedNotification,
+    description: "The model's thinking for a reply was stored as a reasoning record (before the reply's message_added).",
+  },
   queue_changed: {
     params: E.QueueChangedNotification,
     description: "The messages held for later (message.append delivery steer or queue) changed: one was held, taken, removed, or all were cleared.",
@@ -432,6 +437,11 @@ export const notifications = {
     params: Ct.ClientToolCallNotification,
     description:
       "Run a client-provided tool (tools.register): sent to the registering connection only, without seq; answer with tool.result.",
+  },
+  subscribers_changed: {
+    params: P.SubscribersChangedNotification,
+    description:
+      "Who watches the conversation changed: its subscriber count and connections. Opt-in (initialize capabilities.subscriberPresence); live only, without seq, never replayed.",
   },
   notice: {
     params: N.NoticeNotification,

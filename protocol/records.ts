@@ -301,7 +301,7 @@ export const MessageRecord = z
       .string()
       .optional()
       .describe(
-        "Reasoning (\"thinking\") text the model streamed before or alongside this answer (`reasoning_content` / `reasoning` deltas), kept for clients to show. Not sent back to the model in later requests: Chat Completions has no field for an assistant's earlier reasoning.",
+        "Reasoning (\"thinking\") text stored on the message itself by earlier versions (and by imports that give it here). New thinking is stored as a reasoning record right before the message instead. Never sent back to the model.",
       ),
     toolCalls: z
       .array(ToolCallRef)
@@ -311,7 +311,7 @@ export const MessageRecord = z
       .array(z.record(z.string(), z.unknown()))
       .optional()
       .describe(
-        "For assistant messages: opaque items the model endpoint produced with this answer and wants back on later requests, in the order it produced them — on the Responses API wire, reasoning items with `encrypted_content` (the model's thinking, encrypted, so it can continue across turns without server-side storage). Re-sent before this message's text and tool calls on later requests over that wire; left out on the chat wire. Not meant for display (`reasoning` holds the readable summary). Absent when there are none.",
+        "For assistant messages: opaque items the model endpoint produced with this answer and wants back on later requests, in the order it produced them — on the Responses API wire, reasoning items with `encrypted_content` (the model's thinking, encrypted, so it can continue across turns without server-side storage); on the anthropic wire, `thinking` blocks with their `signature` (and `redacted_thinking` blocks), unchanged. Re-sent before this message's text and tool calls on later requests over the wire that made them (each wire sends only its own kind); left out on the chat wire. Not meant for display (`reasoning` holds the readable summary). Absent when there are none.",
       ),
     interrupted: z
       .boolean()
@@ -411,9 +411,26 @@ export const CompactionRecord = z
   })
   .describe("A compaction: the model's summary of everything before it, which the model sees instead of those records.");
 
+export const ReasoningRecord = z
+  .object({
+    type: z.literal("reasoning").describe("Discriminator: the model's thinking, stored as a record of its own."),
+    id: z.string().describe("Record id, unique within the server."),
+    content: z
+      .string()
+      .describe(
+        "The reasoning (\"thinking\") text the model streamed for the assistant message that follows this record (`reasoning_content` / `reasoning` deltas on Chat Completions, the reasoning summary on the Responses API). Sent back to the model only for models that declare the capability reasoningContent (DeepSeek-style thinking mode), as `reasoning_content` on that assistant message; otherwise kept for clients to show.",
+      ),
+    interrupted: z.boolean().optional().describe("True when an interrupt cut the model's stream during or after this thinking."),
+    generationId: z.string().optional().describe("The generation that produced this record, if any."),
+    timestamp: Timestamp,
+  })
+  .describe(
+    "The model's thinking for one reply, stored right before the reply's assistant message (a reply cut by an interrupt may have thinking and no message). Announced with reasoning_added.",
+  );
+
 export const ConversationRecord = z
-  .discriminatedUnion("type", [MessageRecord, ToolCallRecord, CompactionRecord])
-  .describe("One entry of a conversation's history: a message, a tool call or a compaction summary.");
+  .discriminatedUnion("type", [MessageRecord, ToolCallRecord, CompactionRecord, ReasoningRecord])
+  .describe("One entry of a conversation's history: a message, a tool call, a compaction summary or the model's reasoning.");
 
 export const PendingTool = ToolCall.extend({
   ...ToolCallDisplay.shape,
@@ -531,6 +548,7 @@ export type ToolCallStatus = z.infer<typeof ToolCallStatus>;
 export type ToolCallRecord = z.infer<typeof ToolCallRecord>;
 export type ConversationRecord = z.infer<typeof ConversationRecord>;
 export type CompactionRecord = z.infer<typeof CompactionRecord>;
+export type ReasoningRecord = z.infer<typeof ReasoningRecord>;
 export type CompactionTrigger = z.infer<typeof CompactionTrigger>;
 export type PendingTool = z.infer<typeof PendingTool>;
 export type ApprovalRule = z.infer<typeof ApprovalRule>;

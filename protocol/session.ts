@@ -27,6 +27,10 @@ export const InitializeParams = z
           .boolean()
           .optional()
           .describe("True to use methods marked experimental (x-experimental in OpenRPC), whose shape may still change. Default false: they answer EXPERIMENTAL_API_REQUIRED."),
+        subscriberPresence: z
+          .boolean()
+          .optional()
+          .describe("True to receive subscribers_changed on the conversations this connection subscribes to (who else watches them). Default false: it is the one conversation notification without a seq, so clients that expect a seq on each never see it."),
       })
       .optional()
       .describe("What the client can do or wants."),

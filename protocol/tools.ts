@@ -95,6 +95,7 @@ const ModelCapabilities = z
     imageInput: z.boolean().describe("Takes images in user messages."),
     reasoning: z.array(ReasoningEffort).describe("The reasoning efforts it takes; empty when it does not reason (\"off\" is always accepted)."),
     temperature: z.boolean().describe("Takes a sampling temperature."),
+    reasoningContent: z.boolean().describe("Is sent its earlier thinking back as `reasoning_content` (DeepSeek-style thinking mode)."),
     maxOutputTokens: z.number().int().optional().describe("Most tokens it writes in one answer, when declared."),
     contextWindow: z.number().int().optional().describe("Its context window in tokens, when declared."),
     pricing: ModelPricing.optional().describe("What it costs per million tokens, when declared (usage_updated's costs come from it)."),

@@ -14,13 +14,18 @@ const Tokens = (what: string) => z.number().int().min(0).describe(what);
 /** What one model call cost, in tokens, as the endpoint reports it. */
 export const TokenUsage = z
   .object({
-    promptTokens: Tokens("Prompt (input) tokens: everything the request carried, cached ones included."),
+    promptTokens: Tokens("Prompt (input) tokens: everything the request carried, cached ones included (on the anthropic wire: input_tokens + cache_read_input_tokens + cache_creation_input_tokens)."),
     cachedPromptTokens: Tokens(
-      "Prompt tokens the endpoint served from its prompt cache (Chat Completions `prompt_tokens_details.cached_tokens`, Responses `input_tokens_details.cached_tokens`); part of promptTokens. Null when the endpoint does not say.",
+      "Prompt tokens the endpoint served from its prompt cache (Chat Completions `prompt_tokens_details.cached_tokens`, Responses `input_tokens_details.cached_tokens`, Anthropic `cache_read_input_tokens`); part of promptTokens. Null when the endpoint does not say.",
     ).nullable(),
+    cacheWritePromptTokens: Tokens(
+      "Prompt tokens the endpoint wrote to its prompt cache on this call (Anthropic `cache_creation_input_tokens`); part of promptTokens, not of cachedPromptTokens. Absent or null when the endpoint does not say (the OpenAI wires never do).",
+    )
+      .nullable()
+      .optional(),
     completionTokens: Tokens("Completion (output) tokens, reasoning ones included."),
     reasoningTokens: Tokens(
-      "Completion tokens the model spent reasoning (Chat Completions `completion_tokens_details.reasoning_tokens`, Responses `output_tokens_details.reasoning_tokens`); part of completionTokens. Null when the endpoint does not say.",
+      "Completion tokens the model spent reasoning (Chat Completions `completion_tokens_details.reasoning_tokens`, Responses `output_tokens_details.reasoning_tokens`, Anthropic `output_tokens_details.thinking_tokens`); part of completionTokens. Null when the endpoint does not say.",
     ).nullable(),
     totalTokens: Tokens("Total tokens, as the endpoint reports them (else prompt + completion)."),
   })
@@ -83,6 +88,11 @@ export const ModelPricing = z
       .min(0)
       .optional()
       .describe("Price of one million cached prompt tokens; when absent they cost inputPerMillion."),
+    cacheWriteInputPerMillion: z
+      .number()
+      .min(0)
+      .optional()
+      .describe("Price of one million prompt tokens written to the cache (cacheWritePromptTokens: the anthropic wire reports them); when absent they cost inputPerMillion."),
     outputPerMillion: z.number().min(0).describe("Price of one million completion (output) tokens, reasoning tokens included."),
     currency: z.string().min(1).max(16).default("USD").describe("The currency the prices are in; costs are reported in it."),
   })

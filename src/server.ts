@@ -164,7 +164,11 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
   const subAgents = new SubAgents(limits);
   const builtinTools = parts.tools
     ? []
-    : [...defaultTools({ envAllow: config.tools.envAllow, files: config.tools.files }), createLoadSkillTool(), subAgents.tool as unknown as Tool];
+    : [
+        ...defaultTools({ envAllow: config.tools.envAllow, files: config.tools.files, shell: { command: config.tools.shell.command } }),
+        createLoadSkillTool(),
+        subAgents.tool as unknown as Tool,
+      ];
   const mcp = new McpManager(
     { dataDir: settings.dataDir, mcpServers: config.mcpServers, toolEnvAllow: config.tools.envAllow, maxMcpServers: limits.maxMcpServers },
     log,

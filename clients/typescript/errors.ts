@@ -47,6 +47,12 @@ export const ErrorCodes = {
    */
   CONVERSATION_DAMAGED: -32011,
   /**
+   * conversation.create was given an `id` that a conversation already has (also a damaged one, or
+   * one being created at the same moment, on any instance sharing the store). Nothing was created;
+   * choose another id, or use the existing conversation.
+   */
+  CONVERSATION_EXISTS: -32013,
+  /**
    * The step would send the model something its provider declares it cannot take: an image
    * (capability imageInput), a reasoning effort (reasoning), a temperature (temperature), tools
    * (tools: the conversation offers tools; deny them all with settings.toolPolicy {"*": "never"})
@@ -173,6 +179,11 @@ export interface ErrorDataMap {
     conversationId: string;
     /** What is wrong with its stored files (no local paths). */
     problem: string;
+  };
+  /** Data of CONVERSATION_EXISTS. */
+  CONVERSATION_EXISTS: {
+    /** The conversation concerned. */
+    conversationId: string;
   };
   /** Data of CAPABILITY_UNSUPPORTED. */
   CAPABILITY_UNSUPPORTED: {

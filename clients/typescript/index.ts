@@ -104,8 +104,8 @@ export interface ConversationMethods {
    * history is checked whole before anything is stored: an invalid one is refused naming the
    * record. A `system` prompt is kept on the conversation and sent first in every model request.
    *
-   * Errors: NOT_INITIALIZED (-32001), STORAGE_ERROR (-32040), LIMIT_EXCEEDED (-32050),
-   * INVALID_PARAMS (-32602).
+   * Errors: NOT_INITIALIZED (-32001), CONVERSATION_EXISTS (-32013), STORAGE_ERROR (-32040),
+   * LIMIT_EXCEEDED (-32050), INVALID_PARAMS (-32602).
    */
   create(params?: ConversationCreateParams, options?: RequestOptions): Promise<ConversationCreateResult>;
 
@@ -544,9 +544,9 @@ export class AgentwireClient extends AgentwireClientBase {
 
   /**
    * `interrupt`: Stop the running generation at once, whatever it is doing: the model stream is
-   * aborted (partial text kept), pending tools are skipped, a running tool's process group is
-   * killed, open questions (state.pendingInputs) are cancelled — also one left by an earlier server
-   * process. Idempotent.
+   * aborted (partial text kept), pending tools are skipped (kept pending with keepPending: true,
+   * offered again by the next step), a running tool's process group is killed, open questions
+   * (state.pendingInputs) are cancelled — also one left by an earlier server process. Idempotent.
    *
    * Errors: NOT_INITIALIZED (-32001), CONVERSATION_NOT_FOUND (-32010), INVALID_PARAMS (-32602).
    */

@@ -178,9 +178,9 @@ export interface MessageRecord {
     name?: string;
   }>;
   /**
-   * Reasoning ("thinking") text the model streamed before or alongside this answer
-   * (`reasoning_content` / `reasoning` deltas), kept for clients to show. Not sent back to the
-   * model in later requests: Chat Completions has no field for an assistant's earlier reasoning.
+   * Reasoning ("thinking") text stored on the message itself by earlier versions (and by imports
+   * that give it here). New thinking is stored as a reasoning record right before the message
+   * instead. Never sent back to the model.
    */
   reasoning?: string;
   /** For assistant messages: the tool calls the model requested, in order. */
@@ -189,9 +189,11 @@ export interface MessageRecord {
    * For assistant messages: opaque items the model endpoint produced with this answer and wants
    * back on later requests, in the order it produced them — on the Responses API wire, reasoning
    * items with `encrypted_content` (the model's thinking, encrypted, so it can continue across
-   * turns without server-side storage). Re-sent before this message's text and tool calls on later
-   * requests over that wire; left out on the chat wire. Not meant for display (`reasoning` holds
-   * the readable summary). Absent when there are none.
+   * turns without server-side storage); on the anthropic wire, `thinking` blocks with their
+   * `signature` (and `redacted_thinking` blocks), unchanged. Re-sent before this message's text and
+   * tool calls on later requests over the wire that made them (each wire sends only its own kind);
+   * left out on the chat wire. Not meant for display (`reasoning` holds the readable summary).
+   * Absent when there are none.
    */
   providerItems?: Array<Record<string, unknown>>;
   /** True when an interrupt cut the model's stream: `content` is the partial text received. */
@@ -398,8 +400,40 @@ export interface CompactionRecord {
   timestamp: string;
 }
 
-/** One entry of a conversation's history: a message, a tool call or a compaction summary. */
-export type ConversationRecord = MessageRecord | ToolCallRecord | CompactionRecord;
+/**
+ * The model's thinking for one reply, stored right before the reply's assistant message (a reply
+ * cut by an interrupt may have thinking and no message). Announced with reasoning_added.
+ */
+export interface ReasoningRecord {
+  /** Discriminator: the model's thinking, stored as a record of its own. */
+  type: "reasoning";
+  /** Record id, unique within the server. */
+  id: string;
+  /**
+   * The reasoning ("thinking") text the model streamed for the assistant message that follows this
+   * record (`reasoning_content` / `reasoning` deltas on Chat Completions, the reasoning summary on
+   * the Responses API). Sent back to the model only for models that declare the capability
+   * reasoningContent (DeepSeek-style thinking mode), as `reasoning_content` on that assistant
+   * message; otherwise kept for clients to show.
+   */
+  content: string;
+  /** True when an interrupt cut the model's stream during or after this thinking. */
+  interrupted?: boolean;
+  /** The generation that produced this record, if any. */
+  generationId?: string;
+  /**
+   * ISO-8601 UTC timestamp with milliseconds, e.g. "2026-11-22T04:52:41.123Z".
+   *
+   * @format date-time
+   */
+  timestamp: string;
+}
+
+/**
+ * One entry of a conversation's history: a message, a tool call, a compaction summary or the
+ * model's reasoning.
+ */
+export type ConversationRecord = MessageRecord | ToolCallRecord | CompactionRecord | ReasoningRecord;
 
 /** Live state of a conversation. */
 export interface ConversationState {
@@ -881,7 +915,8 @@ export interface ParamIssue {
  */
 export interface TokenUsage {
   /**
-   * Prompt (input) tokens: everything the request carried, cached ones included.
+   * Prompt (input) tokens: everything the request carried, cached ones included (on the anthropic
+   * wire: input_tokens + cache_read_input_tokens + cache_creation_input_tokens).
    *
    * @integer
    * @minimum 0
@@ -889,13 +924,23 @@ export interface TokenUsage {
   promptTokens: number;
   /**
    * Prompt tokens the endpoint served from its prompt cache (Chat Completions
-   * `prompt_tokens_details.cached_tokens`, Responses `input_tokens_details.cached_tokens`); part of
-   * promptTokens. Null when the endpoint does not say.
+   * `prompt_tokens_details.cached_tokens`, Responses `input_tokens_details.cached_tokens`,
+   * Anthropic `cache_read_input_tokens`); part of promptTokens. Null when the endpoint does not
+   * say.
    *
    * @integer
    * @minimum 0
    */
   cachedPromptTokens: number | null;
+  /**
+   * Prompt tokens the endpoint wrote to its prompt cache on this call (Anthropic
+   * `cache_creation_input_tokens`); part of promptTokens, not of cachedPromptTokens. Absent or null
+   * when the endpoint does not say (the OpenAI wires never do).
+   *
+   * @integer
+   * @minimum 0
+   */
+  cacheWritePromptTokens?: number | null;
   /**
    * Completion (output) tokens, reasoning ones included.
    *
@@ -906,8 +951,8 @@ export interface TokenUsage {
   /**
    * Completion tokens the model spent reasoning (Chat Completions
    * `completion_tokens_details.reasoning_tokens`, Responses
-   * `output_tokens_details.reasoning_tokens`); part of completionTokens. Null when the endpoint
-   * does not say.
+   * `output_tokens_details.reasoning_tokens`, Anthropic `output_tokens_details.thinking_tokens`);
+   * part of completionTokens. Null when the endpoint does not say.
    *
    * @integer
    * @minimum 0
@@ -1127,6 +1172,12 @@ export interface InitializeParams {
      * change. Default false: they answer EXPERIMENTAL_API_REQUIRED.
      */
     experimentalApi?: boolean;
+    /**
+     * True to receive subscribers_changed on the conversations this connection subscribes to (who
+     * else watches them). Default false: it is the one conversation notification without a seq, so
+     * clients that expect a seq on each never see it.
+     */
+    subscriberPresence?: boolean;
   };
 }
 
@@ -1510,6 +1561,14 @@ export interface ServerStatusResult {
 /** Parameters of conversation.create. */
 export interface ConversationCreateParams {
   /**
+   * The id to create the conversation at, chosen by the client (e.g. to name it before it exists,
+   * or to recreate one elsewhere); 1–128 of A–Z, a–z, 0–9, _ and -. Default: a new server id (c_…).
+   * An id a conversation already has is refused with CONVERSATION_EXISTS (data.conversationId).
+   *
+   * @pattern ^[A-Za-z0-9_-]{1,128}$
+   */
+  id?: string;
+  /**
    * Title; defaults to empty.
    *
    * @maxLength 500
@@ -1767,6 +1826,21 @@ export interface ConversationCreateParams {
      * @format date-time
      */
     completedAt?: string;
+  } | {
+    /** Discriminator: the model's thinking for the assistant message that follows it. */
+    type: "reasoning";
+    /**
+     * The thinking text (at most maxMessageBytes).
+     *
+     * @maxLength 4000000
+     */
+    content: string;
+    /**
+     * When it was written; the server's clock at import when absent.
+     *
+     * @format date-time
+     */
+    timestamp?: string;
   }>;
 }
 
@@ -2729,6 +2803,14 @@ export interface InterruptParams {
    * @pattern ^[A-Za-z0-9_-]{1,128}$
    */
   conversationId: string;
+  /**
+   * Pause instead of stop: tool calls waiting for a decision (and those decided but not yet run)
+   * stay pending, instead of being skipped; the generation still ends (`interrupted` lists them in
+   * keptPending, state.pendingTools shows them), and the next `step` — or a tool.confirm naming one
+   * — offers them again (tool_pending, same toolCallIds) before calling the model. A tool already
+   * running is stopped either way. Default false.
+   */
+  keepPending?: boolean;
 }
 
 /** Result of interrupt. When true, the generation has fully stopped before this answer is sent. */
@@ -3114,6 +3196,10 @@ export interface ModelsListResult {
       /** Takes a sampling temperature. */
       temperature: boolean;
       /**
+       * Is sent its earlier thinking back as `reasoning_content` (DeepSeek-style thinking mode).
+       */
+      reasoningContent: boolean;
+      /**
        * Most tokens it writes in one answer, when declared.
        *
        * @integer
@@ -3140,6 +3226,13 @@ export interface ModelsListResult {
          */
         cachedInputPerMillion?: number;
         /**
+         * Price of one million prompt tokens written to the cache (cacheWritePromptTokens: the
+         * anthropic wire reports them); when absent they cost inputPerMillion.
+         *
+         * @minimum 0
+         */
+        cacheWriteInputPerMillion?: number;
+        /**
          * Price of one million completion (output) tokens, reasoning tokens included.
          *
          * @minimum 0
@@ -3161,7 +3254,7 @@ export interface ModelsListResult {
     /** Provider name, the prefix of its models' ids. */
     name: string;
     /** The API it speaks: Chat Completions or the Responses API. */
-    wire: "chat" | "responses";
+    wire: "chat" | "responses" | "anthropic";
     /** Its endpoint (without any credentials in the URL). */
     baseUrl: string;
     /**
@@ -3689,6 +3782,18 @@ export interface MessageAddedNotification extends ConversationEventBase {
    * call; queued — taken from the queue to start a generation. Absent for everything else.
    */
   delivery?: "steered" | "queued";
+}
+
+/**
+ * Params of the `reasoning_added` notification.
+ *
+ * The model's thinking for a reply was stored, as a reasoning record, right before the reply's
+ * assistant message (its message_added follows). The same text streamed before as
+ * generation_progress with kind reasoning.
+ */
+export interface ReasoningAddedNotification extends GenerationEventBase {
+  /** The stored reasoning record. */
+  record: ReasoningRecord;
 }
 
 /**
@@ -4321,6 +4426,11 @@ export interface InputResolvedNotification extends ConversationEventBase {
 export interface InterruptedNotification extends GenerationEventBase {
   /** What the generation was doing when interrupted. */
   phase: "streaming" | "pending" | "executing" | "starting";
+  /**
+   * The toolCallIds left pending rather than skipped (interrupt keepPending, or a server shutdown):
+   * the next step offers them again. Absent when none were kept.
+   */
+  keptPending?: string[];
 }
 
 /**
@@ -4457,6 +4567,54 @@ export interface ClientToolCallNotification {
    * The arguments, checked against the tool's parameters (as edited by tool.confirm, if they were).
    */
   arguments: Record<string, unknown>;
+}
+
+/**
+ * Params of the `subscribers_changed` notification.
+ *
+ * Subscribers of the conversation came or went (conversation.subscribe, conversation.unsubscribe, a
+ * connection closed). Sent only to subscribers that asked for it with initialize
+ * capabilities.subscriberPresence. Live only: it carries no seq, is not stored and is not replayed.
+ * In cluster mode it counts the subscribers connected to the instance that sends it.
+ */
+export interface SubscribersChangedNotification {
+  /**
+   * Conversation id, as returned by conversation.create (e.g. "c_7f3a…"): 1–128 of A–Z, a–z, 0–9, _
+   * and -.
+   *
+   * @pattern ^[A-Za-z0-9_-]{1,128}$
+   */
+  conversationId: string;
+  /**
+   * When the server emitted the event.
+   *
+   * @format date-time
+   */
+  timestamp: string;
+  /**
+   * How many connections are subscribed to the conversation now (on this instance in cluster mode).
+   *
+   * @integer
+   * @minimum 0
+   */
+  count: number;
+  /**
+   * The subscribed connections, oldest subscription first; at most 32 (count says how many there
+   * are).
+   *
+   * @maxItems 32
+   */
+  clients: Array<{
+    /** The subscriber's connection id (what its `connected` notification said). */
+    connectionId: string;
+    /** What the subscriber sent as clientInfo in initialize; null when it sent none. */
+    clientInfo: {
+      /** Client name from its initialize. */
+      name: string;
+      /** Client version from its initialize. */
+      version?: string;
+    } | null;
+  }>;
 }
 
 /**
@@ -4637,9 +4795,9 @@ export interface RequestMap {
   step: { params: StepParams; result: StepResult };
   /**
    * `interrupt`: Stop the running generation at once, whatever it is doing: the model stream is
-   * aborted (partial text kept), pending tools are skipped, a running tool's process group is
-   * killed, open questions (state.pendingInputs) are cancelled — also one left by an earlier server
-   * process.
+   * aborted (partial text kept), pending tools are skipped (kept pending with keepPending: true,
+   * offered again by the next step), a running tool's process group is killed, open questions
+   * (state.pendingInputs) are cancelled — also one left by an earlier server process.
    */
   interrupt: { params: InterruptParams; result: InterruptResult };
   /**
@@ -4726,6 +4884,11 @@ export interface NotificationMap {
   /** `message_added`: A message was stored. */
   message_added: MessageAddedNotification;
   /**
+   * `reasoning_added`: The model's thinking for a reply was stored as a reasoning record (before
+   * the reply's message_added).
+   */
+  reasoning_added: ReasoningAddedNotification;
+  /**
    * `queue_changed`: The messages held for later (message.append delivery steer or queue) changed:
    * one was held, taken, removed, or all were cleared.
    */
@@ -4808,6 +4971,12 @@ export interface NotificationMap {
    * connection only, without seq; answer with tool.result.
    */
   client_tool_call: ClientToolCallNotification;
+  /**
+   * `subscribers_changed`: Who watches the conversation changed: its subscriber count and
+   * connections. Opt-in (initialize capabilities.subscriberPresence); live only, without seq, never
+   * replayed.
+   */
+  subscribers_changed: SubscribersChangedNotification;
   /**
    * `notice`: Something to show the user that ends nothing (a retried model call, a rate limit, the
    * context nearly full, an MCP server down or back). Conversation notices carry conversationId and

@@ -109,6 +109,9 @@ export class ConversationView {
         this.#dropHeld(n.record.id);
         this.#upsertRecord(n.record);
         break;
+      case "reasoning_added":
+        this.#upsertRecord(n.record);
+        break;
       case "queue_changed":
         this.setHeld(n.messages);
         break;
@@ -223,7 +226,8 @@ export class ConversationView {
       this.#upsertTool(record, record.status, { edited: record.edited, kind: record.kind, title: record.title, locations: record.locations, result: record.result, diff: record.diff, generationId: record.generationId });
       return;
     }
-    const fresh = record.type === "compaction" ? compactionNode(record) : messageNode(record, this.hooks.rewind);
+    const fresh =
+      record.type === "compaction" ? compactionNode(record) : record.type === "reasoning" ? reasoningNode(record) : messageNode(record, this.hooks.rewind);
     const existing = this.#messages.get(record.id);
     if (existing) existing.replaceWith(fresh);
     else this.#insert(fresh, record.generationId);
@@ -353,6 +357,16 @@ function compactionNode(record: CompactionRecord): HTMLElement {
     el("summary", { text: `Summary of earlier conversation (${figures})` }),
     ...(record.instructions ? [el("p", { class: "hint", text: `Instructions: ${record.instructions}` })] : []),
     body,
+  );
+}
+
+/** The model's thinking for the reply after it (a reasoning record), folded like a message's own. */
+function reasoningNode(record: Extract<ConversationRecord, { type: "reasoning" }>): HTMLElement {
+  return el(
+    "details",
+    { class: "reasoning", attrs: { "data-record-id": record.id } },
+    el("summary", { text: "reasoning" }),
+    el("div", { class: "reasoning-body", text: record.content }),
   );
 }
 

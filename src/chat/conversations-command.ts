@@ -73,6 +73,8 @@ export async function runConversations(args: ConversationsArgs, stdout: NodeJS.W
             stdout.write(`${colors.cyan(`${record.role}:`)} ${record.content}\n`);
           } else if (record.type === "compaction") {
             stdout.write(`${colors.cyan("compacted:")} ${colors.dim(record.summary)}\n`);
+          } else if (record.type === "reasoning") {
+            stdout.write(`${colors.dim(record.content)}\n`);
           } else {
             stdout.write(`${colors.cyan(`tool ${record.toolName}`)} ${formatArguments(record.arguments)} → ${record.status}\n`);
             if (record.result) stdout.write(`${colors.dim(record.result.length > 2000 ? `${record.result.slice(0, 2000)}…` : record.result)}\n`);

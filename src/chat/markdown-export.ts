@@ -39,6 +39,9 @@ export function conversationToMarkdown(conversation: Conversation, records: Conv
           out.push("", `Attached image ${attachment.name ?? attachment.assetId} (${attachment.mimeType})`);
         }
       }
+    } else if (record.type === "reasoning") {
+      // The thinking of the assistant message that follows.
+      out.push("<details><summary>Reasoning</summary>", "", record.content, "", "</details>");
     } else if (record.type === "compaction") {
       out.push("## Compacted", "", `The model saw this summary instead of everything above (${record.trigger}):`, "", record.summary);
     } else {

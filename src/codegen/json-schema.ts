@@ -4,12 +4,12 @@
  */
 import * as z from "zod";
 import { notifications, notificationTypeName, requests, requestTypeNames } from "../../protocol/inventory.js";
-import { CompactionRecord, Conversation, ConversationRecord, ConversationState, MessageRecord, ToolCallRecord } from "../../protocol/records.js";
+import { CompactionRecord, Conversation, ConversationRecord, ConversationState, MessageRecord, ReasoningRecord, ToolCallRecord } from "../../protocol/records.js";
 
 export type JsonSchema = Record<string, unknown>;
 
 /** Shared record types published under their own names (schema.json definitions, named types of the client). */
-export const records = { Conversation, MessageRecord, ToolCallRecord, CompactionRecord, ConversationRecord, ConversationState } as const;
+export const records = { Conversation, MessageRecord, ToolCallRecord, CompactionRecord, ReasoningRecord, ConversationRecord, ConversationState } as const;
 
 /**
  * Params are described as the server accepts them (`io: "input"`), results

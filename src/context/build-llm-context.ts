@@ -60,17 +60,18 @@ interface PairedCall {
  *   (`<file path="…" lines="…">`), its images as image_url parts after the
  *   text part. Attachments belong to messages, never to tool calls, so tool
  *   history truncation never removes them.
- * - Thinking: an assistant record's `reasoning` is NOT sent back. Chat
- *   Completions has no field for an assistant's earlier reasoning;
- *   `reasoning_content` on an input message is a server extension that a
- *   strict endpoint may refuse, and most servers drop earlier reasoning from
- *   the prompt anyway. The exception we know of: DeepSeek's thinking mode
- *   wants the reasoning of tool-calling turns echoed (400 without it). The
- *   text is stored, so a provider that knows its endpoint wants it can add
- *   it once capabilities are known per model.
+ * - Thinking: a reasoning record rides on the assistant message right after
+ *   it (`reasoning`), and the provider registry keeps it only for models
+ *   that declare reasoningContent; the chat wire sends it as
+ *   `reasoning_content`. Not for the others: Chat Completions has no field
+ *   for an assistant's earlier reasoning, `reasoning_content` on an input
+ *   message is a server extension a strict endpoint may refuse, and most
+ *   servers drop earlier reasoning anyway — but DeepSeek's thinking mode
+ *   wants the reasoning of tool-calling turns echoed (400 without it). A
+ *   message's own legacy `reasoning` field is never sent.
  * - Provider items: an assistant record's `providerItems` (the Responses
- *   API's encrypted reasoning) ride on its message, for the responses wire
- *   to re-send; the chat wire leaves them out. A message that is left out
+ *   API's encrypted reasoning, the Messages API's thinking blocks) ride on
+ *   its message, for the wire that made them to re-send; the chat wire leaves them out. A message that is left out
  *   (no text, no calls) takes its items with it: they cannot stand alone.
  * - An assistant message's tool calls are answered, right after it, by one
  *   `tool` message each, whatever happened to them: the request must be valid
@@ -109,7 +110,11 @@ export function buildLlmContext(all: readonly ConversationRecord[], options: Llm
   const messages: ChatMessage[] = [];
   if (options.system) messages.push({ role: "system", content: options.system });
   let ordinal = 0;
+  let thinking: string | undefined;
   for (const record of records) {
+    // Thinking belongs to the reply right after it; anything else in between ends it.
+    const reasoning = thinking;
+    thinking = record.type === "reasoning" ? record.content : undefined;
     if (record.type === "compaction") {
       messages.push({ role: "user", content: compactionSummaryText(record.summary) });
       continue;
@@ -126,7 +131,7 @@ export function buildLlmContext(all: readonly ConversationRecord[], options: Llm
     const calls = callsByMessage.get(record) ?? [];
     if (calls.length === 0) {
       // Nothing to say (e.g. interrupted before the first token).
-      if (record.content !== "") messages.push({ role: "assistant", content: record.content, ...providerItemsOf(record) });
+      if (record.content !== "") messages.push({ role: "assistant", content: record.content, ...reasoningOf(reasoning), ...providerItemsOf(record) });
       continue;
     }
     const toolCalls: ChatToolCall[] = [];
@@ -147,10 +152,20 @@ export function buildLlmContext(all: readonly ConversationRecord[], options: Llm
         content: full ? outcomeText(call.record) : omittedOutputText(call.toolName, kept),
       });
     }
-    messages.push({ role: "assistant", content: record.content === "" ? null : record.content, tool_calls: toolCalls, ...providerItemsOf(record) });
+    messages.push({
+      role: "assistant",
+      content: record.content === "" ? null : record.content,
+      tool_calls: toolCalls,
+      ...reasoningOf(reasoning),
+      ...providerItemsOf(record),
+    });
     messages.push(...answers);
   }
   return messages;
+}
+
+function reasoningOf(text: string | undefined): { reasoning?: string } {
+  return text ? { reasoning: text } : {};
 }
 
 /**

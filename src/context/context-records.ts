@@ -81,6 +81,11 @@ export async function readContextRecords(
         continue;
       }
       bytes += record.content.length;
+      // Thinking counts: a model that declares reasoningContent is sent it back.
+      if (record.type === "reasoning") {
+        out.push(record);
+        continue;
+      }
       // Attached files reach the model as text; images are counted when they are loaded (loadContextImages).
       for (const attachment of record.attachments ?? []) if (attachment.type === "file") bytes += attachment.content.length;
       out.push(record);

@@ -299,7 +299,13 @@ export class Agent {
     }
   }
 
-  async interrupt(runtime: ConversationRuntime): Promise<{ interrupted: boolean }> {
+  /**
+   * End the running generation. keepPending pauses rather than stops: its
+   * calls not run stay pending on disk, as a server shutdown leaves them, so
+   * the next start (step, or tool.confirm naming one) offers them again —
+   * the path a restart takes (recovery.ts).
+   */
+  async interrupt(runtime: ConversationRuntime, keepPending = false): Promise<{ interrupted: boolean }> {
     // A question an earlier process left open: a generation takes it so that its call ends as cancelled.
     if (!runtime.generation && runtime.inputs.size > 0) {
       try {
@@ -310,7 +316,7 @@ export class Agent {
     }
     const generation = runtime.generation;
     if (!generation) return { interrupted: false };
-    await generation.interrupt();
+    await (keepPending ? generation.shutdown() : generation.interrupt());
     return { interrupted: true };
   }
 

@@ -177,7 +177,7 @@ export class Generation implements ActiveGeneration {
     return this.runtime.spendAutoConfirm() || (!this.interrupted && this.borrowAutoConfirm?.() === true);
   }
 
-  /** Stop for a server shutdown: like interrupt, but undecided calls are kept, not skipped. */
+  /** Stop for a server shutdown or interrupt keepPending: like interrupt, but calls not run are kept pending, not skipped. */
   shutdown(): Promise<void> {
     if (!this.controller.signal.aborted) this.keepPending = true;
     return this.interrupt();

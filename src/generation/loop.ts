@@ -14,6 +14,7 @@ import {
   type ConversationRecord,
   type FileChange,
   type MessageRecord,
+  type ReasoningRecord,
   type ToolCallDisplay,
   type ToolCallRecord,
   type ApprovalRule,
@@ -246,7 +247,8 @@ class Loop {
     }
     if (this.generation.interrupted) {
       // Keep what the user already saw; the record says it was cut.
-      if (reply.text || reply.reasoning) await this.storeMessage(this.assistantRecord(reply, { interrupted: true }));
+      await this.storeReasoning(reply, true);
+      if (reply.text) await this.storeMessage(this.assistantRecord(reply, { interrupted: true }));
       return undefined;
     }
     if (!reply.done) {
@@ -254,6 +256,7 @@ class Loop {
       return undefined;
     }
     const { toolCalls, finishReason, usage, providerItems } = reply.done;
+    await this.storeReasoning(reply, false);
     await this.storeMessage(
       this.assistantRecord(reply, {
         ...(toolCalls.length ? { toolCalls: toolCalls.map((c) => ({ toolCallId: c.id, toolName: c.name })) } : {}),
@@ -485,7 +488,6 @@ class Loop {
       id: newId("r"),
       role: "assistant",
       content: reply.text,
-      ...(reply.reasoning ? { reasoning: reply.reasoning } : {}),
       ...extra,
       generationId: this.generation.id,
       timestamp: new Date().toISOString(),
@@ -890,8 +892,13 @@ class Loop {
   async settleInterrupted(): Promise<void> {
     const phase = this.generation.phase;
     const abandoned = this.generation.abandoned;
+    const keptPending: string[] = [];
     for (const call of this.generation.calls.values()) {
-      if (call.started || this.generation.keepPending || abandoned) continue;
+      if (call.started) continue;
+      if (this.generation.keepPending || abandoned) {
+        keptPending.push(call.record.toolCallId);
+        continue;
+      }
       call.started = true;
       await this.skip(call.record, "interrupted", NOT_RUN_INTERRUPTED).catch((error) =>
         this.deps.log.error(`could not store that tool call ${call.record.toolCallId} was skipped`, error),
@@ -904,7 +911,7 @@ class Loop {
       this.runtime.publish("error", { generationId: this.generation.id, code, message });
     } else {
       this.generation.outcome = { outcome: "interrupted" };
-      this.runtime.publish("interrupted", { generationId: this.generation.id, phase });
+      this.runtime.publish("interrupted", { generationId: this.generation.id, phase, ...(keptPending.length > 0 ? { keptPending } : {}) });
     }
     await this.runtime.delivered();
   }
@@ -918,6 +925,23 @@ class Loop {
     // The runtime's lastError follows from this outcome when the generation ends.
     this.generation.outcome = { outcome: "error", error: ending };
     this.runtime.publish("error", { generationId: this.generation.id, ...ending });
+  }
+
+  /** The reply's thinking, as a record of its own right before the reply's message (nothing when it had none). */
+  private async storeReasoning(reply: ModelReply, interrupted: boolean): Promise<void> {
+    if (!reply.reasoning) return;
+    const record: ReasoningRecord = {
+      type: "reasoning",
+      id: newId("r"),
+      content: reply.reasoning,
+      ...(interrupted ? { interrupted: true } : {}),
+      generationId: this.generation.id,
+      timestamp: new Date().toISOString(),
+    };
+    this.writable();
+    await this.runtime.commit(this.runtime.handle.append(record), () => {
+      this.runtime.publish("reasoning_added", { generationId: this.generation.id, record });
+    });
   }
 
   private storeMessage(record: MessageRecord): Promise<void> {

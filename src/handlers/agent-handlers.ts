@@ -15,7 +15,7 @@ export const conversationCompact: Handlers["conversation.compact"] = async (para
   return app.agent.compact(runtime, params);
 };
 
-export const interrupt: Handlers["interrupt"] = (_params, { app }, runtime) => app.agent.interrupt(runtime);
+export const interrupt: Handlers["interrupt"] = (params, { app }, runtime) => app.agent.interrupt(runtime, params.keepPending === true);
 
 export const generationWait: Handlers["generation.wait"] = (params, { app, connection }, runtime) =>
   app.agent.waits.wait(runtime, params, connection);

@@ -45,7 +45,7 @@ export const conversationCreate: Handlers["conversation.create"] = async (params
   const workspace = params.workspace ? await checkWorkspace(params.workspace) : null;
   const now = new Date().toISOString();
   const conversation: Conversation = {
-    id: newId("c"),
+    id: params.id ?? newId("c"),
     title: params.title ?? "",
     createdAt: now,
     updatedAt: now,

@@ -51,6 +51,16 @@ export function findHistoryIssues(records: ImportedHistory): ParamIssue[] {
   };
 
   records.forEach((record, i) => {
+    if (record.type === "reasoning") {
+      // Stored as the loop stores it: the thinking of the reply that follows, after the previous round's answers.
+      closeRound(i);
+      round = null;
+      const next = records[i + 1];
+      if (next && !(next.type === "message" && next.role === "assistant")) {
+        issue(`records[${i}].type`, `a reasoning record must be followed by the assistant message it is the thinking of (or be the last record); records[${i + 1}] is not one`);
+      }
+      return;
+    }
     if (record.type === "message") {
       closeRound(i);
       round = null;
@@ -104,6 +114,8 @@ export function checkImportedHistory(records: ImportedHistory, maxMessageBytes: 
     if (record.type === "message") {
       checkTextSize(`records[${i}].content`, record.content, maxMessageBytes);
       if (record.reasoning !== undefined) checkTextSize(`records[${i}].reasoning`, record.reasoning, maxMessageBytes);
+    } else if (record.type === "reasoning") {
+      checkTextSize(`records[${i}].content`, record.content, maxMessageBytes);
     } else {
       if (record.result !== undefined) checkTextSize(`records[${i}].result`, record.result, maxMessageBytes);
       checkTextSize(`records[${i}].arguments`, JSON.stringify(record.arguments), maxMessageBytes);
@@ -121,6 +133,7 @@ export function checkImportedHistory(records: ImportedHistory, maxMessageBytes: 
 export function toStoredRecords(records: ImportedHistory, now: string): ConversationRecord[] {
   return records.map((record): ConversationRecord => {
     const timestamp = record.timestamp ?? now;
+    if (record.type === "reasoning") return { type: "reasoning", id: newId("r"), content: record.content, timestamp };
     if (record.type === "message") {
       return {
         type: "message",

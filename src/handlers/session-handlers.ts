@@ -13,6 +13,7 @@ export const initialize: Handlers["initialize"] = (params, { connection, app, af
   connection.initialized = true;
   connection.clientInfo = params.clientInfo;
   connection.experimentalApi = params.capabilities?.experimentalApi === true;
+  connection.subscriberPresence = params.capabilities?.subscriberPresence === true;
   connection.optOut = new Set(params.capabilities?.notificationOptOut ?? []);
   afterReply.push(() =>
     connection.send(

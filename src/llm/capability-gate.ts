@@ -18,6 +18,8 @@ export interface ModelCapabilities {
   /** The efforts it takes; empty when it does not reason. */
   reasoning: ReasoningEffort[];
   temperature: boolean;
+  /** The endpoint wants earlier thinking back as `reasoning_content` (see the config key). */
+  reasoningContent: boolean;
   maxOutputTokens?: number;
   contextWindow?: number;
   /** Its declared price (what costs are computed from); absent: costs are null. */
@@ -35,6 +37,7 @@ export function capabilitiesFrom(written: ModelCapabilitiesConfig): ModelCapabil
     imageInput: declared.imageInput,
     reasoning,
     temperature: declared.temperature,
+    reasoningContent: declared.reasoningContent,
     ...(declared.maxOutputTokens !== undefined ? { maxOutputTokens: declared.maxOutputTokens } : {}),
     ...(declared.contextWindow !== undefined ? { contextWindow: declared.contextWindow } : {}),
     ...(declared.pricing !== undefined ? { pricing: declared.pricing } : {}),

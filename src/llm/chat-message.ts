@@ -21,9 +21,16 @@ export type ChatMessage =
       tool_calls?: ChatToolCall[];
       /**
        * Items the endpoint produced with this turn and wants back, opaque
-       * (the Responses API's encrypted reasoning): the responses wire re-sends
-       * them before the turn's message and calls; the chat wire leaves them out.
+       * (the Responses API's encrypted reasoning, the Messages API's signed
+       * thinking blocks): the wire that made them re-sends them before the
+       * turn's message and calls (each only its own kind); the chat wire leaves them out.
        */
       providerItems?: unknown[];
+      /**
+       * The thinking stored for this turn (its reasoning record). The provider
+       * registry keeps it only for a model that declares reasoningContent; the
+       * chat wire sends it as `reasoning_content`, the responses wire never.
+       */
+      reasoning?: string;
     }
   | { role: "tool"; tool_call_id: string; content: string };

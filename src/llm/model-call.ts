@@ -1,6 +1,6 @@
 /**
- * The one model call every wire shares: the openai SDK sends the request
- * (URL, headers, auth, HTTP errors), we read the event stream ourselves
+ * The one model call every wire shares: the wire's SDK (openai, or
+ * @anthropic-ai/sdk) sends the request (URL, headers, auth, HTTP errors), we read the event stream ourselves
  * (sse-reader.ts, node-http-fetch.ts: the SDK's decoder costs several times
  * more CPU per token), and the same retries, idle timeout, request timeout
  * and error mapping apply whichever wire (wires/*.ts) builds the request and
@@ -11,15 +11,14 @@
  * (a model_retry notice event, and rate_limited when a 429 carries rate-limit
  * headers), and the endpoint's Retry-After decides the pause when it sends one.
  */
-import OpenAI from "openai";
 import { OPENAI_DEFAULT_BASE_URL } from "../../protocol/config-providers.js";
 import { CONFIG_DEFAULTS } from "../../protocol/config.js";
 import { createNodeHttpFetch, type NodeHttpFetch } from "./node-http-fetch.js";
-import { isRetryable, toLlmError } from "./openai-errors.js";
+import { isRetryable } from "./openai-errors.js";
 import { LlmError, type ChatRequest, type LlmProvider, type ModelInfo, type StreamEvent } from "./provider.js";
 import { rateLimitNotice, retryAfterMs, retryNotice } from "./retry-notices.js";
 import { readSseData } from "./sse-reader.js";
-import { DeltaBatch, type Wire } from "./wires/wire.js";
+import { DeltaBatch, type Wire, type WireClient } from "./wires/wire.js";
 
 export interface ModelCallOptions {
   /** Sent as a bearer token; local endpoints often need none ("none" is sent then). */
@@ -65,7 +64,7 @@ function pause(ms: number, signal: AbortSignal): Promise<boolean> {
 
 /** An LlmProvider speaking one wire, with the shared retry, timeout and error behaviour. */
 export class ModelCallProvider implements LlmProvider {
-  private readonly client: OpenAI;
+  private readonly client: WireClient;
   private readonly baseURL: string;
   private readonly maxRetries: number;
   private readonly retryBaseDelayMs: number;
@@ -85,15 +84,12 @@ export class ModelCallProvider implements LlmProvider {
     this.idleTimeoutMs = options.idleTimeoutMs ?? CONFIG_DEFAULTS.llm.idleTimeoutMs;
     this.requestTimeoutMs = options.requestTimeoutMs ?? 600_000;
     this.http = options.transport === "fetch" ? undefined : createNodeHttpFetch();
-    this.client = new OpenAI({
+    this.client = wire.connect({
       ...(this.http ? { fetch: this.http.fetch } : {}),
       apiKey: options.apiKey || "none",
       baseURL: this.baseURL,
-      ...(options.headers ? { defaultHeaders: options.headers } : {}),
-      maxRetries: 0,
-      timeout: this.requestTimeoutMs,
-      // The SDK logs unparsable chunks to the console; we report them as LlmError instead.
-      logLevel: "off",
+      ...(options.headers ? { headers: options.headers } : {}),
+      timeoutMs: this.requestTimeoutMs,
     });
   }
 
@@ -106,7 +102,7 @@ export class ModelCallProvider implements LlmProvider {
         return;
       } catch (err) {
         if (request.signal.aborted) return;
-        const error = toLlmError(err, this.baseURL);
+        const error = this.client.toLlmError(err);
         const limited = rateLimitNotice(error);
         if (limited) yield limited;
         if (progress.yielded || attempt >= this.maxRetries || !isRetryable(error)) throw error;
@@ -122,6 +118,9 @@ export class ModelCallProvider implements LlmProvider {
   /** One HTTP request. Throws on failure; returns quietly when the caller aborted. */
   private async *attempt(request: ChatRequest, progress: { yielded: boolean }): AsyncGenerator<StreamEvent> {
     const { signal } = request;
+    // Loading the SDK is not the endpoint being slow: it happens before the clocks start.
+    await this.client.ready?.();
+    if (signal.aborted) return;
     // Our own controller, so the idle and request timeouts can abort without touching the caller's signal.
     const controller = new AbortController();
     const onCallerAbort = () => controller.abort();
@@ -146,7 +145,7 @@ export class ModelCallProvider implements LlmProvider {
     const parser = this.wire.begin();
     try {
       try {
-        const response = await this.wire.send(this.client, request, controller.signal);
+        const response = await this.client.send(request, controller.signal);
         const body: AsyncIterable<Uint8Array> | ReadableStream<Uint8Array> | null = this.http?.takeNodeBody(response) ?? response.body;
         if (!body) throw new LlmError("the model endpoint answered without a body", "connection");
         idleTimer.refresh();
@@ -202,22 +201,8 @@ export class ModelCallProvider implements LlmProvider {
     }
   }
 
-  async listModels(signal?: AbortSignal): Promise<ModelInfo[]> {
-    const noModels = (detail: string) =>
-      new LlmError(`the endpoint at ${this.baseURL} lists no models (${detail})`, "http", 404);
-    try {
-      const page = await this.client.models.list({ signal, timeout: this.idleTimeoutMs });
-      const models = page.data.map((model) => ({ id: model.id, ownedBy: model.owned_by || undefined }));
-      if (models.length === 0) throw noModels("empty list");
-      return models;
-    } catch (err) {
-      if (signal?.aborted) signal.throwIfAborted();
-      if (err instanceof OpenAI.APIError && err.status === 404) {
-        const body = err.error as { message?: unknown } | undefined;
-        throw noModels(typeof body?.message === "string" ? `404: ${body.message}` : "404");
-      }
-      throw toLlmError(err, this.baseURL);
-    }
+  listModels(signal?: AbortSignal): Promise<ModelInfo[]> {
+    return this.client.listModels(signal, this.idleTimeoutMs);
   }
 }
 

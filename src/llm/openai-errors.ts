@@ -6,7 +6,7 @@ import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortEr
 import { LlmError } from "./provider.js";
 
 /** The first `code` (ECONNREFUSED, UND_ERR_SOCKET, …) along an error's cause chain. */
-function causeCode(err: unknown): string | undefined {
+export function causeCode(err: unknown): string | undefined {
   let current: unknown = err;
   for (let depth = 0; depth < 5 && current && typeof current === "object"; depth++) {
     const code = (current as { code?: unknown }).code;
@@ -16,7 +16,7 @@ function causeCode(err: unknown): string | undefined {
   return undefined;
 }
 
-function causeMessage(err: unknown): string {
+export function causeMessage(err: unknown): string {
   let current: unknown = err;
   let message = err instanceof Error ? err.message : String(err);
   for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
@@ -64,7 +64,7 @@ export function toLlmError(err: unknown, baseURL: string): LlmError {
 }
 
 /** The headers of a failed response that say when to try again, by lower-case name; undefined when there are none. */
-function retryHeaders(headers: Headers | undefined): Record<string, string> | undefined {
+export function retryHeaders(headers: Headers | undefined): Record<string, string> | undefined {
   if (!headers || typeof headers.forEach !== "function") return undefined;
   const kept: Record<string, string> = {};
   headers.forEach((value, name) => {

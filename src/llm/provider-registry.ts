@@ -17,6 +17,7 @@
 import { ENV_PROVIDER_NAME, KEYLESS_HINT, OPENAI_DEFAULT_BASE_URL, ProviderDefinition, type ProvidersConfig, type WireName } from "../../protocol/config-providers.js";
 import type { ModelsListResult } from "../../protocol/tools.js";
 import { capabilitiesFrom, capabilityProblem, type CapabilityProblem, type ModelCapabilities } from "./capability-gate.js";
+import type { ChatMessage } from "./chat-message.js";
 import type { ChatRequest, LlmProvider, ModelInfo } from "./provider.js";
 import { LlmError } from "./provider.js";
 
@@ -202,7 +203,9 @@ export class ProviderRegistry {
         });
         if (problem) throw new CapabilityError(problem, route.qualified);
         const llm = await registry.llm(route.provider);
-        yield* llm.stream({ ...request, model: route.modelId });
+        // Earlier thinking goes back only to a model declared to want it (ChatMessage.reasoning).
+        const messages = route.capabilities?.reasoningContent ? request.messages : withoutReasoning(request.messages);
+        yield* llm.stream({ ...request, messages, model: route.modelId });
       },
       listModels: async (signal) => (await registry.llm(route.provider)).listModels(signal),
     };
@@ -310,4 +313,13 @@ function displayUrl(url: string): string {
   } catch {
     return url;
   }
+}
+
+function withoutReasoning(messages: ChatMessage[]): ChatMessage[] {
+  if (!messages.some((m) => m.role === "assistant" && m.reasoning !== undefined)) return messages;
+  return messages.map((m) => {
+    if (m.role !== "assistant" || m.reasoning === undefined) return m;
+    const { reasoning: _dropped, ...rest } = m;
+    return rest;
+  });
 }

@@ -47,7 +47,7 @@ export interface DoneEvent {
   /**
    * Opaque items the endpoint wants back with this turn on later requests, in
    * the order it produced them (the Responses API's encrypted reasoning
-   * items). Stored on the assistant record as `providerItems`; absent when there are none.
+   * items; the Messages API's signed thinking blocks). Stored on the assistant record as `providerItems`; absent when there are none.
    */
   providerItems?: unknown[];
 }

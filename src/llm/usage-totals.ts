@@ -9,10 +9,12 @@ import type { ConversationUsage, Cost, ModelPricing, TokenUsage, UsageTotals } f
 export function costOf(usage: TokenUsage | null, pricing: ModelPricing | undefined): Cost | null {
   if (!usage || !pricing) return null;
   const cached = Math.min(usage.cachedPromptTokens ?? 0, usage.promptTokens);
-  const uncached = usage.promptTokens - cached;
+  const written = Math.min(usage.cacheWritePromptTokens ?? 0, usage.promptTokens - cached);
+  const uncached = usage.promptTokens - cached - written;
   const amount =
     (uncached * pricing.inputPerMillion +
       cached * (pricing.cachedInputPerMillion ?? pricing.inputPerMillion) +
+      written * (pricing.cacheWriteInputPerMillion ?? pricing.inputPerMillion) +
       usage.completionTokens * pricing.outputPerMillion) /
     1_000_000;
   return { amount: roundMoney(amount), currency: pricing.currency };
@@ -67,6 +69,9 @@ export function sumUsage(a: TokenUsage | null, b: TokenUsage): TokenUsage {
   return {
     promptTokens: a.promptTokens + b.promptTokens,
     cachedPromptTokens: detail(a.cachedPromptTokens, b.cachedPromptTokens),
+    ...(a.cacheWritePromptTokens != null || b.cacheWritePromptTokens != null
+      ? { cacheWritePromptTokens: (a.cacheWritePromptTokens ?? 0) + (b.cacheWritePromptTokens ?? 0) }
+      : {}),
     completionTokens: a.completionTokens + b.completionTokens,
     reasoningTokens: detail(a.reasoningTokens, b.reasoningTokens),
     totalTokens: a.totalTokens + b.totalTokens,

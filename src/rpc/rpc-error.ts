@@ -110,6 +110,10 @@ export class RpcError extends Error {
     return RpcError.of("CONVERSATION_NOT_FOUND", `no conversation with id "${conversationId}"`, { conversationId });
   }
 
+  static conversationExists(conversationId: string): RpcError {
+    return RpcError.of("CONVERSATION_EXISTS", `a conversation with id "${conversationId}" already exists`, { conversationId });
+  }
+
   static conversationDamaged(conversationId: string, problem: string): RpcError {
     return RpcError.of(
       "CONVERSATION_DAMAGED",

@@ -46,7 +46,10 @@ export interface ActiveGeneration {
   confirmWaiting(matches: (toolName: string, args: Record<string, unknown>) => boolean): void;
   /** Stop everything; resolves once the generation has fully ended. */
   interrupt(): Promise<void>;
-  /** Stop for a server shutdown, keeping calls that have not run pending for the next process. */
+  /**
+   * Stop, keeping calls that have not run pending (a server shutdown, for the
+   * next process; interrupt keepPending, for the next step).
+   */
   shutdown(): Promise<void>;
   /**
    * Stop because this instance no longer owns the conversation (cluster

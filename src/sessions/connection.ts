@@ -9,6 +9,8 @@ export interface Connection {
   forwarded?: boolean;
   /** Sent `capabilities.experimentalApi: true` in initialize: experimental methods are allowed. */
   experimentalApi: boolean;
+  /** Sent `capabilities.subscriberPresence: true` in initialize: it receives subscribers_changed. */
+  subscriberPresence: boolean;
   /** Notification methods this client opted out of at initialize. */
   optOut: ReadonlySet<string>;
   /** Conversations this connection is subscribed to. */
@@ -35,6 +37,7 @@ export function createConnection(id: string, send: (frame: string) => void): Con
     id,
     initialized: false,
     experimentalApi: false,
+    subscriberPresence: false,
     optOut: new Set(),
     subscriptions: new Set(),
     clientToolConversations: new Set(),

@@ -2,12 +2,14 @@ import type { LimitsConfig } from "../../protocol/config.js";
 import type { Conversation, NotificationMethod } from "../../protocol/index.js";
 import type { Logger } from "../logging/logger.js";
 import { RpcError } from "../rpc/rpc-error.js";
+import { ConversationExistsError } from "../store/conversation-exists-error.js";
 import type { ConversationHandle, ConversationStore } from "../store/conversation-store.js";
 import type { GenerationEnding } from "./active-generation.js";
 import type { Connection } from "./connection.js";
 import type { FollowOutcome, HubCluster } from "./hub-cluster.js";
 import { ConversationRuntime, type RuntimeLimits } from "./conversation-runtime.js";
 import { ReplayBudget } from "./event-log.js";
+import { Presence } from "./presence.js";
 import type { RuntimeObserver } from "./runtime-observer.js";
 
 export interface SubscribeOutcome {
@@ -38,6 +40,8 @@ export class ConversationHub {
   private readonly loading = new Map<string, Promise<ConversationRuntime | undefined>>();
   private readonly subscribers = new Map<string, Set<Connection>>();
   readonly replay: ReplayBudget;
+  /** Who watches what on this instance, for subscribers_changed. */
+  private readonly presence = new Presence();
   private trimming = false;
   /** Cluster mode (--redis): ownership, bus outlets and bus-served subscriptions; null for a single instance. */
   cluster: HubCluster | null = null;
@@ -79,7 +83,9 @@ export class ConversationHub {
   }
 
   async create(conversation: Conversation): Promise<ConversationRuntime> {
-    const handle = await this.store.create(conversation);
+    const handle = await this.store.create(conversation).catch((error: unknown) => {
+      throw error instanceof ConversationExistsError ? RpcError.conversationExists(error.conversationId) : error;
+    });
     // Owned before it is adopted: its first event already goes out under the lease.
     if (this.cluster) await this.cluster.claimCreated(conversation.id);
     // Taking it may have loaded it already (the cluster loads what it takes).
@@ -168,6 +174,13 @@ export class ConversationHub {
    * from the event bus (HubCluster.subscribe).
    */
   async follow(connection: Connection, conversationId: string, afterSeq: number | undefined): Promise<FollowOutcome> {
+    const outcome = await this.followHere(connection, conversationId, afterSeq);
+    // A closed connection's subscription was already dropped (its disconnect ran meanwhile).
+    if (connection.subscriptions.has(conversationId)) this.presence.joined(connection, conversationId);
+    return outcome;
+  }
+
+  private async followHere(connection: Connection, conversationId: string, afterSeq: number | undefined): Promise<FollowOutcome> {
     if (this.cluster) return this.cluster.subscribe(connection, conversationId, afterSeq);
     const runtime = await this.get(conversationId);
     const outcome = this.subscribe(connection, runtime, afterSeq);
@@ -193,6 +206,7 @@ export class ConversationHub {
     if (set?.size === 0 && !this.runtimes.has(conversationId)) this.subscribers.delete(conversationId);
     this.cluster?.unwatch(connection, conversationId);
     connection.subscriptions.delete(conversationId);
+    this.presence.left(connection, conversationId);
   }
 
   /** Drop every subscription of a closed connection, and end what it was waiting for. */
@@ -210,6 +224,7 @@ export class ConversationHub {
     for (const connection of runtime.subscribers) connection.subscriptions.delete(runtime.id);
     runtime.subscribers.clear();
     this.subscribers.delete(runtime.id);
+    this.presence.forget(runtime.id);
     this.runtimes.delete(runtime.id);
     runtime.dispose();
     await this.store.delete(runtime.id);
@@ -220,6 +235,7 @@ export class ConversationHub {
   async deleteUnloaded(id: string): Promise<boolean> {
     for (const connection of this.subscribers.get(id) ?? []) connection.subscriptions.delete(id);
     this.subscribers.delete(id);
+    this.presence.forget(id);
     return this.store.delete(id);
   }
 

@@ -130,8 +130,9 @@ export function checkSegment(data: unknown): string | null {
     if (record.type === "message") continue;
     // A compaction's summary (conversation.compact): stored like a message, never part of a tool round.
     if (record.type === "compaction" && typeof record.summary === "string") continue;
+    if (record.type === "reasoning" && typeof record.content === "string") continue;
     if (record.type !== "tool_call" || typeof record.toolCallId !== "string") {
-      return `record ${i} is not a message, tool_call or compaction record`;
+      return `record ${i} is not a message, tool_call, compaction or reasoning record`;
     }
   }
   return null;

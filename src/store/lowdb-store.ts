@@ -30,6 +30,7 @@ import { SegmentCache } from "./segment-cache.js";
 import { makeDirectory } from "./make-directory.js";
 import { asStoreFileError, describeError } from "./store-file-error.js";
 import { StoreUnavailableError } from "./store-unavailable-error.js";
+import { ConversationExistsError } from "./conversation-exists-error.js";
 
 /**
  * The embedded default store, on lowdb.
@@ -210,7 +211,7 @@ export class LowdbConversationStore implements ConversationStore {
     const index = this.#open();
     const { id } = conversation;
     if (!isValidConversationId(id)) throw new Error(`invalid conversation id ${JSON.stringify(id)}`);
-    if (index.has(id) || this.#creating.has(id)) throw new Error(`conversation ${id} already exists`);
+    if (index.has(id) || this.#creating.has(id)) throw new ConversationExistsError(id);
     // Claimed synchronously, so a concurrent create of the same id fails; get
     // and list see the conversation once its files and index entry are durable.
     const work = this.#createFiles(index, conversation);
@@ -225,7 +226,7 @@ export class LowdbConversationStore implements ConversationStore {
   async #createFiles(index: ConversationIndex, conversation: Conversation): Promise<LowdbConversationHandle> {
     const { id, createdAt } = conversation;
     await this.#deleting.get(id)?.catch(() => undefined);
-    if (index.has(id)) throw new Error(`conversation ${id} already exists`);
+    if (index.has(id)) throw new ConversationExistsError(id);
     const dir = this.#dir(id);
     const meta: MetaData = { version: 1, conversation: { ...conversation, recordCount: 0 }, seqReserved: 0, segments: [] };
     try {

@@ -13,6 +13,7 @@ import { TruncateConflictError } from "./conversation-store.js";
 import { AssetUsage, UNLIMITED_ASSETS, type AssetLimits } from "./asset-quota.js";
 import { isValidConversationId } from "./conversation-id.js";
 import { compareNewestFirst, selectPage, toPage } from "./list-page.js";
+import { ConversationExistsError } from "./conversation-exists-error.js";
 
 /**
  * The ConversationStore contract held in memory: for tests of the layers
@@ -35,7 +36,7 @@ export class MemoryConversationStore implements ConversationStore {
 
   async create(conversation: Conversation): Promise<ConversationHandle> {
     if (!isValidConversationId(conversation.id)) throw new Error(`invalid conversation id ${JSON.stringify(conversation.id)}`);
-    if (this.#handles.has(conversation.id)) throw new Error(`conversation ${conversation.id} already exists`);
+    if (this.#handles.has(conversation.id)) throw new ConversationExistsError(conversation.id);
     const handle = new MemoryConversationHandle({ ...conversation, recordCount: 0 }, this.#assetUsage);
     this.#handles.set(conversation.id, handle);
     return handle;

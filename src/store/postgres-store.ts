@@ -14,6 +14,7 @@ import { migrate } from "./postgres-migrations.js";
 import { CONVERSATION_COLUMNS, metadataJson, type ConversationRow } from "./postgres-record-rows.js";
 import { describeTarget, withDefaultUser } from "./postgres-url.js";
 import { StoreUnavailableError } from "./store-unavailable-error.js";
+import { ConversationExistsError } from "./conversation-exists-error.js";
 
 export interface PostgresStoreOptions {
   /** Connections at most. Default 10. */
@@ -171,7 +172,7 @@ export class PostgresConversationStore implements ConversationStore {
        ON CONFLICT (id) DO NOTHING RETURNING ${CONVERSATION_COLUMNS}`,
       [id, createdAt, metadataJson(stored), conversation.parentConversationId ?? null],
     );
-    if (inserted.length === 0) throw new Error(`conversation ${id} already exists`);
+    if (inserted.length === 0) throw new ConversationExistsError(id);
     this.#counted(+1);
     // A handle still cached for the id belongs to a conversation another instance deleted: it must not write into this one.
     void this.#handles.get(id)?.retire(`conversation ${id} was deleted`);

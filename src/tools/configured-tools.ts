@@ -19,6 +19,8 @@ export interface ConfiguredToolsConfig {
   custom: readonly CustomToolDefinition[];
   web: WebToolsConfig;
   envAllow: readonly string[];
+  /** `tools.shell`: what custom tools run their command lines with (default bash -c, as the shell tool). */
+  shell?: { command?: readonly string[] };
 }
 
 /**
@@ -59,7 +61,7 @@ export function configuredTools(config: ConfiguredToolsConfig, builtins: readonl
     }
     taken.set(definition.name, `tools.custom[${index}]`);
     try {
-      tools.push(createCustomTool(definition, { env: toolEnv }));
+      tools.push(createCustomTool(definition, { env: toolEnv, ...(config.shell?.command ? { shell: { command: config.shell.command } } : {}) }));
     } catch (error) {
       if (error instanceof ToolConfigError) throw new ToolConfigError(`${where}: ${error.message}`);
       throw error;

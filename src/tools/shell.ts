@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { stat } from "node:fs/promises";
 import { StringDecoder } from "node:string_decoder";
 import * as z from "zod";
+import { DEFAULT_SHELL_COMMAND } from "../../protocol/config-tools.js";
 import { OutputBudget, StreamBudget } from "./output-budget.js";
 import { isProcessGroupAlive, signalProcessGroup, toolProcessEnvironment, trackProcessGroup } from "./process-group.js";
 import { toolEnvironment } from "./tool-environment.js";
@@ -30,11 +31,17 @@ export interface ShellToolOptions {
    * the harmless defaults only, never the server's secrets.
    */
   env?: Readonly<Record<string, string>>;
+  /**
+   * The program and arguments a command line is run with, the line passed
+   * last (config `tools.shell.command`). Default ["bash", "-c"].
+   */
+  command?: readonly string[];
 }
 
 type Settings = Required<ShellToolOptions>;
 
 const DEFAULTS: Omit<Settings, "env"> = {
+  command: DEFAULT_SHELL_COMMAND,
   maxOutputBytes: 64 * 1024,
   maxStreamBytes: 8 * 1024 * 1024,
   killGraceMs: 500,
@@ -52,7 +59,7 @@ export const ShellArguments = z.strictObject({
   command: z
     .string()
     .min(1)
-    .describe("The bash command line to run, e.g. `ls -la src` or `npm test 2>&1 | tail -n 50`."),
+    .describe("The shell command line to run, e.g. `ls -la src` or `npm test 2>&1 | tail -n 50`."),
   timeoutMs: z
     .number()
     .int()
@@ -67,7 +74,7 @@ export function createShellTool(options: ShellToolOptions = {}): Tool<ShellArgum
   return {
     name: "shell",
     description:
-      "Run a command with `bash -c` in the workspace directory and return its stdout and stderr " +
+      `Run a command with \`${settings.command.join(" ")}\` in the workspace directory and return its stdout and stderr ` +
       "interleaved, followed by the exit code when it is not 0. Non-interactive: no stdin and no " +
       "terminal, so avoid commands that prompt, page or open an editor. Output beyond " +
       `${Math.round(settings.maxOutputBytes / 1024)} KiB is cut in the middle (start and end kept); ` +
@@ -114,7 +121,8 @@ function runShellCommand(command: string, context: RunContext, settings: Setting
   return new Promise<ToolResult>((resolve) => {
     let child: ChildProcess;
     try {
-      child = spawn("bash", ["-c", command], {
+      const [program, ...args] = settings.command;
+      child = spawn(program!, [...args, command], {
         cwd: context.cwd,
         env: toolProcessEnvironment(settings.env),
         stdio: ["ignore", "pipe", "pipe"],
@@ -224,7 +232,7 @@ class ShellRun {
 
   private async onError(error: Error): Promise<void> {
     if (this.child.pid !== undefined) return; // Spawned fine; 'close' still comes.
-    const message = await describeSpawnError(error, this.context.cwd);
+    const message = await describeSpawnError(error, this.context.cwd, this.settings.command[0]!);
     this.settle(message);
   }
 
@@ -282,17 +290,17 @@ class ShellRun {
   }
 }
 
-async function describeSpawnError(error: Error, cwd: string): Promise<string> {
+async function describeSpawnError(error: Error, cwd: string, program: string): Promise<string> {
   const code = (error as NodeJS.ErrnoException).code;
   if (code === "ENOENT" || code === "ENOTDIR") {
-    // Node reports a bad cwd as "spawn bash ENOENT"; say which one it was.
+    // Node reports a bad cwd as "spawn bash ENOENT", like a missing program; say which one it was.
     try {
       const info = await stat(cwd);
       if (!info.isDirectory()) return `[could not start the command: working directory ${cwd} is not a directory]`;
     } catch {
       return `[could not start the command: working directory ${cwd} does not exist]`;
     }
-    return "[could not start the command: bash was not found on PATH]";
+    return `[could not start the command: ${program} was not found on PATH (tools.shell.command)]`;
   }
   return `[could not start the command in ${cwd}: ${error.message}]`;
 }

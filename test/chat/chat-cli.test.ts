@@ -126,7 +126,8 @@ describe.concurrent("agentwire chat, scripted", { timeout: 60_000 }, () => {
       { role: "user", content: "what is my name?" },
     ]);
     const { records } = await fx.client.conversation.get({ conversationId: first.id, includeRecords: true });
-    expect(records).toHaveLength(4);
+    // The two appended, the question, the thinking (a reasoning record) and the answer.
+    expect(records!.map((r) => r.type)).toEqual(["message", "message", "message", "reasoning", "message"]);
   }));
 });
 

@@ -202,6 +202,20 @@ describe.skipIf(!redisAvailable).each(stores)("a cluster of in-process servers o
     expect(metrics).toContain(`agentwire_cluster_instance_owned_conversations{node_id="${statusA.cluster!.nodeId}"`);
   });
 
+  it("conversation.create { id } on one instance: others reach it at that id, and a create of the same id anywhere is CONVERSATION_EXISTS", async () => {
+    const [A, B] = await cluster(2);
+    const a = await connect(A!);
+    const b = await connect(B!);
+    const conversationId = `chosen-${randomBytes(4).toString("hex")}`;
+    expect((await a.conversation.create({ id: conversationId, title: "on A" })).id).toBe(conversationId);
+    const clash = await rpcError(b.conversation.create({ id: conversationId }));
+    expect(clash.code).toBe(-32013);
+    expect(clash.data).toEqual({ conversationId });
+    await b.message.append({ conversationId, role: "user", content: "from B" });
+    expect((await b.conversation.get({ conversationId })).conversation.title).toBe("on A");
+    expect((await a.server.status()).cluster?.owned).toContain(conversationId);
+  });
+
   it("interrupt from a non-owner ends a streaming generation; every watcher sees one `interrupted`", async () => {
     const [A, B] = await cluster(2);
     const a = await connect(A!);

@@ -40,6 +40,7 @@ export async function usage(client: AgentwireClient, signal: AbortSignal): Promi
   const record: ConversationRecord = got.records![0];
   if (record.type === "tool_call") record.status.toUpperCase();
   else if (record.type === "compaction") record.summary.toUpperCase();
+  else if (record.type === "reasoning") record.content.toUpperCase();
   else record.role satisfies "system" | "user" | "assistant";
   const message: MessageRecord | undefined = undefined;
   void message;

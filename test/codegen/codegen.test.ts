@@ -84,6 +84,7 @@ describe("protocol/schema.json", () => {
       "MessageRecord",
       "ToolCallRecord",
       "CompactionRecord",
+      "ReasoningRecord",
       "ConversationRecord",
       "ConversationState",
     ];
@@ -91,7 +92,7 @@ describe("protocol/schema.json", () => {
     expect(schema.definitions.ToolPendingNotification.required).toEqual(
       expect.arrayContaining(["conversationId", "seq", "toolCallId", "toolName", "arguments"]),
     );
-    expect(schema.definitions.ConversationRecord.oneOf).toHaveLength(3);
+    expect(schema.definitions.ConversationRecord.oneOf).toHaveLength(4);
     expect(schema.definitions.MessageAppendParams.properties.role.enum).toEqual(["user", "system", "assistant"]);
   });
 });

@@ -25,6 +25,12 @@ export interface FakeUsage {
   cached_tokens?: number;
   /** Reasoning tokens: `completion_tokens_details.reasoning_tokens` / `output_tokens_details.reasoning_tokens`, likewise. */
   reasoning_tokens?: number;
+  /**
+   * Prompt tokens written to the cache: only the Anthropic Messages API says
+   * (`cache_creation_input_tokens`; 0 when absent). There, `input_tokens` is
+   * prompt_tokens less the cached and written ones.
+   */
+  cache_write_tokens?: number;
 }
 
 /**

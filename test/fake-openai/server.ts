@@ -3,25 +3,32 @@
  * node:http, scripted answers, and request validation as strict as the real
  * API's, so a history our context builder gets wrong fails here first. It
  * speaks Chat Completions (`POST /v1/chat/completions`) and the Responses
- * API (`POST /v1/responses`), playing the same scripts on both.
+ * API (`POST /v1/responses`), and Anthropic's Messages API (`POST
+ * /v1/messages`, key in `x-api-key`), playing the same scripts on all three.
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { anthropicErrorBody, playAnthropic } from "./anthropic-responder.js";
+import { chatViewOfAnthropic } from "./anthropic-view.js";
 import { errorBody, play, type Exchange } from "./responder.js";
 import { playResponses } from "./responses-responder.js";
 import { chatViewOfResponses } from "./responses-view.js";
 import { DEFAULT_SCRIPT, scriptFromHeader, scriptFromModel, type FakeScript } from "./scripts.js";
 import { validateChatRequest, type ValidationError } from "./validate.js";
 import { validateResponsesRequest } from "./validate-responses.js";
+import { validateAnthropicRequest } from "./validate-anthropic.js";
 
 export * from "./scripts.js";
 export { validateChatRequest, type ValidationError } from "./validate.js";
 export { validateResponsesRequest } from "./validate-responses.js";
 export { chatViewOfResponses } from "./responses-view.js";
 export { ENCRYPTED_PREFIX } from "./responses-responder.js";
+export { SIGNATURE_PREFIX, signatureOf } from "./anthropic-responder.js";
+export { chatViewOfAnthropic } from "./anthropic-view.js";
+export { validateAnthropicRequest } from "./validate-anthropic.js";
 
 /** Which API a request came in on. */
-export type FakeWire = "chat" | "responses";
+export type FakeWire = "chat" | "responses" | "anthropic";
 
 /**
  * A request body as received (validated or not). Chat requests carry
@@ -73,7 +80,7 @@ export interface FakeOpenAIOptions {
   /** Port to listen on; 0 (default) picks a free one. */
   port?: number;
   host?: string;
-  /** When set, every request must carry `Authorization: Bearer <apiKey>` (else 401). */
+  /** When set, every request must carry `Authorization: Bearer <apiKey>` (Anthropic: that or `x-api-key: <apiKey>`) (else 401). */
   apiKey?: string;
   /** Models for GET /v1/models; null answers 404. */
   models?: Array<string | FakeModel> | null;
@@ -139,6 +146,13 @@ function toModel(entry: string | FakeModel): FakeModel {
   return typeof entry === "string" ? { id: entry } : entry;
 }
 
+/** What a request showed the model, as chat messages whichever wire carried it. */
+function chatView(body: FakeChatBody, wire: FakeWire): any[] {
+  if (wire === "responses") return chatViewOfResponses(body);
+  if (wire === "anthropic") return chatViewOfAnthropic(body);
+  return Array.isArray(body.messages) ? body.messages : [];
+}
+
 export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<FakeOpenAI> {
   const queue: FakeScript[] = [];
   const requests: FakeChatBody[] = [];
@@ -153,13 +167,14 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
 
   function reject(res: ServerResponse, body: unknown, status: number, error: ValidationError, type: string, code: string | null, wire: FakeWire = "chat") {
     rejected.push({ wire, body, status, error });
-    sendJson(res, status, errorBody(error.message, type, code, error.param));
+    if (wire === "anthropic") sendJson(res, status, anthropicErrorBody(status, error.message));
+    else sendJson(res, status, errorBody(error.message, type, code, error.param));
   }
 
   function pickScript(req: IncomingMessage, body: FakeChatBody, wire: FakeWire): FakeScript {
     const header = req.headers["x-fake-script"];
     if (typeof header === "string") return scriptFromHeader(header);
-    const messages = wire === "responses" ? chatViewOfResponses(body) : Array.isArray(body.messages) ? body.messages : [];
+    const messages = chatView(body, wire);
     return scriptFromModel(body.model, messages) ?? queue.shift() ?? options.defaultScript ?? DEFAULT_SCRIPT;
   }
 
@@ -178,7 +193,10 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     }
     requests.push(body as FakeChatBody);
     wires.push(wire);
-    if (wire === "responses") {
+    if (wire === "anthropic") {
+      const problem = validateAnthropicRequest(body);
+      if (problem) return reject(res, body, 400, problem, "invalid_request_error", null, wire);
+    } else if (wire === "responses") {
       const problem = validateResponsesRequest(body);
       if (problem) return reject(res, body, problem.status, { message: problem.message, param: problem.param }, "invalid_request_error", null, wire);
     } else {
@@ -228,14 +246,21 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
           sleepers.add(wake);
         }),
     };
-    if (wire === "responses") await playResponses(exchange, script);
+    if (wire === "anthropic") await playAnthropic(exchange, script);
+    else if (wire === "responses") await playResponses(exchange, script);
     else await play(exchange, script);
   }
 
-  function listModels(res: ServerResponse): void {
+  function listModels(req: IncomingMessage, res: ServerResponse): void {
+    const anthropic = req.headers["anthropic-version"] !== undefined;
     if (models === null) {
+      if (anthropic) return sendJson(res, 404, anthropicErrorBody(404, "Not found: this endpoint does not list models."));
       sendJson(res, 404, errorBody("Not found: this endpoint does not list models.", "invalid_request_error", "not_found"));
       return;
+    }
+    if (anthropic) {
+      const data = models.map((m) => ({ type: "model", id: m.id, display_name: m.id, created_at: "2025-01-01T00:00:00Z" }));
+      return sendJson(res, 200, JSON.stringify({ data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null }));
     }
     const data = models.map((m) => ({ id: m.id, object: "model", created: 1700000000, owned_by: m.ownedBy ?? "fake-openai" }));
     sendJson(res, 200, JSON.stringify({ object: "list", data }));
@@ -243,7 +268,12 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
 
   const server = createServer((req, res) => {
     const path = (req.url ?? "/").split("?")[0].replace(/\/+$/, "");
-    if (options.apiKey !== undefined && req.headers.authorization !== `Bearer ${options.apiKey}`) {
+    // The Anthropic API takes its key as x-api-key, or as a bearer token (what @anthropic-ai/sdk 1.x sends).
+    const keyed = req.headers.authorization === `Bearer ${options.apiKey}` || (req.headers["anthropic-version"] !== undefined && req.headers["x-api-key"] === options.apiKey);
+    if (options.apiKey !== undefined && (path === "/v1/messages" || path === "/messages") && !keyed) {
+      return reject(res, null, 401, { message: "invalid x-api-key", param: null }, "authentication_error", null, "anthropic");
+    }
+    if (options.apiKey !== undefined && !keyed) {
       const error = { message: "Incorrect API key provided.", param: null };
       if (path.endsWith("/chat/completions")) return reject(res, null, 401, error, "invalid_request_error", "invalid_api_key");
       if (path.endsWith("/responses")) return reject(res, null, 401, error, "invalid_request_error", "invalid_api_key", "responses");
@@ -256,7 +286,9 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
           ? "chat"
           : path === "/v1/responses" || path === "/responses"
             ? "responses"
-            : null;
+            : path === "/v1/messages" || path === "/messages"
+              ? "anthropic"
+              : null;
     if (wire) {
       modelRequest(req, res, wire).catch((err: unknown) => {
         if (!res.headersSent) sendJson(res, 500, errorBody(`fake-openai failed: ${String(err)}`, "server_error", null));
@@ -264,7 +296,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
       });
       return;
     }
-    if (req.method === "GET" && (path === "/v1/models" || path === "/models")) return listModels(res);
+    if (req.method === "GET" && (path === "/v1/models" || path === "/models")) return listModels(req, res);
     sendJson(res, 404, errorBody(`Unknown request URL: ${req.method} ${path}.`, "invalid_request_error", "unknown_url"));
   });
   let accepted = 0;
@@ -293,7 +325,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     messagesOf: (index) => {
       const body = requests[index];
       if (!body) throw new Error(`fake-openai received no request #${index} (it has ${requests.length})`);
-      return wires[index] === "responses" ? chatViewOfResponses(body) : body.messages;
+      return chatView(body, wires[index]!);
     },
     rejected,
     exchanges,

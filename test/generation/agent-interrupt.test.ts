@@ -111,7 +111,7 @@ describe("interrupt while streaming", () => {
     await nextStepCompletes(id, events);
   });
 
-  it("reasoning seen before the interrupt is kept on the record; the next request stays valid", async () => {
+  it("reasoning seen before the interrupt is kept as a reasoning record; the next request stays valid", async () => {
     const thoughts = Array.from({ length: 40 }, (_, i) => `t${i} `);
     fx.fake.enqueue({ kind: "reply", reasoning: thoughts, text: ["never reached"], delayMs: 30 });
     const { id, events } = await newConversation(fx.client);
@@ -123,7 +123,9 @@ describe("interrupt while streaming", () => {
       .map((e) => e.params.delta)
       .join("");
     const { records } = await fx.client.conversation.get({ conversationId: id, includeRecords: true });
-    expect(records!.at(-1)).toMatchObject({ role: "assistant", content: "", reasoning: seen, interrupted: true, generationId });
+    // No text came: the thinking is stored alone, marked as cut, and no empty assistant message with it.
+    expect(records!.at(-1)).toMatchObject({ type: "reasoning", content: seen, interrupted: true, generationId });
+    expect(records!.filter((r) => r.type === "message" && r.role === "assistant")).toEqual([]);
     const request = await nextStepCompletes(id, events);
     // An empty cut answer says nothing to the model; reasoning is never sent back.
     expect(request.messages.at(-1)).toEqual({ role: "user", content: "hello" });

@@ -1,20 +1,20 @@
 /**
  * The agent loop end to end: a real server, the real openai SDK, the fake
  * OpenAI-compatible server (which rejects any request the real API would),
- * clients over in-memory links — on both wires, Chat Completions and the
- * Responses API (what the model was shown is read back as chat messages,
- * `fake.messagesOf`, so one assertion serves both).
+ * clients over in-memory links — on every wire: Chat Completions, the
+ * Responses API and Anthropic's Messages API (what the model was shown is
+ * read back as chat messages, `fake.messagesOf`, so one assertion serves all).
  */
 import { describe, expect, it } from "vitest";
 import type { AgentwireRpcError } from "../../clients/typescript/index.js";
 import { newConversation, startAgentFixture, TOOL_ROUND_FLOW, useAgentFixture } from "../harness/agent-fixture.js";
 import { rpcError } from "../harness/rpc-errors.js";
 
-describe.each(["chat", "responses"] as const)("on the %s wire", (wire) => {
+describe.each(["chat", "responses", "anthropic"] as const)("on the %s wire", (wire) => {
   const fx = useAgentFixture({ wire });
 
   describe("a plain answer", () => {
-    it("streams text and reasoning, stores one assistant record, ends with a final generation_complete", async () => {
+    it("streams text and reasoning, stores a reasoning record and one assistant record, ends with a final generation_complete", async () => {
       fx.fake.enqueue({ kind: "reply", reasoning: ["Let me", " think."], text: ["Hel", "lo", "!"] });
       const { id, events } = await newConversation(fx.client, { system: "Be brief." });
       const { generationId } = await fx.client.step({ conversationId: id });
@@ -22,14 +22,25 @@ describe.each(["chat", "responses"] as const)("on the %s wire", (wire) => {
       expect(end.method).toBe("generation_complete");
       expect(end.params).toMatchObject({ final: true, finishReason: "stop", iteration: 1 });
       expect(end.params.usage).toMatchObject({ promptTokens: expect.any(Number), completionTokens: expect.any(Number) });
-      expect(events.flow()).toEqual(["message_added", "generation_started", "generation_progress", "message_added", "usage_updated", "generation_complete"]);
+      expect(events.flow()).toEqual([
+        "message_added",
+        "generation_started",
+        "generation_progress",
+        "reasoning_added",
+        "message_added",
+        "usage_updated",
+        "generation_complete",
+      ]);
       const progress = events.events.filter((e) => e.method === "generation_progress").map((e) => e.params);
       expect(progress.filter((p) => p.kind === "reasoning").map((p) => p.delta).join("")).toBe("Let me think.");
       expect(progress.filter((p) => p.kind === "text").map((p) => p.delta).join("")).toBe("Hello!");
 
       const { records } = await fx.client.conversation.get({ conversationId: id, includeRecords: true });
-      expect(records).toHaveLength(2);
-      expect(records![1]).toMatchObject({ type: "message", role: "assistant", content: "Hello!", reasoning: "Let me think.", generationId });
+      expect(records).toHaveLength(3);
+      // The thinking is a record of its own, right before the reply it is the thinking of.
+      expect(records![1]).toMatchObject({ type: "reasoning", content: "Let me think.", generationId });
+      expect(records![2]).toMatchObject({ type: "message", role: "assistant", content: "Hello!", generationId });
+      expect(records![2]).not.toHaveProperty("reasoning");
       // The request went out on this wire.
       expect(fx.fake.wires).toEqual([wire]);
       // The model saw the system prompt first, then the user message.
@@ -351,7 +362,9 @@ describe.each(["chat", "responses"] as const)("on the %s wire", (wire) => {
       fx.fake.setModels(["alpha", { id: "beta", ownedBy: "me" }]);
       const listed = await fx.client.models.list();
       expect(listed.models.map((m) => m.id)).toEqual(["default/alpha", "default/beta"]);
-      expect(listed.models[1]).toMatchObject({ provider: "default", modelId: "beta", ownedBy: "me", listed: true, declared: false, capabilities: null });
+      // Anthropic's model list says no owner.
+      const owner = wire === "anthropic" ? {} : { ownedBy: "me" };
+      expect(listed.models[1]).toMatchObject({ provider: "default", modelId: "beta", ...owner, listed: true, declared: false, capabilities: null });
       expect(listed.defaultModel).toBe("fake-model");
       expect(listed.providers).toEqual([expect.objectContaining({ name: "default", status: "ok" })]);
       fx.fake.setModels(null);

@@ -23,7 +23,7 @@ const usage = (prompt: number, completion: number) => ({ prompt_tokens: prompt, 
 /** The messages of request `i` without the system prompt. */
 const shown = (fake: { messagesOf(i: number): any[] }, i: number) => fake.messagesOf(i).filter((m) => m.role !== "system");
 
-for (const wire of ["chat", "responses"] as WireName[]) {
+for (const wire of ["chat", "responses", "anthropic"] as WireName[]) {
   describe(`compaction on the ${wire} wire`, () => {
     const fx = useAgentFixture({ wire, config: { providers } });
 

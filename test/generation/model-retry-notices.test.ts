@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import type { WireName } from "../../src/llm/create-provider.js";
 import { newConversation, useAgentFixture } from "../harness/agent-fixture.js";
 
-for (const wire of ["chat", "responses"] as WireName[]) {
+for (const wire of ["chat", "responses", "anthropic"] as WireName[]) {
   describe(`on the ${wire} wire`, () => {
     const fx = useAgentFixture({ wire });
 

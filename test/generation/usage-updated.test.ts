@@ -27,7 +27,7 @@ const SECOND = { prompt_tokens: 1300, completion_tokens: 100, total_tokens: 1400
 const FIRST_COST = 0.003;
 const SECOND_COST = 0.0019;
 
-for (const wire of ["chat", "responses"] as WireName[]) {
+for (const wire of ["chat", "responses", "anthropic"] as WireName[]) {
   describe(`on the ${wire} wire`, () => {
     let dataDir: string;
     let fx: AgentFixture;
@@ -130,12 +130,14 @@ for (const wire of ["chat", "responses"] as WireName[]) {
         generation: { cost: null, unpricedModelCalls: 1 },
         conversation: { cost: null, unpricedModelCalls: 1, modelCalls: 1 },
       });
-      // Chat sends no details when the endpoint gives none: null, not 0. The Responses API always sends them.
+      // Chat sends no details when the endpoint gives none: null, not 0. The Responses API always sends them;
+      // Anthropic always sends its cache counts (reads and writes) and no thinking count unless it thought.
       expect(update!.last).toEqual({
         promptTokens: 10,
         cachedPromptTokens: wire === "chat" ? null : 0,
+        ...(wire === "anthropic" ? { cacheWritePromptTokens: 0 } : {}),
         completionTokens: 5,
-        reasoningTokens: wire === "chat" ? null : 0,
+        reasoningTokens: wire === "responses" ? 0 : null,
         totalTokens: 15,
       });
       expect(events.of("notice")).toEqual([]);

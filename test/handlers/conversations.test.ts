@@ -114,6 +114,7 @@ describe("conversation.get", () => {
       seq: 2,
       plan: null,
       queue: [],
+      pendingInputs: [],
     });
 
     const explicitFalse = await client.conversation.get({ conversationId: c.id, includeRecords: false });

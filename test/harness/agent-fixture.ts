@@ -1,6 +1,6 @@
 /**
  * An agentwire server wired to the fake OpenAI-compatible server through the
- * real `openai` SDK, with clients over in-memory links (or real WebSockets,
+ * real `openai` SDK (or `@anthropic-ai/sdk`, on the anthropic wire), with clients over in-memory links (or real WebSockets,
  * `transport: "websocket"`), and a conversation to drive it with.
  */
 import { afterAll, afterEach, beforeAll, expect } from "vitest";
@@ -27,7 +27,7 @@ export interface AgentFixture {
 export interface AgentFixtureOptions {
   config?: ConfigOverrides;
   provider?: WireProviderOptions;
-  /** Which API the server's provider speaks to the fake: "chat" (default) or "responses". */
+  /** Which API the server's provider speaks to the fake: "chat" (default), "responses" or "anthropic". */
   wire?: WireName;
   fake?: FakeOpenAIOptions;
   /** Default "memory". */

@@ -221,7 +221,7 @@ describe("models.list", () => {
       ownedBy: "fake-openai",
       listed: true,
       declared: true,
-      capabilities: { tools: true, imageInput: true, reasoning: ["low"], temperature: true, maxOutputTokens: 1000 },
+      capabilities: { tools: true, imageInput: true, reasoning: ["low"], temperature: true, reasoningContent: false, maxOutputTokens: 1000 },
     });
     expect(byId.get("alpha/a-plain")).toMatchObject({ listed: false, declared: true, capabilities: { tools: false, temperature: false } });
     expect(byId.get("beta/b-chat")).toMatchObject({ ownedBy: "beta-inc", listed: true, declared: false, capabilities: null });

@@ -331,7 +331,7 @@ describe("the responses wire against the fake", () => {
 describe("encrypted reasoning through the server", () => {
   const fx = useAgentFixture({ wire: "responses" });
 
-  it("is stored on the assistant record and sent back, verbatim and before the turn's calls, on the next model call", async () => {
+  it("is stored on the assistant record (its summary as the reasoning record before it) and sent back, verbatim and before the turn's calls, on the next model call", async () => {
     fx.fake.enqueue(
       { kind: "reply", reasoning: ["Need to ", "look."], toolCalls: [{ id: "call_1", name: "shell", args: '{"command":"echo hi"}' }] },
       { kind: "reply", text: ["Done."] },
@@ -341,8 +341,9 @@ describe("encrypted reasoning through the server", () => {
     await events.waitForEnd(generationId);
 
     const { records } = await fx.client.conversation.get({ conversationId: id, includeRecords: true });
-    const turn = records!.find((r) => r.type === "message" && r.role === "assistant" && r.toolCalls)!;
-    expect(turn).toMatchObject({ reasoning: "Need to look." });
+    const turnAt = records!.findIndex((r) => r.type === "message" && r.role === "assistant" && r.toolCalls);
+    const turn = records![turnAt]!;
+    expect(records![turnAt - 1]).toMatchObject({ type: "reasoning", content: "Need to look.", generationId });
     const items = turn.type === "message" ? turn.providerItems! : [];
     expect(items).toHaveLength(1);
     expect(items[0]).toMatchObject({ type: "reasoning", encrypted_content: expect.stringMatching(new RegExp(`^${ENCRYPTED_PREFIX}`)) });

@@ -16,6 +16,7 @@ import { MemoryConversationStore } from "../../src/store/memory-store.js";
 import { postgresReachable, usePostgresDatabase } from "../harness/postgres-db.js";
 import { useStoreDir } from "../harness/store-dir.js";
 import { assistantMessage, compaction, conversation, message, range, toolCall, userMessage } from "../harness/store-records.js";
+import { ConversationExistsError } from "../../src/store/conversation-exists-error.js";
 
 const ids = (records: readonly ConversationRecord[]) => records.map((r) => r.id);
 
@@ -510,9 +511,11 @@ describe.each(subjects)("%s: the ConversationStore contract", (_name, subject, a
   itDurable("refuses a second create of the same id, also while the first is in flight", async () => {
     const store = await subject.open();
     const first = store.create(conversation("dup"));
-    await expect(store.create(conversation("dup"))).rejects.toThrow(/already exists/);
+    // One error class on every store, so conversation.create answers CONVERSATION_EXISTS whatever the store.
+    await expect(store.create(conversation("dup"))).rejects.toBeInstanceOf(ConversationExistsError);
     await first;
     await expect(store.create(conversation("dup"))).rejects.toThrow(/already exists/);
+    await expect(store.create(conversation("dup"))).rejects.toBeInstanceOf(ConversationExistsError);
     expect(store.count()).toBe(1);
   });
 

@@ -17,7 +17,7 @@ from typing import Literal
 
 from .runtime import AgentwireRpcError
 
-ErrorCodeName = Literal["PARSE_ERROR", "INVALID_REQUEST", "METHOD_NOT_FOUND", "INVALID_PARAMS", "INTERNAL_ERROR", "NOT_INITIALIZED", "ALREADY_INITIALIZED", "UNSUPPORTED_PROTOCOL_VERSION", "EXPERIMENTAL_API_REQUIRED", "CONVERSATION_NOT_FOUND", "CONVERSATION_DAMAGED", "CAPABILITY_UNSUPPORTED", "GENERATION_IN_PROGRESS", "GENERATION_CHANGED", "NOTHING_TO_UNREWIND", "TOOL_CALL_NOT_FOUND", "TOOL_CALL_NOT_PENDING", "INPUT_NOT_PENDING", "LLM_ERROR", "MODEL_NOT_CONFIGURED", "MODELS_UNAVAILABLE", "STORAGE_ERROR", "LIMIT_EXCEEDED", "MCP_ERROR", "OWNER_UNAVAILABLE"]
+ErrorCodeName = Literal["PARSE_ERROR", "INVALID_REQUEST", "METHOD_NOT_FOUND", "INVALID_PARAMS", "INTERNAL_ERROR", "NOT_INITIALIZED", "ALREADY_INITIALIZED", "UNSUPPORTED_PROTOCOL_VERSION", "EXPERIMENTAL_API_REQUIRED", "CONVERSATION_NOT_FOUND", "CONVERSATION_DAMAGED", "CONVERSATION_EXISTS", "CAPABILITY_UNSUPPORTED", "GENERATION_IN_PROGRESS", "GENERATION_CHANGED", "NOTHING_TO_UNREWIND", "TOOL_CALL_NOT_FOUND", "TOOL_CALL_NOT_PENDING", "INPUT_NOT_PENDING", "LLM_ERROR", "MODEL_NOT_CONFIGURED", "MODELS_UNAVAILABLE", "STORAGE_ERROR", "LIMIT_EXCEEDED", "MCP_ERROR", "OWNER_UNAVAILABLE"]
 
 
 class ErrorCodes:
@@ -52,6 +52,11 @@ class ErrorCodes:
     CONVERSATION_DAMAGED = -32011
     """The conversation's stored files are damaged, so it cannot be loaded; `conversation.delete` still
     removes it. `data.problem` says what is wrong.
+    """
+    CONVERSATION_EXISTS = -32013
+    """conversation.create was given an `id` that a conversation already has (also a damaged one, or
+    one being created at the same moment, on any instance sharing the store). Nothing was created;
+    choose another id, or use the existing conversation.
     """
     CAPABILITY_UNSUPPORTED = -32012
     """The step would send the model something its provider declares it cannot take: an image

@@ -90,12 +90,14 @@ from .types import (
     QueueListResult,
     QueueRemoveParams,
     QueueRemoveResult,
+    ReasoningAddedNotification,
     ServerStatusResult,
     SkillsListParams,
     SkillsListResult,
     StepParams,
     StepResult,
     SubagentStartedNotification,
+    SubscribersChangedNotification,
     ToolCompletedNotification,
     ToolConfirmParams,
     ToolConfirmResult,
@@ -144,8 +146,8 @@ class ConversationMethods:
         history is checked whole before anything is stored: an invalid one is refused naming the
         record. A `system` prompt is kept on the conversation and sent first in every model request.
 
-        Errors: NOT_INITIALIZED (-32001), STORAGE_ERROR (-32040), LIMIT_EXCEEDED (-32050),
-        INVALID_PARAMS (-32602).
+        Errors: NOT_INITIALIZED (-32001), CONVERSATION_EXISTS (-32013), STORAGE_ERROR (-32040),
+        LIMIT_EXCEEDED (-32050), INVALID_PARAMS (-32602).
         """
         result = await self._client.request("conversation.create", params, timeout=timeout)
         return cast(ConversationCreateResult, result)
@@ -691,9 +693,10 @@ class AgentwireClient(AgentwireClientBase):
 
     async def interrupt(self, params: InterruptParams, *, timeout: float | None = None) -> InterruptResult:
         """`interrupt`: Stop the running generation at once, whatever it is doing: the model stream is
-        aborted (partial text kept), pending tools are skipped, a running tool's process group is
-        killed, open questions (state.pendingInputs) are cancelled — also one left by an earlier
-        server process. Idempotent.
+        aborted (partial text kept), pending tools are skipped (kept pending with keepPending: true,
+        offered again by the next step), a running tool's process group is killed, open questions
+        (state.pendingInputs) are cancelled — also one left by an earlier server process.
+        Idempotent.
 
         Errors: NOT_INITIALIZED (-32001), CONVERSATION_NOT_FOUND (-32010), INVALID_PARAMS (-32602).
         """
@@ -727,6 +730,9 @@ class AgentwireClient(AgentwireClientBase):
 
     @overload
     def on(self, method: Literal["message_added"], handler: Callable[[MessageAddedNotification], object]) -> Disposer: ...
+
+    @overload
+    def on(self, method: Literal["reasoning_added"], handler: Callable[[ReasoningAddedNotification], object]) -> Disposer: ...
 
     @overload
     def on(self, method: Literal["queue_changed"], handler: Callable[[QueueChangedNotification], object]) -> Disposer: ...
@@ -796,6 +802,9 @@ class AgentwireClient(AgentwireClientBase):
 
     @overload
     def on(self, method: Literal["client_tool_call"], handler: Callable[[ClientToolCallNotification], object]) -> Disposer: ...
+
+    @overload
+    def on(self, method: Literal["subscribers_changed"], handler: Callable[[SubscribersChangedNotification], object]) -> Disposer: ...
 
     @overload
     def on(self, method: Literal["notice"], handler: Callable[[NoticeNotification], object]) -> Disposer: ...

@@ -10,10 +10,10 @@ from typing import Any, Literal, NotRequired, TypeAlias, TypedDict
 PROTOCOL_VERSION = "1.0"
 """The protocol version this client speaks, sent in initialize; a server of another major refuses it."""
 
-NotificationMethod: TypeAlias = Literal["connected", "message_added", "queue_changed", "conversation_updated", "generation_started", "generation_progress", "generation_complete", "tool_pending", "tool_executing", "tool_output", "tool_completed", "tool_failed", "tool_skipped", "generation_diff_updated", "conversation_rewound", "plan_updated", "subagent_started", "input_requested", "input_resolved", "interrupted", "error", "compaction_started", "compaction_completed", "usage_updated", "client_tool_call", "notice"]
+NotificationMethod: TypeAlias = Literal["connected", "message_added", "reasoning_added", "queue_changed", "conversation_updated", "generation_started", "generation_progress", "generation_complete", "tool_pending", "tool_executing", "tool_output", "tool_completed", "tool_failed", "tool_skipped", "generation_diff_updated", "conversation_rewound", "plan_updated", "subagent_started", "input_requested", "input_resolved", "interrupted", "error", "compaction_started", "compaction_completed", "usage_updated", "client_tool_call", "subscribers_changed", "notice"]
 """Every notification the server may send."""
 
-NOTIFICATION_METHODS: tuple[NotificationMethod, ...] = ("connected", "message_added", "queue_changed", "conversation_updated", "generation_started", "generation_progress", "generation_complete", "tool_pending", "tool_executing", "tool_output", "tool_completed", "tool_failed", "tool_skipped", "generation_diff_updated", "conversation_rewound", "plan_updated", "subagent_started", "input_requested", "input_resolved", "interrupted", "error", "compaction_started", "compaction_completed", "usage_updated", "client_tool_call", "notice",)
+NOTIFICATION_METHODS: tuple[NotificationMethod, ...] = ("connected", "message_added", "reasoning_added", "queue_changed", "conversation_updated", "generation_started", "generation_progress", "generation_complete", "tool_pending", "tool_executing", "tool_output", "tool_completed", "tool_failed", "tool_skipped", "generation_diff_updated", "conversation_rewound", "plan_updated", "subagent_started", "input_requested", "input_resolved", "interrupted", "error", "compaction_started", "compaction_completed", "usage_updated", "client_tool_call", "subscribers_changed", "notice",)
 
 
 class ConversationRuntimeSession(TypedDict):
@@ -363,9 +363,9 @@ class MessageRecord(TypedDict):
     @maxItems 20
     """
     reasoning: NotRequired[str]
-    """Reasoning ("thinking") text the model streamed before or alongside this answer
-    (`reasoning_content` / `reasoning` deltas), kept for clients to show. Not sent back to the model
-    in later requests: Chat Completions has no field for an assistant's earlier reasoning.
+    """Reasoning ("thinking") text stored on the message itself by earlier versions (and by imports
+    that give it here). New thinking is stored as a reasoning record right before the message
+    instead. Never sent back to the model.
     """
     toolCalls: NotRequired[list[ToolCallRef]]
     """For assistant messages: the tool calls the model requested, in order."""
@@ -373,9 +373,11 @@ class MessageRecord(TypedDict):
     """For assistant messages: opaque items the model endpoint produced with this answer and wants back
     on later requests, in the order it produced them — on the Responses API wire, reasoning items
     with `encrypted_content` (the model's thinking, encrypted, so it can continue across turns
-    without server-side storage). Re-sent before this message's text and tool calls on later
-    requests over that wire; left out on the chat wire. Not meant for display (`reasoning` holds the
-    readable summary). Absent when there are none.
+    without server-side storage); on the anthropic wire, `thinking` blocks with their `signature`
+    (and `redacted_thinking` blocks), unchanged. Re-sent before this message's text and tool calls
+    on later requests over the wire that made them (each wire sends only its own kind); left out on
+    the chat wire. Not meant for display (`reasoning` holds the readable summary). Absent when there
+    are none.
     """
     interrupted: NotRequired[bool]
     """True when an interrupt cut the model's stream: `content` is the partial text received."""
@@ -564,8 +566,37 @@ class CompactionRecord(TypedDict):
     """
 
 
-ConversationRecord: TypeAlias = MessageRecord | ToolCallRecord | CompactionRecord
-"""One entry of a conversation's history: a message, a tool call or a compaction summary."""
+class ReasoningRecord(TypedDict):
+    """The model's thinking for one reply, stored right before the reply's assistant message (a reply
+    cut by an interrupt may have thinking and no message). Announced with reasoning_added.
+    """
+
+    type: Literal["reasoning"]
+    """Discriminator: the model's thinking, stored as a record of its own."""
+    id: str
+    """Record id, unique within the server."""
+    content: str
+    """The reasoning ("thinking") text the model streamed for the assistant message that follows this
+    record (`reasoning_content` / `reasoning` deltas on Chat Completions, the reasoning summary on
+    the Responses API). Sent back to the model only for models that declare the capability
+    reasoningContent (DeepSeek-style thinking mode), as `reasoning_content` on that assistant
+    message; otherwise kept for clients to show.
+    """
+    interrupted: NotRequired[bool]
+    """True when an interrupt cut the model's stream during or after this thinking."""
+    generationId: NotRequired[str]
+    """The generation that produced this record, if any."""
+    timestamp: str
+    """ISO-8601 UTC timestamp with milliseconds, e.g. "2026-11-22T04:52:41.123Z".
+
+    @format date-time
+    """
+
+
+ConversationRecord: TypeAlias = MessageRecord | ToolCallRecord | CompactionRecord | ReasoningRecord
+"""One entry of a conversation's history: a message, a tool call, a compaction summary or the model's
+reasoning.
+"""
 
 
 class ConversationStatePendingToolsItem(ToolCall, TypedDict):
@@ -855,14 +886,22 @@ class TokenUsage(TypedDict):
     """
 
     promptTokens: int
-    """Prompt (input) tokens: everything the request carried, cached ones included.
+    """Prompt (input) tokens: everything the request carried, cached ones included (on the anthropic
+    wire: input_tokens + cache_read_input_tokens + cache_creation_input_tokens).
 
     @minimum 0
     """
     cachedPromptTokens: int | None
     """Prompt tokens the endpoint served from its prompt cache (Chat Completions
-    `prompt_tokens_details.cached_tokens`, Responses `input_tokens_details.cached_tokens`); part of
-    promptTokens. Null when the endpoint does not say.
+    `prompt_tokens_details.cached_tokens`, Responses `input_tokens_details.cached_tokens`, Anthropic
+    `cache_read_input_tokens`); part of promptTokens. Null when the endpoint does not say.
+
+    @minimum 0
+    """
+    cacheWritePromptTokens: NotRequired[int | None]
+    """Prompt tokens the endpoint wrote to its prompt cache on this call (Anthropic
+    `cache_creation_input_tokens`); part of promptTokens, not of cachedPromptTokens. Absent or null
+    when the endpoint does not say (the OpenAI wires never do).
 
     @minimum 0
     """
@@ -874,8 +913,8 @@ class TokenUsage(TypedDict):
     reasoningTokens: int | None
     """Completion tokens the model spent reasoning (Chat Completions
     `completion_tokens_details.reasoning_tokens`, Responses
-    `output_tokens_details.reasoning_tokens`); part of completionTokens. Null when the endpoint does
-    not say.
+    `output_tokens_details.reasoning_tokens`, Anthropic `output_tokens_details.thinking_tokens`);
+    part of completionTokens. Null when the endpoint does not say.
 
     @minimum 0
     """
@@ -941,6 +980,11 @@ class InitializeParamsCapabilities(TypedDict):
     experimentalApi: NotRequired[bool]
     """True to use methods marked experimental (x-experimental in OpenRPC), whose shape may still
     change. Default false: they answer EXPERIMENTAL_API_REQUIRED.
+    """
+    subscriberPresence: NotRequired[bool]
+    """True to receive subscribers_changed on the conversations this connection subscribes to (who else
+    watches them). Default false: it is the one conversation notification without a seq, so clients
+    that expect a seq on each never see it.
     """
 
 
@@ -1390,9 +1434,31 @@ class ConversationCreateParamsRecordsItemToolCall(TypedDict):
     """
 
 
+class ConversationCreateParamsRecordsItemReasoning(TypedDict):
+    type: Literal["reasoning"]
+    """Discriminator: the model's thinking for the assistant message that follows it."""
+    content: str
+    """The thinking text (at most maxMessageBytes).
+
+    @maxLength 4000000
+    """
+    timestamp: NotRequired[str]
+    """When it was written; the server's clock at import when absent.
+
+    @format date-time
+    """
+
+
 class ConversationCreateParams(TypedDict):
     """Parameters of conversation.create."""
 
+    id: NotRequired[str]
+    """The id to create the conversation at, chosen by the client (e.g. to name it before it exists, or
+    to recreate one elsewhere); 1–128 of A–Z, a–z, 0–9, _ and -. Default: a new server id (c_…). An
+    id a conversation already has is refused with CONVERSATION_EXISTS (data.conversationId).
+
+    @pattern ^[A-Za-z0-9_-]{1,128}$
+    """
     title: NotRequired[str]
     """Title; defaults to empty.
 
@@ -1417,7 +1483,7 @@ class ConversationCreateParams(TypedDict):
     """
     settings: NotRequired[ConversationCreateParamsSettings]
     """Settings to change; fields left out keep their value."""
-    records: NotRequired[list[ConversationCreateParamsRecordsItemMessage | ConversationCreateParamsRecordsItemToolCall]]
+    records: NotRequired[list[ConversationCreateParamsRecordsItemMessage | ConversationCreateParamsRecordsItemToolCall | ConversationCreateParamsRecordsItemReasoning]]
     """A history to start from (import or reconstruction), oldest first, at most 10000 records, each
     text at most maxMessageBytes. The server gives every record a new id and keeps toolCallIds.
     Refused whole (-32602 naming the record, e.g. records[3].toolCallId) when a tool_call record
@@ -2153,6 +2219,13 @@ class InterruptParams(TypedDict):
 
     @pattern ^[A-Za-z0-9_-]{1,128}$
     """
+    keepPending: NotRequired[bool]
+    """Pause instead of stop: tool calls waiting for a decision (and those decided but not yet run)
+    stay pending, instead of being skipped; the generation still ends (`interrupted` lists them in
+    keptPending, state.pendingTools shows them), and the next `step` — or a tool.confirm naming one
+    — offers them again (tool_pending, same toolCallIds) before calling the model. A tool already
+    running is stopped either way. Default false.
+    """
 
 
 class InterruptResult(TypedDict):
@@ -2491,6 +2564,12 @@ class ModelsListResultModelsItemCapabilitiesPricing(TypedDict):
 
     @minimum 0
     """
+    cacheWriteInputPerMillion: NotRequired[float]
+    """Price of one million prompt tokens written to the cache (cacheWritePromptTokens: the anthropic
+    wire reports them); when absent they cost inputPerMillion.
+
+    @minimum 0
+    """
     outputPerMillion: float
     """Price of one million completion (output) tokens, reasoning tokens included.
 
@@ -2514,6 +2593,8 @@ class ModelsListResultModelsItemCapabilities(TypedDict):
     """The reasoning efforts it takes; empty when it does not reason ("off" is always accepted)."""
     temperature: bool
     """Takes a sampling temperature."""
+    reasoningContent: bool
+    """Is sent its earlier thinking back as `reasoning_content` (DeepSeek-style thinking mode)."""
     maxOutputTokens: NotRequired[int]
     """Most tokens it writes in one answer, when declared."""
     contextWindow: NotRequired[int]
@@ -2544,7 +2625,7 @@ class ModelsListResultModelsItem(TypedDict):
 class ModelsListResultProvidersItem(TypedDict):
     name: str
     """Provider name, the prefix of its models' ids."""
-    wire: Literal["chat", "responses"]
+    wire: Literal["chat", "responses", "anthropic"]
     """The API it speaks: Chat Completions or the Responses API."""
     baseUrl: str
     """Its endpoint (without any credentials in the URL)."""
@@ -2950,6 +3031,19 @@ class MessageAddedNotification(ConversationEventBase, TypedDict):
     """
 
 
+class ReasoningAddedNotification(GenerationEventBase, TypedDict):
+    """Params of the `reasoning_added` notification: The model's thinking for a reply was stored as a
+    reasoning record (before the reply's message_added).
+
+    The model's thinking for a reply was stored, as a reasoning record, right before the reply's
+    assistant message (its message_added follows). The same text streamed before as
+    generation_progress with kind reasoning.
+    """
+
+    record: ReasoningRecord
+    """The stored reasoning record."""
+
+
 class QueueChangedNotification(ConversationEventBase, TypedDict):
     """Params of the `queue_changed` notification: The messages held for later (message.append delivery
     steer or queue) changed: one was held, taken, removed, or all were cleared.
@@ -3324,6 +3418,10 @@ class InterruptedNotification(GenerationEventBase, TypedDict):
 
     phase: Literal["streaming", "pending", "executing", "starting"]
     """What the generation was doing when interrupted."""
+    keptPending: NotRequired[list[str]]
+    """The toolCallIds left pending rather than skipped (interrupt keepPending, or a server shutdown):
+    the next step offers them again. Absent when none were kept.
+    """
 
 
 class ErrorNotification(ConversationEventBase, GenerationError, TypedDict):
@@ -3456,6 +3554,55 @@ class ClientToolCallNotification(TypedDict):
     """
 
 
+class SubscribersChangedNotificationClientsItemClientInfo(TypedDict):
+    name: str
+    """Client name from its initialize."""
+    version: NotRequired[str]
+    """Client version from its initialize."""
+
+
+class SubscribersChangedNotificationClientsItem(TypedDict):
+    connectionId: str
+    """The subscriber's connection id (what its `connected` notification said)."""
+    clientInfo: SubscribersChangedNotificationClientsItemClientInfo | None
+    """What the subscriber sent as clientInfo in initialize; null when it sent none."""
+
+
+class SubscribersChangedNotification(TypedDict):
+    """Params of the `subscribers_changed` notification: Who watches the conversation changed: its
+    subscriber count and connections. Opt-in (initialize capabilities.subscriberPresence); live
+    only, without seq, never replayed.
+
+    Subscribers of the conversation came or went (conversation.subscribe, conversation.unsubscribe,
+    a connection closed). Sent only to subscribers that asked for it with initialize
+    capabilities.subscriberPresence. Live only: it carries no seq, is not stored and is not
+    replayed. In cluster mode it counts the subscribers connected to the instance that sends it.
+    """
+
+    conversationId: str
+    """Conversation id, as returned by conversation.create (e.g. "c_7f3a…"): 1–128 of A–Z, a–z, 0–9, _
+    and -.
+
+    @pattern ^[A-Za-z0-9_-]{1,128}$
+    """
+    timestamp: str
+    """When the server emitted the event.
+
+    @format date-time
+    """
+    count: int
+    """How many connections are subscribed to the conversation now (on this instance in cluster mode).
+
+    @minimum 0
+    """
+    clients: list[SubscribersChangedNotificationClientsItem]
+    """The subscribed connections, oldest subscription first; at most 32 (count says how many there
+    are).
+
+    @maxItems 32
+    """
+
+
 class NoticeNotification(TypedDict):
     """Params of the `notice` notification: Something to show the user that ends nothing (a retried
     model call, a rate limit, the context nearly full, an MCP server down or back). Conversation
@@ -3538,6 +3685,13 @@ class MessageAddedEvent(TypedDict):
 
     method: Literal["message_added"]
     params: MessageAddedNotification
+
+
+class ReasoningAddedEvent(TypedDict):
+    """A `reasoning_added` notification, as `events()` yields it."""
+
+    method: Literal["reasoning_added"]
+    params: ReasoningAddedNotification
 
 
 class QueueChangedEvent(TypedDict):
@@ -3701,6 +3855,13 @@ class ClientToolCallEvent(TypedDict):
     params: ClientToolCallNotification
 
 
+class SubscribersChangedEvent(TypedDict):
+    """A `subscribers_changed` notification, as `events()` yields it."""
+
+    method: Literal["subscribers_changed"]
+    params: SubscribersChangedNotification
+
+
 class NoticeEvent(TypedDict):
     """A `notice` notification, as `events()` yields it."""
 
@@ -3708,7 +3869,7 @@ class NoticeEvent(TypedDict):
     params: NoticeNotification
 
 
-ConversationEvent: TypeAlias = MessageAddedEvent | QueueChangedEvent | ConversationUpdatedEvent | GenerationStartedEvent | GenerationProgressEvent | GenerationCompleteEvent | ToolPendingEvent | ToolExecutingEvent | ToolOutputEvent | ToolCompletedEvent | ToolFailedEvent | ToolSkippedEvent | GenerationDiffUpdatedEvent | ConversationRewoundEvent | PlanUpdatedEvent | SubagentStartedEvent | InputRequestedEvent | InputResolvedEvent | InterruptedEvent | ErrorEvent | CompactionStartedEvent | CompactionCompletedEvent | UsageUpdatedEvent | ClientToolCallEvent | NoticeEvent
+ConversationEvent: TypeAlias = MessageAddedEvent | ReasoningAddedEvent | QueueChangedEvent | ConversationUpdatedEvent | GenerationStartedEvent | GenerationProgressEvent | GenerationCompleteEvent | ToolPendingEvent | ToolExecutingEvent | ToolOutputEvent | ToolCompletedEvent | ToolFailedEvent | ToolSkippedEvent | GenerationDiffUpdatedEvent | ConversationRewoundEvent | PlanUpdatedEvent | SubagentStartedEvent | InputRequestedEvent | InputResolvedEvent | InterruptedEvent | ErrorEvent | CompactionStartedEvent | CompactionCompletedEvent | UsageUpdatedEvent | ClientToolCallEvent | SubscribersChangedEvent | NoticeEvent
 """What `client.events(conversation_id)` yields: one notification of the conversation as `{"method":
 ..., "params": ...}`. Comparing `event["method"]` with a method name narrows `params` to that
 notification's TypedDict.

@@ -3,10 +3,10 @@
  * request body from our ChatMessages, and the chunk stream read into deltas
  * and one done event.
  */
-import type OpenAI from "openai";
 import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
 import type { ChatMessage } from "../chat-message.js";
 import { LlmError, type ChatRequest, type DoneEvent, type ProposedToolCall, type Usage } from "../provider.js";
+import { connectOpenAI } from "./openai-client.js";
 import type { DeltaBatch, Wire, WireStream } from "./wire.js";
 
 /** Fields some servers add to the delta (DeepSeek, vLLM, OpenRouter); not in the SDK's types. */
@@ -90,14 +90,16 @@ function reasoningOf(delta: ReasoningDelta): string {
 
 /**
  * Our messages as Chat Completions takes them: `providerItems` (another
- * wire's) is dropped, since a strict server refuses unknown message fields.
+ * wire's) is dropped, since a strict server refuses unknown message fields;
+ * `reasoning`, left only for models that declare reasoningContent, goes as
+ * DeepSeek's `reasoning_content`.
  */
 function chatMessages(messages: ChatMessage[]): ChatMessage[] {
-  if (!messages.some((m) => m.role === "assistant" && m.providerItems !== undefined)) return messages;
+  if (!messages.some((m) => m.role === "assistant" && (m.providerItems !== undefined || m.reasoning !== undefined))) return messages;
   return messages.map((m) => {
-    if (m.role !== "assistant" || m.providerItems === undefined) return m;
-    const { providerItems: _dropped, ...rest } = m;
-    return rest;
+    if (m.role !== "assistant" || (m.providerItems === undefined && m.reasoning === undefined)) return m;
+    const { providerItems: _dropped, reasoning, ...rest } = m;
+    return (reasoning === undefined ? rest : { ...rest, reasoning_content: reasoning }) as ChatMessage;
   });
 }
 
@@ -161,6 +163,7 @@ class ChatStream implements WireStream {
 
 export const chatWire: Wire = {
   name: "chat",
-  send: (client: OpenAI, request, signal) => client.chat.completions.create(chatRequestBody(request), { signal }).asResponse(),
+  connect: (connection) =>
+    connectOpenAI(connection, (client, request, signal) => client.chat.completions.create(chatRequestBody(request), { signal }).asResponse()),
   begin: () => new ChatStream(),
 };

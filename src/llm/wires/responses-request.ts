@@ -47,7 +47,8 @@ export function responsesInput(messages: readonly ChatMessage[]): { instructions
         const text = message.content ?? "";
         // An item the endpoint produced needs its following item (a message or a call) after it.
         if (text === "" && calls.length === 0) return;
-        for (const item of message.providerItems ?? []) input.push(item as ResponseInputItem);
+        // Only this API's reasoning items: the anthropic wire stores thinking blocks in the same place.
+        for (const item of message.providerItems ?? []) if ((item as { type?: unknown }).type === "reasoning") input.push(item as ResponseInputItem);
         if (text !== "") {
           // The SDK's type wants an id and status (an output message echoed back); the API, like
           // Codex, takes an assistant message item without them, and with store false there is no id to give.

@@ -13,9 +13,9 @@
  * Everything else (created, in_progress, content parts, *.done texts) carries
  * nothing new and is skipped.
  */
-import type OpenAI from "openai";
 import { LlmError, type ChatRequest, type DoneEvent, type ProposedToolCall, type Usage } from "../provider.js";
 import { responsesRequestBody, type ResponsesWireOptions } from "./responses-request.js";
+import { connectOpenAI } from "./openai-client.js";
 import type { DeltaBatch, Wire, WireStream } from "./wire.js";
 
 type Json = Record<string, any>;
@@ -182,8 +182,10 @@ export class ResponsesStream implements WireStream {
 export function createResponsesWire(options: ResponsesWireOptions = {}): Wire {
   return {
     name: "responses",
-    send: (client: OpenAI, request: ChatRequest, signal) =>
-      client.responses.create(responsesRequestBody(request, options), { signal }).asResponse(),
+    connect: (connection) =>
+      connectOpenAI(connection, (client, request: ChatRequest, signal) =>
+        client.responses.create(responsesRequestBody(request, options), { signal }).asResponse(),
+      ),
     begin: () => new ResponsesStream(),
   };
 }

@@ -5,6 +5,7 @@
  * without an entry.
  */
 import type { WireName } from "../../../protocol/config-providers.js";
+import { anthropicWire } from "./anthropic-wire.js";
 import { chatWire } from "./chat-wire.js";
 import type { ResponsesWireOptions } from "./responses-request.js";
 import { createResponsesWire } from "./responses-wire.js";
@@ -16,4 +17,5 @@ export type WireOptions = ResponsesWireOptions;
 export const WIRES: { readonly [name in WireName]: (options: WireOptions) => Wire } = {
   chat: () => chatWire,
   responses: (options) => createResponsesWire({ encryptedReasoning: options.encryptedReasoning }),
+  anthropic: () => anthropicWire,
 };

@@ -3,8 +3,7 @@
  * event stream reads. Everything else — retries, timeouts, error mapping,
  * SSE framing, the transport — is model-call.ts's, shared by every wire.
  */
-import type OpenAI from "openai";
-import type { ChatRequest, DoneEvent } from "../provider.js";
+import type { ChatRequest, DoneEvent, LlmError, ModelInfo } from "../provider.js";
 
 import type { WireName } from "../../../protocol/config-providers.js";
 
@@ -59,14 +58,37 @@ export interface WireStream {
   done(): DoneEvent;
 }
 
-export interface Wire {
-  readonly name: WireName;
+/** What every wire's SDK client is made from: one provider's endpoint and transport (model-call.ts fills it). */
+export interface WireConnection {
+  /** "none" when the endpoint takes no key. */
+  apiKey: string;
+  baseURL: string;
+  headers?: Record<string, string>;
+  /** The transport under the SDK (node-http-fetch.ts); absent: the built-in fetch. */
+  fetch?: (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+  timeoutMs: number;
+}
+
+/** One provider's SDK client, as a wire uses it. */
+export interface WireClient {
   /**
    * Sends the streaming request through the SDK (which builds the URL,
-   * headers and auth, and turns an HTTP error into APIError) and returns the
-   * raw response, whose body model-call.ts reads.
+   * headers and auth, and turns an HTTP error into its APIError) and returns
+   * the raw response, whose body model-call.ts reads.
    */
-  send(client: OpenAI, request: ChatRequest, signal: AbortSignal): Promise<Response>;
+  send(request: ChatRequest, signal: AbortSignal): Promise<Response>;
+  /** The endpoint's models; throws LlmError (404 when it lists none). */
+  listModels(signal: AbortSignal | undefined, timeoutMs: number): Promise<ModelInfo[]>;
+  /** Whatever the SDK (or the fetch under it) threw, as an LlmError. */
+  toLlmError(err: unknown): LlmError;
+  /** Loads what the client needs (a lazily imported SDK) before a request's timeouts start counting. */
+  ready?(): Promise<void>;
+}
+
+export interface Wire {
+  readonly name: WireName;
+  /** This wire's SDK client for one provider (made once, when the provider is). */
+  connect(connection: WireConnection): WireClient;
   /** A fresh reader for one attempt. */
   begin(): WireStream;
 }
