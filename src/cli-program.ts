@@ -11,7 +11,7 @@
  * given.
  */
 import { Command, Option } from "commander";
-import type { McpArgs, ChatArgs, ConversationsArgs, FlagValues, InfoArgs } from "./chat/chat-options.js";
+import type { McpArgs, ChatArgs, ConnectionTarget, ConversationsArgs, FlagValues, InfoArgs } from "./chat/chat-options.js";
 import { chatArgs, conversationsArgs, infoArgs, mcpDefinition, mcpServerName, NOT_FOR_EMBEDDED, connectionTarget } from "./chat/chat-options.js";
 import { clientEnvironmentHelp, CONFIG_FILES_HELP, environmentHelp, examples, HELP_WIDTH, optionDescription } from "./cli-help.js";
 import { userConfigPath } from "./config/config-discovery.js";
@@ -24,7 +24,7 @@ import { SERVER_VERSION } from "./server-version.js";
 import { readTokenFile } from "./token-file.js";
 import { UsageError } from "./usage-error.js";
 
-export type CliCommand = "serve" | "config" | "chat" | "conversations" | "trust" | "mcp" | "models" | "tools" | "status" | "help" | "version";
+export type CliCommand = "serve" | "config" | "chat" | "acp" | "conversations" | "trust" | "mcp" | "models" | "tools" | "status" | "help" | "version";
 
 export interface ParsedCli {
   command: CliCommand;
@@ -36,6 +36,8 @@ export interface ParsedCli {
   /** `agentwire config --schema`. */
   schema?: boolean;
   chat?: ChatArgs;
+  /** `agentwire acp`: where to reach agentwire. */
+  acp?: { target: ConnectionTarget };
   conversations?: ConversationsArgs;
   trust?: TrustArgs;
   mcp?: McpArgs;
@@ -107,12 +109,12 @@ function serverConfig(command: Command, env: NodeJS.ProcessEnv, where: CommandPl
  * the server it embeds when no --url is given (the configuration keys'
  * flags, but those that place a server: it listens on a free loopback port).
  */
-function addClientOptions(command: Command, jsonHelp: string, own: (command: Command) => void = () => {}, environment: [string, string][] = []): Command {
+function addClientOptions(command: Command, jsonHelp: string | undefined, own: (command: Command) => void = () => {}, environment: [string, string][] = []): Command {
   command
     .option("--url <URL>", "a running server (ws://HOST:PORT; else AGENTWIRE_URL); without one, the server running here that holds the data dir, else one started inside the command")
     .option("--token-file <FILE>", "the server's token, read from FILE (else AGENTWIRE_TOKEN)")
-    .option("--token <TOKEN>", "the token itself (ps shows it to every local user: prefer --token-file)")
-    .option("--json", jsonHelp);
+    .option("--token <TOKEN>", "the token itself (ps shows it to every local user: prefer --token-file)");
+  if (jsonHelp !== undefined) command.option("--json", jsonHelp);
   own(command);
   command.optionsGroup("Embedded server (without --url; as for serve):");
   command.option("--config <FILE>", "read FILE after the configuration files found");
@@ -214,6 +216,25 @@ export function buildProgram(env: NodeJS.ProcessEnv, where: CommandPlace, sinks:
     ])}`)
     .action((words: string[], _options: unknown, command: Command) => {
       sinks.parsed({ command: "chat", chat: chatArgs(words, flagValues(command), env, where) });
+    });
+
+  addClientOptions(
+    program
+      .command("acp")
+      .summary("an Agent Client Protocol agent on stdio (for Zed, JetBrains, Neovim…)")
+      .description(
+        "speak the Agent Client Protocol (ACP) on stdin/stdout, for an editor that starts agents as child processes (see docs/acp.md): " +
+          "each editor session is an agentwire conversation, which other clients of the same server can watch and approve. " +
+          "stdout carries only ACP frames; logs go to stderr. Ends when stdin closes, with its embedded server and the tool processes.",
+      ),
+    undefined,
+  )
+    .addHelpText("after", `${examples([
+      ["acp", "for an editor: an embedded server on the usual data dir (or the server running here that holds it)"],
+      ["acp --url ws://127.0.0.1:7600 --token-file tok", "the editor's sessions on a running server, where a web client can follow them"],
+    ])}`)
+    .action((_options: unknown, command: Command) => {
+      sinks.parsed({ command: "acp", acp: { target: connectionTarget(flagValues(command), env, where) } });
     });
 
   addClientOptions(

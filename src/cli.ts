@@ -2,7 +2,7 @@
 /**
  * `agentwire serve` — flags and environment into a ServerConfig, then the
  * one stdout line `agentwire listening on ws://HOST:PORT` once ready.
- * Logs go to stderr. The other commands (chat, conversations, mcp, models,
+ * Logs go to stderr. The other commands (chat, acp, conversations, mcp, models,
  * tools, status, config, trust; src/cli-program.ts declares them all) are
  * loaded only when asked for.
  */
@@ -47,6 +47,10 @@ async function main(): Promise<void> {
   if (parsed.command === "chat") {
     const { runChat } = await import("./chat/chat-command.js");
     process.exit(await runChat(parsed.chat!));
+  }
+  if (parsed.command === "acp") {
+    const { runAcp } = await import("./acp/acp-command.js");
+    process.exit(await runAcp(parsed.acp!));
   }
   if (parsed.command === "conversations") {
     const { runConversations } = await import("./chat/conversations-command.js");

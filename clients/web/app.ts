@@ -7,7 +7,10 @@
  * notices as transient messages; a message typed while the agent works is
  * steered into its turn or queued after it, rewind (with the files) and its
  * undo, compaction; a `/` command menu (prompt templates, sent as
- * message.append { command, arguments }). Built only on the generated TypeScript client.
+ * message.append { command, arguments }); question cards for input_requested
+ * (input.respond), a mode picker (modes.list, conversation.update { mode }),
+ * and sub-agents: a link from the spawn_agent card to the child conversation,
+ * children nested under their parent in the list. Built only on the generated TypeScript client.
  */
 import "./style.css";
 import type {
@@ -18,6 +21,7 @@ import type {
   MessageAppendParams,
   MessageAppendResult,
   ModelsListResult,
+  ModesListResult,
   NotificationParams,
   ToolsListResult,
 } from "../typescript/index.js";
@@ -49,6 +53,7 @@ const searchInput = $<HTMLInputElement>("search");
 const noMatch = $("no-match");
 const modelSelect = $<HTMLSelectElement>("model");
 const approvalSelect = $<HTMLSelectElement>("approval");
+const modeSelect = $<HTMLSelectElement>("mode");
 const sidebarToggle = $<HTMLButtonElement>("toggle-sidebar");
 const usageMeter = new UsageMeter($("usage"));
 const notices = new NoticeArea($("notices"));
@@ -74,6 +79,7 @@ let everConnected = false;
 const conversations = new Map<string, Conversation>();
 let models: ModelsListResult | undefined;
 let tools: ToolsListResult | undefined;
+let modes: ModesListResult | undefined;
 /** The open conversation's usage as last shown (the meter is redrawn from it). */
 let usage: UsageState | undefined;
 
@@ -112,13 +118,18 @@ async function onConnectionState(state: ConnectionState): Promise<void> {
       if (params.deleted) conversations.delete(params.conversationId);
       else conversations.set(params.conversationId, params.conversation);
       renderList();
+      // Another client's change (mode, model, approval) shows in the pickers.
+      if (view?.conversationId === params.conversationId) updateControls();
     }
+    // A sub-agent's conversation was created: listed (under its parent) without waiting for a reload.
+    if (method === "subagent_started") void addToList(params.childConversationId);
     // A server-wide notice (an MCP server down or back) has no conversation: shown whatever is open.
     if (method === "notice" && !params.conversationId) showNotice(params);
     if (view && "conversationId" in params && params.conversationId === view.conversationId) view.apply(method, params);
   });
   void loadModels(state.client);
   void loadTools(state.client);
+  void loadModes(state.client);
   try {
     await refreshList();
     if (view) await resume(view);
@@ -154,6 +165,16 @@ async function refreshList(): Promise<void> {
   renderList();
 }
 
+async function addToList(conversationId: string): Promise<void> {
+  if (conversations.has(conversationId) || !client) return;
+  try {
+    conversations.set(conversationId, (await client.conversation.get({ conversationId })).conversation);
+    renderList();
+  } catch {
+    // Deleted meanwhile: nothing to list.
+  }
+}
+
 function renderList(): void {
   // While an entry is being renamed the list waits (the rename redraws it when done): redrawing
   // would move its text field, and a moved field loses focus, which cancels the edit.
@@ -162,22 +183,42 @@ function renderList(): void {
   const items = [...conversations.values()]
     .filter((c) => !query || (c.title || "untitled").toLowerCase().includes(query))
     .sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
-  listNode.replaceChildren(...items.map(listItem));
+  // A sub-agent's conversation goes right under its parent (when the parent is listed), indented.
+  const shown = new Set(items.map((c) => c.id));
+  const children = new Map<string, Conversation[]>();
+  for (const c of items) {
+    if (c.parentConversationId && shown.has(c.parentConversationId)) children.set(c.parentConversationId, [...(children.get(c.parentConversationId) ?? []), c]);
+  }
+  const nodes: HTMLLIElement[] = [];
+  const add = (c: Conversation, depth: number) => {
+    nodes.push(listItem(c, depth));
+    for (const child of children.get(c.id) ?? []) add(child, depth + 1);
+  };
+  for (const c of items) if (!c.parentConversationId || !shown.has(c.parentConversationId)) add(c, 0);
+  listNode.replaceChildren(...nodes);
   noMatch.hidden = items.length > 0 || conversations.size === 0;
 }
 
-function listItem(c: Conversation): HTMLLIElement {
+function listItem(c: Conversation, depth = 0): HTMLLIElement {
   const title = c.title || "untitled";
-  const openButton = button(title, () => void open(c.id), { class: "open", title });
+  const parent = c.parentConversationId ? conversations.get(c.parentConversationId) : undefined;
+  const subagent = c.parentConversationId ? `sub-agent of “${parent?.title || "another conversation"}”` : "";
+  const openButton = button(title, () => void open(c.id), { class: "open", title: subagent ? `${title} (${subagent})` : title });
+  if (subagent) {
+    openButton.prepend(el("span", { class: "subagent-mark", text: "↳ ", attrs: { "aria-hidden": "true" } }));
+    openButton.append(el("span", { class: "sr-only", text: ` (${subagent})` }));
+  }
   if (view?.conversationId === c.id) openButton.setAttribute("aria-current", "true");
   const item = el(
     "li",
-    { attrs: { "data-conversation-id": c.id } },
+    { attrs: { "data-conversation-id": c.id, ...(c.parentConversationId ? { "data-parent-id": c.parentConversationId } : {}) } },
     openButton,
     iconButton("rename", `Rename “${title}”`, () => startRename(item, c)),
     iconButton("delete", `Delete “${title}”`, () => void remove(c)),
   );
   if (view?.conversationId === c.id) item.classList.add("active");
+  if (c.parentConversationId) item.classList.add("subagent");
+  if (depth > 0) item.style.setProperty("--depth", String(Math.min(depth, 4)));
   return item;
 }
 
@@ -301,6 +342,29 @@ async function loadTools(c: AgentwireClient): Promise<void> {
   }
 }
 
+/** The modes a conversation switches between (modes.list). */
+async function loadModes(c: AgentwireClient): Promise<void> {
+  try {
+    modes = await c.modes.list();
+  } catch {
+    modes = undefined;
+  }
+  renderModePicker();
+}
+
+/** Every mode by name with its description as the tooltip; the current one is settings.mode, else the default. */
+function renderModePicker(): void {
+  const current = view && conversations.get(view.conversationId);
+  const chosen = current?.settings.mode ?? modes?.default ?? "";
+  const list = modes?.modes ?? [];
+  const options = list.map((m) => el("option", { text: m.name, title: m.description, attrs: { value: m.id } }));
+  if (chosen && !list.some((m) => m.id === chosen)) options.push(el("option", { text: chosen, attrs: { value: chosen } }));
+  modeSelect.replaceChildren(...options);
+  modeSelect.value = chosen;
+  const description = list.find((m) => m.id === chosen)?.description;
+  modeSelect.title = description ? `Mode: ${description}` : "The conversation's mode";
+}
+
 function renderModelPicker(): void {
   const current = view && conversations.get(view.conversationId);
   const chosen = current?.model ?? "";
@@ -329,6 +393,10 @@ async function open(conversationId: string): Promise<void> {
     rewind: (recordId, anchor) => askRewind(next, recordId, anchor),
     removeHeld: (recordId) => void client?.queue.remove({ conversationId, recordId }).catch(showError),
     onRewound: () => void reload(next),
+    respond: async (requestId, response) => {
+      if (!client) throw new Error("not connected; waiting to reconnect");
+      await client.input.respond({ conversationId, requestId, ...response });
+    },
   });
   view = next;
   commandMenu.reset();
@@ -370,9 +438,10 @@ function updateControls(): void {
   document.body.dataset.generating = String(generating);
   const current = view && conversations.get(view.conversationId);
   if (current) titleNode.textContent = current.title || "untitled";
-  modelSelect.disabled = approvalSelect.disabled = !ready;
+  modelSelect.disabled = approvalSelect.disabled = modeSelect.disabled = !ready;
   approvalSelect.value = current?.settings.approval ?? "ask";
   renderModelPicker();
+  renderModePicker();
 }
 
 $("new").addEventListener("click", async () => {
@@ -654,7 +723,24 @@ approvalSelect.addEventListener("change", async () => {
   updateControls();
 });
 
+modeSelect.addEventListener("change", async () => {
+  if (!client || !view) return;
+  const conversationId = view.conversationId;
+  try {
+    conversations.set(conversationId, await client.conversation.update({ conversationId, mode: modeSelect.value }));
+  } catch (error) {
+    statusNode.textContent = `mode not set: ${error instanceof Error ? error.message : String(error)}`;
+  }
+  updateControls();
+});
+
 searchInput.addEventListener("input", renderList);
+
+// A link to a conversation (a sub-agent's, from its spawn_agent card) opens it in place.
+window.addEventListener("hashchange", () => {
+  const id = decodeURIComponent(location.hash.slice(1));
+  if (id && client && view?.conversationId !== id) void open(id).catch(showError);
+});
 
 /** On a narrow screen the conversation list is a drawer over the page; on a wide one it is always shown. */
 function setSidebar(open: boolean): void {

@@ -24,6 +24,7 @@ import type { FileChange } from "./diff-view.js";
 import { el, iconButton } from "./dom.js";
 import { renderMarkdown } from "./markdown.js";
 import { PlanView } from "./plan-view.js";
+import { QuestionCard, type InputResponse } from "./question-card.js";
 import { ToolCard, type ToolCardData, type ToolDecision, type ToolStatus } from "./tool-card.js";
 import { TurnChanges } from "./turn-changes.js";
 
@@ -44,6 +45,8 @@ export interface ViewHooks {
   removeHeld: (recordId: string) => void;
   /** conversation_rewound: the records changed under the view; the app reloads them (conversation.get). */
   onRewound: (notification: NotificationParams<"conversation_rewound">) => void;
+  /** A question card's answer, decline or cancel: input.respond (rejects with the server's error). */
+  respond: (requestId: string, response: InputResponse) => Promise<void>;
 }
 
 export class ConversationView {
@@ -68,6 +71,8 @@ export class ConversationView {
   generating = false;
   readonly #messages = new Map<string, HTMLElement>();
   readonly #tools = new Map<string, ToolCard>();
+  /** Open questions (and closed ones still shown), by requestId. */
+  readonly #questions = new Map<string, QuestionCard>();
   #live: { node: HTMLElement; text: string; reasoning: string; body: HTMLElement; thinking: HTMLDetailsElement } | undefined;
 
   constructor(
@@ -80,6 +85,7 @@ export class ConversationView {
     this.#log.replaceChildren();
     this.#messages.clear();
     this.#tools.clear();
+    this.#questions.clear();
     this.#turnChanges.clear();
     this.#live = undefined;
     this.#compacting = undefined;
@@ -87,6 +93,7 @@ export class ConversationView {
     this.setHeld(got.state.queue);
     this.generationId = got.state.generationId;
     for (const pending of got.state.pendingTools) this.#upsertTool(pending, "pending", { kind: pending.kind, title: pending.title, locations: pending.locations, changes: pending.changes, rememberAs: pending.rememberAs });
+    for (const request of got.state.pendingInputs ?? []) this.#ask(request);
     this.#restoreTurnChanges(got.records ?? []);
     this.#plan.set(got.state.plan?.entries ?? null);
     this.generating = got.state.generating;
@@ -182,9 +189,28 @@ export class ConversationView {
       case "conversation_rewound":
         this.hooks.onRewound(n);
         break;
+      case "input_requested":
+        this.#ask(n);
+        break;
+      case "input_resolved":
+        this.#questions.get(n.requestId)?.close(n.outcome);
+        break;
+      case "subagent_started":
+        this.#tools.get(n.toolCallId)?.update({ childConversationId: n.childConversationId });
+        break;
     }
     this.hooks.onChange();
     if (method !== "usage_updated" && method !== "notice") this.#log.lastElementChild?.scrollIntoView({ block: "end" });
+  }
+
+  /** A question card, after the tool call that asks (when shown), else at the end. */
+  #ask(request: QuestionCard["request"] & { generationId?: string }): void {
+    if (this.#questions.has(request.requestId)) return;
+    const card = new QuestionCard(request, (response) => this.hooks.respond(request.requestId, response));
+    this.#questions.set(request.requestId, card);
+    const tool = request.toolCallId ? this.#tools.get(request.toolCallId) : undefined;
+    if (tool?.node.parentNode === this.#log) tool.node.after(card.node);
+    else this.#insert(card.node, request.generationId);
   }
 
   /** The turn's panel, made (after what the turn showed so far) on its first change. */
@@ -223,7 +249,7 @@ export class ConversationView {
 
   #upsertRecord(record: ConversationRecord): void {
     if (record.type === "tool_call") {
-      this.#upsertTool(record, record.status, { edited: record.edited, kind: record.kind, title: record.title, locations: record.locations, result: record.result, diff: record.diff, generationId: record.generationId });
+      this.#upsertTool(record, record.status, { edited: record.edited, kind: record.kind, title: record.title, locations: record.locations, result: record.result, diff: record.diff, generationId: record.generationId, childConversationId: record.childConversationId });
       return;
     }
     const fresh =
@@ -249,7 +275,7 @@ export class ConversationView {
   #upsertTool(
     call: ToolCall & { generationId?: string },
     status: ToolStatus,
-    more: Partial<Pick<ToolCardData, "edited" | "result" | "diff" | "kind" | "title" | "locations" | "changes" | "rememberAs">> & { generationId?: string } = {},
+    more: Partial<Pick<ToolCardData, "edited" | "result" | "diff" | "kind" | "title" | "locations" | "changes" | "rememberAs" | "childConversationId">> & { generationId?: string } = {},
   ): void {
     const { generationId, ...extra } = more;
     const data: ToolCardData = { toolCallId: call.toolCallId, toolName: call.toolName, arguments: call.arguments, status, ...extra };

@@ -37,6 +37,8 @@ export interface ToolCardData {
   changes?: readonly FileChange[];
   /** The rule "Always allow" would store (tool_pending / state.pendingTools); absent when the call cannot be remembered. */
   rememberAs?: RememberAs;
+  /** spawn_agent: the sub-agent's conversation (subagent_started, or the record once the call ran). */
+  childConversationId?: string;
 }
 
 export interface RememberAs {
@@ -65,6 +67,8 @@ export class ToolCard {
   readonly #args = el("pre", { class: "tool-args" });
   readonly #output = el("pre", { class: "tool-output" });
   readonly #diff = el("div", { class: "tool-diff" });
+  /** spawn_agent: a link to the sub-agent's conversation (the app opens it on the hash change). */
+  readonly #child = el("div", { class: "tool-child" });
   /** What the diff area shows now: the record's diff, or the proposed changes. */
   #shownDiff: string | readonly FileChange[] | undefined;
   readonly #actions = el("div", { class: "tool-actions" });
@@ -84,6 +88,7 @@ export class ToolCard {
       el("div", { class: "tool-head" }, this.#kind, this.#title, this.#status),
       el("div", { class: "tool-meta" }, this.#name, this.#locations),
       this.#args,
+      this.#child,
       this.#diff,
       this.#actions,
       this.#error,
@@ -107,6 +112,18 @@ export class ToolCard {
     );
     this.#status.textContent = d.edited ? `${d.status} (edited)` : d.status;
     this.#args.textContent = JSON.stringify(d.arguments, null, 2);
+    if (d.childConversationId && this.#child.dataset.childConversationId !== d.childConversationId) {
+      this.#child.dataset.childConversationId = d.childConversationId;
+      this.#child.replaceChildren(
+        el("a", {
+          class: "child-link",
+          text: "Open the sub-agent's conversation",
+          attrs: { href: `#${encodeURIComponent(d.childConversationId)}`, "data-conversation-id": d.childConversationId },
+        }),
+        el("span", { class: "hint", text: " — watch it and confirm its tool calls there" }),
+      );
+    }
+    this.#child.hidden = !d.childConversationId;
     if (d.result != null) this.#output.textContent = withoutDiff(d.result, d.diff).slice(0, OUTPUT_LIMIT);
     this.#output.hidden = !this.#output.textContent;
     // Once the tool ran, the diff it made; before, the change it would make.

@@ -237,7 +237,8 @@ export class Agent {
       throw error;
     }
     if (compactOnly) throw refuse("the runtime keeps its own context; conversation.compact does not apply to it");
-    if (runtime.storedPendingCalls().length > 0) throw refuse("the conversation has tool calls pending from another model: confirm or skip them first");
+    // A runtime's own pending calls left by a process that died are closed by the turn (runtime-turn.ts); agentwire's are not its to run.
+    if (runtime.storedPendingCalls().some((r) => r.runBy !== "runtime")) throw refuse("the conversation has tool calls pending from another model: confirm or skip them first");
     const controls = generation.modelControls(runtime.handle.conversation.settings, this.modes.of(runtime.handle.conversation.settings));
     const { capabilities } = agentRuntime;
     if (controls.temperature !== undefined && !capabilities.temperature) throw refuse("the runtime takes no temperature (unset settings.temperature or step's temperature)");

@@ -20,7 +20,7 @@
  *
  * Nothing here knows which runtime it drives (src/runtimes/runtime.ts).
  */
-import type { MessageRecord, ToolCallRecord } from "../../protocol/index.js";
+import type { MessageRecord, ReasoningRecord, ToolCallRecord } from "../../protocol/index.js";
 import type { TokenUsage } from "../../protocol/usage.js";
 import { newId } from "../ids.js";
 import type { Logger } from "../logging/logger.js";
@@ -78,6 +78,10 @@ class RuntimeTurn {
 
   async run(): Promise<void> {
     const { handle } = this.conversation;
+    // Questions of a runtime process that is gone (the server stopped without settling them) can no longer be answered.
+    for (const stale of this.conversation.storedPendingCalls()) {
+      if (stale.runBy === "runtime") await this.skip(stale, "interrupted");
+    }
     const prompt = await this.prompt();
     const model = this.generation.modelFor(handle.conversation);
     this.conversation.publish("generation_started", { generationId: this.generation.id, model, iteration: 1 });
@@ -203,13 +207,27 @@ class RuntimeTurn {
     });
   }
 
-  private storeMessage(text: string, reasoning: string | undefined): Promise<void> {
+  /** Its thinking first, as a record of its own (as the loop stores a model's), then the text; an interrupted reply may have no text. */
+  private async storeMessage(text: string, reasoning: string | undefined, interrupted = false): Promise<void> {
+    if (reasoning) {
+      const thinking: ReasoningRecord = {
+        type: "reasoning",
+        id: newId("r"),
+        content: reasoning,
+        ...(interrupted ? { interrupted: true } : {}),
+        generationId: this.generation.id,
+        timestamp: new Date().toISOString(),
+      };
+      await this.conversation.commit(this.conversation.handle.append(thinking), () =>
+        this.conversation.publish("reasoning_added", { generationId: this.generation.id, record: thinking }),
+      );
+    }
+    if (!text && interrupted) return;
     const record: MessageRecord = {
       type: "message",
       id: newId("r"),
       role: "assistant",
       content: text,
-      ...(reasoning ? { reasoning } : {}),
       generationId: this.generation.id,
       timestamp: new Date().toISOString(),
     };
@@ -344,7 +362,7 @@ class RuntimeTurn {
   async settleInterrupted(): Promise<void> {
     const phase = this.generation.phase;
     await this.writes;
-    if (this.text || this.reasoning) await this.storeMessage(this.text, this.reasoning || undefined);
+    if (this.text || this.reasoning) await this.storeMessage(this.text, this.reasoning || undefined, true);
     for (const record of [...this.records.values()]) {
       if (record.status === "pending") await this.skip(record, "interrupted");
       else if (record.status === "executing") await this.finished(record.toolCallId, false, "[interrupted while the runtime ran it]", undefined);

@@ -20,6 +20,7 @@ import { REPO_ROOT } from "../harness/cli-process.js";
 /** ESM packages src/ may import lazily without the helper, and why each is ESM. */
 const ESM_PACKAGES: Record<string, string> = {
   "@modelcontextprotocol/sdk": "package.json says type: module; its subpaths have no default export",
+  "@agentclientprotocol/sdk": "package.json says type: module; agentwire acp loads it (test/acp drives the bundle)",
   "@anthropic-ai/sdk": "a dual package whose exports give import() index.mjs (ESM, from source and in the bundle alike); its default export is the client class",
 };
 

@@ -44,7 +44,7 @@ async function agentwire(args: string[], env: Record<string, string> = {}, cwd?:
   return { code, stdout: cli.stdout(), stderr: cli.stderr() };
 }
 
-const COMMANDS = ["serve", "config", "chat", "conversations", "mcp", "mcp list", "mcp add", "mcp remove", "mcp probe", "models", "tools", "status", "trust"];
+const COMMANDS = ["serve", "config", "chat", "acp", "conversations", "mcp", "mcp list", "mcp add", "mcp remove", "mcp probe", "models", "tools", "status", "trust"];
 
 describe("help and usage", { timeout: 60_000 }, () => {
   it("every command has help of its own, with examples; `help CMD` prints what `CMD --help` does", async () => {

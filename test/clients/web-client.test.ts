@@ -13,7 +13,8 @@
  * a warning when it would fail), the turn's net change, the plan checklist
  * (also after a reload), the context meter and cost, notices; and control of a
  * turn (issue 23): steer and queue while the agent works, rewind with the
- * files and its undo, compaction.
+ * files and its undo, compaction; issue 24: question cards (ask_user), the
+ * mode picker, sub-agents linked from their spawn_agent card.
  *
  * Screenshots (phone and desktop, light and dark) are written to
  * test-artifacts/web/ (gitignored) and their paths printed.
@@ -1079,6 +1080,136 @@ describe.skipIf(!hasBrowser)("in Chromium", () => {
       const toolResults = fx.fake.messagesOf(before + 2).filter((m) => m.role === "tool").map((m) => String(m.content));
       expect(toolResults.find((c) => c.includes("not on this machine"))).toBeDefined();
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+      expect(errors).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  }, 30_000);
+
+  it("issue 24: question cards (choices, shown again after a reload; a secret that leaves no trace in the page; a schema form; answered in another client), the mode picker both ways, and a spawn_agent card linking to the sub-agent, nested in the list, whose own tool call is confirmed there", async () => {
+    const created = await fx.client.conversation.create({ title: "Ask and delegate" });
+    const conversationId = created.id;
+    const secret = "hunter2-very-secret";
+    const before = fx.fake.requests.length;
+    fx.fake.enqueue(
+      { kind: "reply", toolCalls: [{ id: "call_ask", name: "ask_user", args: JSON.stringify({ question: "Which colour?", choices: ["red", "blue"] }) }] },
+      { kind: "reply", toolCalls: [{ id: "call_secret", name: "ask_user", args: JSON.stringify({ question: "The deploy token?", secret: true }) }] },
+      {
+        kind: "reply",
+        toolCalls: [
+          {
+            id: "call_form",
+            name: "ask_user",
+            args: JSON.stringify({
+              question: "Release details?",
+              schema: {
+                type: "object",
+                properties: {
+                  version: { type: "string", title: "Version" },
+                  build: { type: "integer", title: "Build number" },
+                  channel: { type: "string", enum: ["beta", "stable"], enumNames: ["Beta", "Stable"] },
+                  notify: { type: "boolean", title: "Notify users" },
+                },
+                required: ["version", "build"],
+              },
+            }),
+          },
+        ],
+      },
+      { kind: "reply", toolCalls: [{ id: "call_elsewhere", name: "ask_user", args: JSON.stringify({ question: "Proceed?" }) }] },
+      { kind: "reply", toolCalls: [{ id: "call_spawn", name: "spawn_agent", args: JSON.stringify({ prompt: "Say hi with the shell." }) }] },
+      // The child's two model calls, then the parent's last.
+      { kind: "reply", toolCalls: [{ id: "call_child_sh", name: "shell", args: JSON.stringify({ command: "echo child-hi" }) }] },
+      { kind: "reply", text: ["Hi from the child."] },
+      { kind: "reply", text: ["All done."] },
+    );
+    const { page, errors, sent } = await openPage(`${httpBase(fx.server.url)}/#${conversationId}`);
+    try {
+      page.setDefaultTimeout(8000);
+      await until(() => page.textContent("#status")).toBe("connected");
+      // The mode picker: modes.list's names, the default selected; a switch is stored; another client's switch shows.
+      const modePicker = page.getByRole("combobox", { name: "Mode", exact: true });
+      await until(() => modePicker.locator("option").allTextContents()).toEqual(["Ask", "Plan", "Code", "Auto"]);
+      expect(await modePicker.inputValue()).toBe("code");
+      await modePicker.selectOption("plan");
+      await until(async () => (await fx.client.conversation.get({ conversationId })).conversation.settings.mode).toBe("plan");
+      await fx.client.conversation.update({ conversationId, mode: "code" });
+      await until(() => modePicker.inputValue()).toBe("code");
+
+      await page.fill("#input", "Pick a colour");
+      await page.click("#send");
+      const card = page.locator('.question-card[data-tool-call-id="call_ask"]');
+      await card.waitFor();
+      expect(await card.locator(".question-text").textContent()).toBe("Which colour?");
+      // After a reload the open question comes back from state.pendingInputs.
+      await page.reload();
+      await until(() => page.textContent("#status")).toBe("connected");
+      await card.getByRole("group", { name: "Choices" }).getByRole("button", { name: "blue" }).click();
+      await until(() => card.getAttribute("data-state")).toBe("answered");
+      expect(await card.locator(".question-status").textContent()).toBe("Answered.");
+      expect(sent.map((f) => JSON.parse(f)).find((f) => f.method === "input.respond")?.params).toMatchObject({ conversationId, action: "answer", answer: "blue" });
+
+      // The secret: a password field, cleared as it is sent; nowhere in the page after.
+      const secretCard = page.locator('.question-card[data-tool-call-id="call_secret"]');
+      const field = secretCard.getByLabel("Secret answer");
+      expect(await field.getAttribute("type")).toBe("password");
+      await field.fill(secret);
+      await secretCard.getByRole("button", { name: "Answer" }).click();
+      await until(() => secretCard.getAttribute("data-state")).toBe("answered");
+      // The model got both answers (the secret in this generation's calls only).
+      await until(() => fx.fake.requests.length).toBeGreaterThan(before + 2);
+      expect(JSON.stringify(fx.fake.messagesOf(before + 1))).toContain("blue");
+      expect(JSON.stringify(fx.fake.messagesOf(before + 2))).toContain(secret);
+
+      // A form from the schema: labelled fields, required ones marked and checked before sending.
+      const form = page.locator('.question-card[data-tool-call-id="call_form"]');
+      await form.waitFor();
+      mkdirSync(ARTIFACTS, { recursive: true });
+      await page.screenshot({ path: join(ARTIFACTS, "question-form.png") });
+      console.log(`screenshot: ${join(ARTIFACTS, "question-form.png")}`);
+      expect(await form.getByLabel("Version").getAttribute("aria-required")).toBe("true");
+      expect(await form.getByLabel("Channel").locator("option").allTextContents()).toEqual(["—", "Beta", "Stable"]);
+      await form.getByLabel("Version").fill("2.1.0");
+      await form.getByRole("button", { name: "Answer" }).click();
+      await until(() => form.getByRole("alert").textContent()).toBe("Required: Build number");
+      await form.getByLabel("Build number").fill("42");
+      await form.getByLabel("Channel").selectOption("stable");
+      await form.getByLabel("Notify users").check();
+      await form.getByRole("button", { name: "Answer" }).click();
+      await until(() => form.getAttribute("data-state")).toBe("answered");
+      expect(sent.map((f) => JSON.parse(f)).filter((f) => f.method === "input.respond").at(-1)?.params.answer).toEqual({ version: "2.1.0", build: 42, channel: "stable", notify: true });
+      // Answered by another client: the card closes and says so.
+      const elsewhere = page.locator('.question-card[data-tool-call-id="call_elsewhere"]');
+      await elsewhere.waitFor();
+      const { pendingInputs } = (await fx.client.conversation.get({ conversationId })).state;
+      await fx.client.input.respond({ conversationId, requestId: (pendingInputs ?? [])[0]!.requestId, answer: "yes" });
+      await until(() => elsewhere.locator(".question-status").textContent()).toBe("Answered in another client.");
+
+      // spawn_agent: confirmed on its card, which then links to the child.
+      const spawn = page.locator('[data-tool-call-id="call_spawn"]');
+      await until(() => spawn.getAttribute("data-status")).toBe("pending");
+      await spawn.getByRole("button", { name: "Confirm" }).click();
+      const link = spawn.getByRole("link", { name: "Open the sub-agent's conversation" });
+      await link.waitFor();
+      const childId = await link.getAttribute("data-conversation-id");
+      expect(childId).toBeTruthy();
+      expect(await page.content()).not.toContain(secret);
+      const listed = page.locator(`#conversations li[data-conversation-id="${childId}"]`);
+      await listed.waitFor();
+      expect(await listed.getAttribute("data-parent-id")).toBe(conversationId);
+      // Right under its parent.
+      expect(await page.locator(`#conversations li[data-conversation-id="${conversationId}"] + li`).getAttribute("data-conversation-id")).toBe(childId);
+      await page.screenshot({ path: join(ARTIFACTS, "subagent-link.png") });
+      console.log(`screenshot: ${join(ARTIFACTS, "subagent-link.png")}`);
+      await link.click();
+      await until(() => decodeURIComponent(new URL(page.url()).hash.slice(1))).toBe(childId);
+      const childCall = page.locator('[data-tool-call-id="call_child_sh"]');
+      await until(() => childCall.getAttribute("data-status")).toBe("pending");
+      await childCall.getByRole("button", { name: "Confirm" }).click();
+      await page.waitForSelector(".message.assistant >> text=Hi from the child.");
+      await until(async () => (await fx.client.conversation.get({ conversationId })).state.generating).toBe(false);
+      const records = (await fx.client.conversation.get({ conversationId, includeRecords: true })).records ?? [];
+      expect(JSON.stringify(records)).not.toContain(secret);
       expect(errors).toEqual([]);
     } finally {
       await page.context().close();

@@ -17,7 +17,7 @@ import { AgentwireClient } from "../../clients/typescript/index.js";
 import { CODEX_PACKAGE } from "../../src/runtimes/codex-runtime.js";
 import { startFakeOpenAI, type FakeOpenAI } from "../fake-openai/server.js";
 import { newConversation } from "../harness/agent-fixture.js";
-import { REPO_ROOT } from "../harness/cli-process.js";
+import { killAllCli, REPO_ROOT } from "../harness/cli-process.js";
 import { rpcError } from "../harness/rpc-errors.js";
 import { useShippedCli } from "../harness/shipped-cli.js";
 import { runtimePackages } from "../harness/runtime-cache.js";
@@ -64,8 +64,10 @@ describe.skipIf(!packages.ok)("the Codex runtime", () => {
   }, 60_000);
   afterAll(async () => {
     await client?.close();
+    // The server first (its Codex process ends with it: stdin closes), then what they wrote.
+    await killAllCli();
     await fake?.close();
-    if (root) await rm(root, { recursive: true, force: true });
+    if (root) await rm(root, { recursive: true, force: true, maxRetries: 5 });
   });
   beforeEach(() => fake.reset());
 
@@ -74,18 +76,24 @@ describe.skipIf(!packages.ok)("the Codex runtime", () => {
   });
 
   it("streams a reply, stored as ordinary records, with the runtime's session kept for the next step", async () => {
-    fake.enqueue({ kind: "reply", text: ["Hello", " from", " Codex."] });
+    fake.enqueue({ kind: "reply", reasoning: ["Greeting", " the user."], text: ["Hello", " from", " Codex."] });
     const { id, events } = await newConversation(client, { model: "codex/fake-model", workspace, system: "Be brief." }, "say hello");
     const { generationId } = await client.step({ conversationId: id });
     expect((await events.waitForEnd(generationId, 20_000)).method).toBe("generation_complete");
-    expect(events.of("generation_progress").map((p) => p.delta).join("")).toBe("Hello from Codex.");
+    const progress = (kind: string) => events.of("generation_progress").filter((p) => p.kind === kind).map((p) => p.delta).join("");
+    expect(progress("text")).toBe("Hello from Codex.");
+    expect(progress("reasoning")).toBe("Greeting the user.");
     // The request went through Codex (its own instructions, its tools), carrying the conversation's system prompt and the user's text.
     const sent = JSON.stringify(fake.requests[0]);
     expect(sent).toContain("say hello");
     expect(sent).toContain("Be brief.");
     expect(fake.requests[0]!.model).toBe("fake-model");
     const got = await client.conversation.get({ conversationId: id, includeRecords: true });
-    expect(got.records!.map((r) => (r.type === "message" ? `${r.role}: ${r.content}` : r.type))).toEqual(["user: say hello", "assistant: Hello from Codex."]);
+    expect(got.records!.map((r) => (r.type === "message" ? `${r.role}: ${r.content}` : `${r.type}: ${"content" in r ? r.content : ""}`))).toEqual([
+      "user: say hello",
+      "reasoning: Greeting the user.",
+      "assistant: Hello from Codex.",
+    ]);
     const session = got.conversation.runtimeSession;
     expect(session).toEqual({ runtime: "codex", sessionId: expect.any(String) });
 
@@ -150,6 +158,26 @@ describe.skipIf(!packages.ok)("the Codex runtime", () => {
     await client.message.append({ conversationId: id, role: "user", content: "go on" });
     const next = await client.step({ conversationId: id });
     expect((await events.waitForEnd(next.generationId, 20_000)).method).toBe("generation_complete");
+  }, 40_000);
+
+  it("declines a call on tool.confirm skip, and cancels a waiting one on interrupt", async () => {
+    const touch = (id: string, file: string) => ({ kind: "reply" as const, toolCalls: [{ id, name: "exec_command", args: JSON.stringify({ cmd: `touch ${file}` }) }] });
+    fake.enqueue(touch("call_no", "declined.txt"), touch("call_wait", "never.txt"));
+    const { id, events } = await newConversation(client, { model: "codex/fake-model", workspace }, "make two files");
+    const { generationId } = await client.step({ conversationId: id });
+    await events.waitFor((e) => e.method === "tool_pending" && e.params.toolCallId === "call_no", 20_000);
+    expect(await client.tool.confirm({ conversationId: id, toolCallId: "call_no", action: "skip" })).toMatchObject({ status: "skipped" });
+    // Codex tells its model the command was declined, and the model asks for another one.
+    await events.waitFor((e) => e.method === "tool_pending" && e.params.toolCallId === "call_wait", 20_000);
+    expect(JSON.stringify(fake.requests[1]!.input)).toContain("call_no");
+    await client.interrupt({ conversationId: id });
+    expect((await events.waitForEnd(generationId, 5000)).method).toBe("interrupted");
+    expect(events.of("tool_skipped").map((p) => [p.record.toolCallId, p.reason])).toEqual([
+      ["call_no", "user"],
+      ["call_wait", "interrupted"],
+    ]);
+    expect(existsSync(join(workspace, "declined.txt")) || existsSync(join(workspace, "never.txt"))).toBe(false);
+    expect((await client.conversation.get({ conversationId: id })).state.pendingTools).toEqual([]);
   }, 40_000);
 
   it("refuses what the runtime cannot do, and a runtime whose package is missing names the install command", async () => {

@@ -1,0 +1,56 @@
+/**
+ * agentwire's other events and records as ACP `session/update`s: streamed
+ * text and reasoning, the plan, usage, the commands, and the stored history
+ * session/load replays. Pure functions: no connection here.
+ */
+import type * as acp from "@agentclientprotocol/sdk";
+import type { CommandsListResult, ConversationRecord, PlanUpdatedNotification, UsageUpdatedNotification } from "../../clients/typescript/index.js";
+import { replayedToolCall } from "./tool-call-updates.js";
+
+export function chunk(kind: "text" | "reasoning", text: string): acp.SessionUpdate {
+  return { sessionUpdate: kind === "text" ? "agent_message_chunk" : "agent_thought_chunk", content: { type: "text", text } };
+}
+
+/** ACP requires a priority; agentwire's model may leave it out. */
+export function planUpdate(entries: PlanUpdatedNotification["entries"]): acp.SessionUpdate {
+  return { sessionUpdate: "plan", entries: entries.map((e) => ({ content: e.content, status: e.status, priority: e.priority ?? "medium" })) };
+}
+
+/**
+ * Context occupancy and the conversation's cost. ACP requires the window's
+ * size: a model without a declared contextWindow gets no update (agentwire
+ * never guesses one).
+ */
+export function usageUpdate(event: UsageUpdatedNotification): acp.SessionUpdate | undefined {
+  if (event.context.windowTokens === null) return undefined;
+  const cost = event.conversation.cost;
+  return { sessionUpdate: "usage_update", used: event.context.usedTokens, size: event.context.windowTokens, ...(cost ? { cost: { amount: cost.amount, currency: cost.currency } } : {}) };
+}
+
+export function commandsUpdate(list: CommandsListResult): acp.SessionUpdate {
+  return {
+    sessionUpdate: "available_commands_update",
+    availableCommands: list.commands.map((c) => ({ name: c.name, description: c.description || c.name, ...(c.argumentHint ? { input: { hint: c.argumentHint } } : {}) })),
+  };
+}
+
+/** One stored record as the updates that show it again (session/load), oldest first. */
+export function replayRecord(record: ConversationRecord, workspace: string): acp.SessionUpdate[] {
+  if (record.type === "tool_call") return [{ sessionUpdate: "tool_call", ...replayedToolCall(record, workspace) }];
+  if (record.type === "compaction") return [{ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: `[earlier conversation compacted]\n${record.summary}` } }];
+  if (record.type === "reasoning") return record.content ? [{ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: record.content }, messageId: record.id }] : [];
+  if (record.role === "system") return [];
+  const updates: acp.SessionUpdate[] = [];
+  if (record.role === "user") {
+    const text = record.command ? `/${record.command.name}${record.command.arguments ? ` ${record.command.arguments}` : ""}` : record.content;
+    if (text) updates.push({ sessionUpdate: "user_message_chunk", content: { type: "text", text }, messageId: record.id });
+    for (const a of record.attachments ?? []) {
+      const shown = a.type === "file" ? `[attached ${a.path}${a.lines ? `:${a.lines.start}-${a.lines.end}` : ""}]` : `[image ${a.name ?? a.assetId}]`;
+      updates.push({ sessionUpdate: "user_message_chunk", content: { type: "text", text: `\n${shown}` }, messageId: record.id });
+    }
+    return updates;
+  }
+  if (record.reasoning) updates.push({ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: record.reasoning }, messageId: record.id });
+  if (record.content) updates.push({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: record.content }, messageId: record.id });
+  return updates;
+}
