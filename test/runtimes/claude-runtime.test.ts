@@ -103,6 +103,20 @@ describe.skipIf(!packages.ok)("the Claude runtime", () => {
     expect((await client.conversation.get({ conversationId: id })).conversation.runtimeSession).toEqual(session);
   }, 40_000);
 
+  it("streams Claude's thinking as reasoning, stored as a reasoning record, with settings.reasoning sent as its effort", async () => {
+    fake.enqueue({ kind: "reply", reasoning: ["Let me", " think."], text: ["Thought."] });
+    const { id, events } = await newConversation(client, { model: "claude/fake-claude", workspace, settings: { reasoning: "low" } }, "think first");
+    const { generationId } = await client.step({ conversationId: id });
+    expect((await events.waitForEnd(generationId, 20_000)).method).toBe("generation_complete");
+    const progress = events.of("generation_progress");
+    expect(progress.filter((p) => p.kind === "reasoning").map((p) => p.delta).join("")).toBe("Let me think.");
+    expect(progress.filter((p) => p.kind === "text").map((p) => p.delta).join("")).toBe("Thought.");
+    const records = (await client.conversation.get({ conversationId: id, includeRecords: true })).records!;
+    expect(records.map((r) => r.type)).toEqual(["message", "reasoning", "message"]);
+    expect(records[1]).toMatchObject({ content: "Let me think." });
+    expect(answered(fake)[0]!.output_config).toMatchObject({ effort: "low" });
+  }, 30_000);
+
   it("offers Claude's permission question as tool_pending, runs the command on tool.confirm, and the model sees its tool_result — beside an ordinary conversation", async () => {
     fake.enqueue({ kind: "reply", toolCalls: [{ id: "toolu_touch", name: "Bash", args: JSON.stringify({ command: "touch made-by-claude.txt", description: "Make a file" }) }] });
     const { id, events } = await newConversation(client, { model: "claude/fake-claude", workspace }, "make a file");
