@@ -194,6 +194,11 @@ class ClaudeSession implements RuntimeSession {
   private query: SdkQuery | undefined;
   private endInput: (() => void) | undefined;
   private interrupting = false;
+  /** Whether this turn's query got as far as Claude Code's init (so a failure is not a missing session). */
+  private started = false;
+  /** Set when the session to resume was not found: the turn runs again as a new session (once). */
+  private restart = false;
+  private retried = false;
   private readonly calls = new Map<string, CallState>();
   private reasoning = "";
   private stderr = "";
@@ -219,6 +224,8 @@ class ClaudeSession implements RuntimeSession {
     this.reasoning = "";
     this.stderr = "";
     this.interrupting = false;
+    this.restart = false;
+    this.retried = false;
     this.idle = new Promise((resolve) => {
       this.settle = resolve;
     });
@@ -257,7 +264,25 @@ class ClaudeSession implements RuntimeSession {
     this.finish(this.interrupting || reason === undefined ? { type: "done", outcome: "interrupted" } : { type: "done", outcome: "failed", error: reason });
   }
 
+  /**
+   * The turn, once more as a new session under the same id when Claude Code
+   * has no transcript of the session it was to resume (its home was cleared
+   * or moved, or its first turn died before Claude wrote anything): the
+   * conversation keeps its stored id, and the runtime its own context from
+   * here on.
+   */
   private async run(options: RuntimeTurnOptions): Promise<void> {
+    await this.attempt(options);
+    if (this.restart && this.queue) {
+      this.restart = false;
+      this.resumable = false;
+      await this.attempt(options);
+    }
+  }
+
+  private async attempt(options: RuntimeTurnOptions): Promise<void> {
+    this.started = false;
+    this.stderr = "";
     const inputEnded = new Promise<void>((resolve) => {
       this.endInput = resolve;
     });
@@ -290,10 +315,12 @@ class ClaudeSession implements RuntimeSession {
       this.query = query;
       for await (const message of query) {
         this.message(message);
-        if (!this.queue) break;
+        if (!this.queue || this.restart) break;
       }
+      if (this.restart) return this.endInput?.();
       this.finish(this.interrupting ? { type: "done", outcome: "interrupted" } : { type: "done", outcome: "failed", error: this.failure("Claude Code ended without finishing the turn") });
     } catch (error) {
+      if (this.restart) return this.endInput?.();
       this.finish(this.interrupting ? { type: "done", outcome: "interrupted" } : { type: "done", outcome: "failed", error: this.failure((error as Error).message) });
     }
   }
@@ -330,8 +357,11 @@ class ClaudeSession implements RuntimeSession {
     if (message.parent_tool_use_id) return;
     switch (message.type) {
       case "system":
-        // Claude Code wrote the session: later turns resume it.
-        if (message.subtype === "init") this.resumable = true;
+        // Claude Code runs the session: later turns resume it.
+        if (message.subtype === "init") {
+          this.started = true;
+          this.resumable = true;
+        }
         return;
       case "stream_event":
         return this.streamEvent(message.event as Json);
@@ -389,6 +419,12 @@ class ClaudeSession implements RuntimeSession {
     if (this.interrupting) return this.finish({ type: "done", outcome: "interrupted" });
     if (message.subtype === "success" && message.is_error !== true) return this.finish({ type: "done", outcome: "completed" });
     const said = typeof message.result === "string" && message.result ? message.result : Array.isArray(message.errors) ? message.errors.join("; ") : "";
+    // Refused before it started: the session to resume is not on disk (the message is Claude Code's own).
+    if (!this.started && this.resumable && !this.retried && /No conversation found with session ID/i.test(said)) {
+      this.retried = true;
+      this.restart = true;
+      return;
+    }
     this.finish({ type: "done", outcome: "failed", error: this.failure(said || `the turn ended: ${String(message.subtype)}`) });
   }
 

@@ -41,12 +41,13 @@ describe.skipIf(!packages.ok)("the Claude runtime", () => {
   let root: string;
   let workspace: string;
   let client: AgentwireClient;
+  let claudeHome: string;
 
   beforeAll(async () => {
     fake = await startFakeOpenAI({ apiKey: "claude-key" });
     root = await mkdtemp(join(tmpdir(), "agentwire-claude-"));
     workspace = await mkdtemp(join(root, "workspace-"));
-    const claudeHome = await mkdtemp(join(root, "claude-home-"));
+    claudeHome = await mkdtemp(join(root, "claude-home-"));
     const config = join(root, "agentwire.json");
     await writeFile(
       config,
@@ -102,6 +103,23 @@ describe.skipIf(!packages.ok)("the Claude runtime", () => {
     expect(resumed).toContain("once more");
     expect((await client.conversation.get({ conversationId: id })).conversation.runtimeSession).toEqual(session);
   }, 40_000);
+
+  it("starts the session anew under the same id when Claude Code no longer has its transcript", async () => {
+    fake.enqueue({ kind: "reply", text: ["First."] });
+    const { id, events } = await newConversation(client, { model: "claude/fake-claude", workspace }, "remember this");
+    const first = await client.step({ conversationId: id });
+    expect((await events.waitForEnd(first.generationId, 20_000)).method).toBe("generation_complete");
+    const session = (await client.conversation.get({ conversationId: id })).conversation.runtimeSession;
+    // Claude's transcripts gone (a cleared or moved home): resuming finds nothing.
+    await rm(join(claudeHome, "projects"), { recursive: true, force: true });
+
+    fake.enqueue({ kind: "reply", text: ["Fresh."] });
+    await client.message.append({ conversationId: id, role: "user", content: "and now?" });
+    const second = await client.step({ conversationId: id });
+    expect((await events.waitForEnd(second.generationId, 20_000)).method).toBe("generation_complete");
+    expect(JSON.stringify(answered(fake).at(-1)!.messages)).not.toContain("First.");
+    expect((await client.conversation.get({ conversationId: id })).conversation.runtimeSession).toEqual(session);
+  }, 30_000);
 
   it("streams Claude's thinking as reasoning, stored as a reasoning record, with settings.reasoning sent as its effort", async () => {
     fake.enqueue({ kind: "reply", reasoning: ["Let me", " think."], text: ["Thought."] });
