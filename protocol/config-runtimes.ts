@@ -52,7 +52,7 @@ export const RuntimeDefinition = z
       .enum(["untrusted", "on-request", "never"])
       .default("untrusted")
       .describe(
-        "When the runtime asks before running a command or changing a file; each question is a tool_pending answered by tool.confirm. untrusted: everything but commands it knows to be read-only; on-request: when the model asks to leave the sandbox; never: nothing (every call is a read-only mirror). Claude: untrusted and on-request are its permission mode `default` (it asks before Bash, Write, Edit and the like), never is `bypassPermissions`.",
+        "When the runtime asks before running a command or changing a file; each question is a tool_pending answered by tool.confirm. untrusted: everything but commands it knows to be read-only; on-request: when the model asks to leave the sandbox; never: nothing (every call is a read-only mirror). Claude: untrusted and on-request are its permission mode `default` (it asks before Bash, Write, Edit and the like), never allows every call it asks about (each a read-only mirror).",
       ),
     sandbox: z
       .enum(["read-only", "workspace-write", "danger-full-access"])

@@ -302,8 +302,9 @@ class ClaudeSession implements RuntimeSession {
           model: options.model,
           ...(this.resumable ? { resume: this.sessionId } : { sessionId: this.sessionId }),
           systemPrompt: { type: "preset", preset: "claude_code", ...(instructions ? { append: instructions } : {}) },
-          permissionMode: never ? "bypassPermissions" : "default",
-          ...(never ? { allowDangerouslySkipPermissions: true } : { canUseTool: (name: string, input: Record<string, unknown>, context: Json) => this.ask(name, input, context) }),
+          // "never" is not bypassPermissions: Claude Code refuses that when run as root; every question is allowed here instead.
+          permissionMode: "default",
+          canUseTool: (name: string, input: Record<string, unknown>, context: Json) => (never ? this.allow(name, input, context) : this.ask(name, input, context)),
           includePartialMessages: true,
           ...thinkingOptions(options.reasoning),
           env: this.env,
@@ -426,6 +427,14 @@ class ClaudeSession implements RuntimeSession {
       return;
     }
     this.finish({ type: "done", outcome: "failed", error: this.failure(said || `the turn ended: ${String(message.subtype)}`) });
+  }
+
+  /** canUseTool under approvalPolicy "never": allowed at once, and shown as running (a read-only mirror). */
+  private allow(toolName: string, input: Record<string, unknown>, context: Json): Promise<Json> {
+    const callId = String(context.toolUseID ?? randomUUID());
+    if (!this.calls.has(callId)) this.calls.set(callId, { toolName, arguments: input, announced: false });
+    this.announce(callId);
+    return Promise.resolve({ behavior: "allow", updatedInput: input });
   }
 
   /** canUseTool: Claude asks before running a call; the answer waits for tool.confirm (or the abort of the turn). */

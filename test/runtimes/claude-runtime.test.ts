@@ -54,6 +54,7 @@ describe.skipIf(!packages.ok)("the Claude runtime", () => {
       JSON.stringify({
         runtimes: {
           claude: { runtime: "claude", packageDir: packages.ok ? packages.dir : "", home: claudeHome, baseUrl: fake.url, apiKeyEnv: "FAKE_CLAUDE_KEY" },
+          "claude-unasked": { runtime: "claude", packageDir: packages.ok ? packages.dir : "", home: claudeHome, baseUrl: fake.url, apiKeyEnv: "FAKE_CLAUDE_KEY", approvalPolicy: "never" },
           missing: { runtime: "claude", packageDir: join(root, "no-runtimes-here") },
         },
       }),
@@ -162,6 +163,19 @@ describe.skipIf(!packages.ok)("the Claude runtime", () => {
     expect(records[1]).toMatchObject({ toolCallId: "toolu_touch", toolName: "Bash", status: "completed", success: true, runBy: "runtime" });
     expect(records[2]).toMatchObject({ role: "assistant", content: "Made it." });
   }, 40_000);
+
+  it("with approvalPolicy never, mirrors the calls Claude runs without asking, read-only", async () => {
+    fake.enqueue({ kind: "reply", toolCalls: [{ id: "toolu_free", name: "Bash", args: JSON.stringify({ command: "touch unasked.txt" }) }] }, { kind: "reply", text: ["Done."] });
+    const { id, events } = await newConversation(client, { model: "claude-unasked/fake-claude", workspace }, "just do it");
+    const { generationId } = await client.step({ conversationId: id });
+    expect((await events.waitForEnd(generationId, 20_000)).method).toBe("generation_complete");
+    expect(existsSync(join(workspace, "unasked.txt"))).toBe(true);
+    expect(events.methods().filter((m) => m.startsWith("tool_"))).toEqual(["tool_executing", "tool_completed"]);
+    const records = (await client.conversation.get({ conversationId: id, includeRecords: true })).records!;
+    expect(records[1]).toMatchObject({ toolCallId: "toolu_free", toolName: "Bash", arguments: { command: "touch unasked.txt" }, status: "completed", runBy: "runtime" });
+    const late = await rpcError(client.tool.confirm({ conversationId: id, toolCallId: "toolu_free", action: "skip" }));
+    expect(late.message).toContain("toolu_free");
+  }, 30_000);
 
   it("runs the edited input on tool.confirm edit, and tells the model a skipped call was declined", async () => {
     fake.enqueue({ kind: "reply", toolCalls: [{ id: "toolu_edit", name: "Bash", args: JSON.stringify({ command: "touch proposed.txt" }) }] });
