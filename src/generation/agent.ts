@@ -255,6 +255,12 @@ export class Agent {
     return { generationId: generation.id };
   }
 
+  /** Whether the model runs on an agent runtime that takes a call's changed input with its approval. */
+  private runtimeTakesEdits(model: string): boolean {
+    const route = this.route(model);
+    return route.runtime === true && this.agentRuntime(route).capabilities.editApproval;
+  }
+
   /** The agent runtime a runtime route names. */
   private agentRuntime(route: ModelRoute): AgentRuntime {
     if (!this.options.runtimes) throw new Error(`no runtimes configured for ${route.qualified}`);
@@ -365,7 +371,11 @@ export class Agent {
         break;
       case "edit": {
         if (offered.runBy === "runtime") {
-          // Every runtime so far answers yes or no only (Codex's decisions are accept / decline / cancel).
+          // Codex answers yes or no only (accept / decline / cancel); Claude takes changed input (capabilities.editApproval).
+          if (generation instanceof Generation && this.runtimeTakesEdits(generation.model)) {
+            generation.decide(toolCallId, { action: "edit", arguments: params.arguments! });
+            break;
+          }
           throw RpcError.capabilityUnsupported(
             `the call "${toolCallId}" is the agent runtime's own: it takes confirm or skip, not changed arguments`,
             runtime.handle.conversation.model ?? "",

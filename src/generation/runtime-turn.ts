@@ -32,6 +32,7 @@ import { ErrorCodes } from "../../protocol/index.js";
 import type { Generation } from "./generation.js";
 import { ProgressCoalescer } from "./progress-coalescer.js";
 import { PendingToolCall } from "./tool-decision.js";
+import type { ToolDecision } from "../sessions/active-generation.js";
 
 /** How long a runtime has to end its turn after an interrupt before its process is stopped. */
 const INTERRUPT_GRACE_MS = 2000;
@@ -267,14 +268,14 @@ class RuntimeTurn {
     await this.conversation.commit(this.conversation.handle.append(record), () => this.announceExecuting(record));
   }
 
-  private announceExecuting(record: ToolCallRecord): void {
+  private announceExecuting(record: ToolCallRecord, edited = false): void {
     this.conversation.publish("tool_executing", {
       generationId: this.generation.id,
       toolCallId: record.toolCallId,
       toolName: record.toolName,
       arguments: record.arguments,
       ...this.display(record.toolName, record.arguments),
-      edited: false,
+      edited,
     });
   }
 
@@ -320,23 +321,26 @@ class RuntimeTurn {
       }),
     );
     // Answered apart from the event stream: the runtime sends nothing more about this call until it is.
-    void call.wait().then((decision) => this.queue(() => this.decided(call, approval, decision.action)));
+    void call.wait().then((decision) => this.queue(() => this.decided(call, approval, decision)));
   }
 
-  private async decided(call: PendingToolCall, approval: RuntimeApproval, action: string): Promise<void> {
+  private async decided(call: PendingToolCall, approval: RuntimeApproval, decision: ToolDecision): Promise<void> {
     if (call.started) return;
     call.started = true;
     this.generation.calls.delete(approval.callId);
-    if (action === "confirm") {
-      approval.respond("accept");
-      const executing: ToolCallRecord = { ...call.record, status: "executing" };
+    const action = decision.action;
+    if (action === "confirm" || action === "edit") {
+      // An edit reaches here only for a runtime that takes changed input (capabilities.editApproval; agent.ts refuses it otherwise).
+      const edited = action === "edit" ? decision.arguments : undefined;
+      approval.respond("accept", edited ? { arguments: edited } : undefined);
+      const executing: ToolCallRecord = { ...call.record, ...(edited ? { arguments: edited, originalArguments: call.record.arguments, edited: true, ...this.display(call.record.toolName, edited) } : {}), status: "executing" };
       this.records.set(approval.callId, executing);
       this.generation.phase = "executing";
-      await this.conversation.commit(this.conversation.handle.replaceRecord(executing), () => this.announceExecuting(executing));
+      await this.conversation.commit(this.conversation.handle.replaceRecord(executing), () => this.announceExecuting(executing, edited !== undefined));
       return;
     }
     const interrupted = action === "interrupted";
-    approval.respond(interrupted ? "cancel" : "decline");
+    approval.respond(interrupted ? "cancel" : "decline", action === "skip" && decision.message !== undefined ? { message: decision.message } : undefined);
     await this.skip(call.record, interrupted ? "interrupted" : "user");
   }
 

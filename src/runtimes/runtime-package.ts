@@ -11,14 +11,14 @@
  *  2. wherever agentwire itself resolves packages from (a global or project
  *     install beside it).
  *
- * Only `package.json` is resolved (createRequire works the same from source
+ * Only the package's directory is looked up (createRequire works the same from source
  * and from the esbuild bundle, where a bare `import()` of a package that is
  * not there fails at bundle time or differently at run time).
  */
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { homedir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { RuntimeUnavailableError } from "./runtime.js";
 
 /** The package a runtime needs, at the version its protocol was written against. */
@@ -44,10 +44,10 @@ export function findRuntimePackage(pkg: RuntimePackage, packageDir: string | und
   const dir = packageDir ?? runtimesCacheDir(env);
   const bases = [join(dir, "node_modules", "_"), import.meta.url];
   for (const base of bases) {
-    try {
-      return dirname(createRequire(base).resolve(`${pkg.name}/package.json`));
-    } catch {
-      // not here; the next place
+    // Node's lookup directories, not require.resolve: a package whose `exports` leaves out ./package.json (the Claude Agent SDK's) cannot be resolved by that path.
+    for (const modules of createRequire(base).resolve.paths(pkg.name) ?? []) {
+      const found = join(modules, pkg.name);
+      if (existsSync(join(found, "package.json"))) return found;
     }
   }
   const where = existsSync(dir) ? `it is not in ${dir}` : `${dir} does not exist`;

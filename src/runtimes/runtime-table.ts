@@ -5,6 +5,7 @@
  * protocol/config-runtimes.ts's RuntimeKind).
  */
 import { RuntimeDefinition, type RuntimesConfig } from "../../protocol/config-runtimes.js";
+import { ClaudeRuntime } from "./claude-runtime.js";
 import { CodexRuntime } from "./codex-runtime.js";
 import type { AgentRuntime } from "./runtime.js";
 
@@ -43,6 +44,8 @@ export class RuntimeTable {
     switch (definition.runtime) {
       case "codex":
         return new CodexRuntime(name, definition, this.env);
+      case "claude":
+        return new ClaudeRuntime(name, definition, this.env);
     }
   }
 

@@ -53,7 +53,14 @@ export interface RuntimeApproval {
   arguments: Record<string, unknown>;
   /** Why it asks, when it says. */
   reason?: string;
-  respond(decision: "accept" | "decline" | "cancel"): void;
+  /** `answer.arguments`: the input as the user edited it (accept; only where capabilities.editApproval); `answer.message`: the user's reason (decline). */
+  respond(decision: "accept" | "decline" | "cancel", answer?: RuntimeApprovalAnswer): void;
+}
+
+/** What comes with a decision besides yes or no. */
+export interface RuntimeApprovalAnswer {
+  arguments?: Record<string, unknown>;
+  message?: string;
 }
 
 /**

@@ -14,7 +14,8 @@ export const RUNTIMES_DIR = join(REPO_ROOT, ".cache", "runtimes");
 
 /** `ok` with the cache directory, or why the packages are not there. */
 export function runtimePackages(): { ok: true; dir: string } | { ok: false; why: string } {
-  if (existsSync(join(RUNTIMES_DIR, "node_modules", "@openai", "codex", "bin", "codex.js"))) return { ok: true, dir: RUNTIMES_DIR };
+  const present = [join("@openai", "codex", "bin", "codex.js"), join("@anthropic-ai", "claude-agent-sdk", "sdk.mjs")].every((file) => existsSync(join(RUNTIMES_DIR, "node_modules", file)));
+  if (present) return { ok: true, dir: RUNTIMES_DIR };
   try {
     execFileSync("bash", [join(REPO_ROOT, ".ci", "install-runtimes.sh")], {
       env: { ...process.env, AGENTWIRE_RUNTIMES_DIR: RUNTIMES_DIR },
@@ -24,6 +25,6 @@ export function runtimePackages(): { ok: true; dir: string } | { ok: false; why:
     return { ok: true, dir: RUNTIMES_DIR };
   } catch (error) {
     const stderr = String((error as { stderr?: Buffer }).stderr ?? "").trim().split("\n").slice(-3).join(" ");
-    return { ok: false, why: `npm run runtimes:install failed (${stderr || (error as Error).message}); the Codex runtime tests are skipped` };
+    return { ok: false, why: `npm run runtimes:install failed (${stderr || (error as Error).message}); the runtime tests are skipped` };
   }
 }

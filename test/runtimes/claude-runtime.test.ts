@@ -1,0 +1,242 @@
+/**
+ * The Claude runtime (config `runtimes`, src/runtimes/claude-runtime.ts)
+ * through what ships: the bundled CLI serves, the real Claude Code binary
+ * (from the optional @anthropic-ai/claude-agent-sdk package in the
+ * repository's runtimes cache, driven by that package's query()) runs the
+ * agent, and its model calls go to the fake's Anthropic Messages endpoint
+ * (ANTHROPIC_BASE_URL, its own CLAUDE_CONFIG_DIR) — no network. An ordinary
+ * conversation runs beside the Claude ones on the same server and fake.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { WebSocket } from "ws";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { AgentwireClient } from "../../clients/typescript/index.js";
+import { CLAUDE_PACKAGE } from "../../src/runtimes/claude-runtime.js";
+import { startFakeOpenAI, type FakeChatBody, type FakeOpenAI } from "../fake-openai/server.js";
+import { newConversation } from "../harness/agent-fixture.js";
+import { REPO_ROOT } from "../harness/cli-process.js";
+import { rpcError } from "../harness/rpc-errors.js";
+import { useShippedCli } from "../harness/shipped-cli.js";
+import { runtimePackages } from "../harness/runtime-cache.js";
+
+const packages = runtimePackages();
+if (!packages.ok) console.warn(`claude-runtime.test.ts: ${packages.why}`);
+
+/** The model requests the fake answered (Claude Code may send one the fake refuses first; those are in fake.rejected). */
+function answered(fake: FakeOpenAI): FakeChatBody[] {
+  return fake.exchanges.map((exchange) => exchange.body);
+}
+
+/** The tool_result blocks a Messages request carries. */
+function toolResults(body: FakeChatBody): any[] {
+  return body.messages.flatMap((message: any) => (Array.isArray(message.content) ? message.content.filter((block: any) => block.type === "tool_result") : []));
+}
+
+describe.skipIf(!packages.ok)("the Claude runtime", () => {
+  const shipped = useShippedCli();
+  let fake: FakeOpenAI;
+  let root: string;
+  let workspace: string;
+  let client: AgentwireClient;
+  let claudeHome: string;
+
+  beforeAll(async () => {
+    fake = await startFakeOpenAI({ apiKey: "claude-key" });
+    root = await mkdtemp(join(tmpdir(), "agentwire-claude-"));
+    workspace = await mkdtemp(join(root, "workspace-"));
+    claudeHome = await mkdtemp(join(root, "claude-home-"));
+    const config = join(root, "agentwire.json");
+    await writeFile(
+      config,
+      JSON.stringify({
+        runtimes: {
+          claude: { runtime: "claude", packageDir: packages.ok ? packages.dir : "", home: claudeHome, baseUrl: fake.url, apiKeyEnv: "FAKE_CLAUDE_KEY" },
+          "claude-unasked": { runtime: "claude", packageDir: packages.ok ? packages.dir : "", home: claudeHome, baseUrl: fake.url, apiKeyEnv: "FAKE_CLAUDE_KEY", approvalPolicy: "never" },
+          missing: { runtime: "claude", packageDir: join(root, "no-runtimes-here") },
+        },
+      }),
+    );
+    const cli = shipped(
+      ["serve", "--port", "0", "--data-dir", join(root, "data"), "--config", config, "--log-level", "warn"],
+      { OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: "claude-key", AGENTWIRE_MODEL: "fake-model", FAKE_CLAUDE_KEY: "claude-key", HOME: root },
+      REPO_ROOT,
+    );
+    client = await AgentwireClient.connect(await cli.listening(20_000), { WebSocket });
+  }, 60_000);
+  afterAll(async () => {
+    await client?.close();
+    await fake?.close();
+    if (root) await rm(root, { recursive: true, force: true });
+  });
+  beforeEach(() => fake.reset());
+
+  it("installs the package version the runtime was written against", () => {
+    expect(readFileSync(join(REPO_ROOT, ".ci", "install-runtimes.sh"), "utf8")).toContain(`"${CLAUDE_PACKAGE.name}@${CLAUDE_PACKAGE.version}"`);
+  });
+
+  it("streams a reply from the Messages endpoint, stored as ordinary records, and resumes the session on the next step", async () => {
+    fake.enqueue({ kind: "reply", text: ["Hello", " from", " Claude."] });
+    const { id, events } = await newConversation(client, { model: "claude/fake-claude", workspace, system: "Be brief." }, "say hello");
+    const { generationId } = await client.step({ conversationId: id });
+    expect((await events.waitForEnd(generationId, 20_000)).method).toBe("generation_complete");
+    expect(events.of("generation_progress").map((p) => p.delta).join("")).toBe("Hello from Claude.");
+    // Through Claude Code (its own system prompt and tools, the key as the API takes it), carrying the conversation's system prompt and the user's text.
+    const first = answered(fake)[0]!;
+    expect(first.model).toBe("fake-claude");
+    expect(JSON.stringify(first.messages)).toContain("say hello");
+    expect(JSON.stringify(first.system)).toContain("Be brief.");
+    expect((first.tools ?? []).map((tool: any) => tool.name)).toContain("Bash");
+    const got = await client.conversation.get({ conversationId: id, includeRecords: true });
+    expect(got.records!.map((r) => (r.type === "message" ? `${r.role}: ${r.content}` : r.type))).toEqual(["user: say hello", "assistant: Hello from Claude."]);
+    const session = got.conversation.runtimeSession;
+    expect(session).toEqual({ runtime: "claude", sessionId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+
+    // The next step resumes the same session: Claude Code sends the earlier turn back itself.
+    fake.enqueue({ kind: "reply", text: ["Again."] });
+    await client.message.append({ conversationId: id, role: "user", content: "once more" });
+    const second = await client.step({ conversationId: id });
+    expect((await events.waitForEnd(second.generationId, 20_000)).method).toBe("generation_complete");
+    const resumed = JSON.stringify(answered(fake).at(-1)!.messages);
+    expect(resumed).toContain("Hello from Claude.");
+    expect(resumed).toContain("once more");
+    expect((await client.conversation.get({ conversationId: id })).conversation.runtimeSession).toEqual(session);
+  }, 40_000);
+
+  it("starts the session anew under the same id when Claude Code no longer has its transcript", async () => {
+    fake.enqueue({ kind: "reply", text: ["First."] });
+    const { id, events } = await newConversation(client, { model: "claude/fake-claude", workspace }, "remember this");
+    const first = await client.step({ conversationId: id });
+    expect((await events.waitForEnd(first.generationId, 20_000)).method).toBe("generation_complete");
+    const session = (await client.conversation.get({ conversationId: id })).conversation.runtimeSession;
+    // Claude's transcripts gone (a cleared or moved home): resuming finds nothing.
+    await rm(join(claudeHome, "projects"), { recursive: true, force: true });
+
+    fake.enqueue({ kind: "reply", text: ["Fresh."] });
+    await client.message.append({ conversationId: id, role: "user", content: "and now?" });
+    const second = await client.step({ conversationId: id });
+    expect((await events.waitForEnd(second.generationId, 20_000)).method).toBe("generation_complete");
+    expect(JSON.stringify(answered(fake).at(-1)!.messages)).not.toContain("First.");
+    expect((await client.conversation.get({ conversationId: id })).conversation.runtimeSession).toEqual(session);
+  }, 30_000);
+
+  it("streams Claude's thinking as reasoning, stored as a reasoning record, with settings.reasoning sent as its effort", async () => {
+    fake.enqueue({ kind: "reply", reasoning: ["Let me", " think."], text: ["Thought."] });
+    const { id, events } = await newConversation(client, { model: "claude/fake-claude", workspace, settings: { reasoning: "low" } }, "think first");
+    const { generationId } = await client.step({ conversationId: id });
+    expect((await events.waitForEnd(generationId, 20_000)).method).toBe("generation_complete");
+    const progress = events.of("generation_progress");
+    expect(progress.filter((p) => p.kind === "reasoning").map((p) => p.delta).join("")).toBe("Let me think.");
+    expect(progress.filter((p) => p.kind === "text").map((p) => p.delta).join("")).toBe("Thought.");
+    const records = (await client.conversation.get({ conversationId: id, includeRecords: true })).records!;
+    expect(records.map((r) => r.type)).toEqual(["message", "reasoning", "message"]);
+    expect(records[1]).toMatchObject({ content: "Let me think." });
+    expect(answered(fake)[0]!.output_config).toMatchObject({ effort: "low" });
+  }, 30_000);
+
+  it("offers Claude's permission question as tool_pending, runs the command on tool.confirm, and the model sees its tool_result — beside an ordinary conversation", async () => {
+    fake.enqueue({ kind: "reply", toolCalls: [{ id: "toolu_touch", name: "Bash", args: JSON.stringify({ command: "touch made-by-claude.txt", description: "Make a file" }) }] });
+    const { id, events } = await newConversation(client, { model: "claude/fake-claude", workspace }, "make a file");
+    const { generationId } = await client.step({ conversationId: id });
+    const pending = (await events.waitForMethod("tool_pending", 20_000)).params;
+    expect(pending).toMatchObject({ generationId, toolCallId: "toolu_touch", toolName: "Bash", autoConfirmed: false });
+    expect(pending.arguments.command).toBe("touch made-by-claude.txt");
+
+    // While Claude waits, an ordinary conversation on the same server runs a whole step through agentwire's loop.
+    fake.enqueue({ kind: "reply", text: ["ordinary answer"] });
+    const ordinary = await newConversation(client, {}, "hi");
+    const step = await client.step({ conversationId: ordinary.id });
+    expect((await ordinary.events.waitForEnd(step.generationId, 10_000)).method).toBe("generation_complete");
+    expect(fake.wires.at(-1)).toBe("chat");
+    expect(existsSync(join(workspace, "made-by-claude.txt"))).toBe(false);
+
+    fake.enqueue({ kind: "reply", text: ["Made it."] });
+    await client.tool.confirm({ conversationId: id, toolCallId: "toolu_touch", action: "confirm" });
+    expect((await events.waitForEnd(generationId, 20_000)).method).toBe("generation_complete");
+    expect(existsSync(join(workspace, "made-by-claude.txt"))).toBe(true);
+    expect(toolResults(answered(fake).at(-1)!)).toEqual([expect.objectContaining({ tool_use_id: "toolu_touch" })]);
+    expect(events.methods().filter((m) => m.startsWith("tool_"))).toEqual(["tool_pending", "tool_executing", "tool_completed"]);
+    const records = (await client.conversation.get({ conversationId: id, includeRecords: true })).records!;
+    expect(records.map((r) => r.type)).toEqual(["message", "tool_call", "message"]);
+    expect(records[1]).toMatchObject({ toolCallId: "toolu_touch", toolName: "Bash", status: "completed", success: true, runBy: "runtime" });
+    expect(records[2]).toMatchObject({ role: "assistant", content: "Made it." });
+  }, 40_000);
+
+  it("with approvalPolicy never, mirrors the calls Claude runs without asking, read-only", async () => {
+    fake.enqueue({ kind: "reply", toolCalls: [{ id: "toolu_free", name: "Bash", args: JSON.stringify({ command: "touch unasked.txt" }) }] }, { kind: "reply", text: ["Done."] });
+    const { id, events } = await newConversation(client, { model: "claude-unasked/fake-claude", workspace }, "just do it");
+    const { generationId } = await client.step({ conversationId: id });
+    expect((await events.waitForEnd(generationId, 20_000)).method).toBe("generation_complete");
+    expect(existsSync(join(workspace, "unasked.txt"))).toBe(true);
+    expect(events.methods().filter((m) => m.startsWith("tool_"))).toEqual(["tool_executing", "tool_completed"]);
+    const records = (await client.conversation.get({ conversationId: id, includeRecords: true })).records!;
+    expect(records[1]).toMatchObject({ toolCallId: "toolu_free", toolName: "Bash", arguments: { command: "touch unasked.txt" }, status: "completed", runBy: "runtime" });
+    const late = await rpcError(client.tool.confirm({ conversationId: id, toolCallId: "toolu_free", action: "skip" }));
+    expect(late.message).toContain("toolu_free");
+  }, 30_000);
+
+  it("runs the edited input on tool.confirm edit, and tells the model a skipped call was declined", async () => {
+    fake.enqueue({ kind: "reply", toolCalls: [{ id: "toolu_edit", name: "Bash", args: JSON.stringify({ command: "touch proposed.txt" }) }] });
+    const { id, events } = await newConversation(client, { model: "claude/fake-claude", workspace }, "make another file");
+    const first = await client.step({ conversationId: id });
+    await events.waitForMethod("tool_pending", 20_000);
+    fake.enqueue({ kind: "reply", toolCalls: [{ id: "toolu_skip", name: "Bash", args: JSON.stringify({ command: "touch skipped.txt" }) }] });
+    await client.tool.confirm({ conversationId: id, toolCallId: "toolu_edit", action: "edit", arguments: { command: "touch edited.txt" } });
+    await events.waitFor((e) => e.method === "tool_pending" && (e.params as { toolCallId: string }).toolCallId === "toolu_skip", 20_000);
+    expect(existsSync(join(workspace, "edited.txt"))).toBe(true);
+    expect(existsSync(join(workspace, "proposed.txt"))).toBe(false);
+    expect(events.of("tool_executing")[0]).toMatchObject({ toolCallId: "toolu_edit", edited: true, arguments: { command: "touch edited.txt" } });
+
+    fake.enqueue({ kind: "reply", text: ["Understood."] });
+    await client.tool.confirm({ conversationId: id, toolCallId: "toolu_skip", action: "skip", message: "not that one" });
+    expect((await events.waitForEnd(first.generationId, 20_000)).method).toBe("generation_complete");
+    expect(existsSync(join(workspace, "skipped.txt"))).toBe(false);
+    const declined = toolResults(answered(fake).at(-1)!).find((block) => block.tool_use_id === "toolu_skip");
+    expect(declined).toMatchObject({ is_error: true });
+    expect(JSON.stringify(declined.content)).toContain("not that one");
+    const records = (await client.conversation.get({ conversationId: id, includeRecords: true })).records!;
+    expect(records.filter((r) => r.type === "tool_call").map((r) => [r.toolCallId, r.status])).toEqual([
+      ["toolu_edit", "completed"],
+      ["toolu_skip", "skipped"],
+    ]);
+  }, 40_000);
+
+  it("stops a turn on interrupt with the partial text kept, and the session goes on afterwards", async () => {
+    fake.enqueue({ kind: "reply", text: ["Partial", " never sent"], hangAfter: 1 });
+    const { id, events } = await newConversation(client, { model: "claude/fake-claude", workspace }, "talk slowly");
+    const { generationId } = await client.step({ conversationId: id });
+    await events.waitForMethod("generation_progress", 20_000);
+    const started = Date.now();
+    expect(await client.interrupt({ conversationId: id })).toEqual({ interrupted: true });
+    expect(Date.now() - started).toBeLessThan(2500);
+    expect((await events.waitForEnd(generationId, 5000)).method).toBe("interrupted");
+    expect(events.of("interrupted")).toHaveLength(1);
+    const records = (await client.conversation.get({ conversationId: id, includeRecords: true })).records!;
+    expect(records.at(-1)).toMatchObject({ type: "message", role: "assistant", content: "Partial" });
+    // Claude Code dropped the hung request.
+    expect(await fake.exchanges[0]!.ended).toBe("client_closed");
+
+    fake.enqueue({ kind: "reply", text: ["Back."] });
+    await client.message.append({ conversationId: id, role: "user", content: "go on" });
+    const next = await client.step({ conversationId: id });
+    expect((await events.waitForEnd(next.generationId, 20_000)).method).toBe("generation_complete");
+  }, 40_000);
+
+  it("refuses what the runtime cannot do, and a runtime whose package is missing names the install command", async () => {
+    const conversation = await client.conversation.create({ model: "claude/fake-claude", workspace, settings: { temperature: 0.2 } });
+    await client.message.append({ conversationId: conversation.id, role: "user", content: "hi" });
+    const temperature = await rpcError(client.step({ conversationId: conversation.id }));
+    expect(temperature.code).toBe(-32012);
+    expect(temperature.data).toEqual({ model: "claude/fake-claude", capability: "runtime" });
+
+    const missing = await client.conversation.create({ model: "missing/claude-sonnet-5" });
+    await client.message.append({ conversationId: missing.id, role: "user", content: "hi" });
+    const error = await rpcError(client.step({ conversationId: missing.id }));
+    expect(error.code).toBe(-32012);
+    expect(error.message).toContain(CLAUDE_PACKAGE.name);
+    expect(error.message).toContain(`npm install --prefix ${join(root, "no-runtimes-here")} ${CLAUDE_PACKAGE.name}@${CLAUDE_PACKAGE.version}`);
+    expect(fake.requests).toHaveLength(0);
+  });
+});
