@@ -222,18 +222,25 @@ function chooseAsker(
       err: io.stderr,
       colors,
       mute: (on) => (output.muted = on),
-      beforeAsk: () => {
-        gate.beforeAsk();
-        terminal?.endLine();
-        terminal?.hold();
-      },
-      afterAsk: () => {
-        terminal?.release();
-        gate.afterAsk();
-      },
+      ...holdingTerminal(gate, terminal),
     });
   }
   return decliningAsker((text) => (terminal ? terminal.note(`agentwire: ${text}`) : io.stderr.write(`agentwire: ${text}\n`)));
+}
+
+/** Around a question on the terminal: the prompt gate shut and the live output held until it is answered. */
+function holdingTerminal(gate: PromptGate, terminal: TerminalView | undefined): { beforeAsk: () => void; afterAsk: () => void } {
+  return {
+    beforeAsk: () => {
+      gate.beforeAsk();
+      terminal?.endLine();
+      terminal?.hold();
+    },
+    afterAsk: () => {
+      terminal?.release();
+      gate.afterAsk();
+    },
+  };
 }
 
 /** --continue found no conversation of this workspace. */
@@ -256,15 +263,7 @@ function chooseDecider(
       err: io.stderr,
       colors,
       env: io.env,
-      beforeAsk: () => {
-        gate.beforeAsk();
-        terminal?.endLine();
-        terminal?.hold();
-      },
-      afterAsk: () => {
-        terminal?.release();
-        gate.afterAsk();
-      },
+      ...holdingTerminal(gate, terminal),
       setRawMode: (raw) => io.stdin.setRawMode?.(raw),
     });
   }

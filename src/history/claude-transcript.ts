@@ -8,7 +8,7 @@
  * a sub-agent (`isSidechain`) are its own conversation, not this one's.
  */
 import { addItem, emptySession, isoTime, obj, str, type ParsedSession } from "./history-items.js";
-import { jsonLines } from "./json-lines.js";
+import { readableLines } from "./json-lines.js";
 
 /** Line types with nothing to import: titles Claude Code made, its own notes and file snapshots. */
 const IGNORED = new Set(["summary", "system", "file-history-snapshot", "queue-operation", "progress", "attachment", "custom-title"]);
@@ -19,11 +19,7 @@ const COMMAND_ECHO = ["<command-name>", "<command-message>", "<local-command-std
 export function parseClaudeTranscript(text: string, maxLineBytes: number): ParsedSession {
   const session = emptySession();
   const replies = new Set<string>();
-  for (const line of jsonLines(text, maxLineBytes)) {
-    if ("damaged" in line) {
-      session.damaged.push(line.n);
-      continue;
-    }
+  for (const line of readableLines(text, maxLineBytes, session.damaged)) {
     const { value } = line;
     const type = str(value.type);
     if (type !== "user" && type !== "assistant") {

@@ -9,7 +9,7 @@
  * both are read.
  */
 import { addItem, emptySession, isoTime, obj, str, type ParsedSession } from "./history-items.js";
-import { jsonLines } from "./json-lines.js";
+import { readableLines } from "./json-lines.js";
 
 /** Line types read for nothing: the UI's events duplicate the response items; a compaction summary is not a turn. */
 const IGNORED = new Set(["event_msg", "compacted"]);
@@ -22,11 +22,7 @@ const RESPONSE_ITEM_TYPES = new Set(["message", "reasoning", "function_call", "f
 export function parseCodexRollout(text: string, maxLineBytes: number): ParsedSession {
   const session = emptySession();
   const replies = new Set<string>();
-  for (const line of jsonLines(text, maxLineBytes)) {
-    if ("damaged" in line) {
-      session.damaged.push(line.n);
-      continue;
-    }
+  for (const line of readableLines(text, maxLineBytes, session.damaged)) {
     const { value } = line;
     const timestamp = isoTime(value.timestamp);
     const payload = obj(value.payload);

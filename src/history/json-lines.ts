@@ -28,3 +28,11 @@ export function* jsonLines(text: string, maxLineBytes: number): Iterable<JsonLin
     else yield { n: i + 1, damaged: true };
   }
 }
+
+/** The readable lines only; each damaged line's number goes to `damaged`. */
+export function* readableLines(text: string, maxLineBytes: number, damaged: number[]): Iterable<{ n: number; value: Record<string, unknown> }> {
+  for (const line of jsonLines(text, maxLineBytes)) {
+    if ("damaged" in line) damaged.push(line.n);
+    else yield line;
+  }
+}

@@ -30,6 +30,7 @@ import { pathToFileURL } from "node:url";
 import type { ParsedRuntimeDefinition } from "../../protocol/config-runtimes.js";
 import type { TokenUsage } from "../../protocol/usage.js";
 import type { ReasoningLevel } from "../llm/provider.js";
+import { inheritedEnv } from "./runtime-env.js";
 import { findRuntimePackage, type RuntimePackage } from "./runtime-package.js";
 import {
   RuntimeError,
@@ -42,6 +43,7 @@ import {
   type RuntimeSessionOptions,
   type RuntimeTurnOptions,
 } from "./runtime.js";
+import { TurnChannel } from "./turn-channel.js";
 
 /** The package (it pulls in the Claude Code binary of this platform, @anthropic-ai/claude-agent-sdk-<platform>) and the version this mapping was written against. */
 export const CLAUDE_PACKAGE: RuntimePackage = { name: "@anthropic-ai/claude-agent-sdk", version: "0.3.332" };
@@ -59,9 +61,6 @@ const CAPABILITIES: RuntimeCapabilities = {
   temperature: false,
   maxTokens: false,
 };
-
-/** The variables Claude Code inherits (the SDK's `env` replaces its environment whole); its key is added by name. */
-const INHERITED_ENV = ["PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "TMPDIR", "TERM", "SHELL", "SSL_CERT_FILE", "SSL_CERT_DIR"];
 
 /**
  * Claude Code's own calls that are not the model's, turned off: telemetry,
@@ -134,8 +133,8 @@ export class ClaudeRuntime implements AgentRuntime {
   }
 
   private processEnv(): Record<string, string> {
-    const env: Record<string, string> = {};
-    for (const name of INHERITED_ENV) if (this.env[name] !== undefined) env[name] = this.env[name]!;
+    // The SDK's `env` replaces Claude Code's environment whole: the inherited few, then what is set here (its key by name).
+    const env = inheritedEnv(this.env);
     const home = this.definition.home ?? this.env.CLAUDE_CONFIG_DIR;
     if (home) env.CLAUDE_CONFIG_DIR = home;
     // The SDK adds /v1/messages itself.
@@ -153,44 +152,8 @@ function thinkingOptions(level: ReasoningLevel | undefined): Json {
   return { effort: level };
 }
 
-/** A pull queue of one turn's events. */
-class EventQueue {
-  private readonly items: RuntimeEvent[] = [];
-  private wake: (() => void) | undefined;
-  private closed = false;
-
-  push(event: RuntimeEvent): void {
-    if (this.closed) return;
-    this.items.push(event);
-    if (event.type === "done") this.closed = true;
-    this.wake?.();
-  }
-
-  async *drain(): AsyncIterable<RuntimeEvent> {
-    for (;;) {
-      const next = this.items.shift();
-      if (next) {
-        yield next;
-        if (next.type === "done") return;
-        continue;
-      }
-      await new Promise<void>((resolve) => {
-        this.wake = resolve;
-      });
-      this.wake = undefined;
-    }
-  }
-}
-
-/** A tool_use block seen in the stream, announced to agentwire (approval or tool_started) or not yet. */
-interface CallState {
-  toolName: string;
-  arguments: Record<string, unknown>;
-  announced: boolean;
-}
-
 class ClaudeSession implements RuntimeSession {
-  private queue: EventQueue | undefined;
+  private readonly channel = new TurnChannel();
   private query: SdkQuery | undefined;
   private endInput: (() => void) | undefined;
   private interrupting = false;
@@ -199,11 +162,8 @@ class ClaudeSession implements RuntimeSession {
   /** Set when the session to resume was not found: the turn runs again as a new session (once). */
   private restart = false;
   private retried = false;
-  private readonly calls = new Map<string, CallState>();
   private reasoning = "";
   private stderr = "";
-  private idle: Promise<void> = Promise.resolve();
-  private settle: (() => void) | undefined;
 
   constructor(
     readonly sessionId: string,
@@ -217,26 +177,21 @@ class ClaudeSession implements RuntimeSession {
   ) {}
 
   turn(options: RuntimeTurnOptions): AsyncIterable<RuntimeEvent> {
-    if (this.queue) throw new RuntimeError("a turn is already running in this Claude session");
-    const queue = new EventQueue();
-    this.queue = queue;
-    this.calls.clear();
+    if (this.channel.running) throw new RuntimeError("a turn is already running in this Claude session");
+    const events = this.channel.begin();
     this.reasoning = "";
     this.stderr = "";
     this.interrupting = false;
     this.restart = false;
     this.retried = false;
-    this.idle = new Promise((resolve) => {
-      this.settle = resolve;
-    });
     this.running.add(this);
     void this.run(options);
-    return queue.drain();
+    return events;
   }
 
   async interrupt(): Promise<void> {
     const query = this.query;
-    if (!this.queue || !query) return;
+    if (!this.channel.running || !query) return;
     this.interrupting = true;
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<"late">((resolve) => {
@@ -246,7 +201,7 @@ class ClaudeSession implements RuntimeSession {
       query
         .interrupt()
         .catch(() => undefined)
-        .then(() => this.idle),
+        .then(() => this.channel.wait()),
       late,
     ]);
     clearTimeout(timer);
@@ -255,7 +210,7 @@ class ClaudeSession implements RuntimeSession {
   }
 
   wait(): Promise<void> {
-    return this.idle;
+    return this.channel.wait();
   }
 
   /** End the running turn now, closing its process: interrupted when asked to stop, else failed with `reason`. */
@@ -273,7 +228,7 @@ class ClaudeSession implements RuntimeSession {
    */
   private async run(options: RuntimeTurnOptions): Promise<void> {
     await this.attempt(options);
-    if (this.restart && this.queue) {
+    if (this.restart && this.channel.running) {
       this.restart = false;
       this.resumable = false;
       await this.attempt(options);
@@ -316,7 +271,7 @@ class ClaudeSession implements RuntimeSession {
       this.query = query;
       for await (const message of query) {
         this.message(message);
-        if (!this.queue || this.restart) break;
+        if (!this.channel.running || this.restart) break;
       }
       if (this.restart) return this.endInput?.();
       this.finish(this.interrupting ? { type: "done", outcome: "interrupted" } : { type: "done", outcome: "failed", error: this.failure("Claude Code ended without finishing the turn") });
@@ -332,25 +287,23 @@ class ClaudeSession implements RuntimeSession {
   }
 
   private finish(done: RuntimeEvent & { type: "done" }): void {
-    const queue = this.queue;
-    if (!queue) return;
-    this.queue = undefined;
-    this.query = undefined;
-    this.endInput?.();
-    this.running.delete(this);
-    queue.push(done);
-    this.settle?.();
+    this.channel.finish(done, () => {
+      this.query = undefined;
+      this.endInput?.();
+      this.running.delete(this);
+    });
   }
 
   private emit(event: RuntimeEvent): void {
-    this.queue?.push(event);
+    this.channel.emit(event);
   }
 
   private announce(id: string): void {
-    const call = this.calls.get(id);
-    if (!call || call.announced) return;
-    call.announced = true;
-    this.emit({ type: "tool_started", callId: id, toolName: call.toolName, arguments: call.arguments });
+    this.channel.announce(id);
+  }
+
+  private get calls() {
+    return this.channel.calls;
   }
 
   private message(message: Json): void {

@@ -21,6 +21,7 @@ import type { ParsedRuntimeDefinition } from "../../protocol/config-runtimes.js"
 import type { TokenUsage } from "../../protocol/usage.js";
 import type { ReasoningLevel } from "../llm/provider.js";
 import { JsonRpcLines, type IncomingRequest } from "./json-lines-process.js";
+import { inheritedEnv } from "./runtime-env.js";
 import { findRuntimePackage, type RuntimePackage } from "./runtime-package.js";
 import {
   RuntimeError,
@@ -31,6 +32,7 @@ import {
   type RuntimeSessionOptions,
   type RuntimeTurnOptions,
 } from "./runtime.js";
+import { TurnChannel } from "./turn-channel.js";
 
 /** The package (its bin/codex.js finds the native binary of this platform) and the version this protocol was written against. */
 export const CODEX_PACKAGE: RuntimePackage = { name: "@openai/codex", version: "0.169.0" };
@@ -48,9 +50,6 @@ const CAPABILITIES: RuntimeCapabilities = {
   temperature: false,
   maxTokens: false,
 };
-
-/** The variables the Codex process inherits (its key is added by name); everything else of the server's environment stays out. */
-const INHERITED_ENV = ["PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "TMPDIR", "TERM", "SHELL", "SSL_CERT_FILE", "SSL_CERT_DIR"];
 
 /** The model provider Codex is given when the runtime names a baseUrl. */
 const PROVIDER_ID = "agentwire";
@@ -111,8 +110,7 @@ export class CodexRuntime implements AgentRuntime {
   private async start(): Promise<JsonRpcLines> {
     const dir = findRuntimePackage(CODEX_PACKAGE, this.definition.packageDir, this.env);
     const args = [join(dir, "bin", "codex.js"), "app-server", ...this.configArgs()];
-    const env: Record<string, string> = {};
-    for (const name of INHERITED_ENV) if (this.env[name] !== undefined) env[name] = this.env[name]!;
+    const env = inheritedEnv(this.env);
     if (this.definition.home) env.CODEX_HOME = this.definition.home;
     else if (this.env.CODEX_HOME) env.CODEX_HOME = this.env.CODEX_HOME;
     const keyEnv = this.definition.apiKeyEnv;
@@ -162,51 +160,12 @@ function effortOf(level: ReasoningLevel | undefined): string | undefined {
   return level === undefined || level === "off" ? undefined : level;
 }
 
-/** A pull queue of one turn's events. */
-class EventQueue {
-  private readonly items: RuntimeEvent[] = [];
-  private wake: (() => void) | undefined;
-  private closed = false;
-
-  push(event: RuntimeEvent): void {
-    if (this.closed) return;
-    this.items.push(event);
-    if (event.type === "done") this.closed = true;
-    this.wake?.();
-  }
-
-  async *drain(): AsyncIterable<RuntimeEvent> {
-    for (;;) {
-      const next = this.items.shift();
-      if (next) {
-        yield next;
-        if (next.type === "done") return;
-        continue;
-      }
-      await new Promise<void>((resolve) => {
-        this.wake = resolve;
-      });
-      this.wake = undefined;
-    }
-  }
-}
-
-/** Where one tool item stands: announced to agentwire yet (tool_started or approval), or still silent. */
-interface ItemState {
-  announced: boolean;
-  toolName: string;
-  arguments: Record<string, unknown>;
-}
-
 class CodexSession implements RuntimeSession {
-  private queue: EventQueue | undefined;
+  private readonly channel = new TurnChannel();
   private turnId: string | undefined;
   private turnStarted: Promise<void> | undefined;
-  private readonly items = new Map<string, ItemState>();
   private reasoning = "";
   private lastError: string | undefined;
-  private idle: Promise<void> = Promise.resolve();
-  private settle: (() => void) | undefined;
 
   constructor(
     readonly sessionId: string,
@@ -216,15 +175,10 @@ class CodexSession implements RuntimeSession {
   ) {}
 
   turn(options: RuntimeTurnOptions): AsyncIterable<RuntimeEvent> {
-    if (this.queue) throw new RuntimeError("a turn is already running in this Codex thread");
-    const queue = new EventQueue();
-    this.queue = queue;
-    this.items.clear();
+    if (this.channel.running) throw new RuntimeError("a turn is already running in this Codex thread");
+    const events = this.channel.begin();
     this.reasoning = "";
     this.lastError = undefined;
-    this.idle = new Promise((resolve) => {
-      this.settle = resolve;
-    });
     const effort = effortOf(options.reasoning);
     this.turnStarted = this.rpc
       .request<{ turn: { id: string } }>("turn/start", {
@@ -241,18 +195,18 @@ class CodexSession implements RuntimeSession {
         },
         (error: unknown) => this.finish({ type: "done", outcome: "failed", error: (error as Error).message }),
       );
-    return queue.drain();
+    return events;
   }
 
   async interrupt(): Promise<void> {
-    if (!this.queue) return;
+    if (!this.channel.running) return;
     await this.turnStarted;
-    if (!this.queue || !this.turnId) return;
+    if (!this.channel.running || !this.turnId) return;
     await this.rpc.request("turn/interrupt", { threadId: this.sessionId, turnId: this.turnId }).catch(() => undefined);
   }
 
   wait(): Promise<void> {
-    return this.idle;
+    return this.channel.wait();
   }
 
   /** The process died: a running turn fails with its reason. */
@@ -261,24 +215,23 @@ class CodexSession implements RuntimeSession {
   }
 
   private finish(done: RuntimeEvent & { type: "done" }): void {
-    const queue = this.queue;
-    if (!queue) return;
-    this.queue = undefined;
-    this.turnId = undefined;
-    queue.push(done);
-    this.settle?.();
+    this.channel.finish(done, () => {
+      this.turnId = undefined;
+    });
   }
 
   private emit(event: RuntimeEvent): void {
-    this.queue?.push(event);
+    this.channel.emit(event);
   }
 
   /** Announce an item as running, once (it may first show as started, as output, or only as completed). */
   private announce(id: string): void {
-    const item = this.items.get(id);
-    if (!item || item.announced) return;
-    item.announced = true;
-    this.emit({ type: "tool_started", callId: id, toolName: item.toolName, arguments: item.arguments });
+    this.channel.announce(id);
+  }
+
+  /** This turn's tool items by id. */
+  private get items() {
+    return this.channel.calls;
   }
 
   notification(method: string, params: Json): void {

@@ -17,17 +17,16 @@ import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { AgentwireClient } from "../../clients/typescript/index.js";
 import { requests, requestTypeNames, type RequestEntry, type RequestMethod } from "../../protocol/inventory.js";
-import { OpenAIProvider } from "../../src/llm/openai-provider.js";
 import type { ConversationStore } from "../../src/store/conversation-store.js";
 import { MemoryConversationStore } from "../../src/store/memory-store.js";
 import { PostgresConversationStore } from "../../src/store/postgres-store.js";
-import { startFakeOpenAI, type FakeOpenAI } from "../fake-openai/server.js";
 import { postgresReachable, usePostgresDatabase } from "../harness/postgres-db.js";
-import { REDIS_URL, redisAvailable } from "../harness/redis-test.js";
-import { startTestServer, type TestServer } from "../harness/test-server.js";
+import { useClusterServers } from "../harness/cluster-servers.js";
+import { redisAvailable } from "../harness/redis-test.js";
+import type { TestServer } from "../harness/test-server.js";
 
 const pgUp = redisAvailable && (await postgresReachable("cluster-method-scope.test.ts"));
 const FIXTURES = fileURLToPath(new URL("../fixtures/protocol", import.meta.url));
@@ -45,18 +44,7 @@ const scoped = (Object.entries(requests as Record<string, RequestEntry>) as [Req
   .map(([method]) => method)
   .sort((a, b) => Number(a === "conversation.delete") - Number(b === "conversation.delete"));
 
-let fake: FakeOpenAI;
-const running: TestServer[] = [];
-beforeAll(async () => {
-  fake = await startFakeOpenAI({ apiKey: "test-key" });
-});
-afterAll(async () => {
-  await fake?.close();
-});
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((s) => s.close().catch(() => {})));
-  fake.reset();
-});
+const cluster = useClusterServers();
 
 const stores = [...(pgUp ? (["postgres"] as const) : []), "memory" as const];
 
@@ -65,18 +53,9 @@ describe.skipIf(!redisAvailable).each(stores)("conversation-scoped methods on th
   const keyPrefix = `agentwire-test:${randomBytes(6).toString("hex")}:`;
   const memory = new MemoryConversationStore();
 
-  async function instance(): Promise<TestServer> {
+  function instance(): Promise<TestServer> {
     const store: ConversationStore = db ? new PostgresConversationStore(db.url) : memory;
-    const server = await startTestServer(
-      { model: "fake-model", server: { redis: REDIS_URL, ownerLeaseMs: 3000 } },
-      {
-        store,
-        provider: async () => new OpenAIProvider({ apiKey: "test-key", baseURL: fake.url, retryBaseDelayMs: 10, retryMaxDelayMs: 20 }),
-        cluster: { keyPrefix, forwardTimeoutMs: 5000 },
-      },
-    );
-    running.push(server);
-    return server;
+    return cluster.start(store, keyPrefix);
   }
 
   it("each runs on the instance that owns the conversation, never on the one the client reached", async () => {
@@ -94,7 +73,7 @@ describe.skipIf(!redisAvailable).each(stores)("conversation-scoped methods on th
     for (const method of scoped) {
       // A connection of its own for each call: unsubscribe then asks the owner, as for a conversation never subscribed to.
       const b = await B.connectInMemory();
-      if (method === "step") fake.enqueue({ kind: "reply", text: ["ok"] });
+      if (method === "step") cluster.fake.enqueue({ kind: "reply", text: ["ok"] });
       runtime.lastUsed = 0;
       const outcome = await b.request(method, exampleParams(method, conversationId) as never).then(
         () => "answered",

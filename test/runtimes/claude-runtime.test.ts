@@ -7,7 +7,7 @@
  * (ANTHROPIC_BASE_URL, its own CLAUDE_CONFIG_DIR) — no network. An ordinary
  * conversation runs beside the Claude ones on the same server and fake.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -21,6 +21,7 @@ import { REPO_ROOT } from "../harness/cli-process.js";
 import { rpcError } from "../harness/rpc-errors.js";
 import { useShippedCli } from "../harness/shipped-cli.js";
 import { runtimePackages } from "../harness/runtime-cache.js";
+import { expectInstallPinned, expectInterruptKeepsPartial, expectOrdinaryStep, expectRefusals } from "./runtime-harness.js";
 
 const packages = runtimePackages();
 if (!packages.ok) console.warn(`claude-runtime.test.ts: ${packages.why}`);
@@ -73,9 +74,7 @@ describe.skipIf(!packages.ok)("the Claude runtime", () => {
   });
   beforeEach(() => fake.reset());
 
-  it("installs the package version the runtime was written against", () => {
-    expect(readFileSync(join(REPO_ROOT, ".ci", "install-runtimes.sh"), "utf8")).toContain(`"${CLAUDE_PACKAGE.name}@${CLAUDE_PACKAGE.version}"`);
-  });
+  it("installs the package version the runtime was written against", () => expectInstallPinned(CLAUDE_PACKAGE));
 
   it("streams a reply from the Messages endpoint, stored as ordinary records, and resumes the session on the next step", async () => {
     fake.enqueue({ kind: "reply", text: ["Hello", " from", " Claude."] });
@@ -144,12 +143,8 @@ describe.skipIf(!packages.ok)("the Claude runtime", () => {
     expect(pending).toMatchObject({ generationId, toolCallId: "toolu_touch", toolName: "Bash", autoConfirmed: false });
     expect(pending.arguments.command).toBe("touch made-by-claude.txt");
 
-    // While Claude waits, an ordinary conversation on the same server runs a whole step through agentwire's loop.
-    fake.enqueue({ kind: "reply", text: ["ordinary answer"] });
-    const ordinary = await newConversation(client, {}, "hi");
-    const step = await client.step({ conversationId: ordinary.id });
-    expect((await ordinary.events.waitForEnd(step.generationId, 10_000)).method).toBe("generation_complete");
-    expect(fake.wires.at(-1)).toBe("chat");
+    // While Claude waits, an ordinary conversation runs beside it.
+    await expectOrdinaryStep(client, fake);
     expect(existsSync(join(workspace, "made-by-claude.txt"))).toBe(false);
 
     fake.enqueue({ kind: "reply", text: ["Made it."] });
@@ -203,40 +198,8 @@ describe.skipIf(!packages.ok)("the Claude runtime", () => {
     ]);
   }, 40_000);
 
-  it("stops a turn on interrupt with the partial text kept, and the session goes on afterwards", async () => {
-    fake.enqueue({ kind: "reply", text: ["Partial", " never sent"], hangAfter: 1 });
-    const { id, events } = await newConversation(client, { model: "claude/fake-claude", workspace }, "talk slowly");
-    const { generationId } = await client.step({ conversationId: id });
-    await events.waitForMethod("generation_progress", 20_000);
-    const started = Date.now();
-    expect(await client.interrupt({ conversationId: id })).toEqual({ interrupted: true });
-    expect(Date.now() - started).toBeLessThan(2500);
-    expect((await events.waitForEnd(generationId, 5000)).method).toBe("interrupted");
-    expect(events.of("interrupted")).toHaveLength(1);
-    const records = (await client.conversation.get({ conversationId: id, includeRecords: true })).records!;
-    expect(records.at(-1)).toMatchObject({ type: "message", role: "assistant", content: "Partial" });
-    // Claude Code dropped the hung request.
-    expect(await fake.exchanges[0]!.ended).toBe("client_closed");
+  it("stops a turn on interrupt with the partial text kept, and the session goes on afterwards", () => expectInterruptKeepsPartial(client, fake, "claude/fake-claude", workspace, 2500), 40_000);
 
-    fake.enqueue({ kind: "reply", text: ["Back."] });
-    await client.message.append({ conversationId: id, role: "user", content: "go on" });
-    const next = await client.step({ conversationId: id });
-    expect((await events.waitForEnd(next.generationId, 20_000)).method).toBe("generation_complete");
-  }, 40_000);
-
-  it("refuses what the runtime cannot do, and a runtime whose package is missing names the install command", async () => {
-    const conversation = await client.conversation.create({ model: "claude/fake-claude", workspace, settings: { temperature: 0.2 } });
-    await client.message.append({ conversationId: conversation.id, role: "user", content: "hi" });
-    const temperature = await rpcError(client.step({ conversationId: conversation.id }));
-    expect(temperature.code).toBe(-32012);
-    expect(temperature.data).toEqual({ model: "claude/fake-claude", capability: "runtime" });
-
-    const missing = await client.conversation.create({ model: "missing/claude-sonnet-5" });
-    await client.message.append({ conversationId: missing.id, role: "user", content: "hi" });
-    const error = await rpcError(client.step({ conversationId: missing.id }));
-    expect(error.code).toBe(-32012);
-    expect(error.message).toContain(CLAUDE_PACKAGE.name);
-    expect(error.message).toContain(`npm install --prefix ${join(root, "no-runtimes-here")} ${CLAUDE_PACKAGE.name}@${CLAUDE_PACKAGE.version}`);
-    expect(fake.requests).toHaveLength(0);
-  });
+  it("refuses what the runtime cannot do, and a runtime whose package is missing names the install command", () =>
+    expectRefusals(client, fake, { model: "claude/fake-claude", workspace, missingModel: "missing/claude-sonnet-5", missingDir: join(root, "no-runtimes-here"), pkg: CLAUDE_PACKAGE }));
 });

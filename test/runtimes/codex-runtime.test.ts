@@ -7,7 +7,7 @@
  * server, hence one Codex process, for the whole file; an ordinary
  * conversation runs beside the Codex ones on the same server and fake.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -21,6 +21,7 @@ import { killAllCli, REPO_ROOT } from "../harness/cli-process.js";
 import { rpcError } from "../harness/rpc-errors.js";
 import { useShippedCli } from "../harness/shipped-cli.js";
 import { runtimePackages } from "../harness/runtime-cache.js";
+import { expectInstallPinned, expectInterruptKeepsPartial, expectOrdinaryStep, expectRefusals } from "./runtime-harness.js";
 
 const packages = runtimePackages();
 if (!packages.ok) console.warn(`codex-runtime.test.ts: ${packages.why}`);
@@ -71,9 +72,7 @@ describe.skipIf(!packages.ok)("the Codex runtime", () => {
   });
   beforeEach(() => fake.reset());
 
-  it("installs the package version the runtime was written against", () => {
-    expect(readFileSync(join(REPO_ROOT, ".ci", "install-runtimes.sh"), "utf8")).toContain(`"${CODEX_PACKAGE.name}@${CODEX_PACKAGE.version}"`);
-  });
+  it("installs the package version the runtime was written against", () => expectInstallPinned(CODEX_PACKAGE));
 
   it("streams a reply, stored as ordinary records, with the runtime's session kept for the next step", async () => {
     fake.enqueue({ kind: "reply", reasoning: ["Greeting", " the user."], text: ["Hello", " from", " Codex."] });
@@ -115,12 +114,8 @@ describe.skipIf(!packages.ok)("the Codex runtime", () => {
     expect(pending.arguments.command).toContain("touch made-by-codex.txt");
     expect((await client.conversation.get({ conversationId: id })).state.pendingTools).toEqual([expect.objectContaining({ toolCallId: "call_touch" })]);
 
-    // While Codex waits, an ordinary conversation on the same server runs a whole step through agentwire's loop.
-    fake.enqueue({ kind: "reply", text: ["ordinary answer"] });
-    const ordinary = await newConversation(client, {}, "hi");
-    const step = await client.step({ conversationId: ordinary.id });
-    expect((await ordinary.events.waitForEnd(step.generationId, 10_000)).method).toBe("generation_complete");
-    expect(fake.wires.at(-1)).toBe("chat");
+    // While Codex waits, an ordinary conversation runs beside it.
+    await expectOrdinaryStep(client, fake);
     expect(existsSync(join(workspace, "made-by-codex.txt"))).toBe(false);
 
     // Codex takes yes or no: changed arguments are refused, and the call still waits.
@@ -139,26 +134,7 @@ describe.skipIf(!packages.ok)("the Codex runtime", () => {
     expect(records[2]).toMatchObject({ role: "assistant", content: "Made it." });
   }, 40_000);
 
-  it("stops a turn on interrupt with the partial text kept, and the thread goes on afterwards", async () => {
-    fake.enqueue({ kind: "reply", text: ["Partial", " never sent"], hangAfter: 1 });
-    const { id, events } = await newConversation(client, { model: "codex/fake-model", workspace }, "talk slowly");
-    const { generationId } = await client.step({ conversationId: id });
-    await events.waitForMethod("generation_progress", 20_000);
-    const started = Date.now();
-    expect(await client.interrupt({ conversationId: id })).toEqual({ interrupted: true });
-    expect(Date.now() - started).toBeLessThan(2000);
-    expect((await events.waitForEnd(generationId, 5000)).method).toBe("interrupted");
-    expect(events.of("interrupted")).toHaveLength(1);
-    const records = (await client.conversation.get({ conversationId: id, includeRecords: true })).records!;
-    expect(records.at(-1)).toMatchObject({ type: "message", role: "assistant", content: "Partial" });
-    // Codex dropped the hung request.
-    expect(await fake.exchanges[0]!.ended).toBe("client_closed");
-
-    fake.enqueue({ kind: "reply", text: ["Back."] });
-    await client.message.append({ conversationId: id, role: "user", content: "go on" });
-    const next = await client.step({ conversationId: id });
-    expect((await events.waitForEnd(next.generationId, 20_000)).method).toBe("generation_complete");
-  }, 40_000);
+  it("stops a turn on interrupt with the partial text kept, and the thread goes on afterwards", () => expectInterruptKeepsPartial(client, fake, "codex/fake-model", workspace, 2000), 40_000);
 
   it("declines a call on tool.confirm skip, and cancels a waiting one on interrupt", async () => {
     const touch = (id: string, file: string) => ({ kind: "reply" as const, toolCalls: [{ id, name: "exec_command", args: JSON.stringify({ cmd: `touch ${file}` }) }] });
@@ -180,20 +156,6 @@ describe.skipIf(!packages.ok)("the Codex runtime", () => {
     expect((await client.conversation.get({ conversationId: id })).state.pendingTools).toEqual([]);
   }, 40_000);
 
-  it("refuses what the runtime cannot do, and a runtime whose package is missing names the install command", async () => {
-    const conversation = await client.conversation.create({ model: "codex/fake-model", workspace, settings: { temperature: 0.2 } });
-    await client.message.append({ conversationId: conversation.id, role: "user", content: "hi" });
-    const temperature = await rpcError(client.step({ conversationId: conversation.id }));
-    expect(temperature.code).toBe(-32012);
-    expect(temperature.data).toEqual({ model: "codex/fake-model", capability: "runtime" });
-    expect(temperature.message).toContain("temperature");
-
-    const missing = await client.conversation.create({ model: "missing/gpt-5-codex" });
-    await client.message.append({ conversationId: missing.id, role: "user", content: "hi" });
-    const error = await rpcError(client.step({ conversationId: missing.id }));
-    expect(error.code).toBe(-32012);
-    expect(error.message).toContain("@openai/codex");
-    expect(error.message).toContain(`npm install --prefix ${join(root, "no-runtimes-here")} @openai/codex@${CODEX_PACKAGE.version}`);
-    expect(fake.requests).toHaveLength(0);
-  });
+  it("refuses what the runtime cannot do, and a runtime whose package is missing names the install command", () =>
+    expectRefusals(client, fake, { model: "codex/fake-model", workspace, missingModel: "missing/gpt-5-codex", missingDir: join(root, "no-runtimes-here"), pkg: CODEX_PACKAGE }));
 });

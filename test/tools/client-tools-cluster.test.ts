@@ -8,14 +8,13 @@
  * Needs Redis (test/harness/redis-test.ts); skipped where none answers.
  */
 import { randomBytes } from "node:crypto";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { AgentwireClient, NotificationParams } from "../../clients/typescript/index.js";
-import { OpenAIProvider } from "../../src/llm/openai-provider.js";
 import { MemoryConversationStore } from "../../src/store/memory-store.js";
-import { startFakeOpenAI, type FakeOpenAI } from "../fake-openai/server.js";
 import { EventRecorder } from "../harness/event-recorder.js";
-import { REDIS_URL, redisAvailable } from "../harness/redis-test.js";
-import { startTestServer, type TestServer } from "../harness/test-server.js";
+import { useClusterServers } from "../harness/cluster-servers.js";
+import { redisAvailable } from "../harness/redis-test.js";
+import type { TestServer } from "../harness/test-server.js";
 
 const PICK = {
   name: "pick_color",
@@ -23,34 +22,14 @@ const PICK = {
   parameters: { type: "object", properties: { hint: { type: "string" } }, required: ["hint"] },
 };
 
-let fake: FakeOpenAI;
-const running: TestServer[] = [];
-beforeAll(async () => {
-  fake = await startFakeOpenAI({ apiKey: "test-key" });
-});
-afterAll(async () => {
-  await fake?.close();
-});
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((s) => s.close().catch(() => {})));
-  fake.reset();
-});
+const cluster = useClusterServers();
 
 describe.skipIf(!redisAvailable)("client tools across instances", { timeout: 20_000 }, () => {
   const keyPrefix = `agentwire-test:${randomBytes(6).toString("hex")}:`;
   const store = new MemoryConversationStore();
 
-  async function instance(): Promise<TestServer> {
-    const server = await startTestServer(
-      { model: "fake-model", server: { redis: REDIS_URL, ownerLeaseMs: 3000 }, limits: { clientToolGraceMs: 300 } },
-      {
-        store,
-        provider: async () => new OpenAIProvider({ apiKey: "test-key", baseURL: fake.url, retryBaseDelayMs: 10, retryMaxDelayMs: 20 }),
-        cluster: { keyPrefix, forwardTimeoutMs: 5000 },
-      },
-    );
-    running.push(server);
-    return server;
+  function instance(): Promise<TestServer> {
+    return cluster.start(store, keyPrefix, { clientToolGraceMs: 300 });
   }
 
   /** A owns the conversation; `provider` on B registers the tool; the model calls it and a's client confirms it. */
@@ -61,7 +40,7 @@ describe.skipIf(!redisAvailable)("client tools across instances", { timeout: 20_
     await a.message.append({ conversationId: id, role: "user", content: "pick" });
     expect(await provider.tools.register({ conversationId: id, tools: [PICK] })).toEqual({ tools: ["pick_color"] });
     const received = new Promise<NotificationParams<"client_tool_call">>((resolve) => provider.on("client_tool_call", resolve));
-    fake.enqueue({ kind: "reply", toolCalls: [{ id: "call_pick", name: "pick_color", args: '{"hint":"warm"}' }] }, { kind: "reply", text: ["Picked."] });
+    cluster.fake.enqueue({ kind: "reply", toolCalls: [{ id: "call_pick", name: "pick_color", args: '{"hint":"warm"}' }] }, { kind: "reply", text: ["Picked."] });
     const { generationId } = await a.step({ conversationId: id });
     await events.waitForMethod("tool_pending");
     await a.tool.confirm({ conversationId: id, toolCallId: "call_pick", action: "confirm" });
