@@ -10,6 +10,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import type { AgentwireClient } from "../../clients/typescript/index.js";
 import { startFakeOpenAI, type FakeOpenAI } from "../fake-openai/server.js";
 import { newConversation } from "../harness/agent-fixture.js";
 import { eventually } from "../harness/eventually.js";
@@ -27,16 +28,27 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
+/** Has the model call mcp__fx__pid in the conversation and answers the pid the call returned. */
+async function pidVia(client: AgentwireClient, conversationId: string, callId: string): Promise<number> {
+  fake.enqueue({ kind: "reply", toolCalls: [{ id: callId, name: "mcp__fx__pid", args: "{}" }] }, { kind: "reply", text: ["ok"] });
+  const { generationId } = await client.step({ conversationId, autoConfirm: true });
+  await eventually(async () => (await client.conversation.get({ conversationId })).state.lastGeneration?.generationId === generationId, 10_000, "the step ended");
+  const { records } = await client.conversation.get({ conversationId, includeRecords: true });
+  const call = records!.find((r) => r.type === "tool_call" && r.toolCallId === callId) as { status: string; result: string };
+  expect(call.status).toBe("completed");
+  return Number(call.result);
+}
+
 const offeredTools = (i: number) => (fake.requests[i]!.tools ?? []).map((t: any) => t.function.name as string);
 
 it("offers a conversation's MCP tools to its model only, shadowing the server-wide server of that name; they stop with the conversation and the server, and start again after a restart", async () => {
   // A server-wide "fx" whose tools the conversation's own "fx" hides: its `pid` would answer with another process.
-  const config = { server: { dataDir }, mcpServers: { fx: stdioFixture(), shared: stdioFixture() } };
+  const config = { server: { dataDir }, mcpServers: { fx: stdioFixture() } };
   let agent = await startMcpAgent(config, undefined, fake);
   let pid = 0;
   let mine = "";
   try {
-    await eventually(async () => (await agent.client.server.status()).mcp.connected === 2, 10_000, "server-wide servers connected");
+    await eventually(async () => (await agent.client.server.status()).mcp.connected === 1, 10_000, "the server-wide server connected");
     const first = fake.requests.length;
     fake.enqueue(
       { kind: "reply", toolCalls: [{ id: "call_1", name: "mcp__fx__pid", args: "{}" }] },
@@ -57,18 +69,16 @@ it("offers a conversation's MCP tools to its model only, shadowing the server-wi
     const ownTools = offeredTools(first);
     expect(ownTools).toContain("mcp__fx__pid");
     expect(ownTools.filter((n) => n === "mcp__fx__pid")).toHaveLength(1);
-    expect(ownTools).toContain("mcp__shared__pid");
     expect(ownTools).toContain("mcp__solo__pid");
-    // The other conversation sees the server-wide fx and shared, each tool once, and nothing of the first one's servers.
+    // The other conversation sees the server-wide fx, each tool once, and nothing of the first one's servers.
     const otherTools = offeredTools(first + 2);
     expect(otherTools.filter((n) => n === "mcp__fx__pid")).toHaveLength(1);
-    expect(otherTools).toContain("mcp__shared__pid");
     expect(otherTools.filter((n) => n.startsWith("mcp__solo__"))).toEqual([]);
     const listed = await agent.client.mcp.list({ conversationId: own.id });
-    expect(listed.servers.map((s) => `${s.name}:${s.origin}`)).toEqual(["fx:config", "shared:config", "fx:conversation", "solo:conversation"]);
-    expect(listed.servers[2]).toMatchObject({ state: "connected", transport: "stdio" });
-    expect((await agent.client.mcp.list()).servers.map((s) => s.origin)).toEqual(["config", "config"]);
-    expect((await agent.client.mcp.list({ conversationId: other.id })).servers).toHaveLength(2);
+    expect(listed.servers.map((s) => `${s.name}:${s.origin}`)).toEqual(["fx:config", "fx:conversation", "solo:conversation"]);
+    expect(listed.servers[1]).toMatchObject({ state: "connected", transport: "stdio" });
+    expect((await agent.client.mcp.list()).servers.map((s) => s.origin)).toEqual(["config"]);
+    expect((await agent.client.mcp.list({ conversationId: other.id })).servers).toHaveLength(1);
     expect(alive(pid)).toBe(true);
 
     // Stopped with the server: no process outlives it.
@@ -78,37 +88,33 @@ it("offers a conversation's MCP tools to its model only, shadowing the server-wi
     // Back after a restart once the conversation is loaded; the old process is not.
     agent = await startMcpAgent(config, undefined, fake);
     const again = await agent.client.mcp.list({ conversationId: mine });
-    expect(again.servers[2]).toMatchObject({ name: "fx", origin: "conversation" });
-    await eventually(async () => (await agent.client.mcp.list({ conversationId: mine })).servers[2]?.state === "connected", 10_000, "restarted");
+    expect(again.servers[1]).toMatchObject({ name: "fx", origin: "conversation" });
 
-    fake.enqueue({ kind: "reply", toolCalls: [{ id: "call_2", name: "mcp__fx__pid", args: "{}" }] }, { kind: "reply", text: ["again"] });
     await agent.client.conversation.subscribe({ conversationId: mine });
     await agent.client.message.append({ conversationId: mine, role: "user", content: "once more" });
     const before = fake.requests.length;
-    const run = await agent.client.step({ conversationId: mine, autoConfirm: true });
-    await eventually(async () => (await agent.client.conversation.get({ conversationId: mine })).state.lastGeneration?.generationId === run.generationId, 10_000, "ended");
+    const second = await pidVia(agent.client, mine, "call_2");
     expect(offeredTools(before)).toContain("mcp__fx__pid");
-    const record = (await agent.client.conversation.get({ conversationId: mine, includeRecords: true })).records!.filter((r) => r.type === "tool_call").at(-1)!;
-    const second = Number((record as { result: string }).result);
     expect(second).not.toBe(pid);
     expect(alive(second)).toBe(true);
 
-    // Removed with conversation.update, and stopped.
+    // Stopped when the conversation is unloaded (nobody watches it and it is idle).
+    await agent.client.conversation.unsubscribe({ conversationId: mine });
+    expect(await agent.server.server.app.hub.unloadIdle(0, Date.now() + 3_600_000)).toBe(1);
+    await eventually(async () => !alive(second), 5000, "stopped with the unload");
+
+    // Loaded again (and its servers with it), then changed with conversation.update: a removed server stops.
+    await agent.client.conversation.update({ conversationId: mine, mcpServers: [{ name: "fx", ...stdioFixture() }] });
+    const third = await pidVia(agent.client, mine, "call_3");
     await agent.client.conversation.update({ conversationId: mine, mcpServers: [] });
-    await eventually(async () => !alive(second), 5000, "removed by update");
-    expect((await agent.client.mcp.list({ conversationId: mine })).servers).toHaveLength(2);
+    await eventually(async () => !alive(third), 5000, "removed by update");
+    expect((await agent.client.mcp.list({ conversationId: mine })).servers).toHaveLength(1);
 
     // Deleted with its conversation.
     await agent.client.conversation.update({ conversationId: mine, mcpServers: [{ name: "fx", ...stdioFixture() }] });
-    await eventually(async () => (await agent.client.mcp.list({ conversationId: mine })).servers[2]?.state === "connected", 10_000, "started by update");
-    fake.enqueue({ kind: "reply", toolCalls: [{ id: "call_3", name: "mcp__fx__pid", args: "{}" }] }, { kind: "reply", text: ["third"] });
-    const third = await agent.client.step({ conversationId: mine, autoConfirm: true });
-    await eventually(async () => (await agent.client.conversation.get({ conversationId: mine })).state.lastGeneration?.generationId === third.generationId, 10_000, "ended");
-    const last = (await agent.client.conversation.get({ conversationId: mine, includeRecords: true })).records!.filter((r) => r.type === "tool_call").at(-1)!;
-    const thirdPid = Number((last as { result: string }).result);
-    expect(alive(thirdPid)).toBe(true);
+    const fourth = await pidVia(agent.client, mine, "call_4");
     await agent.client.conversation.delete({ conversationId: mine });
-    await eventually(async () => !alive(thirdPid), 5000, "stopped with its conversation");
+    await eventually(async () => !alive(fourth), 5000, "stopped with its conversation");
   } finally {
     await agent.close();
   }
