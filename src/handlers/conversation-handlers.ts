@@ -65,7 +65,8 @@ export const conversationCreate: Handlers["conversation.create"] = async (params
     params.records?.length || mcpServers.length > 0
       ? await createWithRecords(app, conversation, pagesOf(toStoredRecords(params.records ?? [], now), READ_CHUNK), withServers)
       : await app.hub.create(conversation);
-  if (mcpServers.length > 0) await app.mcp.conversations.attach(runtime.id, runtime.mcpServers);
+  // Unless it left memory meanwhile: its servers start when it is loaded again.
+  if (mcpServers.length > 0 && app.hub.loaded(runtime.id) === runtime) await app.mcp.conversations.attach(runtime.id, runtime.mcpServers);
   return runtime.handle.conversation;
 };
 
@@ -187,7 +188,7 @@ export const conversationUpdate: Handlers["conversation.update"] = async (params
   });
   if (params.mcpServers !== undefined && JSON.stringify(params.mcpServers) !== JSON.stringify(runtime.mcpServers)) {
     await runtime.storeMcpServers(params.mcpServers);
-    await app.mcp.conversations.attach(runtime.id, runtime.mcpServers);
+    if (app.hub.loaded(runtime.id) === runtime) await app.mcp.conversations.attach(runtime.id, runtime.mcpServers);
   }
   // The servers are not part of the metadata clients see: changing only them changes neither updatedAt nor announces anything.
   if (Object.keys(params).every((key) => key === "conversationId" || key === "mcpServers")) return runtime.handle.conversation;
