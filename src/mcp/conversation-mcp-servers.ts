@@ -105,7 +105,7 @@ export class ConversationMcpServers {
     return [...(this.byConversation.get(conversationId)?.values() ?? [])].map((c) => c.info());
   }
 
-  /** Conversations with servers here, and their servers: for tests and status. */
+  /** Conversation servers held on this instance, all conversations together (the bound maxRunning counts these). */
   running(): number {
     let n = 0;
     for (const connections of this.byConversation.values()) n += connections.size;
