@@ -44,5 +44,31 @@ export const McpServersConfig = z
   .record(McpServerName, McpServerDefinition)
   .describe("MCP servers whose tools the model may call, by name (the usual mcpServers shape).");
 
+/** Most MCP servers one conversation may carry (conversation.create / conversation.update mcpServers). */
+export const MAX_CONVERSATION_MCP_SERVERS = 8;
+
+const ConversationServerName = McpServerName.describe(
+  "Server name: letters, digits, _ and -, at most 32, unique within the conversation. Its tools are offered as mcp__<name>__<tool>; a server-wide server of the same name is hidden from this conversation (its own shadows it).",
+);
+
+export const ConversationMcpServer = z
+  .union([McpStdioServer.extend({ name: ConversationServerName }), McpHttpServer.extend({ name: ConversationServerName })])
+  .describe("An MCP server of one conversation: `name` and the definition mcp.add takes (stdio: command, args, env, cwd; Streamable HTTP: url, headers).");
+
+export const ConversationMcpServers = z
+  .array(ConversationMcpServer)
+  .max(MAX_CONVERSATION_MCP_SERVERS)
+  .superRefine((servers, ctx) => {
+    const seen = new Set<string>();
+    for (const [i, server] of servers.entries()) {
+      if (seen.has(server.name)) ctx.addIssue({ code: "custom", path: [i, "name"], message: `"${server.name}" is named twice: each server of a conversation needs its own name` });
+      seen.add(server.name);
+    }
+  })
+  .describe(
+    `MCP servers of this conversation only (at most ${MAX_CONVERSATION_MCP_SERVERS}): started on the instance that runs the conversation when it is created or loaded, stopped when it is unloaded or deleted, their tools offered to its model alone. Kept with the conversation's stored state (not in its metadata shown to clients), so they start again after a restart; env and headers are stored as given, in plain text, as mcp.add keeps saved servers.`,
+  );
+
 export type McpServerDefinition = z.infer<typeof McpServerDefinition>;
+export type ConversationMcpServer = z.infer<typeof ConversationMcpServer>;
 export type McpServersConfig = z.infer<typeof McpServersConfig>;

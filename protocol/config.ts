@@ -210,6 +210,9 @@ export const LimitsSection = z
     maxMcpServers: count(32).describe(
       "MCP servers declared at most, configuration file and mcp.add together (each may be a process with its pipes); mcp.add beyond it is refused (LIMIT_EXCEEDED), and servers over it at start are not started (the log says which).",
     ),
+    maxConversationMcpServers: count(64).describe(
+      "Conversation MCP servers (conversation.create mcpServers) running at most on this instance, all loaded conversations together (each may be a process with its pipes); a server beyond it is not started and shows as failed in mcp.list { conversationId }.",
+    ),
   })
   .describe("Bounds on what clients can make the server hold; each answers with a clear error when reached.");
 

@@ -12,6 +12,7 @@ import {
   Timestamp,
 } from "./records.js";
 import { FileChanges } from "./file-changes.js";
+import { ConversationMcpServers } from "./config-mcp.js";
 
 /** What conversation.create and conversation.update accept for the same fields. */
 const Title = z.string().max(500);
@@ -93,6 +94,7 @@ export const ConversationCreateParams = z
     system: SystemPrompt.optional().describe("System prompt sent first in every model request."),
     workspace: Workspace.optional().describe("Working directory for tools (absolute, or relative to the server's working directory)."),
     settings: ConversationSettingsPatch.optional(),
+    mcpServers: ConversationMcpServers.optional(),
     records: z
       .array(ImportedRecord)
       .max(MAX_IMPORTED_RECORDS)
@@ -190,6 +192,9 @@ export const ConversationUpdateParams = z
     settings: ConversationSettingsPatch.optional(),
     mode: ModeName.optional().describe(
       "Switch the conversation's mode: the same as settings.mode (given both, they must agree). Applies from the next model call.",
+    ),
+    mcpServers: ConversationMcpServers.optional().describe(
+      "Replace the conversation's own MCP servers with these ([] removes them all). A server whose name and definition are unchanged keeps running; the others are stopped or started. Applies from the next model call.",
     ),
   })
   .describe("Parameters of conversation.update. Fields left out are unchanged.");

@@ -305,9 +305,9 @@ export const requests = {
     params: Mcp.McpListParams,
     result: Mcp.McpListResult,
     description:
-      "The MCP servers (from the configuration file and from mcp.add), each with its transport, state (connecting, connected, failed with the error, disabled) and tools. A failed server is retried with backoff; the agent keeps working without it.",
-    errors: ["NOT_INITIALIZED"],
-    scope: "server",
+      "The MCP servers (from the configuration file and from mcp.add; with conversationId, also that conversation's own), each with its transport, state (connecting, connected, failed with the error, disabled) and tools. A failed server is retried with backoff; the agent keeps working without it.",
+    errors: ["NOT_INITIALIZED", "CONVERSATION_NOT_FOUND"],
+    scope: "conversation",
   },
   "mcp.add": {
     params: Mcp.McpAddParams,

@@ -6,6 +6,7 @@
  */
 import * as z from "zod";
 import { McpServerDefinition, McpServerName } from "./config-mcp.js";
+import { ConversationId } from "./records.js";
 
 export const McpServerState = z
   .enum(["connecting", "connected", "failed", "disabled"])
@@ -33,8 +34,10 @@ export const McpServerInfo = z
     name: McpServerName,
     transport: z.enum(["stdio", "http"]).describe("stdio: a child process; http: Streamable HTTP."),
     origin: z
-      .enum(["config", "added"])
-      .describe("config: declared in the configuration file (change it there); added: by mcp.add, kept in the data dir (mcp.remove removes it)."),
+      .enum(["config", "added", "conversation"])
+      .describe(
+        "config: declared in the configuration file (change it there); added: by mcp.add, kept in the data dir (mcp.remove removes it); conversation: one of the conversation's own servers (mcp.list with conversationId; conversation.update mcpServers changes them).",
+      ),
     state: McpServerState,
     error: z.string().optional().describe("Why it failed, when state is failed."),
     nextRetryMs: z.number().int().optional().describe("When failed: milliseconds until the next connection attempt (0 while a retry is under way)."),
@@ -50,9 +53,19 @@ export const McpServerInfo = z
   })
   .describe("One MCP server and its state.");
 
-export const McpListParams = z.strictObject({}).describe("No parameters.");
+export const McpListParams = z
+  .strictObject({
+    conversationId: ConversationId.optional().describe(
+      "Also list this conversation's own MCP servers (conversation.create mcpServers), after the server-wide ones, with origin \"conversation\". Omit for the server-wide servers only.",
+    ),
+  })
+  .describe("Parameters of mcp.list.");
 export const McpListResult = z
-  .strictObject({ servers: z.array(McpServerInfo).describe("Every MCP server: configuration file first, then those added, each in declaration order.") })
+  .strictObject({
+    servers: z
+      .array(McpServerInfo)
+      .describe("Every MCP server: configuration file first, then those added, each in declaration order; with conversationId, then the conversation's own."),
+  })
   .describe("Result of mcp.list.");
 
 export const McpAddParams = z

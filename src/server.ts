@@ -171,7 +171,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
         subAgents.tool as unknown as Tool,
       ];
   const mcp = new McpManager(
-    { dataDir: settings.dataDir, mcpServers: config.mcpServers, toolEnvAllow: config.tools.envAllow, maxMcpServers: limits.maxMcpServers },
+    { dataDir: settings.dataDir, mcpServers: config.mcpServers, toolEnvAllow: config.tools.envAllow, maxMcpServers: limits.maxMcpServers, maxConversationMcpServers: limits.maxConversationMcpServers },
     log,
     parts.mcp,
   );
@@ -201,9 +201,16 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
   );
 
   hub = new ConversationHub(store, limits, log, recoverAfterRestart, metrics);
+  // A conversation's own MCP servers run while it is loaded here.
+  hub.lifecycle = {
+    loaded: (runtime) => {
+      if (runtime.mcpServers.length > 0) void mcp.conversations.attach(runtime.id, runtime.mcpServers);
+    },
+    dropped: (runtime) => mcp.conversations.detach(runtime.id),
+  };
   // Each runtime's process starts with the first conversation on it, and stops with the server.
   const runtimes = new RuntimeTable(config.runtimes ?? {});
-  const agent = new Agent({ model: config.model, systemPrompt, limits, tools, log, providers, modes, runtimes });
+  const agent = new Agent({ model: config.model, systemPrompt, limits, tools, log, providers, modes, runtimes, conversationMcp: mcp.conversations });
   subAgents.attach({ hub, agent });
   const dispatcher = new Dispatcher({
     handlers,

@@ -66,6 +66,7 @@ import {
   type ToolsRegisterParams,
   type ToolsRegisterResult,
   type ModelsListResult,
+  type McpListParams,
   type McpListResult,
   type McpAddParams,
   type McpAddResult,
@@ -397,13 +398,14 @@ export interface ModelsMethods {
 /** The mcp.* requests, as `client.mcp.<name>(...)`. */
 export interface McpMethods {
   /**
-   * `mcp.list`: The MCP servers (from the configuration file and from mcp.add), each with its
-   * transport, state (connecting, connected, failed with the error, disabled) and tools. A failed
-   * server is retried with backoff; the agent keeps working without it.
+   * `mcp.list`: The MCP servers (from the configuration file and from mcp.add; with conversationId,
+   * also that conversation's own), each with its transport, state (connecting, connected, failed
+   * with the error, disabled) and tools. A failed server is retried with backoff; the agent keeps
+   * working without it.
    *
-   * Errors: NOT_INITIALIZED (-32001).
+   * Errors: NOT_INITIALIZED (-32001), CONVERSATION_NOT_FOUND (-32010), INVALID_PARAMS (-32602).
    */
-  list(options?: RequestOptions): Promise<McpListResult>;
+  list(params?: McpListParams, options?: RequestOptions): Promise<McpListResult>;
 
   /**
    * `mcp.add`: Add an MCP server: saved in the data dir (kept across restarts), started, and
@@ -622,7 +624,7 @@ export class AgentwireClient extends AgentwireClientBase {
 
   /** mcp.* requests. */
   readonly mcp: McpMethods = {
-    list: (options) => this.request("mcp.list", {}, options),
+    list: (params, options) => this.request("mcp.list", params, options),
     add: (params, options) => this.request("mcp.add", params, options),
     remove: (params, options) => this.request("mcp.remove", params, options),
     probe: (params, options) => this.request("mcp.probe", params, options),

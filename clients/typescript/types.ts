@@ -1720,6 +1720,80 @@ export interface ConversationCreateParams {
     autoCompact?: number | null;
   };
   /**
+   * MCP servers of this conversation only (at most 8): started on the instance that runs the
+   * conversation when it is created or loaded, stopped when it is unloaded or deleted, their tools
+   * offered to its model alone. Kept with the conversation's stored state (not in its metadata
+   * shown to clients), so they start again after a restart; env and headers are stored as given, in
+   * plain text, as mcp.add keeps saved servers.
+   *
+   * @maxItems 8
+   */
+  mcpServers?: Array<{
+    /** Optional; a definition with `command` is stdio. */
+    type?: "stdio";
+    /**
+     * Program to start, e.g. npx or node.
+     *
+     * @minLength 1
+     */
+    command: string;
+    /** Its arguments. */
+    args?: string[];
+    /** Environment variables for it, on top of the scrubbed tool environment. */
+    env?: Record<string, string>;
+    /**
+     * Its working directory (default: the server's).
+     *
+     * @minLength 1
+     */
+    cwd?: string;
+    /**
+     * Time limit of one tool call; default: the conversation's toolTimeoutMs.
+     *
+     * @integer
+     * @minimum 100
+     */
+    timeoutMs?: number;
+    /** Declared but not started. */
+    disabled?: boolean;
+    /**
+     * Server name: letters, digits, _ and -, at most 32, unique within the conversation. Its tools
+     * are offered as mcp__<name>__<tool>; a server-wide server of the same name is hidden from this
+     * conversation (its own shadows it).
+     *
+     * @pattern ^[A-Za-z0-9_-]{1,32}$
+     */
+    name: string;
+  } | {
+    /** Optional; a definition with `url` is Streamable HTTP. */
+    type?: "http" | "streamable-http";
+    /**
+     * The server's Streamable HTTP endpoint, e.g. http://127.0.0.1:3000/mcp.
+     *
+     * @format uri
+     */
+    url: string;
+    /** Extra request headers (e.g. Authorization). */
+    headers?: Record<string, string>;
+    /**
+     * Time limit of one tool call; default: the conversation's toolTimeoutMs.
+     *
+     * @integer
+     * @minimum 100
+     */
+    timeoutMs?: number;
+    /** Declared but not started. */
+    disabled?: boolean;
+    /**
+     * Server name: letters, digits, _ and -, at most 32, unique within the conversation. Its tools
+     * are offered as mcp__<name>__<tool>; a server-wide server of the same name is hidden from this
+     * conversation (its own shadows it).
+     *
+     * @pattern ^[A-Za-z0-9_-]{1,32}$
+     */
+    name: string;
+  }>;
+  /**
    * A history to start from (import or reconstruction), oldest first, at most 10000 records, each
    * text at most maxMessageBytes. The server gives every record a new id and keeps toolCallIds.
    * Refused whole (-32602 naming the record, e.g. records[3].toolCallId) when a tool_call record
@@ -2172,6 +2246,78 @@ export interface ConversationUpdateParams {
    * @pattern ^[a-z][a-z0-9_-]{0,31}$
    */
   mode?: string;
+  /**
+   * Replace the conversation's own MCP servers with these ([] removes them all). A server whose
+   * name and definition are unchanged keeps running; the others are stopped or started. Applies
+   * from the next model call.
+   *
+   * @maxItems 8
+   */
+  mcpServers?: Array<{
+    /** Optional; a definition with `command` is stdio. */
+    type?: "stdio";
+    /**
+     * Program to start, e.g. npx or node.
+     *
+     * @minLength 1
+     */
+    command: string;
+    /** Its arguments. */
+    args?: string[];
+    /** Environment variables for it, on top of the scrubbed tool environment. */
+    env?: Record<string, string>;
+    /**
+     * Its working directory (default: the server's).
+     *
+     * @minLength 1
+     */
+    cwd?: string;
+    /**
+     * Time limit of one tool call; default: the conversation's toolTimeoutMs.
+     *
+     * @integer
+     * @minimum 100
+     */
+    timeoutMs?: number;
+    /** Declared but not started. */
+    disabled?: boolean;
+    /**
+     * Server name: letters, digits, _ and -, at most 32, unique within the conversation. Its tools
+     * are offered as mcp__<name>__<tool>; a server-wide server of the same name is hidden from this
+     * conversation (its own shadows it).
+     *
+     * @pattern ^[A-Za-z0-9_-]{1,32}$
+     */
+    name: string;
+  } | {
+    /** Optional; a definition with `url` is Streamable HTTP. */
+    type?: "http" | "streamable-http";
+    /**
+     * The server's Streamable HTTP endpoint, e.g. http://127.0.0.1:3000/mcp.
+     *
+     * @format uri
+     */
+    url: string;
+    /** Extra request headers (e.g. Authorization). */
+    headers?: Record<string, string>;
+    /**
+     * Time limit of one tool call; default: the conversation's toolTimeoutMs.
+     *
+     * @integer
+     * @minimum 100
+     */
+    timeoutMs?: number;
+    /** Declared but not started. */
+    disabled?: boolean;
+    /**
+     * Server name: letters, digits, _ and -, at most 32, unique within the conversation. Its tools
+     * are offered as mcp__<name>__<tool>; a server-wide server of the same name is hidden from this
+     * conversation (its own shadows it).
+     *
+     * @pattern ^[A-Za-z0-9_-]{1,32}$
+     */
+    name: string;
+  }>;
 }
 
 /**
@@ -3277,16 +3423,23 @@ export interface ModelsListResult {
   defaultProvider: string;
 }
 
-/**
- * Params of `mcp.list`.
- *
- * No parameters.
- */
-export type McpListParams = Record<string, never>;
+/** Parameters of mcp.list. */
+export interface McpListParams {
+  /**
+   * Also list this conversation's own MCP servers (conversation.create mcpServers), after the
+   * server-wide ones, with origin "conversation". Omit for the server-wide servers only.
+   *
+   * @pattern ^[A-Za-z0-9_-]{1,128}$
+   */
+  conversationId?: string;
+}
 
 /** Result of mcp.list. */
 export interface McpListResult {
-  /** Every MCP server: configuration file first, then those added, each in declaration order. */
+  /**
+   * Every MCP server: configuration file first, then those added, each in declaration order; with
+   * conversationId, then the conversation's own.
+   */
   servers: Array<{
     /**
      * Server name: letters, digits, _ and -, at most 32. Its tools are offered as
@@ -3299,9 +3452,10 @@ export interface McpListResult {
     transport: "stdio" | "http";
     /**
      * config: declared in the configuration file (change it there); added: by mcp.add, kept in the
-     * data dir (mcp.remove removes it).
+     * data dir (mcp.remove removes it); conversation: one of the conversation's own servers
+     * (mcp.list with conversationId; conversation.update mcpServers changes them).
      */
-    origin: "config" | "added";
+    origin: "config" | "added" | "conversation";
     /**
      * connecting: its first connection attempt is under way; connected: its tools are offered;
      * failed: it could not be started or reached, or it went away (`error` says why; it is retried
@@ -3434,9 +3588,10 @@ export interface McpAddResult {
     transport: "stdio" | "http";
     /**
      * config: declared in the configuration file (change it there); added: by mcp.add, kept in the
-     * data dir (mcp.remove removes it).
+     * data dir (mcp.remove removes it); conversation: one of the conversation's own servers
+     * (mcp.list with conversationId; conversation.update mcpServers changes them).
      */
-    origin: "config" | "added";
+    origin: "config" | "added" | "conversation";
     /**
      * connecting: its first connection attempt is under way; connected: its tools are offered;
      * failed: it could not be started or reached, or it went away (`error` says why; it is retried
@@ -5023,8 +5178,9 @@ export interface RequestMap {
    */
   "models.list": { params: ModelsListParams; result: ModelsListResult };
   /**
-   * `mcp.list`: The MCP servers (from the configuration file and from mcp.add), each with its
-   * transport, state (connecting, connected, failed with the error, disabled) and tools.
+   * `mcp.list`: The MCP servers (from the configuration file and from mcp.add; with conversationId,
+   * also that conversation's own), each with its transport, state (connecting, connected, failed
+   * with the error, disabled) and tools.
    */
   "mcp.list": { params: McpListParams; result: McpListResult };
   /**

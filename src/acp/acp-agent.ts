@@ -11,7 +11,7 @@ import type { AgentwireClient, Conversation, ToolPendingNotification } from "../
 import { SERVER_VERSION } from "../server-version.js";
 import { acpError, AcpSession } from "./acp-session.js";
 import { ConfigOptions } from "./config-options.js";
-import { AcpMcpServers } from "./mcp-servers.js";
+import { conversationMcpServers } from "./mcp-servers.js";
 import { SessionModes } from "./session-modes.js";
 import { commandsUpdate, planUpdate, replayRecord } from "./session-updates.js";
 
@@ -29,14 +29,12 @@ export class AcpAgent {
   readonly #sessions = new Map<string, AcpSession>();
   readonly #config: ConfigOptions;
   readonly #modes: SessionModes;
-  readonly mcp: AcpMcpServers;
   #editor: acp.AgentContext | undefined;
   #canElicit = false;
 
   constructor(private readonly options: AcpAgentOptions) {
     this.#config = new ConfigOptions(options.client);
     this.#modes = new SessionModes(options.client);
-    this.mcp = new AcpMcpServers(options.client);
     options.client.onAny((method, params) => {
       const conversationId = (params as { conversationId?: string } | undefined)?.conversationId;
       if (conversationId !== undefined) this.#sessions.get(conversationId)?.onEvent(method, params);
@@ -83,7 +81,6 @@ export class AcpAgent {
   async close(): Promise<void> {
     for (const session of this.#sessions.values()) session.close();
     this.#sessions.clear();
-    await this.mcp.detachAll();
   }
 
   #initialize(): acp.InitializeResponse {
@@ -152,9 +149,10 @@ export class AcpAgent {
 
   async #newSession(params: acp.NewSessionRequest): Promise<acp.NewSessionResponse> {
     this.#checkCwd(params.cwd);
-    await this.mcp.attach(params.mcpServers);
+    const mcpServers = conversationMcpServers(params.mcpServers);
     const { client } = this.options;
-    const conversation = await client.conversation.create({ workspace: params.cwd });
+    // The editor's MCP servers belong to this session's conversation only.
+    const conversation = await client.conversation.create({ workspace: params.cwd, ...(mcpServers.length > 0 ? { mcpServers } : {}) });
     const session = await this.#open(conversation, params.cwd);
     await client.conversation.subscribe({ conversationId: conversation.id });
     const state = await this.#sessionState(conversation);
@@ -172,8 +170,10 @@ export class AcpAgent {
   async #loadSession(params: acp.LoadSessionRequest): Promise<acp.LoadSessionResponse> {
     this.#checkCwd(params.cwd);
     const { client } = this.options;
+    const mcpServers = conversationMcpServers(params.mcpServers);
     const first = await this.#conversation(params.sessionId);
-    await this.mcp.attach(params.mcpServers);
+    // The servers the editor gives now replace those stored with the conversation (unchanged ones keep running).
+    await client.conversation.update({ conversationId: params.sessionId, mcpServers });
     const session = await this.#open(first.conversation, params.cwd);
     const total = first.conversation.recordCount;
     for (let from = 0; from < total; from += REPLAY_PAGE) {
@@ -198,8 +198,10 @@ export class AcpAgent {
 
   async #resumeSession(params: acp.ResumeSessionRequest): Promise<acp.ResumeSessionResponse> {
     this.#checkCwd(params.cwd);
+    const mcpServers = params.mcpServers ? conversationMcpServers(params.mcpServers) : undefined;
     const { conversation, state } = await this.#conversation(params.sessionId);
-    await this.mcp.attach(params.mcpServers ?? []);
+    // Without mcpServers the stored ones stay (they restarted when the conversation was loaded).
+    if (mcpServers) await this.options.client.conversation.update({ conversationId: params.sessionId, mcpServers });
     const session = await this.#open(conversation, params.cwd);
     await this.options.client.conversation.subscribe({ conversationId: params.sessionId, afterSeq: state.seq });
     const answer = await this.#sessionState(conversation);

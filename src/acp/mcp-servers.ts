@@ -1,55 +1,43 @@
 /**
- * The MCP servers an editor passes with session/new and session/load.
- *
- * agentwire's MCP servers are server-wide (mcp.add: every conversation of
- * the server is offered their tools; there is no per-conversation server).
- * The closest honest mapping: add each under the name `acp-NAME` for as long
- * as this `agentwire acp` process runs, and remove the ones it added when it
- * exits. mcp.add also keeps a server in the data dir; the removal at exit
- * takes it out again (a process killed with SIGKILL leaves it there, for
- * `agentwire mcp remove acp-NAME`).
+ * The MCP servers an editor passes with session/new, session/load and
+ * session/resume, as the conversation's own MCP servers
+ * (conversation.create / conversation.update `mcpServers`): their tools are
+ * offered to that session's conversation only, they run while it is loaded,
+ * and they stop with it (or with the server). Nothing is added server-wide.
  */
 import { RequestError } from "@agentclientprotocol/sdk";
 import type * as acp from "@agentclientprotocol/sdk";
-import type { AgentwireClient, McpAddParams } from "../../clients/typescript/index.js";
+import type { ConversationCreateParams } from "../../clients/typescript/index.js";
 
-/** `acp-` and the editor's name, in the alphabet and length agentwire's names allow. */
+type ConversationMcpServer = NonNullable<ConversationCreateParams["mcpServers"]>[number];
+
+/** The editor's name in the alphabet and length agentwire's names allow. */
 export function mcpServerName(name: string): string {
-  return `acp-${name.replace(/[^A-Za-z0-9_-]/g, "_")}`.slice(0, 32);
+  return (name.replace(/[^A-Za-z0-9_-]/g, "_") || "server").slice(0, 32);
 }
 
-export function mcpDefinition(server: acp.McpServer, index: number): McpAddParams["server"] {
+function conversationServer(server: acp.McpServer, index: number): ConversationMcpServer {
   if ("type" in server && server.type === "sse") {
     throw RequestError.invalidParams({ path: `mcpServers[${index}].type` }, `mcpServers[${index}]: SSE MCP servers are not supported (mcpCapabilities.sse is false); use http or stdio`);
   }
+  const name = mcpServerName(server.name);
   if ("url" in server) {
     const headers = Object.fromEntries(server.headers.map((h) => [h.name, h.value]));
-    return { type: "http", url: server.url, ...(server.headers.length > 0 ? { headers } : {}) };
+    return { name, type: "http", url: server.url, ...(server.headers.length > 0 ? { headers } : {}) };
   }
   const env = Object.fromEntries(server.env.map((e) => [e.name, e.value]));
-  return { command: server.command, ...(server.args.length > 0 ? { args: server.args } : {}), ...(server.env.length > 0 ? { env } : {}) };
+  return { name, command: server.command, ...(server.args.length > 0 ? { args: server.args } : {}), ...(server.env.length > 0 ? { env } : {}) };
 }
 
-export class AcpMcpServers {
-  /** Names this process added (and removes at exit). */
-  readonly #added = new Set<string>();
-
-  constructor(private readonly client: AgentwireClient) {}
-
-  /** Adds those not already there (by name); the first failure is the request's error. */
-  async attach(servers: readonly acp.McpServer[]): Promise<void> {
-    if (servers.length === 0) return;
-    const definitions = servers.map((s, i) => ({ name: mcpServerName(s.name), server: mcpDefinition(s, i) }));
-    const present = new Set((await this.client.mcp.list()).servers.map((s) => s.name));
-    for (const { name, server } of definitions) {
-      if (present.has(name) || this.#added.has(name)) continue;
-      await this.client.mcp.add({ name, server });
-      this.#added.add(name);
+/** The editor's servers as conversation MCP servers; two whose names become the same are refused naming the second. */
+export function conversationMcpServers(servers: readonly acp.McpServer[]): ConversationMcpServer[] {
+  const seen = new Set<string>();
+  return servers.map((server, index) => {
+    const converted = conversationServer(server, index);
+    if (seen.has(converted.name)) {
+      throw RequestError.invalidParams({ path: `mcpServers[${index}].name` }, `mcpServers[${index}].name: another server is already named "${converted.name}" (names are kept to letters, digits, _ and -)`);
     }
-  }
-
-  async detachAll(): Promise<void> {
-    for (const name of this.#added) await this.client.mcp.remove({ name }).catch(() => {});
-    this.#added.clear();
-  }
+    seen.add(converted.name);
+    return converted;
+  });
 }

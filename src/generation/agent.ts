@@ -29,6 +29,8 @@ import { GenerationWaits } from "./generation-wait.js";
 import { runGeneration } from "./loop.js";
 import { runRuntimeGeneration } from "./runtime-turn.js";
 import type { RuntimeTable } from "../runtimes/runtime-table.js";
+import type { ConversationMcpServers } from "../mcp/conversation-mcp-servers.js";
+import type { McpTool } from "../mcp/mcp-tool.js";
 import { RuntimeUnavailableError, type AgentRuntime } from "../runtimes/runtime.js";
 
 type StepParams = {
@@ -64,6 +66,8 @@ export interface AgentOptions {
   modes?: ModeSet;
   /** The agent runtimes (config `runtimes`): a step whose model is `<runtime>/<model>` runs through one. */
   runtimes?: RuntimeTable;
+  /** MCP servers of single conversations (conversation.create mcpServers), offered to their conversation only. */
+  conversationMcp?: ConversationMcpServers;
 }
 
 export class Agent {
@@ -92,20 +96,40 @@ export class Agent {
     this.clientTools = new ClientToolRegistry(options.limits.clientToolGraceMs ?? LimitsSection.parse({}).clientToolGraceMs);
   }
 
-  /** The server's tools and then the conversation's client tools: what one conversation's model is offered. */
+  /**
+   * What one conversation's model is offered: the server's tools, then the
+   * conversation's own MCP servers' tools, then its client tools. A
+   * conversation MCP server hides the server-wide one of the same name (their
+   * tools would share the mcp__<name>__ names) for this conversation only.
+   */
   private conversationTools(conversationId: string): ToolRegistry {
     const server = this.options.tools;
     const clients = this.clientTools;
+    const mcp = this.options.conversationMcp;
+    const own = () => mcp?.tools(conversationId) ?? [];
+    const shadowed = (tool: Tool | undefined) => tool !== undefined && tool.source === "mcp" && (mcp?.names(conversationId).has((tool as McpTool).mcpServer) ?? false);
     return {
-      list: () => [...server.list(), ...clients.tools(conversationId)],
-      get: (name) => server.get(name) ?? clients.tool(conversationId, name),
+      list: () => [...server.list().filter((t) => !shadowed(t)), ...own(), ...clients.tools(conversationId)],
+      get: (name) => {
+        const mine = own().find((t) => t.name === name);
+        if (mine) return mine;
+        const shared = server.get(name);
+        return shared && !shadowed(shared) ? shared : clients.tool(conversationId, name);
+      },
     };
   }
 
-  /** The tool specs offered to one conversation's model: the server's (cached), then its client tools. */
+  /** The tool specs offered to one conversation's model: the server's (cached), then its own MCP servers', then its client tools. */
   private conversationToolSpecs(conversationId: string): ToolSpec[] {
     const clientTools = this.clientTools.tools(conversationId);
-    return clientTools.length === 0 ? this.toolSpecs : [...this.toolSpecs, ...clientTools.map((t) => toolSpec(t))];
+    const mcp = this.options.conversationMcp;
+    const names = mcp?.names(conversationId);
+    if (!mcp || !names || names.size === 0) return clientTools.length === 0 ? this.toolSpecs : [...this.toolSpecs, ...clientTools.map((t) => toolSpec(t))];
+    const server = this.toolSpecs.filter((spec) => {
+      const tool = this.options.tools.get(spec.name);
+      return !(tool?.source === "mcp" && names.has((tool as McpTool).mcpServer));
+    });
+    return [...server, ...mcp.tools(conversationId).map((t) => toolSpec(t)), ...clientTools.map((t) => toolSpec(t))];
   }
 
   /** The tool of that name as the registry holds it now (undefined: none), e.g. to read its annotations. */
@@ -493,6 +517,8 @@ export class Agent {
       modelInfo,
       tools: this.conversationTools(conversationId),
       toolSpecs: () => this.conversationToolSpecs(conversationId),
+      // The conversation's own MCP servers finish their first connection attempt before a model call is offered tools.
+      toolsReady: (signal: AbortSignal) => this.options.conversationMcp?.ready(conversationId, signal) ?? Promise.resolve(),
       modes: this.modes,
       log: this.options.log.child({ conversationId, generationId }),
       maxContextBytes: this.options.limits.maxContextBytes,

@@ -54,6 +54,8 @@ export interface LoopDeps {
   tools: ToolRegistry;
   /** The tools offered now (MCP servers may come and go between model calls). */
   toolSpecs(): LlmToolSpec[];
+  /** Settles once tools still starting (the conversation's own MCP servers) can be listed; absent: nothing to wait for. */
+  toolsReady?(signal: AbortSignal): Promise<void>;
   log: Logger;
   /** Largest model request, in bytes of conversation text (maxContextBytes). */
   maxContextBytes: number;
@@ -336,6 +338,7 @@ class Loop {
     const rounds = toolHistoryRounds ?? conversation.settings.toolHistoryRounds;
     const records = await readContextRecords((from, to) => handle.readRecords(from, to), handle.recordCount, rounds, this.deps.maxContextBytes);
     const images = await loadContextImages(records, (assetId) => handle.readAsset(assetId), this.deps.maxContextBytes);
+    await this.deps.toolsReady?.(this.generation.signal);
     // Tools the conversation's policy denies, or its mode does not offer, are not offered (nor named in the system prompt).
     const tools = this.deps.toolSpecs().filter((spec) => this.refusal(spec.name) === undefined);
     // A conversation's own prompt is sent verbatim (even ""); the template is for those without one. The mode's addendum follows either.

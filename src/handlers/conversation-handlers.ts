@@ -18,6 +18,7 @@ import { forkPoint } from "./fork-point.js";
 import { checkImportedHistory, toStoredRecords } from "./history-import.js";
 import { checkTextSize } from "./text-size.js";
 import type { DamagedHandlers, MethodHandlers } from "./scope-binding.js";
+import type { ConversationRuntime } from "../sessions/conversation-runtime.js";
 
 type Handlers = MethodHandlers;
 
@@ -55,9 +56,17 @@ export const conversationCreate: Handlers["conversation.create"] = async (params
     settings: { ...defaultSettings(app), ...params.settings },
     recordCount: 0,
   };
-  const runtime = params.records?.length
-    ? await createWithRecords(app, conversation, pagesOf(toStoredRecords(params.records, now), READ_CHUNK))
-    : await app.hub.create(conversation);
+  const mcpServers = params.mcpServers ?? [];
+  // The servers are stored before the id is handed out; a failed write removes the conversation (createWithRecords).
+  const withServers = async (runtime: ConversationRuntime) => {
+    if (mcpServers.length > 0) await runtime.storeMcpServers(mcpServers);
+  };
+  const runtime =
+    params.records?.length || mcpServers.length > 0
+      ? await createWithRecords(app, conversation, pagesOf(toStoredRecords(params.records ?? [], now), READ_CHUNK), withServers)
+      : await app.hub.create(conversation);
+  // Unless it left memory meanwhile: its servers start when it is loaded again.
+  if (mcpServers.length > 0 && app.hub.loaded(runtime.id) === runtime) await app.mcp.conversations.attach(runtime.id, runtime.mcpServers);
   return runtime.handle.conversation;
 };
 
@@ -177,6 +186,12 @@ export const conversationUpdate: Handlers["conversation.update"] = async (params
     settings: { ...current.settings, ...params.settings, ...(mode !== undefined ? { mode } : {}) },
     updatedAt: new Date().toISOString(),
   });
+  if (params.mcpServers !== undefined && JSON.stringify(params.mcpServers) !== JSON.stringify(runtime.mcpServers)) {
+    await runtime.storeMcpServers(params.mcpServers);
+    if (app.hub.loaded(runtime.id) === runtime) await app.mcp.conversations.attach(runtime.id, runtime.mcpServers);
+  }
+  // The servers are not part of the metadata clients see: changing only them changes neither updatedAt nor announces anything.
+  if (Object.keys(params).every((key) => key === "conversationId" || key === "mcpServers")) return runtime.handle.conversation;
   await runtime.updateConversation(change, () =>
     runtime.publish("conversation_updated", { conversation: runtime.handle.conversation, deleted: false }),
   );

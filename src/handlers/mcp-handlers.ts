@@ -2,7 +2,10 @@ import type { MethodHandlers } from "./scope-binding.js";
 
 type Handlers = MethodHandlers;
 
-export const mcpList: Handlers["mcp.list"] = async (_params, { app }) => ({ servers: await app.mcp.servers() });
+/** With conversationId: the server-wide servers, then the conversation's own (loading it starts them, if it was not loaded). */
+export const mcpList: Handlers["mcp.list"] = async (_params, { app }, runtime) => ({
+  servers: [...(await app.mcp.servers()), ...(runtime ? app.mcp.conversations.infos(runtime.id) : [])],
+});
 
 export const mcpAdd: Handlers["mcp.add"] = async (params, { app }) => ({ server: await app.mcp.add(params.name, params.server) });
 

@@ -88,6 +88,18 @@ export class McpConnection implements McpToolHost {
     return this.firstAttempt;
   }
 
+  /** Resolves once the first attempt has settled; at once for a connection never started. */
+  started(): Promise<void> {
+    return this.firstAttempt ?? Promise.resolve();
+  }
+
+  /** Never to be started (a bound was reached): shown as failed with `reason`, and not retried. */
+  refuse(reason: string): void {
+    this.closed = true;
+    this.state = "failed";
+    this.error = reason;
+  }
+
   session(): McpSession | { down: string } {
     if (this.current && this.state === "connected") return this.current;
     if (this.state === "disabled") return { down: "it is disabled" };

@@ -15,6 +15,7 @@ import { RpcError } from "../rpc/rpc-error.js";
 import { toolProcessEnvironment } from "../tools/process-group.js";
 import { toolEnvironment } from "../tools/tool-environment.js";
 import type { Tool, ToolProvider } from "../tools/tool.js";
+import { ConversationMcpServers } from "./conversation-mcp-servers.js";
 import { McpConnection, type McpBackoff, type McpConnectionSettings, type McpStateNotice } from "./mcp-connection.js";
 import { McpServersFile } from "./mcp-servers-file.js";
 import { McpSession, transportKind } from "./mcp-session.js";
@@ -36,6 +37,8 @@ export interface McpManagerConfig {
   toolEnvAllow: readonly string[];
   /** Servers declared at most, configuration file and mcp.add together (limits.maxMcpServers). */
   maxMcpServers: number;
+  /** Conversation MCP servers running at most, all conversations together (limits.maxConversationMcpServers). */
+  maxConversationMcpServers?: number;
 }
 
 export class McpManager implements ToolProvider {
@@ -55,6 +58,8 @@ export class McpManager implements ToolProvider {
   private closed = false;
   private env: Record<string, string> | undefined;
   private readonly noticeListeners = new Set<(notice: McpStateNotice) => void>();
+  /** The servers of single conversations (conversation.create mcpServers). */
+  readonly conversations: ConversationMcpServers;
 
   constructor(
     private readonly config: McpManagerConfig,
@@ -77,6 +82,11 @@ export class McpManager implements ToolProvider {
         for (const listener of [...this.noticeListeners]) listener(notice);
       },
     };
+    // A conversation's server concerns that conversation alone: no server-wide notice, and the server-wide tool list stays as it is.
+    this.conversations = new ConversationMcpServers(
+      { ...this.settings, changed: () => {}, notice: () => {} },
+      config.maxConversationMcpServers ?? 64,
+    );
   }
 
   /** Call `listener` when a server goes down or comes back; returns the disposer. */
@@ -235,6 +245,7 @@ export class McpManager implements ToolProvider {
     this.closed = true;
     await this.loaded;
     await Promise.all([...this.connections.values()].map((c) => c.close()));
+    await this.conversations.close();
   }
 
   private open(name: string, definition: McpServerDefinition, origin: "config" | "added"): McpConnection {

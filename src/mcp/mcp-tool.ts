@@ -25,6 +25,8 @@ export interface McpToolHost {
 
 export interface McpTool extends Tool {
   readonly mcpName: string;
+  /** The server it belongs to (a conversation's server hides the server-wide one of the same name). */
+  readonly mcpServer: string;
   readonly summary: McpToolSummary;
 }
 
@@ -40,6 +42,7 @@ export function createMcpTool(listed: McpListedTool, exposedName: string, host: 
   return {
     name: exposedName,
     mcpName: listed.name,
+    mcpServer: host.serverName,
     description,
     parameters: argumentsSchema(inputSchema),
     // Some model APIs refuse an object schema without `properties` (a tool that takes no arguments).

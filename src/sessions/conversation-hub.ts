@@ -45,6 +45,12 @@ export class ConversationHub {
   private trimming = false;
   /** Cluster mode (--redis): ownership, bus outlets and bus-served subscriptions; null for a single instance. */
   cluster: HubCluster | null = null;
+  /**
+   * What runs beside a loaded conversation and must stop with it (its own
+   * MCP servers): told when a runtime is loaded or created here, and when it
+   * leaves memory (unloaded, deleted, lost to another instance).
+   */
+  lifecycle: { loaded(runtime: ConversationRuntime): void; dropped(runtime: ConversationRuntime): Promise<void> } | null = null;
 
   constructor(
     readonly store: ConversationStore,
@@ -139,6 +145,7 @@ export class ConversationHub {
       if (connection.subscriptions.has(id)) this.cluster?.watch(connection, id, runtime.seq, endedHere);
     }
     runtime.dispose();
+    await this.dropped(runtime);
     await this.store.unload(id).catch((error: unknown) => this.log.error(`unloading conversation ${id} failed`, error));
   }
 
@@ -227,6 +234,7 @@ export class ConversationHub {
     this.presence.forget(runtime.id);
     this.runtimes.delete(runtime.id);
     runtime.dispose();
+    await this.dropped(runtime);
     await this.store.delete(runtime.id);
     this.cluster?.released(runtime.id);
   }
@@ -298,8 +306,17 @@ export class ConversationHub {
     const runtime = new ConversationRuntime(handle, subscribers, this.limits, this.replay, this.log, this.observer);
     this.cluster?.attach(runtime);
     this.runtimes.set(id, runtime);
+    try {
+      this.lifecycle?.loaded(runtime);
+    } catch (error) {
+      this.log.error(`starting what runs beside conversation ${id} failed`, error);
+    }
     if (this.runtimes.size > this.limits.maxLoadedConversations) this.evictForRoom();
     return runtime;
+  }
+
+  private async dropped(runtime: ConversationRuntime): Promise<void> {
+    await this.lifecycle?.dropped(runtime).catch((error: unknown) => this.log.error(`stopping what ran beside conversation ${runtime.id} failed`, error));
   }
 
   private async unload(runtime: ConversationRuntime): Promise<void> {
@@ -312,6 +329,7 @@ export class ConversationHub {
     this.runtimes.delete(runtime.id);
     if (runtime.subscribers.size === 0) this.subscribers.delete(runtime.id);
     runtime.dispose();
+    await this.dropped(runtime);
     await this.store.unload(runtime.id).catch((error) => this.log.error(`unloading conversation ${runtime.id} failed`, error));
     this.cluster?.released(runtime.id);
   }

@@ -21,6 +21,7 @@ import { pendingToolOf } from "./pending-tool.js";
 import { InputRequests } from "./input-requests.js";
 import type { InputQuestion, InputReply } from "../tools/tool.js";
 import type { InputRequest } from "../../protocol/index.js";
+import type { ConversationMcpServer } from "../../protocol/config-mcp.js";
 import { newId } from "../ids.js";
 import type { RuntimeObserver } from "./runtime-observer.js";
 
@@ -100,6 +101,8 @@ export class ConversationRuntime {
   readonly appendsInFlight = new Map<string, { digest: string; answer: Promise<unknown> }>();
   /** Questions waiting for the user (ask_user, MCP elicitation); the ask_user ones are stored with the run state. */
   #inputs: InputRequests;
+  /** The conversation's own MCP servers (definitions); stored with the run state. */
+  #mcpServers: ConversationMcpServer[] = [];
   #deleted = false;
   #silenced = false;
   /** A conversation.rewind / unrewind under way (see whileRewinding). */
@@ -141,6 +144,7 @@ export class ConversationRuntime {
       // No generation survives its process: a steered message it had not taken waits as a queued one.
       this.#queue = (stored.queue ?? []).map((held) => ({ ...held, delivery: "queue" }));
       this.#clientMessageIds = stored.clientMessageIds ?? [];
+      this.#mcpServers = stored.mcpServers ?? [];
       if (stored.lastGeneration) this.recentGenerations.push(stored.lastGeneration);
     }
   }
@@ -289,7 +293,24 @@ export class ConversationRuntime {
       ...(this.#queue.length > 0 ? { queue: this.#queue.map((held) => ({ ...held })) } : {}),
       ...(this.#clientMessageIds.length > 0 ? { clientMessageIds: [...this.#clientMessageIds] } : {}),
       ...(this.#inputs.durable().length > 0 ? { pendingInputs: this.#inputs.durable() } : {}),
+      ...(this.#mcpServers.length > 0 ? { mcpServers: this.#mcpServers } : {}),
     };
+  }
+
+  /** The conversation's own MCP servers, as stored (env and headers included: never sent to clients as such). */
+  get mcpServers(): readonly ConversationMcpServer[] {
+    return this.#mcpServers;
+  }
+
+  /** Store the conversation's own MCP servers (conversation.create / update mcpServers); on a failed write they stay as they were. */
+  async storeMcpServers(servers: ConversationMcpServer[]): Promise<void> {
+    this.assertLive();
+    const before = this.#mcpServers;
+    this.#mcpServers = servers;
+    await this.commit(this.handle.updateRunState(this.runState()), () => {}).catch((error: unknown) => {
+      this.#mcpServers = before;
+      throw error;
+    });
   }
 
   /** The questions waiting for the user. */

@@ -10,6 +10,7 @@ import type {
 } from "../../protocol/index.js";
 import type { TokenUsage } from "../../protocol/usage.js";
 import type { InputRequest } from "../../protocol/input-request.js";
+import type { ConversationMcpServer } from "../../protocol/config-mcp.js";
 
 /**
  * What a server holding a data dir says about itself beside its lock
@@ -58,6 +59,8 @@ export interface RunState {
   clientMessageIds?: ClientMessageIdEntry[];
   /** Open ask_user questions (state.pendingInputs), oldest first; absent when none. */
   pendingInputs?: InputRequest[];
+  /** The conversation's own MCP servers (conversation.create mcpServers), env and headers included; absent when none. */
+  mcpServers?: ConversationMcpServer[];
 }
 
 /** What a clientMessageId was used for: the message it appended, and a digest of what that message said. */

@@ -5,6 +5,7 @@ import { InputRequest } from "../../protocol/input-request.js";
 import { Plan, QueuedMessage, type Conversation, type ConversationRecord } from "../../protocol/index.js";
 import { isValidConversationId } from "./conversation-id.js";
 import type { RunState } from "./conversation-store.js";
+import { ConversationMcpServers } from "../../protocol/config-mcp.js";
 import type { ListEntry } from "./list-page.js";
 import { asStoreFileError, errorCode, isTransientIoError } from "./store-file-error.js";
 
@@ -120,6 +121,7 @@ export function readRunState(value: unknown): RunState | null {
   if (state.queue !== undefined && !z.array(QueuedMessage).safeParse(state.queue).success) delete state.queue;
   if (state.clientMessageIds !== undefined && !ClientMessageIds.safeParse(state.clientMessageIds).success) delete state.clientMessageIds;
   if (state.pendingInputs !== undefined && !z.array(InputRequest).safeParse(state.pendingInputs).success) delete state.pendingInputs;
+  if (state.mcpServers !== undefined && !ConversationMcpServers.safeParse(state.mcpServers).success) delete state.mcpServers;
   return state as unknown as RunState;
 }
 

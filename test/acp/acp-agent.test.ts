@@ -403,19 +403,26 @@ describe("agentwire acp --url (a running server)", { timeout: 30_000 }, () => {
     expect(last).toMatchObject({ toolCallId: "call_ls", status: "failed" });
   });
 
-  it("the session's MCP servers are added to the server as acp-NAME while the editor runs, and removed when it is stopped", async () => {
+  it("the session's MCP servers belong to its conversation: its model is offered their tools, another session's is not", async () => {
     const server = stdioFixture();
     const { sessionId } = await remote.agent.request("session/new", {
       cwd: ws,
       mcpServers: [{ name: "fixture", command: server.command, args: server.args, env: [{ name: "FIXTURE_FLAG", value: "1" }] }],
     });
-    expect(sessionId).toMatch(/^c_/);
-    const listed = await fx.client.mcp.list();
-    expect(listed.servers.find((s) => s.name === "acp-fixture")).toMatchObject({ transport: "stdio", state: "connected" });
+    const other = (await remote.agent.request("session/new", { cwd: ws, mcpServers: [] })).sessionId;
+    // Nothing server-wide: the conversation's own server, listed with it.
+    expect((await fx.client.mcp.list()).servers.map((s) => s.name)).not.toContain("fixture");
+    expect((await fx.client.mcp.list({ conversationId: sessionId })).servers.find((s) => s.name === "fixture")).toMatchObject({ origin: "conversation", transport: "stdio" });
+    const first = fx.fake.requests.length;
+    fx.fake.enqueue({ kind: "reply", text: ["mine"] }, { kind: "reply", text: ["theirs"] });
+    expect((await prompt(remote, sessionId, "tools?")).stopReason).toBe("end_turn");
+    expect((await prompt(remote, other, "tools?")).stopReason).toBe("end_turn");
+    const offered = (i: number) => (fx.fake.requests[i]!.tools ?? []).map((t: { function: { name: string } }) => t.function.name);
+    expect(offered(first)).toContain("mcp__fixture__pid");
+    expect(offered(first + 1).filter((n) => n.startsWith("mcp__fixture__"))).toEqual([]);
     await expect(remote.agent.request("session/new", { cwd: ws, mcpServers: [{ type: "sse", name: "old", url: "http://127.0.0.1:1/sse", headers: [] }] })).rejects.toMatchObject({ code: -32602 });
     // Stopped by a signal, as an editor may stop it: the same orderly end as a closed stdin.
     remote.child.kill("SIGTERM");
     expect(await remote.close()).toEqual({ code: 0, signal: null });
-    expect((await fx.client.mcp.list()).servers.map((s) => s.name)).not.toContain("acp-fixture");
   });
 });

@@ -76,6 +76,7 @@ from .types import (
     InterruptedNotification,
     McpAddParams,
     McpAddResult,
+    McpListParams,
     McpListResult,
     McpProbeParams,
     McpProbeResult,
@@ -501,14 +502,15 @@ class McpMethods:
     def __init__(self, client: AgentwireClientBase) -> None:
         self._client = client
 
-    async def list(self, *, timeout: float | None = None) -> McpListResult:
-        """`mcp.list`: The MCP servers (from the configuration file and from mcp.add), each with its
-        transport, state (connecting, connected, failed with the error, disabled) and tools. A
-        failed server is retried with backoff; the agent keeps working without it.
+    async def list(self, params: McpListParams | None = None, *, timeout: float | None = None) -> McpListResult:
+        """`mcp.list`: The MCP servers (from the configuration file and from mcp.add; with
+        conversationId, also that conversation's own), each with its transport, state (connecting,
+        connected, failed with the error, disabled) and tools. A failed server is retried with
+        backoff; the agent keeps working without it.
 
-        Errors: NOT_INITIALIZED (-32001).
+        Errors: NOT_INITIALIZED (-32001), CONVERSATION_NOT_FOUND (-32010), INVALID_PARAMS (-32602).
         """
-        result = await self._client.request("mcp.list", {}, timeout=timeout)
+        result = await self._client.request("mcp.list", params, timeout=timeout)
         return cast(McpListResult, result)
 
     async def add(self, params: McpAddParams, *, timeout: float | None = None) -> McpAddResult:

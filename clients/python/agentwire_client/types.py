@@ -1350,6 +1350,65 @@ class ConversationCreateParamsSettings(TypedDict):
     """
 
 
+class ConversationCreateParamsMcpServersItemStdio(TypedDict):
+    type: NotRequired[Literal["stdio"]]
+    """Optional; a definition with `command` is stdio."""
+    command: str
+    """Program to start, e.g. npx or node.
+
+    @minLength 1
+    """
+    args: NotRequired[list[str]]
+    """Its arguments."""
+    env: NotRequired[dict[str, str]]
+    """Environment variables for it, on top of the scrubbed tool environment."""
+    cwd: NotRequired[str]
+    """Its working directory (default: the server's).
+
+    @minLength 1
+    """
+    timeoutMs: NotRequired[int]
+    """Time limit of one tool call; default: the conversation's toolTimeoutMs.
+
+    @minimum 100
+    """
+    disabled: NotRequired[bool]
+    """Declared but not started."""
+    name: str
+    """Server name: letters, digits, _ and -, at most 32, unique within the conversation. Its tools are
+    offered as mcp__<name>__<tool>; a server-wide server of the same name is hidden from this
+    conversation (its own shadows it).
+
+    @pattern ^[A-Za-z0-9_-]{1,32}$
+    """
+
+
+class ConversationCreateParamsMcpServersItemHttp(TypedDict):
+    type: NotRequired[Literal["http", "streamable-http"]]
+    """Optional; a definition with `url` is Streamable HTTP."""
+    url: str
+    """The server's Streamable HTTP endpoint, e.g. http://127.0.0.1:3000/mcp.
+
+    @format uri
+    """
+    headers: NotRequired[dict[str, str]]
+    """Extra request headers (e.g. Authorization)."""
+    timeoutMs: NotRequired[int]
+    """Time limit of one tool call; default: the conversation's toolTimeoutMs.
+
+    @minimum 100
+    """
+    disabled: NotRequired[bool]
+    """Declared but not started."""
+    name: str
+    """Server name: letters, digits, _ and -, at most 32, unique within the conversation. Its tools are
+    offered as mcp__<name>__<tool>; a server-wide server of the same name is hidden from this
+    conversation (its own shadows it).
+
+    @pattern ^[A-Za-z0-9_-]{1,32}$
+    """
+
+
 class ConversationCreateParamsRecordsItemMessageToolCallsItem(TypedDict):
     toolCallId: str
     """The call's id; the tool_call record that answers it carries the same id.
@@ -1483,6 +1542,15 @@ class ConversationCreateParams(TypedDict):
     """
     settings: NotRequired[ConversationCreateParamsSettings]
     """Settings to change; fields left out keep their value."""
+    mcpServers: NotRequired[list[ConversationCreateParamsMcpServersItemStdio | ConversationCreateParamsMcpServersItemHttp]]
+    """MCP servers of this conversation only (at most 8): started on the instance that runs the
+    conversation when it is created or loaded, stopped when it is unloaded or deleted, their tools
+    offered to its model alone. Kept with the conversation's stored state (not in its metadata shown
+    to clients), so they start again after a restart; env and headers are stored as given, in plain
+    text, as mcp.add keeps saved servers.
+
+    @maxItems 8
+    """
     records: NotRequired[list[ConversationCreateParamsRecordsItemMessage | ConversationCreateParamsRecordsItemToolCall | ConversationCreateParamsRecordsItemReasoning]]
     """A history to start from (import or reconstruction), oldest first, at most 10000 records, each
     text at most maxMessageBytes. The server gives every record a new id and keeps toolCallIds.
@@ -1658,6 +1726,13 @@ class ConversationUpdateParams(TypedDict):
     from the next model call.
 
     @pattern ^[a-z][a-z0-9_-]{0,31}$
+    """
+    mcpServers: NotRequired[list[ConversationCreateParamsMcpServersItemStdio | ConversationCreateParamsMcpServersItemHttp]]
+    """Replace the conversation's own MCP servers with these ([] removes them all). A server whose name
+    and definition are unchanged keeps running; the others are stopped or started. Applies from the
+    next model call.
+
+    @maxItems 8
     """
 
 
@@ -2656,11 +2731,15 @@ class ModelsListResult(TypedDict):
     """The provider a model name without a provider prefix goes to."""
 
 
-McpListParams: TypeAlias = dict[str, Any]
-"""Params of `mcp.list`.
+class McpListParams(TypedDict):
+    """Parameters of mcp.list."""
 
-No parameters.
-"""
+    conversationId: NotRequired[str]
+    """Also list this conversation's own MCP servers (conversation.create mcpServers), after the
+    server-wide ones, with origin "conversation". Omit for the server-wide servers only.
+
+    @pattern ^[A-Za-z0-9_-]{1,128}$
+    """
 
 
 class McpListResultServersItemServerInfo(TypedDict):
@@ -2699,9 +2778,10 @@ class McpListResultServersItem(TypedDict):
     """
     transport: Literal["stdio", "http"]
     """stdio: a child process; http: Streamable HTTP."""
-    origin: Literal["config", "added"]
+    origin: Literal["config", "added", "conversation"]
     """config: declared in the configuration file (change it there); added: by mcp.add, kept in the
-    data dir (mcp.remove removes it).
+    data dir (mcp.remove removes it); conversation: one of the conversation's own servers (mcp.list
+    with conversationId; conversation.update mcpServers changes them).
     """
     state: Literal["connecting", "connected", "failed", "disabled"]
     """connecting: its first connection attempt is under way; connected: its tools are offered; failed:
@@ -2726,7 +2806,9 @@ class McpListResult(TypedDict):
     """Result of mcp.list."""
 
     servers: list[McpListResultServersItem]
-    """Every MCP server: configuration file first, then those added, each in declaration order."""
+    """Every MCP server: configuration file first, then those added, each in declaration order; with
+    conversationId, then the conversation's own.
+    """
 
 
 class McpAddParamsServerStdio(TypedDict):
