@@ -13,6 +13,10 @@ import { dirname, resolve } from "node:path";
  * each missing component once, in order; the first failure is the answer,
  * naming the path that could not be made and why (EPERM under /sys, ENOENT
  * under /proc, ENOTDIR below a file, EACCES, EROFS…).
+ *
+ * What it makes is the data dir and the folders in it, which hold conversations, the MCP
+ * servers' definitions (with their env and headers) and conversation MCP servers' too: made
+ * private to the user (0700), as ssh and gpg make theirs. A directory that exists keeps its mode.
  */
 export async function makeDirectory(path: string): Promise<void> {
   const target = resolve(path);
@@ -36,7 +40,7 @@ export async function makeDirectory(path: string): Promise<void> {
   }
   for (const dir of missing.reverse()) {
     try {
-      await mkdir(dir);
+      await mkdir(dir, { mode: 0o700 });
     } catch (error) {
       // Made meanwhile by someone else: fine if it is a directory now.
       if ((error as NodeJS.ErrnoException).code === "EEXIST" && (await stat(dir).catch(() => null))?.isDirectory()) continue;
