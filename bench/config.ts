@@ -126,7 +126,7 @@ export function configFor(mode: Mode): BenchConfig {
     curveReplayEvents: 4096,
     curveFreshServers: true,
   };
-  if (mode === "full") return { ...common, launches: 3, turns: 5, pacedTurns: 5, coldStarts: 10, fanoutTurns: 5, attackPhaseMs: 5000, curveTurns: 2 };
+  if (mode === "full") return { ...common, launches: 3, turns: 5, pacedTurns: 5, coldStarts: 10, fanoutTurns: 3, attackPhaseMs: 5000, curveTurns: 2 };
   if (mode === "quick") {
     return {
       ...common,
