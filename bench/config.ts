@@ -20,6 +20,8 @@ export interface BenchConfig {
   fanoutSubscribers: number;
   fanoutTokens: number;
   fanoutDelayMs: number;
+  /** The fan-out scenario's levels: C conversations × S subscriber connections each (ids: FANOUT_LEVEL_IDS). */
+  fanoutLevels: FanoutLevel[];
   /** Measured fan-out turns per launch (after one warm-up). */
   fanoutTurns: number;
   /** Cluster fan-out: conversations owned by one instance and watched from another (fanoutSubscribers each). */
@@ -55,6 +57,15 @@ export interface BenchConfig {
   /** Events generated before the replay is measured: the server's replay log holds this many (--event-log-size). */
   curveReplayEvents: number;
 }
+
+export interface FanoutLevel {
+  id: (typeof FANOUT_LEVEL_IDS)[number];
+  conversations: number;
+  subscribers: number;
+}
+
+/** The fan-out levels issue 27 holds targets for; the rows keep these ids (smoke: smaller stand-ins). */
+export const FANOUT_LEVEL_IDS = ["100x3", "300x1", "500x1"] as const;
 
 export interface CurvePoint {
   id: string;
@@ -94,6 +105,11 @@ export function configFor(mode: Mode): BenchConfig {
     fanoutSubscribers: 3,
     fanoutTokens: 200,
     fanoutDelayMs: 10,
+    fanoutLevels: [
+      { id: "100x3", conversations: 100, subscribers: 3 },
+      { id: "300x1", conversations: 300, subscribers: 1 },
+      { id: "500x1", conversations: 500, subscribers: 1 },
+    ] as FanoutLevel[],
     clusterConversations: 30,
     idleConnections: 10_000,
     storageSizes: STORAGE_SIZES,
@@ -110,7 +126,7 @@ export function configFor(mode: Mode): BenchConfig {
     curveReplayEvents: 4096,
     curveFreshServers: true,
   };
-  if (mode === "full") return { ...common, launches: 3, turns: 5, pacedTurns: 5, coldStarts: 10, fanoutTurns: 5, attackPhaseMs: 5000, curveTurns: 2 };
+  if (mode === "full") return { ...common, launches: 3, turns: 5, pacedTurns: 5, coldStarts: 10, fanoutTurns: 3, attackPhaseMs: 5000, curveTurns: 2 };
   if (mode === "quick") {
     return {
       ...common,
@@ -136,6 +152,11 @@ export function configFor(mode: Mode): BenchConfig {
     clusterConversations: 4,
     fanoutTokens: 40,
     fanoutTurns: 1,
+    fanoutLevels: [
+      { id: "100x3", conversations: 10, subscribers: 3 },
+      { id: "300x1", conversations: 3, subscribers: 1 },
+      { id: "500x1", conversations: 4, subscribers: 1 },
+    ],
     idleConnections: 200,
     storageSizes: SMOKE_STORAGE_SIZES,
     appendsPerTurn: 3,

@@ -121,6 +121,36 @@ export function closeFloorAgent(): void {
 
 /** One answer through the two-hop floor (bench/relay.ts) on an open socket. */
 export function relayTurn(socket: WebSocket, model: string, timeoutMs = 60_000): Promise<AgentTurn> {
+  const turn = watchRelay(socket, timeoutMs);
+  socket.send(JSON.stringify({ model }));
+  return turn;
+}
+
+/** Join `socket` to a fan-out group of the relay; resolves once the relay has. */
+export function joinRelayGroup(socket: WebSocket, group: string): Promise<void> {
+  return new Promise((resolve) => {
+    const onMessage = (data: unknown) => {
+      if ((JSON.parse(String(data)) as { joined?: string }).joined !== group) return;
+      socket.off("message", onMessage);
+      resolve();
+    };
+    socket.on("message", onMessage);
+    socket.send(JSON.stringify({ join: group }));
+  });
+}
+
+/**
+ * One fan-out answer through the bare relay: `sockets[0]` asks for it, every
+ * socket of the group (all joined before) receives it; one turn per socket.
+ */
+export function relayFanoutTurn(sockets: WebSocket[], group: string, model: string, timeoutMs = 60_000): Promise<AgentTurn[]> {
+  const turns = sockets.map((socket) => watchRelay(socket, timeoutMs));
+  sockets[0].send(JSON.stringify({ model, group }));
+  return Promise.all(turns);
+}
+
+/** What one relay socket receives of the next answer, until its `done`. */
+function watchRelay(socket: WebSocket, timeoutMs: number): Promise<AgentTurn> {
   return new Promise<AgentTurn>((resolve, reject) => {
     const turn: AgentTurn = { ...emptyTurn(), sentNs: 0n };
     const finish = (error?: Error) => {
@@ -149,7 +179,6 @@ export function relayTurn(socket: WebSocket, model: string, timeoutMs = 60_000):
     };
     socket.on("message", onMessage);
     turn.sentNs = process.hrtime.bigint();
-    socket.send(JSON.stringify({ model }));
   });
 }
 

@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { cleanEnv } from "../test/harness/child-env.js";
 
 const here = fileURLToPath(import.meta.url);
@@ -140,6 +140,9 @@ let serverEntry = SERVER_ENTRY;
 export function setServerEntry(entry: string): void {
   serverEntry = entry;
 }
+export function currentServerEntry(): string {
+  return serverEntry;
+}
 
 /** Extra Node flags for every server launch (e.g. --cpu-prof), set by `--profile`. */
 let serverNodeArgs: string[] = [];
@@ -191,6 +194,43 @@ export async function startRelay(fakeUrl: string): Promise<RelayProcess> {
 /** A bare Node process that prints a line and idles: the floor for cold start and idle RSS. */
 export function startBareNode(): Promise<Launched> {
   return launch(["-e", "console.log('ready'); setInterval(() => {}, 1 << 30);"], /ready\n/);
+}
+
+/** A bare ws server (no agentwire) that prints its listening line: the start floor of a Node WebSocket server. */
+export function startBareWsServer(): Promise<Launched> {
+  return launch(
+    [
+      "-e",
+      "const { WebSocketServer } = require('ws'); const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 }); " +
+        "wss.on('listening', () => console.log('listening on ' + wss.address().port));",
+    ],
+    /listening on \d+\n/,
+  );
+}
+
+/**
+ * Run `node args…` to its exit, ms from just before spawn() to the exit;
+ * rejects when it exits non-zero.
+ */
+export function runToExit(args: string[], env: Record<string, string> = {}, cwd = ROOT): Promise<{ ms: number; stdout: string }> {
+  // tsx by path: `cwd` may be outside the repository; `node -e` (the floor) runs bare.
+  const loader = /\.(mjs|js)$/.test(args[0] ?? "") || args[0] === "-e" || !FROM_SOURCE ? [] : ["--import", pathToFileURL(join(ROOT, "node_modules", "tsx", "dist", "loader.mjs")).href];
+  const t0 = process.hrtime.bigint();
+  const child = spawn(process.execPath, [...loader, ...args], { cwd, env: cleanEnv(env), stdio: ["ignore", "pipe", "pipe"] });
+  running.add(child);
+  let stdout = "";
+  let stderr = "";
+  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderr = (stderr + chunk).slice(-4000)));
+  return new Promise((resolveRun, reject) => {
+    child.once("error", reject);
+    child.once("exit", (code) => {
+      const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+      running.delete(child);
+      if (code === 0) resolveRun({ ms, stdout });
+      else reject(new Error(`node ${args.join(" ")} exited ${code}: ${stderr.slice(-1500)}`));
+    });
+  });
 }
 
 /** Stop every child still running (each by its own pid). */

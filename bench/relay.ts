@@ -7,13 +7,18 @@
  * machine (two process wake-ups instead of one), so agentwire's own share
  * of the latency is agentwire − relay.
  *
+ * Fan-out: `{"join": "g"}` adds the socket to group g (answered
+ * `{"joined": "g"}`); `{"model": "...", "group": "g"}` streams the answer to
+ * every socket of the group, each delta as one text frame to each — the
+ * floor of the fan-out scenarios (C streams × S subscribers).
+ *
  *   node dist/bench/relay.js --fake http://127.0.0.1:PORT/v1
  * prints `relay listening on ws://127.0.0.1:PORT`.
  */
 import { Agent, request } from "node:http";
 import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
-import { WebSocketServer } from "ws";
+import { WebSocketServer, type WebSocket } from "ws";
 
 const { values } = parseArgs({ options: { fake: { type: "string" } } });
 if (!values.fake) {
@@ -24,9 +29,28 @@ const target = new URL(`${values.fake.replace(/\/+$/, "")}/chat/completions`);
 const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
 
 const wss = new WebSocketServer({ host: "127.0.0.1", port: 0, perMessageDeflate: false });
+const groups = new Map<string, Set<WebSocket>>();
+
 wss.on("connection", (socket) => {
+  const joined: string[] = [];
+  socket.on("close", () => {
+    for (const name of joined) groups.get(name)?.delete(socket);
+  });
   socket.on("message", (data) => {
-    const { model } = JSON.parse(String(data)) as { model: string };
+    const message = JSON.parse(String(data)) as { model?: string; group?: string; join?: string };
+    if (message.join !== undefined) {
+      let group = groups.get(message.join);
+      if (!group) groups.set(message.join, (group = new Set()));
+      group.add(socket);
+      joined.push(message.join);
+      socket.send(JSON.stringify({ joined: message.join }));
+      return;
+    }
+    const model = message.model!;
+    const targets = message.group !== undefined ? [...(groups.get(message.group) ?? [])] : [socket];
+    const send = (text: string) => {
+      for (const target of targets) target.send(text);
+    };
     const body = JSON.stringify({
       model,
       messages: [{ role: "user", content: "relay" }],
@@ -50,12 +74,12 @@ wss.on("connection", (socket) => {
             const content = JSON.parse(event.slice(6)).choices?.[0]?.delta?.content;
             if (typeof content === "string") out += content;
           }
-          if (out) socket.send(JSON.stringify({ delta: out }));
+          if (out) send(JSON.stringify({ delta: out }));
         });
-        res.on("end", () => socket.send(JSON.stringify({ done: true })));
+        res.on("end", () => send(JSON.stringify({ done: true })));
       },
     );
-    req.on("error", (error) => socket.send(JSON.stringify({ error: error.message })));
+    req.on("error", (error) => send(JSON.stringify({ error: error.message })));
     req.end(body);
   });
 });

@@ -31,6 +31,8 @@ const addedLe = (value: number, text: string): Target => ({ op: "<=", value, tex
 
 export const ROW_SPECS: RowSpec[] = [
   { id: "cold.start", scenario: "cold start", label: "spawn → listening line", unit: "ms", target: ratioLe(1.6, "≤ 1.6× bare node") },
+  { id: "cold.bare_ws", scenario: "cold start", label: "bare ws server: spawn → listening line (floor: bare node)", unit: "ms" },
+  { id: "cold.oneshot", scenario: "cold start", label: "one-shot agentwire chat \"hello\" --json, embedded server: spawn → exit (floor: node -e 0)", unit: "ms", target: addedLe(80, "≤ bare node + 80 ms") },
 
   { id: "burst.tps", scenario: "burst", label: "tokens/s delivered (step sent → last token)", unit: "tok/s", target: ratioGe(0.8, "≥ 0.8× floor"), lowerIsBetter: false },
   { id: "burst.ttft", scenario: "burst", label: "TTFT (step sent → first generation_progress)", unit: "ms", target: addedLe(3, "≤ floor + 3 ms") },
@@ -53,8 +55,15 @@ export const ROW_SPECS: RowSpec[] = [
   { id: "tool.done", scenario: "tool round trip", label: "approve → tool_completed", unit: "ms", target: le(15, "≤ 15 ms") },
   { id: "tool.next", scenario: "tool round trip", label: "approve → next generation_progress", unit: "ms" },
 
-  { id: "fanout.p50", scenario: "fan-out", label: "per-token latency p50, every subscriber", unit: "ms" },
-  { id: "fanout.p99", scenario: "fan-out", label: "per-token latency p99, every subscriber", unit: "ms", target: ratioLe(2.5, "≤ 2.5× floor") },
+  { id: "fanout.p50", scenario: "fan-out", label: "100 × 3: per-token latency p50, every subscriber (floor: bare relay)", unit: "ms", target: ratioLe(1.5, "≤ 1.5× bare relay") },
+  { id: "fanout.p99", scenario: "fan-out", label: "100 × 3: per-token latency p99, every subscriber (floor: bare relay)", unit: "ms", target: ratioLe(1.5, "≤ 1.5× bare relay") },
+  { id: "fanout.tps", scenario: "fan-out", label: "100 × 3: delivered tokens/s, % of the paced ideal (floor: bare relay)", unit: "%", lowerIsBetter: false },
+  { id: "fanout.300x1.p50", scenario: "fan-out", label: "300 × 1: per-token latency p50 (floor: bare relay)", unit: "ms", target: ratioLe(1.5, "≤ 1.5× bare relay") },
+  { id: "fanout.300x1.p99", scenario: "fan-out", label: "300 × 1: per-token latency p99 (floor: bare relay)", unit: "ms", target: ratioLe(1.5, "≤ 1.5× bare relay") },
+  { id: "fanout.300x1.tps", scenario: "fan-out", label: "300 × 1: delivered tokens/s, % of the paced ideal (floor: bare relay)", unit: "%", lowerIsBetter: false },
+  { id: "fanout.500x1.p50", scenario: "fan-out", label: "500 × 1: per-token latency p50 (floor: bare relay)", unit: "ms" },
+  { id: "fanout.500x1.p99", scenario: "fan-out", label: "500 × 1: per-token latency p99 (floor: bare relay)", unit: "ms" },
+  { id: "fanout.500x1.tps", scenario: "fan-out", label: "500 × 1: delivered tokens/s, % of the paced ideal (floor: bare relay)", unit: "%", target: ge(90, "≥ 90 % of the paced ideal"), lowerIsBetter: false },
   { id: "worker.main_p99", scenario: "worker writes", label: "bare fan-out host, writes on the main thread: delivery p99", unit: "ms" },
   { id: "worker.worker_p99", scenario: "worker writes", label: "bare fan-out host, writes in a worker thread: delivery p99", unit: "ms" },
   { id: "worker.main_elu", scenario: "worker writes", label: "main thread busy, writes on the main thread (event-loop utilization)", unit: "%" },

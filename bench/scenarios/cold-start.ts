@@ -1,8 +1,14 @@
 /**
  * Cold start: ms from spawn() to the "agentwire listening" line, each launch
- * on a fresh data dir. Floor: a bare `node -e` that prints one line.
+ * on a fresh data dir. Floors: a bare `node -e` that prints one line, and a
+ * bare ws server that prints its listening line (what any Node WebSocket
+ * server pays). Then the one-shot bot command, `agentwire chat "hello"
+ * --json` with the server embedded in the command, against the fake: spawn
+ * → exit, beside `node -e 0` spawn → exit.
  */
-import { startBareNode, startServer } from "../processes.js";
+import { mkdir, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { currentServerEntry, runToExit, startBareNode, startBareWsServer, startFake, startServer, tempDir } from "../processes.js";
 import { summarize } from "../stats.js";
 import type { Scenario } from "./scenario.js";
 
@@ -11,23 +17,60 @@ const UNUSED_MODEL_URL = "http://127.0.0.1:9/v1";
 
 export const coldStart: Scenario = {
   name: "cold start",
-  rows: ["cold.start"],
-  describe: (cfg) => `1 warm-up + ${cfg.coldStarts} launches, fresh data dir each; floor: bare node -e`,
+  rows: ["cold.start", "cold.bare_ws", "cold.oneshot"],
+  describe: (cfg) =>
+    `1 warm-up + ${cfg.coldStarts} launches, fresh data dir each; floors: bare node -e, a bare ws server; ` +
+    `one-shot: agentwire chat "hello" --json (embedded server, the fake's bench-burst-5), spawn → exit, 1 warm-up + ${cfg.coldStarts}, floor node -e 0 to exit`,
   async run({ cfg, log }) {
     const server: number[][] = [];
     const floor: number[][] = [];
+    const bareWs: number[][] = [];
     for (let i = 0; i <= cfg.coldStarts; i++) {
       const bare = await startBareNode();
       await bare.stop();
+      const ws = await startBareWsServer();
+      await ws.stop();
       const launched = await startServer(UNUSED_MODEL_URL);
       await launched.close();
-      log(`cold start ${i === 0 ? "warm-up" : i}: ${launched.startMs.toFixed(1)} ms (bare node ${bare.startMs.toFixed(1)} ms)`);
+      log(`cold start ${i === 0 ? "warm-up" : i}: ${launched.startMs.toFixed(1)} ms (bare node ${bare.startMs.toFixed(1)} ms, bare ws server ${ws.startMs.toFixed(1)} ms)`);
       if (i === 0) continue;
       server.push([launched.startMs]);
       floor.push([bare.startMs]);
+      bareWs.push([ws.startMs]);
     }
-    const s = summarize(server);
+
+    const oneShot: number[][] = [];
+    const nodeExit: number[][] = [];
+    const fake = await startFake();
+    const home = await tempDir("oneshot");
+    try {
+      const cwd = join(home, "work");
+      await mkdir(cwd);
+      const env = { HOME: home, XDG_DATA_HOME: join(home, "data"), OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: "bench" };
+      for (let i = 0; i <= cfg.coldStarts; i++) {
+        const bare = await runToExit(["-e", "0"], {}, cwd);
+        const chat = await runToExit([currentServerEntry(), "chat", "hello", "--json", "--model", "bench-burst-5"], env, cwd);
+        if (!chat.stdout.includes('"type":"end","outcome":"completed"')) throw new Error(`the one-shot chat did not complete: ${chat.stdout.slice(-500)}`);
+        log(`one-shot chat ${i === 0 ? "warm-up" : i}: ${chat.ms.toFixed(1)} ms (node -e 0 ${bare.ms.toFixed(1)} ms)`);
+        if (i === 0) continue;
+        oneShot.push([chat.ms]);
+        nodeExit.push([bare.ms]);
+      }
+    } finally {
+      await fake.stop();
+      await rm(home, { recursive: true, force: true });
+    }
     const f = summarize(floor);
-    return { "cold.start": { ...s, floor: f.median, floorSpread: f.spread } };
+    const e = summarize(nodeExit);
+    return {
+      "cold.start": { ...summarize(server), floor: f.median, floorSpread: f.spread },
+      "cold.bare_ws": { ...summarize(bareWs), floor: f.median, floorSpread: f.spread, note: "a bare ws WebSocketServer on 127.0.0.1 printing its listening line (node -e, no agentwire)" },
+      "cold.oneshot": {
+        ...summarize(oneShot),
+        floor: e.median,
+        floorSpread: e.spread,
+        note: "one data dir for the runs (created by the warm-up); floor: node -e 0, spawn → exit, same iterations",
+      },
+    };
   },
 };

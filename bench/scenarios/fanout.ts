@@ -1,13 +1,19 @@
 /**
  * Fan-out: many conversations streaming paced answers at once, each watched
- * by several connections (the first of them sends step). Per-token latency
- * at every subscriber. Floor: the driver reading as many paced streams from
- * the fake directly, concurrently.
+ * by several connections (the first of them sends step), at every level of
+ * cfg.fanoutLevels (100 × 3, 300 × 1, 500 × 1). Per-token latency at every
+ * subscriber and delivered tokens/s against the paced ideal. Floor: the bare
+ * relay (bench/relay.ts) reading the same C streams from the fake and writing
+ * each delta as one WebSocket frame to each of its S subscribers, measured in
+ * the same launch just before — the best a Node process in the middle does
+ * on this machine.
  */
+import type { WebSocket } from "ws";
 import { closeAll, connectMany, watchGeneration, type AgentwireClient } from "../client.js";
 import { USER_TEXT } from "../client.js";
-import { floorTurn } from "../floor.js";
-import { cpuMs, startFake, startServer } from "../processes.js";
+import { FANOUT_LEVEL_IDS, type FanoutLevel } from "../config.js";
+import { joinRelayGroup, openRelaySocket, relayFanoutTurn } from "../floor.js";
+import { cpuMs, startFake, startRelay, startServer, type FakeProcess } from "../processes.js";
 import type { RowResult } from "../rows.js";
 import { percentile, summarizeWithFloor } from "../stats.js";
 import { WARMUP_TOKENS } from "./paced.js";
@@ -15,94 +21,159 @@ import { type Scenario } from "./scenario.js";
 
 const TURN_TIMEOUT_MS = 120_000;
 
-function driverCpuMs(): number {
-  const { user, system } = process.cpuUsage();
-  return (user + system) / 1000;
+export const fanoutRowId = (level: string, figure: "p50" | "p99" | "tps") => (level === "100x3" ? `fanout.${figure}` : `fanout.${level}.${figure}`);
+
+/** What one side (agentwire or the relay) delivered over the measured turns of one launch. */
+interface Side {
+  latencies: number[];
+  /** Per turn: delivered tokens/s ÷ the paced ideal, %. */
+  idealShare: number[];
+  /** Latencies by token index (position in each subscriber's stream). */
+  byIndex: number[][];
+  cpuMs: number;
+  tokens: number;
+}
+
+const emptySide = (): Side => ({ latencies: [], idealShare: [], byIndex: [], cpuMs: 0, tokens: 0 });
+
+function addStream(side: Side, latencies: readonly number[]): void {
+  side.tokens += latencies.length;
+  latencies.forEach((l, i) => {
+    side.latencies.push(l);
+    (side.byIndex[i] ??= []).push(l);
+  });
+}
+
+/** p99 of the first 20 tokens of each stream, of those in between, and of the last 20. */
+function byIndexText(side: Side): string {
+  const n = side.byIndex.length;
+  const pick = (from: number, to: number) => side.byIndex.slice(from, to).flat();
+  const p = (values: number[]) => (values.length ? percentile(values, 0.99).toFixed(1) : "–");
+  return `p99 first 20 ${p(pick(0, 20))} / middle ${p(pick(20, n - 20))} / last 20 ${p(pick(Math.max(20, n - 20), n))} ms`;
 }
 
 export const fanout: Scenario = {
   name: "fan-out",
-  rows: ["fanout.p50", "fanout.p99"],
+  rows: FANOUT_LEVEL_IDS.flatMap((level) => (["p50", "p99", "tps"] as const).map((figure) => fanoutRowId(level, figure))),
   describe: (cfg) =>
-    `${cfg.fanoutConversations} conversations × ${cfg.fanoutSubscribers} subscriber connections, ` +
-    `${cfg.fanoutTokens} tokens at ${cfg.fanoutDelayMs} ms, all at once; ` +
-    `${cfg.launches} launch${cfg.launches === 1 ? "" : "es"} × (1 warm-up of ${WARMUP_TOKENS} tokens + ${cfg.fanoutTurns} turns)`,
+    `${cfg.fanoutLevels.map((l) => `${l.conversations} conversations × ${l.subscribers}`).join(", ")} subscriber connections, ` +
+    `${cfg.fanoutTokens} tokens at ${cfg.fanoutDelayMs} ms, all steps released together; floor: the bare relay (bench/relay.ts) with the same streams and subscribers, same launch; ` +
+    `${cfg.launches} launch${cfg.launches === 1 ? "" : "es"} × (1 warm-up of ${WARMUP_TOKENS} tokens + ${cfg.fanoutTurns} turns) per level and side`,
   async run({ cfg, log }) {
-    const model = `bench-paced-${cfg.fanoutTokens}-${cfg.fanoutDelayMs}`;
-    const schedule = { warmup: 1, turns: cfg.fanoutTurns };
-    const warmModel = `bench-paced-${WARMUP_TOKENS}-${cfg.fanoutDelayMs}`;
-    const modelOf = (turn: number) => (turn < schedule.warmup ? warmModel : model);
+    const out: Record<string, RowResult> = {};
     const fake = await startFake();
-    const p50: number[][] = [];
-    const p99: number[][] = [];
-    const floorP50: number[][] = [];
-    const floorP99: number[][] = [];
-    const cpuText: string[] = [];
     try {
-      for (let launch = 0; launch < cfg.launches; launch++) {
-        const server = await startServer(fake.url);
-        let clients: AgentwireClient[] = [];
-        try {
-          clients = await connectMany(server.url, cfg.fanoutConversations * cfg.fanoutSubscribers, 50);
-          const { tools } = await clients[0].tools.list();
-          const groups: { id: string; subscribers: AgentwireClient[] }[] = [];
-          for (let i = 0; i < cfg.fanoutConversations; i++) {
-            const subscribers = clients.slice(i * cfg.fanoutSubscribers, (i + 1) * cfg.fanoutSubscribers);
-            const { id } = await subscribers[0].conversation.create({ title: `fan-out ${i}` });
-            for (const client of subscribers) await client.conversation.subscribe({ conversationId: id });
-            groups.push({ id, subscribers });
-          }
-
-          const floor: number[] = [];
-          for (let t = 0; t < schedule.warmup + schedule.turns; t++) {
-            const results = await Promise.all(groups.map(() => floorTurn(fake.url, modelOf(t), tools, TURN_TIMEOUT_MS)));
-            if (t >= schedule.warmup) for (const r of results) floor.push(...r.latencies);
-          }
-
-          const latencies: number[] = [];
-          let usage: { wallMs: number; server: number; fake: number; driver: number } | undefined;
-          for (let t = 0; t < schedule.warmup + schedule.turns; t++) {
-            if (t === schedule.warmup) {
-              usage = { wallMs: performance.now(), server: cpuMs(server.pid), fake: cpuMs(fake.pid), driver: driverCpuMs() };
-            }
-            await Promise.all(groups.map((g) => g.subscribers[0].message.append({ conversationId: g.id, role: "user", content: USER_TEXT })));
-            const watches = groups.flatMap((g) => g.subscribers.map((client) => watchGeneration(client, g.id, TURN_TIMEOUT_MS)));
-            await Promise.all(groups.map((g) => g.subscribers[0].step({ conversationId: g.id, model: modelOf(t) })));
-            const seen = await Promise.all(watches.map((w) => w.done));
-            const expected = t < schedule.warmup ? WARMUP_TOKENS : cfg.fanoutTokens;
-            const short = seen.find((s) => s.tokens !== expected);
-            if (short) throw new Error(`a subscriber got ${short.tokens} of ${expected} tokens`);
-            if (t >= schedule.warmup) for (const s of seen) latencies.push(...s.latencies);
-          }
-          const wall = performance.now() - usage!.wallMs;
-          const share = (ms: number) => `${Math.round((100 * ms) / wall)}%`;
-          cpuText.push(
-            `server ${share(cpuMs(server.pid) - usage!.server)}, fake ${share(cpuMs(fake.pid) - usage!.fake)}, ` +
-              `driver ${share(driverCpuMs() - usage!.driver)} of one core`,
-          );
-          p50.push([percentile(latencies, 0.5)]);
-          p99.push([percentile(latencies, 0.99)]);
-          floorP50.push([percentile(floor, 0.5)]);
-          floorP99.push([percentile(floor, 0.99)]);
-          log(
-            `fan-out launch ${launch + 1}: p50 ${percentile(latencies, 0.5).toFixed(3)} p99 ${percentile(latencies, 0.99).toFixed(3)} ms ` +
-              `(${latencies.length} token deliveries; CPU during measured turns: ${cpuText.at(-1)}) | floor p50 ${percentile(floor, 0.5).toFixed(3)} p99 ${percentile(floor, 0.99).toFixed(3)} ms`,
-          );
-        } finally {
-          await closeAll(clients);
-          await server.close();
-        }
-      }
+      for (const level of cfg.fanoutLevels) Object.assign(out, await runLevel(cfg, level, fake, log));
     } finally {
       await fake.stop();
     }
-    const withFloor = (value: number[][], floor: number[][]): RowResult =>
-      summarizeWithFloor(
-        value,
-        floor,
-        "per launch: percentile over every token at every subscriber; floor: the driver reading the same streams directly. " +
-          `CPU during the measured turns, per launch: ${cpuText.join("; ")}`,
-      );
-    return { "fanout.p50": withFloor(p50, floorP50), "fanout.p99": withFloor(p99, floorP99) };
+    return out;
   },
 };
+
+async function runLevel(
+  cfg: Parameters<Scenario["describe"]>[0],
+  level: FanoutLevel,
+  fake: FakeProcess,
+  log: (line: string) => void,
+): Promise<Record<string, RowResult>> {
+  const model = `bench-paced-${cfg.fanoutTokens}-${cfg.fanoutDelayMs}`;
+  const warmModel = `bench-paced-${WARMUP_TOKENS}-${cfg.fanoutDelayMs}`;
+  const schedule = { warmup: 1, turns: cfg.fanoutTurns };
+  const modelOf = (turn: number) => (turn < schedule.warmup ? warmModel : model);
+  const expectedOf = (turn: number) => (turn < schedule.warmup ? WARMUP_TOKENS : cfg.fanoutTokens);
+  // Every stream at its pace: C × S tokens every delay.
+  const ideal = (level.conversations * level.subscribers * 1000) / cfg.fanoutDelayMs;
+  const perLaunch = { p50: [] as number[][], p99: [] as number[][], tps: [] as number[][] };
+  const floors = { p50: [] as number[][], p99: [] as number[][], tps: [] as number[][] };
+  const notes: string[] = [];
+  for (let launch = 0; launch < cfg.launches; launch++) {
+    // The relay: its own process per launch, like the server.
+    const relay = await startRelay(fake.url);
+    const relayed = emptySide();
+    let sockets: WebSocket[] = [];
+    try {
+      sockets = await Promise.all(Array.from({ length: level.conversations * level.subscribers }, () => openRelaySocket(relay.url)));
+      const groups = Array.from({ length: level.conversations }, (_, i) => sockets.slice(i * level.subscribers, (i + 1) * level.subscribers));
+      for (const [i, group] of groups.entries()) for (const socket of group) await joinRelayGroup(socket, `g${i}`);
+      let cpu0 = 0;
+      for (let t = 0; t < schedule.warmup + schedule.turns; t++) {
+        if (t === schedule.warmup) cpu0 = cpuMs(relay.pid);
+        const t0 = performance.now();
+        const results = await Promise.all(groups.map((group, i) => relayFanoutTurn(group, `g${i}`, modelOf(t), TURN_TIMEOUT_MS)));
+        const wallMs = performance.now() - t0;
+        const streams = results.flat();
+        const short = streams.find((s) => s.tokens !== expectedOf(t));
+        if (short) throw new Error(`a relay subscriber got ${short.tokens} of ${expectedOf(t)} tokens`);
+        if (t < schedule.warmup) continue;
+        for (const s of streams) addStream(relayed, s.latencies);
+        relayed.idealShare.push((100 * (streams.length * expectedOf(t))) / (wallMs / 1000) / ideal);
+      }
+      relayed.cpuMs = cpuMs(relay.pid) - cpu0;
+    } finally {
+      for (const socket of sockets) socket.close();
+      await relay.stop();
+    }
+
+    const server = await startServer(fake.url);
+    const measured = emptySide();
+    let clients: AgentwireClient[] = [];
+    try {
+      clients = await connectMany(server.url, level.conversations * level.subscribers, 50);
+      const groups: { id: string; subscribers: AgentwireClient[] }[] = [];
+      for (let i = 0; i < level.conversations; i++) {
+        const subscribers = clients.slice(i * level.subscribers, (i + 1) * level.subscribers);
+        const { id } = await subscribers[0].conversation.create({ title: `fan-out ${i}` });
+        for (const client of subscribers) await client.conversation.subscribe({ conversationId: id });
+        groups.push({ id, subscribers });
+      }
+      let cpu0 = 0;
+      for (let t = 0; t < schedule.warmup + schedule.turns; t++) {
+        if (t === schedule.warmup) cpu0 = cpuMs(server.pid);
+        await Promise.all(groups.map((g) => g.subscribers[0].message.append({ conversationId: g.id, role: "user", content: USER_TEXT })));
+        const watches = groups.flatMap((g) => g.subscribers.map((client) => watchGeneration(client, g.id, TURN_TIMEOUT_MS)));
+        const t0 = performance.now();
+        await Promise.all(groups.map((g) => g.subscribers[0].step({ conversationId: g.id, model: modelOf(t) })));
+        const seen = await Promise.all(watches.map((w) => w.done));
+        const wallMs = performance.now() - t0;
+        const short = seen.find((s) => s.tokens !== expectedOf(t));
+        if (short) throw new Error(`a subscriber got ${short.tokens} of ${expectedOf(t)} tokens`);
+        if (t < schedule.warmup) continue;
+        for (const s of seen) addStream(measured, s.latencies);
+        measured.idealShare.push((100 * (seen.length * expectedOf(t))) / (wallMs / 1000) / ideal);
+      }
+      measured.cpuMs = cpuMs(server.pid) - cpu0;
+    } finally {
+      await closeAll(clients);
+      await server.close();
+    }
+
+    const p = (side: Side, q: number) => percentile(side.latencies, q);
+    perLaunch.p50.push([p(measured, 0.5)]);
+    perLaunch.p99.push([p(measured, 0.99)]);
+    perLaunch.tps.push(measured.idealShare);
+    floors.p50.push([p(relayed, 0.5)]);
+    floors.p99.push([p(relayed, 0.99)]);
+    floors.tps.push(relayed.idealShare);
+    const perK = (side: Side) => ((side.cpuMs * 1000) / side.tokens).toFixed(1);
+    notes.push(
+      `launch ${launch + 1}: agentwire ${byIndexText(measured)}, CPU ${perK(measured)} ms per 1000 delivered tokens; ` +
+        `relay ${byIndexText(relayed)}, CPU ${perK(relayed)} ms per 1000`,
+    );
+    log(
+      `fan-out ${level.id} launch ${launch + 1}: p50 ${p(measured, 0.5).toFixed(3)} p99 ${p(measured, 0.99).toFixed(3)} ms, ` +
+        `${measured.idealShare.map((v) => v.toFixed(0)).join("/")} % of ideal | relay p50 ${p(relayed, 0.5).toFixed(3)} p99 ${p(relayed, 0.99).toFixed(3)} ms, ` +
+        `${relayed.idealShare.map((v) => v.toFixed(0)).join("/")} % | ${notes.at(-1)}`,
+    );
+  }
+  const note = `per launch: percentile over every token at every subscriber; floor: the bare relay, same launch. ${notes.join("; ")}`;
+  return {
+    [fanoutRowId(level.id, "p50")]: summarizeWithFloor(perLaunch.p50, floors.p50, note),
+    [fanoutRowId(level.id, "p99")]: summarizeWithFloor(perLaunch.p99, floors.p99, note),
+    [fanoutRowId(level.id, "tps")]: summarizeWithFloor(
+      perLaunch.tps,
+      floors.tps,
+      `per turn: tokens received by all subscribers ÷ (first step sent → last generation_complete), as % of the paced ideal ${ideal.toLocaleString("en-US")} tok/s; floor: the bare relay's, same launch`,
+    ),
+  };
+}

@@ -4,7 +4,7 @@
  * `{{skills}}`) the skills found for the conversation's workspace.
  */
 import { platform, release } from "node:os";
-import { discoverSkills } from "../skills/discover-skills.js";
+import { discoverSkills, type DiscoveredSkills } from "../skills/discover-skills.js";
 import type { PromptValues, SystemPromptTemplate } from "./system-prompt.js";
 
 export async function gatherPromptValues(
@@ -13,7 +13,7 @@ export async function gatherPromptValues(
   tools: readonly string[],
   signal?: AbortSignal,
 ): Promise<PromptValues> {
-  const skills = template.uses.has("skills") ? (await discoverSkills({ workspace, signal })).skills : [];
+  const skills = template.uses.has("skills") ? await sharedDiscovery(workspace, signal) : [];
   return {
     workspace,
     date: new Date().toISOString().slice(0, 10),
@@ -21,4 +21,45 @@ export async function gatherPromptValues(
     tools,
     skills: skills.map(({ name, description }) => ({ name, description })),
   };
+}
+
+/** Discoveries under way, by workspace. */
+const discovering = new Map<string, Promise<DiscoveredSkills["skills"]>>();
+
+/** How many skill discoveries are under way (one per workspace at most). */
+export function skillDiscoveriesUnderway(): number {
+  return discovering.size;
+}
+
+/**
+ * The skills of `workspace`, from a discovery that is under way for it if
+ * there is one (started moments ago), else from a new one: many steps
+ * starting together in one workspace (a fan-out, a burst of scripted calls)
+ * read its skill folders once instead of once each. The shared discovery
+ * is not tied to one caller's signal; each caller stops waiting on its own.
+ */
+function sharedDiscovery(workspace: string, signal: AbortSignal | undefined): Promise<DiscoveredSkills["skills"]> {
+  let discovery = discovering.get(workspace);
+  if (!discovery) {
+    discovery = discoverSkills({ workspace }).then((found) => found.skills);
+    const settled = () => discovering.delete(workspace);
+    discovery.then(settled, settled);
+    discovering.set(workspace, discovery);
+  }
+  if (!signal) return discovery;
+  signal.throwIfAborted();
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    discovery.then(
+      (skills) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(skills);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
 }

@@ -115,6 +115,32 @@ export class Generation implements ActiveGeneration {
   }
 
   /** One model call finished; its usage (if reported) joins the sum, and its cost (if priced) the totals. */
+  /**
+   * The summary of this generation completing now with `finalRecordId` as its
+   * last message: the loop writes it (as the run state's lastGeneration)
+   * together with the turn's last record and metadata, so a turn's end is
+   * one durable write; end() then hands the runtime this same summary, and
+   * the run state it stores is already on disk.
+   */
+  completedSummary(finalRecordId: string | null): GenerationSummary {
+    this.prepared = this.summaryOf({ outcome: "completed" }, finalRecordId);
+    return this.prepared;
+  }
+
+  private prepared: GenerationSummary | undefined;
+
+  private summaryOf(outcome: { outcome: GenerationOutcome; error?: GenerationSummary["error"] }, finalRecordId: string | null): GenerationSummary {
+    return {
+      generationId: this.id,
+      outcome: outcome.outcome,
+      endedAt: new Date().toISOString(),
+      ...(outcome.error ? { error: outcome.error } : {}),
+      usage: this.usage,
+      modelCalls: this.modelCalls,
+      finalRecordId,
+    };
+  }
+
   countModelCall(usage: Usage | null, cost: Cost | null): UsageTotals {
     this.modelCalls++;
     this.totals = addCall(this.totals, usage, cost);
@@ -215,15 +241,12 @@ export class Generation implements ActiveGeneration {
       (this.interrupted
         ? { outcome: "interrupted" as const }
         : { outcome: "error" as const, error: { code: ErrorCodes.INTERNAL_ERROR, message: "Internal error" } });
-    const summary: GenerationSummary = {
-      generationId: this.id,
-      outcome: outcome.outcome,
-      endedAt: new Date().toISOString(),
-      ...(outcome.error ? { error: outcome.error } : {}),
-      usage: this.usage,
-      modelCalls: this.modelCalls,
-      finalRecordId: this.finalRecordId,
-    };
+    // The summary written ahead with the turn's last writes (completedSummary), when the ending is still that one.
+    const prepared = this.prepared;
+    const summary: GenerationSummary =
+      prepared && outcome.outcome === "completed" && !outcome.error && prepared.finalRecordId === this.finalRecordId && prepared.modelCalls === this.modelCalls
+        ? prepared
+        : this.summaryOf(outcome, this.finalRecordId);
     try {
       this.runtime.endGeneration(summary);
     } finally {

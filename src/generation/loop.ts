@@ -87,6 +87,15 @@ interface ModelReply {
   done?: { finishReason: string | null; usage: Usage | null; toolCalls: ProposedToolCall[]; providerItems?: unknown[] };
 }
 
+/** The assistant record of a model reply, on its way to the store. */
+interface StoredReply {
+  /** The store write (durable once resolved). */
+  write: Promise<void>;
+  /** The write's commit: resolves once message_added has been announced. */
+  done: Promise<void>;
+  recordId: string;
+}
+
 /** Runs a generation to its end. Never throws: every outcome is reported as events. */
 export async function runGeneration(
   generation: Generation,
@@ -181,21 +190,25 @@ class Loop {
     for (let iteration = 1; ; iteration++) {
       const reply = await this.callModel(iteration);
       if (!reply) return; // interrupted or failed; already reported
-      const { toolCalls, finishReason, usage, model } = reply;
-      await this.recordUsage(model, usage);
+      const { toolCalls, finishReason, usage, model, stored } = reply;
+      // The assistant record and the usage totals (metadata) go to the store together: one write.
+      let usageWritten!: (write: Promise<void>) => void;
+      const usageWrite = new Promise<Promise<void>>((resolve) => (usageWritten = resolve));
+      const used = this.recordUsage(model, usage, undefined, usageWritten);
       const complete = (final: boolean) => {
         if (final) this.generation.outcome = { outcome: "completed" };
         this.runtime.publish("generation_complete", { generationId: this.generation.id, iteration, finishReason, usage, final });
       };
 
-      if (toolCalls.length === 0) {
-        // A message steered in while the model answered is answered too: one more model call takes it.
-        if (this.steerWaiting() && iteration < maxIterations) {
-          complete(false);
-          continue;
-        }
-        complete(true);
+      // A message steered in while the model answered is answered too: one more model call takes it.
+      if (toolCalls.length === 0 && !(this.steerWaiting() && iteration < maxIterations)) {
+        await this.completeWith(stored, used, usageWrite, () => complete(true));
         return;
+      }
+      await Promise.all([stored.done, used]);
+      if (toolCalls.length === 0) {
+        complete(false);
+        continue;
       }
       const records = await this.storeToolCalls(toolCalls);
       if (iteration >= maxIterations) {
@@ -224,7 +237,10 @@ class Loop {
    */
   private async callModel(
     iteration: number,
-  ): Promise<{ toolCalls: ProposedToolCall[]; finishReason: string | null; usage: Usage | null; model: string } | undefined> {
+  ): Promise<
+    | { toolCalls: ProposedToolCall[]; finishReason: string | null; usage: Usage | null; model: string; stored: StoredReply }
+    | undefined
+  > {
     this.generation.phase = "streaming";
     let reply: ModelReply;
     try {
@@ -259,14 +275,19 @@ class Loop {
     }
     const { toolCalls, finishReason, usage, providerItems } = reply.done;
     await this.storeReasoning(reply, false);
-    await this.storeMessage(
-      this.assistantRecord(reply, {
-        ...(toolCalls.length ? { toolCalls: toolCalls.map((c) => ({ toolCallId: c.id, toolName: c.name })) } : {}),
-        // Opaque items the endpoint wants back with this turn (see MessageRecord.providerItems).
-        ...(providerItems?.length ? { providerItems: providerItems as Record<string, unknown>[] } : {}),
-      }),
-    );
-    return { toolCalls, finishReason, usage, model: reply.model };
+    const record = this.assistantRecord(reply, {
+      ...(toolCalls.length ? { toolCalls: toolCalls.map((c) => ({ toolCallId: c.id, toolName: c.name })) } : {}),
+      // Opaque items the endpoint wants back with this turn (see MessageRecord.providerItems).
+      ...(providerItems?.length ? { providerItems: providerItems as Record<string, unknown>[] } : {}),
+    });
+    // Not awaited here: the caller writes the usage (and, on a final reply, the run state) beside it, in one store write.
+    this.writable();
+    const write = this.runtime.handle.append(record);
+    const stored = this.runtime.commit(write, () => {
+      this.generation.finalRecordId = record.id;
+      this.runtime.publish("message_added", { record });
+    });
+    return { toolCalls, finishReason, usage, model: reply.model, stored: { write, done: stored, recordId: record.id } };
   }
 
   /**
@@ -275,7 +296,12 @@ class Loop {
    * a restart), then announce usage_updated — and context_nearly_full when
    * this call took the context over 80 % of a declared window.
    */
-  private async recordUsage(model: string, usage: Usage | null, compacted?: { contextTokens: number; announce: () => void }): Promise<void> {
+  private async recordUsage(
+    model: string,
+    usage: Usage | null,
+    compacted?: { contextTokens: number; announce: () => void },
+    written?: (write: Promise<void>) => void,
+  ): Promise<void> {
     const info = this.deps.modelInfo(model);
     const cost = costOf(usage, info?.pricing);
     const generation = this.generation.countModelCall(usage, cost);
@@ -318,6 +344,7 @@ class Loop {
         }
         compacted?.announce();
       },
+      written,
     );
   }
 
@@ -944,6 +971,35 @@ class Loop {
     this.writable();
     await this.runtime.commit(this.runtime.handle.append(record), () => {
       this.runtime.publish("reasoning_added", { generationId: this.generation.id, record });
+    });
+  }
+
+  /**
+   * A final reply's end: the run state naming this generation as the last
+   * one (lastGeneration, lastError cleared) is written in the same store
+   * write as the assistant record and the usage totals, and generation_complete
+   * is announced once all three are durable. Generation.end then finds the
+   * run state already stored (nothing more is written).
+   */
+  private async completeWith(stored: StoredReply, used: Promise<void>, usageWrite: Promise<Promise<void>>, announce: () => void): Promise<void> {
+    this.writable();
+    const lastGeneration = this.generation.completedSummary(stored.recordId);
+    this.runtime.endingWith(lastGeneration);
+    const state = { ...this.runtime.runState(), lastError: null };
+    const runState = this.runtime.handle.updateRunState(state);
+    // In line after the usage's commit (so generation_complete follows usage_updated), announced only when the record
+    // and the usage are durable too: a failed one ends the generation with an error instead.
+    // The generation ends with its generation_complete, in the same call: a client that saw the event and asks
+    // at once (a new step, a compaction) finds it ended.
+    await new Promise<void>((resolve, reject) => {
+      const ended = Promise.race([usageWrite, used.then(() => Promise.reject(new Error("the usage was not written")))]).then((write) =>
+        this.runtime.commit(Promise.all([runState, stored.write, write]).then(() => undefined), () => {
+          announce();
+          this.generation.end();
+          resolve();
+        }),
+      );
+      Promise.all([stored.done, used, ended, runState]).then(() => resolve(), reject);
     });
   }
 

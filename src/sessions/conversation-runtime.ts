@@ -283,11 +283,22 @@ export class ConversationRuntime {
     }
   }
 
+  /**
+   * The summary a completing generation wrote ahead with its last record
+   * (Loop.completeWith), until the generation ends: a run state written
+   * meanwhile names it, not the one before.
+   */
+  #endingSummary: GenerationSummary | null = null;
+
+  endingWith(summary: GenerationSummary): void {
+    this.#endingSummary = summary;
+  }
+
   /** What must outlive this runtime (see RunState). */
   runState(): RunState {
     return {
       lastError: this.#lastError,
-      lastGeneration: this.lastGeneration,
+      lastGeneration: this.#endingSummary ?? this.lastGeneration,
       autoConfirmRemaining: this.#autoConfirmRemaining,
       ...((this.#planWriting ?? this.#plan) ? { plan: (this.#planWriting ?? this.#plan)! } : {}),
       ...(this.#queue.length > 0 ? { queue: this.#queue.map((held) => ({ ...held })) } : {}),
@@ -521,6 +532,7 @@ export class ConversationRuntime {
    */
   endGeneration(summary: GenerationSummary): void {
     if (this.#generation?.id === summary.generationId) this.#generation = null;
+    if (this.#endingSummary?.generationId === summary.generationId) this.#endingSummary = null;
     // A steered message the generation did not take waits for the next one, as a queued message (stored below).
     if (!this.#generation) this.#queue = this.#queue.map((held) => (held.delivery === "steer" ? { ...held, delivery: "queue" } : held));
     this.recentGenerations.push(summary);
@@ -604,10 +616,18 @@ export class ConversationRuntime {
    * call's usage totals — never undo each other. Written, then announced,
    * as `commit` does.
    */
-  updateConversation(change: (current: Conversation) => Conversation, announce: () => void): Promise<void> {
+  updateConversation(
+    change: (current: Conversation) => Conversation,
+    announce: () => void,
+    /** Handed the store write once it is issued (and its commit is in line), for a caller that writes more beside it. */
+    written?: (write: Promise<void>) => void,
+  ): Promise<void> {
     const run = this.metadataTail.then(() => {
       this.assertLive();
-      return this.commit(this.handle.update(change(this.handle.conversation)), announce);
+      const write = this.handle.update(change(this.handle.conversation));
+      const committed = this.commit(write, announce);
+      written?.(write);
+      return committed;
     });
     this.metadataTail = run.then(
       () => undefined,

@@ -245,29 +245,12 @@ export class LowdbConversationHandle extends QueuedConversationHandle implements
 
   async #commitMeta(queue: Queued<Op>[]): Promise<void> {
     const group: Queued<Op>[] = [];
-    let { conversation, seqReserved, runState } = this.#state.meta;
-    let changed = false;
-    while (queue.length > 0 && isMetaOp(queue[0].op)) {
-      const item = queue.shift()!;
-      const op = item.op;
-      group.push(item);
-      if (op.kind === "update") {
-        // createdAt orders the index; recordCount is the store's own count.
-        conversation = { ...op.conversation, createdAt: conversation.createdAt, recordCount: conversation.recordCount };
-        changed = true;
-      } else if (op.kind === "reserve" && op.upTo > seqReserved) {
-        seqReserved = op.upTo;
-        changed = true;
-      } else if (op.kind === "runState") {
-        runState = op.state;
-        changed = true;
-      }
-    }
-    if (!changed) {
+    while (queue.length > 0 && isMetaOp(queue[0].op)) group.push(queue.shift()!);
+    const next = withMetaOps(this.#state, group);
+    if (next === this.#state) {
       for (const item of group) item.resolve();
       return;
     }
-    const next = stateOf({ ...this.#state, meta: { conversation, seqReserved, runState } });
     await settleGroup(group, () => this.#meta.write(this.#metaData(next)), () => this.#adoptMeta(next));
   }
 
@@ -377,13 +360,29 @@ export class LowdbConversationHandle extends QueuedConversationHandle implements
       return;
     }
     // The segment is durable: these mutations have happened, whatever meta does.
+    // Metadata changes queued meanwhile (a turn's usage totals and run state) ride on the meta write an append makes anyway:
+    // one write for the turn's end instead of one per change.
+    const riders: Queued<Op>[] = [];
+    if (appended > 0) while (queue.length > 0 && isMetaOp(queue[0].op)) riders.push(queue.shift()!);
+    let adopted = next;
     if (appended > 0 || this.#metaBehind) {
-      this.#metaBehind = await this.#meta.write(this.#metaData(next)).then(
+      const withRiders = riders.length > 0 ? withMetaOps(next, riders) : null;
+      let failure: unknown;
+      this.#metaBehind = await this.#meta.write(this.#metaData(withRiders ?? next)).then(
         () => false,
-        () => true,
+        (error: unknown) => {
+          failure = error;
+          return true;
+        },
       );
+      if (withRiders && !this.#metaBehind) adopted = withRiders;
+      // A failed meta write rejects the metadata changes it carried (they are not stored); the records are.
+      for (const item of riders) {
+        if (this.#metaBehind) item.reject(failure);
+        else item.resolve();
+      }
     }
-    this.#state = next;
+    this.#state = adopted;
     this.#epoch++;
     this.#ctx.cache.put(this.#owner, target, { records, bytes });
     for (const item of group) item.resolve();
@@ -469,6 +468,28 @@ export class LowdbConversationHandle extends QueuedConversationHandle implements
 /** The file of a conversation document (ConversationHandle.readDocument), beside meta.json. */
 function documentFileName(name: ConversationDocument): string {
   return `document-${name}.json`;
+}
+
+/** `state` with the metadata operations applied in order; `state` itself when none changes anything. */
+function withMetaOps(state: HandleState, items: readonly Queued<Op>[]): HandleState {
+  let { conversation, seqReserved, runState } = state.meta;
+  let changed = false;
+  for (const { op } of items) {
+    if (op.kind === "update") {
+      // createdAt orders the index; recordCount is the store's own count. updatedAt never goes back: an update
+      // computed before an append it is written with carries the older time.
+      const updatedAt = op.conversation.updatedAt > conversation.updatedAt ? op.conversation.updatedAt : conversation.updatedAt;
+      conversation = { ...op.conversation, createdAt: conversation.createdAt, recordCount: conversation.recordCount, updatedAt };
+      changed = true;
+    } else if (op.kind === "reserve" && op.upTo > seqReserved) {
+      seqReserved = op.upTo;
+      changed = true;
+    } else if (op.kind === "runState") {
+      runState = op.state;
+      changed = true;
+    }
+  }
+  return changed ? stateOf({ ...state, meta: { conversation, seqReserved, runState } }) : state;
 }
 
 /** Operations written to meta.json alone (no segment). */

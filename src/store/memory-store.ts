@@ -156,7 +156,9 @@ class MemoryConversationHandle implements ConversationHandle {
     if (conversation.id !== this.conversation.id) throw new Error(`update of ${this.conversation.id} got conversation ${conversation.id}`);
     await settle();
     const { createdAt, recordCount } = this.conversation;
-    this.conversation = { ...conversation, createdAt, recordCount };
+    // updatedAt never goes back (an update computed before a concurrent append carries the older time).
+    const updatedAt = conversation.updatedAt > this.conversation.updatedAt ? conversation.updatedAt : this.conversation.updatedAt;
+    this.conversation = { ...conversation, createdAt, recordCount, updatedAt };
   }
 
   async reserveSeq(upTo: number): Promise<void> {

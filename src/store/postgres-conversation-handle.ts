@@ -341,7 +341,9 @@ export class PostgresConversationHandle extends QueuedConversationHandle<Op> imp
         known.set(columns.key, { ...at, assistant: columns.assistant, tool });
       } else if (op.kind === "update") {
         const { createdAt: _createdAt, recordCount: _count, ...rest } = op.conversation;
-        metadata = { ...rest, id, createdAt: row.created_at };
+        // updatedAt never goes back: an update computed before an append of its group carries the older time.
+        const updatedAt = rest.updatedAt > metadata.updatedAt ? rest.updatedAt : metadata.updatedAt;
+        metadata = { ...rest, id, createdAt: row.created_at, updatedAt };
         dirty = true;
       } else if (op.kind === "reserve") {
         if (op.upTo > reserve) {
