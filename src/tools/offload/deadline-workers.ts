@@ -74,6 +74,8 @@ interface Slot {
 const slots = new Set<Slot>();
 const queue: Pending[] = [];
 let nextId = 0;
+/** Jobs a worker thread has begun, by name: lets a test see work ran off the main thread without timing it. */
+const begun = new Map<string, number>();
 
 /** Runs `job` on `input` in a worker thread; resolves with its output, rejects with an OffThreadError or the signal's reason. */
 export function runOffThread<N extends OffloadJobName>(job: N, input: JobInput<N>, limits: OffThreadLimits): Promise<JobOutput<N>> {
@@ -87,6 +89,7 @@ export function runOffThread<N extends OffloadJobName>(job: N, input: JobInput<N
       request: { id: ++nextId, job, input },
       begin() {
         if (settled || timer !== undefined) return;
+        begun.set(job, (begun.get(job) ?? 0) + 1);
         timer = setTimeout(() => end(new OffThreadError("timeout", `the ${job} job did not finish within ${timeoutMs} ms`)), timeoutMs);
       },
       settle(outcome) {
@@ -115,6 +118,11 @@ export function runOffThread<N extends OffloadJobName>(job: N, input: JobInput<N
 /** Threads alive now (busy or idle); for tests that check a stopped job's thread is gone. */
 export function offThreadWorkerCount(): number {
   return slots.size;
+}
+
+/** How many `job` jobs a worker thread has begun in this process; for tests that check a tool's work ran off the main thread. */
+export function offThreadJobsBegun(job: OffloadJobName): number {
+  return begun.get(job) ?? 0;
 }
 
 function dispatch(): void {

@@ -3,14 +3,42 @@
  * it (src/tools/web/bounded-html.ts), and the conversion job itself
  * (html-page.ts, run here on the test's thread): output well-formed, depth
  * and text bounded, the title found in one pass. The pathological pages of
- * issue 19 (9–14 s each before, some of the others here minutes) convert in
- * well under a second each on this machine; the bound asserted is 2 s.
+ * issue 19 took 9–14 s each before, some of the others here minutes: their
+ * cost grew faster than their size. What is asserted is how the time grows
+ * from a quarter of a page to the whole of it (linear at worst, flat once the
+ * bound cuts), measured side by side under the same load; never an absolute
+ * time, which a loaded machine breaks (speed is `npm run bench`'s business).
  */
 import { describe, expect, it } from "vitest";
 import { boundHtml, htmlTitle, MAX_DEPTH, MAX_ELEMENTS } from "../../../src/tools/web/bounded-html.js";
 import { convertHtmlPage } from "../../../src/tools/web/html-page.js";
 
 const bound = (html: string, maxTextChars = 1000) => boundHtml(html, maxTextChars);
+
+/**
+ * The time `run` takes on a quarter of a page and on the whole page (`page(n)`
+ * holds n units), best of up to three alternating rounds, so a burst of load
+ * during one measurement does not decide it: a round more only while the
+ * whole page still looks more than 8 times as slow as the quarter (linear
+ * work is 4 times, quadratic 16). The 50 ms absorb timer noise on tiny runs.
+ */
+async function growth(page: (n: number) => string, units: number, run: (html: string) => unknown): Promise<{ quarterMs: number; wholeMs: number; within: boolean }> {
+  const quarter = page(Math.floor(units / 4));
+  const whole = page(units);
+  const timed = async (html: string) => {
+    const started = performance.now();
+    await run(html);
+    return performance.now() - started;
+  };
+  let quarterMs = Infinity;
+  let wholeMs = Infinity;
+  const within = () => wholeMs < 8 * quarterMs + 50;
+  for (let round = 0; round < 3 && (round === 0 || !within()); round++) {
+    quarterMs = Math.min(quarterMs, await timed(quarter));
+    wholeMs = Math.min(wholeMs, await timed(whole));
+  }
+  return { quarterMs: Math.round(quarterMs), wholeMs: Math.round(wholeMs), within: within() };
+}
 
 describe("boundHtml", () => {
   it("closes every element, drops scripts, styles and comments, keeps only the attributes the converter reads", () => {
@@ -71,12 +99,12 @@ describe("htmlTitle", () => {
     expect(htmlTitle("<title></title>")).toBeUndefined();
   });
 
-  it("takes one pass over 2 MiB of `<title` (the old pattern was quadratic: minutes)", () => {
-    const started = performance.now();
+  it("takes one pass over 2 MiB of `<title` (the old pattern was quadratic: minutes)", async () => {
     expect(htmlTitle("<title".repeat(350_000))).toBeUndefined();
     expect(htmlTitle(`${"<title".repeat(350_000)}>x`)).toBeUndefined();
-    expect(performance.now() - started).toBeLessThan(1000);
-  });
+    expect(await growth((n) => "<title".repeat(n), 350_000, htmlTitle)).toMatchObject({ within: true });
+    expect(await growth((n) => `${"<title".repeat(n)}>x`, 350_000, htmlTitle)).toMatchObject({ within: true });
+  }, 60_000);
 });
 
 describe("convertHtmlPage", () => {
@@ -90,22 +118,24 @@ describe("convertHtmlPage", () => {
     expect(cut.notes).toEqual(["[the page has more text than is returned (20 characters): only its start was converted]"]);
   });
 
-  // The pages issue 19 measured (9–14 s each on the main thread before), and others as bad.
-  const pathological: Record<string, string> = {
-    "20 KB of unclosed <div>s": "<div>".repeat(4000) + "x",
-    "16 KB of unclosed <ul>s": "<ul>".repeat(4000) + "x",
-    "384 KB of <title": "<title".repeat(65_536),
-    "2 MiB of <title": "<title".repeat(350_000),
-    "2 MiB of <b>x</b>": "<b>x</b>".repeat(260_000),
-    "2 MiB of <br>": "<br>".repeat(500_000),
-    "400 KB of paragraphs": "<p>hello <a href='/x'>world</a> text text text</p>\n".repeat(8000),
-    "a tag that never ends": "<a" + " x".repeat(100_000),
-  };
-  it.each(Object.entries(pathological))("converts %s in under 2 s", async (_name, html) => {
+  // The pages issue 19 measured (9–14 s each on the main thread before), and others as bad: a page of `n` units.
+  const pathological: [string, (n: number) => string, number][] = [
+    ["20 KB of unclosed <div>s", (n) => "<div>".repeat(n) + "x", 4000],
+    ["16 KB of unclosed <ul>s", (n) => "<ul>".repeat(n) + "x", 4000],
+    ["2 MiB of <title", (n) => "<title".repeat(n), 350_000],
+    ["2 MiB of <b>x</b>", (n) => "<b>x</b>".repeat(n), 260_000],
+    ["2 MiB of <br>", (n) => "<br>".repeat(n), 500_000],
+    ["400 KB of paragraphs", (n) => "<p>hello <a href='/x'>world</a> text text text</p>\n".repeat(n), 8000],
+    ["a tag that never ends", (n) => "<a" + " x".repeat(n), 100_000],
+  ];
+  it.each(pathological)("converts %s in time that grows no faster than its size, to bounded Markdown", async (_name, page, units) => {
     await convertHtmlPage({ html: "<p>warm</p>", maxTextChars: 100 });
-    const started = performance.now();
-    const page = await convertHtmlPage({ html, maxTextChars: 64 * 1024 });
-    expect(performance.now() - started).toBeLessThan(2000);
-    expect(page.markdown.length).toBeLessThan(200_000);
-  });
+    let markdownChars = 0;
+    const growthOf = await growth(page, units, async (html) => {
+      markdownChars = (await convertHtmlPage({ html, maxTextChars: 64 * 1024 })).markdown.length;
+    });
+    console.log(`${_name}: ${JSON.stringify(growthOf)}`);
+    expect(growthOf).toMatchObject({ within: true });
+    expect(markdownChars).toBeLessThan(200_000);
+  }, 60_000);
 });
