@@ -14,6 +14,7 @@ import { ConfigOptions } from "./config-options.js";
 import { AcpMcpServers } from "./mcp-servers.js";
 import { SessionModes } from "./session-modes.js";
 import { commandsUpdate, planUpdate, replayRecord } from "./session-updates.js";
+import { UnsentBytes } from "./update-outbox.js";
 
 /** Records read per conversation.get while replaying a session (each page is one reply, under maxReplyBytes). */
 const REPLAY_PAGE = 200;
@@ -23,6 +24,8 @@ const LIST_PAGE = 50;
 export interface AcpAgentOptions {
   client: AgentwireClient;
   log(message: string): void;
+  /** Bound of the updates waiting for an editor that stopped reading (update-outbox.ts); default 8 MiB. */
+  maxUnsentBytes?: number;
 }
 
 export class AcpAgent {
@@ -32,14 +35,19 @@ export class AcpAgent {
   readonly mcp: AcpMcpServers;
   #editor: acp.AgentContext | undefined;
   #canElicit = false;
+  #shows = { notices: false, compaction: false };
+  readonly #unsent: UnsentBytes;
 
   constructor(private readonly options: AcpAgentOptions) {
     this.#config = new ConfigOptions(options.client);
     this.#modes = new SessionModes(options.client);
     this.mcp = new AcpMcpServers(options.client);
+    this.#unsent = new UnsentBytes(options.maxUnsentBytes);
     options.client.onAny((method, params) => {
       const conversationId = (params as { conversationId?: string } | undefined)?.conversationId;
       if (conversationId !== undefined) this.#sessions.get(conversationId)?.onEvent(method, params);
+      // A server-wide notice (an MCP server down or back) belongs to no session: the agent log shows it.
+      else if (method === "notice") options.log((params as { message: string }).message);
     });
   }
 
@@ -52,6 +60,8 @@ export class AcpAgent {
       })
       .onRequest(acp.methods.agent.initialize, ({ params }) => {
         this.#canElicit = params.clientCapabilities?.elicitation?.form != null;
+        const session = params.clientCapabilities?.session;
+        this.#shows = { notices: session?.notices != null, compaction: session?.compaction != null };
         return this.#initialize();
       })
       .onRequest(acp.methods.agent.session.new, ({ params }) => this.#guard(() => this.#newSession(params)))
@@ -79,8 +89,15 @@ export class AcpAgent {
       });
   }
 
-  /** Every session's open work ends (the editor went away). */
+  /**
+   * Every session's open work ends (the editor went away). A generation the editor started and was
+   * waiting on is interrupted first: on a running server it would otherwise go on unseen (its tool
+   * calls waiting for an approval nobody gives); one another client started (a prompt steered into it) goes on.
+   */
   async close(): Promise<void> {
+    const running = [...this.#sessions.values()].filter((session) => session.runsOwnGeneration);
+    if (running.length > 0) this.options.log(`the editor went away: interrupting ${running.length} running prompt(s)`);
+    await Promise.all(running.map((session) => session.cancel()));
     for (const session of this.#sessions.values()) session.close();
     this.#sessions.clear();
     await this.mcp.detachAll();
@@ -122,8 +139,17 @@ export class AcpAgent {
   async #open(conversation: Conversation, cwd: string): Promise<AcpSession> {
     this.#sessions.get(conversation.id)?.close();
     const defaultMode = await this.#modes.default();
-    const session = new AcpSession(conversation.id, conversation.workspace ?? cwd, { client: this.options.client, editor: this.#editor!, log: this.options.log, canElicit: () => this.#canElicit }, {
+    const session = new AcpSession(conversation.id, conversation.workspace ?? cwd, {
+      client: this.options.client,
+      editor: this.#editor!,
+      log: this.options.log,
+      canElicit: () => this.#canElicit,
+      shows: (kind) => this.#shows[kind],
+      configOptions: (c) => this.#config.of(c),
+      unsent: this.#unsent,
+    }, {
       title: conversation.title,
+      conversation,
       ...(defaultMode !== undefined ? { mode: SessionModes.current(conversation, defaultMode), defaultMode } : {}),
     });
     this.#sessions.set(conversation.id, session);
@@ -180,7 +206,7 @@ export class AcpAgent {
       const page = await client.conversation.get({ conversationId: params.sessionId, includeRecords: true, recordsFrom: from, recordsLimit: Math.min(REPLAY_PAGE, total - from) });
       for (const record of page.records ?? []) {
         if (record.type === "tool_call") session.markShown(record.toolCallId);
-        for (const update of replayRecord(record, session.workspace)) void session.send(update);
+        for (const update of replayRecord(record, session.workspace, this.#shows.compaction)) void session.send(update);
       }
     }
     if (first.state.plan) void session.send(planUpdate(first.state.plan.entries));
