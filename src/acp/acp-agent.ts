@@ -24,6 +24,13 @@ const LIST_PAGE = 50;
 export interface AcpAgentOptions {
   client: AgentwireClient;
   log(message: string): void;
+  /**
+   * The server outlives this process (--url, or the server running here that holds the data dir):
+   * when the editor goes away, the generations it started are interrupted. An embedded server stops
+   * with the process instead, and a call waiting for the editor stays stored pending, asked again on
+   * session/load.
+   */
+  serverOutlives?: boolean;
   /** Bound of the updates waiting for an editor that stopped reading (update-outbox.ts); default 8 MiB. */
   maxUnsentBytes?: number;
 }
@@ -90,12 +97,13 @@ export class AcpAgent {
   }
 
   /**
-   * Every session's open work ends (the editor went away). A generation the editor started and was
-   * waiting on is interrupted first: on a running server it would otherwise go on unseen (its tool
-   * calls waiting for an approval nobody gives); one another client started (a prompt steered into it) goes on.
+   * Every session's open work ends (the editor went away). On a server that outlives this process, a
+   * generation the editor started and was waiting on is interrupted first: it would otherwise go on
+   * unseen (its tool calls waiting for an approval nobody gives); one another client started (a
+   * prompt steered into it) goes on.
    */
   async close(): Promise<void> {
-    const running = [...this.#sessions.values()].filter((session) => session.runsOwnGeneration);
+    const running = this.options.serverOutlives ? [...this.#sessions.values()].filter((session) => session.runsOwnGeneration) : [];
     if (running.length > 0) this.options.log(`the editor went away: interrupting ${running.length} running prompt(s)`);
     await Promise.all(running.map((session) => session.cancel()));
     for (const session of this.#sessions.values()) session.close();

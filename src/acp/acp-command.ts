@@ -39,7 +39,7 @@ export async function runAcp(args: AcpArgs, io: AcpIo = { stdin: process.stdin, 
   // Loaded here, after the connection: the ACP SDK (and its schemas) only when this command runs.
   const acp = await import("@agentclientprotocol/sdk");
   const { AcpAgent } = await import("./acp-agent.js");
-  const agent = new AcpAgent({ client: connection.client, log, ...(args.maxUnsentBytes !== undefined ? { maxUnsentBytes: args.maxUnsentBytes } : {}) });
+  const agent = new AcpAgent({ client: connection.client, log, serverOutlives: !connection.embedded, ...(args.maxUnsentBytes !== undefined ? { maxUnsentBytes: args.maxUnsentBytes } : {}) });
   const stream = acp.ndJsonStream(
     Writable.toWeb(io.stdout as Writable) as WritableStream<Uint8Array>,
     Readable.toWeb(io.stdin as Readable) as ReadableStream<Uint8Array>,

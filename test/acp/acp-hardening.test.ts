@@ -14,6 +14,7 @@ import type * as acp from "@agentclientprotocol/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AgentwireClient } from "../../clients/typescript/index.js";
 import { compactionUpdate, noticeUpdate } from "../../src/acp/session-updates.js";
+import { UnsentBytes, UpdateOutbox } from "../../src/acp/update-outbox.js";
 import { startAgentFixture } from "../harness/agent-fixture.js";
 import { eventually } from "../harness/eventually.js";
 import { shippedBundle } from "../harness/shipped-bundle.js";
@@ -210,5 +211,43 @@ describe("agentwire acp hardening (--url)", { timeout: 20_000 }, () => {
     expect(await ended).toBe("interrupted");
     expect((await fx.client.conversation.get({ conversationId: sessionId })).state.generationId).toBeNull();
     expect(editor.stderr()).toContain("interrupting 1 running prompt");
+  });
+});
+
+describe("the update outbox", () => {
+  it("while a write waits, chunks merge and a tool's output replaces the waiting one; past the bound the owner is told once and chunks become one marker", async () => {
+    const written: acp.SessionUpdate[] = [];
+    let release!: () => void;
+    let gate = new Promise<void>((resolve) => (release = resolve));
+    const budget = new UnsentBytes(65536);
+    const overflows: number[] = [];
+    const outbox = new UpdateOutbox(
+      async (update) => {
+        written.push(structuredClone(update));
+        await gate;
+      },
+      budget,
+      (unsent) => overflows.push(unsent),
+    );
+    const text = (t: string): acp.SessionUpdate => ({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: t } });
+    const output = (t: string): acp.SessionUpdate => ({ sessionUpdate: "tool_call_update", toolCallId: "call_1", content: [{ type: "content", content: { type: "text", text: t } }] });
+    void outbox.push(text("first")); // being written: the pipe is full
+    for (let i = 0; i < 50; i++) void outbox.push(text(`${i},`));
+    void outbox.push(output("out 1"));
+    void outbox.push(output("out 1 2"));
+    void outbox.push({ sessionUpdate: "tool_call_update", toolCallId: "call_1", status: "completed" });
+    expect(overflows).toEqual([]);
+    for (let i = 0; i < 20; i++) void outbox.push(text("x".repeat(5000)));
+    expect(overflows).toHaveLength(1);
+    expect(budget.total).toBeLessThan(65536 + 6000);
+    release();
+    gate = Promise.resolve();
+    await outbox.flushed();
+    const texts = written.filter((u) => u.sessionUpdate === "agent_message_chunk").map((u) => (u as acp.ContentChunk).content as acp.TextContent);
+    expect(texts[0]!.text).toBe("first");
+    expect(texts[1]!.text).toBe(Array.from({ length: 50 }, (_, i) => `${i},`).join(""));
+    expect(written.filter((u) => u.sessionUpdate === "tool_call_update")).toEqual([output("out 1 2"), { sessionUpdate: "tool_call_update", toolCallId: "call_1", status: "completed" }]);
+    expect(texts.at(-1)!.text).toMatch(/^\n\n\[agentwire acp: \d+ bytes of streamed output not shown: the editor was not reading\]\n\n$/);
+    expect(budget.total).toBe(0);
   });
 });
