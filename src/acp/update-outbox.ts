@@ -59,8 +59,8 @@ export function markerText(dropped: number): string {
 export class UpdateOutbox {
   readonly #queue: Waiting[] = [];
   #pumping = false;
-  /** Resolved once everything queued so far has left (the pump's current run). */
-  #idle: Array<() => void> = [];
+  /** The update being written (out of the queue). */
+  #writing: Waiting | undefined;
   #told = false;
 
   constructor(
@@ -84,10 +84,11 @@ export class UpdateOutbox {
     });
   }
 
-  /** Everything queued so far has been written. */
+  /** Everything queued so far has been written (not what comes after: a busy session still answers its prompt). */
   flushed(): Promise<void> {
-    if (this.#queue.length === 0 && !this.#pumping) return Promise.resolve();
-    return new Promise((resolve) => this.#idle.push(resolve));
+    const last = this.#queue.at(-1) ?? this.#writing;
+    if (!last) return Promise.resolve();
+    return new Promise((resolve) => last.done.push(resolve));
   }
 
   /** Drops what waits (the session closed): their promises resolve. */
@@ -155,9 +156,11 @@ export class UpdateOutbox {
       while (this.#queue.length > 0) {
         // Out of the queue before it is written: nothing merges into a frame the SDK is serializing.
         const next = this.#queue.shift()!;
+        this.#writing = next;
         try {
           await this.write(next.update);
         } finally {
+          this.#writing = undefined;
           this.budget.total -= next.bytes;
           for (const done of next.done) done();
         }
@@ -166,7 +169,6 @@ export class UpdateOutbox {
       }
     } finally {
       this.#pumping = false;
-      for (const idle of this.#idle.splice(0)) idle();
     }
   }
 }

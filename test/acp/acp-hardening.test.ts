@@ -14,6 +14,7 @@ import type * as acp from "@agentclientprotocol/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AgentwireClient } from "../../clients/typescript/index.js";
 import { compactionUpdate, noticeUpdate } from "../../src/acp/session-updates.js";
+import { parseCli } from "../../src/cli-options.js";
 import { UnsentBytes, UpdateOutbox } from "../../src/acp/update-outbox.js";
 import { startAgentFixture } from "../harness/agent-fixture.js";
 import { eventually } from "../harness/eventually.js";
@@ -215,6 +216,11 @@ describe("agentwire acp hardening (--url)", { timeout: 20_000 }, () => {
 });
 
 describe("the update outbox", () => {
+  it("--max-unsent-bytes takes an integer ≥ 65536, with --url too", () => {
+    expect(parseCli(["acp", "--url", "ws://127.0.0.1:1", "--max-unsent-bytes", "1048576"], {}, { discover: false }).acp).toMatchObject({ maxUnsentBytes: 1048576, target: { url: "ws://127.0.0.1:1" } });
+    expect(() => parseCli(["acp", "--max-unsent-bytes", "100"], {}, { discover: false })).toThrow("--max-unsent-bytes must be an integer ≥ 65536, got \"100\"");
+  });
+
   it("while a write waits, chunks merge and a tool's output replaces the waiting one; past the bound the owner is told once and chunks become one marker", async () => {
     const written: acp.SessionUpdate[] = [];
     let release!: () => void;
