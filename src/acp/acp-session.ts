@@ -55,7 +55,7 @@ export class AcpSession {
   readonly #outbox: UpdateOutbox;
   /** Terminal outcomes by generation id: they may arrive before step's answer names the generation. */
   readonly #ended = new Map<string, Ending>();
-  #turn: { generationId?: string; resolve: (ending: Ending) => void; maxIterations: boolean; cancelled: boolean; overflowed?: boolean; steered?: boolean } | undefined;
+  #turn: { generationId?: string; resolve: (ending: Ending) => void; maxIterations: boolean; cancelled: boolean; steered?: boolean } | undefined;
   /** Open permission requests by tool call id, withdrawn when the call is decided elsewhere. */
   readonly #asking = new Map<string, AbortController>();
   /**
@@ -109,10 +109,7 @@ export class AcpSession {
         (mine ? `interrupting session ${this.sessionId}'s generation; ` : "") +
         `streamed output of session ${this.sessionId} is dropped until it reads again`,
     );
-    if (mine) {
-      this.#turn!.overflowed = true;
-      void this.cancel();
-    }
+    if (mine) void this.cancel();
   }
 
   static #configKey(conversation: Conversation): string {

@@ -39,6 +39,7 @@ type Waiting = { update: acp.SessionUpdate; bytes: number; done: Array<() => voi
 const REPLACING = new Set(["plan", "usage_update", "session_info_update", "config_option_update", "current_mode_update", "available_commands_update"]);
 const CHUNKS = new Set(["agent_message_chunk", "agent_thought_chunk", "user_message_chunk"]);
 
+/** Its JSON length: the bytes it takes on stdout for ASCII text, a close estimate otherwise. */
 function sizeOf(update: acp.SessionUpdate): number {
   return JSON.stringify(update).length;
 }
