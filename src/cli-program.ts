@@ -37,7 +37,7 @@ export interface ParsedCli {
   schema?: boolean;
   chat?: ChatArgs;
   /** `agentwire acp`: where to reach agentwire. */
-  acp?: { target: ConnectionTarget };
+  acp?: { target: ConnectionTarget; maxUnsentBytes?: number };
   conversations?: ConversationsArgs;
   trust?: TrustArgs;
   mcp?: McpArgs;
@@ -230,13 +230,24 @@ export function buildProgram(env: NodeJS.ProcessEnv, where: CommandPlace, sinks:
           "stdout carries only ACP frames; logs go to stderr. Ends when stdin closes, with its embedded server and the tool processes.",
       ),
     undefined,
+    (command) =>
+      command.option(
+        "--max-unsent-bytes <N>",
+        "bound of the session updates waiting for an editor that stopped reading stdout (default 8388608): past it the editor's running prompts are interrupted and streamed output is dropped with a marker",
+      ),
   )
     .addHelpText("after", `${examples([
       ["acp", "for an editor: an embedded server on the usual data dir (or the server running here that holds it)"],
       ["acp --url ws://127.0.0.1:7600 --token-file tok", "the editor's sessions on a running server, where a web client can follow them"],
     ])}`)
     .action((_options: unknown, command: Command) => {
-      sinks.parsed({ command: "acp", acp: { target: connectionTarget(flagValues(command), env, where) } });
+      const values = flagValues(command);
+      const bound = values["max-unsent-bytes"] as string | undefined;
+      const maxUnsentBytes = bound === undefined ? undefined : Number(bound);
+      if (maxUnsentBytes !== undefined && !(Number.isSafeInteger(maxUnsentBytes) && maxUnsentBytes >= 65536)) {
+        throw new UsageError(`--max-unsent-bytes must be an integer ≥ 65536, got "${bound}"`);
+      }
+      sinks.parsed({ command: "acp", acp: { target: connectionTarget(values, env, where), ...(maxUnsentBytes !== undefined ? { maxUnsentBytes } : {}) } });
     });
 
   addClientOptions(

@@ -14,6 +14,7 @@ import { ConfigOptions } from "./config-options.js";
 import { conversationMcpServers } from "./mcp-servers.js";
 import { SessionModes } from "./session-modes.js";
 import { commandsUpdate, planUpdate, replayRecord } from "./session-updates.js";
+import { UnsentBytes } from "./update-outbox.js";
 
 /** Records read per conversation.get while replaying a session (each page is one reply, under maxReplyBytes). */
 const REPLAY_PAGE = 200;
@@ -23,6 +24,15 @@ const LIST_PAGE = 50;
 export interface AcpAgentOptions {
   client: AgentwireClient;
   log(message: string): void;
+  /**
+   * The server outlives this process (--url, or the server running here that holds the data dir):
+   * when the editor goes away, the generations it started are interrupted. An embedded server stops
+   * with the process instead, and a call waiting for the editor stays stored pending, asked again on
+   * session/load.
+   */
+  serverOutlives?: boolean;
+  /** Bound of the updates waiting for an editor that stopped reading (update-outbox.ts); default 8 MiB. */
+  maxUnsentBytes?: number;
 }
 
 export class AcpAgent {
@@ -31,13 +41,18 @@ export class AcpAgent {
   readonly #modes: SessionModes;
   #editor: acp.AgentContext | undefined;
   #canElicit = false;
+  #shows = { notices: false, compaction: false };
+  readonly #unsent: UnsentBytes;
 
   constructor(private readonly options: AcpAgentOptions) {
     this.#config = new ConfigOptions(options.client);
     this.#modes = new SessionModes(options.client);
+    this.#unsent = new UnsentBytes(options.maxUnsentBytes);
     options.client.onAny((method, params) => {
       const conversationId = (params as { conversationId?: string } | undefined)?.conversationId;
       if (conversationId !== undefined) this.#sessions.get(conversationId)?.onEvent(method, params);
+      // A server-wide notice (an MCP server down or back) belongs to no session: the agent log shows it.
+      else if (method === "notice") options.log((params as { message: string }).message);
     });
   }
 
@@ -50,6 +65,8 @@ export class AcpAgent {
       })
       .onRequest(acp.methods.agent.initialize, ({ params }) => {
         this.#canElicit = params.clientCapabilities?.elicitation?.form != null;
+        const session = params.clientCapabilities?.session;
+        this.#shows = { notices: session?.notices != null, compaction: session?.compaction != null };
         return this.#initialize();
       })
       .onRequest(acp.methods.agent.session.new, ({ params }) => this.#guard(() => this.#newSession(params)))
@@ -77,8 +94,16 @@ export class AcpAgent {
       });
   }
 
-  /** Every session's open work ends (the editor went away). */
+  /**
+   * Every session's open work ends (the editor went away). On a server that outlives this process, a
+   * generation the editor started and was waiting on is interrupted first: it would otherwise go on
+   * unseen (its tool calls waiting for an approval nobody gives); one another client started (a
+   * prompt steered into it) goes on.
+   */
   async close(): Promise<void> {
+    const running = this.options.serverOutlives ? [...this.#sessions.values()].filter((session) => session.runsOwnGeneration) : [];
+    if (running.length > 0) this.options.log(`the editor went away: interrupting ${running.length} running prompt(s)`);
+    await Promise.all(running.map((session) => session.cancel()));
     for (const session of this.#sessions.values()) session.close();
     this.#sessions.clear();
   }
@@ -119,8 +144,17 @@ export class AcpAgent {
   async #open(conversation: Conversation, cwd: string): Promise<AcpSession> {
     this.#sessions.get(conversation.id)?.close();
     const defaultMode = await this.#modes.default();
-    const session = new AcpSession(conversation.id, conversation.workspace ?? cwd, { client: this.options.client, editor: this.#editor!, log: this.options.log, canElicit: () => this.#canElicit }, {
+    const session = new AcpSession(conversation.id, conversation.workspace ?? cwd, {
+      client: this.options.client,
+      editor: this.#editor!,
+      log: this.options.log,
+      canElicit: () => this.#canElicit,
+      shows: (kind) => this.#shows[kind],
+      configOptions: (c) => this.#config.of(c),
+      unsent: this.#unsent,
+    }, {
       title: conversation.title,
+      conversation,
       ...(defaultMode !== undefined ? { mode: SessionModes.current(conversation, defaultMode), defaultMode } : {}),
     });
     this.#sessions.set(conversation.id, session);
@@ -180,7 +214,7 @@ export class AcpAgent {
       const page = await client.conversation.get({ conversationId: params.sessionId, includeRecords: true, recordsFrom: from, recordsLimit: Math.min(REPLAY_PAGE, total - from) });
       for (const record of page.records ?? []) {
         if (record.type === "tool_call") session.markShown(record.toolCallId);
-        for (const update of replayRecord(record, session.workspace)) void session.send(update);
+        for (const update of replayRecord(record, session.workspace, this.#shows.compaction)) void session.send(update);
       }
     }
     if (first.state.plan) void session.send(planUpdate(first.state.plan.entries));

@@ -15,6 +15,8 @@ import { ConnectError, connectOrEmbed, type OpenConnection } from "../chat/conne
 
 export interface AcpArgs {
   target: ConnectionTarget;
+  /** --max-unsent-bytes: bound of the updates waiting for an editor that stopped reading (update-outbox.ts). */
+  maxUnsentBytes?: number;
 }
 
 export interface AcpIo {
@@ -37,7 +39,7 @@ export async function runAcp(args: AcpArgs, io: AcpIo = { stdin: process.stdin, 
   // Loaded here, after the connection: the ACP SDK (and its schemas) only when this command runs.
   const acp = await import("@agentclientprotocol/sdk");
   const { AcpAgent } = await import("./acp-agent.js");
-  const agent = new AcpAgent({ client: connection.client, log });
+  const agent = new AcpAgent({ client: connection.client, log, serverOutlives: !connection.embedded, ...(args.maxUnsentBytes !== undefined ? { maxUnsentBytes: args.maxUnsentBytes } : {}) });
   const stream = acp.ndJsonStream(
     Writable.toWeb(io.stdout as Writable) as WritableStream<Uint8Array>,
     Readable.toWeb(io.stdin as Readable) as ReadableStream<Uint8Array>,

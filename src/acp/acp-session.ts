@@ -12,13 +12,14 @@
  */
 import type * as acp from "@agentclientprotocol/sdk";
 import { RequestError } from "@agentclientprotocol/sdk";
-import type { AgentwireClient, InputRequestedNotification, ToolPendingNotification } from "../../clients/typescript/index.js";
+import type { AgentwireClient, Conversation, InputRequestedNotification, ToolPendingNotification } from "../../clients/typescript/index.js";
 import { AgentwireRpcError, ErrorCodes } from "../../clients/typescript/index.js";
 import { checkFrameSize, FrameTooLargeError } from "../chat/frame-limit.js";
 import { elicitationOf, respondOf } from "./input-requests.js";
 import { promptMessage } from "./prompt-content.js";
-import { chunk, planUpdate, usageUpdate } from "./session-updates.js";
+import { chunk, compactionUpdate, noticeUpdate, planUpdate, usageUpdate } from "./session-updates.js";
 import { executingUpdate, settledUpdate, textContent, toolCallOf, MAX_TOOL_TEXT_CHARS } from "./tool-call-updates.js";
+import { type UnsentBytes, UpdateOutbox } from "./update-outbox.js";
 
 /** The permission options offered for every call; ids are what the editor answers with. */
 export const PERMISSION_OPTIONS: acp.PermissionOption[] = [
@@ -41,14 +42,33 @@ export interface SessionLink {
   log(message: string): void;
   /** The editor advertised form elicitation (clientCapabilities.elicitation.form) in initialize. */
   canElicit(): boolean;
+  /** What the editor advertised in initialize's clientCapabilities.session (notices, compaction). */
+  shows(kind: "notices" | "compaction"): boolean;
+  /** The session's config options for the conversation as it is now (config-options.ts). */
+  configOptions(conversation: Conversation): Promise<acp.SessionConfigOption[]>;
+  /** The updates waiting for the editor, all sessions together, and their bound. */
+  unsent: UnsentBytes;
 }
 
 export class AcpSession {
-  /** Every update goes out through this chain, so they leave in the order the events came. */
-  #sent: Promise<void> = Promise.resolve();
+  /** Every update goes out through it, in the order the events came, bounded when the editor stops reading. */
+  readonly #outbox: UpdateOutbox;
   /** Terminal outcomes by generation id: they may arrive before step's answer names the generation. */
   readonly #ended = new Map<string, Ending>();
-  #turn: { generationId?: string; resolve: (ending: Ending) => void; maxIterations: boolean; cancelled: boolean } | undefined;
+  #turn:
+    | {
+        generationId?: string;
+        resolve: (ending: Ending) => void;
+        maxIterations: boolean;
+        cancelled: boolean;
+        steered?: boolean;
+        /** The prompt's message, and whether a generation has taken it yet (a held message is stored when one does). */
+        recordId?: string;
+        taken?: boolean;
+      }
+    | undefined;
+  /** The generation running now, as its events told (a queued message is taken by the one that starts for it). */
+  #running: string | undefined;
   /** Open permission requests by tool call id, withdrawn when the call is decided elsewhere. */
   readonly #asking = new Map<string, AbortController>();
   /**
@@ -68,16 +88,45 @@ export class AcpSession {
   /** The mode the editor was last told of, and the server's default (a conversation without settings.mode is in it). */
   #mode: string | undefined;
   readonly #defaultMode: string | undefined;
+  /** The model and reasoning effort the editor was last told of ("model|reasoning"): a change made elsewhere is a config_option_update. */
+  #config: string;
+  /** Compactions running, by generation id: the id their compaction_update carries. */
+  readonly #compacting = new Map<string, string>();
 
   constructor(
     readonly conversationId: string,
     readonly workspace: string,
     private readonly link: SessionLink,
-    initial: { title?: string; mode?: string; defaultMode?: string } = {},
+    initial: { title?: string; mode?: string; defaultMode?: string; conversation?: Conversation } = {},
   ) {
+    this.#config = initial.conversation ? AcpSession.#configKey(initial.conversation) : "";
     this.#titled = (initial.title ?? "") !== "";
     this.#mode = initial.mode;
     this.#defaultMode = initial.defaultMode;
+    this.#outbox = new UpdateOutbox(
+      (update) => link.editor.notify("session/update", { sessionId: this.sessionId, update }).catch((error: Error) => link.log(`session/update not sent: ${error.message}`)),
+      link.unsent,
+      (unsent) => this.#overflow(unsent),
+    );
+  }
+
+  /**
+   * The editor stopped reading and the updates waiting for it passed the bound: a generation the
+   * editor started is interrupted (it would run on unseen), and from here streamed output is dropped
+   * with a marker until it reads again.
+   */
+  #overflow(unsent: number): void {
+    const mine = this.runsOwnGeneration && !this.#turn!.cancelled;
+    this.link.log(
+      `the editor has not read ${unsent} bytes of session updates (bound ${this.link.unsent.limit}): ` +
+        (mine ? `interrupting session ${this.sessionId}'s generation; ` : "") +
+        `streamed output of session ${this.sessionId} is dropped until it reads again`,
+    );
+    if (mine) void this.cancel();
+  }
+
+  static #configKey(conversation: Conversation): string {
+    return `${conversation.model ?? ""}|${conversation.settings.reasoning ?? ""}`;
   }
 
   get sessionId(): string {
@@ -88,12 +137,14 @@ export class AcpSession {
     return this.#turn !== undefined;
   }
 
+  /** A prompt runs whose generation this editor started (not one it was steered into: that is another client's). */
+  get runsOwnGeneration(): boolean {
+    return this.#turn !== undefined && !this.#turn.steered;
+  }
+
   /** Sends an update after every earlier one; never rejects (a closed editor connection ends everything anyway). */
   send(update: acp.SessionUpdate): Promise<void> {
-    this.#sent = this.#sent.then(() =>
-      this.link.editor.notify("session/update", { sessionId: this.sessionId, update }).catch((error: Error) => this.link.log(`session/update not sent: ${error.message}`)),
-    );
-    return this.#sent;
+    return this.#outbox.push(update);
   }
 
   /** The editor knows this call (a tool_call was sent for it, or replayed). */
@@ -104,7 +155,7 @@ export class AcpSession {
 
   /** The updates sent so far have left. */
   flushed(): Promise<void> {
-    return this.#sent;
+    return this.#outbox.flushed();
   }
 
   async prompt(prompt: acp.ContentBlock[]): Promise<acp.PromptResponse> {
@@ -124,6 +175,8 @@ export class AcpSession {
       checkFrameSize(client, "message.append", params, "the prompt");
       const record = await client.message.append(params);
       this.#ownMessages.add(record.id);
+      this.#turn!.recordId = record.id;
+      if (record.delivery !== "steer" && record.delivery !== "queued") this.#turn!.taken = true;
       // Cancelled before the generation started: the message stays, no step runs.
       if (this.#turn!.cancelled) return { stopReason: "cancelled" };
       const firstLine = message.content.trim().split("\n")[0]!.slice(0, 80);
@@ -134,7 +187,7 @@ export class AcpSession {
       const generationId = await this.#generationFor(record.delivery === "steer");
       this.#turn!.generationId = generationId;
       const early = this.#ended.get(generationId);
-      if (early) this.#turn!.resolve(early);
+      if (early) this.#settle(generationId, early);
       // A cancel that came while step was on its way found nothing to interrupt yet.
       else if (this.#turn!.cancelled) await this.cancel();
       const end = await ending;
@@ -160,7 +213,10 @@ export class AcpSession {
     const running = async () => (await client.conversation.get({ conversationId: this.conversationId })).state.generationId;
     if (steered) {
       const id = await running();
-      if (id) return id;
+      if (id) {
+        this.#turn!.steered = true;
+        return id;
+      }
     }
     try {
       return (await client.step({ conversationId: this.conversationId })).generationId;
@@ -168,6 +224,7 @@ export class AcpSession {
       // One started between the append and the step: it sees the message too.
       const id = error instanceof AgentwireRpcError && error.code === ErrorCodes.GENERATION_IN_PROGRESS ? await running() : null;
       if (!id) throw error;
+      this.#turn!.steered = true;
       return id;
     }
   }
@@ -187,6 +244,7 @@ export class AcpSession {
     for (const asking of this.#asking.values()) asking.abort();
     this.#asking.clear();
     this.#turn?.resolve({ stopReason: "cancelled" });
+    this.#outbox.clear();
   }
 
   /** An agentwire notification of this conversation. */
@@ -196,7 +254,16 @@ export class AcpSession {
       case "generation_progress":
         void this.send(chunk(params.kind, params.delta));
         return;
+      case "generation_started":
+        this.#running = params.generationId;
+        return;
       case "message_added":
+        if (this.#turn && params.record.id === this.#turn.recordId) {
+          this.#turn.taken = true;
+          // Steered too late for the generation it was steered into, the message waited as a queued one and the
+          // generation started for it took it: the prompt follows that one.
+          if (params.delivery === "queued" && this.#running) this.#turn.generationId = this.#running;
+        }
         // Someone else's message (another client, a queued one): the editor shows it as the user's.
         if (params.record.role === "user" && !this.#ownMessages.delete(params.record.id) && params.record.content) {
           void this.send({ sessionUpdate: "user_message_chunk", content: { type: "text", text: params.record.content }, messageId: params.record.id });
@@ -261,20 +328,54 @@ export class AcpSession {
           this.#mode = mode;
           void this.send({ sessionUpdate: "current_mode_update", currentModeId: mode });
         }
+        // The model or the reasoning effort changed (another client, or this editor's own set_config_option: then it repeats the answer).
+        const config = AcpSession.#configKey(params.conversation);
+        if (config !== this.#config) {
+          this.#config = config;
+          this.link
+            .configOptions(params.conversation)
+            .then((configOptions) => this.send({ sessionUpdate: "config_option_update", configOptions }))
+            .catch((error: Error) => this.link.log(`config options: ${error.message}`));
+        }
+        return;
+      }
+      case "notice":
+        void this.send(noticeUpdate(params, this.link.shows("notices")));
+        return;
+      case "compaction_started": {
+        const compactionId = `compaction-${params.seq}`;
+        this.#compacting.set(params.generationId, compactionId);
+        void this.send(compactionUpdate({ compactionId, status: "in_progress" }, this.link.shows("compaction")));
+        return;
+      }
+      case "compaction_completed": {
+        const compactionId = this.#compacting.get(params.generationId) ?? params.recordId;
+        this.#compacting.delete(params.generationId);
+        void this.send(compactionUpdate({ compactionId, status: "completed", summary: params.record.summary }, this.link.shows("compaction")));
         return;
       }
       case "generation_complete":
         if (params.final) this.#end(params.generationId, { stopReason: this.#stopReasonOf(params.finishReason) });
         return;
       case "interrupted":
+        this.#compactionEnded(params.generationId, "cancelled");
         this.#end(params.generationId, { stopReason: "cancelled" });
         return;
       case "error": {
         const generationId = params.generationId ?? this.#turn?.generationId;
+        if (generationId) this.#compactionEnded(generationId, "failed", params.message);
         if (generationId) this.#end(generationId, { error: RequestError.internalError({ code: params.code, status: params.status }, params.message) });
         return;
       }
     }
+  }
+
+  /** A compaction its generation's end cut short. */
+  #compactionEnded(generationId: string, status: "cancelled" | "failed", error?: string): void {
+    const compactionId = this.#compacting.get(generationId);
+    if (compactionId === undefined) return;
+    this.#compacting.delete(generationId);
+    void this.send(compactionUpdate({ compactionId, status, ...(error !== undefined ? { error } : {}) }, this.link.shows("compaction")));
   }
 
   #stopReasonOf(finishReason: string | null): StopReason {
@@ -287,7 +388,21 @@ export class AcpSession {
   #end(generationId: string, ending: Ending): void {
     this.#ended.set(generationId, ending);
     if (this.#ended.size > 100) this.#ended.delete(this.#ended.keys().next().value!);
-    if (this.#turn?.generationId === generationId) this.#turn.resolve(ending);
+    if (this.#running === generationId) this.#running = undefined;
+    if (this.#turn?.generationId === generationId) this.#settle(generationId, ending);
+  }
+
+  /**
+   * The prompt's generation ended. A message steered into a generation that then completed without
+   * taking it is not answered yet: it waits as a queued message and the next generation takes it
+   * (message_added, delivery "queued"), so the prompt waits for that one. After an interrupt or an
+   * error the queue waits too, and the prompt ends with that ending.
+   */
+  #settle(generationId: string, ending: Ending): void {
+    const turn = this.#turn;
+    if (!turn || turn.generationId !== generationId) return;
+    if (turn.steered && !turn.taken && "stopReason" in ending && ending.stopReason !== "cancelled") return;
+    turn.resolve(ending);
   }
 
   #withdraw(toolCallId: string): void {
