@@ -1,7 +1,8 @@
 import { existsSync, statSync } from "node:fs";
 import { relative, resolve, sep, isAbsolute } from "node:path";
-import type { Conversation, HistorySession } from "../../protocol/index.js";
-import { assembleRecords } from "../history/history-records.js";
+import type { Conversation, ConversationRecord, HistorySession } from "../../protocol/index.js";
+import type { ParsedConfigFile } from "../../protocol/config.js";
+import { assembleRecords, type AssembledCompaction } from "../history/history-records.js";
 import { newId } from "../ids.js";
 import { RpcError } from "../rpc/rpc-error.js";
 import { defaultSettings } from "./conversation-handlers.js";
@@ -49,20 +50,56 @@ export const historyImport: Handlers["history.importSession"] = async (params, {
     title: params.title ?? session.title.slice(0, 500),
     createdAt: now,
     updatedAt: now,
-    model: null,
+    model: servingModel(app.config.runtimes, session),
     system: null,
     workspace: existingDirectory(session.cwd),
     settings: defaultSettings(app),
     recordCount: 0,
   };
-  const runtime = await createWithRecords(app, conversation, pagesOf(toStoredRecords(assembled.records, now), PAGE));
+  const runtime = await createWithRecords(app, conversation, pagesOf(withCompactions(toStoredRecords(assembled.records, now), assembled.compactions, session.model, now), PAGE));
   return {
     conversation: runtime.handle.conversation,
-    recordCount: assembled.records.length,
+    recordCount: assembled.records.length + assembled.compactions.length,
     skipped: assembled.skipped + parsed.skipped + parsed.damaged.length + parsed.unknown.length,
     truncated: assembled.truncated,
   };
 };
+
+/**
+ * The session's model as agentwire names it: `<runtime>/<model>` when a
+ * configured runtime of the same kind serves it (Codex sessions by a codex
+ * runtime, Claude Code sessions by a claude runtime); else null, the
+ * server's default (a provider's model names are not the runtime's).
+ */
+function servingModel(runtimes: ParsedConfigFile["runtimes"] | undefined, session: HistorySession): string | null {
+  if (!session.model) return null;
+  const name = Object.entries(runtimes ?? {}).find(([, runtime]) => runtime.runtime === session.source)?.[0];
+  return name ? `${name}/${session.model}` : null;
+}
+
+/** The runtime's compactions put between the checked records, each where the runtime made it (always at a round's end). */
+function withCompactions(records: ConversationRecord[], compactions: readonly AssembledCompaction[], model: string | null, now: string): ConversationRecord[] {
+  if (compactions.length === 0) return records;
+  const out: ConversationRecord[] = [];
+  let next = 0;
+  const add = (c: AssembledCompaction) =>
+    out.push({
+      type: "compaction",
+      id: newId("r"),
+      summary: c.summary,
+      trigger: "imported",
+      model: model ?? "unknown",
+      tokensBefore: 0,
+      tokensAfter: Math.ceil(c.summary.length / 4),
+      timestamp: c.timestamp ?? now,
+    });
+  records.forEach((record, i) => {
+    while (next < compactions.length && compactions[next]!.before <= i) add(compactions[next++]!);
+    out.push(record);
+  });
+  while (next < compactions.length) add(compactions[next++]!);
+  return out;
+}
 
 function within(folder: string, cwd: string): boolean {
   const path = relative(folder, cwd);
