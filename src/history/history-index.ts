@@ -1,12 +1,12 @@
 /**
  * The index of other runtimes' sessions on this machine. Built at the first
  * history.* call (never on the start path: a home with thousands of
- * rollouts must not slow `agentwire serve`), then kept current by one
- * recursive fs.watch per source (Node 20 on Linux, macOS and Windows
- * follows new subfolders, which is all Codex's date folders need; chokidar
- * would add polling we do not need). A changed file is read again on its
- * own; a file that cannot be read is a problem of its source, never an
- * error of the call.
+ * rollouts must not slow `agentwire serve`), from the cache of the last run
+ * (index-cache.ts) for files unchanged since and by reading the others;
+ * then kept current by a FolderWatcher per source. A changed file is read
+ * again on its own; a file that cannot be read is a problem of its source,
+ * never an error of the call. A source folder removed and made again is
+ * another inode: each call notices it and watches the new one.
  */
 import { readdir, readFile, stat } from "node:fs/promises";
 import { homedir } from "node:os";
