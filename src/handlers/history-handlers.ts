@@ -1,5 +1,6 @@
 import { existsSync, statSync } from "node:fs";
-import { relative, resolve, sep, isAbsolute } from "node:path";
+import { homedir } from "node:os";
+import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { Conversation, ConversationRecord, HistorySession } from "../../protocol/index.js";
 import type { ParsedConfigFile } from "../../protocol/config.js";
 import { assembleRecords, type AssembledCompaction } from "../history/history-records.js";
@@ -50,7 +51,7 @@ export const historyImport: Handlers["history.importSession"] = async (params, {
     title: params.title ?? session.title.slice(0, 500),
     createdAt: now,
     updatedAt: now,
-    model: servingModel(app.config.runtimes, session),
+    ...servingRuntime(app.config.runtimes, session),
     system: null,
     workspace: existingDirectory(session.cwd),
     settings: defaultSettings(app),
@@ -69,12 +70,23 @@ export const historyImport: Handlers["history.importSession"] = async (params, {
  * The session's model as agentwire names it: `<runtime>/<model>` when a
  * configured runtime of the same kind serves it (Codex sessions by a codex
  * runtime, Claude Code sessions by a claude runtime); else null, the
- * server's default (a provider's model names are not the runtime's).
+ * server's default (a provider's model names are not the runtime's). When
+ * that runtime's home is the one the session was read from, the runtime
+ * holds the session itself: the next step resumes it (runtimeSession)
+ * rather than starting one that knows nothing of it. A sub-agent's
+ * transcript is not a session its runtime resumes.
  */
-function servingModel(runtimes: ParsedConfigFile["runtimes"] | undefined, session: HistorySession): string | null {
-  if (!session.model) return null;
-  const name = Object.entries(runtimes ?? {}).find(([, runtime]) => runtime.runtime === session.source)?.[0];
-  return name ? `${name}/${session.model}` : null;
+function servingRuntime(runtimes: ParsedConfigFile["runtimes"] | undefined, session: HistorySession): Pick<Conversation, "model" | "runtimeSession"> {
+  const found = Object.entries(runtimes ?? {}).find(([, runtime]) => runtime.runtime === session.source);
+  if (!session.model || !found) return { model: null };
+  const [name, runtime] = found;
+  const home =
+    runtime.home ??
+    (session.source === "codex" ? (process.env.CODEX_HOME ?? join(homedir(), ".codex")) : (process.env.CLAUDE_CONFIG_DIR ?? join(homedir(), ".claude")));
+  const folder = resolve(home, session.source === "codex" ? "sessions" : "projects");
+  const own = session.parentId === undefined && within(folder, session.path);
+  const sessionId = session.id.slice(session.source.length + 1);
+  return { model: `${name}/${session.model}`, ...(own ? { runtimeSession: { runtime: name, sessionId } } : {}) };
 }
 
 /** The runtime's compactions put between the checked records, each where the runtime made it (always at a round's end). */

@@ -1,7 +1,8 @@
 /**
  * What the first history index left out: a Codex compaction imported as a
  * compaction record (the model then sees its summary, not what came before),
- * the runtime's model kept when a runtime of that kind is configured,
+ * the runtime's model kept when a runtime of that kind is configured (and
+ * its session resumed when that runtime's home holds it),
  * Claude Code sub-agents' transcripts listed with their parent, and a
  * watched folder removed and made again found without a restart.
  */
@@ -54,7 +55,7 @@ writeFileSync(join(project, PARENT, "subagents", "agent-e5f6a7b8.meta.json"), JS
 
 describe("history gaps: compaction, model, sub-agents", () => {
   const fx = useAgentFixture({
-    config: { history: { codexHome: dirs.codexHome, claudeProjects: dirs.claudeProjects }, runtimes: { codex: { runtime: "codex" } } },
+    config: { history: { codexHome: dirs.codexHome, claudeProjects: dirs.claudeProjects }, runtimes: { codex: { runtime: "codex", home: dirs.codexHome } } },
   });
 
   it("imports a Codex compaction as a compaction record, and the model is sent its summary instead of what came before", async () => {
@@ -82,8 +83,11 @@ describe("history gaps: compaction, model, sub-agents", () => {
   it("keeps the runtime's model when a runtime of its kind is configured, else the server's default", async () => {
     const codex = await fx.client.history.importSession({ id: CODEX_SESSION });
     expect(codex.conversation.model).toBe("codex/gpt-5-codex");
+    // The runtime's home is the one the rollout was read from: its next step resumes that very thread.
+    expect(codex.conversation.runtimeSession).toEqual({ runtime: "codex", sessionId: CODEX_SESSION.slice("codex:".length) });
     const claude = await fx.client.history.importSession({ id: CLAUDE_SESSION });
     expect(claude.conversation.model).toBeNull(); // no claude runtime configured
+    expect(claude.conversation.runtimeSession).toBeUndefined();
   });
 
   it("lists Claude Code sub-agents' transcripts, both layouts, with their parent session", async () => {
