@@ -158,7 +158,8 @@ export class HistoryIndex {
   async flush(): Promise<void> {
     if (this.saveTimer) clearTimeout(this.saveTimer);
     this.saveTimer = null;
-    if (!this.cache) return;
+    // Closed: the data dir may be on its way out (a test's, a server stopping); the next run reads what changed.
+    if (!this.cache || this.closed) return;
     const entries: CachedSession[] = [];
     for (const session of this.byPath.values()) {
       const root = this.roots.find((r) => r.kind === session.source)!;
