@@ -59,6 +59,9 @@ export const HistorySession = z
     updatedAt: Timestamp.describe("When it last changed (its last line with a time; else the file's time)."),
     messageCount: z.number().int().min(0).describe("User and assistant messages with text (tool calls and their results not counted)."),
     path: z.string().describe("The file the session is read from."),
+    parentId: HistorySessionId.optional().describe(
+      "For a sub-agent's own transcript (Claude Code's `agent-<id>.jsonl`, beside its session or in `<session>/subagents/`): the id of the session that started it. Such a session's id is `claude:agent-<id>`; it is imported on its own like any other.",
+    ),
   })
   .describe("One indexed session of another runtime.");
 

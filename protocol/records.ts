@@ -379,9 +379,9 @@ export const ToolCallRecord = z
   .describe("A tool call requested by the model, with its confirmation state and result.");
 
 export const CompactionTrigger = z
-  .enum(["manual", "threshold", "context_length"])
+  .enum(["manual", "threshold", "context_length", "imported"])
   .describe(
-    "Why a compaction ran. manual: conversation.compact; threshold: the next request would have passed settings.autoCompact; context_length: the endpoint refused a request as too long (the call was retried after it).",
+    "Why a compaction ran. manual: conversation.compact; threshold: the next request would have passed settings.autoCompact; context_length: the endpoint refused a request as too long (the call was retried after it); imported: another runtime compacted its session there (history.importSession), for a reason its file does not say.",
   );
 
 export const CompactionRecord = z

@@ -5,6 +5,8 @@
  */
 import { createServer as createHttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { homedir } from "node:os";
+import { join } from "node:path";
 import { type AgentwireConfig, type LlmSettings, unknownPlaceholderMessage, unknownPlaceholders } from "../protocol/config.js";
 import type { App, RequestContext } from "./app.js";
 import { FD_RESERVE, isLoopbackHost, openFileLimit, type ServerConfig } from "./config/server-config.js";
@@ -233,7 +235,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
   http.maxConnections = limits.maxConnections + 64;
   const ws = attachWebSocket(http, config, log, session, connections, () => metrics.slowConsumerDropped());
   // Nothing is read here: the index is built at the first history.* call.
-  const history = new HistoryIndex(config.history, log);
+  const history = new HistoryIndex(config.history, log, process.env, homedir(), join(settings.dataDir, "history-index.json"));
   app = { config, log, store, hub, agent, mcp, history, connections, startedAt, instanceId, metrics, cluster: null };
 
   if (settings.redis) {

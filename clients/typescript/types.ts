@@ -363,9 +363,10 @@ export interface CompactionRecord {
   /**
    * Why a compaction ran. manual: conversation.compact; threshold: the next request would have
    * passed settings.autoCompact; context_length: the endpoint refused a request as too long (the
-   * call was retried after it).
+   * call was retried after it); imported: another runtime compacted its session there
+   * (history.importSession), for a reason its file does not say.
    */
-  trigger: "manual" | "threshold" | "context_length";
+  trigger: "manual" | "threshold" | "context_length" | "imported";
   /**
    * What the user asked the summary to focus on (conversation.compact `instructions`), if anything.
    */
@@ -4040,6 +4041,15 @@ export interface HistoryListResult {
     messageCount: number;
     /** The file the session is read from. */
     path: string;
+    /**
+     * For a sub-agent's own transcript (Claude Code's `agent-<id>.jsonl`, beside its session or in
+     * `<session>/subagents/`): the id of the session that started it. Such a session's id is
+     * `claude:agent-<id>`; it is imported on its own like any other.
+     *
+     * @minLength 1
+     * @maxLength 300
+     */
+    parentId?: string;
   }>;
   /** Pass as `cursor` for the next page; absent on the last page. */
   nextCursor?: string;
@@ -4795,9 +4805,10 @@ export interface CompactionStartedNotification extends GenerationEventBase {
   /**
    * Why a compaction ran. manual: conversation.compact; threshold: the next request would have
    * passed settings.autoCompact; context_length: the endpoint refused a request as too long (the
-   * call was retried after it).
+   * call was retried after it); imported: another runtime compacted its session there
+   * (history.importSession), for a reason its file does not say.
    */
-  trigger: "manual" | "threshold" | "context_length";
+  trigger: "manual" | "threshold" | "context_length" | "imported";
   /** The model writing the summary. */
   model: string;
 }

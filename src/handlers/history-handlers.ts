@@ -1,7 +1,9 @@
 import { existsSync, statSync } from "node:fs";
-import { relative, resolve, sep, isAbsolute } from "node:path";
-import type { Conversation, HistorySession } from "../../protocol/index.js";
-import { assembleRecords } from "../history/history-records.js";
+import { homedir } from "node:os";
+import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import type { Conversation, ConversationRecord, HistorySession } from "../../protocol/index.js";
+import type { ParsedConfigFile } from "../../protocol/config.js";
+import { assembleRecords, type AssembledCompaction } from "../history/history-records.js";
 import { newId } from "../ids.js";
 import { RpcError } from "../rpc/rpc-error.js";
 import { defaultSettings } from "./conversation-handlers.js";
@@ -49,20 +51,67 @@ export const historyImport: Handlers["history.importSession"] = async (params, {
     title: params.title ?? session.title.slice(0, 500),
     createdAt: now,
     updatedAt: now,
-    model: null,
+    ...servingRuntime(app.config.runtimes, session),
     system: null,
     workspace: existingDirectory(session.cwd),
     settings: defaultSettings(app),
     recordCount: 0,
   };
-  const runtime = await createWithRecords(app, conversation, pagesOf(toStoredRecords(assembled.records, now), PAGE));
+  const runtime = await createWithRecords(app, conversation, pagesOf(withCompactions(toStoredRecords(assembled.records, now), assembled.compactions, session.model, now), PAGE));
   return {
     conversation: runtime.handle.conversation,
-    recordCount: assembled.records.length,
+    recordCount: assembled.records.length + assembled.compactions.length,
     skipped: assembled.skipped + parsed.skipped + parsed.damaged.length + parsed.unknown.length,
     truncated: assembled.truncated,
   };
 };
+
+/**
+ * The session's model as agentwire names it: `<runtime>/<model>` when a
+ * configured runtime of the same kind serves it (Codex sessions by a codex
+ * runtime, Claude Code sessions by a claude runtime); else null, the
+ * server's default (a provider's model names are not the runtime's). When
+ * that runtime's home is the one the session was read from, the runtime
+ * holds the session itself: the next step resumes it (runtimeSession)
+ * rather than starting one that knows nothing of it. A sub-agent's
+ * transcript is not a session its runtime resumes.
+ */
+function servingRuntime(runtimes: ParsedConfigFile["runtimes"] | undefined, session: HistorySession): Pick<Conversation, "model" | "runtimeSession"> {
+  const found = Object.entries(runtimes ?? {}).find(([, runtime]) => runtime.runtime === session.source);
+  if (!session.model || !found) return { model: null };
+  const [name, runtime] = found;
+  const home =
+    runtime.home ??
+    (session.source === "codex" ? (process.env.CODEX_HOME ?? join(homedir(), ".codex")) : (process.env.CLAUDE_CONFIG_DIR ?? join(homedir(), ".claude")));
+  const folder = resolve(home, session.source === "codex" ? "sessions" : "projects");
+  const own = session.parentId === undefined && within(folder, session.path);
+  const sessionId = session.id.slice(session.source.length + 1);
+  return { model: `${name}/${session.model}`, ...(own ? { runtimeSession: { runtime: name, sessionId } } : {}) };
+}
+
+/** The runtime's compactions put between the checked records, each where the runtime made it (always at a round's end). */
+function withCompactions(records: ConversationRecord[], compactions: readonly AssembledCompaction[], model: string | null, now: string): ConversationRecord[] {
+  if (compactions.length === 0) return records;
+  const out: ConversationRecord[] = [];
+  let next = 0;
+  const add = (c: AssembledCompaction) =>
+    out.push({
+      type: "compaction",
+      id: newId("r"),
+      summary: c.summary,
+      trigger: "imported",
+      model: model ?? "unknown",
+      tokensBefore: 0,
+      tokensAfter: Math.ceil(c.summary.length / 4),
+      timestamp: c.timestamp ?? now,
+    });
+  records.forEach((record, i) => {
+    while (next < compactions.length && compactions[next]!.before <= i) add(compactions[next++]!);
+    out.push(record);
+  });
+  while (next < compactions.length) add(compactions[next++]!);
+  return out;
+}
 
 function within(folder: string, cwd: string): boolean {
   const path = relative(folder, cwd);

@@ -5,7 +5,9 @@
  * API `message` ({ role, content: string | blocks }). Claude Code writes a
  * model reply one content block per line, all lines sharing `message.id`;
  * tool results come back as `tool_result` blocks of a `user` line. Lines of
- * a sub-agent (`isSidechain`) are its own conversation, not this one's.
+ * a sub-agent (`isSidechain`) are its own conversation, not this one's:
+ * its own file (`agent-<id>.jsonl`) is read with `subAgent`, where its
+ * lines' `sessionId` names the session that started it.
  */
 import { addItem, emptySession, isoTime, obj, str, type ParsedSession } from "./history-items.js";
 import { readableLines } from "./json-lines.js";
@@ -16,7 +18,8 @@ const IGNORED = new Set(["summary", "system", "file-history-snapshot", "queue-op
 /** User lines Claude Code writes for its slash commands: their echo, not something said to the model. */
 const COMMAND_ECHO = ["<command-name>", "<command-message>", "<local-command-stdout>", "<local-command-stderr>", "<command-args>"];
 
-export function parseClaudeTranscript(text: string, maxLineBytes: number): ParsedSession {
+/** `subAgent`: the file is a sub-agent's own transcript (every line a sidechain), read as its conversation. */
+export function parseClaudeTranscript(text: string, maxLineBytes: number, subAgent = false): ParsedSession {
   const session = emptySession();
   const replies = new Set<string>();
   for (const line of readableLines(text, maxLineBytes, session.damaged)) {
@@ -26,7 +29,7 @@ export function parseClaudeTranscript(text: string, maxLineBytes: number): Parse
       if (type === undefined || !IGNORED.has(type)) session.unknown.push(line.n);
       continue;
     }
-    if (value.isSidechain === true) {
+    if (value.isSidechain === true && !subAgent) {
       session.skipped++;
       continue;
     }

@@ -4,15 +4,16 @@
  * start time), `turn_context` (model, cwd of a turn), `response_item` (what
  * the model saw and said: message, reasoning, function_call,
  * function_call_output, local_shell_call, custom_tool_call…) and
- * `event_msg` (the UI's copy of the same turn, not needed here). Older
+ * `event_msg` (the UI's copy of the same turn, not needed here) and
+ * `compacted` (the summary that replaced the history before it). Older
  * rollouts wrote a bare meta object first and bare response items after it;
  * both are read.
  */
 import { addItem, emptySession, isoTime, obj, str, type ParsedSession } from "./history-items.js";
 import { readableLines } from "./json-lines.js";
 
-/** Line types read for nothing: the UI's events duplicate the response items; a compaction summary is not a turn. */
-const IGNORED = new Set(["event_msg", "compacted"]);
+/** Line types read for nothing: the UI's events (user_message, agent_message, token_count…) duplicate the response items. */
+const IGNORED = new Set(["event_msg"]);
 
 /** User messages Codex writes itself before the first prompt: its context, not something the user said. */
 const INJECTED = ["<environment_context>", "<user_instructions>", "<user_shell_command>", "# AGENTS.md instructions", "<INSTRUCTIONS>"];
@@ -32,6 +33,10 @@ export function parseCodexRollout(text: string, maxLineBytes: number): ParsedSes
     } else if (type === "turn_context" && payload) {
       session.model = str(payload.model) ?? session.model;
       session.cwd ??= str(payload.cwd) ?? null;
+    } else if (type === "compacted" && payload) {
+      const summary = str(payload.message);
+      if (summary !== undefined && summary.trim() !== "") addItem(session, { kind: "compaction", summary, ...(timestamp ? { timestamp } : {}) }, replies);
+      else session.skipped++;
     } else if (type === "response_item" && payload) {
       readResponseItem(session, payload, timestamp, replies);
     } else if (type !== undefined && IGNORED.has(type)) {

@@ -9,7 +9,7 @@
  * and more (polling, globbing) that this does not need.
  */
 import { type FSWatcher, watch } from "node:fs";
-import { readdir } from "node:fs/promises";
+import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 
 export interface FolderWatcherOptions {
@@ -50,6 +50,9 @@ export class FolderWatcher {
    */
   private async addTree(dir: string, depth: number, announce: boolean): Promise<void> {
     if (this.closed || this.watchers.has(dir) || this.watchers.size >= this.options.maxFolders) return;
+    // A name the watcher announced may be a file (Claude Code's agent-<id>.meta.json): fs.watch would watch it too.
+    if (depth > 0 && !(await stat(dir).catch(() => undefined))?.isDirectory()) return;
+    if (this.closed || this.watchers.has(dir)) return;
     try {
       const watcher = watch(dir, { persistent: false }, (_event, name) => {
         if (name === null || this.closed) return;

@@ -1,12 +1,12 @@
 /**
  * The index of other runtimes' sessions on this machine. Built at the first
  * history.* call (never on the start path: a home with thousands of
- * rollouts must not slow `agentwire serve`), then kept current by one
- * recursive fs.watch per source (Node 20 on Linux, macOS and Windows
- * follows new subfolders, which is all Codex's date folders need; chokidar
- * would add polling we do not need). A changed file is read again on its
- * own; a file that cannot be read is a problem of its source, never an
- * error of the call.
+ * rollouts must not slow `agentwire serve`), from the cache of the last run
+ * (index-cache.ts) for files unchanged since and by reading the others;
+ * then kept current by a FolderWatcher per source. A changed file is read
+ * again on its own; a file that cannot be read is a problem of its source,
+ * never an error of the call. A source folder removed and made again is
+ * another inode: each call notices it and watches the new one.
  */
 import { readdir, readFile, stat } from "node:fs/promises";
 import { homedir } from "node:os";
@@ -18,11 +18,14 @@ import { parseClaudeTranscript } from "./claude-transcript.js";
 import { parseCodexRollout } from "./codex-rollout.js";
 import { FolderWatcher } from "./folder-watcher.js";
 import type { ParsedSession } from "./history-items.js";
+import { IndexCache, type CachedSession } from "./index-cache.js";
 
 /** A change is read once the runtime has stopped writing for this long (it appends line by line). */
 const SETTLE_MS = 40;
 /** Files read at once while building. */
 const READ_PARALLEL = 8;
+/** The cache is written this long after the watcher's last change (a runtime writing a session changes it every few seconds). */
+const SAVE_AFTER_MS = 5000;
 /** Folders watched per source: Codex makes one a day, Claude Code one per project. */
 const MAX_WATCHED_FOLDERS = 5000;
 
@@ -31,6 +34,8 @@ interface Root {
   path: string;
   exists: boolean;
   watcher: FolderWatcher | null;
+  /** The watched folder's inode: a folder deleted and made again is another inode, whose watcher must be made anew. */
+  ino: number | null;
   /** Problems by file, replaced when the file is read again. */
   problems: Map<string, string>;
   /** Sessions left out for history.maxSessions at the last scan. */
@@ -53,16 +58,23 @@ export class HistoryIndex {
   /** Re-reads run one at a time, so two changes of one file never race. */
   private queue: Promise<void> = Promise.resolve();
   private closed = false;
+  private readonly cache: IndexCache | null;
+  /** What the cache file held at the build: a file whose mtime and size still match is not read again. */
+  private remembered = new Map<string, CachedSession>();
+  private saveTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly config: HistoryConfig,
     private readonly log: Logger,
     env: NodeJS.ProcessEnv = process.env,
     home: string = homedir(),
+    /** Where the index is kept between runs (in server.dataDir); undefined: every run reads every file. */
+    cacheFile?: string,
   ) {
+    this.cache = cacheFile ? new IndexCache(cacheFile, log) : null;
     const codexHome = config.codexHome ?? env.CODEX_HOME ?? join(home, ".codex");
     const claudeProjects = config.claudeProjects ?? (env.CLAUDE_CONFIG_DIR ? join(env.CLAUDE_CONFIG_DIR, "projects") : join(home, ".claude", "projects"));
-    const root = (kind: HistorySourceKind, path: string): Root => ({ kind, path: resolve(path), exists: false, watcher: null, problems: new Map(), overflow: 0 });
+    const root = (kind: HistorySourceKind, path: string): Root => ({ kind, path: resolve(path), exists: false, watcher: null, ino: null, problems: new Map(), overflow: 0 });
     this.roots = [root("codex", join(codexHome, "sessions")), root("claude", claudeProjects)];
   }
 
@@ -101,12 +113,12 @@ export class HistoryIndex {
     if (info.size > this.config.maxFileBytes) return { problem: `the session's file has grown past history.maxFileBytes (${info.size} > ${this.config.maxFileBytes} bytes)` };
     const text = await readFile(session.path, "utf8").catch(() => undefined);
     if (text === undefined) return { problem: `the session's file ${session.path} cannot be read` };
-    const parse = session.source === "codex" ? parseCodexRollout : parseClaudeTranscript;
-    return { session, parsed: parse(text, this.config.maxLineBytes) };
+    return { session, parsed: parseFile(session.source, session.path, text, this.config.maxLineBytes) };
   }
 
   close(): void {
     this.closed = true;
+    if (this.saveTimer) clearTimeout(this.saveTimer);
     for (const root of this.roots) root.watcher?.close();
     for (const timer of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
@@ -115,14 +127,19 @@ export class HistoryIndex {
   /** Built once; a source whose folder appeared since (or whose watcher failed) is scanned now. */
   private async ready(): Promise<void> {
     if (!this.config.enabled || this.closed) return;
-    this.built ??= Promise.all(this.roots.map((root) => this.scan(root))).then(() => undefined);
+    this.built ??= this.build();
     await this.built;
     for (const root of this.roots) {
+      if (root.watcher && (await inodeOf(root.path)) !== root.ino) {
+        // Removed (and perhaps made again) since it was watched: inotify does not follow a new folder of the same name.
+        root.watcher.close();
+        root.watcher = null;
+      }
       if (root.watcher) continue;
       let rescan = this.rescans.get(root);
       if (!rescan) {
         rescan = (async () => {
-          if (await isDirectory(root.path)) await this.scan(root);
+          await this.scan(root);
         })().finally(() => this.rescans.delete(root));
         this.rescans.set(root, rescan);
       }
@@ -130,9 +147,41 @@ export class HistoryIndex {
     }
   }
 
+  private async build(): Promise<void> {
+    if (this.cache) this.remembered = await this.cache.load();
+    await Promise.all(this.roots.map((root) => this.scan(root)));
+    this.remembered.clear();
+    await this.flush();
+  }
+
+  /** Writes the cache now (after the build, and a while after the watcher changed something). */
+  async flush(): Promise<void> {
+    if (this.saveTimer) clearTimeout(this.saveTimer);
+    this.saveTimer = null;
+    // Closed: the data dir may be on its way out (a test's, a server stopping); the next run reads what changed.
+    if (!this.cache || this.closed) return;
+    const entries: CachedSession[] = [];
+    for (const session of this.byPath.values()) {
+      const root = this.roots.find((r) => r.kind === session.source)!;
+      const problem = root.problems.get(session.path);
+      entries.push(problem ? { ...session, problem } : session);
+    }
+    await this.cache.save(entries);
+  }
+
+  private saveSoon(): void {
+    if (!this.cache || this.saveTimer || this.closed) return;
+    this.saveTimer = setTimeout(() => void this.flush(), SAVE_AFTER_MS).unref();
+  }
+
   private async scan(root: Root): Promise<void> {
     root.exists = await isDirectory(root.path);
-    if (!root.exists) return;
+    if (!root.exists) {
+      for (const session of [...this.byPath.values()]) if (session.source === root.kind) this.forget(session.path);
+      root.problems.clear();
+      root.overflow = 0;
+      return;
+    }
     // Watched before the walk: a file written during the walk is seen by one or the other.
     await this.watch(root);
     const files = await sessionFiles(root);
@@ -157,7 +206,8 @@ export class HistoryIndex {
   private async watch(root: Root): Promise<void> {
     if (root.watcher) return;
     const watcher = new FolderWatcher(root.path, {
-      maxDepth: root.kind === "codex" ? 4 : 1,
+      // Claude Code: <project>/, and <project>/<session>/subagents/ for sub-agents' transcripts.
+      maxDepth: root.kind === "codex" ? 4 : 3,
       maxFolders: MAX_WATCHED_FOLDERS,
       onFile: (path) => {
         if (isSessionFile(root, path)) this.schedule(root, path);
@@ -170,8 +220,10 @@ export class HistoryIndex {
       },
     });
     try {
+      const ino = await inodeOf(root.path);
       await watcher.start();
       root.watcher = watcher;
+      root.ino = ino;
     } catch (error) {
       watcher.close();
       this.log.warn(`history: cannot watch ${root.path}; it is read again at each history.* call until it can be`, error);
@@ -184,7 +236,10 @@ export class HistoryIndex {
       path,
       setTimeout(() => {
         this.timers.delete(path);
-        this.queue = this.queue.then(() => this.refresh(root, path)).catch((error: unknown) => this.log.warn(`history: could not index ${path}`, error));
+        this.queue = this.queue
+          .then(() => this.refresh(root, path))
+          .then(() => this.saveSoon())
+          .catch((error: unknown) => this.log.warn(`history: could not index ${path}`, error));
       }, SETTLE_MS).unref(),
     );
   }
@@ -200,6 +255,13 @@ export class HistoryIndex {
       return;
     }
     if (known && known.mtimeMs === info.mtimeMs && known.size === info.size) return;
+    const cached = this.remembered.get(path);
+    if (cached && cached.source === root.kind && cached.mtimeMs === info.mtimeMs && cached.size === info.size) {
+      const { problem, ...session } = cached;
+      if (problem) root.problems.set(path, problem);
+      else root.problems.delete(path);
+      return this.add(session);
+    }
     if (info.size > this.config.maxFileBytes) {
       this.forget(path);
       root.problems.set(path, `larger than history.maxFileBytes (${info.size} > ${this.config.maxFileBytes} bytes): not read`);
@@ -210,14 +272,18 @@ export class HistoryIndex {
       return undefined;
     });
     if (text === undefined) return this.forget(path);
-    const parsed = root.kind === "codex" ? parseCodexRollout(text, this.config.maxLineBytes) : parseClaudeTranscript(text, this.config.maxLineBytes);
+    const parsed = parseFile(root.kind, path, text, this.config.maxLineBytes);
     const problem = lineProblems(parsed);
     if (problem) root.problems.set(path, problem);
     else root.problems.delete(path);
     const fileTime = new Date(info.mtimeMs).toISOString();
-    const sessionId = parsed.sessionId ?? fileSessionId(path);
+    // A sub-agent's lines carry its parent's sessionId: its own id is its file's name.
+    const subAgent = isSubAgentFile(root.kind, path);
+    const sessionId = subAgent ? basename(path, ".jsonl") : (parsed.sessionId ?? fileSessionId(path));
+    const parentSession = subAgent ? (parsed.sessionId ?? subAgentFolderSession(root, path)) : undefined;
     const session: Indexed = {
       id: `${root.kind}:${sessionId}`,
+      ...(parentSession ? { parentId: `${root.kind}:${parentSession}` } : {}),
       source: root.kind,
       title: parsed.title,
       cwd: parsed.cwd,
@@ -229,6 +295,11 @@ export class HistoryIndex {
       mtimeMs: info.mtimeMs,
       size: info.size,
     };
+    this.add(session);
+  }
+
+  private add(session: Indexed): void {
+    const { path } = session;
     this.forget(path);
     const clash = this.byId.get(session.id);
     // One id in two files (a copied rollout): the newer file speaks for it.
@@ -258,13 +329,31 @@ export class HistoryIndex {
 
 const newestFirst = (a: HistorySession, b: HistorySession) => (a.updatedAt === b.updatedAt ? (a.id < b.id ? -1 : 1) : a.updatedAt < b.updatedAt ? 1 : -1);
 
-/** Codex: any .jsonl under sessions/ (date folders). Claude Code: <project>/<session>.jsonl, sub-agent files (agent-*.jsonl) aside. */
+/**
+ * Codex: any .jsonl under sessions/ (date folders). Claude Code:
+ * <project>/<session>.jsonl, and sub-agents' transcripts: <project>/agent-<id>.jsonl
+ * (before Claude Code 2.1.2) or <project>/<session>/subagents/agent-<id>.jsonl.
+ */
 function isSessionFile(root: Root, path: string): boolean {
   if (!path.endsWith(".jsonl")) return false;
   const parts = relative(root.path, path).split(sep);
   if (parts[0] === ".." || parts.length === 0) return false;
   if (root.kind === "codex") return true;
-  return parts.length === 2 && !basename(path).startsWith("agent-");
+  return parts.length === 2 || (parts.length === 4 && parts[2] === "subagents" && basename(path).startsWith("agent-"));
+}
+
+function isSubAgentFile(kind: HistorySourceKind, path: string): boolean {
+  return kind === "claude" && basename(path).startsWith("agent-");
+}
+
+/** The session a sub-agent's transcript in <project>/<session>/subagents/ belongs to, when its lines do not say. */
+function subAgentFolderSession(root: Root, path: string): string | undefined {
+  const parts = relative(root.path, path).split(sep);
+  return parts.length === 4 ? parts[1] : undefined;
+}
+
+function parseFile(kind: HistorySourceKind, path: string, text: string, maxLineBytes: number): ParsedSession {
+  return kind === "codex" ? parseCodexRollout(text, maxLineBytes) : parseClaudeTranscript(text, maxLineBytes, isSubAgentFile(kind, path));
 }
 
 async function sessionFiles(root: Root): Promise<string[]> {
@@ -276,7 +365,14 @@ async function sessionFiles(root: Root): Promise<string[]> {
     for (const project of entries) {
       if (!project.isDirectory()) continue;
       const inner = await readdir(join(root.path, project.name), { withFileTypes: true }).catch(() => []);
-      for (const entry of inner) if (entry.isFile()) files.push(join(root.path, project.name, entry.name));
+      for (const entry of inner) {
+        if (entry.isFile()) files.push(join(root.path, project.name, entry.name));
+        else if (entry.isDirectory()) {
+          // A session's folder: its sub-agents' transcripts (Claude Code 2.1.2 and later).
+          const subagents = join(root.path, project.name, entry.name, "subagents");
+          for (const agent of await readdir(subagents, { withFileTypes: true }).catch(() => [])) if (agent.isFile()) files.push(join(subagents, agent.name));
+        }
+      }
     }
   }
   return files.filter((path) => isSessionFile(root, path));
@@ -294,6 +390,11 @@ function lineProblems(parsed: ParsedSession): string | undefined {
   if (parsed.damaged.length > 0) parts.push(`${parsed.damaged.length} damaged line${parsed.damaged.length === 1 ? "" : "s"} (not JSON, or too long): ${lines(parsed.damaged)}`);
   if (parsed.unknown.length > 0) parts.push(`${parsed.unknown.length} line${parsed.unknown.length === 1 ? "" : "s"} of an unknown type: ${lines(parsed.unknown)}`);
   return parts.length > 0 ? parts.join("; ") : undefined;
+}
+
+async function inodeOf(path: string): Promise<number | null> {
+  const info = await stat(path).catch(() => undefined);
+  return info?.isDirectory() ? info.ino : null;
 }
 
 async function isDirectory(path: string): Promise<boolean> {

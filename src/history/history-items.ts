@@ -11,7 +11,9 @@ export type HistoryItem =
   | { kind: "assistant"; text: string; messageId?: string; timestamp?: string }
   | { kind: "reasoning"; text: string; timestamp?: string }
   | { kind: "call"; callId: string; name: string; arguments: Record<string, unknown>; timestamp?: string }
-  | { kind: "result"; callId: string; output: string; failed: boolean; exitCode?: number; timestamp?: string };
+  | { kind: "result"; callId: string; output: string; failed: boolean; exitCode?: number; timestamp?: string }
+  /** The runtime compacted its context here: from this point its model saw `summary` instead of what came before. */
+  | { kind: "compaction"; summary: string; timestamp?: string };
 
 /** A session file read whole: what the index shows, and the items an import turns into records. */
 export interface ParsedSession {

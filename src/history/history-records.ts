@@ -14,8 +14,21 @@ import type { HistoryItem } from "./history-items.js";
 
 type Imported = z.output<typeof ImportedRecord>;
 
+/** A compaction of the runtime, stored as a compaction record before `records[before]`. */
+export interface AssembledCompaction {
+  before: number;
+  summary: string;
+  timestamp?: string;
+}
+
 export interface AssembledHistory {
   records: Imported[];
+  /**
+   * Imported records cannot be compactions (conversation.create takes messages
+   * and tool calls): these go in between them once the records are checked,
+   * always at a round's end, so the checked shape is kept.
+   */
+  compactions: AssembledCompaction[];
   skipped: number;
   truncated: boolean;
 }
@@ -35,6 +48,7 @@ const NO_RESULT = "(the runtime's transcript holds no result for this call)";
 /** `maxTextBytes`: each text is cut to it (the server's maxMessageBytes), so an import is never refused for one long output. */
 export function assembleRecords(items: readonly HistoryItem[], maxTextBytes: number): AssembledHistory {
   const records: Imported[] = [];
+  const compactions: AssembledCompaction[] = [];
   let skipped = 0;
   let truncated = false;
   let round: Round | null = null;
@@ -92,6 +106,10 @@ export function assembleRecords(items: readonly HistoryItem[], maxTextBytes: num
       case "reasoning":
         reasoning.push(item.text);
         break;
+      case "compaction":
+        flush();
+        compactions.push({ before: records.length, summary: cut(item.summary), ...at });
+        break;
       case "assistant": {
         const current = round as Round | null;
         if (current && current.calls.length === 0 && item.messageId !== undefined && current.messageId === item.messageId) {
@@ -137,7 +155,7 @@ export function assembleRecords(items: readonly HistoryItem[], maxTextBytes: num
     records.length = end;
     truncated = true;
   }
-  return { records, skipped, truncated };
+  return { records, compactions: compactions.filter((c) => c.before < records.length || !truncated), skipped, truncated };
 }
 
 /** `text` within `maxBytes` UTF-8 bytes, with a note of what was cut. */

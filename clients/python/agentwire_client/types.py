@@ -534,10 +534,11 @@ class CompactionRecord(TypedDict):
     summary (as a user message) followed by the records after it; the records before stay stored and
     are still returned by conversation.get.
     """
-    trigger: Literal["manual", "threshold", "context_length"]
+    trigger: Literal["manual", "threshold", "context_length", "imported"]
     """Why a compaction ran. manual: conversation.compact; threshold: the next request would have
     passed settings.autoCompact; context_length: the endpoint refused a request as too long (the
-    call was retried after it).
+    call was retried after it); imported: another runtime compacted its session there
+    (history.importSession), for a reason its file does not say.
     """
     instructions: NotRequired[str]
     """What the user asked the summary to focus on (conversation.compact `instructions`), if anything.
@@ -3196,6 +3197,14 @@ class HistoryListResultDataItem(TypedDict):
     """
     path: str
     """The file the session is read from."""
+    parentId: NotRequired[str]
+    """For a sub-agent's own transcript (Claude Code's `agent-<id>.jsonl`, beside its session or in
+    `<session>/subagents/`): the id of the session that started it. Such a session's id is
+    `claude:agent-<id>`; it is imported on its own like any other.
+
+    @minLength 1
+    @maxLength 300
+    """
 
 
 class HistoryListResult(TypedDict):
@@ -3694,10 +3703,11 @@ class CompactionStartedNotification(GenerationEventBase, TypedDict):
     follows, or the generation ends interrupted or with an error).
     """
 
-    trigger: Literal["manual", "threshold", "context_length"]
+    trigger: Literal["manual", "threshold", "context_length", "imported"]
     """Why a compaction ran. manual: conversation.compact; threshold: the next request would have
     passed settings.autoCompact; context_length: the endpoint refused a request as too long (the
-    call was retried after it).
+    call was retried after it); imported: another runtime compacted its session there
+    (history.importSession), for a reason its file does not say.
     """
     model: str
     """The model writing the summary."""
