@@ -247,7 +247,20 @@ export class Agent {
     runtime.beginGeneration(generation);
     this.running++;
     this.generationHooks?.started(runtime.id, generation.id);
-    const deps = { runtime: agentRuntime, modelId: route.modelId, tools: this.conversationTools(runtime.id), log: this.options.log.child({ conversationId: runtime.id, generationId: generation.id }) };
+    const deps = {
+      runtime: agentRuntime,
+      modelId: route.modelId,
+      tools: this.conversationTools(runtime.id),
+      log: this.options.log.child({ conversationId: runtime.id, generationId: generation.id }),
+      modes: this.modes,
+      modelInfo: (model: string) => {
+        try {
+          return this.options.providers.resolve(model).capabilities;
+        } catch {
+          return null; // runtime models are not a provider's: no declared window or price
+        }
+      },
+    };
     void runRuntimeGeneration(generation, runtime, deps).finally(() => {
       this.running--;
       if (generation.outcome?.outcome === "completed" && runtime.queue.length > 0) void this.startQueued(runtime);

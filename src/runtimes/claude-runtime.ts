@@ -28,6 +28,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { ParsedRuntimeDefinition } from "../../protocol/config-runtimes.js";
+import type { PlanEntry } from "../../protocol/plan.js";
 import type { TokenUsage } from "../../protocol/usage.js";
 import type { ReasoningLevel } from "../llm/provider.js";
 import { inheritedEnv } from "./runtime-env.js";
@@ -164,6 +165,10 @@ class ClaudeSession implements RuntimeSession {
   private retried = false;
   private reasoning = "";
   private stderr = "";
+  /** The running model call's usage from its message_start. */
+  private callUsage: Json | undefined;
+  /** Whether this turn's usage came per model call (then `result`'s total is not counted again). */
+  private usageCounted = false;
 
   constructor(
     readonly sessionId: string,
@@ -184,6 +189,8 @@ class ClaudeSession implements RuntimeSession {
     this.interrupting = false;
     this.restart = false;
     this.retried = false;
+    this.usageCounted = false;
+    this.callUsage = undefined;
     this.running.add(this);
     void this.run(options);
     return events;
@@ -333,6 +340,17 @@ class ClaudeSession implements RuntimeSession {
   }
 
   private streamEvent(event: Json): void {
+    // Each model call's usage: input at message_start, output at message_delta (one usage event per call).
+    if (event?.type === "message_start") {
+      this.callUsage = (event.message as Json | undefined)?.usage as Json | undefined;
+      return;
+    }
+    if (event?.type === "message_delta" && event.usage) {
+      this.usageCounted = true;
+      this.emit({ type: "usage", usage: usageOf({ ...this.callUsage, ...(event.usage as Json) }) });
+      this.callUsage = undefined;
+      return;
+    }
     if (event?.type !== "content_block_delta") return;
     const delta = event.delta as Json;
     if (delta.type === "text_delta") this.emit({ type: "text", delta: String(delta.text ?? "") });
@@ -352,6 +370,8 @@ class ClaudeSession implements RuntimeSession {
         this.emit({ type: "message", text: String(block.text ?? ""), ...(reasoning ? { reasoning } : {}) });
       } else if (block.type === "tool_use" && !this.calls.has(block.id)) {
         this.calls.set(String(block.id), { toolName: String(block.name), arguments: isObject(block.input) ? block.input : {}, announced: false });
+        // Its to-do list, whole: the conversation's plan.
+        if (block.name === "TodoWrite" && isObject(block.input)) this.emit({ type: "plan", entries: todosOf(block.input.todos) });
       }
     }
   }
@@ -369,7 +389,7 @@ class ClaudeSession implements RuntimeSession {
   }
 
   private result(message: Json): void {
-    if (message.usage) this.emit({ type: "usage", usage: usageOf(message.usage as Json) });
+    if (message.usage && !this.usageCounted) this.emit({ type: "usage", usage: usageOf(message.usage as Json) });
     if (this.interrupting) return this.finish({ type: "done", outcome: "interrupted" });
     if (message.subtype === "success" && message.is_error !== true) return this.finish({ type: "done", outcome: "completed" });
     const said = typeof message.result === "string" && message.result ? message.result : Array.isArray(message.errors) ? message.errors.join("; ") : "";
@@ -423,7 +443,16 @@ function resultText(content: unknown): string {
   return content.map((block: Json) => (block?.type === "text" ? String(block.text ?? "") : `[${String(block?.type ?? "content")}]`)).join("\n");
 }
 
-/** The turn's usage (Anthropic's: input counted apart from the cache's reads and writes). */
+/** TodoWrite's todos ({content, status, activeForm}) as agentwire's plan entries. */
+function todosOf(todos: unknown): PlanEntry[] {
+  if (!Array.isArray(todos)) return [];
+  return todos.map((todo: Json) => ({
+    content: String(todo?.content ?? ""),
+    status: todo?.status === "completed" ? "completed" : todo?.status === "in_progress" ? "in_progress" : "pending",
+  }));
+}
+
+/** A model call's or the turn's usage (Anthropic's: input counted apart from the cache's reads and writes). */
 function usageOf(usage: Json): TokenUsage {
   const input = Number(usage.input_tokens ?? 0);
   const read = Number(usage.cache_read_input_tokens ?? 0);

@@ -18,6 +18,7 @@
  */
 import { join } from "node:path";
 import type { ParsedRuntimeDefinition } from "../../protocol/config-runtimes.js";
+import type { PlanEntry } from "../../protocol/plan.js";
 import type { TokenUsage } from "../../protocol/usage.js";
 import type { ReasoningLevel } from "../llm/provider.js";
 import { JsonRpcLines, type IncomingRequest } from "./json-lines-process.js";
@@ -140,12 +141,15 @@ export class CodexRuntime implements AgentRuntime {
     return rpc;
   }
 
-  /** `-c key=value` overrides: a model provider at baseUrl when one is configured (nothing is written to the user's config.toml). */
+  /** `-c key=value` overrides: its plan tool on, and a model provider at baseUrl when one is configured (nothing is written to the user's config.toml). */
   private configArgs(): string[] {
     const { baseUrl, wireApi, apiKeyEnv } = this.definition;
-    if (!baseUrl) return [];
+    // Its plan tool (off by default in 0.169) is what turn/plan/updated reports: agentwire's plan_updated.
+    const plan = ["-c", "tools.update_plan.enabled=true"];
+    if (!baseUrl) return plan;
     const set = (key: string, value: string) => ["-c", `${key}=${JSON.stringify(value)}`];
     return [
+      ...plan,
       ...set("model_provider", PROVIDER_ID),
       ...set(`model_providers.${PROVIDER_ID}.name`, PROVIDER_ID),
       ...set(`model_providers.${PROVIDER_ID}.base_url`, baseUrl),
@@ -258,6 +262,9 @@ class CodexSession implements RuntimeSession {
         if (last) this.emit({ type: "usage", usage: usageOf(last) });
         return;
       }
+      case "turn/plan/updated":
+        // Its update_plan tool's list, whole: the conversation's plan.
+        return this.emit({ type: "plan", entries: planOf(params.plan) });
       case "error":
         if (!params.willRetry) this.lastError = String((params.error as Json | undefined)?.message ?? "the runtime reported an error");
         return;
@@ -347,6 +354,15 @@ function resultOf(item: Json, status: string): string {
   if (item.type === "commandExecution") return String(item.aggregatedOutput ?? (status === "declined" ? "[declined]" : ""));
   if (item.type === "mcpToolCall") return JSON.stringify(item.result ?? item.error ?? null);
   return status;
+}
+
+/** Codex's plan steps ({step, status: pending | inProgress | completed}) as agentwire's plan entries. */
+function planOf(plan: unknown): PlanEntry[] {
+  if (!Array.isArray(plan)) return [];
+  return plan.map((step: Json) => ({
+    content: String(step?.step ?? ""),
+    status: step?.status === "completed" ? "completed" : step?.status === "inProgress" || step?.status === "in_progress" ? "in_progress" : "pending",
+  }));
 }
 
 function usageOf(last: Json): TokenUsage {

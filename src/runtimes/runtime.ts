@@ -12,6 +12,7 @@
  * runtime-table.ts without touching the loop.
  */
 import type { ReasoningLevel } from "../llm/provider.js";
+import type { PlanEntry } from "../../protocol/plan.js";
 import type { TokenUsage } from "../../protocol/usage.js";
 
 /** What a runtime can do; what it cannot is refused with CAPABILITY_UNSUPPORTED (capability "runtime") before anything starts. */
@@ -77,7 +78,10 @@ export type RuntimeEvent =
   | { type: "tool_output"; callId: string; chunk: string }
   | { type: "tool_finished"; callId: string; success: boolean; result: string; exitCode?: number | null }
   | { type: "approval"; approval: RuntimeApproval }
+  /** One model call's tokens (one per call the runtime reports; agentwire's usage_updated). */
   | { type: "usage"; usage: TokenUsage }
+  /** The runtime's own plan or to-do list, whole (agentwire's plan_updated); entries as the runtime wrote them (runtime-turn.ts bounds them). */
+  | { type: "plan"; entries: PlanEntry[] }
   | { type: "done"; outcome: "completed" | "interrupted" | "failed"; error?: string };
 
 export interface RuntimeTurnOptions {
