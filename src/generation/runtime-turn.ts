@@ -28,6 +28,7 @@
  * Nothing here knows which runtime it drives (src/runtimes/runtime.ts).
  */
 import type { MessageRecord, ReasoningRecord, ToolCallRecord } from "../../protocol/index.js";
+import { MAX_CHOICE_CHARS, MAX_CHOICES, MAX_QUESTION_CHARS } from "../../protocol/input-request.js";
 import { MAX_PLAN_ENTRIES, MAX_PLAN_ENTRY_CHARS, type PlanEntry } from "../../protocol/plan.js";
 import type { ConversationUsage, ModelPricing, TokenUsage } from "../../protocol/usage.js";
 import { addCall, conversationTotals, costOf } from "../llm/usage-totals.js";
@@ -35,7 +36,7 @@ import { approvalVerdict, deniedByPolicyText } from "./approval-policy.js";
 import { approvalSettingsIn, modeOffers, notInModeText, type ModeSet } from "./modes.js";
 import { newId } from "../ids.js";
 import type { Logger } from "../logging/logger.js";
-import { RuntimeUnavailableError, type AgentRuntime, type RuntimeApproval, type RuntimeSession } from "../runtimes/runtime.js";
+import { RuntimeUnavailableError, type AgentRuntime, type RuntimeApproval, type RuntimeQuestion, type RuntimeSession } from "../runtimes/runtime.js";
 import type { ConversationRuntime } from "../sessions/conversation-runtime.js";
 import type { ToolRegistry } from "../tools/tool.js";
 import { toolCallDisplay } from "../tools/tool-display.js";
@@ -138,6 +139,14 @@ class RuntimeTurn {
           case "approval":
             progress.flush();
             this.queue(() => this.offer(event.approval));
+            break;
+          case "question":
+            progress.flush();
+            // Answered apart from the event stream (the runtime waits for it), after what came before is stored.
+            void this.writes.then(() => this.ask(event.question)).catch((error: unknown) => {
+              this.deps.log.warn(`runtime ${this.deps.runtime.name}: its question failed`, error);
+              event.question.respond(null);
+            });
             break;
           case "usage": {
             const usage = event.usage;
@@ -373,6 +382,35 @@ class RuntimeTurn {
     const interrupted = action === "interrupted";
     approval.respond(interrupted ? "cancel" : "decline", action === "skip" && decision.message !== undefined ? { message: decision.message } : undefined);
     await this.skip(call.record, interrupted ? "interrupted" : "user");
+  }
+
+  /**
+   * The runtime's questions to the user, one at a time, as ask_user's
+   * (input_requested, answered by input.respond; not stored: the runtime's
+   * process holds the question, and a restart ends it). The first one
+   * declined or cancelled ends them all.
+   */
+  private async ask(question: RuntimeQuestion): Promise<void> {
+    const answers: Record<string, string[]> = {};
+    for (const item of question.questions) {
+      const choices = item.choices?.slice(0, MAX_CHOICES).map((choice) => choice.slice(0, MAX_CHOICE_CHARS));
+      const reply = await this.conversation.askInput(
+        {
+          source: "ask_user",
+          question: item.question.slice(0, MAX_QUESTION_CHARS),
+          ...(choices?.length ? { choices, ...(item.multiple ? { multiple: true } : {}) } : {}),
+          ...(item.secret ? { secret: true } : {}),
+          toolCallId: question.callId,
+          generationId: this.generation.id,
+        },
+        false,
+        this.generation.signal,
+      );
+      if (!reply || reply.outcome !== "answered") return question.respond(null);
+      const answer = reply.answer;
+      answers[item.id] = typeof answer === "string" ? [answer] : Array.isArray(answer) ? answer : Object.values(answer).map(String);
+    }
+    question.respond(answers);
   }
 
   /** A question the conversation's policy or mode answers no: declined to the runtime, stored failed with why. */

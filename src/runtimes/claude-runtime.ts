@@ -266,7 +266,8 @@ class ClaudeSession implements RuntimeSession {
           systemPrompt: { type: "preset", preset: "claude_code", ...(instructions ? { append: instructions } : {}) },
           // "never" is not bypassPermissions: Claude Code refuses that when run as root; every question is allowed here instead.
           permissionMode: "default",
-          canUseTool: (name: string, input: Record<string, unknown>, context: Json) => (never ? this.allow(name, input, context) : this.ask(name, input, context)),
+          canUseTool: (name: string, input: Record<string, unknown>, context: Json) =>
+            name === "AskUserQuestion" ? this.question(input, context) : never ? this.allow(name, input, context) : this.ask(name, input, context),
           includePartialMessages: true,
           ...thinkingOptions(options.reasoning),
           env: this.env,
@@ -400,6 +401,43 @@ class ClaudeSession implements RuntimeSession {
       return;
     }
     this.finish({ type: "done", outcome: "failed", error: this.failure(said || `the turn ended: ${String(message.subtype)}`) });
+  }
+
+  /**
+   * AskUserQuestion: its questions go to the user (input_requested), and the
+   * answers come back as the SDK takes them — the tool's input with
+   * `answers` (question text → the label(s) picked, or the text typed). A
+   * declined or cancelled question denies the call.
+   */
+  private question(input: Record<string, unknown>, context: Json): Promise<Json> {
+    const callId = String(context.toolUseID ?? randomUUID());
+    // Shown as a call running (its tool_result ends it), so the question's toolCallId names a record.
+    if (!this.calls.has(callId)) this.calls.set(callId, { toolName: "AskUserQuestion", arguments: input, announced: false });
+    this.announce(callId);
+    const asked = (Array.isArray(input.questions) ? input.questions : []) as Json[];
+    return new Promise((resolve) => {
+      let answered = false;
+      const respond = (answers: Record<string, string[]> | null) => {
+        if (answered) return;
+        answered = true;
+        if (!answers) return resolve({ behavior: "deny", message: "The user did not answer." });
+        const byText = Object.fromEntries(asked.map((q, i) => [String(q.question ?? ""), (answers[String(i)] ?? []).join(", ")]));
+        resolve({ behavior: "allow", updatedInput: { ...input, answers: byText } });
+      };
+      (context.signal as AbortSignal | undefined)?.addEventListener("abort", () => respond(null), { once: true });
+      this.emit({
+        type: "question",
+        question: {
+          callId,
+          questions: asked.map((q, i) => ({
+            id: String(i),
+            question: [q.header, q.question].filter((part) => typeof part === "string" && part !== "").join(": ") || "?",
+            ...(Array.isArray(q.options) && q.options.length > 0 ? { choices: (q.options as Json[]).map((o) => String(o.label)), ...(q.multiSelect ? { multiple: true } : {}) } : {}),
+          })),
+          respond,
+        },
+      });
+    });
   }
 
   /** canUseTool under approvalPolicy "never": allowed at once, and shown as running (a read-only mirror). */

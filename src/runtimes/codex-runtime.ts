@@ -145,7 +145,8 @@ export class CodexRuntime implements AgentRuntime {
   private configArgs(): string[] {
     const { baseUrl, wireApi, apiKeyEnv } = this.definition;
     // Its plan tool (off by default in 0.169) is what turn/plan/updated reports: agentwire's plan_updated.
-    const plan = ["-c", "tools.update_plan.enabled=true"];
+    // Its request_user_input (offered, but refused outside plan mode unless this feature is on) is agentwire's input_requested.
+    const plan = ["-c", "tools.update_plan.enabled=true", "-c", "features.default_mode_request_user_input=true"];
     if (!baseUrl) return plan;
     const set = (key: string, value: string) => ["-c", `${key}=${JSON.stringify(value)}`];
     return [
@@ -327,7 +328,26 @@ class CodexSession implements RuntimeSession {
       });
       return;
     }
-    // Questions agentwire cannot put to its user through this runtime yet (request_user_input, MCP elicitation, permission grants).
+    if (request.method === "item/tool/requestUserInput") {
+      const questions = Array.isArray(params.questions) ? (params.questions as Json[]) : [];
+      this.emit({
+        type: "question",
+        question: {
+          callId: String(params.itemId),
+          questions: questions.map((q) => ({
+            id: String(q.id),
+            question: [q.header, q.question].filter((part) => typeof part === "string" && part !== "").join(": ") || "?",
+            // Its options as choices (an input_requested with choices takes one of them: Codex's free "other" answer is not offered).
+            ...(Array.isArray(q.options) && q.options.length > 0 ? { choices: (q.options as Json[]).map((o) => String(o.label)) } : {}),
+            ...(q.isSecret ? { secret: true } : {}),
+          })),
+          // An empty answer set is how Codex's own client reports a dismissed question.
+          respond: (answers) => request.respond({ answers: Object.fromEntries(Object.entries(answers ?? {}).map(([id, list]) => [id, { answers: list }])) }),
+        },
+      });
+      return;
+    }
+    // Questions agentwire cannot put to its user through this runtime yet (MCP elicitation, permission grants).
     request.fail(-32601, `agentwire does not answer ${request.method}`);
   }
 }

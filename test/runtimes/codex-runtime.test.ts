@@ -179,6 +179,21 @@ describe.skipIf(!packages.ok)("the Codex runtime", () => {
     expect(existsSync(join(workspace, "auto.txt"))).toBe(true);
   }, 40_000);
 
+  it("puts Codex's request_user_input to the user as input_requested, and hands back the answer given by input.respond", async () => {
+    const questions = [{ id: "color", header: "Color", question: "Which color?", options: [{ label: "Red", description: "warm" }, { label: "Blue", description: "cool" }] }];
+    fake.enqueue({ kind: "reply", toolCalls: [{ id: "call_ask", name: "request_user_input", args: JSON.stringify({ questions }) }] });
+    const { id, events } = await newConversation(client, { model: "codex/fake-model", workspace }, "ask me");
+    const { generationId } = await client.step({ conversationId: id });
+    const asked = (await events.waitForMethod("input_requested", 20_000)).params;
+    expect(asked).toMatchObject({ generationId, source: "ask_user", question: "Color: Which color?", choices: ["Red", "Blue"] });
+    expect((await client.conversation.get({ conversationId: id })).state.pendingInputs).toEqual([expect.objectContaining({ requestId: asked.requestId })]);
+    fake.enqueue({ kind: "reply", text: ["Blue it is."] });
+    expect(await client.input.respond({ conversationId: id, requestId: asked.requestId, answer: "Blue" })).toEqual({ outcome: "answered" });
+    expect((await events.waitForEnd(generationId, 20_000)).method).toBe("generation_complete");
+    const output = JSON.stringify(fake.requests[1]!.input).match(/call_ask[^}]*output[^}]*/)?.[0] ?? "";
+    expect(output).toContain("Blue");
+  }, 30_000);
+
   it("stops a turn on interrupt with the partial text kept, and the thread goes on afterwards", () => expectInterruptKeepsPartial(client, fake, "codex/fake-model", workspace, 2000), 40_000);
 
   it("declines a call on tool.confirm skip, and cancels a waiting one on interrupt", async () => {
