@@ -474,7 +474,7 @@ export class Agent {
   /** Every provider's models and status; an endpoint that fails is reported in the result, never as an error. */
   async listModels(): Promise<ModelsListResult> {
     const listed = await this.options.providers.listModels();
-    return { ...listed, defaultModel: this.options.model ?? null };
+    return { ...listed, runtimes: this.options.runtimes?.statuses() ?? [], defaultModel: this.options.model ?? null };
   }
 
   /**

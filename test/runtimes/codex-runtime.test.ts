@@ -216,6 +216,14 @@ describe.skipIf(!packages.ok)("the Codex runtime", () => {
     expect((await client.conversation.get({ conversationId: id })).state.pendingTools).toEqual([]);
   }, 40_000);
 
+  it("lists each configured runtime in models.list with whether its package is installed", async () => {
+    const { runtimes } = await client.models.list({});
+    expect(runtimes).toEqual([
+      { name: "codex", runtime: "codex", status: "ok" },
+      { name: "missing", runtime: "codex", status: "missing", error: expect.stringContaining(`npm install --prefix ${join(root, "no-runtimes-here")} @openai/codex@`) },
+    ]);
+  });
+
   it("refuses what the runtime cannot do, and a runtime whose package is missing names the install command", () =>
     expectRefusals(client, fake, { model: "codex/fake-model", workspace, missingModel: "missing/gpt-5-codex", missingDir: join(root, "no-runtimes-here"), pkg: CODEX_PACKAGE }));
 });
