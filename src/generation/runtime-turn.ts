@@ -27,12 +27,14 @@
  *
  * Nothing here knows which runtime it drives (src/runtimes/runtime.ts).
  */
-import type { MessageRecord, ReasoningRecord, ToolCallRecord } from "../../protocol/index.js";
+import type { ApprovalRule, MessageRecord, ReasoningRecord, ToolCallRecord } from "../../protocol/index.js";
 import { MAX_CHOICE_CHARS, MAX_CHOICES, MAX_QUESTION_CHARS } from "../../protocol/input-request.js";
 import { MAX_PLAN_ENTRIES, MAX_PLAN_ENTRY_CHARS, type PlanEntry } from "../../protocol/plan.js";
 import type { ConversationUsage, ModelPricing, TokenUsage } from "../../protocol/usage.js";
 import { addCall, conversationTotals, costOf } from "../llm/usage-totals.js";
 import { approvalVerdict, deniedByPolicyText } from "./approval-policy.js";
+import { ruleFor } from "../tools/approval-rules.js";
+import { APPROVALS_FILE, readWorkspaceApprovals } from "./workspace-approvals.js";
 import { approvalSettingsIn, modeOffers, notInModeText, type ModeSet } from "./modes.js";
 import { newId } from "../ids.js";
 import type { Logger } from "../logging/logger.js";
@@ -335,7 +337,10 @@ class RuntimeTurn {
     const settings = this.conversation.handle.conversation.settings;
     const mode = this.deps.modes.of(settings);
     const tool = this.deps.tools.get(approval.toolName);
-    const verdict = approvalVerdict(tool ?? { name: approval.toolName }, approvalSettingsIn(settings, mode), { arguments: approval.arguments });
+    const approvalSettings = approvalSettingsIn(settings, mode);
+    let verdict = approvalVerdict(tool ?? { name: approval.toolName }, approvalSettings, { arguments: approval.arguments });
+    // The workspace's remembered approvals, read only for a call that would otherwise ask.
+    if (verdict === "ask") verdict = approvalVerdict(tool ?? { name: approval.toolName }, approvalSettings, { arguments: approval.arguments, workspaceRules: await this.workspaceRules() });
     // Refused without asking: the runtime is told no, and the call ends failed (as the loop refuses a call its policy denies).
     const refusal = verdict === "deny" ? deniedByPolicyText(approval.toolName) : modeOffers(mode, tool, approval.toolName) ? undefined : notInModeText(approval.toolName, mode);
     if (refusal) return this.refuse(approval, previous, refusal);
@@ -345,6 +350,8 @@ class RuntimeTurn {
     this.generation.calls.set(approval.callId, call);
     const autoReason = this.generation.interrupted ? undefined : verdict === "run" ? "policy" : verdict === "rule" ? "rule" : this.generation.takeAutoConfirm() ? "budget" : undefined;
     const auto = autoReason !== undefined;
+    // tool.confirm remember stores it (Claude's tool names: a rule for the tool; Codex's `shell`: by command prefix).
+    const rememberAs = ruleFor(approval.toolName, approval.arguments);
     if (auto) call.decide({ action: "confirm" });
     if (this.generation.interrupted) call.decide({ action: "interrupted" });
     this.generation.phase = "pending";
@@ -358,6 +365,7 @@ class RuntimeTurn {
         ...this.display(call.record.toolName, call.record.arguments),
         autoConfirmed: auto,
         ...(autoReason ? { autoReason } : {}),
+        ...(rememberAs ? { rememberAs } : {}),
       }),
     );
     // Answered apart from the event stream: the runtime sends nothing more about this call until it is.
@@ -411,6 +419,19 @@ class RuntimeTurn {
       answers[item.id] = typeof answer === "string" ? [answer] : Array.isArray(answer) ? answer : Object.values(answer).map(String);
     }
     question.respond(answers);
+  }
+
+  /** The workspace's remembered approvals (.agentwire/approvals.json); none without a workspace or when it cannot be read. */
+  private async workspaceRules(): Promise<ApprovalRule[]> {
+    const workspace = this.conversation.handle.conversation.workspace;
+    if (!workspace) return [];
+    try {
+      const found = await readWorkspaceApprovals(workspace, this.generation.signal);
+      return found.problem ? [] : found.rules;
+    } catch (error) {
+      this.deps.log.warn(`could not read ${APPROVALS_FILE} of ${workspace}`, error);
+      return [];
+    }
   }
 
   /** A question the conversation's policy or mode answers no: declined to the runtime, stored failed with why. */

@@ -140,7 +140,7 @@ describe.skipIf(!packages.ok)("the Claude runtime", () => {
     const { id, events } = await newConversation(client, { model: "claude/fake-claude", workspace }, "make a file");
     const { generationId } = await client.step({ conversationId: id });
     const pending = (await events.waitForMethod("tool_pending", 20_000)).params;
-    expect(pending).toMatchObject({ generationId, toolCallId: "toolu_touch", toolName: "Bash", autoConfirmed: false });
+    expect(pending).toMatchObject({ generationId, toolCallId: "toolu_touch", toolName: "Bash", autoConfirmed: false, rememberAs: { tool: "Bash" } });
     expect(pending.arguments.command).toBe("touch made-by-claude.txt");
 
     // While Claude waits, an ordinary conversation runs beside it.
@@ -236,6 +236,15 @@ describe.skipIf(!packages.ok)("the Claude runtime", () => {
     expect(usage[0]).toMatchObject({ generationId, model: "claude/fake-claude", last: { promptTokens: 200, completionTokens: 20, totalTokens: 220 }, cost: null });
     expect(got.conversation.usage).toMatchObject({ modelCalls: usage.length, promptTokens: usage.reduce((n, u) => n + u.last!.promptTokens, 0) });
     expect(usage.at(-1)!.conversation).toEqual(got.conversation.usage);
+  }, 30_000);
+
+  it("runs a call a remembered approval (settings.approvalRules) matches without asking", async () => {
+    fake.enqueue({ kind: "reply", toolCalls: [{ id: "toolu_ruled", name: "Bash", args: JSON.stringify({ command: "touch ruled.txt" }) }] }, { kind: "reply", text: ["Done."] });
+    const { id, events } = await newConversation(client, { model: "claude/fake-claude", workspace, settings: { approvalRules: [{ tool: "Bash" }] } }, "make it");
+    const { generationId } = await client.step({ conversationId: id });
+    expect((await events.waitForEnd(generationId, 20_000)).method).toBe("generation_complete");
+    expect(events.of("tool_pending")).toEqual([expect.objectContaining({ toolCallId: "toolu_ruled", autoConfirmed: true, autoReason: "rule" })]);
+    expect(existsSync(join(workspace, "ruled.txt"))).toBe(true);
   }, 30_000);
 
   it("puts Claude's AskUserQuestion to the user as input_requested, and the model gets the answer given by input.respond", async () => {
