@@ -22,6 +22,8 @@
  *    confirmed at once (tool_pending autoConfirmed);
  *  - each model call's usage → usage_updated, counted in the conversation's
  *    usage; the runtime's plan / to-do list → plan_updated (state.plan);
+ *  - its questions to the user → input_requested (as ask_user's), answered
+ *    by input.respond;
  *  - interrupt → the runtime's own interrupt; partial text is kept, waiting
  *    calls are skipped, one `interrupted`.
  *

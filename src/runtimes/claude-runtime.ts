@@ -17,7 +17,9 @@
  * announced when Claude asks about them (`canUseTool` → approval, answered
  * allow — with the edited input on an edit — or deny with the user's
  * reason) or, for calls it runs without asking (Read, Glob, …), when their
- * tool_result comes back; `result` ends the turn with its usage.
+ * tool_result comes back; AskUserQuestion (a canUseTool question too) →
+ * a question to the user; TodoWrite's list → the plan; each model call's
+ * usage from the stream; `result` ends the turn.
  *
  * The package's types are not imported (it is optional, so not installed
  * when agentwire is built); the few shapes read here follow its sdk.d.ts
