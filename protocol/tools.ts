@@ -137,6 +137,20 @@ export const ModelsListResult = z
           .describe("One provider and whether its endpoint answered."),
       )
       .describe("Every configured provider, including those whose endpoint is down."),
+    runtimes: z
+      .array(
+        z
+          .object({
+            name: z.string().describe("Runtime name (config `runtimes`), the prefix of its models: `<name>/<model>`, the model id going to the runtime as is."),
+            runtime: z.string().describe("Which agent runtime: codex or claude."),
+            status: z
+              .enum(["ok", "missing"])
+              .describe("ok: its package is installed where the server looks, so a step can start it. missing: it is not; a step on it is refused with CAPABILITY_UNSUPPORTED naming the install command."),
+            error: z.string().optional().describe("With missing: what to install, and where."),
+          })
+          .describe("One agent runtime and whether it can start here. Its models are not listed: any model id it takes may follow its name."),
+      )
+      .describe("Every configured agent runtime (docs/providers.md, \"Agent runtimes\"); empty when none is."),
     defaultModel: z.string().nullable().describe("The server's default model (AGENTWIRE_MODEL or --model), or null."),
     defaultProvider: z.string().describe("The provider a model name without a provider prefix goes to."),
   })

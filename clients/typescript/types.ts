@@ -3418,6 +3418,23 @@ export interface ModelsListResult {
      */
     httpStatus?: number;
   }>;
+  /** Every configured agent runtime (docs/providers.md, "Agent runtimes"); empty when none is. */
+  runtimes: Array<{
+    /**
+     * Runtime name (config `runtimes`), the prefix of its models: `<name>/<model>`, the model id
+     * going to the runtime as is.
+     */
+    name: string;
+    /** Which agent runtime: codex or claude. */
+    runtime: string;
+    /**
+     * ok: its package is installed where the server looks, so a step can start it. missing: it is
+     * not; a step on it is refused with CAPABILITY_UNSUPPORTED naming the install command.
+     */
+    status: "ok" | "missing";
+    /** With missing: what to install, and where. */
+    error?: string;
+  }>;
   /** The server's default model (AGENTWIRE_MODEL or --model), or null. */
   defaultModel: string | null;
   /** The provider a model name without a provider prefix goes to. */

@@ -271,7 +271,20 @@ export class Agent {
     runtime.beginGeneration(generation);
     this.running++;
     this.generationHooks?.started(runtime.id, generation.id);
-    const deps = { runtime: agentRuntime, modelId: route.modelId, tools: this.conversationTools(runtime.id), log: this.options.log.child({ conversationId: runtime.id, generationId: generation.id }) };
+    const deps = {
+      runtime: agentRuntime,
+      modelId: route.modelId,
+      tools: this.conversationTools(runtime.id),
+      log: this.options.log.child({ conversationId: runtime.id, generationId: generation.id }),
+      modes: this.modes,
+      modelInfo: (model: string) => {
+        try {
+          return this.options.providers.resolve(model).capabilities;
+        } catch {
+          return null; // runtime models are not a provider's: no declared window or price
+        }
+      },
+    };
     void runRuntimeGeneration(generation, runtime, deps).finally(() => {
       this.running--;
       if (generation.outcome?.outcome === "completed" && runtime.queue.length > 0) void this.startQueued(runtime);
@@ -485,7 +498,7 @@ export class Agent {
   /** Every provider's models and status; an endpoint that fails is reported in the result, never as an error. */
   async listModels(): Promise<ModelsListResult> {
     const listed = await this.options.providers.listModels();
-    return { ...listed, defaultModel: this.options.model ?? null };
+    return { ...listed, runtimes: this.options.runtimes?.statuses() ?? [], defaultModel: this.options.model ?? null };
   }
 
   /**

@@ -15,16 +15,32 @@
  *  - a call it asks about → tool_pending, answered by tool.confirm (confirm
  *    → the runtime runs it; skip → it is declined) or by the step's
  *    auto-confirm budget;
+ *  - before a question is offered, the conversation's toolPolicy, remembered
+ *    approvals (approvalRules) and mode apply to it by the runtime's tool
+ *    name (Codex: `shell`, `apply_patch`): denied or not in the mode → it is
+ *    declined (tool_failed); run without asking (policy, `auto`, a rule) →
+ *    confirmed at once (tool_pending autoConfirmed);
+ *  - each model call's usage → usage_updated, counted in the conversation's
+ *    usage; the runtime's plan / to-do list → plan_updated (state.plan);
+ *  - its questions to the user → input_requested (as ask_user's), answered
+ *    by input.respond;
  *  - interrupt → the runtime's own interrupt; partial text is kept, waiting
  *    calls are skipped, one `interrupted`.
  *
  * Nothing here knows which runtime it drives (src/runtimes/runtime.ts).
  */
-import type { MessageRecord, ReasoningRecord, ToolCallRecord } from "../../protocol/index.js";
-import type { TokenUsage } from "../../protocol/usage.js";
+import type { ApprovalRule, MessageRecord, ReasoningRecord, ToolCallRecord } from "../../protocol/index.js";
+import { MAX_CHOICE_CHARS, MAX_CHOICES, MAX_QUESTION_CHARS } from "../../protocol/input-request.js";
+import { MAX_PLAN_ENTRIES, MAX_PLAN_ENTRY_CHARS, type PlanEntry } from "../../protocol/plan.js";
+import type { ConversationUsage, ModelPricing, TokenUsage } from "../../protocol/usage.js";
+import { addCall, conversationTotals, costOf } from "../llm/usage-totals.js";
+import { approvalVerdict, deniedByPolicyText } from "./approval-policy.js";
+import { ruleFor } from "../tools/approval-rules.js";
+import { APPROVALS_FILE, readWorkspaceApprovals } from "./workspace-approvals.js";
+import { approvalSettingsIn, modeOffers, notInModeText, type ModeSet } from "./modes.js";
 import { newId } from "../ids.js";
 import type { Logger } from "../logging/logger.js";
-import { RuntimeUnavailableError, type AgentRuntime, type RuntimeApproval, type RuntimeSession } from "../runtimes/runtime.js";
+import { RuntimeUnavailableError, type AgentRuntime, type RuntimeApproval, type RuntimeQuestion, type RuntimeSession } from "../runtimes/runtime.js";
 import type { ConversationRuntime } from "../sessions/conversation-runtime.js";
 import type { ToolRegistry } from "../tools/tool.js";
 import { toolCallDisplay } from "../tools/tool-display.js";
@@ -46,6 +62,10 @@ export interface RuntimeTurnDeps {
   /** For tool_pending's kind / title / locations: a runtime's `shell` call shows as agentwire's shell call would. */
   tools: ToolRegistry;
   log: Logger;
+  /** The server's modes (the conversation's settings.mode applies to the runtime's questions). */
+  modes: ModeSet;
+  /** What the configuration declares of a model (pricing for usage_updated's cost); null when nothing. */
+  modelInfo(model: string): { contextWindow?: number; pricing?: ModelPricing } | null;
 }
 
 /** Runs one step through a runtime to its end. Never throws: every outcome is reported as events. */
@@ -124,10 +144,26 @@ class RuntimeTurn {
             progress.flush();
             this.queue(() => this.offer(event.approval));
             break;
-          case "usage":
-            this.usage = event.usage;
-            this.generation.countModelCall(event.usage, null);
+          case "question":
+            progress.flush();
+            // Answered apart from the event stream (the runtime waits for it), after what came before is stored.
+            void this.writes.then(() => this.ask(event.question)).catch((error: unknown) => {
+              this.deps.log.warn(`runtime ${this.deps.runtime.name}: its question failed`, error);
+              event.question.respond(null);
+            });
             break;
+          case "usage": {
+            const usage = event.usage;
+            this.usage = usage;
+            // After the text it produced is stored, as the loop announces a model call's usage.
+            this.queue(() => this.recordUsage(usage));
+            break;
+          }
+          case "plan": {
+            const entries = planEntries(event.entries);
+            this.queue(() => this.conversation.updatePlan(this.generation.id, entries));
+            break;
+          }
           case "done":
             progress.flush();
             await this.writes;
@@ -299,12 +335,25 @@ class RuntimeTurn {
 
   /** A question of the runtime: stored pending, offered as tool_pending, answered by tool.confirm (or the auto-confirm budget). */
   private async offer(approval: RuntimeApproval): Promise<void> {
-    const pending = this.newRecord(approval.callId, approval.toolName, approval.arguments, "pending");
     const previous = this.records.get(approval.callId);
+    const settings = this.conversation.handle.conversation.settings;
+    const mode = this.deps.modes.of(settings);
+    const tool = this.deps.tools.get(approval.toolName);
+    const approvalSettings = approvalSettingsIn(settings, mode);
+    let verdict = approvalVerdict(tool ?? { name: approval.toolName }, approvalSettings, { arguments: approval.arguments });
+    // The workspace's remembered approvals, read only for a call that would otherwise ask.
+    if (verdict === "ask") verdict = approvalVerdict(tool ?? { name: approval.toolName }, approvalSettings, { arguments: approval.arguments, workspaceRules: await this.workspaceRules() });
+    // Refused without asking: the runtime is told no, and the call ends failed (as the loop refuses a call its policy denies).
+    const refusal = verdict === "deny" ? deniedByPolicyText(approval.toolName) : modeOffers(mode, tool, approval.toolName) ? undefined : notInModeText(approval.toolName, mode);
+    if (refusal) return this.refuse(approval, previous, refusal);
+    const pending = this.newRecord(approval.callId, approval.toolName, approval.arguments, "pending");
     this.records.set(approval.callId, pending);
     const call = new PendingToolCall(previous ? { ...pending, id: previous.id } : pending);
     this.generation.calls.set(approval.callId, call);
-    const auto = !this.generation.interrupted && this.generation.takeAutoConfirm();
+    const autoReason = this.generation.interrupted ? undefined : verdict === "run" ? "policy" : verdict === "rule" ? "rule" : this.generation.takeAutoConfirm() ? "budget" : undefined;
+    const auto = autoReason !== undefined;
+    // tool.confirm remember stores it (Claude's tool names: a rule for the tool; Codex's `shell`: by command prefix).
+    const rememberAs = ruleFor(approval.toolName, approval.arguments);
     if (auto) call.decide({ action: "confirm" });
     if (this.generation.interrupted) call.decide({ action: "interrupted" });
     this.generation.phase = "pending";
@@ -317,7 +366,8 @@ class RuntimeTurn {
         arguments: call.record.arguments,
         ...this.display(call.record.toolName, call.record.arguments),
         autoConfirmed: auto,
-        ...(auto ? { autoReason: "budget" as const } : {}),
+        ...(autoReason ? { autoReason } : {}),
+        ...(rememberAs ? { rememberAs } : {}),
       }),
     );
     // Answered apart from the event stream: the runtime sends nothing more about this call until it is.
@@ -342,6 +392,88 @@ class RuntimeTurn {
     const interrupted = action === "interrupted";
     approval.respond(interrupted ? "cancel" : "decline", action === "skip" && decision.message !== undefined ? { message: decision.message } : undefined);
     await this.skip(call.record, interrupted ? "interrupted" : "user");
+  }
+
+  /**
+   * The runtime's questions to the user, one at a time, as ask_user's
+   * (input_requested, answered by input.respond; not stored: the runtime's
+   * process holds the question, and a restart ends it). The first one
+   * declined or cancelled ends them all.
+   */
+  private async ask(question: RuntimeQuestion): Promise<void> {
+    const answers: Record<string, string[]> = {};
+    for (const item of question.questions) {
+      const choices = item.choices?.slice(0, MAX_CHOICES).map((choice) => choice.slice(0, MAX_CHOICE_CHARS));
+      const reply = await this.conversation.askInput(
+        {
+          source: "ask_user",
+          question: item.question.slice(0, MAX_QUESTION_CHARS),
+          ...(choices?.length ? { choices, ...(item.multiple ? { multiple: true } : {}) } : {}),
+          ...(item.secret ? { secret: true } : {}),
+          toolCallId: question.callId,
+          generationId: this.generation.id,
+        },
+        false,
+        this.generation.signal,
+      );
+      if (!reply || reply.outcome !== "answered") return question.respond(null);
+      const answer = reply.answer;
+      answers[item.id] = typeof answer === "string" ? [answer] : Array.isArray(answer) ? answer : Object.values(answer).map(String);
+    }
+    question.respond(answers);
+  }
+
+  /** The workspace's remembered approvals (.agentwire/approvals.json); none without a workspace or when it cannot be read. */
+  private async workspaceRules(): Promise<ApprovalRule[]> {
+    const workspace = this.conversation.handle.conversation.workspace;
+    if (!workspace) return [];
+    try {
+      const found = await readWorkspaceApprovals(workspace, this.generation.signal);
+      return found.problem ? [] : found.rules;
+    } catch (error) {
+      this.deps.log.warn(`could not read ${APPROVALS_FILE} of ${workspace}`, error);
+      return [];
+    }
+  }
+
+  /** A question the conversation's policy or mode answers no: declined to the runtime, stored failed with why. */
+  private async refuse(approval: RuntimeApproval, previous: ToolCallRecord | undefined, result: string): Promise<void> {
+    approval.respond("decline", { message: result });
+    const record = this.newRecord(approval.callId, approval.toolName, approval.arguments, "failed");
+    const failed: ToolCallRecord = { ...record, ...(previous ? { id: previous.id } : {}), success: false, result, completedAt: new Date().toISOString() };
+    this.records.set(approval.callId, failed);
+    const write = previous ? this.conversation.handle.replaceRecord(failed) : this.conversation.handle.append(failed);
+    await this.conversation.commit(write, () => this.conversation.publish("tool_failed", { generationId: this.generation.id, record: failed }));
+  }
+
+  /**
+   * A model call of the runtime's: counted in the generation's and the
+   * conversation's totals (stored with its metadata), then usage_updated —
+   * the same shape as agentwire's own model calls (runtime models have no
+   * declared window, so the context occupancy is the call's tokens).
+   */
+  private async recordUsage(usage: TokenUsage): Promise<void> {
+    const model = this.generation.modelFor(this.conversation.handle.conversation);
+    const info = this.deps.modelInfo(model);
+    const cost = costOf(usage, info?.pricing);
+    const generation = this.generation.countModelCall(usage, cost);
+    let conversation: ConversationUsage | undefined;
+    await this.conversation.updateConversation(
+      (current) => {
+        conversation = { ...addCall(conversationTotals(current.usage), usage, cost), contextTokens: usage.promptTokens + usage.completionTokens };
+        return { ...current, usage: conversation };
+      },
+      () =>
+        this.conversation.publish("usage_updated", {
+          generationId: this.generation.id,
+          model,
+          last: usage,
+          generation,
+          conversation: conversation!,
+          context: { usedTokens: conversation!.contextTokens, windowTokens: info?.contextWindow ?? null },
+          cost,
+        }),
+    );
   }
 
   private async skip(record: ToolCallRecord, reason: "user" | "interrupted"): Promise<void> {
@@ -385,6 +517,14 @@ class RuntimeTurn {
     this.generation.outcome = { outcome: "error", error: { code, message } };
     this.conversation.publish("error", { generationId: this.generation.id, code, message });
   }
+}
+
+/** A runtime's plan within agentwire's bounds (protocol/plan.ts): empty steps dropped, long ones cut, at most MAX_PLAN_ENTRIES. */
+function planEntries(entries: PlanEntry[]): PlanEntry[] {
+  return entries
+    .map((entry) => ({ ...entry, content: entry.content.trim().slice(0, MAX_PLAN_ENTRY_CHARS) }))
+    .filter((entry) => entry.content !== "")
+    .slice(0, MAX_PLAN_ENTRIES);
 }
 
 class PromptMissing extends Error {

@@ -217,7 +217,7 @@ export class ProviderRegistry {
    * that fails is reported with its error, never hidden; its declared models
    * are still listed. Providers are asked at once, each within `timeoutMs`.
    */
-  async listModels(timeoutMs = 15_000): Promise<Omit<ModelsListResult, "defaultModel">> {
+  async listModels(timeoutMs = 15_000): Promise<Omit<ModelsListResult, "defaultModel" | "runtimes">> {
     const results = await Promise.all(
       this.names().map(async (name) => {
         const entry = this.entries.get(name)!;

@@ -17,7 +17,9 @@
  * announced when Claude asks about them (`canUseTool` → approval, answered
  * allow — with the edited input on an edit — or deny with the user's
  * reason) or, for calls it runs without asking (Read, Glob, …), when their
- * tool_result comes back; `result` ends the turn with its usage.
+ * tool_result comes back; AskUserQuestion (a canUseTool question too) →
+ * a question to the user; TodoWrite's list → the plan; each model call's
+ * usage from the stream; `result` ends the turn.
  *
  * The package's types are not imported (it is optional, so not installed
  * when agentwire is built); the few shapes read here follow its sdk.d.ts
@@ -28,6 +30,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { ParsedRuntimeDefinition } from "../../protocol/config-runtimes.js";
+import type { PlanEntry } from "../../protocol/plan.js";
 import type { TokenUsage } from "../../protocol/usage.js";
 import type { ReasoningLevel } from "../llm/provider.js";
 import { inheritedEnv } from "./runtime-env.js";
@@ -164,6 +167,10 @@ class ClaudeSession implements RuntimeSession {
   private retried = false;
   private reasoning = "";
   private stderr = "";
+  /** The running model call's usage from its message_start. */
+  private callUsage: Json | undefined;
+  /** Whether this turn's usage came per model call (then `result`'s total is not counted again). */
+  private usageCounted = false;
 
   constructor(
     readonly sessionId: string,
@@ -184,6 +191,8 @@ class ClaudeSession implements RuntimeSession {
     this.interrupting = false;
     this.restart = false;
     this.retried = false;
+    this.usageCounted = false;
+    this.callUsage = undefined;
     this.running.add(this);
     void this.run(options);
     return events;
@@ -259,7 +268,8 @@ class ClaudeSession implements RuntimeSession {
           systemPrompt: { type: "preset", preset: "claude_code", ...(instructions ? { append: instructions } : {}) },
           // "never" is not bypassPermissions: Claude Code refuses that when run as root; every question is allowed here instead.
           permissionMode: "default",
-          canUseTool: (name: string, input: Record<string, unknown>, context: Json) => (never ? this.allow(name, input, context) : this.ask(name, input, context)),
+          canUseTool: (name: string, input: Record<string, unknown>, context: Json) =>
+            name === "AskUserQuestion" ? this.question(input, context) : never ? this.allow(name, input, context) : this.ask(name, input, context),
           includePartialMessages: true,
           ...thinkingOptions(options.reasoning),
           env: this.env,
@@ -333,6 +343,17 @@ class ClaudeSession implements RuntimeSession {
   }
 
   private streamEvent(event: Json): void {
+    // Each model call's usage: input at message_start, output at message_delta (one usage event per call).
+    if (event?.type === "message_start") {
+      this.callUsage = (event.message as Json | undefined)?.usage as Json | undefined;
+      return;
+    }
+    if (event?.type === "message_delta" && event.usage) {
+      this.usageCounted = true;
+      this.emit({ type: "usage", usage: usageOf({ ...this.callUsage, ...(event.usage as Json) }) });
+      this.callUsage = undefined;
+      return;
+    }
     if (event?.type !== "content_block_delta") return;
     const delta = event.delta as Json;
     if (delta.type === "text_delta") this.emit({ type: "text", delta: String(delta.text ?? "") });
@@ -352,6 +373,8 @@ class ClaudeSession implements RuntimeSession {
         this.emit({ type: "message", text: String(block.text ?? ""), ...(reasoning ? { reasoning } : {}) });
       } else if (block.type === "tool_use" && !this.calls.has(block.id)) {
         this.calls.set(String(block.id), { toolName: String(block.name), arguments: isObject(block.input) ? block.input : {}, announced: false });
+        // Its to-do list, whole: the conversation's plan.
+        if (block.name === "TodoWrite" && isObject(block.input)) this.emit({ type: "plan", entries: todosOf(block.input.todos) });
       }
     }
   }
@@ -369,7 +392,7 @@ class ClaudeSession implements RuntimeSession {
   }
 
   private result(message: Json): void {
-    if (message.usage) this.emit({ type: "usage", usage: usageOf(message.usage as Json) });
+    if (message.usage && !this.usageCounted) this.emit({ type: "usage", usage: usageOf(message.usage as Json) });
     if (this.interrupting) return this.finish({ type: "done", outcome: "interrupted" });
     if (message.subtype === "success" && message.is_error !== true) return this.finish({ type: "done", outcome: "completed" });
     const said = typeof message.result === "string" && message.result ? message.result : Array.isArray(message.errors) ? message.errors.join("; ") : "";
@@ -380,6 +403,43 @@ class ClaudeSession implements RuntimeSession {
       return;
     }
     this.finish({ type: "done", outcome: "failed", error: this.failure(said || `the turn ended: ${String(message.subtype)}`) });
+  }
+
+  /**
+   * AskUserQuestion: its questions go to the user (input_requested), and the
+   * answers come back as the SDK takes them — the tool's input with
+   * `answers` (question text → the label(s) picked, or the text typed). A
+   * declined or cancelled question denies the call.
+   */
+  private question(input: Record<string, unknown>, context: Json): Promise<Json> {
+    const callId = String(context.toolUseID ?? randomUUID());
+    // Shown as a call running (its tool_result ends it), so the question's toolCallId names a record.
+    if (!this.calls.has(callId)) this.calls.set(callId, { toolName: "AskUserQuestion", arguments: input, announced: false });
+    this.announce(callId);
+    const asked = (Array.isArray(input.questions) ? input.questions : []) as Json[];
+    return new Promise((resolve) => {
+      let answered = false;
+      const respond = (answers: Record<string, string[]> | null) => {
+        if (answered) return;
+        answered = true;
+        if (!answers) return resolve({ behavior: "deny", message: "The user did not answer." });
+        const byText = Object.fromEntries(asked.map((q, i) => [String(q.question ?? ""), (answers[String(i)] ?? []).join(", ")]));
+        resolve({ behavior: "allow", updatedInput: { ...input, answers: byText } });
+      };
+      (context.signal as AbortSignal | undefined)?.addEventListener("abort", () => respond(null), { once: true });
+      this.emit({
+        type: "question",
+        question: {
+          callId,
+          questions: asked.map((q, i) => ({
+            id: String(i),
+            question: [q.header, q.question].filter((part) => typeof part === "string" && part !== "").join(": ") || "?",
+            ...(Array.isArray(q.options) && q.options.length > 0 ? { choices: (q.options as Json[]).map((o) => String(o.label)), ...(q.multiSelect ? { multiple: true } : {}) } : {}),
+          })),
+          respond,
+        },
+      });
+    });
   }
 
   /** canUseTool under approvalPolicy "never": allowed at once, and shown as running (a read-only mirror). */
@@ -423,7 +483,16 @@ function resultText(content: unknown): string {
   return content.map((block: Json) => (block?.type === "text" ? String(block.text ?? "") : `[${String(block?.type ?? "content")}]`)).join("\n");
 }
 
-/** The turn's usage (Anthropic's: input counted apart from the cache's reads and writes). */
+/** TodoWrite's todos ({content, status, activeForm}) as agentwire's plan entries. */
+function todosOf(todos: unknown): PlanEntry[] {
+  if (!Array.isArray(todos)) return [];
+  return todos.map((todo: Json) => ({
+    content: String(todo?.content ?? ""),
+    status: todo?.status === "completed" ? "completed" : todo?.status === "in_progress" ? "in_progress" : "pending",
+  }));
+}
+
+/** A model call's or the turn's usage (Anthropic's: input counted apart from the cache's reads and writes). */
 function usageOf(usage: Json): TokenUsage {
   const input = Number(usage.input_tokens ?? 0);
   const read = Number(usage.cache_read_input_tokens ?? 0);

@@ -18,6 +18,7 @@
  */
 import { join } from "node:path";
 import type { ParsedRuntimeDefinition } from "../../protocol/config-runtimes.js";
+import type { PlanEntry } from "../../protocol/plan.js";
 import type { TokenUsage } from "../../protocol/usage.js";
 import type { ReasoningLevel } from "../llm/provider.js";
 import { JsonRpcLines, type IncomingRequest } from "./json-lines-process.js";
@@ -140,12 +141,16 @@ export class CodexRuntime implements AgentRuntime {
     return rpc;
   }
 
-  /** `-c key=value` overrides: a model provider at baseUrl when one is configured (nothing is written to the user's config.toml). */
+  /** `-c key=value` overrides: its plan tool on, and a model provider at baseUrl when one is configured (nothing is written to the user's config.toml). */
   private configArgs(): string[] {
     const { baseUrl, wireApi, apiKeyEnv } = this.definition;
-    if (!baseUrl) return [];
+    // Its plan tool (off by default in 0.169) is what turn/plan/updated reports: agentwire's plan_updated.
+    // Its request_user_input (offered, but refused outside plan mode unless this feature is on) is agentwire's input_requested.
+    const plan = ["-c", "tools.update_plan.enabled=true", "-c", "features.default_mode_request_user_input=true"];
+    if (!baseUrl) return plan;
     const set = (key: string, value: string) => ["-c", `${key}=${JSON.stringify(value)}`];
     return [
+      ...plan,
       ...set("model_provider", PROVIDER_ID),
       ...set(`model_providers.${PROVIDER_ID}.name`, PROVIDER_ID),
       ...set(`model_providers.${PROVIDER_ID}.base_url`, baseUrl),
@@ -258,6 +263,9 @@ class CodexSession implements RuntimeSession {
         if (last) this.emit({ type: "usage", usage: usageOf(last) });
         return;
       }
+      case "turn/plan/updated":
+        // Its update_plan tool's list, whole: the conversation's plan.
+        return this.emit({ type: "plan", entries: planOf(params.plan) });
       case "error":
         if (!params.willRetry) this.lastError = String((params.error as Json | undefined)?.message ?? "the runtime reported an error");
         return;
@@ -320,7 +328,26 @@ class CodexSession implements RuntimeSession {
       });
       return;
     }
-    // Questions agentwire cannot put to its user through this runtime yet (request_user_input, MCP elicitation, permission grants).
+    if (request.method === "item/tool/requestUserInput") {
+      const questions = Array.isArray(params.questions) ? (params.questions as Json[]) : [];
+      this.emit({
+        type: "question",
+        question: {
+          callId: String(params.itemId),
+          questions: questions.map((q) => ({
+            id: String(q.id),
+            question: [q.header, q.question].filter((part) => typeof part === "string" && part !== "").join(": ") || "?",
+            // Its options as choices (an input_requested with choices takes one of them: Codex's free "other" answer is not offered).
+            ...(Array.isArray(q.options) && q.options.length > 0 ? { choices: (q.options as Json[]).map((o) => String(o.label)) } : {}),
+            ...(q.isSecret ? { secret: true } : {}),
+          })),
+          // An empty answer set is how Codex's own client reports a dismissed question.
+          respond: (answers) => request.respond({ answers: Object.fromEntries(Object.entries(answers ?? {}).map(([id, list]) => [id, { answers: list }])) }),
+        },
+      });
+      return;
+    }
+    // Questions agentwire cannot put to its user through this runtime yet (MCP elicitation, permission grants).
     request.fail(-32601, `agentwire does not answer ${request.method}`);
   }
 }
@@ -347,6 +374,15 @@ function resultOf(item: Json, status: string): string {
   if (item.type === "commandExecution") return String(item.aggregatedOutput ?? (status === "declined" ? "[declined]" : ""));
   if (item.type === "mcpToolCall") return JSON.stringify(item.result ?? item.error ?? null);
   return status;
+}
+
+/** Codex's plan steps ({step, status: pending | inProgress | completed}) as agentwire's plan entries. */
+function planOf(plan: unknown): PlanEntry[] {
+  if (!Array.isArray(plan)) return [];
+  return plan.map((step: Json) => ({
+    content: String(step?.step ?? ""),
+    status: step?.status === "completed" ? "completed" : step?.status === "inProgress" || step?.status === "in_progress" ? "in_progress" : "pending",
+  }));
 }
 
 function usageOf(last: Json): TokenUsage {

@@ -28,6 +28,19 @@ export class RuntimeTable {
     return this.definitions.has(name);
   }
 
+  /** Each runtime, its kind and whether its package is installed here (models.list); no process is started. */
+  statuses(): { name: string; runtime: string; status: "ok" | "missing"; error?: string }[] {
+    return this.names().map((name) => {
+      const runtime = this.definitions.get(name)!.runtime;
+      try {
+        this.get(name).checkAvailable();
+        return { name, runtime, status: "ok" as const };
+      } catch (error) {
+        return { name, runtime, status: "missing" as const, error: error instanceof Error ? error.message : String(error) };
+      }
+    });
+  }
+
   /** The runtime of that name (its process starts with its first session, not here). */
   get(name: string): AgentRuntime {
     let runtime = this.instances.get(name);

@@ -12,6 +12,7 @@
  * runtime-table.ts without touching the loop.
  */
 import type { ReasoningLevel } from "../llm/provider.js";
+import type { PlanEntry } from "../../protocol/plan.js";
 import type { TokenUsage } from "../../protocol/usage.js";
 
 /** What a runtime can do; what it cannot is refused with CAPABILITY_UNSUPPORTED (capability "runtime") before anything starts. */
@@ -57,6 +58,28 @@ export interface RuntimeApproval {
   respond(decision: "accept" | "decline" | "cancel", answer?: RuntimeApprovalAnswer): void;
 }
 
+/**
+ * Questions the runtime's agent puts to the user (Codex's request_user_input,
+ * Claude's AskUserQuestion), asked one after the other as agentwire's
+ * input_requested; answered once.
+ */
+export interface RuntimeQuestion {
+  /** The runtime's call that asks. */
+  callId: string;
+  questions: RuntimeQuestionItem[];
+  /** The answers by question id, each a list (the choice or choices picked, or the text typed); null: the user declined or it was cancelled. */
+  respond(answers: Record<string, string[]> | null): void;
+}
+
+export interface RuntimeQuestionItem {
+  id: string;
+  question: string;
+  /** Answers to pick from (the user picks one, or several with `multiple`). */
+  choices?: string[];
+  multiple?: boolean;
+  secret?: boolean;
+}
+
 /** What comes with a decision besides yes or no. */
 export interface RuntimeApprovalAnswer {
   arguments?: Record<string, unknown>;
@@ -77,7 +100,11 @@ export type RuntimeEvent =
   | { type: "tool_output"; callId: string; chunk: string }
   | { type: "tool_finished"; callId: string; success: boolean; result: string; exitCode?: number | null }
   | { type: "approval"; approval: RuntimeApproval }
+  | { type: "question"; question: RuntimeQuestion }
+  /** One model call's tokens (one per call the runtime reports; agentwire's usage_updated). */
   | { type: "usage"; usage: TokenUsage }
+  /** The runtime's own plan or to-do list, whole (agentwire's plan_updated); entries as the runtime wrote them (runtime-turn.ts bounds them). */
+  | { type: "plan"; entries: PlanEntry[] }
   | { type: "done"; outcome: "completed" | "interrupted" | "failed"; error?: string };
 
 export interface RuntimeTurnOptions {

@@ -140,7 +140,7 @@ describe.skipIf(!packages.ok)("the Claude runtime", () => {
     const { id, events } = await newConversation(client, { model: "claude/fake-claude", workspace }, "make a file");
     const { generationId } = await client.step({ conversationId: id });
     const pending = (await events.waitForMethod("tool_pending", 20_000)).params;
-    expect(pending).toMatchObject({ generationId, toolCallId: "toolu_touch", toolName: "Bash", autoConfirmed: false });
+    expect(pending).toMatchObject({ generationId, toolCallId: "toolu_touch", toolName: "Bash", autoConfirmed: false, rememberAs: { tool: "Bash" } });
     expect(pending.arguments.command).toBe("touch made-by-claude.txt");
 
     // While Claude waits, an ordinary conversation runs beside it.
@@ -197,6 +197,71 @@ describe.skipIf(!packages.ok)("the Claude runtime", () => {
       ["toolu_skip", "skipped"],
     ]);
   }, 40_000);
+
+  it("counts each model call's usage (usage_updated), carries its TodoWrite list as the plan, and refuses what the conversation's mode does not offer", async () => {
+    const todos = [
+      { content: "Read the code", status: "in_progress", activeForm: "Reading the code" },
+      { content: "Fix it", status: "pending", activeForm: "Fixing it" },
+    ];
+    fake.enqueue(
+      { kind: "reply", toolCalls: [{ id: "toolu_todo", name: "TodoWrite", args: JSON.stringify({ todos }) }], usage: { prompt_tokens: 200, completion_tokens: 20, total_tokens: 220 } },
+      { kind: "reply", toolCalls: [{ id: "toolu_write", name: "Bash", args: JSON.stringify({ command: "touch read-only-mode.txt" }) }] },
+      { kind: "reply", text: ["Not in this mode."] },
+    );
+    // ask mode is read-only: Claude's question about Bash is answered no without asking.
+    const { id, events } = await newConversation(client, { model: "claude/fake-claude", workspace, settings: { mode: "ask" } }, "plan, then make a file");
+    const { generationId } = await client.step({ conversationId: id });
+    expect((await events.waitForEnd(generationId, 20_000)).method).toBe("generation_complete");
+    expect(events.of("plan_updated")).toEqual([
+      expect.objectContaining({
+        generationId,
+        entries: [
+          { content: "Read the code", status: "in_progress" },
+          { content: "Fix it", status: "pending" },
+        ],
+      }),
+    ]);
+    const got = await client.conversation.get({ conversationId: id });
+    expect(got.state.plan?.entries).toHaveLength(2);
+    expect(events.of("tool_pending")).toEqual([]);
+    const refused = events.of("tool_failed").find((p) => p.record.toolCallId === "toolu_write")!;
+    expect(refused.record).toMatchObject({ toolName: "Bash", status: "failed", runBy: "runtime" });
+    expect(refused.record.result).toContain("ask mode");
+    expect(existsSync(join(workspace, "read-only-mode.txt"))).toBe(false);
+    const denied = toolResults(answered(fake).at(-1)!).find((block) => block.tool_use_id === "toolu_write");
+    expect(JSON.stringify(denied)).toContain("ask mode");
+    // One usage_updated per model call, each the call's own tokens; the conversation's totals add them up.
+    const usage = events.of("usage_updated");
+    expect(usage).toHaveLength(answered(fake).length);
+    expect(usage[0]).toMatchObject({ generationId, model: "claude/fake-claude", last: { promptTokens: 200, completionTokens: 20, totalTokens: 220 }, cost: null });
+    expect(got.conversation.usage).toMatchObject({ modelCalls: usage.length, promptTokens: usage.reduce((n, u) => n + u.last!.promptTokens, 0) });
+    expect(usage.at(-1)!.conversation).toEqual(got.conversation.usage);
+  }, 30_000);
+
+  it("runs a call a remembered approval (settings.approvalRules) matches without asking", async () => {
+    fake.enqueue({ kind: "reply", toolCalls: [{ id: "toolu_ruled", name: "Bash", args: JSON.stringify({ command: "touch ruled.txt" }) }] }, { kind: "reply", text: ["Done."] });
+    const { id, events } = await newConversation(client, { model: "claude/fake-claude", workspace, settings: { approvalRules: [{ tool: "Bash" }] } }, "make it");
+    const { generationId } = await client.step({ conversationId: id });
+    expect((await events.waitForEnd(generationId, 20_000)).method).toBe("generation_complete");
+    expect(events.of("tool_pending")).toEqual([expect.objectContaining({ toolCallId: "toolu_ruled", autoConfirmed: true, autoReason: "rule" })]);
+    expect(existsSync(join(workspace, "ruled.txt"))).toBe(true);
+  }, 30_000);
+
+  it("puts Claude's AskUserQuestion to the user as input_requested, and the model gets the answer given by input.respond", async () => {
+    const questions = [{ question: "Which color?", header: "Color", multiSelect: false, options: [{ label: "Red", description: "warm" }, { label: "Blue", description: "cool" }] }];
+    fake.enqueue({ kind: "reply", toolCalls: [{ id: "toolu_ask", name: "AskUserQuestion", args: JSON.stringify({ questions }) }] });
+    const { id, events } = await newConversation(client, { model: "claude/fake-claude", workspace }, "ask me");
+    const { generationId } = await client.step({ conversationId: id });
+    const asked = (await events.waitForMethod("input_requested", 20_000)).params;
+    expect(asked).toMatchObject({ generationId, toolCallId: "toolu_ask", source: "ask_user", question: "Color: Which color?", choices: ["Red", "Blue"] });
+    fake.enqueue({ kind: "reply", text: ["Blue it is."] });
+    expect(await client.input.respond({ conversationId: id, requestId: asked.requestId, answer: "Blue" })).toEqual({ outcome: "answered" });
+    expect((await events.waitForEnd(generationId, 20_000)).method).toBe("generation_complete");
+    const result = toolResults(answered(fake).at(-1)!).find((block) => block.tool_use_id === "toolu_ask");
+    expect(result?.is_error).not.toBe(true);
+    expect(JSON.stringify(result?.content)).toContain("Blue");
+    expect(events.of("tool_pending")).toEqual([]);
+  }, 30_000);
 
   it("stops a turn on interrupt with the partial text kept, and the session goes on afterwards", () => expectInterruptKeepsPartial(client, fake, "claude/fake-claude", workspace, 2500), 40_000);
 

@@ -134,6 +134,66 @@ describe.skipIf(!packages.ok)("the Codex runtime", () => {
     expect(records[2]).toMatchObject({ role: "assistant", content: "Made it." });
   }, 40_000);
 
+  it("counts each model call's usage (usage_updated), carries Codex's plan (plan_updated), and applies the conversation's tool policy and mode to its questions", async () => {
+    const touch = (id: string, file: string) => ({ kind: "reply" as const, toolCalls: [{ id, name: "exec_command", args: JSON.stringify({ cmd: `touch ${file}` }) }] });
+    const plan = [
+      { step: "Look around", status: "in_progress" },
+      { step: "Answer", status: "pending" },
+    ];
+    // Two conversations at once, on one Codex process: shell denied by toolPolicy; auto mode (runs without asking).
+    fake.enqueue(
+      { kind: "reply", toolCalls: [{ id: "call_plan", name: "update_plan", args: JSON.stringify({ plan }) }], usage: { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 } },
+      touch("call_denied", "denied.txt"),
+      { kind: "reply", text: ["Not allowed."] },
+    );
+    const denied = await newConversation(client, { model: "codex/fake-model", workspace, settings: { toolPolicy: { shell: "never" } } }, "plan, then make a file");
+    const first = await client.step({ conversationId: denied.id });
+    expect((await denied.events.waitForEnd(first.generationId, 20_000)).method).toBe("generation_complete");
+    expect(denied.events.of("plan_updated")).toEqual([
+      expect.objectContaining({
+        generationId: first.generationId,
+        entries: [
+          { content: "Look around", status: "in_progress" },
+          { content: "Answer", status: "pending" },
+        ],
+      }),
+    ]);
+    const failed = denied.events.of("tool_failed").find((p) => p.record.toolCallId === "call_denied")!;
+    expect(failed.record).toMatchObject({ toolName: "shell", status: "failed", runBy: "runtime" });
+    expect(failed.record.result).toContain("settings.toolPolicy");
+    expect(denied.events.of("tool_pending").filter((p) => p.toolCallId === "call_denied")).toEqual([]);
+    expect(existsSync(join(workspace, "denied.txt"))).toBe(false);
+    const usage = denied.events.of("usage_updated");
+    expect(usage).toHaveLength(3);
+    expect(usage[0]).toMatchObject({ generationId: first.generationId, model: "codex/fake-model", last: { promptTokens: 100, completionTokens: 10, totalTokens: 110 }, cost: null });
+    const got = await client.conversation.get({ conversationId: denied.id });
+    expect(got.state.plan?.entries).toHaveLength(2);
+    expect(got.conversation.usage).toMatchObject({ modelCalls: 3, promptTokens: usage.reduce((n, u) => n + u.last!.promptTokens, 0) });
+    expect(usage.at(-1)!.conversation).toEqual(got.conversation.usage);
+
+    fake.enqueue(touch("call_auto", "auto.txt"), { kind: "reply", text: ["Made."] });
+    const auto = await newConversation(client, { model: "codex/fake-model", workspace, settings: { mode: "auto" } }, "make a file");
+    const second = await client.step({ conversationId: auto.id });
+    expect((await auto.events.waitForEnd(second.generationId, 20_000)).method).toBe("generation_complete");
+    expect(auto.events.of("tool_pending")).toEqual([expect.objectContaining({ toolCallId: "call_auto", autoConfirmed: true, autoReason: "policy" })]);
+    expect(existsSync(join(workspace, "auto.txt"))).toBe(true);
+  }, 40_000);
+
+  it("puts Codex's request_user_input to the user as input_requested, and hands back the answer given by input.respond", async () => {
+    const questions = [{ id: "color", header: "Color", question: "Which color?", options: [{ label: "Red", description: "warm" }, { label: "Blue", description: "cool" }] }];
+    fake.enqueue({ kind: "reply", toolCalls: [{ id: "call_ask", name: "request_user_input", args: JSON.stringify({ questions }) }] });
+    const { id, events } = await newConversation(client, { model: "codex/fake-model", workspace }, "ask me");
+    const { generationId } = await client.step({ conversationId: id });
+    const asked = (await events.waitForMethod("input_requested", 20_000)).params;
+    expect(asked).toMatchObject({ generationId, source: "ask_user", question: "Color: Which color?", choices: ["Red", "Blue"] });
+    expect((await client.conversation.get({ conversationId: id })).state.pendingInputs).toEqual([expect.objectContaining({ requestId: asked.requestId })]);
+    fake.enqueue({ kind: "reply", text: ["Blue it is."] });
+    expect(await client.input.respond({ conversationId: id, requestId: asked.requestId, answer: "Blue" })).toEqual({ outcome: "answered" });
+    expect((await events.waitForEnd(generationId, 20_000)).method).toBe("generation_complete");
+    const output = JSON.stringify(fake.requests[1]!.input).match(/call_ask[^}]*output[^}]*/)?.[0] ?? "";
+    expect(output).toContain("Blue");
+  }, 30_000);
+
   it("stops a turn on interrupt with the partial text kept, and the thread goes on afterwards", () => expectInterruptKeepsPartial(client, fake, "codex/fake-model", workspace, 2000), 40_000);
 
   it("declines a call on tool.confirm skip, and cancels a waiting one on interrupt", async () => {
@@ -155,6 +215,14 @@ describe.skipIf(!packages.ok)("the Codex runtime", () => {
     expect(existsSync(join(workspace, "declined.txt")) || existsSync(join(workspace, "never.txt"))).toBe(false);
     expect((await client.conversation.get({ conversationId: id })).state.pendingTools).toEqual([]);
   }, 40_000);
+
+  it("lists each configured runtime in models.list with whether its package is installed", async () => {
+    const { runtimes } = await client.models.list({});
+    expect(runtimes).toEqual([
+      { name: "codex", runtime: "codex", status: "ok" },
+      { name: "missing", runtime: "codex", status: "missing", error: expect.stringContaining(`npm install --prefix ${join(root, "no-runtimes-here")} @openai/codex@`) },
+    ]);
+  });
 
   it("refuses what the runtime cannot do, and a runtime whose package is missing names the install command", () =>
     expectRefusals(client, fake, { model: "codex/fake-model", workspace, missingModel: "missing/gpt-5-codex", missingDir: join(root, "no-runtimes-here"), pkg: CODEX_PACKAGE }));

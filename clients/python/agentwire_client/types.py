@@ -2715,6 +2715,21 @@ class ModelsListResultProvidersItem(TypedDict):
     """The endpoint's HTTP status, when it answered with one."""
 
 
+class ModelsListResultRuntimesItem(TypedDict):
+    name: str
+    """Runtime name (config `runtimes`), the prefix of its models: `<name>/<model>`, the model id going
+    to the runtime as is.
+    """
+    runtime: str
+    """Which agent runtime: codex or claude."""
+    status: Literal["ok", "missing"]
+    """ok: its package is installed where the server looks, so a step can start it. missing: it is not;
+    a step on it is refused with CAPABILITY_UNSUPPORTED naming the install command.
+    """
+    error: NotRequired[str]
+    """With missing: what to install, and where."""
+
+
 class ModelsListResult(TypedDict):
     """Result of models.list. Never fails for an endpoint's sake: a provider that cannot be asked is
     reported in `providers`.
@@ -2726,6 +2741,8 @@ class ModelsListResult(TypedDict):
     """
     providers: list[ModelsListResultProvidersItem]
     """Every configured provider, including those whose endpoint is down."""
+    runtimes: list[ModelsListResultRuntimesItem]
+    """Every configured agent runtime (docs/providers.md, "Agent runtimes"); empty when none is."""
     defaultModel: str | None
     """The server's default model (AGENTWIRE_MODEL or --model), or null."""
     defaultProvider: str
