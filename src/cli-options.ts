@@ -22,14 +22,17 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv, where: CommandP
   let parsed: ParsedCli | undefined;
   let out = "";
   let err = "";
+  // No command at all: the overview, as --help (commander would count it an error).
+  // `help mcp add`: commander's help command takes one word, so it becomes `mcp add --help`.
+  const words = argv.length === 0 ? ["--help"] : argv[0] === "help" && argv.length > 2 ? [...argv.slice(1), "--help"] : argv;
+  const first = words[0];
   const program = buildProgram(env, where, {
     parsed: (result) => (parsed = result),
     out: (text) => (out += text),
     err: (text) => (err += text),
+    // `help serve` shows serve's options: only a command word names what runs.
+    runs: first !== undefined && !first.startsWith("-") && first !== "help" ? first : undefined,
   });
-  // No command at all: the overview, as --help (commander would count it an error).
-  // `help mcp add`: commander's help command takes one word, so it becomes `mcp add --help`.
-  const words = argv.length === 0 ? ["--help"] : argv[0] === "help" && argv.length > 2 ? [...argv.slice(1), "--help"] : argv;
   try {
     program.parse(words, { from: "user" });
   } catch (error) {

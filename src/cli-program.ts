@@ -53,6 +53,24 @@ export interface ProgramSinks {
   /** Where commander writes help (stdout's) and errors (stderr's). */
   out(text: string): void;
   err(text: string): void;
+  /**
+   * The top-level command that will run (`chat` of `chat "hello"`): the
+   * configuration keys' flags, ~40 options a command, are added to it
+   * alone — adding them to every command was ~5–15 ms of each start. Unset:
+   * every command gets its options (help, the reference docs).
+   */
+  runs?: string;
+}
+
+/** Each program's `runs` (see ProgramSinks). */
+const RUNS = new WeakMap<Command, string>();
+
+/** Whether `command` belongs to another top-level command than the one that will run: its flags are never read. */
+function notRun(command: Command): boolean {
+  let top = command;
+  while (top.parent?.parent) top = top.parent;
+  const runs = top.parent ? RUNS.get(top.parent) : undefined;
+  return runs !== undefined && top.name() !== runs && !top.aliases().includes(runs);
 }
 
 /** `--data-dir DIR` → `--data-dir <DIR>`; a list flag repeats (and each may hold commas). */
@@ -75,6 +93,7 @@ function flagValues(command: Command): FlagValues {
 
 /** serve's and config's flags: every configuration key's, --token-file and --config. */
 function addServerOptions(command: Command): Command {
+  if (notRun(command)) return command;
   for (const key of flaggedKeys().values()) command.addOption(configOption(key));
   return command
     .option("--token-file <FILE>", "require the token in FILE (read once, whitespace trimmed); prefer it to --token, which every local user can read (ps) until the server has started")
@@ -110,6 +129,7 @@ function serverConfig(command: Command, env: NodeJS.ProcessEnv, where: CommandPl
  * flags, but those that place a server: it listens on a free loopback port).
  */
 function addClientOptions(command: Command, jsonHelp: string | undefined, own: (command: Command) => void = () => {}, environment: [string, string][] = []): Command {
+  if (notRun(command)) return command;
   command
     .option("--url <URL>", "a running server (ws://HOST:PORT; else AGENTWIRE_URL); without one, the server running here that holds the data dir, else one started inside the command")
     .option("--token-file <FILE>", "the server's token, read from FILE (else AGENTWIRE_TOKEN)")
@@ -154,6 +174,7 @@ export function buildProgram(env: NodeJS.ProcessEnv, where: CommandPlace, sinks:
     .helpOption("-h, --help", "show this help")
     .helpCommand("help [command]", "a command's help and examples")
     .addHelpText("after", "\nagentwire help COMMAND (or agentwire COMMAND --help): its options and examples.");
+  if (sinks.runs !== undefined) RUNS.set(program, sinks.runs);
 
   addServerOptions(program.command("serve").summary("start the server").description("start the server: prints `agentwire listening on ws://HOST:PORT` once ready; logs go to stderr"))
     .addHelpText("after", `${examples([

@@ -43,6 +43,14 @@ export function flagName(key: Pick<ConfigKey, "flag">): string | undefined {
 
 /** Every key of `schema` (default: agentwire.json's), sections first then their keys, in the schema's order. */
 export function configKeys(schema: z.ZodObject = AgentwireConfigFile): ConfigKey[] {
+  // agentwire.json's list is walked once: building the command line alone asks for it once per command (~2 ms a walk at start).
+  if (schema === AgentwireConfigFile) return [...(fileKeys ??= walked(schema))];
+  return walked(schema);
+}
+
+let fileKeys: readonly ConfigKey[] | undefined;
+
+function walked(schema: z.ZodObject): ConfigKey[] {
   const out: ConfigKey[] = [];
   walk(schema, "", out);
   return out;

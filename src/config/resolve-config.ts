@@ -16,7 +16,7 @@ import { projectDataDirNotice } from "./project-data-dir.js";
 import { environmentKeys, valueFromText } from "./config-keys.js";
 import { type ConfigLayer, type MergedConfig, mergeLayers, setAt, valueAt } from "./config-layers.js";
 import { ignoredNotice, trustRequiredPathsIn, untrustedNotice, withoutPaths } from "./config-trust.js";
-import { defaultConfig, type ServerConfig } from "./server-config.js";
+import { defaultConfig, PARSE_CONFIG, type ServerConfig } from "./server-config.js";
 import { TrustStore, trustStorePath } from "./trust-store.js";
 
 export interface ResolveOptions {
@@ -152,7 +152,7 @@ function environmentLayer(env: NodeJS.ProcessEnv): ConfigLayer {
 
 /** Environment and flag values pass the same schema as a file, and an error names the variable or flag. */
 function checked(layer: ConfigLayer): ConfigLayer {
-  const parsed = AgentwireConfigFile.safeParse(layer.values);
+  const parsed = AgentwireConfigFile.safeParse(layer.values, PARSE_CONFIG);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const path = formatIssuePath(issue.path);
@@ -168,7 +168,7 @@ function checked(layer: ConfigLayer): ConfigLayer {
  * lists (a provider's `wire`).
  */
 function toServerConfig(merged: MergedConfig, env: NodeJS.ProcessEnv): ServerConfig {
-  const parsed = AgentwireConfigFile.safeParse(merged.values);
+  const parsed = AgentwireConfigFile.safeParse(merged.values, PARSE_CONFIG);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const path = formatIssuePath(issue.path);
