@@ -12,7 +12,7 @@
  */
 import type * as acp from "@agentclientprotocol/sdk";
 import { RequestError } from "@agentclientprotocol/sdk";
-import type { AgentwireClient, Conversation, InputRequestedNotification, ToolPendingNotification } from "../../clients/typescript/index.js";
+import type { AgentwireClient, Conversation, InputRequestedNotification, MessageAppendParams, MessageAppendResult, ToolPendingNotification } from "../../clients/typescript/index.js";
 import { AgentwireRpcError, ErrorCodes } from "../../clients/typescript/index.js";
 import { checkFrameSize, FrameTooLargeError } from "../chat/frame-limit.js";
 import { elicitationOf, respondOf } from "./input-requests.js";
@@ -65,6 +65,8 @@ export class AcpSession {
         /** The prompt's message, and whether a generation has taken it yet (a held message is stored when one does). */
         recordId?: string;
         taken?: boolean;
+        /** The message was taken as a queued one before its generation started: the next generation_started is the prompt's. */
+        followNext?: boolean;
       }
     | undefined;
   /** The generation running now, as its events told (a queued message is taken by the one that starts for it). */
@@ -173,10 +175,7 @@ export class AcpSession {
         ...(message.attachments.length > 0 ? { attachments: message.attachments } : {}),
       };
       checkFrameSize(client, "message.append", params, "the prompt");
-      const record = await client.message.append(params);
-      this.#ownMessages.add(record.id);
-      this.#turn!.recordId = record.id;
-      if (record.delivery !== "steer" && record.delivery !== "queued") this.#turn!.taken = true;
+      const record = await this.#append(params);
       // Cancelled before the generation started: the message stays, no step runs.
       if (this.#turn!.cancelled) return { stopReason: "cancelled" };
       const firstLine = message.content.trim().split("\n")[0]!.slice(0, 80);
@@ -184,10 +183,10 @@ export class AcpSession {
         this.#titled = true;
         client.conversation.update({ conversationId: this.conversationId, title: firstLine }).catch((error: Error) => this.link.log(`title not set: ${error.message}`));
       }
-      const generationId = await this.#generationFor(record.delivery === "steer");
-      this.#turn!.generationId = generationId;
-      const early = this.#ended.get(generationId);
-      if (early) this.#settle(generationId, early);
+      const generationId = await this.#generationFor(record, params);
+      if (generationId !== undefined) this.#turn!.generationId = generationId;
+      const early = generationId === undefined ? undefined : this.#ended.get(generationId);
+      if (early) this.#settle(generationId!, early);
       // A cancel that came while step was on its way found nothing to interrupt yet.
       else if (this.#turn!.cancelled) await this.cancel();
       const end = await ending;
@@ -203,20 +202,34 @@ export class AcpSession {
     }
   }
 
+  /** Append the prompt's message and note it as this turn's (stored at once, or held while a generation runs). */
+  async #append(params: MessageAppendParams): Promise<MessageAppendResult> {
+    const record = await this.link.client.message.append(params);
+    this.#ownMessages.add(record.id);
+    this.#turn!.recordId = record.id;
+    this.#turn!.taken = record.delivery === undefined;
+    return record;
+  }
+
   /**
    * The generation that answers the message just appended: a new step, or, when a generation was
    * already running (another client's, or one a restart's pending call resumed), that one, which the
-   * message was steered into and which makes one more model call for it.
+   * message was steered into and which makes one more model call for it. A held message whose
+   * generation ended before it was taken waits as a queued one: it is taken back and sent to a step
+   * of our own, unless the server's queue already took it — then the generation started for it is the
+   * prompt's, learnt from the events (undefined here).
    */
-  async #generationFor(steered: boolean): Promise<string> {
+  async #generationFor(record: MessageAppendResult, params: MessageAppendParams, tries = 3): Promise<string | undefined> {
     const { client } = this.link;
     const running = async () => (await client.conversation.get({ conversationId: this.conversationId })).state.generationId;
-    if (steered) {
+    if (record.delivery !== undefined) {
       const id = await running();
-      if (id) {
-        this.#turn!.steered = true;
-        return id;
-      }
+      this.#turn!.steered = true;
+      if (id) return id;
+      const { removed } = await client.queue.remove({ conversationId: this.conversationId, recordId: record.id });
+      if (!removed || tries === 0) return this.#turn!.generationId;
+      this.#turn!.steered = false;
+      return this.#generationFor(await this.#append(params), params, tries - 1);
     }
     try {
       return (await client.step({ conversationId: this.conversationId })).generationId;
@@ -256,13 +269,20 @@ export class AcpSession {
         return;
       case "generation_started":
         this.#running = params.generationId;
+        if (this.#turn?.followNext) {
+          this.#turn.followNext = false;
+          this.#turn.generationId = params.generationId;
+        }
         return;
       case "message_added":
         if (this.#turn && params.record.id === this.#turn.recordId) {
           this.#turn.taken = true;
           // Steered too late for the generation it was steered into, the message waited as a queued one and the
           // generation started for it took it: the prompt follows that one.
-          if (params.delivery === "queued" && this.#running) this.#turn.generationId = this.#running;
+          if (params.delivery === "queued") {
+            if (this.#running) this.#turn.generationId = this.#running;
+            else this.#turn.followNext = true;
+          }
         }
         // Someone else's message (another client, a queued one): the editor shows it as the user's.
         if (params.record.role === "user" && !this.#ownMessages.delete(params.record.id) && params.record.content) {
