@@ -16,6 +16,7 @@
  * record and the request re-sends them unchanged at the head of that turn.
  */
 import { LlmError, type DoneEvent, type ProposedToolCall, type Usage } from "../provider.js";
+import { parseStreamEvent } from "./stream-event.js";
 import { connectAnthropic } from "./anthropic-client.js";
 import type { DeltaBatch, Wire, WireStream } from "./wire.js";
 
@@ -58,12 +59,7 @@ export class AnthropicStream implements WireStream {
   }
 
   feed(data: string, out: DeltaBatch): boolean {
-    let event: Json;
-    try {
-      event = JSON.parse(data);
-    } catch (error) {
-      throw new LlmError(`the model endpoint sent an event that is not valid JSON (${(error as Error).message})`, "malformed");
-    }
+    const event = parseStreamEvent<Json>(data, "event");
     if (!event || typeof event !== "object") return false;
     switch (event.type) {
       case "message_start":

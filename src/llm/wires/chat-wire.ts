@@ -6,6 +6,7 @@
 import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
 import type { ChatMessage } from "../chat-message.js";
 import { LlmError, type ChatRequest, type DoneEvent, type ProposedToolCall, type Usage } from "../provider.js";
+import { parseStreamEvent } from "./stream-event.js";
 import { connectOpenAI } from "./openai-client.js";
 import type { DeltaBatch, Wire, WireStream } from "./wire.js";
 
@@ -68,12 +69,7 @@ function count(value: unknown): number | null {
 
 /** One event's JSON; an `{"error": …}` event is the endpoint failing mid-stream. */
 function parseChunk(data: string): ChatCompletionChunk {
-  let chunk: ChatCompletionChunk & { error?: { message?: unknown } };
-  try {
-    chunk = JSON.parse(data);
-  } catch (error) {
-    throw new LlmError(`the model endpoint sent a chunk that is not valid JSON (${(error as Error).message})`, "malformed");
-  }
+  const chunk = parseStreamEvent<ChatCompletionChunk & { error?: { message?: unknown } }>(data, "chunk");
   if (chunk && typeof chunk === "object" && chunk.error) {
     const message = typeof chunk.error.message === "string" ? chunk.error.message : JSON.stringify(chunk.error);
     throw new LlmError(`the model endpoint reported an error mid-stream: ${message}`, "http");

@@ -14,6 +14,7 @@
  * nothing new and is skipped.
  */
 import { LlmError, type ChatRequest, type DoneEvent, type ProposedToolCall, type Usage } from "../provider.js";
+import { parseStreamEvent } from "./stream-event.js";
 import { responsesRequestBody, type ResponsesWireOptions } from "./responses-request.js";
 import { connectOpenAI } from "./openai-client.js";
 import type { DeltaBatch, Wire, WireStream } from "./wire.js";
@@ -68,12 +69,7 @@ export class ResponsesStream implements WireStream {
   }
 
   feed(data: string, out: DeltaBatch): boolean {
-    let event: Json;
-    try {
-      event = JSON.parse(data);
-    } catch (error) {
-      throw new LlmError(`the model endpoint sent an event that is not valid JSON (${(error as Error).message})`, "malformed");
-    }
+    const event = parseStreamEvent<Json>(data, "event");
     if (!event || typeof event !== "object") return false;
     switch (event.type) {
       case "response.output_text.delta":
