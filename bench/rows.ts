@@ -51,6 +51,11 @@ export const ROW_SPECS: RowSpec[] = [
   { id: "paced.added_p99", scenario: "paced", label: "p99 added over the bare relay (agentwire − relay, per launch)", unit: "ms", target: le(0.5, "≤ 0.5 ms") },
   { id: "paced.scavenges", scenario: "paced", label: "server scavenges (young-generation GCs) per 1000 tokens", unit: "/1k tok" },
 
+  { id: "features.p50", scenario: "features", label: "per-token latency p50 after a plan and an approved edit with its diff (floor: the plain turn)", unit: "ms", target: addedLe(0.15, "≤ plain turn + 0.15 ms") },
+  { id: "features.p99", scenario: "features", label: "per-token latency p99 after a plan and an approved edit with its diff (floor: the plain turn)", unit: "ms", target: addedLe(0.5, "≤ plain turn + 0.5 ms") },
+  { id: "features.cpu", scenario: "features", label: "server CPU per paced turn after a plan and an edit (floor: the plain turn)", unit: "ms" },
+  { id: "features.edit_done", scenario: "features", label: "edit_file with its diff shown: approve → tool_completed", unit: "ms" },
+
   { id: "tool.ack", scenario: "tool round trip", label: "approve → tool.confirm answer", unit: "ms", target: le(1, "≤ 1 ms") },
   { id: "tool.done", scenario: "tool round trip", label: "approve → tool_completed", unit: "ms", target: addedLe(2, "≤ floor + 2 ms (a bare spawn of the same command)") },
   { id: "tool.next", scenario: "tool round trip", label: "approve → next generation_progress", unit: "ms" },

@@ -35,6 +35,7 @@ import { curveConversations } from "./scenarios/curve-conversations.js";
 import { curveStored } from "./scenarios/curve-stored.js";
 import { curveSubscribers } from "./scenarios/curve-subscribers.js";
 import { fanout } from "./scenarios/fanout.js";
+import { features } from "./scenarios/features.js";
 import { idleSockets } from "./scenarios/idle-sockets.js";
 import { paced } from "./scenarios/paced.js";
 import type { Scenario } from "./scenarios/scenario.js";
@@ -46,6 +47,7 @@ const SCENARIOS: Record<string, Scenario> = {
   cold: coldStart,
   burst,
   paced,
+  features,
   tool: toolRoundTrip,
   fanout,
   "cluster-fanout": clusterFanout,
