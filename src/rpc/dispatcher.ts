@@ -5,10 +5,17 @@
  * single requests go through json-rpc-2.0's JSONRPCServer, whose per-call
  * `serverParams` carries the connection. Params are validated here, once,
  * with the method's zod schema, so handlers receive typed values.
+ *
+ * The schemas are not built at start: the method names, scopes and
+ * experimental reasons come from protocol/method-table.ts (plain data,
+ * generated from the inventory), and protocol/inventory.ts with every params
+ * schema is imported on the first request that validates params (see
+ * methodSchemas), so a server that is only started, never asked, does not
+ * build them.
  */
 import { JSONRPCErrorException, JSONRPCServer, type JSONRPCRequest, type JSONRPCResponse } from "json-rpc-2.0";
 import type * as z from "zod";
-import { experimentalReason, requests, type RequestMethod, type Requests } from "../../protocol/index.js";
+import { methodTable, type RequestMethod, type Requests } from "../../protocol/index.js";
 import type { Logger } from "../logging/logger.js";
 import { classify, errorResponse, type Classified, type ErrorResponse, type JsonRpcId } from "./envelope.js";
 import { DEFAULT_FRAME_LIMITS, frameShapeProblem, TimeSlicer, type FrameLimits } from "./frame-limits.js";
@@ -46,6 +53,27 @@ export interface DispatcherOptions<C extends CallContext> {
 
 type Reply = JSONRPCResponse | ErrorResponse;
 
+type Inventory = typeof import("../../protocol/inventory.js");
+let inventory: Inventory | undefined;
+let loading: Promise<Inventory["requests"]> | undefined;
+/** How many times this process imported the inventory's schemas (0 or 1; tests check the start path leaves it at 0). */
+export const schemaLoads = { count: 0 };
+
+/**
+ * The inventory's request table with every method's zod schemas, imported on
+ * first use (one import per process, shared by concurrent first requests):
+ * building the ~80 methods' params, results and event schemas costs start
+ * time and memory a server that serves nothing yet need not pay.
+ */
+export function methodSchemas(): Promise<Inventory["requests"]> {
+  loading ??= import("../../protocol/inventory.js").then((loaded) => {
+    schemaLoads.count++;
+    inventory = loaded;
+    return loaded.requests;
+  });
+  return loading;
+}
+
 export class Dispatcher<C extends CallContext> {
   private readonly server: JSONRPCServer<C>;
   private readonly handlers: HandlerTable<C>;
@@ -70,7 +98,7 @@ export class Dispatcher<C extends CallContext> {
       }
       return wire(id, RpcError.internal()) as never;
     };
-    for (const method of Object.keys(requests) as RequestMethod[]) {
+    for (const method of Object.keys(methodTable) as RequestMethod[]) {
       this.server.addMethod(method, (params, context) => this.invoke(method, params, context));
     }
   }
@@ -151,7 +179,7 @@ export class Dispatcher<C extends CallContext> {
     if (message.kind === "invalid") return wire(message.id, RpcError.invalidRequest(message.detail));
     // Responses to server-initiated requests: the server sends none yet, so there is nothing to route.
     if (message.kind === "response") return null;
-    if (!Object.prototype.hasOwnProperty.call(requests, message.method)) {
+    if (!Object.prototype.hasOwnProperty.call(methodTable, message.method)) {
       if (message.id === undefined) return null;
       return wire(message.id, RpcError.methodNotFound(message.method));
     }
@@ -169,12 +197,13 @@ export class Dispatcher<C extends CallContext> {
   private async invoke<M extends RequestMethod>(method: M, rawParams: unknown, context: C): Promise<unknown> {
     try {
       if (method !== "initialize" && !context.connection.initialized) throw RpcError.notInitialized(method);
-      const experimental = experimentalReason(method);
+      const experimental = methodTable[method].experimental;
       if (experimental !== undefined && !context.connection.experimentalApi) {
         throw RpcError.experimentalApiRequired(method, experimental);
       }
       if (Array.isArray(rawParams)) throw RpcError.invalidParam("", "params must be an object (by-name), not an array", "invalid_type");
-      const schema = requests[method].params as z.ZodType;
+      // Once loaded, no await: a request pays the import only while it is under way.
+      const schema = (inventory?.requests ?? (await methodSchemas()))[method].params as z.ZodType;
       const parsed = schema.safeParse(rawParams ?? {});
       if (!parsed.success) throw RpcError.fromZod(parsed.error);
       const handler = this.handlers[method] as unknown as (p: unknown, c: C) => unknown;
