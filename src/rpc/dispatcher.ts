@@ -10,8 +10,8 @@
  * experimental reasons come from protocol/method-table.ts (plain data,
  * generated from the inventory), and protocol/inventory.ts with every params
  * schema is imported on the first request that validates params (see
- * methodSchemas), so a server that is only started, never asked, does not
- * build them.
+ * Dispatcher.methodSchemas), so a server that is only started, never asked,
+ * does not build them (test/bundle/start-path-schemas.test.ts).
  */
 import { JSONRPCErrorException, JSONRPCServer, type JSONRPCRequest, type JSONRPCResponse } from "json-rpc-2.0";
 import type * as z from "zod";
@@ -53,26 +53,7 @@ export interface DispatcherOptions<C extends CallContext> {
 
 type Reply = JSONRPCResponse | ErrorResponse;
 
-type Inventory = typeof import("../../protocol/inventory.js");
-let inventory: Inventory | undefined;
-let loading: Promise<Inventory["requests"]> | undefined;
-/** How many times this process imported the inventory's schemas (0 or 1; tests check the start path leaves it at 0). */
-export const schemaLoads = { count: 0 };
-
-/**
- * The inventory's request table with every method's zod schemas, imported on
- * first use (one import per process, shared by concurrent first requests):
- * building the ~80 methods' params, results and event schemas costs start
- * time and memory a server that serves nothing yet need not pay.
- */
-export function methodSchemas(): Promise<Inventory["requests"]> {
-  loading ??= import("../../protocol/inventory.js").then((loaded) => {
-    schemaLoads.count++;
-    inventory = loaded;
-    return loaded.requests;
-  });
-  return loading;
-}
+type MethodSchemas = (typeof import("../../protocol/inventory.js"))["requests"];
 
 export class Dispatcher<C extends CallContext> {
   private readonly server: JSONRPCServer<C>;
@@ -80,6 +61,9 @@ export class Dispatcher<C extends CallContext> {
   private readonly log: Logger;
   readonly limits: FrameLimits;
   private readonly translateError: (error: unknown) => RpcError | undefined;
+  /** The inventory's request table, once imported (see methodSchemas). */
+  private schemas: MethodSchemas | undefined;
+  private loadingSchemas: Promise<MethodSchemas> | undefined;
 
   constructor(options: DispatcherOptions<C>) {
     this.handlers = options.handlers;
@@ -101,6 +85,23 @@ export class Dispatcher<C extends CallContext> {
     for (const method of Object.keys(methodTable) as RequestMethod[]) {
       this.server.addMethod(method, (params, context) => this.invoke(method, params, context));
     }
+  }
+
+  /** Whether this dispatcher has imported the params schemas yet (a request that validates params imports them). */
+  get schemasLoaded(): boolean {
+    return this.schemas !== undefined;
+  }
+
+  /**
+   * The inventory's request table with every method's zod schemas, imported
+   * on first use and shared by concurrent first requests: building the ~80
+   * methods' params, results and event schemas costs start time and memory
+   * that a server which has served nothing yet need not pay. (One import per
+   * process: a second dispatcher gets the module already evaluated.)
+   */
+  private methodSchemas(): Promise<MethodSchemas> {
+    this.loadingSchemas ??= import("../../protocol/inventory.js").then((loaded) => (this.schemas = loaded.requests));
+    return this.loadingSchemas;
   }
 
   /**
@@ -203,7 +204,7 @@ export class Dispatcher<C extends CallContext> {
       }
       if (Array.isArray(rawParams)) throw RpcError.invalidParam("", "params must be an object (by-name), not an array", "invalid_type");
       // Once loaded, no await: a request pays the import only while it is under way.
-      const schema = (inventory?.requests ?? (await methodSchemas()))[method].params as z.ZodType;
+      const schema = (this.schemas ?? (await this.methodSchemas()))[method].params as z.ZodType;
       const parsed = schema.safeParse(rawParams ?? {});
       if (!parsed.success) throw RpcError.fromZod(parsed.error);
       const handler = this.handlers[method] as unknown as (p: unknown, c: C) => unknown;
