@@ -1,10 +1,13 @@
 /**
- * Constants of client-tools.ts that the server's start path reads, kept apart from
- * its zod schemas: client-tools.ts re-exports them (`export *`), so they are imported
- * from there or from protocol/index.ts as before, and a bundle that uses only
- * these builds none of client-tools.ts's schemas (package.json "sideEffects" lets
- * esbuild skip the module). The schemas are built when the dispatcher first
- * loads the inventory (src/rpc/dispatcher.ts).
+ * Constants of client-tools.ts that the server's start path reads, kept apart
+ * from its zod schemas, which only requests need (they are built when the
+ * dispatcher first loads the inventory, src/rpc/dispatcher.ts). client-
+ * tools.ts re-exports them (`export *`), so its importers need not change; but
+ * server code imports them through protocol/index.ts (or from this file):
+ * package.json "sideEffects" lets esbuild skip client-tools.ts, and its
+ * schemas, for a name re-exported through index.ts, whereas importing the name
+ * from client-tools.ts itself brings that module into the bundle's start
+ * chunks (test/bundle/start-path-schemas.test.ts).
  */
 /** Most tools one connection registers on one conversation. */
 export const MAX_CLIENT_TOOLS = 32;

@@ -100,7 +100,13 @@ export class Dispatcher<C extends CallContext> {
    * process: a second dispatcher gets the module already evaluated.)
    */
   private methodSchemas(): Promise<MethodSchemas> {
-    this.loadingSchemas ??= import("../../protocol/inventory.js").then((loaded) => (this.schemas = loaded.requests));
+    this.loadingSchemas ??= import("../../protocol/inventory.js").then(
+      (loaded) => (this.schemas = loaded.requests),
+      (error: unknown) => {
+        this.loadingSchemas = undefined; // the next request tries again
+        throw error;
+      },
+    );
     return this.loadingSchemas;
   }
 

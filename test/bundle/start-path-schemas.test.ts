@@ -8,7 +8,7 @@
  * package.json's "sideEffects" (so a constant imported through
  * protocol/index.ts does not drag its module's schemas in).
  */
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { WebSocket } from "ws";
@@ -28,6 +28,34 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
+/**
+ * The protocol modules the start path may build, and why: the configuration is
+ * parsed at start (its schemas use the conversation settings of records.ts and
+ * what records.ts imports), the lowdb store's file checks use record schemas,
+ * and the rest hold no schema or a few the start path reads. Every other
+ * protocol module (session.ts, conversation.ts, messages.ts, events.ts, …,
+ * inventory.ts) is only needed by requests: built on the first one.
+ */
+const START_PATH_PROTOCOL = new Set([
+  "config.ts", "config-history.ts", "config-mcp.ts", "config-meta.ts", "config-providers.ts", "config-runtimes.ts", "config-tools.ts", "modes.ts",
+  "records.ts", "usage.ts", "tools.ts", "input-request.ts", "attachments.ts", "file-changes.ts", "plan.ts",
+  "errors.ts", "history.ts", "issue-path.ts", "version.ts", "method-table.ts",
+]);
+
+/** The protocol/ sources (as "records.ts", "limits/commands.ts") of the bundle chunks among `loaded`, read from their source maps. */
+async function protocolModules(loaded: Set<string>): Promise<string[]> {
+  const found = new Set<string>();
+  for (const path of loaded) {
+    if (!/[\\/]dist[\\/]bundle[\\/][^\\/]+\.mjs$/.test(path)) continue;
+    const map = JSON.parse(await readFile(`${path}.map`, "utf8")) as { sources: string[] };
+    for (const source of map.sources) {
+      const match = /^(?:\.\.\/)+protocol\/(.+\.ts)$/.exec(source);
+      if (match) found.add(match[1]!);
+    }
+  }
+  return [...found].sort();
+}
+
 /** The inventory chunk (dist/bundle/inventory-HASH.mjs) among the files a process loaded. */
 const inventoryChunks = (loaded: Set<string>) => [...loaded].filter((path) => /[\\/]dist[\\/]bundle[\\/]inventory-[^\\/]+\.mjs$/.test(path));
 
@@ -42,6 +70,9 @@ it("serve prints its listening line without loading the method schemas' chunk, a
   const atStart = await loadedModules(loads);
   expect([...atStart].some((path) => path.endsWith("cli.mjs"))).toBe(true);
   expect(inventoryChunks(atStart)).toEqual([]);
+  const built = await protocolModules(atStart);
+  expect(built).toContain("config.ts");
+  expect(built.filter((name) => !START_PATH_PROTOCOL.has(name) && !name.startsWith("limits/"))).toEqual([]);
 
   const client = await AgentwireClient.connect(url, { WebSocket });
   expect((await client.server.status()).connections).toBe(1);
