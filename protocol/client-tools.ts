@@ -9,17 +9,8 @@ import * as z from "zod";
 import { TOOL_NAME_PATTERN } from "./config-tools.js";
 import { ConversationId, Timestamp } from "./records.js";
 import { ToolKind } from "./tools.js";
-
-/** Most tools one connection registers on one conversation. */
-export const MAX_CLIENT_TOOLS = 32;
-/** Longest description of a client tool, in characters. */
-export const MAX_CLIENT_TOOL_DESCRIPTION_CHARS = 4096;
-/** Largest parameters schema of a client tool, as JSON, in characters. */
-export const MAX_CLIENT_TOOL_SCHEMA_CHARS = 16 * 1024;
-/** Longest tool.result output, in characters (the model reads it whole, like any tool output). */
-export const MAX_CLIENT_TOOL_OUTPUT_CHARS = 256 * 1024;
-/** Conversations one connection may hold client tools on at once. */
-export const MAX_CLIENT_TOOL_CONVERSATIONS = 100;
+import { MAX_CLIENT_TOOLS, MAX_CLIENT_TOOL_DESCRIPTION_CHARS, MAX_CLIENT_TOOL_SCHEMA_CHARS, MAX_CLIENT_TOOL_OUTPUT_CHARS } from "./limits/client-tools.js";
+export * from "./limits/client-tools.js";
 
 export const ClientToolDefinition = z
   .strictObject({

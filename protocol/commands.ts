@@ -1,10 +1,7 @@
 import * as z from "zod";
 import { CommandName, ConversationId } from "./records.js";
+export * from "./limits/commands.js";
 
-/** Command templates read per directory; more are reported, not read. */
-export const MAX_COMMAND_FILES = 200;
-/** Largest template file read. */
-export const MAX_COMMAND_BYTES = 64 * 1024;
 /** Longest `arguments` string of message.append { command }. */
 export const MAX_COMMAND_ARGUMENTS_CHARS = 16 * 1024;
 

@@ -399,9 +399,12 @@ export type LogFormat = ServerSettings["logFormat"];
 /**
  * Every key at its default, read off the schema: for a part built without a
  * configuration (a test, a bench) to fall back on the same value the server
- * would start with. Frozen: shared, never changed.
+ * would start with. Frozen: shared, never changed. Parsed jitless, as
+ * src/config parses the configuration (PARSE_CONFIG): this parse runs when the
+ * module loads, on every start, where zod's generated fast path for the schema
+ * (~5-10 ms of code generation) would never pay back.
  */
-export const CONFIG_DEFAULTS: ParsedConfigFile = deepFreeze(AgentwireConfigFile.parse({}));
+export const CONFIG_DEFAULTS: ParsedConfigFile = deepFreeze(AgentwireConfigFile.parse({}, { jitless: true }));
 
 function deepFreeze<T>(value: T): T {
   if (typeof value === "object" && value !== null) {

@@ -13,14 +13,13 @@ import {
 } from "./records.js";
 import { FileChanges } from "./file-changes.js";
 import { ConversationMcpServers } from "./config-mcp.js";
+import { MAX_IMPORTED_RECORDS } from "./limits/conversation.js";
+export * from "./limits/conversation.js";
 
 /** What conversation.create and conversation.update accept for the same fields. */
 const Title = z.string().max(500);
 const SystemPrompt = z.string().max(1_000_000);
 const Workspace = z.string().min(1).max(4096);
-
-/** Most records one conversation.create may import (the frame limit, maxPayloadBytes, bounds their bytes). */
-export const MAX_IMPORTED_RECORDS = 10_000;
 
 /** A text field of an imported record: each is also held to the server's maxMessageBytes. */
 const ImportedText = z.string().max(4_000_000);

@@ -27,3 +27,4 @@ export * from "./subagents.js";
 export * from "./presence.js";
 export * from "./history.js";
 export * from "./inventory.js";
+export * from "./method-table.js";

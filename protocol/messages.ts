@@ -2,9 +2,8 @@ import * as z from "zod";
 import { AttachmentInput, MAX_ASSET_BYTES, MAX_ATTACHMENTS, MAX_FILE_ATTACHMENT_BYTES } from "./attachments.js";
 import { MAX_COMMAND_ARGUMENTS_CHARS } from "./commands.js";
 import { CommandName, ConversationId, MessageRecord, QueuedMessage } from "./records.js";
-
-/** clientMessageIds remembered per conversation (the most recent ones); a retry older than this window appends again. */
-export const CLIENT_MESSAGE_ID_WINDOW = 256;
+import { CLIENT_MESSAGE_ID_WINDOW } from "./limits/messages.js";
+export * from "./limits/messages.js";
 
 export const MessageAppendParams = z
   .strictObject({

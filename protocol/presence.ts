@@ -8,9 +8,8 @@
  */
 import * as z from "zod";
 import { ConversationId, Timestamp } from "./records.js";
-
-/** At most this many subscribers are listed in `clients`; `count` is always the full number. */
-export const PRESENCE_CLIENTS_MAX = 32;
+import { PRESENCE_CLIENTS_MAX } from "./limits/presence.js";
+export * from "./limits/presence.js";
 
 export const PresenceClient = z
   .object({

@@ -5,10 +5,8 @@
 import * as z from "zod";
 import { TokenUsage } from "./usage.js";
 import { ConversationId, GenerationError, GenerationOutcome, MessageRecord, Timestamp } from "./records.js";
-
-/** The longest one generation.wait may wait: a bot that needs longer asks again. */
-export const MAX_WAIT_MS = 600_000;
-export const DEFAULT_WAIT_MS = 60_000;
+import { MAX_WAIT_MS, DEFAULT_WAIT_MS } from "./limits/run-control.js";
+export * from "./limits/run-control.js";
 
 export const GenerationWaitParams = z
   .strictObject({

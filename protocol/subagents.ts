@@ -9,12 +9,7 @@
 import * as z from "zod";
 import { ConversationId } from "./records.js";
 import { GenerationEventBase } from "./events.js";
-
-/** The tool's name, as tools.list and settings.toolPolicy name it (`{ "spawn_agent": "never" }` takes it away). */
-export const SPAWN_AGENT_TOOL = "spawn_agent";
-
-/** Longest prompt a spawn_agent call may give the child, in characters (limits.maxMessageBytes also applies). */
-export const MAX_SPAWN_PROMPT_CHARS = 200_000;
+export * from "./limits/subagents.js";
 
 export const SubagentStartedNotification = GenerationEventBase.extend({
   toolCallId: z.string().describe("The spawn_agent call (of this conversation) that started the sub-agent."),

@@ -20,6 +20,7 @@ import { editorConfigSchema } from "./config-schema.js";
 import { helpBlock } from "./help-block.js";
 import { buildSchemaDocument } from "./json-schema.js";
 import { methodsBlock } from "./methods-block.js";
+import { emitMethodTable, METHOD_TABLE_PATH } from "./method-table.js";
 import { buildOpenRpcDocument } from "./openrpc.js";
 import { emitPythonErrors, emitPythonMethods, emitPythonTypes, PYTHON_PACKAGE, readRuntime } from "./python-emitter.js";
 import { CONFIG_REFERENCE_PATH, renderConfigReference } from "./reference-config.js";
@@ -33,6 +34,7 @@ export function renderOutputs(root: string): Map<string, string> {
     ["protocol/openrpc.json", json(openrpc)],
     ["protocol/schema.json", json(buildSchemaDocument(PROTOCOL_VERSION))],
     ["protocol/config.schema.json", json(editorConfigSchema())],
+    [METHOD_TABLE_PATH, emitMethodTable()],
     ["clients/typescript/types.ts", emitClientTypes(PROTOCOL_VERSION)],
     ["clients/typescript/errors.ts", emitClientErrors()],
     ["clients/typescript/index.ts", emitClientIndex(PROTOCOL_VERSION)],

@@ -10,7 +10,7 @@
  * that scope fails test/handlers/method-scope.test.ts.
  */
 import type * as z from "zod";
-import { requests, type RequestEntry, type RequestMethod, type Requests } from "../../protocol/index.js";
+import { methodTable, type MethodTableEntry, type RequestMethod, type Requests } from "../../protocol/index.js";
 import type { RequestContext } from "../app.js";
 import type { HandlerTable } from "../rpc/dispatcher.js";
 import type { ConversationRuntime } from "../sessions/conversation-runtime.js";
@@ -49,8 +49,9 @@ export type DamagedHandlers = {
 /** The dispatcher's table: every handler bound to its method's scope. */
 export function bindScopes(handlers: MethodHandlers, damaged: DamagedHandlers = {}): HandlerTable<RequestContext> {
   const bound: Record<string, unknown> = {};
-  for (const method of Object.keys(requests) as RequestMethod[]) {
-    const entry: RequestEntry = requests[method];
+  // The method table, not the inventory: binding the handlers builds no schema.
+  for (const method of Object.keys(methodTable) as RequestMethod[]) {
+    const entry: MethodTableEntry = methodTable[method];
     const handler = handlers[method] as unknown as Untyped;
     bound[method] =
       entry.scope === "conversation" && entry.runsOn !== "caller"
@@ -62,7 +63,7 @@ export function bindScopes(handlers: MethodHandlers, damaged: DamagedHandlers = 
 
 type Untyped = (params: unknown, context: RequestContext, runtime?: unknown) => unknown;
 
-function onOwner(method: string, entry: RequestEntry, handler: Untyped, whenDamaged: Untyped | undefined) {
+function onOwner(method: string, entry: MethodTableEntry, handler: Untyped, whenDamaged: Untyped | undefined) {
   return (params: { conversationId?: string }, context: RequestContext) => {
     const { conversationId } = params;
     // Optional and absent (skills.list): no conversation to run on.
@@ -90,7 +91,7 @@ function onOwner(method: string, entry: RequestEntry, handler: Untyped, whenDama
 }
 
 /** How long the method may hold its answer back on purpose (RequestEntry.holdsAnswer): a forward waits that much longer. */
-function heldFor(entry: RequestEntry, params: object): number {
+function heldFor(entry: MethodTableEntry, params: object): number {
   if (!entry.holdsAnswer) return 0;
   const value = (params as Record<string, unknown>)[entry.holdsAnswer.param];
   return typeof value === "number" ? value : entry.holdsAnswer.defaultMs;

@@ -1,4 +1,4 @@
-import { notifications, PROTOCOL_MAJOR, PROTOCOL_VERSION, requests } from "../../protocol/index.js";
+import { methodTable, notificationNames, PROTOCOL_MAJOR, PROTOCOL_VERSION } from "../../protocol/index.js";
 import { RpcError } from "../rpc/rpc-error.js";
 import { SERVER_VERSION } from "../server-version.js";
 import { notificationFrame } from "../sessions/notification-frame.js";
@@ -29,8 +29,8 @@ export const initialize: Handlers["initialize"] = (params, { connection, app, af
     protocolVersion: PROTOCOL_VERSION,
     serverInfo: { name: "agentwire" as const, version: SERVER_VERSION },
     capabilities: {
-      methods: Object.keys(requests),
-      notifications: Object.keys(notifications),
+      methods: Object.keys(methodTable),
+      notifications: [...notificationNames],
       maxPayloadBytes: config.limits.maxPayloadBytes,
       limits: {
         maxBatch: config.limits.maxBatch,

@@ -5,10 +5,17 @@
  * single requests go through json-rpc-2.0's JSONRPCServer, whose per-call
  * `serverParams` carries the connection. Params are validated here, once,
  * with the method's zod schema, so handlers receive typed values.
+ *
+ * The schemas are not built at start: the method names, scopes and
+ * experimental reasons come from protocol/method-table.ts (plain data,
+ * generated from the inventory), and protocol/inventory.ts with every params
+ * schema is imported on the first request that validates params (see
+ * Dispatcher.methodSchemas), so a server that is only started, never asked,
+ * does not build them (test/bundle/start-path-schemas.test.ts).
  */
 import { JSONRPCErrorException, JSONRPCServer, type JSONRPCRequest, type JSONRPCResponse } from "json-rpc-2.0";
 import type * as z from "zod";
-import { experimentalReason, requests, type RequestMethod, type Requests } from "../../protocol/index.js";
+import { methodTable, type RequestMethod, type Requests } from "../../protocol/index.js";
 import type { Logger } from "../logging/logger.js";
 import { classify, errorResponse, type Classified, type ErrorResponse, type JsonRpcId } from "./envelope.js";
 import { DEFAULT_FRAME_LIMITS, frameShapeProblem, TimeSlicer, type FrameLimits } from "./frame-limits.js";
@@ -46,12 +53,17 @@ export interface DispatcherOptions<C extends CallContext> {
 
 type Reply = JSONRPCResponse | ErrorResponse;
 
+type MethodSchemas = (typeof import("../../protocol/inventory.js"))["requests"];
+
 export class Dispatcher<C extends CallContext> {
   private readonly server: JSONRPCServer<C>;
   private readonly handlers: HandlerTable<C>;
   private readonly log: Logger;
   readonly limits: FrameLimits;
   private readonly translateError: (error: unknown) => RpcError | undefined;
+  /** The inventory's request table, once imported (see methodSchemas). */
+  private schemas: MethodSchemas | undefined;
+  private loadingSchemas: Promise<MethodSchemas> | undefined;
 
   constructor(options: DispatcherOptions<C>) {
     this.handlers = options.handlers;
@@ -70,9 +82,32 @@ export class Dispatcher<C extends CallContext> {
       }
       return wire(id, RpcError.internal()) as never;
     };
-    for (const method of Object.keys(requests) as RequestMethod[]) {
+    for (const method of Object.keys(methodTable) as RequestMethod[]) {
       this.server.addMethod(method, (params, context) => this.invoke(method, params, context));
     }
+  }
+
+  /** Whether this dispatcher has imported the params schemas yet (a request that validates params imports them). */
+  get schemasLoaded(): boolean {
+    return this.schemas !== undefined;
+  }
+
+  /**
+   * The inventory's request table with every method's zod schemas, imported
+   * on first use and shared by concurrent first requests: building the ~80
+   * methods' params, results and event schemas costs start time and memory
+   * that a server which has served nothing yet need not pay. (One import per
+   * process: a second dispatcher gets the module already evaluated.)
+   */
+  private methodSchemas(): Promise<MethodSchemas> {
+    this.loadingSchemas ??= import("../../protocol/inventory.js").then(
+      (loaded) => (this.schemas = loaded.requests),
+      (error: unknown) => {
+        this.loadingSchemas = undefined; // the next request tries again
+        throw error;
+      },
+    );
+    return this.loadingSchemas;
   }
 
   /**
@@ -151,7 +186,7 @@ export class Dispatcher<C extends CallContext> {
     if (message.kind === "invalid") return wire(message.id, RpcError.invalidRequest(message.detail));
     // Responses to server-initiated requests: the server sends none yet, so there is nothing to route.
     if (message.kind === "response") return null;
-    if (!Object.prototype.hasOwnProperty.call(requests, message.method)) {
+    if (!Object.prototype.hasOwnProperty.call(methodTable, message.method)) {
       if (message.id === undefined) return null;
       return wire(message.id, RpcError.methodNotFound(message.method));
     }
@@ -169,12 +204,13 @@ export class Dispatcher<C extends CallContext> {
   private async invoke<M extends RequestMethod>(method: M, rawParams: unknown, context: C): Promise<unknown> {
     try {
       if (method !== "initialize" && !context.connection.initialized) throw RpcError.notInitialized(method);
-      const experimental = experimentalReason(method);
+      const experimental = methodTable[method].experimental;
       if (experimental !== undefined && !context.connection.experimentalApi) {
         throw RpcError.experimentalApiRequired(method, experimental);
       }
       if (Array.isArray(rawParams)) throw RpcError.invalidParam("", "params must be an object (by-name), not an array", "invalid_type");
-      const schema = requests[method].params as z.ZodType;
+      // Once loaded, no await: a request pays the import only while it is under way.
+      const schema = (this.schemas ?? (await this.methodSchemas()))[method].params as z.ZodType;
       const parsed = schema.safeParse(rawParams ?? {});
       if (!parsed.success) throw RpcError.fromZod(parsed.error);
       const handler = this.handlers[method] as unknown as (p: unknown, c: C) => unknown;

@@ -9,7 +9,7 @@ import type {
   QueuedMessage,
   ToolCallRecord,
 } from "../../protocol/index.js";
-import { CLIENT_MESSAGE_ID_WINDOW } from "../../protocol/messages.js";
+import { CLIENT_MESSAGE_ID_WINDOW } from "../../protocol/index.js";
 import type { Logger } from "../logging/logger.js";
 import { RpcError } from "../rpc/rpc-error.js";
 import type { ClientMessageIdEntry, ConversationHandle, GenerationSummary, RunState } from "../store/conversation-store.js";

@@ -32,7 +32,7 @@ import {
   MAX_CLIENT_TOOL_SCHEMA_CHARS,
   type ClientToolCallNotification,
   type ClientToolDefinition,
-} from "../../protocol/client-tools.js";
+} from "../../protocol/index.js";
 import { RpcError } from "../rpc/rpc-error.js";
 import type { Tool, ToolResult, ToolRunContext } from "./tool.js";
 

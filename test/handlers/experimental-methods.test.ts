@@ -1,15 +1,17 @@
 /**
  * A method marked experimental in the inventory is refused unless the client
  * asked for `capabilities.experimentalApi: true` in initialize. No method is
- * experimental yet, so one is marked for the length of this test.
+ * experimental yet, so one is marked for the length of this test — in the
+ * method table (protocol/method-table.ts, generated from the inventory), which
+ * is what the dispatcher reads.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { requests } from "../../protocol/inventory.js";
+import { methodTable } from "../../protocol/method-table.js";
 import { rpcError } from "../harness/rpc-errors.js";
 import { startTestServer, type TestServer } from "../harness/test-server.js";
 
 let server: TestServer;
-const entry = requests["tools.list"] as { experimental?: string };
+const entry = methodTable["tools.list"] as { experimental?: string };
 
 beforeAll(async () => {
   entry.experimental = "the tool spec shape may still change";

@@ -1,0 +1,83 @@
+/**
+ * The shipped server starts without building the protocol's method schemas:
+ * in dist/bundle, protocol/inventory.ts and the request, result and event
+ * schemas only it needs are a chunk of their own (inventory-*.mjs), which a
+ * `serve` process has not loaded when it prints its listening line, and
+ * loads on its first request (src/rpc/dispatcher.ts, methodSchemas). Kept
+ * there by protocol/method-table.ts (what the start path reads instead) and
+ * package.json's "sideEffects" (so a constant imported through
+ * protocol/index.ts does not drag its module's schemas in).
+ */
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { WebSocket } from "ws";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { AgentwireClient } from "../../clients/typescript/index.js";
+import { killAllCli, runCli } from "../harness/cli-process.js";
+import { eventually } from "../harness/eventually.js";
+import { loadedModules, recordModuleLoads } from "../harness/module-loads.js";
+import { shippedBundle } from "../harness/shipped-bundle.js";
+
+let root: string;
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), "agentwire-start-schemas-"));
+});
+afterAll(async () => {
+  await killAllCli();
+  await rm(root, { recursive: true, force: true });
+});
+
+/**
+ * The protocol modules the start path may build, and why: the configuration is
+ * parsed at start (its schemas use the conversation settings of records.ts and
+ * what records.ts imports), the lowdb store's file checks use record schemas,
+ * and the rest hold no schema or a few the start path reads. Every other
+ * protocol module (session.ts, conversation.ts, messages.ts, events.ts, …,
+ * inventory.ts) is only needed by requests: built on the first one.
+ */
+const START_PATH_PROTOCOL = new Set([
+  "config.ts", "config-history.ts", "config-mcp.ts", "config-meta.ts", "config-providers.ts", "config-runtimes.ts", "config-tools.ts", "modes.ts",
+  "records.ts", "usage.ts", "tools.ts", "input-request.ts", "attachments.ts", "file-changes.ts", "plan.ts",
+  "errors.ts", "history.ts", "issue-path.ts", "version.ts", "method-table.ts",
+]);
+
+/** The protocol/ sources (as "records.ts", "limits/commands.ts") of the bundle chunks among `loaded`, read from their source maps. */
+async function protocolModules(loaded: Set<string>): Promise<string[]> {
+  const found = new Set<string>();
+  for (const path of loaded) {
+    if (!/[\\/]dist[\\/]bundle[\\/][^\\/]+\.mjs$/.test(path)) continue;
+    const map = JSON.parse(await readFile(`${path}.map`, "utf8")) as { sources: string[] };
+    for (const source of map.sources) {
+      const match = /^(?:\.\.\/)+protocol\/(.+\.ts)$/.exec(source);
+      if (match) found.add(match[1]!);
+    }
+  }
+  return [...found].sort();
+}
+
+/** The inventory chunk (dist/bundle/inventory-HASH.mjs) among the files a process loaded. */
+const inventoryChunks = (loaded: Set<string>) => [...loaded].filter((path) => /[\\/]dist[\\/]bundle[\\/]inventory-[^\\/]+\.mjs$/.test(path));
+
+it("serve prints its listening line without loading the method schemas' chunk, and loads it on the first request", async () => {
+  const loads = join(root, "loads.txt");
+  const cli = runCli(
+    ["serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", join(root, "data"), "--log-level", "warn"],
+    { ...recordModuleLoads(loads), OPENAI_BASE_URL: "http://127.0.0.1:9/v1" },
+    shippedBundle(),
+  );
+  const url = await cli.listening(20_000);
+  const atStart = await loadedModules(loads);
+  expect([...atStart].some((path) => path.endsWith("cli.mjs"))).toBe(true);
+  expect(inventoryChunks(atStart)).toEqual([]);
+  const built = await protocolModules(atStart);
+  expect(built).toContain("config.ts");
+  expect(built.filter((name) => !START_PATH_PROTOCOL.has(name) && !name.startsWith("limits/"))).toEqual([]);
+
+  const client = await AgentwireClient.connect(url, { WebSocket });
+  expect((await client.server.status()).connections).toBe(1);
+  // A params error after the lazy load is the schema's, naming the field.
+  await expect(client.conversation.get({ conversationId: 5 as never })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining("conversationId") });
+  await client.close();
+  await eventually(async () => inventoryChunks(await loadedModules(loads)).length === 1, 3000, "the inventory chunk recorded as loaded");
+}, 30_000);
