@@ -29,7 +29,16 @@ export interface ChatIo {
   cwd: string;
 }
 
-const defaultIo = (): ChatIo => ({ stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() });
+const defaultIo = (): ChatIo => ({
+  // Made (a stream over fd 0) at its first use: a prompt given with --json never reads stdin, and never pays for it.
+  get stdin() {
+    return process.stdin;
+  },
+  stdout: process.stdout,
+  stderr: process.stderr,
+  env: process.env,
+  cwd: process.cwd(),
+});
 
 async function readAll(stream: NodeJS.ReadStream): Promise<string> {
   let text = "";
@@ -40,11 +49,11 @@ async function readAll(stream: NodeJS.ReadStream): Promise<string> {
 
 /** Runs the command; resolves with the exit status. */
 export async function runChat(args: ChatArgs, io: ChatIo = defaultIo()): Promise<number> {
-  const { stdin, stdout, stderr } = io;
-  const canAsk = stdin.isTTY === true && !args.json;
+  const { stdout, stderr } = io;
+  const canAsk = !args.json && io.stdin.isTTY === true;
   const repl = canAsk && stdout.isTTY === true;
   let prompt = args.prompt;
-  if (prompt === undefined && !stdin.isTTY) prompt = (await readAll(stdin)).trim();
+  if (prompt === undefined && !io.stdin.isTTY) prompt = (await readAll(io.stdin)).trim();
   if (!prompt && !repl) {
     stderr.write("agentwire: chat needs a PROMPT (an argument, or on stdin)\nRun agentwire --help for usage.\n");
     return 2;
@@ -72,13 +81,13 @@ export async function runChat(args: ChatArgs, io: ChatIo = defaultIo()): Promise
 
   // The readline writes through a mutable output: a secret answer is typed without echo.
   const rlOutput = canAsk ? new MutableOutput(stderr) : undefined;
-  const rl: Interface | undefined = canAsk ? createInterface({ input: stdin, output: rlOutput, terminal: true }) : undefined;
+  const rl: Interface | undefined = canAsk ? createInterface({ input: io.stdin, output: rlOutput, terminal: true }) : undefined;
   const gate = new PromptGate();
   const stopSpinner = () => spinner.stop();
   if (rl && repl) {
     // A key typed while the spinner turns stops it before readline echoes the key; it stays off while the line has text.
     spinner.quietWhile(() => rl.line !== "");
-    stdin.prependListener("keypress", stopSpinner);
+    io.stdin.prependListener("keypress", stopSpinner);
   }
   const decider = chooseDecider(args, rl, colors, spinner, io, terminal, gate);
   const asker = chooseAsker(rl, rlOutput, colors, io, terminal, gate);
@@ -195,7 +204,7 @@ export async function runChat(args: ChatArgs, io: ChatIo = defaultIo()): Promise
   } finally {
     process.off("SIGINT", onCtrlC);
     stdout.off("error", onStdoutError);
-    stdin.off("keypress", stopSpinner);
+    if (rl && repl) io.stdin.off("keypress", stopSpinner);
     spinner.stop();
     rl?.close();
   }

@@ -9,6 +9,8 @@
  */
 import { WebSocket } from "ws";
 import { AgentwireClient } from "../../clients/typescript/index.js";
+import type { RunningServer } from "../server.js";
+import type { LinkAcceptor } from "../transport/in-memory-link.js";
 import { SERVER_VERSION } from "../server-version.js";
 import type { ConnectionTarget } from "./chat-options.js";
 
@@ -131,6 +133,23 @@ async function localServer(dataDir: string, waitMs: number): Promise<Serving | u
   }
 }
 
+/**
+ * The server's links, with the frame limit its sockets have: a frame over
+ * maxPayloadBytes closes the link with 1009, as ws closes a socket (chat
+ * says in words what that means, frame-limit.ts).
+ */
+function frameLimited(server: RunningServer, maxPayloadBytes: number): LinkAcceptor {
+  return {
+    acceptLink(link) {
+      const session = server.acceptLink(link);
+      return {
+        receive: (frame) => (Buffer.byteLength(frame) > maxPayloadBytes ? link.close(1009, "Max payload size exceeded") : session.receive(frame)),
+        closed: () => session.closed(),
+      };
+    },
+  };
+}
+
 /** startServer refused: another process holds the data dir. */
 class DataDirTaken extends Error {}
 
@@ -153,7 +172,10 @@ async function embed(config: NonNullable<ConnectionTarget["embedded"]>, clientIn
   }
   let client;
   try {
-    client = await AgentwireClient.connect(server.url, { WebSocket, token: config.server.token, clientInfo });
+    // In this process the command's client needs no socket: the in-memory link (as agentwire/embed's connectInMemory)
+    // spares a loopback connection, its HTTP upgrade and every frame's WebSocket framing. The server still listens.
+    const { inMemoryWebSocket } = await import("../transport/in-memory-link.js");
+    client = await AgentwireClient.connect(server.url, { WebSocket: inMemoryWebSocket(frameLimited(server, config.limits.maxPayloadBytes)), token: config.server.token, clientInfo });
   } catch (error) {
     await server.close();
     throw new ConnectError(`cannot connect to the embedded server: ${(error as Error).message}`);
