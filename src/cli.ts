@@ -112,9 +112,10 @@ async function main(): Promise<void> {
     return;
   }
   const config = parsed.config!;
-  const { startServer } = await withoutWsNatives(() => import("./server.js"));
-  const { knownStartFailure } = await import("./start-failure.js");
-  const { describeStore } = await import("./store/configured-store.js");
+  // Loaded together, not one after the other: each import waits for its files to be read.
+  const [{ startServer }, { knownStartFailure }, { describeStore }] = await withoutWsNatives(() =>
+    Promise.all([import("./server.js"), import("./start-failure.js"), import("./store/configured-store.js")]),
+  );
   let server;
   try {
     server = await startServer(config);

@@ -47,7 +47,8 @@ export async function connectOrEmbed(target: ConnectionTarget, clientName: strin
   const config = target.embedded!;
   const stderr = options.stderr ?? process.stderr;
   // Only the lowdb store is held by one process; with PostgreSQL every command may run its own server, as before.
-  const { isPostgresUrl } = await import("../store/postgres-url.js");
+  // data-dir-lock.js is read at the same time: localServer needs it next (it is in the server's code anyway).
+  const [{ isPostgresUrl }] = await Promise.all([import("../store/postgres-url.js"), import("../store/data-dir-lock.js")]);
   const lowdb = !isPostgresUrl(config.server.store);
   if (lowdb) {
     const running = await localServer(config.server.dataDir, options.localServerWaitMs ?? LOCAL_SERVER_WAIT_MS);
@@ -155,9 +156,13 @@ class DataDirTaken extends Error {}
 
 async function embed(config: NonNullable<ConnectionTarget["embedded"]>, clientInfo: ClientInfo): Promise<OpenConnection> {
   // Loaded here: a command given --url, or finding a running server, never pays for the server's modules.
-  const { startServer } = await import("../server.js");
-  const { knownStartFailure } = await import("../start-failure.js");
-  const { killAllProcessGroups } = await import("../tools/process-group.js");
+  // Together, not one after the other: each import waits for its files to be read.
+  const [{ startServer }, { knownStartFailure }, { killAllProcessGroups }, { inMemoryWebSocket }] = await Promise.all([
+    import("../server.js"),
+    import("../start-failure.js"),
+    import("../tools/process-group.js"),
+    import("../transport/in-memory-link.js"),
+  ]);
   // Tool process groups must not outlive the command, however it ends.
   process.on("exit", killAllProcessGroups);
   let server;
@@ -174,7 +179,6 @@ async function embed(config: NonNullable<ConnectionTarget["embedded"]>, clientIn
   try {
     // In this process the command's client needs no socket: the in-memory link (as agentwire/embed's connectInMemory)
     // spares a loopback connection, its HTTP upgrade and every frame's WebSocket framing. The server still listens.
-    const { inMemoryWebSocket } = await import("../transport/in-memory-link.js");
     client = await AgentwireClient.connect(server.url, { WebSocket: inMemoryWebSocket(frameLimited(server, config.limits.maxPayloadBytes)), token: config.server.token, clientInfo });
   } catch (error) {
     await server.close();
