@@ -5,7 +5,7 @@
  * NDJSON), how tools are decided, Ctrl-C, and the exit status
  * (0 completed, 1 error, 2 usage, 130 interrupted).
  */
-import { createInterface, type Interface } from "node:readline/promises";
+import type { Interface } from "node:readline/promises";
 import type { ToolPendingNotification } from "../../clients/typescript/index.js";
 import type { ChatArgs } from "./chat-options.js";
 import { ChatSession, describeError, exitCodeOf, type SessionView, type ToolDecider, type TurnInput, type TurnOutcome } from "./chat-session.js";
@@ -81,7 +81,8 @@ export async function runChat(args: ChatArgs, io: ChatIo = defaultIo()): Promise
 
   // The readline writes through a mutable output: a secret answer is typed without echo.
   const rlOutput = canAsk ? new MutableOutput(stderr) : undefined;
-  const rl: Interface | undefined = canAsk ? createInterface({ input: io.stdin, output: rlOutput, terminal: true }) : undefined;
+  // readline (Node's, several modules) is loaded only for a terminal that can be asked: never by --json or a pipe.
+  const rl: Interface | undefined = canAsk ? (await import("node:readline/promises")).createInterface({ input: io.stdin, output: rlOutput, terminal: true }) : undefined;
   const gate = new PromptGate();
   const stopSpinner = () => spinner.stop();
   if (rl && repl) {
