@@ -100,6 +100,12 @@ export const ROW_SPECS: RowSpec[] = [
   { id: "storage.direct.100k", scenario: "storage", label: "store direct append at 100k records", unit: "ms" },
   { id: "storage.direct.99k9", scenario: "storage", label: "store direct append at 99.9k records", unit: "ms" },
   ...CURVE_ROW_SPECS,
+  {
+    id: "cold.first_status",
+    scenario: "cold start",
+    label: "spawn → first server.status answered (connect + initialize + server.status after the listening line; floor: bare node)",
+    unit: "ms",
+  },
 ];
 
 export function met(row: Row): boolean | undefined {

@@ -1,7 +1,7 @@
 import type { ClusterNode } from "./cluster/cluster-node.js";
 import type { ServerConfig } from "./config/server-config.js";
 import type { Agent } from "./generation/agent.js";
-import type { HistoryIndex } from "./history/history-index.js";
+import type { History } from "./history/lazy-history-index.js";
 import type { Logger } from "./logging/logger.js";
 import type { McpManager } from "./mcp/mcp-manager.js";
 import type { ServerMetrics } from "./metrics/server-metrics.js";
@@ -20,7 +20,7 @@ export interface App {
   /** MCP servers: their tools, their state, mcp.add/remove/probe. */
   readonly mcp: McpManager;
   /** Other runtimes' sessions on this machine (history.*): indexed at first use. */
-  readonly history: HistoryIndex;
+  readonly history: History;
   readonly connections: ReadonlySet<Connection>;
   readonly startedAt: number;
   /** Stable per data dir (<dataDir>/instance.json). */

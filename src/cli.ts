@@ -12,6 +12,25 @@ import { ConfigFileError } from "./config/config-file.js";
 import { hideProcessSecrets } from "./process-secrets.js";
 import { SERVER_VERSION } from "./server-version.js";
 
+/**
+ * Loads a command's code with ws's optional native addon (bufferutil) left
+ * out: ws would load it as it loads (node-gyp-build looking for a prebuilt
+ * binary, then a dlopen: ~3–7 ms and ~1 MiB of every start) to mask frames of
+ * 32 bytes and more in C — frames agentwire's messages are too small to gain
+ * from (ws masks them in JavaScript without it, as it does every frame under
+ * 32 bytes). An operator's own WS_NO_BUFFER_UTIL is left as it is.
+ */
+async function withoutWsNatives<T>(load: () => Promise<T>): Promise<T> {
+  if (process.env.WS_NO_BUFFER_UTIL !== undefined) return load();
+  process.env.WS_NO_BUFFER_UTIL = "1";
+  try {
+    return await load();
+  } finally {
+    // Not passed on to what the server starts (tools, MCP servers, runtimes).
+    delete process.env.WS_NO_BUFFER_UTIL;
+  }
+}
+
 async function main(): Promise<void> {
   // First of all: tools (children of this process) must find no key or token in /proc/$PPID.
   const notHidden = hideProcessSecrets(process.argv.slice(2));
@@ -45,23 +64,23 @@ async function main(): Promise<void> {
   }
   // The client commands load lazily: serve's start-up does not pay for them.
   if (parsed.command === "chat") {
-    const { runChat } = await import("./chat/chat-command.js");
+    const { runChat } = await withoutWsNatives(() => import("./chat/chat-command.js"));
     process.exit(await runChat(parsed.chat!));
   }
   if (parsed.command === "acp") {
-    const { runAcp } = await import("./acp/acp-command.js");
+    const { runAcp } = await withoutWsNatives(() => import("./acp/acp-command.js"));
     process.exit(await runAcp(parsed.acp!));
   }
   if (parsed.command === "conversations") {
-    const { runConversations } = await import("./chat/conversations-command.js");
+    const { runConversations } = await withoutWsNatives(() => import("./chat/conversations-command.js"));
     process.exit(await runConversations(parsed.conversations!));
   }
   if (parsed.command === "mcp") {
-    const { runMcp } = await import("./chat/mcp-command.js");
+    const { runMcp } = await withoutWsNatives(() => import("./chat/mcp-command.js"));
     process.exit(await runMcp(parsed.mcp!));
   }
   if (parsed.command === "models" || parsed.command === "tools" || parsed.command === "status") {
-    const { runInfo } = await import("./chat/info-command.js");
+    const { runInfo } = await withoutWsNatives(() => import("./chat/info-command.js"));
     process.exit(await runInfo(parsed.command, parsed.info!));
   }
   if (parsed.command === "trust") {
@@ -93,9 +112,10 @@ async function main(): Promise<void> {
     return;
   }
   const config = parsed.config!;
-  const { startServer } = await import("./server.js");
-  const { knownStartFailure } = await import("./start-failure.js");
-  const { describeStore } = await import("./store/configured-store.js");
+  // Loaded together, not one after the other: each import waits for its files to be read.
+  const [{ startServer }, { knownStartFailure }, { describeStore }] = await withoutWsNatives(() =>
+    Promise.all([import("./server.js"), import("./start-failure.js"), import("./store/configured-store.js")]),
+  );
   let server;
   try {
     server = await startServer(config);

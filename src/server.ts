@@ -21,7 +21,7 @@ import { newId } from "./ids.js";
 import type { LlmProvider } from "./llm/provider.js";
 import { ENV_PROVIDER, ProviderConfigError, ProviderRegistry, UnknownModelError, type ProviderFactory } from "./llm/provider-registry.js";
 import { createLogger, type Logger } from "./logging/logger.js";
-import { HistoryIndex } from "./history/history-index.js";
+import { LazyHistoryIndex } from "./history/lazy-history-index.js";
 import { McpManager, type McpManagerOptions } from "./mcp/mcp-manager.js";
 import { loadInstanceId } from "./metrics/instance-id.js";
 import { ServerMetrics } from "./metrics/server-metrics.js";
@@ -37,7 +37,8 @@ import { isPostgresUrl } from "./store/postgres-url.js";
 import { StoreFileError } from "./store/store-file-error.js";
 import { StoreUnavailableError } from "./store/store-unavailable-error.js";
 import { createToolRegistry, defaultTools } from "./tools/builtin-registry.js";
-import { configuredTools } from "./tools/configured-tools.js";
+import { BUILTIN_TOOL_SCHEMAS } from "./tools/builtin-tool-schemas.js";
+import { presetParametersJsonSchemas } from "./tools/json-schema.js";
 import { createLoadSkillTool } from "./skills/load-skill-tool.js";
 import type { Tool, ToolRegistry } from "./tools/tool.js";
 import { SERVER_VERSION } from "./server-version.js";
@@ -45,7 +46,7 @@ import { handleHttp } from "./transport/http-routes.js";
 import type { Link } from "./transport/link.js";
 import { openSession, type LinkSession, type SessionOptions } from "./transport/link-session.js";
 import { attachWebSocket } from "./transport/websocket-server.js";
-import { RuntimeTable } from "./runtimes/runtime-table.js";
+import type { RuntimeTable } from "./runtimes/runtime-table.js";
 
 export interface ServerParts {
   store?: ConversationStore;
@@ -172,12 +173,14 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
         createLoadSkillTool(),
         subAgents.tool as unknown as Tool,
       ];
+  // Their parameters' JSON Schemas were converted at build time: the first model call does not run zod's converter.
+  presetParametersJsonSchemas(builtinTools, BUILTIN_TOOL_SCHEMAS);
   const mcp = new McpManager(
     { dataDir: settings.dataDir, mcpServers: config.mcpServers, toolEnvAllow: config.tools.envAllow, maxMcpServers: limits.maxMcpServers, maxConversationMcpServers: limits.maxConversationMcpServers },
     log,
     parts.mcp,
   );
-  const tools = parts.tools ?? createToolRegistry([...builtinTools, ...configuredTools(config.tools, builtinTools)], [mcp]);
+  const tools = parts.tools ?? createToolRegistry([...builtinTools, ...(await configuredToolsOf(config, builtinTools))], [mcp]);
   const store = parts.store ?? (await createConfiguredStore(settings, limits, log));
   await store.open().catch((error: unknown) => {
     // A store file that cannot be used at start (LOCK, index.json) stops the start with one line, not a stack trace.
@@ -211,7 +214,9 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
     dropped: (runtime) => mcp.conversations.detach(runtime.id),
   };
   // Each runtime's process starts with the first conversation on it, and stops with the server.
-  const runtimes = new RuntimeTable(config.runtimes ?? {});
+  // Without a configured runtime the runtimes' code (~27 KB) is never loaded.
+  const runtimes: RuntimeTable | undefined =
+    Object.keys(config.runtimes ?? {}).length > 0 ? new (await import("./runtimes/runtime-table.js")).RuntimeTable(config.runtimes!) : undefined;
   const agent = new Agent({ model: config.model, systemPrompt, limits, tools, log, providers, modes, runtimes, conversationMcp: mcp.conversations });
   subAgents.attach({ hub, agent });
   const dispatcher = new Dispatcher({
@@ -234,8 +239,8 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
   // headroom over the WebSocket cap keeps /healthz answering when it is full.
   http.maxConnections = limits.maxConnections + 64;
   const ws = attachWebSocket(http, config, log, session, connections, () => metrics.slowConsumerDropped());
-  // Nothing is read here: the index is built at the first history.* call.
-  const history = new HistoryIndex(config.history, log, process.env, homedir(), join(settings.dataDir, "history-index.json"));
+  // Nothing is read (or even loaded) here: the index is built at the first history.* call.
+  const history = LazyHistoryIndex.of(config.history, log, process.env, homedir(), join(settings.dataDir, "history-index.json"));
   app = { config, log, store, hub, agent, mcp, history, connections, startedAt, instanceId, metrics, cluster: null };
 
   if (settings.redis) {
@@ -318,7 +323,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
         // First: no client command should pick a server that is going away.
         await store.advertise?.(null).catch(() => undefined);
         await hub.shutdownAll();
-        await runtimes.close();
+        await runtimes?.close();
         // After the generations stopped (their last events still go out under the leases); then the leases are given up.
         await app.cluster?.close();
         await mcp.close();
@@ -334,6 +339,19 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
       return closing;
     },
   };
+}
+
+/**
+ * The configuration's custom and web tools (configured-tools.ts), loaded
+ * only when it has some: without them (the default) configuredTools is []
+ * and its code (the web tools', with their private-network tables, built as
+ * they load) is never loaded.
+ */
+async function configuredToolsOf(config: ServerConfig, builtinTools: Tool[]): Promise<Tool[]> {
+  const { custom, web } = config.tools;
+  if (custom.length === 0 && !web.fetch?.enabled && !web.search?.enabled) return [];
+  const { configuredTools } = await import("./tools/configured-tools.js");
+  return configuredTools(config.tools, builtinTools);
 }
 
 /** A wildcard listening address (every interface) as a local client dials it. */

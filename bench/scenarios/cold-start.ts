@@ -4,10 +4,14 @@
  * bare ws server that prints its listening line (what any Node WebSocket
  * server pays). Then the one-shot bot command, `agentwire chat "hello"
  * --json` with the server embedded in the command, against the fake: spawn
- * → exit, beside `node -e 0` spawn → exit.
+ * → exit, beside `node -e 0` spawn → exit. And spawn → the first
+ * server.status answered (a client connects at the listening line,
+ * initializes and asks): work the server puts off until after its listening
+ * line shows there, not as a saving.
  */
 import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
+import { RawClient } from "../raw-client.js";
 import { currentServerEntry, runToExit, startBareNode, startBareWsServer, startFake, startServer, tempDir } from "../processes.js";
 import { summarize } from "../stats.js";
 import type { Scenario } from "./scenario.js";
@@ -17,7 +21,7 @@ const UNUSED_MODEL_URL = "http://127.0.0.1:9/v1";
 
 export const coldStart: Scenario = {
   name: "cold start",
-  rows: ["cold.start", "cold.bare_ws", "cold.oneshot"],
+  rows: ["cold.start", "cold.bare_ws", "cold.oneshot", "cold.first_status"],
   describe: (cfg) =>
     `1 warm-up + ${cfg.coldStarts} launches, fresh data dir each; floors: bare node -e, a bare ws server; ` +
     `one-shot: agentwire chat "hello" --json (embedded server, the fake's bench-burst-5), spawn → exit, 1 warm-up + ${cfg.coldStarts}, floor node -e 0 to exit`,
@@ -25,16 +29,27 @@ export const coldStart: Scenario = {
     const server: number[][] = [];
     const floor: number[][] = [];
     const bareWs: number[][] = [];
+    const firstStatus: number[][] = [];
     for (let i = 0; i <= cfg.coldStarts; i++) {
       const bare = await startBareNode();
       await bare.stop();
       const ws = await startBareWsServer();
       await ws.stop();
       const launched = await startServer(UNUSED_MODEL_URL);
+      // From the listening line on: connect, initialize, server.status (added to spawn → listening line).
+      const listened = process.hrtime.bigint();
+      const client = await RawClient.connect(launched.url);
+      await client.request("server.status");
+      const statusMs = launched.startMs + Number(process.hrtime.bigint() - listened) / 1e6;
+      await client.close();
       await launched.close();
-      log(`cold start ${i === 0 ? "warm-up" : i}: ${launched.startMs.toFixed(1)} ms (bare node ${bare.startMs.toFixed(1)} ms, bare ws server ${ws.startMs.toFixed(1)} ms)`);
+      log(
+        `cold start ${i === 0 ? "warm-up" : i}: ${launched.startMs.toFixed(1)} ms, first server.status ${statusMs.toFixed(1)} ms ` +
+          `(bare node ${bare.startMs.toFixed(1)} ms, bare ws server ${ws.startMs.toFixed(1)} ms)`,
+      );
       if (i === 0) continue;
       server.push([launched.startMs]);
+      firstStatus.push([statusMs]);
       floor.push([bare.startMs]);
       bareWs.push([ws.startMs]);
     }
@@ -65,6 +80,7 @@ export const coldStart: Scenario = {
     return {
       "cold.start": { ...summarize(server), floor: f.median, floorSpread: f.spread },
       "cold.bare_ws": { ...summarize(bareWs), floor: f.median, floorSpread: f.spread, note: "a bare ws WebSocketServer on 127.0.0.1 printing its listening line (node -e, no agentwire)" },
+      "cold.first_status": { ...summarize(firstStatus), floor: f.median, floorSpread: f.spread, note: "connect + initialize + server.status at the listening line, timed from spawn" },
       "cold.oneshot": {
         ...summarize(oneShot),
         floor: e.median,

@@ -5,7 +5,7 @@
  * NDJSON), how tools are decided, Ctrl-C, and the exit status
  * (0 completed, 1 error, 2 usage, 130 interrupted).
  */
-import { createInterface, type Interface } from "node:readline/promises";
+import type { Interface } from "node:readline/promises";
 import type { ToolPendingNotification } from "../../clients/typescript/index.js";
 import type { ChatArgs } from "./chat-options.js";
 import { ChatSession, describeError, exitCodeOf, type SessionView, type ToolDecider, type TurnInput, type TurnOutcome } from "./chat-session.js";
@@ -29,7 +29,16 @@ export interface ChatIo {
   cwd: string;
 }
 
-const defaultIo = (): ChatIo => ({ stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() });
+const defaultIo = (): ChatIo => ({
+  // Made (a stream over fd 0) at its first use: a prompt given with --json never reads stdin, and never pays for it.
+  get stdin() {
+    return process.stdin;
+  },
+  stdout: process.stdout,
+  stderr: process.stderr,
+  env: process.env,
+  cwd: process.cwd(),
+});
 
 async function readAll(stream: NodeJS.ReadStream): Promise<string> {
   let text = "";
@@ -40,11 +49,11 @@ async function readAll(stream: NodeJS.ReadStream): Promise<string> {
 
 /** Runs the command; resolves with the exit status. */
 export async function runChat(args: ChatArgs, io: ChatIo = defaultIo()): Promise<number> {
-  const { stdin, stdout, stderr } = io;
-  const canAsk = stdin.isTTY === true && !args.json;
+  const { stdout, stderr } = io;
+  const canAsk = !args.json && io.stdin.isTTY === true;
   const repl = canAsk && stdout.isTTY === true;
   let prompt = args.prompt;
-  if (prompt === undefined && !stdin.isTTY) prompt = (await readAll(stdin)).trim();
+  if (prompt === undefined && !io.stdin.isTTY) prompt = (await readAll(io.stdin)).trim();
   if (!prompt && !repl) {
     stderr.write("agentwire: chat needs a PROMPT (an argument, or on stdin)\nRun agentwire --help for usage.\n");
     return 2;
@@ -72,13 +81,14 @@ export async function runChat(args: ChatArgs, io: ChatIo = defaultIo()): Promise
 
   // The readline writes through a mutable output: a secret answer is typed without echo.
   const rlOutput = canAsk ? new MutableOutput(stderr) : undefined;
-  const rl: Interface | undefined = canAsk ? createInterface({ input: stdin, output: rlOutput, terminal: true }) : undefined;
+  // readline (Node's, several modules) is loaded only for a terminal that can be asked: never by --json or a pipe.
+  const rl: Interface | undefined = canAsk ? (await import("node:readline/promises")).createInterface({ input: io.stdin, output: rlOutput, terminal: true }) : undefined;
   const gate = new PromptGate();
   const stopSpinner = () => spinner.stop();
   if (rl && repl) {
     // A key typed while the spinner turns stops it before readline echoes the key; it stays off while the line has text.
     spinner.quietWhile(() => rl.line !== "");
-    stdin.prependListener("keypress", stopSpinner);
+    io.stdin.prependListener("keypress", stopSpinner);
   }
   const decider = chooseDecider(args, rl, colors, spinner, io, terminal, gate);
   const asker = chooseAsker(rl, rlOutput, colors, io, terminal, gate);
@@ -195,7 +205,7 @@ export async function runChat(args: ChatArgs, io: ChatIo = defaultIo()): Promise
   } finally {
     process.off("SIGINT", onCtrlC);
     stdout.off("error", onStdoutError);
-    stdin.off("keypress", stopSpinner);
+    if (rl && repl) io.stdin.off("keypress", stopSpinner);
     spinner.stop();
     rl?.close();
   }

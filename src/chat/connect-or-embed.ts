@@ -9,6 +9,8 @@
  */
 import { WebSocket } from "ws";
 import { AgentwireClient } from "../../clients/typescript/index.js";
+import type { RunningServer } from "../server.js";
+import type { LinkAcceptor } from "../transport/in-memory-link.js";
 import { SERVER_VERSION } from "../server-version.js";
 import type { ConnectionTarget } from "./chat-options.js";
 
@@ -45,7 +47,8 @@ export async function connectOrEmbed(target: ConnectionTarget, clientName: strin
   const config = target.embedded!;
   const stderr = options.stderr ?? process.stderr;
   // Only the lowdb store is held by one process; with PostgreSQL every command may run its own server, as before.
-  const { isPostgresUrl } = await import("../store/postgres-url.js");
+  // data-dir-lock.js is read at the same time: localServer needs it next (it is in the server's code anyway).
+  const [{ isPostgresUrl }] = await Promise.all([import("../store/postgres-url.js"), import("../store/data-dir-lock.js")]);
   const lowdb = !isPostgresUrl(config.server.store);
   if (lowdb) {
     const running = await localServer(config.server.dataDir, options.localServerWaitMs ?? LOCAL_SERVER_WAIT_MS);
@@ -131,14 +134,35 @@ async function localServer(dataDir: string, waitMs: number): Promise<Serving | u
   }
 }
 
+/**
+ * The server's links, with the frame limit its sockets have: a frame over
+ * maxPayloadBytes closes the link with 1009, as ws closes a socket (chat
+ * says in words what that means, frame-limit.ts).
+ */
+function frameLimited(server: RunningServer, maxPayloadBytes: number): LinkAcceptor {
+  return {
+    acceptLink(link) {
+      const session = server.acceptLink(link);
+      return {
+        receive: (frame) => (Buffer.byteLength(frame) > maxPayloadBytes ? link.close(1009, "Max payload size exceeded") : session.receive(frame)),
+        closed: () => session.closed(),
+      };
+    },
+  };
+}
+
 /** startServer refused: another process holds the data dir. */
 class DataDirTaken extends Error {}
 
 async function embed(config: NonNullable<ConnectionTarget["embedded"]>, clientInfo: ClientInfo): Promise<OpenConnection> {
   // Loaded here: a command given --url, or finding a running server, never pays for the server's modules.
-  const { startServer } = await import("../server.js");
-  const { knownStartFailure } = await import("../start-failure.js");
-  const { killAllProcessGroups } = await import("../tools/process-group.js");
+  // Together, not one after the other: each import waits for its files to be read.
+  const [{ startServer }, { knownStartFailure }, { killAllProcessGroups }, { inMemoryWebSocket }] = await Promise.all([
+    import("../server.js"),
+    import("../start-failure.js"),
+    import("../tools/process-group.js"),
+    import("../transport/in-memory-link.js"),
+  ]);
   // Tool process groups must not outlive the command, however it ends.
   process.on("exit", killAllProcessGroups);
   let server;
@@ -153,7 +177,9 @@ async function embed(config: NonNullable<ConnectionTarget["embedded"]>, clientIn
   }
   let client;
   try {
-    client = await AgentwireClient.connect(server.url, { WebSocket, token: config.server.token, clientInfo });
+    // In this process the command's client needs no socket: the in-memory link (as agentwire/embed's connectInMemory)
+    // spares a loopback connection, its HTTP upgrade and every frame's WebSocket framing. The server still listens.
+    client = await AgentwireClient.connect(server.url, { WebSocket: inMemoryWebSocket(frameLimited(server, config.limits.maxPayloadBytes)), token: config.server.token, clientInfo });
   } catch (error) {
     await server.close();
     throw new ConnectError(`cannot connect to the embedded server: ${(error as Error).message}`);

@@ -4,13 +4,21 @@ import * as agent from "./agent-handlers.js";
 import * as asset from "./asset-handlers.js";
 import * as clientTools from "./client-tool-handlers.js";
 import * as conversation from "./conversation-handlers.js";
-import * as history from "./history-handlers.js";
 import * as mcp from "./mcp-handlers.js";
-import * as rewind from "./rewind-handlers.js";
 import * as message from "./message-handlers.js";
+import * as rewind from "./rewind-handlers.js";
 import { bindScopes } from "./scope-binding.js";
 import * as session from "./session-handlers.js";
 import * as skill from "./skill-handlers.js";
+
+/**
+ * history.* (other runtimes' sessions), which few servers are ever asked:
+ * its handlers load at the first call rather than with every server and
+ * one-shot command. (Not conversation.rewind's: a rewind takes hold of its
+ * conversation before its first await, and a step sent right after it must
+ * find it held.)
+ */
+const history = () => import("./history-handlers.js");
 
 /**
  * One handler per inventory method; a missing one does not compile. Where a
@@ -54,9 +62,9 @@ export const handlers: HandlerTable<RequestContext> = bindScopes(
     "skills.list": skill.skillsList,
     "commands.list": skill.commandsList,
     "modes.list": agent.modesList,
-    "history.sources": history.historySources,
-    "history.list": history.historyList,
-    "history.importSession": history.historyImport,
+    "history.sources": async (params, context) => (await history()).historySources(params, context),
+    "history.list": async (params, context) => (await history()).historyList(params, context),
+    "history.importSession": async (params, context) => (await history()).historyImport(params, context),
   },
   { "conversation.delete": conversation.deleteDamaged },
 );

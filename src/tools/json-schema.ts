@@ -20,6 +20,20 @@ export function toolParametersJsonSchema(schema: z.ZodType): Record<string, unkn
 
 const converted = new WeakMap<z.ZodType, Record<string, unknown>>();
 
+/**
+ * Conversions done ahead of time: `schemas` (by tool name) are what
+ * toolParametersJsonSchema gives these tools' parameters, written at build
+ * time (builtin-tool-schemas.ts, for the built-in tools: ~5 ms of zod's
+ * converter at the first model call of every process, a one-shot chat's
+ * included). test/tools/builtin-tool-schemas.test.ts checks they are equal.
+ */
+export function presetParametersJsonSchemas(tools: readonly Tool[], schemas: Readonly<Record<string, Record<string, unknown>>>): void {
+  for (const tool of tools) {
+    const schema = schemas[tool.name];
+    if (schema !== undefined && tool.inputSchema === undefined && !converted.has(tool.parameters)) converted.set(tool.parameters, schema);
+  }
+}
+
 /** What tools.list returns and what the LLM request offers for one tool. */
 export function toolSpec(tool: Tool): ToolSpec {
   return {

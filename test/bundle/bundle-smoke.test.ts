@@ -98,9 +98,17 @@ async function stop(cli: CliProcess): Promise<void> {
   expect(cli.stderr()).not.toMatch(/Dynamic require|ERR_|uncaught/i);
 }
 
-it("serve: answers HTTP and JSON-RPC, /metrics (prom-client), models.list (the provider chunk), and stops on SIGTERM", async () => {
+it("serve: answers HTTP and JSON-RPC, /metrics (prom-client), models.list (the provider chunk, a runtime's), history.sources (the history index), and stops on SIGTERM", async () => {
   // A closed port as the model endpoint: models.list must say so fast and clearly.
-  const cli = bundle(["serve", "--port", "0", "--data-dir", await dir("data")], { OPENAI_BASE_URL: "http://127.0.0.1:9/v1" });
+  // A configured runtime: its code (runtime-table and the runtimes) loads only when one is.
+  const xdg = await userConfig({ runtimes: { codex: { runtime: "codex" } } });
+  const history = await dir("history");
+  const cli = bundle(["serve", "--port", "0", "--data-dir", await dir("data")], {
+    OPENAI_BASE_URL: "http://127.0.0.1:9/v1",
+    XDG_CONFIG_HOME: xdg,
+    CODEX_HOME: join(history, "codex"),
+    CLAUDE_CONFIG_DIR: join(history, "claude"),
+  });
   const url = await cli.listening(20_000);
   const http = url.replace("ws://", "http://");
   expect(await (await fetch(`${http}/healthz`)).json()).toMatchObject({ ok: true });
@@ -117,6 +125,9 @@ it("serve: answers HTTP and JSON-RPC, /metrics (prom-client), models.list (the p
   // models.list loads the provider chunk (the openai SDK); no endpoint is reachable, and the result says so.
   const listed = await client.models.list();
   expect(listed.providers).toEqual([expect.objectContaining({ name: "default", status: "unreachable", error: expect.stringContaining("ECONNREFUSED") })]);
+  expect(listed.runtimes).toEqual([expect.objectContaining({ name: "codex", runtime: "codex" })]);
+  // The history index loads at the first history.* call.
+  expect((await client.history.sources()).sources.map((source) => source.kind)).toEqual(["codex", "claude"]);
   await client.close();
   await stop(cli);
 }, 60_000);
@@ -132,6 +143,9 @@ it("runs the offloaded tool work in its worker: web_fetch converts HTML, search_
     const workspace = await dir("workspace");
     await writeFile(join(workspace, "notes.txt"), "alpha\nneedle one\nbeta\n");
     await writeFile(join(workspace, "evil.txt"), `${"a".repeat(40)}!\n`);
+    // list_files with a glob under a .gitignore: picomatch and ignore load at such a call.
+    await writeFile(join(workspace, ".gitignore"), "hidden.txt\n");
+    await writeFile(join(workspace, "hidden.txt"), "ignored\n");
     const xdg = await userConfig({ tools: { web: { fetch: { enabled: true }, allowPrivateNetwork: ["127.0.0.1"] } } });
     const cli = bundle(["serve", "--port", "0", "--data-dir", await dir("data"), "--log-level", "silent"], { ...modelEnv(fake), XDG_CONFIG_HOME: xdg });
     const client = await AgentwireClient.connect(await cli.listening(20_000), { WebSocket });
@@ -143,6 +157,7 @@ it("runs the offloaded tool work in its worker: web_fetch converts HTML, search_
           call("call_fetch", "web_fetch", { url: `${web.url}/page.html` }),
           call("call_search", "search_files", { pattern: "needle", path: "notes.txt" }),
           call("call_edit", "edit_file", { path: "notes.txt", old_string: "beta", new_string: "gamma" }),
+          call("call_list", "list_files", { glob: "*.txt" }),
           // Backtracks for hours: the worker running it is terminated when the call's budget (1 s here) runs out.
           call("call_evil", "search_files", { pattern: "^(a+)+$", path: "evil.txt" }),
         ],
@@ -166,6 +181,8 @@ it("runs the offloaded tool work in its worker: web_fetch converts HTML, search_
       ].join("\n"),
     );
     expect(results.call_search).toBe("notes.txt:2:needle one");
+    expect(results.call_list).toContain("notes.txt");
+    expect(results.call_list).not.toContain("hidden.txt");
     expect(results.call_edit).toBe(
       "Edited notes.txt: replaced 1 occurrence (+1 -1 lines)\n\n--- a/notes.txt\n+++ b/notes.txt\n@@ -1,3 +1,3 @@\n alpha\n needle one\n-beta\n+gamma\n",
     );

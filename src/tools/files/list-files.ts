@@ -3,8 +3,9 @@
  * glob — as git sees the tree (.gitignore respected, .git/ skipped).
  */
 import { stat } from "node:fs/promises";
-import picomatch from "picomatch";
+import type Picomatch from "picomatch";
 import * as z from "zod";
+import { importCommonJs } from "../../lazy-commonjs.js";
 import type { Tool } from "../tool.js";
 import { FileToolError, rethrowFsError } from "./file-tool-error.js";
 import { runFileTool } from "./file-tool-run.js";
@@ -45,7 +46,8 @@ export function createListFilesTool(): Tool<ListFilesArguments> {
         if (!start.exists) throw new FileToolError(`"${start.display}" does not exist`);
         const info = await stat(start.real).catch((error: unknown) => rethrowFsError(error, start.display));
         if (!info.isDirectory()) throw new FileToolError(`"${start.display}" is not a directory; use read_file to read a file`);
-        const matches = args.glob === undefined ? null : picomatch(args.glob, { dot: true });
+        // picomatch (~35 KB) is loaded by the first call with a glob, not with the server.
+        const matches = args.glob === undefined ? null : ((await importCommonJs(import("picomatch"))) as unknown as typeof Picomatch)(args.glob, { dot: true });
         const listed: string[] = [];
         let more = false;
         for await (const entry of walkWorkspace(root, start.real, signal)) {

@@ -9,8 +9,9 @@
  * says so. Ignored, binary and very large files are skipped.
  */
 import { stat } from "node:fs/promises";
-import picomatch from "picomatch";
+import type Picomatch from "picomatch";
 import * as z from "zod";
+import { importCommonJs } from "../../lazy-commonjs.js";
 import type { Tool } from "../tool.js";
 import { FileToolError, rethrowFsError } from "./file-tool-error.js";
 import { runFileTool, throwIfStopped } from "./file-tool-run.js";
@@ -85,7 +86,8 @@ export function createSearchFilesTool(options: OpenFileOptions): Tool<SearchFile
         const start = await resolveInWorkspace(context.cwd, args.path ?? ".");
         if (!start.exists) throw new FileToolError(`"${start.display}" does not exist`);
         const info = await stat(start.real).catch((error: unknown) => rethrowFsError(error, start.display));
-        const matchesGlob = args.glob === undefined ? () => true : picomatch(args.glob, { dot: true });
+        // picomatch (~35 KB) is loaded by the first call with a glob, not with the server.
+        const matchesGlob = args.glob === undefined ? () => true : ((await importCommonJs(import("picomatch"))) as unknown as typeof Picomatch)(args.glob, { dot: true });
         const files: AsyncIterable<WalkEntry> | WalkEntry[] = info.isDirectory()
           ? walkWorkspace(root, start.real, signal)
           : [{ kind: info.isFile() ? "file" : "other", display: start.display, fromStart: start.display.split("/").pop()!, real: start.real }];

@@ -12,7 +12,9 @@
  * start itself is refused).
  */
 import { join, relative, sep } from "node:path";
-import ignore, { type Ignore } from "ignore";
+import type { Ignore } from "ignore";
+import type IgnoreFactory from "ignore";
+import { importCommonJs } from "../../lazy-commonjs.js";
 import { throwIfStopped } from "./file-tool-run.js";
 import { openWorkspaceDirectory, readUpTo, type WorkspaceDirectory } from "./workspace-open.js";
 
@@ -131,6 +133,8 @@ async function loadRules(dir: WorkspaceDirectory, dirRel: string): Promise<Ignor
     return null; // None, or not one to read: no rules.
   }
   if (bytes.length > GITIGNORE_MAX_BYTES) bytes = bytes.subarray(0, bytes.lastIndexOf(10, GITIGNORE_MAX_BYTES - 1) + 1);
+  // The ignore package (~14 KB) is loaded with the first .gitignore read, not with the server.
+  const ignore = (await importCommonJs(import("ignore"))) as unknown as typeof IgnoreFactory;
   return { dir: dirRel, rules: ignore().add(bytes.toString("utf8")) };
 }
 

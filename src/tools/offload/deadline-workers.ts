@@ -19,7 +19,8 @@
  * fails alone instead of taking the server down.
  */
 import { availableParallelism } from "node:os";
-import { Worker } from "node:worker_threads";
+import { createRequire } from "node:module";
+import type { Worker } from "node:worker_threads";
 import type { JobInput, JobOutput, OffloadJobName } from "./offload-jobs.js";
 import type { JobReply, JobRequest } from "./offload-messages.js";
 import { offloadWorkerScript } from "./worker-script.js";
@@ -133,11 +134,15 @@ function dispatch(): void {
   }
 }
 
+/** node:worker_threads (and Node's worker internals behind it), loaded when the first worker starts, not with the server. */
+let workerThreads: typeof import("node:worker_threads") | undefined;
+
 function spawn(): Slot | undefined {
   let worker: Worker;
   try {
     const { script, eval: isCode } = offloadWorkerScript();
-    worker = new Worker(script, { eval: isCode, resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } });
+    workerThreads ??= createRequire(import.meta.url)("node:worker_threads") as typeof import("node:worker_threads");
+    worker = new workerThreads.Worker(script, { eval: isCode, resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } });
   } catch (error) {
     // Nothing can run: every waiting job fails with the reason rather than waiting for its deadline.
     const why = new OffThreadError("failed", `could not start a worker thread: ${error instanceof Error ? error.message : String(error)}`);

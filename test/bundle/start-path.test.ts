@@ -1,0 +1,80 @@
+/**
+ * What `agentwire serve` and a one-shot `agentwire chat "…" --json` load
+ * before they are useful (issue 27): the parts neither needs by default —
+ * the history index and the history.* handlers, the agent runtimes, the custom and web tools, picomatch and ignore — are chunks of their own in the shipped bundle, loaded when
+ * first used (bundle-smoke.test.ts makes them load), and ws's optional
+ * native addon (bufferutil) is not loaded at all.
+ */
+import { readFileSync } from "node:fs";
+import { mkdir, mkdtemp, readdir, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { WebSocket } from "ws";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { AgentwireClient } from "../../clients/typescript/index.js";
+import { startFakeOpenAI } from "../fake-openai/server.js";
+import { killAllCli, REPO_ROOT, runCli } from "../harness/cli-process.js";
+import { loadedModules, recordModuleLoads } from "../harness/module-loads.js";
+import { shippedBundle } from "../harness/shipped-bundle.js";
+
+const BUNDLE_DIR = join(REPO_ROOT, "dist", "bundle");
+/** Chunks (by name, without esbuild's hash) neither path loads. */
+const LAZY = ["history-index", "history-handlers", "runtime-table", "configured-tools", "picomatch", "ignore"];
+
+let entry: string;
+let root: string;
+beforeAll(async () => {
+  entry = shippedBundle();
+  root = await mkdtemp(join(tmpdir(), "agentwire-start-path-"));
+});
+afterAll(async () => {
+  await killAllCli();
+  await rm(root, { recursive: true, force: true });
+});
+
+/** The lazy chunks' files; each must exist (a chunk of its own). */
+async function lazyChunks(): Promise<Map<string, string>> {
+  const files = await readdir(BUNDLE_DIR);
+  const found = new Map<string, string>();
+  for (const name of LAZY) {
+    const file = files.find((f) => f.endsWith(".mjs") && f.replace(/-[A-Z0-9]{8}\.mjs$/, "") === name);
+    expect(file, `dist/bundle has no chunk of its own for ${name}`).toBeDefined();
+    found.set(name, join(BUNDLE_DIR, file!));
+  }
+  return found;
+}
+
+it("serve answers its first server.status without the lazy parts and without ws's native addon", async () => {
+  const chunks = await lazyChunks();
+  const loads = join(root, "serve-loads.txt");
+  const cli = runCli(["serve", "--port", "0", "--data-dir", join(root, "data")], { ...recordModuleLoads(loads), OPENAI_BASE_URL: "http://127.0.0.1:9/v1" }, entry);
+  const client = await AgentwireClient.connect(await cli.listening(20_000), { WebSocket });
+  expect((await client.server.status()).version).toEqual(expect.any(String));
+  await client.close();
+  // A native addon is a shared object mapped into the process.
+  expect(readFileSync(`/proc/${cli.child.pid}/maps`, "utf8")).not.toContain("bufferutil");
+  cli.child.kill("SIGTERM");
+  expect((await cli.exited).code, cli.stderr()).toBe(0);
+  const loaded = await loadedModules(loads);
+  expect(loaded.has(join(BUNDLE_DIR, "cli.mjs"))).toBe(true);
+  expect([...chunks].filter(([, file]) => loaded.has(file)).map(([name]) => name)).toEqual([]);
+}, 60_000);
+
+it("a one-shot chat --json (embedded server) runs to its end without the lazy parts", async () => {
+  const chunks = await lazyChunks();
+  const fake = await startFakeOpenAI({ apiKey: "test-key" });
+  try {
+    fake.enqueue({ kind: "reply", text: ["Hi."] });
+    const loads = join(root, "chat-loads.txt");
+    const cwd = join(root, "work");
+    await mkdir(cwd, { recursive: true });
+    const env = { ...recordModuleLoads(loads), OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: "test-key", AGENTWIRE_MODEL: "fake-model", XDG_DATA_HOME: join(root, "xdg") };
+    const chat = runCli(["chat", "hello", "--json"], env, entry, cwd);
+    expect((await chat.exited).code, chat.stderr()).toBe(0);
+    expect(chat.stdout()).toContain('"outcome":"completed"');
+    const loaded = await loadedModules(loads);
+    expect([...chunks].filter(([, file]) => loaded.has(file)).map(([name]) => name)).toEqual([]);
+  } finally {
+    await fake.close();
+  }
+}, 60_000);
