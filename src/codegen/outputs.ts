@@ -23,6 +23,7 @@ import { methodsBlock } from "./methods-block.js";
 import { emitMethodTable, METHOD_TABLE_PATH } from "./method-table.js";
 import { buildOpenRpcDocument } from "./openrpc.js";
 import { emitPythonErrors, emitPythonMethods, emitPythonTypes, PYTHON_PACKAGE, readRuntime } from "./python-emitter.js";
+import { BUILTIN_TOOL_SCHEMAS_PATH, emitBuiltinToolSchemas } from "./builtin-tool-schemas.js";
 import { CONFIG_REFERENCE_PATH, renderConfigReference } from "./reference-config.js";
 import { PROTOCOL_REFERENCE_PATH, renderProtocolReference } from "./reference-protocol.js";
 
@@ -43,6 +44,7 @@ export function renderOutputs(root: string): Map<string, string> {
     [`${PYTHON_PACKAGE}/methods.py`, emitPythonMethods(PROTOCOL_VERSION, readRuntime(root))],
     [PROTOCOL_REFERENCE_PATH, renderProtocolReference(root)],
     [CONFIG_REFERENCE_PATH, renderConfigReference()],
+    [BUILTIN_TOOL_SCHEMAS_PATH, emitBuiltinToolSchemas()],
   ]);
 }
 
