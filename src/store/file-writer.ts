@@ -24,9 +24,10 @@ import { Worker } from "node:worker_threads";
  * with an Error carrying the code, syscall and path the fs call failed
  * with (ENOSPC, EISDIR …), as fs/promises would.
  *
- * While the worker starts (it starts with the first write), and without
- * one (it failed to start or died), writes go through fs/promises on this
- * thread, as they did before. Either way one path is written by one write
+ * The worker starts once writes pile up (START_WORKER_AT in flight at once:
+ * many turns ending together), so an idle server or a lone chat keeps its
+ * memory. Until it runs, and without one (it failed to start or died),
+ * writes go through fs/promises on this thread, as they did before. Either way one path is written by one write
  * at a time: its callers wait for a write before the next (LowdbFile).
  */
 
@@ -76,6 +77,9 @@ parentPort.on("message", (batch) => {
 })();
 `;
 
+/** Writes in flight on the main thread at which the worker starts. */
+const START_WORKER_AT = 8;
+
 interface Job {
   id: number;
   path: string;
@@ -114,10 +118,14 @@ class FileWriter {
     return this.#ready;
   }
 
+  /** Writes in flight on this thread. */
+  #here = 0;
+
   /** Write `data` to `temp`, then rename it over `path`; on failure the temp file is removed. */
   replace(path: string, temp: string, data: string): Promise<void> {
-    const worker = this.#ensureWorker();
-    if (!worker || !this.#online) return replaceHere(path, temp, data);
+    // The worker costs a thread and ~8 MB: it starts once writes pile up (many turns ending together), not for an idle server's few.
+    const worker = this.#worker ?? (this.#here >= START_WORKER_AT ? this.#ensureWorker() : null);
+    if (!worker || !this.#online) return this.#replaceHere(path, temp, data);
     const id = this.#nextId++;
     this.offThread++;
     const done = new Promise<void>((resolve, reject) => this.#pending.set(id, { resolve, reject }));
@@ -144,6 +152,15 @@ class FileWriter {
     // Kept alive while writes are out: a process must not exit with one unanswered.
     if (this.#pending.size > 0) worker.ref();
     worker.postMessage(batch);
+  }
+
+  async #replaceHere(path: string, temp: string, data: string): Promise<void> {
+    this.#here++;
+    try {
+      await replaceHere(path, temp, data);
+    } finally {
+      this.#here--;
+    }
   }
 
   async #writeHere(batch: Job[]): Promise<void> {
