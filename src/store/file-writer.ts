@@ -87,7 +87,8 @@ interface Job {
   data: string;
 }
 
-class FileWriter {
+/** One writer thread and its queue; the store uses one per process (replaceFile). */
+export class FileWriter {
   #worker: Worker | null = null;
   /** Set once the worker runs: writes asked for while it starts go through this thread, so none waits for its start. */
   #online = false;

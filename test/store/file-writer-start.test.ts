@@ -1,16 +1,14 @@
 /**
  * The store's writer thread (src/store/file-writer.ts) costs a thread and
- * some memory: an idle server's or a lone conversation's writes stay on the
- * main thread, and the worker starts once writes pile up (many turns ending
- * together). Its own file: the writer is one per process (module).
+ * ~8 MB: an idle server's or a lone conversation's writes stay on the main
+ * thread, and the worker starts once writes pile up (many turns ending
+ * together). A writer of its own here: the process's one may already run.
  */
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { writesOffThread } from "../../src/store/file-writer.js";
-import { LowdbConversationStore } from "../../src/store/lowdb-store.js";
-import { conversation, userMessage } from "../harness/store-records.js";
+import { FileWriter } from "../../src/store/file-writer.js";
 
 let dir: string;
 beforeEach(async () => {
@@ -20,22 +18,20 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-it("one conversation's writes, however spread out, stay on the main thread; many at once start the writer thread", async () => {
-  const store = new LowdbConversationStore(dir);
-  await store.open();
-  const lone = await store.create(conversation("lone"));
+it("writes one at a time, however spread out, stay on the main thread; many at once start the writer thread", async () => {
+  const writer = new FileWriter();
+  const file = (name: string) => [join(dir, name), join(dir, `.${name}.tmp`)] as const;
   for (let i = 0; i < 3; i++) {
-    await lone.append(userMessage(i));
+    await writer.replace(...file("lone.json"), String(i));
     // Time enough for a worker started by the first write to be up.
     await new Promise((resolve) => setTimeout(resolve, 150));
   }
-  expect(writesOffThread()).toBe(0);
+  expect(writer.offThread).toBe(0);
+  expect(await readFile(join(dir, "lone.json"), "utf8")).toBe("2");
 
-  const many = await Promise.all(Array.from({ length: 40 }, (_, i) => store.create(conversation(`c${i}`))));
-  for (let round = 0; round < 50 && writesOffThread() === 0; round++) {
-    await Promise.all(many.map((handle) => handle.append(userMessage(round))));
+  for (let round = 0; round < 100 && writer.offThread === 0; round++) {
+    await Promise.all(Array.from({ length: 40 }, (_, i) => writer.replace(...file(`f${i}.json`), String(round))));
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
-  expect(writesOffThread()).toBeGreaterThan(0);
-  await store.close();
+  expect(writer.offThread).toBeGreaterThan(0);
 });
