@@ -43,7 +43,6 @@ import { ruleFor } from "../tools/approval-rules.js";
 import { APPROVALS_FILE, readWorkspaceApprovals, type WorkspaceApprovals } from "./workspace-approvals.js";
 import type { Generation } from "./generation.js";
 import { ProgressCoalescer } from "./progress-coalescer.js";
-import { modelCallTurn } from "./start-lane.js";
 import { PendingToolCall } from "./tool-decision.js";
 import { wireError } from "./wire-errors.js";
 import { keepCheckpoint } from "../sessions/file-checkpoints.js";
@@ -397,8 +396,6 @@ class Loop {
   }
 
   private async streamModel(iteration: number): Promise<ModelReply> {
-    // Tokens of the streams already running go before this start (see start-lane.ts).
-    await modelCallTurn();
     const conversation = this.runtime.handle.conversation;
     let { records, messages, tools } = await this.buildRequest();
     // Read per call: a model (or mode) changed by conversation.update mid-step applies from here.
