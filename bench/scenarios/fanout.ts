@@ -8,6 +8,7 @@
  * the same launch just before — the best a Node process in the middle does
  * on this machine.
  */
+import { readFileSync } from "node:fs";
 import type { WebSocket } from "ws";
 import { closeAll, connectMany, watchGeneration, type AgentwireClient } from "../client.js";
 import { USER_TEXT } from "../client.js";
@@ -31,10 +32,27 @@ interface Side {
   /** Latencies by token index (position in each subscriber's stream). */
   byIndex: number[][];
   cpuMs: number;
+  /** The main thread alone: ms on a CPU, and ms it was ready to run but waited for one (a loaded machine). */
+  mainMs: number;
+  mainWaitMs: number;
   tokens: number;
 }
 
-const emptySide = (): Side => ({ latencies: [], idealShare: [], byIndex: [], cpuMs: 0, tokens: 0 });
+const emptySide = (): Side => ({ latencies: [], idealShare: [], byIndex: [], cpuMs: 0, mainMs: 0, mainWaitMs: 0, tokens: 0 });
+
+/**
+ * The main thread's time on a CPU and waiting for one, ms (/proc/<pid>/task/<pid>/schedstat, ns): unlike the
+ * process's CPU, it leaves out other threads (the thread pool, a store writer), and unlike latency it is
+ * about the same on a loaded machine; zeros where the kernel keeps no schedstat.
+ */
+function mainThread(pid: number): { runMs: number; waitMs: number } {
+  try {
+    const [run, wait] = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, "utf8").trim().split(" ").map(Number);
+    return { runMs: run / 1e6, waitMs: wait / 1e6 };
+  } catch {
+    return { runMs: 0, waitMs: 0 };
+  }
+}
 
 function addStream(side: Side, latencies: readonly number[]): void {
   side.tokens += latencies.length;
@@ -97,8 +115,12 @@ async function runLevel(
       const groups = Array.from({ length: level.conversations }, (_, i) => sockets.slice(i * level.subscribers, (i + 1) * level.subscribers));
       for (const [i, group] of groups.entries()) for (const socket of group) await joinRelayGroup(socket, `g${i}`);
       let cpu0 = 0;
+      let main0 = mainThread(relay.pid);
       for (let t = 0; t < schedule.warmup + schedule.turns; t++) {
-        if (t === schedule.warmup) cpu0 = cpuMs(relay.pid);
+        if (t === schedule.warmup) {
+          cpu0 = cpuMs(relay.pid);
+          main0 = mainThread(relay.pid);
+        }
         const t0 = performance.now();
         const results = await Promise.all(groups.map((group, i) => relayFanoutTurn(group, `g${i}`, modelOf(t), TURN_TIMEOUT_MS)));
         const wallMs = performance.now() - t0;
@@ -110,6 +132,9 @@ async function runLevel(
         relayed.idealShare.push((100 * (streams.length * expectedOf(t))) / (wallMs / 1000) / ideal);
       }
       relayed.cpuMs = cpuMs(relay.pid) - cpu0;
+      const main1 = mainThread(relay.pid);
+      relayed.mainMs = main1.runMs - main0.runMs;
+      relayed.mainWaitMs = main1.waitMs - main0.waitMs;
     } finally {
       for (const socket of sockets) socket.close();
       await relay.stop();
@@ -128,8 +153,12 @@ async function runLevel(
         groups.push({ id, subscribers });
       }
       let cpu0 = 0;
+      let main0 = mainThread(server.pid);
       for (let t = 0; t < schedule.warmup + schedule.turns; t++) {
-        if (t === schedule.warmup) cpu0 = cpuMs(server.pid);
+        if (t === schedule.warmup) {
+          cpu0 = cpuMs(server.pid);
+          main0 = mainThread(server.pid);
+        }
         await Promise.all(groups.map((g) => g.subscribers[0].message.append({ conversationId: g.id, role: "user", content: USER_TEXT })));
         const watches = groups.flatMap((g) => g.subscribers.map((client) => watchGeneration(client, g.id, TURN_TIMEOUT_MS)));
         const t0 = performance.now();
@@ -143,6 +172,9 @@ async function runLevel(
         measured.idealShare.push((100 * (seen.length * expectedOf(t))) / (wallMs / 1000) / ideal);
       }
       measured.cpuMs = cpuMs(server.pid) - cpu0;
+      const main1 = mainThread(server.pid);
+      measured.mainMs = main1.runMs - main0.runMs;
+      measured.mainWaitMs = main1.waitMs - main0.waitMs;
     } finally {
       await closeAll(clients);
       await server.close();
@@ -156,9 +188,11 @@ async function runLevel(
     floors.p99.push([p(relayed, 0.99)]);
     floors.tps.push(relayed.idealShare);
     const perK = (side: Side) => ((side.cpuMs * 1000) / side.tokens).toFixed(1);
+    const mainPerK = (side: Side) =>
+      `main thread ${((side.mainMs * 1000) / side.tokens).toFixed(1)} ms (waited ${((side.mainWaitMs * 1000) / side.tokens).toFixed(1)} ms for a CPU)`;
     notes.push(
-      `launch ${launch + 1}: agentwire ${byIndexText(measured)}, CPU ${perK(measured)} ms per 1000 delivered tokens; ` +
-        `relay ${byIndexText(relayed)}, CPU ${perK(relayed)} ms per 1000`,
+      `launch ${launch + 1}: agentwire ${byIndexText(measured)}, CPU ${perK(measured)} ms per 1000 delivered tokens, ${mainPerK(measured)}; ` +
+        `relay ${byIndexText(relayed)}, CPU ${perK(relayed)} ms per 1000, ${mainPerK(relayed)}`,
     );
     log(
       `fan-out ${level.id} launch ${launch + 1}: p50 ${p(measured, 0.5).toFixed(3)} p99 ${p(measured, 0.99).toFixed(3)} ms, ` +

@@ -143,6 +143,7 @@ export class ModelCallProvider implements LlmProvider {
     );
 
     const parser = this.wire.begin();
+    let drained = false;
     try {
       try {
         const response = await this.client.send(request, controller.signal);
@@ -150,6 +151,7 @@ export class ModelCallProvider implements LlmProvider {
         if (!body) throw new LlmError("the model endpoint answered without a body", "connection");
         idleTimer.refresh();
         let finished = false;
+        let cut = false;
         for await (const batch of readSseData(body)) {
           // After the last event, only the end of a response already received whole is read (see below).
           if (finished) continue;
@@ -179,10 +181,15 @@ export class ModelCallProvider implements LlmProvider {
             // open a new connection. When the whole body has arrived (the usual case: [DONE] and the
             // end of the chunked body come together), read on to the end and the connection goes back
             // to the keep-alive pool; otherwise stop here rather than wait on a slow endpoint.
-            if (!isCompleteNodeBody(body)) break;
+            if (!isCompleteNodeBody(body)) {
+              cut = true;
+              break;
+            }
             finished = true;
           }
         }
+        // Read to its end: the connection is back in the keep-alive pool, nothing is left to release.
+        drained = !cut;
       } catch (err) {
         if (timedOut) throw timedOut;
         if (signal.aborted) return;
@@ -196,8 +203,9 @@ export class ModelCallProvider implements LlmProvider {
       clearTimeout(idleTimer);
       clearTimeout(requestTimer);
       signal.removeEventListener("abort", onCallerAbort);
-      // Releases the socket on every early exit (error, timeout, consumer `break`).
-      controller.abort();
+      // Releases the socket on every early exit (error, timeout, consumer `break`). A body read to its end
+      // has nothing to release: aborting it anyway cost a DOMException and its listeners at every turn's end.
+      if (!drained) controller.abort();
     }
   }
 

@@ -267,9 +267,11 @@ export class LowdbConversationHandle extends QueuedConversationHandle implements
     const firstOp = first.op as Extract<Op, { record: ConversationRecord }>;
     let target: number;
     let base: CachedSegment;
+    // The first append's size, measured once (a JSON.stringify of the record) for both uses below.
+    let firstSize: number | undefined;
     try {
       if (firstOp.kind === "append") {
-        const size = jsonSize(firstOp.record);
+        const size = (firstSize = jsonSize(firstOp.record));
         target = lastIndex >= 0 && this.#hasRoom(counts[lastIndex], state.lastSegmentBytes, size) ? lastIndex : lastIndex + 1;
         base = target === lastIndex ? await this.#segment(target, counts[target]) : { records: [], bytes: SEGMENT_OVERHEAD };
       } else {
@@ -304,7 +306,7 @@ export class LowdbConversationHandle extends QueuedConversationHandle implements
       const { op } = item;
       if (op.kind === "append") {
         if (!isLast) break;
-        const size = jsonSize(op.record);
+        const size = item === first && firstSize !== undefined ? firstSize : jsonSize(op.record);
         if (positions.has(op.record.id) || openIds.has(op.record.id)) {
           queue.shift();
           item.reject(new Error(`record ${op.record.id} is already in the conversation`));

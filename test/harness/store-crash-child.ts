@@ -1,13 +1,17 @@
 /**
  * Child process for the crash test: appends records m0, m1, … to conversation
- * "c" in bursts, printing `acked N` once the first N are durable, until it
- * is killed.
+ * "c" in bursts, printing `acked N off-thread W` once the first N are
+ * durable (W: writes done by the store's writer thread so far), until it is
+ * killed.
  *
  *     node --import tsx test/harness/store-crash-child.ts <dataDir>
  */
+import { fileWriterReady, writesOffThread } from "../../src/store/file-writer.js";
 import { LowdbConversationStore } from "../../src/store/lowdb-store.js";
 import { conversation, userMessage } from "./store-records.js";
 
+// Every write through the store's writer thread: what it acknowledged is what must survive the kill.
+if (!(await fileWriterReady())) throw new Error("no store writer thread");
 const store = new LowdbConversationStore(process.argv[2]!, { segmentSize: 7 });
 await store.open();
 const handle = (await store.get("c")) ?? (await store.create(conversation("c")));
@@ -15,5 +19,5 @@ for (let next = handle.recordCount; ; ) {
   const burst = Array.from({ length: 10 }, (_, i) => handle.append(userMessage(next + i)));
   await Promise.all(burst);
   next += burst.length;
-  process.stdout.write(`acked ${next}\n`);
+  process.stdout.write(`acked ${next} off-thread ${writesOffThread()}\n`);
 }

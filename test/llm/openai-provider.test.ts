@@ -1,6 +1,6 @@
 import { getEventListeners } from "node:events";
 import { createServer } from "node:net";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { ChatMessage } from "../../src/llm/chat-message.js";
 import { OpenAIProvider, type OpenAIProviderOptions } from "../../src/llm/openai-provider.js";
 import { LlmError, type ChatRequest, type StreamEvent } from "../../src/llm/provider.js";
@@ -296,6 +296,21 @@ describe("OpenAIProvider cleanup", () => {
     expect((await collect(provider(), request({ signal: controller.signal }))).error).toMatchObject({ status: 401 });
     expect((await collect(provider({ idleTimeoutMs: 50 }), request({ signal: controller.signal }))).error).toMatchObject({ kind: "timeout" });
     expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
+  });
+});
+
+describe("OpenAIProvider completion", () => {
+  it("aborts nothing once an answer was read to its end (an abort at every turn's end cost an AbortError and its listeners)", async () => {
+    const abort = vi.spyOn(AbortController.prototype, "abort");
+    try {
+      fake.enqueue({ kind: "reply", text: ["Hel", "lo"] });
+      const { events, error } = await collect(provider(), request());
+      expect(error).toBeUndefined();
+      expect(deltas(events, "text").join("")).toBe("Hello");
+      expect(abort).not.toHaveBeenCalled();
+    } finally {
+      abort.mockRestore();
+    }
   });
 });
 

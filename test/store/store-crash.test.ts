@@ -23,31 +23,40 @@ afterEach(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-/** Runs the appending child until it has acknowledged at least `atLeast` records, then kills it; returns the last acknowledged count. */
-async function appendAndKill(atLeast: number): Promise<number> {
+/**
+ * Runs the appending child until it has acknowledged at least `atLeast` records, then kills it; returns the last
+ * acknowledged count and how many writes its store's writer thread had done.
+ */
+async function appendAndKill(atLeast: number): Promise<{ acked: number; offThread: number }> {
   const child = spawn(process.execPath, ["--import", "tsx", "test/harness/store-crash-child.ts", dataDir], {
     cwd: REPO_ROOT,
     stdio: ["ignore", "pipe", "pipe"],
   });
   let acked = 0;
+  let offThread = 0;
   let stderr = "";
   child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
   const exited = new Promise<void>((resolve) => child.on("close", () => resolve()));
   await new Promise<void>((resolve, reject) => {
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-      for (const match of chunk.matchAll(/acked (\d+)/g)) acked = Math.max(acked, Number(match[1]));
+      for (const match of chunk.matchAll(/acked (\d+) off-thread (\d+)/g)) {
+        acked = Math.max(acked, Number(match[1]));
+        offThread = Math.max(offThread, Number(match[2]));
+      }
       if (acked >= atLeast) resolve();
     });
     child.on("close", () => reject(new Error(`child exited early: ${stderr}`)));
   });
   child.kill("SIGKILL");
   await exited;
-  return acked;
+  return { acked, offThread };
 }
 
 describe("a crash while appending", () => {
   it("leaves a prefix of the appends holding every acknowledged record, which loads and continues", async () => {
-    const acked = await appendAndKill(200);
+    const { acked, offThread } = await appendAndKill(200);
+    // The acknowledged writes were the writer thread's (file-writer.ts): a segment and a meta.json write per burst at least.
+    expect(offThread).toBeGreaterThanOrEqual(acked / 10);
     const store = new LowdbConversationStore(dataDir, { segmentSize: 7 });
     await store.open();
     const handle = (await store.get("c"))!;

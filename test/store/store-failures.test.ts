@@ -9,9 +9,10 @@ import { execFile } from "node:child_process";
 import { mkdir, readdir, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { Conversation } from "../../protocol/index.js";
 import type { ConversationHandle } from "../../src/store/conversation-store.js";
+import { fileWriterReady } from "../../src/store/file-writer.js";
 import { LowdbConversationStore, type LowdbStoreOptions } from "../../src/store/lowdb-store.js";
 import { StoreFileError } from "../../src/store/store-file-error.js";
 import { REPO_ROOT } from "../harness/cli-process.js";
@@ -22,6 +23,11 @@ import { assistantMessage, conversation, toolCall, userMessage } from "../harnes
 if (diskSupport.reason) console.warn(`store-failures: ${diskSupport.reason}`);
 
 let disk: TestDisk;
+// The failures below reach the store's writes on its writer thread (file-writer.ts), not the fallback on this one.
+beforeAll(async () => {
+  expect(await fileWriterReady()).toBe(true);
+});
+
 const storeDir = useStoreDir("failures", {
   make: async () => {
     disk = await TestDisk.create();

@@ -2,11 +2,11 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { once } from "node:events";
-import { JSONFile } from "lowdb/node";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { ConversationRecord } from "../../protocol/index.js";
 import { DataDirLockedError, type ConversationStore } from "../../src/store/conversation-store.js";
 import { DataDirLock } from "../../src/store/data-dir-lock.js";
+import { LowdbFile } from "../../src/store/lowdb-file.js";
 import { LowdbConversationStore, type LowdbStoreOptions } from "../../src/store/lowdb-store.js";
 import { useStoreDir } from "../harness/store-dir.js";
 import { conversation, message, range, toolCall } from "../harness/store-records.js";
@@ -190,7 +190,7 @@ describe("LowdbConversationStore", () => {
   it("coalesces 200 concurrent appends into a few writes (group commit), none visible before it is durable", async () => {
     const store = await openStore({ segmentSize: 64 });
     const handle = await store.create(conversation("burst"));
-    const fileWrite = vi.spyOn(JSONFile.prototype, "write");
+    const fileWrite = vi.spyOn(LowdbFile.prototype, "write");
     const writes = range(200).map((n) => handle.append(message(n)));
     expect(handle.recordCount).toBe(0);
     await Promise.all(writes);
