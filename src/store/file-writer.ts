@@ -1,5 +1,6 @@
 import { rm, rename, writeFile } from "node:fs/promises";
-import { Worker } from "node:worker_threads";
+import { createRequire } from "node:module";
+import type { Worker } from "node:worker_threads";
 
 /**
  * Replaces store files (temp file, then rename) on a worker thread.
@@ -86,6 +87,8 @@ interface Job {
   temp: string;
   data: string;
 }
+
+let workerThreads: typeof import("node:worker_threads") | undefined;
 
 /** One writer thread and its queue; the store uses one per process (replaceFile). */
 export class FileWriter {
@@ -176,6 +179,9 @@ export class FileWriter {
     if (this.#worker || this.#broken) return this.#worker;
     let worker: Worker;
     try {
+      // node:worker_threads (and Node's worker internals) load with the first writer thread, not with the store: most servers never start one.
+      workerThreads ??= createRequire(import.meta.url)("node:worker_threads") as typeof import("node:worker_threads");
+      const { Worker } = workerThreads;
       // None of this process's flags (loaders, --input-type …): the writer needs none, and starts sooner.
       worker = new Worker(WORKER_SOURCE, { eval: true, name: "agentwire store writer", execArgv: [] });
     } catch {
