@@ -54,6 +54,24 @@ function mainThread(pid: number): { runMs: number; waitMs: number } {
   }
 }
 
+/** The process's CPU and its main thread's time over the measured turns: `start()` after the warm-up, `end(side)` after the last turn. */
+function usageWindow(pid: number): { start(): void; end(side: Side): void } {
+  let cpu0 = 0;
+  let main0 = mainThread(pid);
+  return {
+    start() {
+      cpu0 = cpuMs(pid);
+      main0 = mainThread(pid);
+    },
+    end(side) {
+      side.cpuMs = cpuMs(pid) - cpu0;
+      const main1 = mainThread(pid);
+      side.mainMs = main1.runMs - main0.runMs;
+      side.mainWaitMs = main1.waitMs - main0.waitMs;
+    },
+  };
+}
+
 function addStream(side: Side, latencies: readonly number[]): void {
   side.tokens += latencies.length;
   latencies.forEach((l, i) => {
@@ -114,13 +132,9 @@ async function runLevel(
       sockets = await Promise.all(Array.from({ length: level.conversations * level.subscribers }, () => openRelaySocket(relay.url)));
       const groups = Array.from({ length: level.conversations }, (_, i) => sockets.slice(i * level.subscribers, (i + 1) * level.subscribers));
       for (const [i, group] of groups.entries()) for (const socket of group) await joinRelayGroup(socket, `g${i}`);
-      let cpu0 = 0;
-      let main0 = mainThread(relay.pid);
+      const usage = usageWindow(relay.pid);
       for (let t = 0; t < schedule.warmup + schedule.turns; t++) {
-        if (t === schedule.warmup) {
-          cpu0 = cpuMs(relay.pid);
-          main0 = mainThread(relay.pid);
-        }
+        if (t === schedule.warmup) usage.start();
         const t0 = performance.now();
         const results = await Promise.all(groups.map((group, i) => relayFanoutTurn(group, `g${i}`, modelOf(t), TURN_TIMEOUT_MS)));
         const wallMs = performance.now() - t0;
@@ -131,10 +145,7 @@ async function runLevel(
         for (const s of streams) addStream(relayed, s.latencies);
         relayed.idealShare.push((100 * (streams.length * expectedOf(t))) / (wallMs / 1000) / ideal);
       }
-      relayed.cpuMs = cpuMs(relay.pid) - cpu0;
-      const main1 = mainThread(relay.pid);
-      relayed.mainMs = main1.runMs - main0.runMs;
-      relayed.mainWaitMs = main1.waitMs - main0.waitMs;
+      usage.end(relayed);
     } finally {
       for (const socket of sockets) socket.close();
       await relay.stop();
@@ -152,13 +163,9 @@ async function runLevel(
         for (const client of subscribers) await client.conversation.subscribe({ conversationId: id });
         groups.push({ id, subscribers });
       }
-      let cpu0 = 0;
-      let main0 = mainThread(server.pid);
+      const usage = usageWindow(server.pid);
       for (let t = 0; t < schedule.warmup + schedule.turns; t++) {
-        if (t === schedule.warmup) {
-          cpu0 = cpuMs(server.pid);
-          main0 = mainThread(server.pid);
-        }
+        if (t === schedule.warmup) usage.start();
         await Promise.all(groups.map((g) => g.subscribers[0].message.append({ conversationId: g.id, role: "user", content: USER_TEXT })));
         const watches = groups.flatMap((g) => g.subscribers.map((client) => watchGeneration(client, g.id, TURN_TIMEOUT_MS)));
         const t0 = performance.now();
@@ -171,10 +178,7 @@ async function runLevel(
         for (const s of seen) addStream(measured, s.latencies);
         measured.idealShare.push((100 * (seen.length * expectedOf(t))) / (wallMs / 1000) / ideal);
       }
-      measured.cpuMs = cpuMs(server.pid) - cpu0;
-      const main1 = mainThread(server.pid);
-      measured.mainMs = main1.runMs - main0.runMs;
-      measured.mainWaitMs = main1.waitMs - main0.waitMs;
+      usage.end(measured);
     } finally {
       await closeAll(clients);
       await server.close();
