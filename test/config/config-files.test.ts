@@ -220,7 +220,7 @@ describe("agentwire config", { timeout: 20_000 }, () => {
   it("as the real binary: the report, --json, and a bad file stopping serve with exit 2 and no stack trace", async () => {
     await write(join(project, "agentwire.json"), `{ "model": "m1", "llm": { "apiKey": "sk-file-secret" } }`);
     trust(project);
-    const report = runCli(["config", "--json"], { XDG_CONFIG_HOME: xdg, XDG_DATA_HOME: dataHome }, "src/cli.ts", project);
+    const report = runCli(["config", "--json"], { XDG_CONFIG_HOME: xdg, XDG_DATA_HOME: dataHome }, undefined, project);
     expect((await report.exited).code).toBe(0);
     const json = JSON.parse(report.stdout()) as { files: string[]; values: { model: string; llm: { apiKey: string } }; sources: Record<string, string> };
     expect(json.files).toEqual([join(project, "agentwire.json")]);
@@ -230,7 +230,7 @@ describe("agentwire config", { timeout: 20_000 }, () => {
     expect(report.stdout()).not.toContain("sk-file-secret");
 
     await write(join(project, "agentwire.json"), `{ "limits": { "maxBatch": "lots" } }`);
-    const bad = runCli(["serve", "--port", "0"], { XDG_CONFIG_HOME: xdg }, "src/cli.ts", project);
+    const bad = runCli(["serve", "--port", "0"], { XDG_CONFIG_HOME: xdg }, undefined, project);
     expect((await bad.exited).code).toBe(2);
     expect(bad.stderr()).toContain(`${join(project, "agentwire.json")}: limits.maxBatch:`);
     expect(bad.stderr()).not.toMatch(/\n\s+at /);
@@ -240,7 +240,7 @@ describe("agentwire config", { timeout: 20_000 }, () => {
     const tool = { name: "twice", description: "d", command: "true" };
     await write(join(project, "agentwire.json"), JSON.stringify({ tools: { custom: [tool, tool] } }));
     trust(project);
-    const clash = runCli(["serve", "--port", "0", "--data-dir", join(root, "data")], { XDG_CONFIG_HOME: xdg, XDG_DATA_HOME: dataHome }, "src/cli.ts", project);
+    const clash = runCli(["serve", "--port", "0", "--data-dir", join(root, "data")], { XDG_CONFIG_HOME: xdg, XDG_DATA_HOME: dataHome }, undefined, project);
     expect((await clash.exited).code).toBe(1);
     expect(clash.stderr()).toMatch(/^agentwire: .*twice/m);
     expect(clash.stderr()).not.toMatch(/\n\s+at /);

@@ -58,7 +58,7 @@ it("serve keeps conversations in the per-user dir, leaves ./.agentwire alone, an
   const dataHome = join(root, "data-home");
   await mkdir(join(cwd, ".agentwire", "conversations"), { recursive: true });
   await writeFile(join(cwd, ".agentwire", "index.json"), "[]");
-  const serve = runCli(["serve", "--port", "0"], { XDG_DATA_HOME: dataHome }, "src/cli.ts", cwd);
+  const serve = runCli(["serve", "--port", "0"], { XDG_DATA_HOME: dataHome }, undefined, cwd);
   await serve.listening();
   // The store is open (LOCK taken) once it listens.
   expect(await readdir(join(dataHome, "agentwire"))).toContain("LOCK");

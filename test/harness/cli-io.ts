@@ -8,11 +8,12 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { cleanEnv } from "./child-env.js";
-import { REPO_ROOT } from "./cli-process.js";
+import { REPO_ROOT } from "./repo-root.js";
+import { shippedBundle } from "./shipped-bundle.js";
 
 const TSX_LOADER = pathToFileURL(join(REPO_ROOT, "node_modules/tsx/dist/loader.mjs")).href;
 
-/** How to start the CLI: the source through tsx, or a built .mjs (REPO_ROOT-relative, as runCli takes it). */
+/** How to start the CLI: a built .mjs (REPO_ROOT-relative, as runCli takes it; by default the shipped bundle), or the source through tsx. */
 function nodeArgs(entry: string): string[] {
   return entry.endsWith(".ts") ? ["--import", TSX_LOADER, join(REPO_ROOT, entry)] : [join(REPO_ROOT, entry)];
 }
@@ -85,7 +86,7 @@ function track(child: ChildProcess, stdinOpen: boolean): CliIo {
 }
 
 /** `agentwire ARGS` with `input` on stdin (a pipe, not a terminal), then end of input. */
-export function runCliWithInput(args: string[], input: string, extraEnv: Record<string, string> = {}, cwd = REPO_ROOT, entry = "src/cli.ts"): CliIo {
+export function runCliWithInput(args: string[], input: string, extraEnv: Record<string, string> = {}, cwd = REPO_ROOT, entry = shippedBundle()): CliIo {
   const child = spawn(process.execPath, [...nodeArgs(entry), ...args], { cwd, env: cleanEnv(extraEnv), stdio: ["pipe", "pipe", "pipe"] });
   child.stdin!.end(input);
   return track(child, false);
@@ -98,7 +99,7 @@ const shellQuote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`;
  * command a pty (stdin, stdout and stderr all TTYs) and relays our stdin to
  * it; its exit status is the command's (-e).
  */
-export function runCliInTerminal(args: string[], extraEnv: Record<string, string> = {}, cwd = REPO_ROOT, entry = "src/cli.ts"): CliIo {
+export function runCliInTerminal(args: string[], extraEnv: Record<string, string> = {}, cwd = REPO_ROOT, entry = shippedBundle()): CliIo {
   const command = [process.execPath, ...nodeArgs(entry), ...args].map(shellQuote).join(" ");
   const child = spawn("script", ["-qfec", command, "/dev/null"], {
     cwd,

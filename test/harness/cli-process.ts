@@ -1,14 +1,18 @@
 /**
- * Runs the real CLI (`node --import tsx src/cli.ts …`) as a child process
- * and reads its output. Every child is tracked so a test can kill what it
- * left running.
+ * Runs the real CLI as a child process and reads its output: by default the
+ * shipped bundle (dist/bundle/cli.mjs, which vitest's global setup builds from
+ * the source under test), the file `npm start` and the `agentwire` bin run;
+ * `src/cli.ts` runs the source through tsx instead. Every child is tracked so
+ * a test can kill what it left running.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
 import { cleanEnv } from "./child-env.js";
+import { REPO_ROOT } from "./repo-root.js";
+import { shippedBundle } from "./shipped-bundle.js";
 
-export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
+export { REPO_ROOT };
 
 export interface CliProcess {
   child: ChildProcess;
@@ -24,8 +28,11 @@ const TSX_LOADER = pathToFileURL(join(REPO_ROOT, "node_modules/tsx/dist/loader.m
 
 const children = new Set<ChildProcess>();
 
-/** `entry` defaults to the source (run through tsx); pass a built file such as "dist/bundle/cli.mjs" to run that. */
-export function runCli(args: string[], extraEnv: Record<string, string> = {}, entry = "src/cli.ts", cwd = REPO_ROOT): CliProcess {
+/**
+ * `entry` defaults to the shipped bundle (what users run; a start from source through tsx costs
+ * about a second of CPU more); pass "src/cli.ts" for the source.
+ */
+export function runCli(args: string[], extraEnv: Record<string, string> = {}, entry = shippedBundle(), cwd = REPO_ROOT): CliProcess {
   // tsx by URL: `--import tsx` would be looked up from `cwd`, which may be a temp dir.
   const runner = entry.endsWith(".ts") ? ["--import", TSX_LOADER, join(REPO_ROOT, entry)] : [join(REPO_ROOT, entry)];
   const child = spawn(process.execPath, [...runner, ...args], {

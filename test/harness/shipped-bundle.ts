@@ -19,7 +19,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { promisify } from "node:util";
-import { REPO_ROOT } from "./cli-process.js";
+import { REPO_ROOT } from "./repo-root.js";
 
 /** The shipped CLI, REPO_ROOT-relative as runCli takes it. */
 export const SHIPPED_CLI = "dist/bundle/cli.mjs";
