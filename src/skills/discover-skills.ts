@@ -89,8 +89,8 @@ export async function* directoryEntries(
 export async function discoverSkills(lookup: SkillLookup): Promise<DiscoveredSkills> {
   const skills = new Map<string, DiscoveredSkill>();
   const problems: DiscoveredSkills["problems"] = [];
-  // Only a workspace skill folder needs it: resolved beside the directory reads, awaited when one is found.
-  const workspaceReal = realpath(lookup.workspace).catch(() => lookup.workspace);
+  // Only a workspace skill folder needs it: resolved at the first one (most workspaces have none).
+  let workspaceReal: Promise<string> | undefined;
   for await (const { source, dir, entries } of directoryEntries(skillDirectories(lookup), problems, lookup.signal)) {
     const folders = entries
       .filter((e) => !e.name.startsWith(".") && (e.isDirectory() || e.isSymbolicLink()))
@@ -103,7 +103,8 @@ export async function discoverSkills(lookup: SkillLookup): Promise<DiscoveredSki
     for (const folder of folders.slice(0, MAX_SKILL_FOLDERS)) {
       lookup.signal?.throwIfAborted();
       const path = join(dir, folder, SKILL_FILE);
-      const read = await readSkill(path, source === "workspace" ? await workspaceReal : undefined, lookup.signal);
+      const insideOf = source === "workspace" ? await (workspaceReal ??= realpath(lookup.workspace).catch(() => lookup.workspace)) : undefined;
+      const read = await readSkill(path, insideOf, lookup.signal);
       if (!read.ok) {
         if (read.problem) problems.push({ path, message: read.problem });
         continue;
