@@ -155,7 +155,7 @@ export class ModelCallProvider implements LlmProvider {
         for await (const batch of readSseData(body)) {
           // After the last event, only the end of a response already received whole is read (see below).
           if (finished) continue;
-          const deltas = new DeltaBatch();
+          let deltas = new DeltaBatch();
           let last = false;
           let failure: unknown;
           for (const data of batch) {
@@ -166,6 +166,22 @@ export class ModelCallProvider implements LlmProvider {
               break;
             }
             if (last) break;
+            if (!progress.yielded) {
+              // The answer's first words leave on their own: a burst's first network read holds hundreds
+              // of events, and parsing them all first held the first token back by that much.
+              const first = deltas.take();
+              if (first.length === 0) continue;
+              consumerBusy = true;
+              for (const event of first) {
+                progress.yielded = true;
+                yield event;
+              }
+              consumerBusy = false;
+              deltas = new DeltaBatch();
+              // Sockets are written at the end of a tick (the transport corks them): let that tick end, so
+              // the first frame is on its way while the rest of this read is parsed.
+              await new Promise<void>((resolve) => setImmediate(resolve));
+            }
           }
           consumerBusy = true;
           for (const event of deltas.take()) {

@@ -66,24 +66,31 @@ export async function* directoryEntries(
   problems: { path: string; message: string }[],
   signal: AbortSignal | undefined,
 ): AsyncGenerator<{ source: SkillSource; dir: string; entries: Dirent[] }> {
-  for (const { source, dir } of dirs) {
+  // Read together, not one after the other: every model call of a {{skills}} prompt waits for these
+  // reads before its request is sent, and each read is a thread-pool round trip.
+  const reads = dirs.map(({ dir }) =>
+    readdir(dir, { withFileTypes: true }).then(
+      (entries) => ({ entries }),
+      (error: NodeJS.ErrnoException) => ({ error }),
+    ),
+  );
+  for (const [i, { source, dir }] of dirs.entries()) {
     signal?.throwIfAborted();
-    let entries: Dirent[];
-    try {
-      entries = await readdir(dir, { withFileTypes: true });
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code !== "ENOENT" && code !== "ENOTDIR") problems.push({ path: dir, message: `cannot be read (${code ?? String(error)})` });
+    const read = await reads[i]!;
+    if ("error" in read) {
+      const code = read.error.code;
+      if (code !== "ENOENT" && code !== "ENOTDIR") problems.push({ path: dir, message: `cannot be read (${code ?? String(read.error)})` });
       continue;
     }
-    yield { source, dir, entries };
+    yield { source, dir, entries: read.entries };
   }
 }
 
 export async function discoverSkills(lookup: SkillLookup): Promise<DiscoveredSkills> {
   const skills = new Map<string, DiscoveredSkill>();
   const problems: DiscoveredSkills["problems"] = [];
-  const workspaceReal = await realpath(lookup.workspace).catch(() => lookup.workspace);
+  // Only a workspace skill folder needs it: resolved at the first one (most workspaces have none).
+  let workspaceReal: Promise<string> | undefined;
   for await (const { source, dir, entries } of directoryEntries(skillDirectories(lookup), problems, lookup.signal)) {
     const folders = entries
       .filter((e) => !e.name.startsWith(".") && (e.isDirectory() || e.isSymbolicLink()))
@@ -96,7 +103,8 @@ export async function discoverSkills(lookup: SkillLookup): Promise<DiscoveredSki
     for (const folder of folders.slice(0, MAX_SKILL_FOLDERS)) {
       lookup.signal?.throwIfAborted();
       const path = join(dir, folder, SKILL_FILE);
-      const read = await readSkill(path, source === "workspace" ? workspaceReal : undefined, lookup.signal);
+      const insideOf = source === "workspace" ? await (workspaceReal ??= realpath(lookup.workspace).catch(() => lookup.workspace)) : undefined;
+      const read = await readSkill(path, insideOf, lookup.signal);
       if (!read.ok) {
         if (read.problem) problems.push({ path, message: read.problem });
         continue;
