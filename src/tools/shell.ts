@@ -152,6 +152,7 @@ class ShellRun {
   private exited = false;
   private holdersKilled = false;
   private settled = false;
+  private releaseGroup: (() => void) | undefined;
 
   constructor(
     private readonly child: ChildProcess,
@@ -185,7 +186,7 @@ class ShellRun {
       this.listen(pipe, "data", (chunk: Buffer) => this.receive(kind, this.decoders[kind].write(chunk)));
       this.listen(pipe, "end", () => this.receive(kind, this.decoders[kind].end()));
     }
-    if (child.pid !== undefined) this.cleanups.push(trackProcessGroup(child.pid));
+    if (child.pid !== undefined) this.releaseGroup = trackProcessGroup(child.pid);
 
     const onAbort = () => this.kill("interrupt");
     context.signal.addEventListener("abort", onAbort, { once: true });
@@ -287,6 +288,20 @@ class ShellRun {
       exitCode: this.exitCode,
       output: text,
     });
+    this.releaseLater();
+  }
+
+  /**
+   * Hand the group back (see trackProcessGroup) once the result is on its
+   * way: telling whether anything of it still lives is a kill(2) that fails
+   * with ESRCH — a thrown error — and forgetting it is a write to the
+   * reaper, ~0.1 ms that the result need not wait for. The group stays
+   * covered meanwhile (killed on exit, watched by the reaper).
+   */
+  private releaseLater(): void {
+    const release = this.releaseGroup;
+    this.releaseGroup = undefined;
+    if (release) setImmediate(release);
   }
 }
 
