@@ -567,7 +567,13 @@ class Loop {
     // Previews take a moment: an interrupt meanwhile finds the calls being offered, not the model streaming.
     if (records.length > 0) this.generation.phase = "pending";
     const calls: PendingToolCall[] = [];
-    for (const record of records) calls.push(await this.offer(record));
+    try {
+      for (const record of records) calls.push(await this.offer(record));
+    } catch (error) {
+      // No round will run these: what their tools prepared goes now.
+      for (const call of calls) call.dropPreparation();
+      throw error;
+    }
     return calls;
   }
 
@@ -602,6 +608,8 @@ class Loop {
     const rememberAs = ruleFor(record.toolName, record.arguments);
     if (autoReason) call.decide({ action: "confirm" });
     else if (settings.confirmTimeoutMs) call.startTimeout(settings.confirmTimeoutMs);
+    // While the user decides, the tool gets ready (the shell tool starts the process, held): the approval then costs the run alone.
+    if (!autoReason && tool?.prepare) this.prepare(call, tool);
     this.runtime.publish("tool_pending", {
       generationId: this.generation.id,
       toolCallId: record.toolCallId,
@@ -614,6 +622,18 @@ class Loop {
       ...(call.changes ? { changes: call.changes } : {}),
     });
     return call;
+  }
+
+  /** Tool.prepare for a call that waits for a decision; a preparation that fails costs the call nothing (logged). */
+  private prepare(call: PendingToolCall, tool: Tool): void {
+    const checked = validateArguments(tool.parameters, call.record.arguments);
+    if (!checked.ok) return;
+    try {
+      const cwd = this.runtime.handle.conversation.workspace ?? process.cwd();
+      call.prepared(tool.prepare!(checked.value as Record<string, unknown>, { cwd, toolCallId: call.record.toolCallId }));
+    } catch (error) {
+      this.deps.log.warn(`could not prepare ${tool.name} for call ${call.record.toolCallId}`, error);
+    }
   }
 
   /**
@@ -733,7 +753,10 @@ class Loop {
       }
     } finally {
       // A round left early (a storage failure) still cancels every confirmation timer it started.
-      for (const call of calls) call.dispose();
+      for (const call of calls) {
+        call.dispose();
+        call.dropPreparation();
+      }
       if (!this.generation.interrupted) this.generation.calls.clear();
     }
   }
