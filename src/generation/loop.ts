@@ -72,6 +72,13 @@ export interface LoopDeps {
 /** The share of a declared context window past which context_nearly_full is sent. */
 const CONTEXT_NEARLY_FULL = 0.8;
 
+/**
+ * Calls of one round prepared while they wait (Tool.prepare) at most: a
+ * preparation can be a fork of this process (~1.5 ms of the main thread), and
+ * a round of many calls must not stall every other conversation's stream.
+ */
+const MAX_PREPARED_PER_ROUND = 4;
+
 const NOT_RUN_INTERRUPTED = "[not run: the generation was interrupted]";
 const NOT_RUN_MAX_ITERATIONS = "[not run: the step reached maxIterations]";
 const notRunTimeout = (ms: number) =>
@@ -139,6 +146,8 @@ class GenerationAbandoned extends Error {
 class Loop {
   /** Set once this generation announced that the workspace's approvals file is ignored (approvals_file_invalid). */
   private approvalsProblemReported = false;
+  /** Calls of the round being offered that were prepared (MAX_PREPARED_PER_ROUND). */
+  private preparedInRound = 0;
   /** Tool results the model reads instead of the stored ones, in this generation only (a secret answer), by toolCallId. */
   private readonly modelOnly = new Map<string, string>();
 
@@ -567,6 +576,7 @@ class Loop {
     // Previews take a moment: an interrupt meanwhile finds the calls being offered, not the model streaming.
     if (records.length > 0) this.generation.phase = "pending";
     const calls: PendingToolCall[] = [];
+    this.preparedInRound = 0;
     try {
       for (const record of records) calls.push(await this.offer(record));
     } catch (error) {
@@ -609,7 +619,7 @@ class Loop {
     if (autoReason) call.decide({ action: "confirm" });
     else if (settings.confirmTimeoutMs) call.startTimeout(settings.confirmTimeoutMs);
     // While the user decides, the tool gets ready (the shell tool starts the process, held): the approval then costs the run alone.
-    if (!autoReason && tool?.prepare) this.prepare(call, tool);
+    if (!autoReason && tool?.prepare && this.preparedInRound < MAX_PREPARED_PER_ROUND) this.prepare(call, tool);
     this.runtime.publish("tool_pending", {
       generationId: this.generation.id,
       toolCallId: record.toolCallId,
@@ -631,6 +641,7 @@ class Loop {
     try {
       const cwd = this.runtime.handle.conversation.workspace ?? process.cwd();
       call.prepared(tool.prepare!(checked.value as Record<string, unknown>, { cwd, toolCallId: call.record.toolCallId }));
+      this.preparedInRound++;
     } catch (error) {
       this.deps.log.warn(`could not prepare ${tool.name} for call ${call.record.toolCallId}`, error);
     }

@@ -18,8 +18,8 @@ import { startTestServer, type TestServer } from "../harness/test-server.js";
 
 const workDir = realpathSync(mkdtempSync(join(tmpdir(), "agentwire-tool-prepare-")));
 
-/** The command the model proposes next. */
-let proposed = "";
+/** The commands the model proposes next, one call each. */
+let proposed: string[] = [];
 
 const provider: LlmProvider = {
   async *stream(request: ChatRequest): AsyncGenerator<StreamEvent> {
@@ -28,7 +28,8 @@ const provider: LlmProvider = {
       yield { type: "done", finishReason: "stop", usage: null, toolCalls: [] };
       return;
     }
-    yield { type: "done", finishReason: "tool_calls", usage: null, toolCalls: [{ id: `call_${Date.now()}`, name: "shell", arguments: JSON.stringify({ command: proposed }) }] };
+    const round = proposed.map((command, i) => ({ id: `call_${Date.now()}_${i}`, name: "shell", arguments: JSON.stringify({ command }) }));
+    yield { type: "done", finishReason: "tool_calls", usage: null, toolCalls: round };
   },
   async listModels() {
     return [];
@@ -62,8 +63,8 @@ afterAll(async () => {
   rmSync(workDir, { recursive: true, force: true });
 });
 
-async function offered(command: string) {
-  proposed = command;
+async function offered(...commands: string[]) {
+  proposed = commands;
   const { id, events } = await newConversation(client, { workspace: workDir, settings: { approval: "ask" } });
   const { generationId } = await client.step({ conversationId: id });
   const pending = (await events.waitForMethod("tool_pending")).params as { toolCallId: string };
@@ -92,4 +93,15 @@ it.runIf(process.platform === "linux")("runs an approved call in the held proces
   expect(completed).toHaveLength(1);
   expect(completed[0]!.record.result).toBe(`${held}\n`);
   expect(existsSync(marker)).toBe(true);
+});
+
+it.runIf(process.platform === "linux")("holds at most four processes for one round", async () => {
+  const token = join(workDir, "round-of-six");
+  const { id, events, generationId } = await offered(...[1, 2, 3, 4, 5, 6].map((n) => `echo ${token}-${n}`));
+  await events.waitForCount("tool_pending", 6);
+  const held = processesWith(token);
+  expect(held).toHaveLength(4);
+  await client.interrupt({ conversationId: id });
+  await events.waitForEnd(generationId);
+  expect(await waitGone(held, 2000)).toEqual([]);
 });
