@@ -72,6 +72,13 @@ export interface LoopDeps {
 /** The share of a declared context window past which context_nearly_full is sent. */
 const CONTEXT_NEARLY_FULL = 0.8;
 
+/**
+ * Calls of one round prepared while they wait (Tool.prepare) at most: a
+ * preparation can be a fork of this process (~1.5 ms of the main thread), and
+ * a round of many calls must not stall every other conversation's stream.
+ */
+const MAX_PREPARED_PER_ROUND = 4;
+
 const NOT_RUN_INTERRUPTED = "[not run: the generation was interrupted]";
 const NOT_RUN_MAX_ITERATIONS = "[not run: the step reached maxIterations]";
 const notRunTimeout = (ms: number) =>
@@ -139,6 +146,8 @@ class GenerationAbandoned extends Error {
 class Loop {
   /** Set once this generation announced that the workspace's approvals file is ignored (approvals_file_invalid). */
   private approvalsProblemReported = false;
+  /** Calls of the round being offered that were prepared (MAX_PREPARED_PER_ROUND). */
+  private preparedInRound = 0;
   /** Tool results the model reads instead of the stored ones, in this generation only (a secret answer), by toolCallId. */
   private readonly modelOnly = new Map<string, string>();
 
@@ -567,7 +576,14 @@ class Loop {
     // Previews take a moment: an interrupt meanwhile finds the calls being offered, not the model streaming.
     if (records.length > 0) this.generation.phase = "pending";
     const calls: PendingToolCall[] = [];
-    for (const record of records) calls.push(await this.offer(record));
+    this.preparedInRound = 0;
+    try {
+      for (const record of records) calls.push(await this.offer(record));
+    } catch (error) {
+      // No round will run these: what their tools prepared goes now.
+      for (const call of calls) call.dropPreparation();
+      throw error;
+    }
     return calls;
   }
 
@@ -602,6 +618,8 @@ class Loop {
     const rememberAs = ruleFor(record.toolName, record.arguments);
     if (autoReason) call.decide({ action: "confirm" });
     else if (settings.confirmTimeoutMs) call.startTimeout(settings.confirmTimeoutMs);
+    // While the user decides, the tool gets ready (the shell tool starts the process, held): the approval then costs the run alone.
+    if (!autoReason && tool?.prepare && this.preparedInRound < MAX_PREPARED_PER_ROUND) this.prepare(call, tool);
     this.runtime.publish("tool_pending", {
       generationId: this.generation.id,
       toolCallId: record.toolCallId,
@@ -614,6 +632,19 @@ class Loop {
       ...(call.changes ? { changes: call.changes } : {}),
     });
     return call;
+  }
+
+  /** Tool.prepare for a call that waits for a decision; a preparation that fails costs the call nothing (logged). */
+  private prepare(call: PendingToolCall, tool: Tool): void {
+    const checked = validateArguments(tool.parameters, call.record.arguments);
+    if (!checked.ok) return;
+    try {
+      const cwd = this.runtime.handle.conversation.workspace ?? process.cwd();
+      call.prepared(tool.prepare!(checked.value as Record<string, unknown>, { cwd, toolCallId: call.record.toolCallId }));
+      this.preparedInRound++;
+    } catch (error) {
+      this.deps.log.warn(`could not prepare ${tool.name} for call ${call.record.toolCallId}`, error);
+    }
   }
 
   /**
@@ -733,7 +764,10 @@ class Loop {
       }
     } finally {
       // A round left early (a storage failure) still cancels every confirmation timer it started.
-      for (const call of calls) call.dispose();
+      for (const call of calls) {
+        call.dispose();
+        call.dropPreparation();
+      }
       if (!this.generation.interrupted) this.generation.calls.clear();
     }
   }
@@ -833,6 +867,10 @@ class Loop {
       this.runtime.publish(success ? "tool_completed" : "tool_failed", { generationId: this.generation.id, record: finished });
       if (netChange) this.runtime.publish("generation_diff_updated", { generationId: this.generation.id, changes: this.generation.diff.changes() });
     });
+    // Let the result leave before the loop goes on: a socket sends what a tick wrote once the tick is over
+    // (websocket-server.ts corks it until process.nextTick), and what follows — the next model call's
+    // request — is synchronous work that would hold tool_completed back by a few tenths of a millisecond.
+    await new Promise<void>((resolve) => process.nextTick(resolve));
   }
 
   /**

@@ -19,7 +19,22 @@ export class PendingToolCall {
   /** The generation's change count (GenerationDiff.count) when `changes` was computed. */
   changesAt = 0;
 
+  /** Undoes what the call's tool prepared while it waited (Tool.prepare), when no run used it. */
+  private unprepare: (() => void) | undefined;
+
   constructor(public record: ToolCallRecord) {}
+
+  /** Keep what undoes the tool's preparation for this call. */
+  prepared(undo: () => void): void {
+    this.unprepare = undo;
+  }
+
+  /** The round is over: undo the preparation (nothing happens when the run used it). */
+  dropPreparation(): void {
+    const undo = this.unprepare;
+    this.unprepare = undefined;
+    undo?.();
+  }
 
   /**
    * Skip the call if it is still undecided after `ms` (settings.confirmTimeoutMs).

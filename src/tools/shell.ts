@@ -1,12 +1,15 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { accessSync, constants } from "node:fs";
 import { stat } from "node:fs/promises";
+import { delimiter, isAbsolute, join } from "node:path";
+import type { Writable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
 import * as z from "zod";
 import { DEFAULT_SHELL_COMMAND } from "../../protocol/config-tools.js";
 import { OutputBudget, StreamBudget } from "./output-budget.js";
 import { isProcessGroupAlive, signalProcessGroup, toolProcessEnvironment, trackProcessGroup } from "./process-group.js";
 import { toolEnvironment } from "./tool-environment.js";
-import type { Tool, ToolResult, ToolRunContext } from "./tool.js";
+import type { Tool, ToolPrepareContext, ToolResult, ToolRunContext } from "./tool.js";
 import { commandCall } from "./tool-display.js";
 
 export interface ShellToolOptions {
@@ -71,6 +74,7 @@ export type ShellArguments = z.infer<typeof ShellArguments>;
 
 export function createShellTool(options: ShellToolOptions = {}): Tool<ShellArguments> {
   const settings = resolveSettings(options);
+  const held = new Map<string, HeldProcess>();
   return {
     name: "shell",
     description:
@@ -87,8 +91,9 @@ export function createShellTool(options: ShellToolOptions = {}): Tool<ShellArgum
     kind: "execute",
     title: "Run command",
     describeCall: (args) => commandCall(args.command),
+    prepare: (args, context) => holdCommand(args.command, context, settings, held),
     run: (args, context) =>
-      runShellCommand(args.command, { ...context, timeoutMs: effectiveTimeout(context.timeoutMs, args.timeoutMs) }, settings),
+      runShellCommand(args.command, { ...context, timeoutMs: effectiveTimeout(context.timeoutMs, args.timeoutMs) }, settings, held),
   };
 }
 
@@ -114,11 +119,18 @@ export function effectiveTimeout(configured: number, perCall: number | undefined
 
 export type RunContext = Omit<ToolRunContext, "timeoutMs"> & { timeoutMs: number | undefined };
 
-function runShellCommand(command: string, context: RunContext, settings: Settings): Promise<ToolResult> {
+function runShellCommand(command: string, context: RunContext, settings: Settings, held?: Map<string, HeldProcess>): Promise<ToolResult> {
   if (context.signal.aborted) {
     return Promise.resolve({ success: false, exitCode: null, output: "[interrupted before the command started]" });
   }
+  const ready = held && context.toolCallId !== undefined ? takeHeld(held, context.toolCallId, command, context.cwd) : undefined;
   return new Promise<ToolResult>((resolve) => {
+    if (ready) {
+      // The call is approved (and stored as executing): let the held process run the command.
+      (ready.child.stdio[3] as Writable).end("run\n");
+      new ShellRun(ready.child, context, settings, resolve, ready.releaseGroup).start();
+      return;
+    }
     let child: ChildProcess;
     try {
       const [program, ...args] = settings.command;
@@ -158,6 +170,8 @@ class ShellRun {
     private readonly context: RunContext,
     private readonly settings: Settings,
     private readonly resolve: (result: ToolResult) => void,
+    /** The group's release when it is tracked already (a held process); else start() tracks it. */
+    private releaseGroup?: () => void,
   ) {
     this.output = new OutputBudget(settings.maxOutputBytes);
     this.stream = new StreamBudget(
@@ -185,7 +199,7 @@ class ShellRun {
       this.listen(pipe, "data", (chunk: Buffer) => this.receive(kind, this.decoders[kind].write(chunk)));
       this.listen(pipe, "end", () => this.receive(kind, this.decoders[kind].end()));
     }
-    if (child.pid !== undefined) this.cleanups.push(trackProcessGroup(child.pid));
+    if (child.pid !== undefined) this.releaseGroup ??= trackProcessGroup(child.pid);
 
     const onAbort = () => this.kill("interrupt");
     context.signal.addEventListener("abort", onAbort, { once: true });
@@ -262,8 +276,8 @@ class ShellRun {
     const pid = this.child.pid;
     // Cut the SIGTERM grace short rather than leave a timer or a survivor behind.
     if (this.ending !== null && pid !== undefined && isProcessGroupAlive(pid)) signalProcessGroup(pid, "SIGKILL");
-    this.child.stdout?.destroy();
-    this.child.stderr?.destroy();
+    // stdout, stderr and, for a held process, the pipe it was told to go on.
+    for (const pipe of this.child.stdio.slice(1)) pipe?.destroy();
     for (const kind of ["stdout", "stderr"] as const) {
       const rest = this.decoders[kind].end();
       if (rest !== "") this.output.append(rest);
@@ -287,7 +301,137 @@ class ShellRun {
       exitCode: this.exitCode,
       output: text,
     });
+    this.releaseLater();
   }
+
+  /**
+   * Hand the group back (see trackProcessGroup) once the result is on its
+   * way: telling whether anything of it still lives is a kill(2) that fails
+   * with ESRCH — a thrown error — and forgetting it is a write to the
+   * reaper, ~0.1 ms that the result need not wait for. The group stays
+   * covered meanwhile (killed on exit, watched by the reaper).
+   */
+  private releaseLater(): void {
+    const release = this.releaseGroup;
+    this.releaseGroup = undefined;
+    if (release) setImmediate(release);
+  }
+}
+
+/**
+ * A call waiting for approval gets its process started at once, held before
+ * the command: `/bin/sh` with the command line in its arguments, reading its
+ * fd 3. Told `run` (once the call is approved and stored as executing), it
+ * closes fd 3 and execs the configured program in its own place — the same
+ * pid and process group, working directory, stdio, arguments and environment
+ * as a direct spawn. Anything else (its pipe closed, or killed) ends it with
+ * nothing run. What the approval then costs is an exec from a small shell:
+ * the fork of this server, whose cost grows with its memory, and the exec
+ * that tears the copy down were done while the user decided.
+ * `unset PWD`: sh would otherwise add the variable for the program.
+ */
+const HOLD = 'IFS= read -r go <&3 && [ "$go" = run ] || exit 125; exec 3<&-; unset PWD; exec "$0" "$@"';
+
+interface HeldProcess {
+  child: ChildProcess;
+  command: string;
+  cwd: string;
+  /** trackProcessGroup's release, for the run that uses the process. */
+  releaseGroup: () => void;
+  /** Kill it, nothing run; a no-op once a run has taken it. */
+  discard(): void;
+  /** Hand it to a run: false when it was discarded. */
+  take(): boolean;
+}
+
+/** Tool.prepare of the shell tool: hold a process for the call (see HOLD); returns what discards it. */
+function holdCommand(command: string, context: ToolPrepareContext, settings: Settings, held: Map<string, HeldProcess>): () => void {
+  const none = () => {};
+  if (held.has(context.toolCallId) || !canHold(settings, context.cwd)) return none;
+  const env = toolProcessEnvironment(settings.env);
+  let child: ChildProcess;
+  try {
+    child = spawn("/bin/sh", ["-c", HOLD, ...settings.command, command], {
+      cwd: context.cwd,
+      env,
+      stdio: ["ignore", "pipe", "pipe", "pipe"],
+      detached: true,
+    });
+  } catch {
+    return none; // the run spawns it itself and reports why it cannot
+  }
+  child.on("error", () => {}); // a spawn that failed (no pid: the run reports it) or a kill that did
+  const pid = child.pid;
+  if (pid === undefined) return none;
+  child.stdio[3]!.on("error", () => {}); // EPIPE when it is gone already
+  const releaseGroup = trackProcessGroup(pid);
+  let over = false;
+  const onExit = () => entry.discard(); // killed while held: forget it
+  const entry: HeldProcess = {
+    child,
+    command,
+    cwd: context.cwd,
+    releaseGroup,
+    discard() {
+      if (over) return;
+      over = true;
+      if (held.get(context.toolCallId) === entry) held.delete(context.toolCallId);
+      child.off("exit", onExit);
+      try {
+        signalProcessGroup(pid, "SIGKILL");
+      } catch {
+        // Not ours to signal any more: nothing ran in it.
+      }
+      for (const pipe of child.stdio.slice(1)) pipe?.destroy();
+      releaseGroup();
+    },
+    take() {
+      if (over) return false;
+      over = true;
+      held.delete(context.toolCallId);
+      child.off("exit", onExit);
+      return true;
+    },
+  };
+  child.once("exit", onExit);
+  held.set(context.toolCallId, entry);
+  return () => entry.discard();
+}
+
+/** The process held for this call, when it is for this command line and directory and still waiting. */
+function takeHeld(held: Map<string, HeldProcess>, toolCallId: string, command: string, cwd: string): HeldProcess | undefined {
+  const entry = held.get(toolCallId);
+  if (!entry) return undefined;
+  const waiting = entry.child.exitCode === null && entry.child.signalCode === null;
+  if (!waiting || entry.command !== command || entry.cwd !== cwd) {
+    entry.discard(); // other arguments (tool.confirm edited them): a direct spawn
+    return undefined;
+  }
+  return entry.take() ? entry : undefined;
+}
+
+/**
+ * Whether sh can stand in for the spawn unnoticed: every variable name is
+ * one sh passes on (it drops names such as `A.B`), PWD is not set (HOLD
+ * unsets it), and the program is found — otherwise the direct spawn reports
+ * a missing program as it always has.
+ */
+function canHold(settings: Settings, cwd: string): boolean {
+  if (process.platform === "win32") return false;
+  const names = Object.keys(settings.env);
+  if (names.includes("PWD") || !names.every((name) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(name))) return false;
+  const program = settings.command[0]!;
+  const candidates = program.includes("/")
+    ? [isAbsolute(program) ? program : join(cwd, program)]
+    : (settings.env.PATH ?? "").split(delimiter).filter((dir) => isAbsolute(dir)).map((dir) => join(dir, program));
+  return candidates.some((file) => {
+    try {
+      accessSync(file, constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
 }
 
 async function describeSpawnError(error: Error, cwd: string, program: string): Promise<string> {

@@ -134,6 +134,21 @@ export interface Tool<A extends Record<string, unknown> = Record<string, unknown
    * An entry's `problem` says the call would fail as proposed.
    */
   preview?(args: A, context: ToolPreviewContext): Promise<FileChange[]>;
+  /**
+   * Get ready to run a call that waits for the user's approval — the shell
+   * tool starts its process, held before the command — so that what the
+   * approval costs is the run alone. Nothing of the call may happen before
+   * `run`. Returns what undoes it; the loop calls that when the call's round
+   * is over, whether `run` used the preparation (then it does nothing) or
+   * not (skipped, interrupted, other arguments). Optional.
+   */
+  prepare?(args: A, context: ToolPrepareContext): () => void;
+}
+
+export interface ToolPrepareContext {
+  cwd: string;
+  /** The call `run` will name in its context. */
+  toolCallId: string;
 }
 
 export interface ToolRegistry {

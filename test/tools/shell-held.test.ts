@@ -1,0 +1,86 @@
+/**
+ * Tool.prepare of the shell tool: a call waiting for approval gets its
+ * process started and held before the command (src/tools/shell.ts, HOLD).
+ * Nothing runs until run(); run() uses that very process, which then looks
+ * as a direct spawn's would (own process group, no extra descriptor, the
+ * same environment); other arguments, or a discard, kill it with nothing run.
+ * Linux: held processes are found by their command line in /proc.
+ */
+import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, expect, it } from "vitest";
+import { createShellTool } from "../../src/tools/shell.js";
+import { waitGone } from "../harness/process-liveness.js";
+
+const workDir = realpathSync(mkdtempSync(join(tmpdir(), "agentwire-shell-held-")));
+afterAll(() => rmSync(workDir, { recursive: true, force: true }));
+
+const tool = createShellTool({ env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: workDir, LANG: "C.UTF-8" } });
+const run = (command: string, toolCallId: string) =>
+  tool.run({ command }, { cwd: workDir, conversationId: "c_test", toolCallId, signal: new AbortController().signal, timeoutMs: 10_000, onOutput: () => {} });
+
+/** Pids of the processes whose command line contains `text`. */
+function processesWith(text: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(text)) pids.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}
+
+// Its pid, whether it leads its own group, whether fd 3 is open, and its environment.
+const REPORT = 'echo "pid $$"; [ "$(cut -d" " -f5 /proc/$$/stat)" = "$$" ] && echo own-group; [ -e /proc/$$/fd/3 ] && echo fd3-open; env | sort';
+
+it.runIf(process.platform === "linux")("runs the command in the held process, as a direct spawn would, and not before run()", async () => {
+  const marker = join(workDir, "held-ran");
+  const command = `touch ${marker}; ${REPORT}`;
+  const undo = tool.prepare!({ command }, { cwd: workDir, toolCallId: "call_held" });
+  try {
+    const [held] = processesWith(marker);
+    expect(held).toBeDefined();
+    expect(existsSync(marker)).toBe(false);
+    const viaHeld = await run(command, "call_held");
+    expect(viaHeld.success).toBe(true);
+    expect(existsSync(marker)).toBe(true);
+    rmSync(marker);
+    const direct = await run(command, "call_direct");
+    const [pidLine, ...rest] = viaHeld.output.split("\n");
+    expect(pidLine).toBe(`pid ${held}`);
+    expect(rest).toContain("own-group");
+    expect(rest).not.toContain("fd3-open");
+    expect(rest.join("\n")).toBe(direct.output.split("\n").slice(1).join("\n"));
+  } finally {
+    undo();
+  }
+});
+
+it.runIf(process.platform === "linux")("kills the held process with nothing run when the call does not run", async () => {
+  const marker = join(workDir, "discarded-ran");
+  const undo = tool.prepare!({ command: `touch ${marker}` }, { cwd: workDir, toolCallId: "call_discarded" });
+  const held = processesWith(marker);
+  expect(held).toHaveLength(1);
+  undo();
+  expect(await waitGone(held, 2000)).toEqual([]);
+  expect(existsSync(marker)).toBe(false);
+});
+
+it.runIf(process.platform === "linux")("runs edited arguments in a process of their own, the held one killed", async () => {
+  const proposed = join(workDir, "proposed-ran");
+  const undo = tool.prepare!({ command: `touch ${proposed}` }, { cwd: workDir, toolCallId: "call_edited" });
+  try {
+    const held = processesWith(proposed);
+    expect(held).toHaveLength(1);
+    const result = await run("echo edited", "call_edited");
+    expect(result.output).toBe("edited\n");
+    expect(await waitGone(held, 2000)).toEqual([]);
+    expect(existsSync(proposed)).toBe(false);
+  } finally {
+    undo();
+  }
+});
