@@ -332,6 +332,12 @@ class ShellRun {
  */
 const HOLD = 'IFS= read -r go <&3 && [ "$go" = run ] || exit 125; exec 3<&-; unset PWD; exec "$0" "$@"';
 
+/**
+ * Processes held at once by one server, whatever number of calls wait: each is a process, and what
+ * clients can make the server hold is bounded. A call past it starts its process when approved.
+ */
+export const MAX_HELD_PROCESSES = 16;
+
 interface HeldProcess {
   child: ChildProcess;
   command: string;
@@ -347,7 +353,7 @@ interface HeldProcess {
 /** Tool.prepare of the shell tool: hold a process for the call (see HOLD); returns what discards it. */
 function holdCommand(command: string, context: ToolPrepareContext, settings: Settings, held: Map<string, HeldProcess>): () => void {
   const none = () => {};
-  if (held.has(context.toolCallId) || !canHold(settings, context.cwd)) return none;
+  if (held.has(context.toolCallId) || held.size >= MAX_HELD_PROCESSES || !canHold(settings, context.cwd)) return none;
   const env = toolProcessEnvironment(settings.env);
   let child: ChildProcess;
   try {

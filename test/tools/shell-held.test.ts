@@ -6,11 +6,14 @@
  * same environment); other arguments, or a discard, kill it with nothing run.
  * Linux: held processes are found by their command line in /proc.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterAll, expect, it } from "vitest";
-import { createShellTool } from "../../src/tools/shell.js";
+import { createShellTool, MAX_HELD_PROCESSES } from "../../src/tools/shell.js";
+import { REPO_ROOT } from "../harness/repo-root.js";
 import { waitGone } from "../harness/process-liveness.js";
 
 const workDir = realpathSync(mkdtempSync(join(tmpdir(), "agentwire-shell-held-")));
@@ -82,5 +85,61 @@ it.runIf(process.platform === "linux")("runs edited arguments in a process of th
     expect(existsSync(proposed)).toBe(false);
   } finally {
     undo();
+  }
+});
+
+it.runIf(process.platform === "linux")(`holds ${MAX_HELD_PROCESSES} processes at most; a call past that starts its own when it runs`, async () => {
+  const marker = join(workDir, "capped");
+  const undos = Array.from({ length: MAX_HELD_PROCESSES + 2 }, (_, i) =>
+    tool.prepare!({ command: `echo ${marker}-${i}` }, { cwd: workDir, toolCallId: `call_cap_${i}` }),
+  );
+  try {
+    expect(processesWith(`${marker}-`)).toHaveLength(MAX_HELD_PROCESSES);
+    expect(processesWith(`${marker}-${MAX_HELD_PROCESSES}`)).toEqual([]);
+    // The one past the cap runs all the same, in a process of its own.
+    const past = await run(`echo ${marker}-${MAX_HELD_PROCESSES}`, `call_cap_${MAX_HELD_PROCESSES}`);
+    expect(past.output).toBe(`${marker}-${MAX_HELD_PROCESSES}\n`);
+  } finally {
+    for (const undo of undos) undo();
+  }
+  expect(await waitGone(processesWith(`${marker}-`), 2000)).toEqual([]);
+});
+
+it.runIf(process.platform === "linux")("a held process whose server dies (SIGKILL: no exit handler) ends with nothing run", async () => {
+  const marker = join(workDir, "orphan-ran");
+  const script = join(workDir, "hold-then-wait.mts");
+  writeFileSync(
+    script,
+    [
+      `import { createShellTool } from ${JSON.stringify(join(REPO_ROOT, "src/tools/shell.ts"))};`,
+      `const tool = createShellTool({ env: { PATH: ${JSON.stringify(process.env.PATH ?? "/usr/bin:/bin")} } });`,
+      `tool.prepare({ command: ${JSON.stringify(`touch ${marker}`)} }, { cwd: ${JSON.stringify(workDir)}, toolCallId: "call_orphan" });`,
+      `console.log("held");`,
+      `setInterval(() => {}, 1 << 30);`,
+    ].join("\n"),
+  );
+  const server = spawn(process.execPath, ["--import", pathToFileURL(join(REPO_ROOT, "node_modules/tsx/dist/loader.mjs")).href, script], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.stdout!.on("data", (chunk: Buffer) => chunk.toString().includes("held") && resolve());
+      server.once("exit", (code) => reject(new Error(`exited (${code}) before holding`)));
+    });
+    const held = processesWith(marker);
+    expect(held).toHaveLength(1);
+    // The reaper (src/tools/reaper.ts) would kill the held group once the server is gone: killed first,
+    // so what is checked is the held shell's own guard.
+    const reaper = processesWith("groups=()").filter((pid) => readFileSync(`/proc/${pid}/stat`, "utf8").split(" ")[3] === String(server.pid));
+    expect(reaper).toHaveLength(1);
+    process.kill(reaper[0]!, "SIGKILL");
+    expect(await waitGone(reaper, 2000)).toEqual([]);
+    server.kill("SIGKILL");
+    // Its end of fd 3 closes with it: the held shell reads end of file and exits without the command.
+    expect(await waitGone(held, 5000)).toEqual([]);
+    // Gone means done: a command that ran would have touched the marker before its process ended.
+    expect(existsSync(marker)).toBe(false);
+  } finally {
+    server.kill("SIGKILL");
   }
 });
