@@ -147,16 +147,18 @@ class NodeSseReader implements AsyncIterableIterator<string[]> {
   private handOver(): void {
     if (this.handOverQueued || !this.waiter) return;
     this.handOverQueued = true;
-    queueMicrotask(() => {
-      this.handOverQueued = false;
-      const waiter = this.waiter;
-      if (!waiter) return;
-      this.waiter = null;
-      if (this.pending.length > 0) waiter.resolve({ value: this.take(), done: false });
-      else if (this.ended) this.finish().then(waiter.resolve, waiter.reject);
-      else this.waiter = waiter;
-    });
+    queueMicrotask(this.deliver);
   }
+
+  private readonly deliver = (): void => {
+    this.handOverQueued = false;
+    const waiter = this.waiter;
+    if (!waiter) return;
+    this.waiter = null;
+    if (this.pending.length > 0) waiter.resolve({ value: this.take(), done: false });
+    else if (this.ended) this.finish().then(waiter.resolve, waiter.reject);
+    else this.waiter = waiter;
+  };
 
   private take(): string[] {
     const batch = this.pending;
