@@ -102,14 +102,16 @@ export function attachWebSocket(
 
   const accept = (socket: WebSocket, raw: Duplex, address: string) => {
     sockets.add(socket);
-    // What one turn of the event loop sends this connection (a replay, a tool's
-    // output with its status events, a client watching many conversations)
-    // leaves in one write: the TCP socket under ws is corked at the first frame
-    // and uncorked once the current task is done, before any I/O is polled, so
-    // no frame waits for another event. Frames are written whole, so the bytes
+    // A turn's first frame to this connection is written at once: a token's
+    // frame leaves while the token is handled, not after the rest of that
+    // turn's work. What else the turn sends it (a replay, a tool's output with
+    // its status events, a client watching many conversations) leaves in one
+    // more write: the TCP socket under ws is corked at the second frame and
+    // uncorked once the current task is done, before any I/O is polled, so no
+    // frame waits for another event. Frames are written whole, so the bytes
     // are the same; only the number of syscalls changes.
     let backlog = 0;
-    const corker: Corked = { raw, corked: false };
+    const writes: TurnWrites = { raw, sent: false, corked: false };
     alive.add(socket);
     perAddress.set(address, (perAddress.get(address) ?? 0) + 1);
     const id = newId("k");
@@ -118,7 +120,7 @@ export function attachWebSocket(
       send: (frame) => {
         if (socket.readyState !== WebSocket.OPEN) return;
         // The backlog is what earlier turns left unsent; this turn's frames are only corked, not stuck.
-        if (!corker.corked) backlog = socket.bufferedAmount;
+        if (!writes.sent) backlog = socket.bufferedAmount;
         if (backlog > config.limits.maxBufferedBytes) {
           // A client that stops reading must not grow our memory without bound;
           // it can reconnect and resume with afterSeq. Terminated, not closed: a
@@ -128,7 +130,11 @@ export function attachWebSocket(
           socket.terminate();
           return;
         }
-        if (!corker.corked) cork(corker);
+        if (!writes.sent) sentThisTurn(writes);
+        else if (!writes.corked) {
+          writes.corked = true;
+          raw.cork();
+        }
         // The frame goes under ws, as the bytes ws.send would write (see textFrame). ws writes to the
         // same socket only for its own control frames (ping, pong, close), and straight away: with
         // perMessageDeflate off its sender never queues, so frames cannot be reordered.
@@ -216,31 +222,34 @@ function textFrame(text: string): Buffer {
   return frame;
 }
 
-/** A connection's TCP socket and whether this turn of the event loop corked it. */
-interface Corked {
+/** A connection's TCP socket: whether this turn of the event loop wrote to it, and corked it. */
+interface TurnWrites {
   readonly raw: Duplex;
+  sent: boolean;
   corked: boolean;
 }
 
 /**
- * Sockets corked this turn of the event loop. One nextTick uncorks them all:
- * a token sent to hundreds of connections in one turn costs one tick, not a
- * tick (and its closure) per connection.
+ * Sockets written to this turn of the event loop. One nextTick ends the
+ * turn for them all (uncorks those that were corked): a token sent to
+ * hundreds of connections in one turn costs one tick, not a tick (and its
+ * closure) per connection.
  */
-let corkedNow: Corked[] = [];
+let writtenNow: TurnWrites[] = [];
 
-function cork(corker: Corked): void {
-  corker.corked = true;
-  corker.raw.cork();
-  if (corkedNow.push(corker) === 1) process.nextTick(uncorkAll);
+function sentThisTurn(writes: TurnWrites): void {
+  writes.sent = true;
+  if (writtenNow.push(writes) === 1) process.nextTick(endTurn);
 }
 
-function uncorkAll(): void {
-  const corked = corkedNow;
-  corkedNow = [];
-  for (const corker of corked) {
-    corker.corked = false;
-    corker.raw.uncork();
+function endTurn(): void {
+  const written = writtenNow;
+  writtenNow = [];
+  for (const writes of written) {
+    writes.sent = false;
+    if (!writes.corked) continue;
+    writes.corked = false;
+    writes.raw.uncork();
   }
 }
 
