@@ -94,12 +94,12 @@ class NodeSseReader implements AsyncIterableIterator<string[]> {
   private failure: unknown = null;
   /** The consumer has seen the end (or left): nothing more is handed over. */
   private closed = false;
-  private readonly stopWatching: () => void;
 
   constructor(private readonly body: Readable) {
     body.on("data", this.onData);
     // finished() reports what the async iterator would throw: an error, or a premature close (socket lost).
-    this.stopWatching = finished(body, (error) => {
+    // Its listeners stay, as the iterator's did: an error the body emits after the reader is done is not unhandled.
+    finished(body, (error) => {
       if (this.ended) return;
       this.ended = true;
       if (error) this.failure = error;
@@ -180,7 +180,6 @@ class NodeSseReader implements AsyncIterableIterator<string[]> {
     if (this.closed) return;
     this.closed = true;
     this.body.off("data", this.onData);
-    this.stopWatching();
   }
 }
 

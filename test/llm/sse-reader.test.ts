@@ -141,6 +141,14 @@ describe("readSseData on a Node stream", () => {
     expect(stream.destroyed).toBe(true);
   });
 
+  it("leaves no body error unhandled after the consumer stopped early", async () => {
+    const stream = nodeBody();
+    stream.write("data: x\n\n");
+    for await (const _ of readSseData(stream)) break;
+    // e.g. the request's abort reaching a response already given up on
+    expect(() => stream.emit("error", new Error("late"))).not.toThrow();
+  });
+
   it("pauses the body while the consumer lets events pile up, and resumes it when they are taken", async () => {
     const stream = nodeBody();
     const reader = readSseData(stream);
