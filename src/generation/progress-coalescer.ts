@@ -5,6 +5,31 @@
  * (setImmediate), so a burst costs a few frames, not one per token.
  */
 export class ProgressCoalescer {
+  /**
+   * Coalescers that sent a delta this tick. One immediate, shared by every
+   * stream, ends their tick: with hundreds of streams a tick often carries
+   * several streams' tokens, and an immediate (with its closure) per token
+   * was garbage on every one of them.
+   */
+  private static held: ProgressCoalescer[] = [];
+  private static readonly releaseHeld = (): void => {
+    const held = ProgressCoalescer.held;
+    ProgressCoalescer.held = [];
+    // One stream's failure must not hold back the others' deltas; it is thrown once all are out.
+    let failed = false;
+    let failure: unknown;
+    for (const coalescer of held) {
+      coalescer.holding = false;
+      try {
+        coalescer.flush();
+      } catch (error) {
+        if (!failed) failure = error;
+        failed = true;
+      }
+    }
+    if (failed) throw failure;
+  };
+
   private kind: "text" | "reasoning" = "text";
   private buffered = "";
   private holding = false;
@@ -14,10 +39,7 @@ export class ProgressCoalescer {
   add(kind: "text" | "reasoning", delta: string): void {
     if (!this.holding) {
       this.holding = true;
-      setImmediate(() => {
-        this.holding = false;
-        this.flush();
-      });
+      if (ProgressCoalescer.held.push(this) === 1) setImmediate(ProgressCoalescer.releaseHeld);
       this.emit(kind, delta);
       return;
     }

@@ -62,7 +62,8 @@ export function attachWebSocket(
   const wss = new WebSocketServer({
     noServer: true,
     maxPayload: config.limits.maxPayloadBytes,
-    // Frames are small JSON; compression costs more CPU than it saves on loopback.
+    // Frames are small JSON; compression costs more CPU than it saves on loopback. Also relied on by
+    // link.send, which writes text frames under ws (textFrame): a compressing sender would queue its own.
     perMessageDeflate: false,
     handleProtocols: (offered) => selectProtocol(offered),
   });
@@ -101,18 +102,16 @@ export function attachWebSocket(
 
   const accept = (socket: WebSocket, raw: Duplex, address: string) => {
     sockets.add(socket);
-    // What one turn of the event loop sends this connection (a replay, a tool's
-    // output with its status events, a client watching many conversations)
-    // leaves in one write: the TCP socket under ws is corked at the first frame
-    // and uncorked once the current task is done, before any I/O is polled, so
-    // no frame waits for another event. ws writes whole frames, so the bytes
+    // A turn's first frame to this connection is written at once: a token's
+    // frame leaves while the token is handled, not after the rest of that
+    // turn's work. What else the turn sends it (a replay, a tool's output with
+    // its status events, a client watching many conversations) leaves in one
+    // more write: the TCP socket under ws is corked at the second frame and
+    // uncorked once the current task is done, before any I/O is polled, so no
+    // frame waits for another event. Frames are written whole, so the bytes
     // are the same; only the number of syscalls changes.
-    let corked = false;
     let backlog = 0;
-    const uncork = () => {
-      corked = false;
-      raw.uncork();
-    };
+    const writes: TurnWrites = { raw, sent: false, corked: false };
     alive.add(socket);
     perAddress.set(address, (perAddress.get(address) ?? 0) + 1);
     const id = newId("k");
@@ -121,7 +120,7 @@ export function attachWebSocket(
       send: (frame) => {
         if (socket.readyState !== WebSocket.OPEN) return;
         // The backlog is what earlier turns left unsent; this turn's frames are only corked, not stuck.
-        if (!corked) backlog = socket.bufferedAmount;
+        if (!writes.sent) backlog = socket.bufferedAmount;
         if (backlog > config.limits.maxBufferedBytes) {
           // A client that stops reading must not grow our memory without bound;
           // it can reconnect and resume with afterSeq. Terminated, not closed: a
@@ -131,12 +130,15 @@ export function attachWebSocket(
           socket.terminate();
           return;
         }
-        if (!corked) {
-          corked = true;
+        if (!writes.sent) sentThisTurn(writes);
+        else if (!writes.corked) {
+          writes.corked = true;
           raw.cork();
-          process.nextTick(uncork);
         }
-        socket.send(frame);
+        // The frame goes under ws, as the bytes ws.send would write (see textFrame). ws writes to the
+        // same socket only for its own control frames (ping, pong, close), and straight away: with
+        // perMessageDeflate off its sender never queues, so frames cannot be reordered.
+        raw.write(textFrame(frame));
       },
       close: (code, reason) => socket.close(code, reason),
       pause: () => socket.pause(),
@@ -179,6 +181,76 @@ export function attachWebSocket(
       await new Promise<void>((resolve) => wss.close(() => resolve()));
     },
   };
+}
+
+/** Frames up to this size are kept for the next connection that sends the same one. */
+const FRAME_CACHE_MAX_BYTES = 16 * 1024;
+let lastText = "";
+let lastFrame: Buffer | null = null;
+
+/**
+ * The WebSocket text frame of `text`, as a server sends it (RFC 6455 §5.2:
+ * FIN and opcode 1, the payload length, no mask): the bytes ws.send writes.
+ * An event goes to every subscriber as the same string, one connection
+ * after the other, so the last frame is kept: the text is encoded once per
+ * event, not once per subscriber, and each connection gets one write of
+ * one buffer instead of ws's header and payload writes with their options.
+ */
+function textFrame(text: string): Buffer {
+  if (lastFrame !== null && text === lastText) return lastFrame;
+  const length = Buffer.byteLength(text);
+  const header = length < 126 ? 2 : length < 65536 ? 4 : 10;
+  const frame = Buffer.allocUnsafe(header + length);
+  frame[0] = 0x81;
+  if (header === 2) {
+    frame[1] = length;
+  } else if (header === 4) {
+    frame[1] = 126;
+    frame.writeUInt16BE(length, 2);
+  } else {
+    frame[1] = 127;
+    frame.writeUInt32BE(Math.floor(length / 2 ** 32), 2);
+    frame.writeUInt32BE(length >>> 0, 6);
+  }
+  frame.write(text, header, "utf8");
+  if (length <= FRAME_CACHE_MAX_BYTES) {
+    lastText = text;
+    lastFrame = frame;
+  } else {
+    lastFrame = null;
+  }
+  return frame;
+}
+
+/** A connection's TCP socket: whether this turn of the event loop wrote to it, and corked it. */
+interface TurnWrites {
+  readonly raw: Duplex;
+  sent: boolean;
+  corked: boolean;
+}
+
+/**
+ * Sockets written to this turn of the event loop. One nextTick ends the
+ * turn for them all (uncorks those that were corked): a token sent to
+ * hundreds of connections in one turn costs one tick, not a tick (and its
+ * closure) per connection.
+ */
+let writtenNow: TurnWrites[] = [];
+
+function sentThisTurn(writes: TurnWrites): void {
+  writes.sent = true;
+  if (writtenNow.push(writes) === 1) process.nextTick(endTurn);
+}
+
+function endTurn(): void {
+  const written = writtenNow;
+  writtenNow = [];
+  for (const writes of written) {
+    writes.sent = false;
+    if (!writes.corked) continue;
+    writes.corked = false;
+    writes.raw.uncork();
+  }
 }
 
 /**

@@ -1,3 +1,4 @@
+import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { readSseData } from "../../src/llm/sse-reader.js";
 
@@ -66,5 +67,101 @@ describe("readSseData", () => {
       break;
     }
     expect(cancelled).toBe(true);
+  });
+});
+
+/** A Node stream, as node-http-fetch.ts hands the response body over; its async iterator is not used. */
+function nodeBody(): PassThrough {
+  const stream = new PassThrough();
+  (stream as unknown as Record<symbol, unknown>)[Symbol.asyncIterator] = () => {
+    throw new Error("the reader must not use the stream's async iterator (a 'readable' tick and a generator step per chunk)");
+  };
+  return stream;
+}
+
+describe("readSseData on a Node stream", () => {
+  it("reads through 'data' events: the chunks of one synchronous run are one batch", async () => {
+    const stream = nodeBody();
+    const reader = readSseData(stream);
+    const first = reader.next();
+    stream.write("data: a\n\n");
+    stream.write("data: b\n");
+    stream.write("\ndata: c");
+    expect(await first).toEqual({ value: ["a", "b"], done: false });
+    stream.end("\n\ndata: [DONE]");
+    const rest: string[][] = [];
+    for await (const batch of reader) rest.push(batch);
+    expect(rest.flat()).toEqual(["c", "[DONE]"]);
+  });
+
+  it("joins a multibyte character split across chunks", async () => {
+    const stream = nodeBody();
+    const euro = Buffer.from("data: €\n\n");
+    const reading = (async () => {
+      const out: string[] = [];
+      for await (const batch of readSseData(stream)) out.push(...batch);
+      return out;
+    })();
+    stream.write(euro.subarray(0, 7));
+    await new Promise((resolve) => setImmediate(resolve));
+    stream.end(euro.subarray(7));
+    expect(await reading).toEqual(["€"]);
+  });
+
+  it("hands over the events that arrived before the connection failed, then the failure", async () => {
+    const stream = nodeBody();
+    const out: string[] = [];
+    const reading = (async () => {
+      for await (const batch of readSseData(stream)) out.push(...batch);
+    })();
+    stream.write("data: a\n\n");
+    stream.destroy(new Error("socket hang up"));
+    await expect(reading).rejects.toThrow("socket hang up");
+    expect(out).toEqual(["a"]);
+  });
+
+  it("fails on a premature close, as the stream's own iterator did", async () => {
+    const stream = nodeBody();
+    const reading = (async () => {
+      for await (const _ of readSseData(stream)) {
+        // nothing arrives
+      }
+    })();
+    stream.destroy();
+    await expect(reading).rejects.toThrow(/premature close/i);
+  });
+
+  it("destroys the body when the consumer stops early", async () => {
+    const stream = nodeBody();
+    stream.write("data: x\n\n");
+    for await (const batch of readSseData(stream)) {
+      expect(batch).toEqual(["x"]);
+      break;
+    }
+    expect(stream.destroyed).toBe(true);
+  });
+
+  it("leaves no body error unhandled after the consumer stopped early", async () => {
+    const stream = nodeBody();
+    stream.write("data: x\n\n");
+    for await (const _ of readSseData(stream)) break;
+    // e.g. the request's abort reaching a response already given up on
+    expect(() => stream.emit("error", new Error("late"))).not.toThrow();
+  });
+
+  it("pauses the body while the consumer lets events pile up, and resumes it when they are taken", async () => {
+    const stream = nodeBody();
+    const reader = readSseData(stream);
+    const event = `data: ${"x".repeat(1000)}\n\n`;
+    for (let i = 0; i < 80; i++) stream.write(event);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(stream.isPaused()).toBe(true);
+    const { value } = await reader.next();
+    expect(value!.length).toBeGreaterThan(64);
+    expect(stream.isPaused()).toBe(false);
+    stream.end();
+    let count = value!.length;
+    for await (const batch of reader) count += batch.length;
+    expect(count).toBe(80);
   });
 });
