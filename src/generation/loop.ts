@@ -867,9 +867,10 @@ class Loop {
       this.runtime.publish(success ? "tool_completed" : "tool_failed", { generationId: this.generation.id, record: finished });
       if (netChange) this.runtime.publish("generation_diff_updated", { generationId: this.generation.id, changes: this.generation.diff.changes() });
     });
-    // Let the result leave before the loop goes on: a socket sends what a tick wrote once the tick is over
-    // (websocket-server.ts corks it until process.nextTick), and what follows — the next model call's
-    // request — is synchronous work that would hold tool_completed back by a few tenths of a millisecond.
+    // Let the result leave before the loop goes on: a socket sends a tick's frames after its first one once
+    // the tick is over (websocket-server.ts corks them until process.nextTick; an embedder's link may hold
+    // them all), and what follows — the next model call's request — is synchronous work that would hold
+    // tool_completed and what came with it back by a few tenths of a millisecond.
     await new Promise<void>((resolve) => process.nextTick(resolve));
   }
 
