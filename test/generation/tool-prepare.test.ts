@@ -4,7 +4,7 @@
  * when the call does not run; an approved call runs in what was prepared.
  * Linux: the held process is found by its command line in /proc.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -13,7 +13,7 @@ import type { ChatRequest, LlmProvider, StreamEvent } from "../../src/llm/provid
 import { createBuiltinRegistry } from "../../src/tools/builtin-registry.js";
 import { createShellTool } from "../../src/tools/shell.js";
 import { newConversation } from "../harness/agent-fixture.js";
-import { waitGone } from "../harness/process-liveness.js";
+import { processesWith, waitGone } from "../harness/process-liveness.js";
 import { startTestServer, type TestServer } from "../harness/test-server.js";
 
 const workDir = realpathSync(mkdtempSync(join(tmpdir(), "agentwire-tool-prepare-")));
@@ -36,18 +36,6 @@ const provider: LlmProvider = {
   },
 };
 
-function processesWith(text: string): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(text)) pids.push(Number(entry));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return pids;
-}
 
 let server: TestServer;
 let client: AgentwireClient;

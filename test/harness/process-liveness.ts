@@ -4,7 +4,7 @@
  * and how soon PID 1 collects it depends on the machine (in some containers
  * over a second); it has exited and holds no resources but its pid.
  */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 
 /** False once kill(pid, 0) fails with ESRCH, or the process is a zombie. */
@@ -32,4 +32,18 @@ export async function waitGone(pids: number[], withinMs: number): Promise<number
     alive = alive.filter(isAlive);
   }
   return alive;
+}
+
+/** Pids of the processes (other than this one) whose command line contains `text` (Linux: /proc). */
+export function processesWith(text: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(text)) pids.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
 }

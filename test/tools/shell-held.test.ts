@@ -7,14 +7,14 @@
  * Linux: held processes are found by their command line in /proc.
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, expect, it } from "vitest";
 import { createShellTool, MAX_HELD_PROCESSES } from "../../src/tools/shell.js";
 import { REPO_ROOT } from "../harness/repo-root.js";
-import { waitGone } from "../harness/process-liveness.js";
+import { processesWith, waitGone } from "../harness/process-liveness.js";
 
 const workDir = realpathSync(mkdtempSync(join(tmpdir(), "agentwire-shell-held-")));
 afterAll(() => rmSync(workDir, { recursive: true, force: true }));
@@ -23,19 +23,6 @@ const tool = createShellTool({ env: { PATH: process.env.PATH ?? "/usr/bin:/bin",
 const run = (command: string, toolCallId: string) =>
   tool.run({ command }, { cwd: workDir, conversationId: "c_test", toolCallId, signal: new AbortController().signal, timeoutMs: 10_000, onOutput: () => {} });
 
-/** Pids of the processes whose command line contains `text`. */
-function processesWith(text: string): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(text)) pids.push(Number(entry));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return pids;
-}
 
 // Its pid, whether it leads its own group, whether fd 3 is open, and its environment.
 const REPORT = 'echo "pid $$"; [ "$(cut -d" " -f5 /proc/$$/stat)" = "$$" ] && echo own-group; [ -e /proc/$$/fd/3 ] && echo fd3-open; env | sort';
