@@ -417,9 +417,7 @@ class Loop {
     }
     this.runtime.publish("generation_started", { generationId: this.generation.id, model, iteration });
     const reply: ModelReply = { model, text: "", reasoning: "" };
-    const progress = new ProgressCoalescer((kind, delta) =>
-      this.runtime.publish("generation_progress", { generationId: this.generation.id, kind, delta }),
-    );
+    const progress = new ProgressCoalescer((kind, delta) => this.runtime.publishProgress(this.generation.id, kind, delta));
     try {
       const provider = await this.deps.provider(model);
       const stream = provider.stream({

@@ -110,7 +110,7 @@ class RuntimeTurn {
     if (this.generation.interrupted) return;
     const stop = () => void this.interruptRuntime(session);
     this.generation.signal.addEventListener("abort", stop, { once: true });
-    const progress = new ProgressCoalescer((kind, delta) => this.conversation.publish("generation_progress", { generationId: this.generation.id, kind, delta }));
+    const progress = new ProgressCoalescer((kind, delta) => this.conversation.publishProgress(this.generation.id, kind, delta));
     const controls = this.generation.modelControls(handle.conversation.settings);
     try {
       for await (const event of session.turn({ prompt, model: this.deps.modelId, ...(controls.reasoning ? { reasoning: controls.reasoning } : {}) })) {

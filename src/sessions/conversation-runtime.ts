@@ -16,7 +16,7 @@ import type { ClientMessageIdEntry, ConversationHandle, GenerationSummary, RunSt
 import type { ActiveGeneration } from "./active-generation.js";
 import type { Connection } from "./connection.js";
 import { EventLog, type LoggedEvent, type ReplayBudget } from "./event-log.js";
-import { notificationFrame } from "./notification-frame.js";
+import { eventTimestamp, notificationFrame, progressFrame } from "./notification-frame.js";
 import { pendingToolOf } from "./pending-tool.js";
 import { InputRequests } from "./input-requests.js";
 import type { InputQuestion, InputReply } from "../tools/tool.js";
@@ -639,19 +639,44 @@ export class ConversationRuntime {
   /** Number an event and send it (or hold it until its seq is durable). Returns its seq. */
   publish<N extends NotificationMethod>(method: N, payload: EventPayload<N>): number {
     const seq = ++this.numbered;
-    this.lastUsed = Date.now();
+    const now = Date.now();
+    this.lastUsed = now;
     this.observer?.event(method, payload);
-    const params = { conversationId: this.id, seq, timestamp: new Date().toISOString(), ...payload } as NotificationParams<N>;
+    const params = { conversationId: this.id, seq, timestamp: eventTimestamp(now), ...payload } as NotificationParams<N>;
     const event: LoggedEvent = { seq, method, frame: notificationFrame(method, params) };
     const ends = endedGeneration(method, payload);
     if (ends !== undefined) {
       event.endsGeneration = ends;
       this.noteEnding(ends, method, params);
     }
+    this.dispatch(event);
+    return seq;
+  }
+
+  /**
+   * publish("generation_progress", { generationId, kind, delta }), with its
+   * frame written directly (progressFrame: the same bytes): this is the event
+   * of every token batch of every stream.
+   */
+  publishProgress(generationId: string, kind: "text" | "reasoning", delta: string): number {
+    const seq = ++this.numbered;
+    const now = Date.now();
+    this.lastUsed = now;
+    this.observer?.event("generation_progress", { generationId, kind, delta });
+    this.#idJson ??= JSON.stringify(this.id);
+    this.dispatch({ seq, method: "generation_progress", frame: progressFrame(this.#idJson, seq, eventTimestamp(now), generationId, kind, delta) });
+    return seq;
+  }
+
+  /** The conversation id as a JSON string, for progressFrame. */
+  #idJson: string | undefined;
+
+  /** Send a numbered event now, or hold it until its seq is durable (and reserve more seqs ahead of need). */
+  private dispatch(event: LoggedEvent): void {
+    const seq = event.seq;
     if (seq > this.wanted - SEQ_MARGIN) this.reserve(seq + SEQ_BLOCK);
     if (seq <= this.durable && this.outbox.length === 0) this.send(event);
     else this.outbox.push(event);
-    return seq;
   }
 
   /**
