@@ -18,7 +18,7 @@ import { ENV_PROVIDER_NAME, KEYLESS_HINT, OPENAI_DEFAULT_BASE_URL, ProviderDefin
 import type { ModelsListResult } from "../../protocol/tools.js";
 import { capabilitiesFrom, capabilityProblem, type CapabilityProblem, type ModelCapabilities } from "./capability-gate.js";
 import type { ChatMessage } from "./chat-message.js";
-import type { ChatRequest, LlmProvider, ModelInfo } from "./provider.js";
+import type { ChatRequest, LlmProvider, ModelInfo, StreamEvent } from "./provider.js";
 import { LlmError } from "./provider.js";
 
 /** The provider the environment's endpoint (OPENAI_BASE_URL / OPENAI_API_KEY / config `llm`) becomes. */
@@ -192,21 +192,22 @@ export class ProviderRegistry {
    */
   providerFor(route: ModelRoute): LlmProvider {
     const registry = this;
+    const open = async (request: ChatRequest): Promise<AsyncIterator<StreamEvent>> => {
+      const problem = capabilityProblem(route.qualified, route.capabilities, {
+        toolCount: request.tools.length,
+        images: request.messages.some((m) => m.role === "user" && Array.isArray(m.content) && m.content.some((p) => p.type === "image_url")),
+        temperature: request.temperature,
+        maxTokens: request.maxTokens,
+        reasoning: request.reasoning,
+      });
+      if (problem) throw new CapabilityError(problem, route.qualified);
+      const llm = await registry.llm(route.provider);
+      // Earlier thinking goes back only to a model declared to want it (ChatMessage.reasoning).
+      const messages = route.capabilities?.reasoningContent ? request.messages : withoutReasoning(request.messages);
+      return llm.stream({ ...request, messages, model: route.modelId })[Symbol.asyncIterator]();
+    };
     return {
-      async *stream(request: ChatRequest) {
-        const problem = capabilityProblem(route.qualified, route.capabilities, {
-          toolCount: request.tools.length,
-          images: request.messages.some((m) => m.role === "user" && Array.isArray(m.content) && m.content.some((p) => p.type === "image_url")),
-          temperature: request.temperature,
-          maxTokens: request.maxTokens,
-          reasoning: request.reasoning,
-        });
-        if (problem) throw new CapabilityError(problem, route.qualified);
-        const llm = await registry.llm(route.provider);
-        // Earlier thinking goes back only to a model declared to want it (ChatMessage.reasoning).
-        const messages = route.capabilities?.reasoningContent ? request.messages : withoutReasoning(request.messages);
-        yield* llm.stream({ ...request, messages, model: route.modelId });
-      },
+      stream: (request: ChatRequest) => opened(() => open(request)),
       listModels: async (signal) => (await registry.llm(route.provider)).listModels(signal),
     };
   }
@@ -322,4 +323,35 @@ function withoutReasoning(messages: ChatMessage[]): ChatMessage[] {
     const { reasoning: _dropped, ...rest } = m;
     return rest;
   });
+}
+
+/**
+ * The events of the iterator `open` resolves to, opened at the first next():
+ * what `async *stream() { …; yield* inner }` did, without an async generator
+ * of its own in between. Every event of every stream passes here, and a
+ * delegating generator cost each one its own promises and microtask turns.
+ * A failure to open is thrown by that first next(), as before.
+ */
+function opened(open: () => Promise<AsyncIterator<StreamEvent>>): AsyncIterable<StreamEvent> {
+  let inner: AsyncIterator<StreamEvent> | undefined;
+  let opening: Promise<AsyncIterator<StreamEvent>> | undefined;
+  let closed = false;
+  const iterator: AsyncIterator<StreamEvent> = {
+    next() {
+      if (inner) return inner.next();
+      if (closed) return Promise.resolve({ done: true as const, value: undefined });
+      opening ??= open();
+      return opening.then((it) => {
+        inner = it;
+        return it.next();
+      });
+    },
+    // Leaving early (the loop's break, an interrupt) closes the inner stream, which releases its request.
+    return(value?: unknown) {
+      closed = true;
+      if (inner?.return) return inner.return(value);
+      return Promise.resolve({ done: true as const, value: undefined });
+    },
+  };
+  return { [Symbol.asyncIterator]: () => iterator };
 }

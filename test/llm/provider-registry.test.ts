@@ -251,3 +251,48 @@ describe("listing every provider's models", () => {
     expect(listed.providers[0]).toMatchObject({ name: "default", status: "unreachable", error: "timed out listing models" });
   });
 });
+
+describe("a route's stream", () => {
+  /** A provider whose stream says when it was opened and when it was closed (its finally ran). */
+  function watched() {
+    const log: string[] = [];
+    const provider: LlmProvider = {
+      async *stream(): AsyncGenerator<StreamEvent> {
+        log.push("opened");
+        try {
+          yield { type: "text", delta: "a" };
+          yield { type: "text", delta: "b" };
+          yield { type: "done", finishReason: "stop", usage: null, toolCalls: [] };
+        } finally {
+          log.push("closed");
+        }
+      },
+      listModels: async () => [],
+    };
+    const r = new ProviderRegistry({ providers: { p: { baseUrl: "http://127.0.0.1:1/v1" } }, envEndpoint: {}, defaultProvider: "p", factory: async () => provider });
+    return { log, routed: r.providerFor(r.resolve("p/m")) };
+  }
+
+  it("passes the provider's events through, in order, then ends", async () => {
+    const { log, routed } = watched();
+    expect((await drain(routed, request())).map((e) => (e.type === "text" ? e.delta : e.type))).toEqual(["a", "b", "done"]);
+    expect(log).toEqual(["opened", "closed"]);
+  });
+
+  it("left early (a break, an interrupt), closes the provider's stream, which releases its request", async () => {
+    const { log, routed } = watched();
+    for await (const event of routed.stream(request())) {
+      expect(event).toEqual({ type: "text", delta: "a" });
+      break;
+    }
+    expect(log).toEqual(["opened", "closed"]);
+  });
+
+  it("closed before its first event, never opens the provider's stream", async () => {
+    const { log, routed } = watched();
+    const iterator = routed.stream(request())[Symbol.asyncIterator]();
+    await iterator.return?.();
+    expect(await iterator.next()).toEqual({ done: true, value: undefined });
+    expect(log).toEqual([]);
+  });
+});
