@@ -18,7 +18,8 @@ export class ProgressCoalescer {
     // One stream's failure must not hold back the others' deltas; it is thrown once all are out.
     let failed = false;
     let failure: unknown;
-    for (const coalescer of held) {
+    for (let i = 0; i < held.length; i++) {
+      const coalescer = held[i]!;
       coalescer.holding = false;
       try {
         coalescer.flush();

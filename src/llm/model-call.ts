@@ -158,9 +158,10 @@ export class ModelCallProvider implements LlmProvider {
           let deltas = new DeltaBatch();
           let last = false;
           let failure: unknown;
-          for (const data of batch) {
+          // Indexed loops here and below: this runs per event, often before the code is optimized, where for…of costs an iterator each time.
+          for (let i = 0; i < batch.length; i++) {
             try {
-              last = parser.feed(data, deltas);
+              last = parser.feed(batch[i]!, deltas);
             } catch (error) {
               failure = error; // reported after the deltas that came before it
               break;
@@ -172,9 +173,9 @@ export class ModelCallProvider implements LlmProvider {
               const first = deltas.take();
               if (first.length === 0) continue;
               consumerBusy = true;
-              for (const event of first) {
+              for (let j = 0; j < first.length; j++) {
                 progress.yielded = true;
-                yield event;
+                yield first[j]!;
               }
               consumerBusy = false;
               deltas = new DeltaBatch();
@@ -184,9 +185,10 @@ export class ModelCallProvider implements LlmProvider {
             }
           }
           consumerBusy = true;
-          for (const event of deltas.take()) {
+          const events = deltas.take();
+          for (let j = 0; j < events.length; j++) {
             progress.yielded = true;
-            yield event;
+            yield events[j]!;
           }
           consumerBusy = false;
           if (failure) throw failure;

@@ -35,7 +35,9 @@ function isNodeReadable(body: AsyncIterable<Uint8Array>): body is Readable {
 class SseParser {
   private readonly decoder = new StringDecoder("utf8");
   private buffer = "";
-  private data: string[] = [];
+  /** The event's data lines so far; nearly every event has one, held without an array. */
+  private data: string | null = null;
+  private moreData: string[] | null = null;
 
   /** Adds the payloads of the events this chunk completes to `batch`. */
   push(chunk: Uint8Array, batch: string[]): void {
@@ -50,10 +52,9 @@ class SseParser {
       if (line.endsWith("\r")) line = line.slice(0, -1);
       if (line === "") {
         // A blank line ends an event.
-        if (this.data.length) batch.push(this.data.length === 1 ? this.data[0]! : this.data.join("\n"));
-        this.data = [];
+        this.endEvent(batch);
       } else if (line.startsWith("data:")) {
-        this.data.push(line.charCodeAt(5) === 32 ? line.slice(6) : line.slice(5));
+        this.addData(line.charCodeAt(5) === 32 ? line.slice(6) : line.slice(5));
       }
       // Other fields (event:, id:, retry:) and comments (":") carry nothing we use.
     }
@@ -64,11 +65,26 @@ class SseParser {
   end(batch: string[]): void {
     const buffer = this.buffer + this.decoder.end();
     this.buffer = "";
-    if (buffer.startsWith("data:")) this.data.push(buffer.charCodeAt(5) === 32 ? buffer.slice(6) : buffer.slice(5));
-    if (this.data.length) batch.push(this.data.join("\n"));
-    this.data = [];
+    if (buffer.startsWith("data:")) this.addData(buffer.charCodeAt(5) === 32 ? buffer.slice(6) : buffer.slice(5));
+    this.endEvent(batch);
+  }
+
+  private addData(value: string): void {
+    if (this.data === null) this.data = value;
+    else (this.moreData ??= [this.data]).push(value);
+  }
+
+  /** The event's payload (its data lines joined by newlines) into `batch`, if it had any. */
+  private endEvent(batch: string[]): void {
+    if (this.data === null) return;
+    batch.push(this.moreData ? this.moreData.join("\n") : this.data);
+    this.data = null;
+    this.moreData = null;
   }
 }
+
+/** Already settled: `.then(fn)` runs fn as a microtask, without the AsyncResource queueMicrotask makes per call. */
+const SETTLED = Promise.resolve();
 
 /** Payloads waiting for the consumer beyond this many characters pause the body (backpressure). */
 const PAUSE_CHARS = 1 << 16;
@@ -147,7 +163,7 @@ class NodeSseReader implements AsyncIterableIterator<string[]> {
   private handOver(): void {
     if (this.handOverQueued || !this.waiter) return;
     this.handOverQueued = true;
-    queueMicrotask(this.deliver);
+    void SETTLED.then(this.deliver);
   }
 
   private readonly deliver = (): void => {

@@ -245,7 +245,8 @@ function sentThisTurn(writes: TurnWrites): void {
 function endTurn(): void {
   const written = writtenNow;
   writtenNow = [];
-  for (const writes of written) {
+  for (let i = 0; i < written.length; i++) {
+    const writes = written[i]!;
     writes.sent = false;
     if (!writes.corked) continue;
     writes.corked = false;
