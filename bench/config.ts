@@ -79,13 +79,14 @@ const STORAGE_SIZES = [
   { id: "1k", records: 1_000 },
   { id: "10k", records: 10_000 },
   { id: "100k", records: 100_000 },
+  // Sized at run time to leave the last segment nearly full (storage.ts, nearlyFullSize): records here is the aim.
   { id: "99k9", records: 99_900 },
 ];
 
 /**
- * The smoke run's stand-ins: the same shapes (a first segment, two full
- * 1000-record segments, a last segment 900 records full) at a fraction of
- * the prefill time; the rows keep their labels, the description gives the sizes.
+ * The smoke run's stand-ins: the same shapes (a first segment, a few full
+ * segments, a last segment nearly full) at a fraction of the prefill time;
+ * the rows keep their labels, the description gives the sizes.
  */
 const SMOKE_STORAGE_SIZES = [
   { id: "100", records: 100 },

@@ -8,7 +8,7 @@
  * one, so the store's coalesced writes make 100k records take seconds. The
  * filled data dir is a template: each measurement works on a copy.
  */
-import { cp, mkdtemp, rm } from "node:fs/promises";
+import { cp, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -57,6 +57,29 @@ export async function prefillDataDir(dataDir: string, sizes: readonly number[]):
     }
   } finally {
     await store.close();
+  }
+}
+
+/**
+ * The size near `aim` records (at most it) whose last segment, in the store's default layout,
+ * is `room` + 1 records short of full: the worst case of a segmented store, an append that
+ * rewrites a segment about to close, kept so while `room` appends land in it. The layout is
+ * read off a probe conversation (its meta.json's records per segment), so the case stays the
+ * worst whatever the store's segment bounds are.
+ */
+export async function nearlyFullSize(aim: number, room: number): Promise<{ records: number; perSegment: number }> {
+  const dir = await mkdtemp(join(tmpdir(), "agentwire-bench-layout-"));
+  try {
+    // Enough ~300-byte records to close a first segment whichever bound (count or bytes) closes it.
+    const probe = 2_100;
+    await prefillDataDir(dir, [probe]);
+    const meta = JSON.parse(await readFile(join(dir, "conversations", benchConversationId(probe), "meta.json"), "utf8")) as { segments?: number[] };
+    const perSegment = meta.segments?.[0];
+    if (!perSegment || (meta.segments?.length ?? 0) < 2) throw new Error(`storage layout probe: ${probe} records did not close a segment (${JSON.stringify(meta.segments)})`);
+    if (room + 1 >= perSegment) throw new Error(`storage layout probe: ${room} appends do not fit in a segment of ${perSegment} records`);
+    return { records: Math.max(1, Math.floor(aim / perSegment)) * perSegment - room - 1, perSegment };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
   }
 }
 

@@ -10,12 +10,14 @@ import { USER_TEXT, connect } from "../client.js";
 import { startServer, tempDir } from "../processes.js";
 import type { RowResult } from "../rows.js";
 import { median, range, summarize } from "../stats.js";
-import { benchConversationId, measureStoreAppends, prefillDataDir } from "../store-append.js";
+import { benchConversationId, measureStoreAppends, nearlyFullSize, prefillDataDir } from "../store-append.js";
 import { launchesText, type Scenario } from "./scenario.js";
 
 const UNUSED_MODEL_URL = "http://127.0.0.1:9/v1";
 /** Sizes also measured on the store directly. */
 const DIRECT = ["100", "100k", "99k9"];
+/** The size sized at run time to leave its last segment nearly full. */
+const WORST = "99k9";
 
 export const storage: Scenario = {
   name: "storage",
@@ -35,13 +37,17 @@ export const storage: Scenario = {
     `sizes ${cfg.storageSizes.map((s) => s.records).join(" / ")} records of ~300 B, one conversation each in one data dir; ` +
     `a turn = ${cfg.appendsPerTurn} awaited message.append, measured turns round-robin over the sizes; ${launchesText(cfg)} per size`,
   async run({ cfg, log }) {
+    // The worst case: its last segment nearly full through every append of a launch (warm-up and measured turns).
+    const worstCase = await nearlyFullSize(cfg.storageSizes.find((s) => s.id === WORST)!.records, (cfg.warmup + cfg.turns) * cfg.appendsPerTurn);
+    const sizes = cfg.storageSizes.map((s) => (s.id === WORST ? { ...s, records: worstCase.records } : s));
+    log(`storage: ${worstCase.perSegment} records of ~300 B per segment; the worst case holds ${worstCase.records} records`);
     const template = await tempDir("storage-template");
-    const socket = new Map<string, number[][]>(cfg.storageSizes.map((s) => [s.id, []]));
+    const socket = new Map<string, number[][]>(sizes.map((s) => [s.id, []]));
     const direct = new Map<string, number[][]>(DIRECT.map((id) => [id, []]));
     try {
       const t0 = performance.now();
-      await prefillDataDir(template, cfg.storageSizes.map((s) => s.records));
-      log(`storage: prefilled ${cfg.storageSizes.map((s) => s.records).join(" + ")} records in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+      await prefillDataDir(template, sizes.map((s) => s.records));
+      log(`storage: prefilled ${sizes.map((s) => s.records).join(" + ")} records in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
       for (let launch = 0; launch < cfg.launches; launch++) {
         const dataDir = await tempDir("storage");
@@ -61,12 +67,12 @@ export const storage: Scenario = {
             // Warm-up turns first (they also load each conversation), then the
             // measured turns round-robin over the sizes, so no size is favoured
             // by coming later in the launch.
-            for (let i = 0; i < cfg.warmup; i++) for (const size of cfg.storageSizes) await appendTurn(size.records);
-            const perTurn = new Map<string, number[]>(cfg.storageSizes.map((s) => [s.id, []]));
+            for (let i = 0; i < cfg.warmup; i++) for (const size of sizes) await appendTurn(size.records);
+            const perTurn = new Map<string, number[]>(sizes.map((s) => [s.id, []]));
             for (let t = 0; t < cfg.turns; t++) {
-              for (const size of cfg.storageSizes) perTurn.get(size.id)!.push(await appendTurn(size.records));
+              for (const size of sizes) perTurn.get(size.id)!.push(await appendTurn(size.records));
             }
-            for (const size of cfg.storageSizes) {
+            for (const size of sizes) {
               socket.get(size.id)!.push(perTurn.get(size.id)!);
               log(`storage launch ${launch + 1} @${size.records}: ${perTurn.get(size.id)!.map((ms) => ms.toFixed(3)).join(", ")} ms/append`);
             }
@@ -78,7 +84,7 @@ export const storage: Scenario = {
           await rm(dataDir, { recursive: true, force: true });
         }
         for (const id of DIRECT) {
-          const size = cfg.storageSizes.find((s) => s.id === id)!;
+          const size = sizes.find((s) => s.id === id)!;
           const result = await measureStoreAppends(template, size.records, {
             warmup: cfg.appendsPerTurn,
             appends: cfg.turns * cfg.appendsPerTurn,
@@ -92,7 +98,7 @@ export const storage: Scenario = {
     }
 
     const out: Record<string, RowResult> = {};
-    for (const size of cfg.storageSizes) {
+    for (const size of sizes) {
       // The smoke run uses smaller stand-ins (config.ts); say so beside the row's label.
       const standIn = cfg.mode === "smoke" ? { note: `smoke run: ${size.records} records stand in` } : {};
       out[`storage.${size.id}`] = { ...summarize(socket.get(size.id)!), ...standIn };
@@ -112,7 +118,10 @@ export const storage: Scenario = {
     };
     out["storage.ratio"] = ratioRow("100k");
     const worst = ratioRow("99k9");
-    out["storage.ratio_worst"] = { ...worst, note: `${worst.note}; 99.9k: the last 1000-record segment nearly full (worst case of a segmented store)` };
+    out["storage.ratio_worst"] = {
+      ...worst,
+      note: `${worst.note}; ${worstCase.records} records: the last segment (${worstCase.perSegment} records when full) nearly full through the launch (worst case of a segmented store)`,
+    };
     for (const id of DIRECT) out[`storage.direct.${id}`] = { ...summarize(direct.get(id)!), note: "store API in the driver process, no socket" };
     return out;
   },

@@ -57,6 +57,24 @@ describe("a long conversation", () => {
   });
 });
 
+describe("the default layout", () => {
+  it("closes a segment before 128 KiB of JSON, so an append rewrites at most that much; before 1000 records when they are small", async () => {
+    const store = await openStore();
+    const big = await store.create(conversation("big"));
+    // ~1 KB records: the byte bound closes each segment.
+    await appendAll(big, range(400).map((n) => ({ ...message(n), content: `${n} `.padEnd(1000, "x") })));
+    const files = (await readdir(conversationDir("big"))).filter((f) => f.startsWith("records-"));
+    expect(files.length).toBeGreaterThanOrEqual(4);
+    // The bound is on the records' JSON (the file adds lowdb's indentation).
+    for (const file of files) expect(JSON.stringify(JSON.parse(await readFile(join(conversationDir("big"), file), "utf8"))).length).toBeLessThanOrEqual(128 * 1024);
+    const small = await store.create(conversation("small"));
+    // Tiny records: the count bound closes it.
+    await appendAll(small, range(1001).map((n) => message(n)));
+    expect((await readdir(conversationDir("small"))).filter((f) => f.startsWith("records-")).sort()).toEqual(["records-000000.json", "records-000001.json"]);
+    await closeStore(store);
+  });
+});
+
 describe("loading a long conversation", () => {
   /** 40 records in 20 segments of 2: messages m0…m29, the assistant message m30 (segment 15), then the open round t31…t39. */
   async function seedLong(): Promise<void> {
@@ -154,7 +172,8 @@ describe("the segment cache", () => {
   });
 
   it("serves a record larger than the whole budget: appended, read, replaced, found, reloaded — never cached", async () => {
-    const store = await openStore({ cacheBytes: budget });
+    // One segment holds all three records (their segment is what is too large to cache).
+    const store = await openStore({ cacheBytes: budget, segmentBytes: 1 << 20 });
     const handle = await store.create(conversation("c1"));
     const huge = toolCall(2, "completed", "y".repeat(200_000));
     await handle.append(assistantMessage(1));
@@ -169,7 +188,7 @@ describe("the segment cache", () => {
     expect(store.cachedBytes()).toBe(0);
     await closeStore(store);
 
-    const reopened = await openStore({ cacheBytes: budget });
+    const reopened = await openStore({ cacheBytes: budget, segmentBytes: 1 << 20 });
     const again = (await reopened.get("c1"))!;
     expect(await again.readRecords()).toEqual([assistantMessage(1), replaced, userMessage(3)]);
     expect(again.openToolCalls).toEqual([replaced]);
