@@ -160,6 +160,10 @@ class ChatStream implements WireStream {
 export const chatWire: Wire = {
   name: "chat",
   connect: (connection) =>
-    connectOpenAI(connection, (client, request, signal) => client.chat.completions.create(chatRequestBody(request), { signal }).asResponse()),
+    connectOpenAI(connection, {
+      path: "/chat/completions",
+      body: chatRequestBody,
+      sdk: (client, body, signal) => client.chat.completions.create(body, { signal }).asResponse(),
+    }),
   begin: () => new ChatStream(),
 };
