@@ -10,7 +10,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createNodeHttpFetch } from "../../src/llm/node-http-fetch.js";
 import type { ChatRequest } from "../../src/llm/provider.js";
-import { chatWire } from "../../src/llm/wires/chat-wire.js";
+import { chatRequestBody, chatRequestJson, chatWire } from "../../src/llm/wires/chat-wire.js";
 import { createResponsesWire } from "../../src/llm/wires/responses-wire.js";
 import type { Wire, WireClient } from "../../src/llm/wires/wire.js";
 
@@ -173,5 +173,25 @@ describe("the OpenAI wires' request sent direct, against the SDK's", () => {
     expect(await aborted(direct)).toEqual(before);
     expect(before).toMatchObject({ class: "APIUserAbortError" });
     server.closeAllConnections();
+  });
+});
+
+describe("the Chat Completions body's JSON with each tool's part reused", () => {
+  const tools = [
+    { name: "a", description: "first \u2028 \"quoted\"", parameters: { type: "object", properties: { x: { type: "string" } }, required: ["x"] } },
+    { name: "b", description: "", parameters: { type: "object", properties: {} } },
+  ];
+  const signal = new AbortController().signal;
+  const requests: ChatRequest[] = [
+    { model: "m", messages: [{ role: "user", content: "plain" }], tools: [], signal },
+    { model: "m", messages: [{ role: "system", content: "s" }, { role: "user", content: "é \u0000 </script>" }], tools, signal },
+    { model: "m", messages: [{ role: "user", content: "x" }], tools: [tools[1]!], temperature: 0, maxTokens: 5, reasoning: "high", signal },
+    { model: "m", messages: [{ role: "user", content: "x" }], tools, reasoning: "off", temperature: 1.5, signal },
+  ];
+
+  it("is byte for byte JSON.stringify of the body, on a first call and on calls that reuse the tools' parts", () => {
+    for (let round = 0; round < 2; round++) {
+      for (const r of requests) expect(chatRequestJson(r)).toBe(JSON.stringify(chatRequestBody(r)));
+    }
   });
 });

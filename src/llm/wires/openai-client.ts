@@ -15,6 +15,8 @@ export interface OpenAICall<B extends object> {
   /** The path under the base URL, as the SDK's method posts it. */
   path: string;
   body(request: ChatRequest): B;
+  /** The body's JSON, exactly JSON.stringify(body(request)) (default: that), for the request sent direct. */
+  json?(request: ChatRequest): string;
   /** The SDK's method for it: used when the transport is the built-in fetch. */
   sdk(client: OpenAI, body: B, signal: AbortSignal): Promise<Response>;
 }
@@ -35,8 +37,8 @@ export function connectOpenAI<B extends object>(connection: WireConnection, call
   const direct = connection.http ? directSender(client, connection.http, call.path) : undefined;
   return {
     send: (request, signal) => {
-      const body = call.body(request);
-      return direct ? direct(body, signal) : call.sdk(client, body, signal);
+      if (!direct) return call.sdk(client, call.body(request), signal);
+      return direct(call.json ? call.json(request) : JSON.stringify(call.body(request)), signal);
     },
     async listModels(signal, timeoutMs) {
       const noModels = (detail: string) => new LlmError(`the endpoint at ${baseURL} lists no models (${detail})`, "http", 404);

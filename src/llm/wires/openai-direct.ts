@@ -26,8 +26,8 @@ import type { NodeHttpFetch } from "../node-http-fetch.js";
 /** Statuses whose response has no body (fetch's Response has a null body for them). */
 const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304]);
 
-/** Sends one request body; resolves with the 2xx response's unread Node body (or a bodiless Response, as fetch gives). */
-export type DirectSend = (body: object, signal: AbortSignal) => Promise<IncomingMessage | Response>;
+/** Sends one request body (its JSON); resolves with the 2xx response's unread Node body (or a bodiless Response, as fetch gives). */
+export type DirectSend = (json: string, signal: AbortSignal) => Promise<IncomingMessage | Response>;
 
 export function directSender(client: OpenAI, http: NodeHttpFetch, path: string): DirectSend {
   let prepared: { url: URL; headers: Record<string, string> } | undefined;
@@ -41,13 +41,12 @@ export function directSender(client: OpenAI, http: NodeHttpFetch, path: string):
     prepared = { url: new URL(url), headers };
     return prepared;
   };
-  return async (body, signal) => {
+  return async (json, signal) => {
     const { url, headers } = prepared ?? (await prepare());
-    const text = JSON.stringify(body);
     if (signal.aborted) throw new APIUserAbortError();
     let message: IncomingMessage;
     try {
-      message = await http.post(url, headers, text, signal);
+      message = await http.post(url, headers, json, signal);
     } catch (error) {
       throw connectionError(error, signal);
     }
