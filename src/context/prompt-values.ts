@@ -1,10 +1,12 @@
 /**
  * Gathers what the system prompt template needs for one model call: the
  * date and OS now, the tools offered now, and (only when the template uses
- * `{{skills}}`) the skills found for the conversation's workspace.
+ * `{{skills}}`) the skills found for the conversation's workspace: kept
+ * between calls while nothing changed on disk (skills-cache.ts), else read.
  */
 import { platform, release } from "node:os";
 import { discoverSkills, type DiscoveredSkills } from "../skills/discover-skills.js";
+import { skillsCache } from "../skills/skills-cache.js";
 import type { PromptValues, SystemPromptTemplate } from "./system-prompt.js";
 
 export async function gatherPromptValues(
@@ -13,7 +15,11 @@ export async function gatherPromptValues(
   tools: readonly string[],
   signal?: AbortSignal,
 ): Promise<PromptValues> {
-  const skills = template.uses.has("skills") ? await sharedDiscovery(workspace, signal) : [];
+  let skills: readonly { name: string; description: string }[] = [];
+  if (template.uses.has("skills")) {
+    signal?.throwIfAborted();
+    skills = await skillsCache.get(workspace, () => sharedDiscovery(workspace, signal));
+  }
   return {
     workspace,
     date: new Date().toISOString().slice(0, 10),

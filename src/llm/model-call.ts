@@ -1,6 +1,8 @@
 /**
  * The one model call every wire shares: the wire's SDK (openai, or
- * @anthropic-ai/sdk) sends the request (URL, headers, auth, HTTP errors), we read the event stream ourselves
+ * @anthropic-ai/sdk) sends the request (URL, headers, auth, HTTP errors; the
+ * OpenAI wires over node:http send the SDK's request without its per-request
+ * machinery, wires/openai-direct.ts), we read the event stream ourselves
  * (sse-reader.ts, node-http-fetch.ts: the SDK's decoder costs several times
  * more CPU per token), and the same retries, idle timeout, request timeout
  * and error mapping apply whichever wire (wires/*.ts) builds the request and
@@ -85,7 +87,7 @@ export class ModelCallProvider implements LlmProvider {
     this.requestTimeoutMs = options.requestTimeoutMs ?? 600_000;
     this.http = options.transport === "fetch" ? undefined : createNodeHttpFetch();
     this.client = wire.connect({
-      ...(this.http ? { fetch: this.http.fetch } : {}),
+      ...(this.http ? { fetch: this.http.fetch, http: this.http } : {}),
       apiKey: options.apiKey || "none",
       baseURL: this.baseURL,
       ...(options.headers ? { headers: options.headers } : {}),
@@ -147,7 +149,8 @@ export class ModelCallProvider implements LlmProvider {
     try {
       try {
         const response = await this.client.send(request, controller.signal);
-        const body: AsyncIterable<Uint8Array> | ReadableStream<Uint8Array> | null = this.http?.takeNodeBody(response) ?? response.body;
+        const body: AsyncIterable<Uint8Array> | ReadableStream<Uint8Array> | null =
+          response instanceof Response ? (this.http?.takeNodeBody(response) ?? response.body) : response;
         if (!body) throw new LlmError("the model endpoint answered without a body", "connection");
         idleTimer.refresh();
         let finished = false;

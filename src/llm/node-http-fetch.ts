@@ -6,7 +6,8 @@
  * chunk) arrived 0.1–0.2 ms later at p50 and about 1 ms later at p99 than
  * the same stream read from node:http, and costs more CPU per token. The SDK
  * still builds every request and maps every error; only the transport
- * underneath changes. A streamed body can be taken as the Node stream itself
+ * underneath changes. `post` is the same transport without fetch's objects,
+ * for the OpenAI wires' streaming request (wires/openai-direct.ts). A streamed body can be taken as the Node stream itself
  * (`takeNodeBody`), skipping web streams; anything else (error bodies,
  * `models.list`) reads the web `Response.body` as usual.
  */
@@ -20,6 +21,13 @@ export interface NodeHttpFetch {
    * then owns it (and must consume or destroy it).
    */
   takeNodeBody(response: Response): IncomingMessage | undefined;
+  /**
+   * One POST with exactly these headers and this body, without fetch's
+   * Headers, Request and Response: resolves with the response as Node
+   * parsed it, its body unread (the caller owns it); rejects as `fetch`
+   * does (a connection failure; an AbortError when `signal` aborts).
+   */
+  post(url: URL, headers: Record<string, string>, body: string, signal: AbortSignal): Promise<IncomingMessage>;
   /** Close idle keep-alive sockets. */
   close(): void;
 }
@@ -107,8 +115,19 @@ export function createNodeHttpFetch(): NodeHttpFetch {
     });
   };
 
+  const post = (url: URL, headers: Record<string, string>, body: string, signal: AbortSignal): Promise<IncomingMessage> => {
+    const transport = url.protocol === "https:" ? https : url.protocol === "http:" ? http : undefined;
+    if (!transport) return Promise.reject(new TypeError(`fetch: unsupported protocol ${url.protocol}`));
+    return new Promise<IncomingMessage>((resolve, reject) => {
+      const request = transport.request(url, { method: "POST", headers, agent: agents[url.protocol as "http:" | "https:"], signal }, resolve);
+      request.on("error", reject);
+      request.end(body);
+    });
+  };
+
   return {
     fetch: fetchImpl,
+    post,
     takeNodeBody(response) {
       const source = sources.get(response);
       if (!source || source.claimed) return undefined;

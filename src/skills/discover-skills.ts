@@ -5,9 +5,9 @@
  * A workspace skill wins over a user skill of the same name: the project
  * knows its own conventions best.
  *
- * Read fresh on every call (skills.list, each model call's `{{skills}}`,
- * load_skill): a skill added while the server runs is seen at once, and the
- * cost is a couple of directory reads. Everything is bounded — folders per
+ * Read fresh on every call (skills.list, load_skill; each model call's
+ * `{{skills}}` through skills-cache.ts, which reads again after any change
+ * its watches see): a skill added while the server runs is seen at once. Everything is bounded — folders per
  * directory, bytes per SKILL.md, name and description length — and a skill
  * that breaks a rule is reported in `problems`, never fatal.
  */

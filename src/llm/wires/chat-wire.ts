@@ -3,9 +3,9 @@
  * request body from our ChatMessages, and the chunk stream read into deltas
  * and one done event.
  */
-import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
+import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming, ChatCompletionFunctionTool } from "openai/resources/chat/completions";
 import type { ChatMessage } from "../chat-message.js";
-import { LlmError, type ChatRequest, type DoneEvent, type ProposedToolCall, type Usage } from "../provider.js";
+import { LlmError, type ChatRequest, type DoneEvent, type LlmToolSpec, type ProposedToolCall, type Usage } from "../provider.js";
 import { parseStreamEvent } from "./stream-event.js";
 import { connectOpenAI } from "./openai-client.js";
 import type { DeltaBatch, Wire, WireStream } from "./wire.js";
@@ -106,12 +106,7 @@ export function chatRequestBody(request: ChatRequest): ChatCompletionCreateParam
     stream: true,
     stream_options: { include_usage: true },
   };
-  if (request.tools.length > 0) {
-    body.tools = request.tools.map((tool) => ({
-      type: "function",
-      function: { name: tool.name, description: tool.description, parameters: tool.parameters },
-    }));
-  }
+  if (request.tools.length > 0) body.tools = request.tools.map(toolEntry);
   if (request.temperature !== undefined) body.temperature = request.temperature;
   // `max_tokens`, not `max_completion_tokens`: the SDK marks max_tokens deprecated (OpenAI's
   // o-series refuse it), but Ollama, LM Studio and older llama.cpp servers read only max_tokens
@@ -123,6 +118,44 @@ export function chatRequestBody(request: ChatRequest): ChatCompletionCreateParam
   // without reasoning models may refuse the field); a model that does not reason has nothing to turn off.
   if (request.reasoning !== undefined && request.reasoning !== "off") body.reasoning_effort = request.reasoning;
   return body;
+}
+
+/**
+ * Each tool's entry of the request body as JSON, by spec object. The tools are most of a request's bytes
+ * (and of the time JSON.stringify takes before it can leave); a server's specs are built once per tool
+ * registry revision and never changed afterwards, so the same object always serializes the same.
+ */
+const toolJson = new WeakMap<LlmToolSpec, string>();
+
+/**
+ * chatRequestBody(request) as JSON, byte for byte what JSON.stringify makes of it (same keys, same
+ * order), with each tool's entry reused from the calls before.
+ */
+export function chatRequestJson(request: ChatRequest): string {
+  const body = chatRequestBody(request);
+  if (body.tools === undefined) return JSON.stringify(body);
+  const parts: string[] = [];
+  for (const [key, value] of Object.entries(body)) {
+    if (value === undefined) continue; // as JSON.stringify leaves it out
+    parts.push(`${JSON.stringify(key)}:${key === "tools" ? toolsJson(request.tools) : JSON.stringify(value)}`);
+  }
+  return `{${parts.join(",")}}`;
+}
+
+function toolsJson(tools: readonly LlmToolSpec[]): string {
+  const entries = tools.map((tool) => {
+    let json = toolJson.get(tool);
+    if (json === undefined) {
+      json = JSON.stringify(toolEntry(tool));
+      toolJson.set(tool, json);
+    }
+    return json;
+  });
+  return `[${entries.join(",")}]`;
+}
+
+function toolEntry(tool: LlmToolSpec): ChatCompletionFunctionTool {
+  return { type: "function", function: { name: tool.name, description: tool.description, parameters: tool.parameters } };
 }
 
 class ChatStream implements WireStream {
@@ -160,6 +193,11 @@ class ChatStream implements WireStream {
 export const chatWire: Wire = {
   name: "chat",
   connect: (connection) =>
-    connectOpenAI(connection, (client, request, signal) => client.chat.completions.create(chatRequestBody(request), { signal }).asResponse()),
+    connectOpenAI(connection, {
+      path: "/chat/completions",
+      body: chatRequestBody,
+      json: chatRequestJson,
+      sdk: (client, body, signal) => client.chat.completions.create(body, { signal }).asResponse(),
+    }),
   begin: () => new ChatStream(),
 };

@@ -179,9 +179,11 @@ export function createResponsesWire(options: ResponsesWireOptions = {}): Wire {
   return {
     name: "responses",
     connect: (connection) =>
-      connectOpenAI(connection, (client, request: ChatRequest, signal) =>
-        client.responses.create(responsesRequestBody(request, options), { signal }).asResponse(),
-      ),
+      connectOpenAI(connection, {
+        path: "/responses",
+        body: (request: ChatRequest) => responsesRequestBody(request, options),
+        sdk: (client, body, signal) => client.responses.create(body, { signal }).asResponse(),
+      }),
     begin: () => new ResponsesStream(),
   };
 }

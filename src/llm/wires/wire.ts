@@ -3,6 +3,8 @@
  * event stream reads. Everything else — retries, timeouts, error mapping,
  * SSE framing, the transport — is model-call.ts's, shared by every wire.
  */
+import type { IncomingMessage } from "node:http";
+import type { NodeHttpFetch } from "../node-http-fetch.js";
 import type { ChatRequest, DoneEvent, LlmError, ModelInfo } from "../provider.js";
 
 import type { WireName } from "../../../protocol/config-providers.js";
@@ -66,6 +68,8 @@ export interface WireConnection {
   headers?: Record<string, string>;
   /** The transport under the SDK (node-http-fetch.ts); absent: the built-in fetch. */
   fetch?: (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+  /** The same node:http transport, for a wire that sends its streaming request without the SDK (openai-direct.ts); absent with the built-in fetch. */
+  http?: NodeHttpFetch;
   timeoutMs: number;
 }
 
@@ -73,10 +77,11 @@ export interface WireConnection {
 export interface WireClient {
   /**
    * Sends the streaming request through the SDK (which builds the URL,
-   * headers and auth, and turns an HTTP error into its APIError) and returns
-   * the raw response, whose body model-call.ts reads.
+   * headers and auth, and turns an HTTP error into its APIError), or as the
+   * SDK would (openai-direct.ts), and returns the raw response, whose body
+   * model-call.ts reads: a fetch Response, or the Node response itself.
    */
-  send(request: ChatRequest, signal: AbortSignal): Promise<Response>;
+  send(request: ChatRequest, signal: AbortSignal): Promise<Response | IncomingMessage>;
   /** The endpoint's models; throws LlmError (404 when it lists none). */
   listModels(signal: AbortSignal | undefined, timeoutMs: number): Promise<ModelInfo[]>;
   /** Whatever the SDK (or the fetch under it) threw, as an LlmError. */
