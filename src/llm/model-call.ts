@@ -132,13 +132,19 @@ export class ModelCallProvider implements LlmProvider {
       timedOut ??= error;
       controller.abort();
     };
-    // One timer, refreshed per network read (cheaper than a new timer per chunk).
+    // One timer for the whole answer. A network read only notes the time (timer.refresh() per read
+    // re-queued the timer: ~0.6 µs per token in the fan-out profile); when the timer fires it
+    // waits out what is left of the quiet period since the last read, or expires.
     // While our consumer handles events the clock is held: it measures the endpoint.
     let consumerBusy = false;
-    const idleTimer: NodeJS.Timeout = setTimeout(() => {
-      if (consumerBusy) idleTimer.refresh();
+    let lastRead = Date.now();
+    const onIdle = () => {
+      const quiet = Date.now() - lastRead;
+      if (consumerBusy) idleTimer = setTimeout(onIdle, this.idleTimeoutMs);
+      else if (quiet < this.idleTimeoutMs) idleTimer = setTimeout(onIdle, this.idleTimeoutMs - quiet);
       else expire(new LlmError(`timed out: no data from the model endpoint for ${this.idleTimeoutMs} ms (--llm-idle-timeout)`, "timeout"));
-    }, this.idleTimeoutMs);
+    };
+    let idleTimer: NodeJS.Timeout = setTimeout(onIdle, this.idleTimeoutMs);
     const requestTimer = setTimeout(
       () => expire(new LlmError(`the model did not finish its answer within ${this.requestTimeoutMs} ms`, "timeout")),
       this.requestTimeoutMs,
@@ -152,7 +158,7 @@ export class ModelCallProvider implements LlmProvider {
         const body: AsyncIterable<Uint8Array> | ReadableStream<Uint8Array> | null =
           response instanceof Response ? (this.http?.takeNodeBody(response) ?? response.body) : response;
         if (!body) throw new LlmError("the model endpoint answered without a body", "connection");
-        idleTimer.refresh();
+        lastRead = Date.now();
         let finished = false;
         let cut = false;
         for await (const batch of readSseData(body)) {
@@ -196,7 +202,7 @@ export class ModelCallProvider implements LlmProvider {
           consumerBusy = false;
           if (failure) throw failure;
           // The idle clock measures the endpoint, not how long our consumer took.
-          idleTimer.refresh();
+          lastRead = Date.now();
           if (last) {
             // Leaving a Node response before its 'end' destroys its socket, so every model call would
             // open a new connection. When the whole body has arrived (the usual case: [DONE] and the

@@ -268,6 +268,14 @@ describe("OpenAIProvider failures", () => {
     expect(error).toMatchObject({ kind: "timeout" });
   });
 
+  it("keeps a stream whose reads come closer than the idle timeout, however long it lasts", async () => {
+    fake.enqueue({ kind: "paced", tokens: 12, delayMs: 60 });
+    const { events, error } = await collect(provider({ idleTimeoutMs: 150 }), request());
+    expect(error).toBeUndefined();
+    expect(deltas(events, "text")).toHaveLength(12);
+    expect(doneOf(events).finishReason).toBe("stop");
+  });
+
   it("does not count a slow consumer against the idle timeout", async () => {
     fake.enqueue({ kind: "reply", text: ["a", "b", "c"] });
     const events: StreamEvent[] = [];
