@@ -104,6 +104,12 @@ export class LowdbConversationHandle extends QueuedConversationHandle implements
     return this.#state.openToolCalls;
   }
 
+  /** The journal's file opens now, off the approval's path (see ConversationHandle.prepareReplaces). */
+  prepareReplaces(): void {
+    if (this.retiredReason !== null) return;
+    this.#journal.open().catch(() => undefined); // the first append tries again, and reports
+  }
+
   async readRecords(from = 0, to = Number.POSITIVE_INFINITY): Promise<ConversationRecord[]> {
     this.assertUsable("read");
     const { segmentCounts, meta } = this.#state;
@@ -187,7 +193,8 @@ export class LowdbConversationHandle extends QueuedConversationHandle implements
     // Asset writes too: a deletion removes the folder only after them.
     await Promise.all([this.#queue.idle(), this.#assets.idle()]);
     // A server stopped cleanly leaves its segments whole (an older version reads them as they are); a failure keeps the journal, which load reads.
-    if (flush) await this.#compactJournal().catch(() => undefined);
+    // An empty journal's file (opened ahead of replaces that never came) goes too; one that could not be compacted stays.
+    if (flush) await this.#compactJournal().then(() => this.#journal.clear()).catch(() => undefined);
     await this.#journal.close();
     if (flush && this.#metaBehind) {
       await this.#meta.write(this.#metaData(this.#state)).then(

@@ -110,6 +110,10 @@ export function applyJournal(records: ConversationRecord[], journal: ReadonlyMap
  */
 export class ReplaceJournal {
   #file: FileHandle | null = null;
+  /** An open on its way (`open` is also called outside the commit queue): whatever removes or closes the file waits for it. */
+  #opening: Promise<FileHandle> | null = null;
+  /** A removal on its way: an open waits for it. */
+  #removing: Promise<void> | null = null;
   #segment = -1;
   #records = new Map<string, ConversationRecord>();
   #bytes = 0;
@@ -148,11 +152,49 @@ export class ReplaceJournal {
     return text;
   }
 
-  /** Close the file; the next append opens it again. */
+  /**
+   * Open the file before its first append, so that append is one write
+   * (LowdbConversationHandle.prepareReplaces). Rejects as fs.open does.
+   */
+  open(): Promise<FileHandle> {
+    if (this.#file) return Promise.resolve(this.#file);
+    this.#opening ??= (async () => {
+      try {
+        // Not the file being removed: appends to it would land in no file.
+        while (this.#removing) await this.#removing;
+        // "a": O_APPEND, every write lands at the end.
+        const file = await open(this.path, "a");
+        this.#file = file;
+        return file;
+      } finally {
+        this.#opening = null;
+      }
+    })();
+    return this.#opening;
+  }
+
+  /** Close the file (after an open on its way); the next append opens it again. */
   async close(): Promise<void> {
+    while (this.#opening) await this.#opening.catch(() => undefined);
     const file = this.#file;
     this.#file = null;
     await file?.close().catch(() => undefined);
+  }
+
+  /** Remove the file and let go of it; an open asked for meanwhile waits. Rejects as rm does. */
+  async #remove(): Promise<void> {
+    while (this.#opening) await this.#opening.catch(() => undefined);
+    const removing = rm(this.path, { force: true }).finally(() => {
+      const file = this.#file;
+      this.#file = null;
+      void file?.close().catch(() => undefined);
+    });
+    this.#removing = removing.then(noop, noop);
+    try {
+      await removing;
+    } finally {
+      this.#removing = null;
+    }
   }
 
   /**
@@ -163,11 +205,11 @@ export class ReplaceJournal {
   async append(segment: number, records: readonly ConversationRecord[], text: string): Promise<void> {
     const data = Buffer.from(text);
     const before = this.#bytes;
-    const opened = this.#file === null;
+    const opened = this.#file === null && this.#opening === null;
     try {
-      // "a": O_APPEND, every write lands at the end. Opened by the round's first replace, closed when emptied.
-      this.#file ??= await open(this.path, "a");
-      const { bytesWritten } = await this.#file!.write(data, 0, data.length);
+      // Opened by the round's first replace (or ahead of it), closed when emptied.
+      const file = await this.open();
+      const { bytesWritten } = await file.write(data, 0, data.length);
       if (bytesWritten !== data.length) throw Object.assign(new Error(`short write to ${this.path} (${bytesWritten} of ${data.length} bytes)`), { code: "ENOSPC" });
     } catch (error) {
       await this.#undo(before, opened);
@@ -183,8 +225,7 @@ export class ReplaceJournal {
     const file = this.#file;
     if (!file) return;
     if (opened && length === 0) {
-      await this.close();
-      await rm(this.path, { force: true }).catch(() => (this.#dirty = true));
+      await this.#remove().catch(() => (this.#dirty = true));
       return;
     }
     await file.truncate(length).catch(() => (this.#dirty = true));
@@ -197,17 +238,18 @@ export class ReplaceJournal {
    * values.
    */
   async clear(): Promise<void> {
+    while (this.#opening) await this.#opening.catch(() => undefined);
     if (this.#bytes === 0 && !this.#dirty && this.#file === null) return;
     try {
-      await rm(this.path, { force: true });
+      await this.#remove();
     } catch (error) {
       throw asStoreFileError(error, this.path, "could not be removed");
     }
-    void this.close();
     this.#records = new Map();
     this.#bytes = 0;
     this.#segment = -1;
     this.#dirty = false;
   }
-
 }
+
+function noop(): void {}

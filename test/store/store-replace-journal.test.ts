@@ -171,6 +171,27 @@ describe("replaces of the last segment", () => {
   });
 });
 
+describe("prepareReplaces", () => {
+  it("opens the journal's file ahead; the replace lands in it, and a clean close leaves no file when none came", async () => {
+    const { store, handle } = await withPendingCall();
+    handle.prepareReplaces!();
+    await expect.poll(() => stat(journalPath(storeDir.path)).then(() => true, () => false)).toBe(true);
+    await handle.replaceRecord(toolCall(3, "executing", null));
+    expect(await journalLines(storeDir.path)).toHaveLength(1);
+    const { store: copy } = await crashCopy();
+    expect(statusOf(await (await copy.get("c1"))!.readRecords())).toBe("executing");
+
+    const other = await store.create(conversation("c2"));
+    await other.append(toolCall(1, "pending", null));
+    other.prepareReplaces!();
+    const otherJournal = join(storeDir.conversation("c2"), "replaced.jsonl");
+    await expect.poll(() => stat(otherJournal).then(() => true, () => false)).toBe(true);
+    await storeDir.close(store);
+    await expect(stat(otherJournal)).rejects.toMatchObject({ code: "ENOENT" });
+    await expect(stat(journalPath(storeDir.path))).rejects.toMatchObject({ code: "ENOENT" });
+  });
+});
+
 describe("a journal a crash left", () => {
   it("loses a half-written last line only, and the next replace lands after the whole lines", async () => {
     const { handle } = await withPendingCall();
