@@ -181,14 +181,19 @@ export class ReplaceJournal {
     await file?.close().catch(() => undefined);
   }
 
-  /** Remove the file and let go of it; an open asked for meanwhile waits. Rejects as rm does. */
+  /**
+   * Let go of the file and remove it; an open asked for meanwhile waits.
+   * Rejects as rm does. Closed first: Windows keeps a removed file's name
+   * taken while it is open, and the next round's open would fail.
+   */
   async #remove(): Promise<void> {
     while (this.#opening) await this.#opening.catch(() => undefined);
-    const removing = rm(this.path, { force: true }).finally(() => {
-      const file = this.#file;
-      this.#file = null;
-      void file?.close().catch(() => undefined);
-    });
+    const file = this.#file;
+    this.#file = null;
+    const removing = (async () => {
+      await file?.close().catch(() => undefined);
+      await rm(this.path, { force: true });
+    })();
     this.#removing = removing.then(noop, noop);
     try {
       await removing;
