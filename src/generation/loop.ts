@@ -640,6 +640,8 @@ class Loop {
       const cwd = this.runtime.handle.conversation.workspace ?? process.cwd();
       call.prepared(tool.prepare!(checked.value as Record<string, unknown>, { cwd, toolCallId: call.record.toolCallId }));
       this.preparedInRound++;
+      // The store too: the approval's first step is storing the call as executing.
+      this.runtime.handle.prepareReplaces?.();
     } catch (error) {
       this.deps.log.warn(`could not prepare ${tool.name} for call ${call.record.toolCallId}`, error);
     }

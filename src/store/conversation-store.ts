@@ -115,6 +115,12 @@ export interface ConversationHandle {
   /** Replace the record with the same `id` (e.g. a tool call changing status). */
   replaceRecord(record: ConversationRecord): Promise<void>;
   /**
+   * A hint, never required: replaces of the open round's calls will come
+   * (a call waits for approval with its tool prepared), and the first is on
+   * the approval's path. A store may get ready for them meanwhile.
+   */
+  prepareReplaces?(): void;
+  /**
    * Remove the records at positions `from` and later (conversation.rewind):
    * gone from recordCount, readRecords and the open round once resolved. A
    * truncation that rejects removed nothing. In order with the other

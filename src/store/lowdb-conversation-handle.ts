@@ -8,6 +8,7 @@ import { LowdbAssets } from "./lowdb-assets.js";
 import { isAssistantMessage, jsonSize, recordsBytes, stateOf, type HandleState, type OpenCall } from "./lowdb-conversation-load.js";
 import { META_FILE, checkSegment, readJsonFile, segmentFileName, type MetaData, type SegmentData } from "./lowdb-file-checks.js";
 import { LowdbFile } from "./lowdb-file.js";
+import { JOURNAL_FILE, ReplaceJournal, applyJournal, type JournalContent } from "./lowdb-replace-journal.js";
 import { QueuedConversationHandle, type WriteOp } from "./queued-handle.js";
 import type { CachedSegment, SegmentCache } from "./segment-cache.js";
 
@@ -62,9 +63,18 @@ export class LowdbConversationHandle extends QueuedConversationHandle implements
   #truncating = false;
   /** One writer per document file (LowdbFile's rule). */
   readonly #documents = new Map<ConversationDocument, LowdbFile<{ value: unknown }>>();
+  /** Replaces of the last segment, appended rather than rewriting it (lowdb-replace-journal.ts). */
+  readonly #journal: ReplaceJournal;
 
-  constructor(ctx: HandleContext, state: HandleState, tail: { segment: number; value: CachedSegment } | null, metaBehind: boolean) {
+  constructor(
+    ctx: HandleContext,
+    state: HandleState,
+    tail: { segment: number; value: CachedSegment } | null,
+    metaBehind: boolean,
+    journal: JournalContent | null = null,
+  ) {
     super();
+    this.#journal = new ReplaceJournal(join(ctx.dir, JOURNAL_FILE), journal);
     this.#ctx = ctx;
     this.#owner = ctx.cache.newOwner();
     this.#meta = new LowdbFile<MetaData>(join(ctx.dir, META_FILE));
@@ -92,6 +102,12 @@ export class LowdbConversationHandle extends QueuedConversationHandle implements
 
   get openToolCalls(): readonly ToolCallRecord[] {
     return this.#state.openToolCalls;
+  }
+
+  /** The journal's file opens now, off the approval's path (see ConversationHandle.prepareReplaces). */
+  prepareReplaces(): void {
+    if (this.retiredReason !== null) return;
+    this.#journal.open().catch(() => undefined); // the first append tries again, and reports
   }
 
   async readRecords(from = 0, to = Number.POSITIVE_INFINITY): Promise<ConversationRecord[]> {
@@ -176,6 +192,10 @@ export class LowdbConversationHandle extends QueuedConversationHandle implements
     this.retiredReason ??= reason;
     // Asset writes too: a deletion removes the folder only after them.
     await Promise.all([this.#queue.idle(), this.#assets.idle()]);
+    // A server stopped cleanly leaves its segments whole (an older version reads them as they are); a failure keeps the journal, which load reads.
+    // An empty journal's file (opened ahead of replaces that never came) goes too; one that could not be compacted stays.
+    if (flush) await this.#compactJournal().then(() => this.#journal.clear()).catch(() => undefined);
+    await this.#journal.close();
     if (flush && this.#metaBehind) {
       await this.#meta.write(this.#metaData(this.#state)).then(
         () => (this.#metaBehind = false),
@@ -212,6 +232,13 @@ export class LowdbConversationHandle extends QueuedConversationHandle implements
     const total = state.meta.conversation.recordCount;
     if (ifCount !== undefined && ifCount !== total) return item.reject(new TruncateConflictError(ifCount, total));
     if (from >= total) return item.resolve();
+    try {
+      // Journal lines name the last segment; it may go or shrink now.
+      await this.#compactJournal();
+    } catch (error) {
+      item.reject(error);
+      return;
+    }
     let segment = 0;
     let start = 0;
     while (start + counts[segment] <= from) start += counts[segment++];
@@ -300,6 +327,8 @@ export class LowdbConversationHandle extends QueuedConversationHandle implements
     let rescan = false;
     let updatedAt: string | null = null;
     let appended = 0;
+    /** The group's replaces, the last value of each record. */
+    const replaced = new Map<string, ConversationRecord>();
     const group: Queued<Op>[] = [];
     while (queue.length > 0) {
       const item = queue[0];
@@ -327,6 +356,7 @@ export class LowdbConversationHandle extends QueuedConversationHandle implements
         const old = records[offset];
         const delta = jsonSize(op.record) - jsonSize(old);
         records[offset] = op.record;
+        replaced.set(op.record.id, op.record);
         bytes += delta;
         if (isLast) lastBytes += delta;
         const i = round.findIndex((call) => call.record.id === op.record.id);
@@ -355,8 +385,7 @@ export class LowdbConversationHandle extends QueuedConversationHandle implements
         lastSegmentBytes: isLast ? lastBytes : state.lastSegmentBytes,
         openRound: round,
       });
-      // A LowdbFile per write is safe: this queue is the only writer of the conversation's files.
-      await new LowdbFile<SegmentData>(join(this.#ctx.dir, segmentFileName(target))).write({ records });
+      await this.#writeRecords(target, lastIndex, records, replaced, appended > 0);
     } catch (error) {
       for (const item of group) item.reject(error);
       return;
@@ -388,6 +417,47 @@ export class LowdbConversationHandle extends QueuedConversationHandle implements
     this.#epoch++;
     this.#ctx.cache.put(this.#owner, target, { records, bytes });
     for (const item of group) item.resolve();
+  }
+
+  /**
+   * Make a group's records durable: replaces alone of the last segment are
+   * appended to the journal; anything else writes the segment whole. The
+   * order of the journal's rules (lowdb-replace-journal.ts): a segment newer
+   * than the journal's starts only once the journal is emptied; the journal's
+   * own segment, written whole, has its replaces journaled first and the
+   * journal emptied after.
+   */
+  async #writeRecords(
+    target: number,
+    lastIndex: number,
+    records: ConversationRecord[],
+    replaced: ReadonlyMap<string, ConversationRecord>,
+    appended: boolean,
+  ): Promise<void> {
+    const journal = this.#journal;
+    if (target > lastIndex) await this.#compactJournal();
+    if (target === lastIndex && replaced.size > 0) {
+      const text = ReplaceJournal.lines(target, replaced.values());
+      if (!appended && journal.hasRoom(text.length)) {
+        await journal.append(target, [...replaced.values()], text);
+        return;
+      }
+      if (journal.segment === target) await journal.append(target, [...replaced.values()], text);
+    }
+    // A LowdbFile per write is safe: this queue is the only writer of the conversation's files.
+    await new LowdbFile<SegmentData>(join(this.#ctx.dir, segmentFileName(target))).write({ records });
+    // Its lines now hold the segment's own values (or, after a failed cut-off, nothing acknowledged).
+    if (target >= lastIndex) await journal.clear().catch(() => undefined);
+  }
+
+  /** Write the journal's segment whole (its committed records) and empty the journal. */
+  async #compactJournal(): Promise<void> {
+    const segment = this.#journal.segment;
+    if (segment < 0) return;
+    const count = this.#state.segmentCounts[segment];
+    const { records } = await this.#segment(segment, count);
+    await new LowdbFile<SegmentData>(join(this.#ctx.dir, segmentFileName(segment))).write({ records: records.slice(0, count) });
+    await this.#journal.clear();
   }
 
   #hasRoom(count: number, bytes: number, size: number): boolean {
@@ -453,7 +523,9 @@ export class LowdbConversationHandle extends QueuedConversationHandle implements
     if (read.data.records.length < count) {
       throw this.#ctx.damaged(`${name} holds ${read.data.records.length} records, ${count} were stored in it`);
     }
-    return { records: read.data.records, bytes: read.bytes };
+    // The file lacks the replaces the journal holds for it.
+    const records = segment === this.#journal.segment ? applyJournal(read.data.records, this.#journal.records) : read.data.records;
+    return { records, bytes: read.bytes };
   }
 
   #metaData(state: HandleState): MetaData {

@@ -14,6 +14,7 @@ import {
   type MetaData,
   type SegmentData,
 } from "./lowdb-file-checks.js";
+import { JOURNAL_FILE, applyJournal, readJournal, type JournalContent } from "./lowdb-replace-journal.js";
 import type { CachedSegment } from "./segment-cache.js";
 import { asStoreFileError, errorCode, isTransientIoError } from "./store-file-error.js";
 
@@ -46,6 +47,8 @@ export type LoadOutcome =
       tail: { segment: number; value: CachedSegment } | null;
       /** meta.json counts fewer records than the segments hold: the next meta write must fix it. */
       metaBehind: boolean;
+      /** Replaces of the last segment its file does not hold yet (lowdb-replace-journal.ts). */
+      journal: JournalContent | null;
     }
   | { ok: false; problem: string };
 
@@ -83,6 +86,9 @@ export async function loadConversation(dir: string, id: string, fullCheckSegment
   const gap = checkSegmentNumbers(numbers);
   if (gap) return { ok: false, problem: gap };
   const segmentTotal = numbers.length;
+  const journalRead = await readJournal(join(dir, JOURNAL_FILE), segmentTotal - 1);
+  if (!journalRead.ok) return journalRead;
+  const journal = journalRead.content;
 
   // Segments whose counts meta.json vouches for, and which need no reading now.
   const known = meta.segments ?? [];
@@ -96,7 +102,7 @@ export async function loadConversation(dir: string, id: string, fullCheckSegment
     const name = segmentFileName(segment);
     const file = await readJsonFile<SegmentData>(join(dir, name), name, checkSegment);
     if (!file.ok) return file.problem;
-    const { records } = file.data;
+    const records = journal && segment === journal.segment ? applyJournal(file.data.records, journal.records) : file.data.records;
     for (const record of records) {
       if (ids.has(record.id)) return `record id ${record.id} appears twice (in ${name})`;
       ids.add(record.id);
@@ -160,6 +166,7 @@ export async function loadConversation(dir: string, id: string, fullCheckSegment
     }),
     tail: tail && { segment: tail.segment, value: tail.value },
     metaBehind: total !== counted,
+    journal,
   };
 }
 

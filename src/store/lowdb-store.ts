@@ -41,6 +41,7 @@ import { ConversationExistsError } from "./conversation-exists-error.js";
  *     index.json                         [{id, createdAt, parentConversationId?}], rewritten on create/delete only
  *     conversations/<id>/meta.json       conversation, seqReserved, records per segment
  *     conversations/<id>/records-000000.json, records-000001.json, …
+ *     conversations/<id>/replaced.jsonl  replaces of the last segment's records not yet in it (lowdb-replace-journal.ts)
  *     conversations/<id>/assets/…         uploaded images (lowdb-assets.ts)
  *
  * lowdb rewrites a whole file per write, so records are split into segments
@@ -277,7 +278,7 @@ export class LowdbConversationStore implements ConversationStore {
     if (!outcome.ok) throw this.#damagedError(id, outcome.problem);
     if (this.#state !== "open" || !this.#index?.has(id) || this.#deleting.has(id)) return undefined;
     this.#damaged.forget(id);
-    const handle = new LowdbConversationHandle(this.#context(id), outcome.state, outcome.tail, outcome.metaBehind);
+    const handle = new LowdbConversationHandle(this.#context(id), outcome.state, outcome.tail, outcome.metaBehind, outcome.journal);
     this.#handles.set(id, handle);
     return handle;
   }

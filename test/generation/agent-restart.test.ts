@@ -43,7 +43,8 @@ async function storedStatus(conversationId: string, status: string, timeoutMs = 
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     for (const name of await readdir(dir)) {
-      if (!name.startsWith("records-") || !name.endsWith(".json")) continue;
+      // The segments, and the replace journal beside them (src/store/lowdb-replace-journal.ts).
+      if (!(name.startsWith("records-") && name.endsWith(".json")) && name !== "replaced.jsonl") continue;
       if (pattern.test(await readFile(join(dir, name), "utf8").catch(() => ""))) return;
     }
     if (Date.now() > deadline) throw new Error(`no record with status ${status} stored within ${timeoutMs} ms`);

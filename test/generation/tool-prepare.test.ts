@@ -83,6 +83,19 @@ it.runIf(process.platform === "linux")("runs an approved call in the held proces
   expect(existsSync(marker)).toBe(true);
 });
 
+it.runIf(process.platform === "linux")("has the store ready for the approved call's records while it waits, and leaves no file after the round", async () => {
+  const { id, events, generationId, toolCallId } = await offered("true");
+  // The lowdb store's replace journal is opened ahead (ConversationHandle.prepareReplaces): storing the call as
+  // executing, the approval's first step, is then one write.
+  const journal = join(server.dataDir, "conversations", id, "replaced.jsonl");
+  await expect.poll(() => existsSync(journal)).toBe(true);
+  await client.tool.confirm({ conversationId: id, toolCallId, action: "confirm" });
+  await events.waitForEnd(generationId);
+  expect(events.of("tool_completed")).toHaveLength(1);
+  // The reply after the result was appended: the replaces are in the segment, the journal gone.
+  expect(existsSync(journal)).toBe(false);
+});
+
 it.runIf(process.platform === "linux")("holds at most four processes for one round", async () => {
   const token = join(workDir, "round-of-six");
   const { id, events, generationId } = await offered(...[1, 2, 3, 4, 5, 6].map((n) => `echo ${token}-${n}`));
