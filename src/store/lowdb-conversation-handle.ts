@@ -74,7 +74,7 @@ export class LowdbConversationHandle extends QueuedConversationHandle implements
     journal: JournalContent | null = null,
   ) {
     super();
-    this.#journal = new ReplaceJournal(join(ctx.dir, JOURNAL_FILE), journal);
+    this.#journal = new ReplaceJournal(join(ctx.dir, JOURNAL_FILE), journal, ctx.segmentBytes);
     this.#ctx = ctx;
     this.#owner = ctx.cache.newOwner();
     this.#meta = new LowdbFile<MetaData>(join(ctx.dir, META_FILE));

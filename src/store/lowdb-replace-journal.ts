@@ -35,8 +35,6 @@ import { asStoreFileError, errorCode, isTransientIoError } from "./store-file-er
  */
 export const JOURNAL_FILE = "replaced.jsonl";
 
-/** Journal bytes past which a replace writes the segment whole instead (and empties the journal): bounds memory and load time. */
-export const JOURNAL_MAX_BYTES = 1024 * 1024;
 
 /** What load found in the journal: the last value of each record it names, all of one segment. */
 export interface JournalContent {
@@ -127,6 +125,12 @@ export class ReplaceJournal {
   constructor(
     readonly path: string,
     content: JournalContent | null,
+    /**
+     * Bytes past which a replace writes the segment whole instead (and empties the journal): the
+     * store's segment bound, since past it rewriting the segment costs less than the journal holds
+     * (and bounds the journal's memory and its reading at load).
+     */
+    private readonly maxBytes: number,
   ) {
     if (content) {
       this.#segment = content.segment;
@@ -144,9 +148,9 @@ export class ReplaceJournal {
     return this.#records;
   }
 
-  /** Whether `bytes` more bytes keep it under JOURNAL_MAX_BYTES. */
+  /** Whether `bytes` more bytes keep it within its bound. */
   hasRoom(bytes: number): boolean {
-    return !this.#dirty && this.#bytes + bytes <= JOURNAL_MAX_BYTES;
+    return !this.#dirty && this.#bytes + bytes <= this.maxBytes;
   }
 
   /** The lines `append` would write for these records. */

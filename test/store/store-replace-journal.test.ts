@@ -103,6 +103,18 @@ describe("replaces of the last segment", () => {
     expect((await handle.findToolCall("call_3"))?.status).toBe("completed");
   });
 
+  it("past the segment bound, write the segment whole instead: the journal never holds more than a segment rewrite costs", async () => {
+    const { handle } = await withPendingCall({ segmentBytes: 8 * 1024 });
+    await handle.replaceRecord(toolCall(3, "executing", null));
+    expect(await journalLines(storeDir.path)).toHaveLength(1);
+    // A result larger than the bound: the segment is written whole and the journal emptied.
+    await handle.replaceRecord(toolCall(3, "completed", "x".repeat(10 * 1024)));
+    expect(statusOf(await segmentRecords(storeDir.path))).toBe("completed");
+    expect(await journalLines(storeDir.path)).toEqual([]);
+    const { store } = await crashCopy();
+    expect(statusOf(await (await store.get("c1"))!.readRecords())).toBe("completed");
+  });
+
   it("go into the segment with the next append, and the journal is emptied", async () => {
     const { handle } = await withPendingCall();
     await handle.replaceRecord(toolCall(3, "completed", "done"));
