@@ -193,7 +193,9 @@ async function runLevel(
     floors.tps.push(relayed.idealShare);
     const perK = (side: Side) => ((side.cpuMs * 1000) / side.tokens).toFixed(1);
     const mainPerK = (side: Side) =>
-      `main thread ${((side.mainMs * 1000) / side.tokens).toFixed(1)} ms (waited ${((side.mainWaitMs * 1000) / side.tokens).toFixed(1)} ms for a CPU)`;
+      `main thread ${((side.mainMs * 1000) / side.tokens).toFixed(1)} ms (waited ${((side.mainWaitMs * 1000) / side.tokens).toFixed(1)} ms for a CPU), ` +
+      // The process's other threads (GC helpers, the thread pool, a store writer): cores the main thread and the clients also need.
+      `other threads ${((Math.max(0, side.cpuMs - side.mainMs) * 1000) / side.tokens).toFixed(1)} ms`;
     notes.push(
       `launch ${launch + 1}: agentwire ${byIndexText(measured)}, CPU ${perK(measured)} ms per 1000 delivered tokens, ${mainPerK(measured)}; ` +
         `relay ${byIndexText(relayed)}, CPU ${perK(relayed)} ms per 1000, ${mainPerK(relayed)}`,
