@@ -418,6 +418,19 @@ class Loop {
     this.runtime.publish("generation_started", { generationId: this.generation.id, model, iteration });
     const reply: ModelReply = { model, text: "", reasoning: "" };
     const progress = new ProgressCoalescer((kind, delta) => this.runtime.publishProgress(this.generation.id, kind, delta));
+    // Deltas handed over inside the network read that brought them (ChatRequest.onDelta); a provider that cannot
+    // yields them below instead. A failure to publish one ends the call at its next event, as a throw here did.
+    let deltaFailure: { error: unknown } | undefined;
+    const onDelta = (kind: "text" | "reasoning", delta: string) => {
+      if (deltaFailure || this.generation.interrupted) return;
+      try {
+        if (kind === "text") reply.text += delta;
+        else reply.reasoning += delta;
+        progress.add(kind, delta);
+      } catch (error) {
+        deltaFailure = { error };
+      }
+    };
     try {
       const provider = await this.deps.provider(model);
       const stream = provider.stream({
@@ -426,8 +439,10 @@ class Loop {
         tools,
         signal: this.generation.signal,
         ...this.generation.modelControls(conversation.settings, mode),
+        onDelta,
       });
       for await (const event of stream) {
+        if (deltaFailure) throw deltaFailure.error;
         if (this.generation.interrupted) break;
         if (event.type === "text") {
           reply.text += event.delta;
@@ -444,6 +459,7 @@ class Loop {
           reply.done = event;
         }
       }
+      if (deltaFailure) throw deltaFailure.error;
     } finally {
       // Whatever was shown stays consistent with what is stored next.
       progress.flush();

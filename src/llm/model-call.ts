@@ -15,12 +15,13 @@
  */
 import { OPENAI_DEFAULT_BASE_URL } from "../../protocol/config-providers.js";
 import { CONFIG_DEFAULTS } from "../../protocol/config.js";
+import type { Readable } from "node:stream";
 import { createNodeHttpFetch, type NodeHttpFetch } from "./node-http-fetch.js";
 import { isRetryable } from "./openai-errors.js";
 import { LlmError, type ChatRequest, type LlmProvider, type ModelInfo, type StreamEvent } from "./provider.js";
 import { rateLimitNotice, retryAfterMs, retryNotice } from "./retry-notices.js";
-import { readSseData } from "./sse-reader.js";
-import { DeltaBatch, type Wire, type WireClient } from "./wires/wire.js";
+import { isNodeReadable, readSseData, readSseInline } from "./sse-reader.js";
+import { DeltaBatch, type Wire, type WireClient, type WireStream } from "./wires/wire.js";
 
 export interface ModelCallOptions {
   /** Sent as a bearer token; local endpoints often need none ("none" is sent then). */
@@ -136,11 +137,10 @@ export class ModelCallProvider implements LlmProvider {
     // re-queued the timer: ~0.6 µs per token in the fan-out profile); when the timer fires it
     // waits out what is left of the quiet period since the last read, or expires.
     // While our consumer handles events the clock is held: it measures the endpoint.
-    let consumerBusy = false;
-    let lastRead = Date.now();
+    const clock: ReadClock = { consumerBusy: false, lastRead: Date.now() };
     const onIdle = () => {
-      const quiet = Date.now() - lastRead;
-      if (consumerBusy) idleTimer = setTimeout(onIdle, this.idleTimeoutMs);
+      const quiet = Date.now() - clock.lastRead;
+      if (clock.consumerBusy) idleTimer = setTimeout(onIdle, this.idleTimeoutMs);
       else if (quiet < this.idleTimeoutMs) idleTimer = setTimeout(onIdle, this.idleTimeoutMs - quiet);
       else expire(new LlmError(`timed out: no data from the model endpoint for ${this.idleTimeoutMs} ms (--llm-idle-timeout)`, "timeout"));
     };
@@ -158,65 +158,72 @@ export class ModelCallProvider implements LlmProvider {
         const body: AsyncIterable<Uint8Array> | ReadableStream<Uint8Array> | null =
           response instanceof Response ? (this.http?.takeNodeBody(response) ?? response.body) : response;
         if (!body) throw new LlmError("the model endpoint answered without a body", "connection");
-        lastRead = Date.now();
-        let finished = false;
-        let cut = false;
-        for await (const batch of readSseData(body)) {
-          // After the last event, only the end of a response already received whole is read (see below).
-          if (finished) continue;
-          let deltas = new DeltaBatch();
-          let last = false;
-          let failure: unknown;
-          // Indexed loops here and below: this runs per event, often before the code is optimized, where for…of costs an iterator each time.
-          for (let i = 0; i < batch.length; i++) {
-            try {
-              last = parser.feed(batch[i]!, deltas);
-            } catch (error) {
-              failure = error; // reported after the deltas that came before it
-              break;
-            }
-            if (last) break;
-            if (!progress.yielded) {
-              // The answer's first words leave on their own: a burst's first network read holds hundreds
-              // of events, and parsing them all first held the first token back by that much.
-              const first = deltas.take();
-              if (first.length === 0) continue;
-              consumerBusy = true;
-              for (let j = 0; j < first.length; j++) {
-                progress.yielded = true;
-                yield first[j]!;
+        clock.lastRead = Date.now();
+        const onDelta = request.onDelta;
+        if (onDelta && isNodeReadable(body)) {
+          drained = await readInline(body, parser, onDelta, progress, clock);
+        } else {
+          let finished = false;
+          let cut = false;
+          for await (const batch of readSseData(body)) {
+            // After the last event, only the end of a response already received whole is read (see below).
+            if (finished) continue;
+            let deltas = new DeltaBatch();
+            let last = false;
+            let failure: unknown;
+            // Indexed loops here and below: this runs per event, often before the code is optimized, where for…of costs an iterator each time.
+            for (let i = 0; i < batch.length; i++) {
+              try {
+                last = parser.feed(batch[i]!, deltas);
+              } catch (error) {
+                failure = error; // reported after the deltas that came before it
+                break;
               }
-              consumerBusy = false;
-              deltas = new DeltaBatch();
-              // Sockets are written at the end of a tick (the transport corks them): let that tick end, so
-              // the first frame is on its way while the rest of this read is parsed.
-              await new Promise<void>((resolve) => setImmediate(resolve));
+              if (last) break;
+              if (!progress.yielded) {
+                // The answer's first words leave on their own: a burst's first network read holds hundreds
+                // of events, and parsing them all first held the first token back by that much.
+                const first = deltas.take();
+                if (first.length === 0) continue;
+                clock.consumerBusy = true;
+                for (let j = 0; j < first.length; j++) {
+                  progress.yielded = true;
+                  if (onDelta) onDelta(first[j]!.type, first[j]!.delta);
+                  else yield first[j]!;
+                }
+                clock.consumerBusy = false;
+                deltas = new DeltaBatch();
+                // Sockets are written at the end of a tick (the transport corks them): let that tick end, so
+                // the first frame is on its way while the rest of this read is parsed.
+                await new Promise<void>((resolve) => setImmediate(resolve));
+              }
+            }
+            clock.consumerBusy = true;
+            const events = deltas.take();
+            for (let j = 0; j < events.length; j++) {
+              progress.yielded = true;
+              if (onDelta) onDelta(events[j]!.type, events[j]!.delta);
+              else yield events[j]!;
+            }
+            clock.consumerBusy = false;
+            if (failure) throw failure;
+            // The idle clock measures the endpoint, not how long our consumer took.
+            clock.lastRead = Date.now();
+            if (last) {
+              // Leaving a Node response before its 'end' destroys its socket, so every model call would
+              // open a new connection. When the whole body has arrived (the usual case: [DONE] and the
+              // end of the chunked body come together), read on to the end and the connection goes back
+              // to the keep-alive pool; otherwise stop here rather than wait on a slow endpoint.
+              if (!isCompleteNodeBody(body)) {
+                cut = true;
+                break;
+              }
+              finished = true;
             }
           }
-          consumerBusy = true;
-          const events = deltas.take();
-          for (let j = 0; j < events.length; j++) {
-            progress.yielded = true;
-            yield events[j]!;
-          }
-          consumerBusy = false;
-          if (failure) throw failure;
-          // The idle clock measures the endpoint, not how long our consumer took.
-          lastRead = Date.now();
-          if (last) {
-            // Leaving a Node response before its 'end' destroys its socket, so every model call would
-            // open a new connection. When the whole body has arrived (the usual case: [DONE] and the
-            // end of the chunked body come together), read on to the end and the connection goes back
-            // to the keep-alive pool; otherwise stop here rather than wait on a slow endpoint.
-            if (!isCompleteNodeBody(body)) {
-              cut = true;
-              break;
-            }
-            finished = true;
-          }
+          // Read to its end: the connection is back in the keep-alive pool, nothing is left to release.
+          drained = !cut;
         }
-        // Read to its end: the connection is back in the keep-alive pool, nothing is left to release.
-        drained = !cut;
       } catch (err) {
         if (timedOut) throw timedOut;
         if (signal.aborted) return;
@@ -239,6 +246,77 @@ export class ModelCallProvider implements LlmProvider {
   listModels(signal?: AbortSignal): Promise<ModelInfo[]> {
     return this.client.listModels(signal, this.idleTimeoutMs);
   }
+}
+
+/** The idle clock of one attempt: the last network read, and whether our consumer is handling events (the clock is held then). */
+interface ReadClock {
+  consumerBusy: boolean;
+  lastRead: number;
+}
+
+/**
+ * One attempt's Node response read inside its 'data' events (readSseInline):
+ * each read's deltas go to `onDelta` before the read's call stack unwinds,
+ * the first of an answer alone, before the rest of its read is parsed. The
+ * same rules as the iterating path: a parse failure is reported after the
+ * deltas before it; after the last event the rest of a body already received
+ * whole is read (the connection goes back to the pool), else reading stops.
+ * Resolves true when the body was read to its end, false when it was cut;
+ * rejects with the body's error or the parse failure.
+ */
+function readInline(
+  body: Readable,
+  parser: WireStream,
+  onDelta: (kind: "text" | "reasoning", delta: string) => void,
+  progress: { yielded: boolean },
+  clock: ReadClock,
+): Promise<boolean> {
+  return new Promise<boolean>((resolve, reject) => {
+    let last = false;
+    const hand = (deltas: DeltaBatch) => {
+      const events = deltas.take();
+      for (let j = 0; j < events.length; j++) {
+        progress.yielded = true;
+        onDelta(events[j]!.type, events[j]!.delta);
+      }
+    };
+    readSseInline(
+      body,
+      (batch) => {
+        if (last) return false;
+        let deltas = new DeltaBatch();
+        let failure: unknown;
+        clock.consumerBusy = true;
+        for (let i = 0; i < batch.length; i++) {
+          try {
+            last = parser.feed(batch[i]!, deltas);
+          } catch (error) {
+            failure = error;
+            break;
+          }
+          if (last) break;
+          if (!progress.yielded) {
+            // The answer's first words leave on their own, before the rest of this read is parsed.
+            hand(deltas);
+            deltas = new DeltaBatch();
+          }
+        }
+        hand(deltas);
+        clock.consumerBusy = false;
+        clock.lastRead = Date.now();
+        if (failure) {
+          reject(failure);
+          return true;
+        }
+        if (last && !isCompleteNodeBody(body)) {
+          resolve(false);
+          return true;
+        }
+        return false;
+      },
+      (error) => (error ? reject(error) : resolve(true)),
+    );
+  });
 }
 
 /** A Node response (IncomingMessage) whose whole body the HTTP parser has received. */

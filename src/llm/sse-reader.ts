@@ -22,7 +22,7 @@ export function readSseData(body: ReadableStream<Uint8Array> | AsyncIterable<Uin
   return isNodeReadable(body) ? new NodeSseReader(body) : readChunks(body);
 }
 
-function isNodeReadable(body: AsyncIterable<Uint8Array>): body is Readable {
+export function isNodeReadable(body: unknown): body is Readable {
   const candidate = body as Partial<Readable>;
   return typeof candidate.on === "function" && typeof candidate.pause === "function" && typeof candidate.destroy === "function";
 }
@@ -197,6 +197,46 @@ class NodeSseReader implements AsyncIterableIterator<string[]> {
     this.closed = true;
     this.body.off("data", this.onData);
   }
+}
+
+/**
+ * Reads a Node response's events synchronously: `onBatch` is called from the
+ * body's 'data' listener with the payloads each chunk completes, in the same
+ * call stack as the socket read, and returns true to stop reading (the
+ * caller then releases the body). `onEnd` is called once when the body ends
+ * (after a last onBatch with an event left without its blank line), fails, or
+ * closes early; never after a stop.
+ */
+export function readSseInline(
+  body: Readable,
+  onBatch: (batch: string[]) => boolean,
+  onEnd: (error?: unknown) => void,
+): { stop(): void } {
+  const parser = new SseParser();
+  let stopped = false;
+  const stop = () => {
+    if (stopped) return;
+    stopped = true;
+    body.off("data", onData);
+  };
+  const onData = (chunk: Buffer | string): void => {
+    const batch: string[] = [];
+    parser.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk, batch);
+    if (batch.length > 0 && onBatch(batch)) stop();
+  };
+  body.on("data", onData);
+  // As NodeSseReader: finished() reports an error or a premature close; its listeners stay.
+  finished(body, (error) => {
+    if (stopped) return;
+    if (!error) {
+      const last: string[] = [];
+      parser.end(last);
+      if (last.length > 0 && onBatch(last)) return stop();
+    }
+    stop();
+    onEnd(error ?? undefined);
+  });
+  return { stop };
 }
 
 /** Any other body: one batch per chunk. */

@@ -47,4 +47,22 @@ describe("the first delta of a model call", () => {
     expect(tickEndedBeforeSecond).toBe(true);
     expect(events.at(-1)).toMatchObject({ type: "done", finishReason: "stop" });
   });
+
+  it("handed to onDelta, leaves alone too, and the rest of its network read follows in the same call stack", async () => {
+    const provider = new OpenAIProvider({ apiKey: "k", baseURL, maxRetries: 0 });
+    const text: string[] = [];
+    // Inside the socket read: the rest of the read is parsed and handed over before any promise job runs.
+    let handedBeforeFirstJob: number | undefined;
+    const onDelta = (_kind: "text" | "reasoning", delta: string) => {
+      text.push(delta);
+      if (text.length === 1) queueMicrotask(() => (handedBeforeFirstJob = text.length));
+    };
+    const yielded: StreamEvent[] = [];
+    for await (const event of provider.stream({ model: "m", messages: [{ role: "user", content: "hi" }], tools: [], signal: new AbortController().signal, onDelta })) {
+      yielded.push(event);
+    }
+    expect(text).toEqual(["one", " two three four"]);
+    expect(handedBeforeFirstJob).toBe(2);
+    expect(yielded).toEqual([expect.objectContaining({ type: "done", finishReason: "stop" })]);
+  });
 });

@@ -1,6 +1,6 @@
 import { getEventListeners } from "node:events";
 import { createServer } from "node:net";
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { ChatMessage } from "../../src/llm/chat-message.js";
 import { OpenAIProvider, type OpenAIProviderOptions } from "../../src/llm/openai-provider.js";
 import { LlmError, type ChatRequest, type StreamEvent } from "../../src/llm/provider.js";
@@ -33,14 +33,33 @@ function request(overrides: Partial<ChatRequest> = {}): ChatRequest {
   };
 }
 
+/**
+ * How a test's consumer takes the deltas: yielded by the stream, or handed to ChatRequest.onDelta inside the
+ * network read (what the agent loop does); the streaming and failure cases run both ways.
+ */
+const DELTA_MODES = ["iterated", "inline"] as const;
+let deltaMode: (typeof DELTA_MODES)[number] = "iterated";
+
 async function collect(
   p: OpenAIProvider,
   req: ChatRequest,
   onEvent?: (event: StreamEvent) => void,
 ): Promise<{ events: StreamEvent[]; error: unknown }> {
   const events: StreamEvent[] = [];
+  if (deltaMode === "inline") {
+    req = {
+      ...req,
+      onDelta: (type, delta) => {
+        const event: StreamEvent = { type, delta };
+        events.push(event);
+        onEvent?.(event);
+      },
+    };
+  }
   try {
     for await (const event of p.stream(req)) {
+      // Handed to onDelta, a delta is never yielded too.
+      if (deltaMode === "inline" && (event.type === "text" || event.type === "reasoning")) throw new Error("a delta was yielded");
       events.push(event);
       onEvent?.(event);
     }
@@ -59,7 +78,13 @@ const doneOf = (events: StreamEvent[]) => {
   return done[0] as Extract<StreamEvent, { type: "done" }>;
 };
 
-describe("OpenAIProvider streaming", () => {
+describe.each(DELTA_MODES)("OpenAIProvider streaming (%s deltas)", (mode) => {
+  beforeEach(() => {
+    deltaMode = mode;
+  });
+  afterEach(() => {
+    deltaMode = "iterated";
+  });
   it("streams text and ends with one done carrying finish reason and camelCase usage", async () => {
     fake.enqueue({ kind: "reply", text: ["Hel", "lo", " world"], usage: { prompt_tokens: 11, completion_tokens: 3, total_tokens: 14 } });
     const { events, error } = await collect(provider(), request());
@@ -148,7 +173,13 @@ describe("OpenAIProvider streaming", () => {
   });
 });
 
-describe("OpenAIProvider failures", () => {
+describe.each(DELTA_MODES)("OpenAIProvider failures (%s deltas)", (mode) => {
+  beforeEach(() => {
+    deltaMode = mode;
+  });
+  afterEach(() => {
+    deltaMode = "iterated";
+  });
   it("surfaces 401 with the provider's message, without retrying", async () => {
     const { events, error } = await collect(provider({ apiKey: "sk-wrong" }), request());
     expect(events).toEqual([]);
