@@ -35,7 +35,7 @@ import { ENV_PROVIDER_NAME, ProviderName, ProvidersConfig } from "./config-provi
 import { RuntimesConfig } from "./config-runtimes.js";
 import { CustomToolDefinition, DEFAULT_TOOL_ENV_ALLOW, FileToolsConfig, ShellToolConfig, ToolEnvEntry, WebToolsConfig } from "./config-tools.js";
 import { ModesConfig } from "./modes.js";
-import { ConversationSettingsPatch, DEFAULT_CONVERSATION_SETTINGS } from "./records.js";
+import { ConversationSettingsPatch, DEFAULT_CONVERSATION_SETTINGS } from "./conversation-settings.js";
 
 const MiB = 1024 * 1024;
 

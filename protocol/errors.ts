@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { DamagedConversationEntry, EndpointStatus } from "./records.js";
+import { DamagedConversationEntry, EndpointStatus } from "./error-shapes.js";
 
 /** One problem with a request's params. */
 export const ParamIssue = z
