@@ -147,7 +147,7 @@ export async function readJsonFile<T>(
   return { ok: true, data: data as T, bytes: text.length };
 }
 
-export function isObject(value: unknown): value is Record<string, unknown> {
+function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 

@@ -10,7 +10,6 @@ import { InputRequest } from "../../protocol/input-request.js";
 import { Plan, QueuedMessage } from "../../protocol/index.js";
 import { ConversationMcpServers } from "../../protocol/config-mcp.js";
 import type { RunState } from "./conversation-store.js";
-import { isObject } from "./lowdb-file-checks.js";
 
 /**
  * The stored run state when it has the expected shape, else null: it is a
@@ -33,4 +32,10 @@ export function readRunState(value: unknown): RunState | null {
   if (state.pendingInputs !== undefined && !z.array(InputRequest).safeParse(state.pendingInputs).success) delete state.pendingInputs;
   if (state.mcpServers !== undefined && !ConversationMcpServers.safeParse(state.mcpServers).success) delete state.mcpServers;
   return state as unknown as RunState;
+}
+
+// Its own copy of lowdb-file-checks.ts's: importing that module from here would make the bundler give it (and what it
+// imports) a chunk of its own, shared by the start path and this lazily loaded one, one more file to load at every start.
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
