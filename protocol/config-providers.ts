@@ -9,7 +9,7 @@
  */
 import * as z from "zod";
 // Types .meta({ defaultText }) (see config-meta.ts).
-import "./config-meta.js";
+import type {} from "./config-meta.js";
 import { ModelPricing } from "./model-pricing.js";
 
 /** The provider of the environment's endpoint (OPENAI_BASE_URL, `llm`): where a bare model name goes unless `defaultProvider` says otherwise. */

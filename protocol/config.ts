@@ -27,8 +27,8 @@
  * what the server runs with, and each part of it receives its own section.
  */
 import * as z from "zod";
-// Types .meta({ flag, env, defaultText, defaultNote }) (see config-meta.ts).
-import "./config-meta.js";
+// Types .meta({ flag, env, defaultText, defaultNote }) (see config-meta.ts); a type-only import, so the bundle gets no empty module for it.
+import type {} from "./config-meta.js";
 import { HistorySection } from "./config-history.js";
 import { McpServersConfig } from "./config-mcp.js";
 import { ENV_PROVIDER_NAME, ProviderName, ProvidersConfig } from "./config-providers.js";
