@@ -33,16 +33,18 @@ afterAll(async () => {
  * parsed at start (its schemas use the conversation settings, the tool kinds and
  * model prices, each in a file of its own so as not to bring records.ts, tools.ts
  * or usage.ts), the built-in ask_user and update_plan tools take an input form
- * and plan entries, the lowdb store checks an asset's image type, and the rest
- * hold no schema or a few the start path reads. Every other protocol module
- * (records.ts, usage.ts, tools.ts, attachments.ts, file-changes.ts, session.ts,
- * conversation.ts, messages.ts, events.ts, …, inventory.ts) is only needed by
- * requests or a stored conversation: built on the first one.
+ * and plan entries (plan-entries.ts, not plan.ts), the lowdb store checks an
+ * asset's image type, every RpcError carries a code and its meaning
+ * (error-codes.ts, without errors.ts's data schemas), and the rest hold no schema
+ * or a few the start path reads. Every other protocol module (records.ts,
+ * usage.ts, tools.ts, attachments.ts, file-changes.ts, plan.ts, errors.ts,
+ * session.ts, conversation.ts, messages.ts, events.ts, …, inventory.ts) is only
+ * needed by requests, a stored conversation or codegen: built on the first one.
  */
 const START_PATH_PROTOCOL = new Set([
   "config.ts", "config-history.ts", "config-mcp.ts", "config-meta.ts", "config-providers.ts", "config-runtimes.ts", "config-tools.ts", "modes.ts",
-  "conversation-settings.ts", "tool-kind.ts", "model-pricing.ts", "input-request.ts", "plan.ts", "image-mime-type.ts",
-  "errors.ts", "error-shapes.ts", "history.ts", "issue-path.ts", "version.ts", "method-table.ts",
+  "conversation-settings.ts", "tool-kind.ts", "model-pricing.ts", "input-request.ts", "plan-entries.ts", "image-mime-type.ts",
+  "error-codes.ts", "history.ts", "issue-path.ts", "version.ts", "method-table.ts",
 ]);
 
 /** The protocol/ sources (as "records.ts", "limits/commands.ts") of the bundle chunks among `loaded`, read from their source maps. */
@@ -76,7 +78,7 @@ it("serve prints its listening line without loading the method schemas' chunk, a
   const built = await protocolModules(atStart);
   expect(built).toContain("config.ts");
   // The records and what they import wait for a request or a stored conversation (src/store/lowdb-run-state.ts).
-  expect(built.filter((name) => ["records.ts", "usage.ts", "tools.ts", "attachments.ts", "file-changes.ts"].includes(name))).toEqual([]);
+  expect(built.filter((name) => ["records.ts", "usage.ts", "tools.ts", "attachments.ts", "file-changes.ts", "plan.ts", "errors.ts"].includes(name))).toEqual([]);
   expect(built.filter((name) => !START_PATH_PROTOCOL.has(name) && !name.startsWith("limits/"))).toEqual([]);
 
   const client = await AgentwireClient.connect(url, { WebSocket });
