@@ -1,27 +1,13 @@
-import * as z from "zod";
-
 /**
  * What a user message may carry besides its text: workspace text files (whole
  * or a line range) and images uploaded beforehand with asset.upload. The caps
  * are constants of the protocol, so clients can check before sending.
  */
-
-/** Most attachments on one message. */
-export const MAX_ATTACHMENTS = 20;
-/** Largest text file (or line range of one) an attachment may carry, in bytes. */
-export const MAX_FILE_ATTACHMENT_BYTES = 256 * 1024;
-/** Largest image asset, in bytes (decoded). */
-export const MAX_ASSET_BYTES = 5 * 1024 * 1024;
-/** Base64 text of MAX_ASSET_BYTES bytes. */
-export const MAX_ASSET_BASE64_CHARS = 4 * Math.ceil(MAX_ASSET_BYTES / 3);
-
-/** Image types accepted by asset.upload: the four every vision model takes, each recognisable by its first bytes. */
-export const ImageMimeType = z
-  .enum(["image/png", "image/jpeg", "image/gif", "image/webp"])
-  .describe("Image type, as recognised from the bytes themselves (PNG, JPEG, GIF or WebP).");
-
-/** Asset ids become file names in the store: the alphabet is safe there (no dots or slashes). */
-export const ASSET_ID_PATTERN = /^a_[A-Za-z0-9_-]{1,100}$/;
+import * as z from "zod";
+import { ImageMimeType } from "./image-mime-type.js";
+import { ASSET_ID_PATTERN, MAX_FILE_ATTACHMENT_BYTES } from "./limits/attachments.js";
+export * from "./image-mime-type.js";
+export * from "./limits/attachments.js";
 
 export const AssetId = z
   .string()
@@ -102,7 +88,6 @@ export const Attachment = z
   .discriminatedUnion("type", [FileAttachment, ImageAttachment])
   .describe("An attachment as stored in a message record.");
 
-export type ImageMimeType = z.infer<typeof ImageMimeType>;
 export type AttachmentInput = z.infer<typeof AttachmentInput>;
 export type FileAttachment = z.infer<typeof FileAttachment>;
 export type ImageAttachment = z.infer<typeof ImageAttachment>;

@@ -4,7 +4,7 @@
  * history.importSession) and the bounds of their index.
  */
 import * as z from "zod";
-import "./config-meta.js";
+import type {} from "./config-meta.js";
 
 const MiB = 1024 * 1024;
 

@@ -9,8 +9,8 @@
  */
 import * as z from "zod";
 // Types .meta({ defaultText }) (see config-meta.ts).
-import "./config-meta.js";
-import { ModelPricing } from "./usage.js";
+import type {} from "./config-meta.js";
+import { ModelPricing } from "./model-pricing.js";
 
 /** The provider of the environment's endpoint (OPENAI_BASE_URL, `llm`): where a bare model name goes unless `defaultProvider` says otherwise. */
 export const ENV_PROVIDER_NAME = "default";

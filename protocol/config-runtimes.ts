@@ -9,7 +9,7 @@
  * what maps and what does not.
  */
 import * as z from "zod";
-import "./config-meta.js";
+import type {} from "./config-meta.js";
 import { ProviderName } from "./config-providers.js";
 
 /** The runtimes agentwire knows how to drive (src/runtimes/runtime-table.ts implements each). */

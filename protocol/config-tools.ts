@@ -5,8 +5,8 @@
  */
 import * as z from "zod";
 // Types .meta({ defaultText }) (see config-meta.ts).
-import "./config-meta.js";
-import { ToolKind } from "./tools.js";
+import type {} from "./config-meta.js";
+import { ToolKind } from "./tool-kind.js";
 
 export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 

@@ -27,15 +27,15 @@
  * what the server runs with, and each part of it receives its own section.
  */
 import * as z from "zod";
-// Types .meta({ flag, env, defaultText, defaultNote }) (see config-meta.ts).
-import "./config-meta.js";
+// Types .meta({ flag, env, defaultText, defaultNote }) (see config-meta.ts); a type-only import, so the bundle gets no empty module for it.
+import type {} from "./config-meta.js";
 import { HistorySection } from "./config-history.js";
 import { McpServersConfig } from "./config-mcp.js";
 import { ENV_PROVIDER_NAME, ProviderName, ProvidersConfig } from "./config-providers.js";
 import { RuntimesConfig } from "./config-runtimes.js";
 import { CustomToolDefinition, DEFAULT_TOOL_ENV_ALLOW, FileToolsConfig, ShellToolConfig, ToolEnvEntry, WebToolsConfig } from "./config-tools.js";
 import { ModesConfig } from "./modes.js";
-import { ConversationSettingsPatch, DEFAULT_CONVERSATION_SETTINGS } from "./records.js";
+import { ConversationSettingsPatch, DEFAULT_CONVERSATION_SETTINGS } from "./conversation-settings.js";
 
 const MiB = 1024 * 1024;
 

@@ -1,5 +1,7 @@
 import * as z from "zod";
-import { DamagedConversationEntry, EndpointStatus } from "./records.js";
+import { DamagedConversationEntry, EndpointStatus } from "./error-shapes.js";
+import { ErrorCodes, ErrorMeanings, type ErrorCodeName } from "./error-codes.js";
+export * from "./error-codes.js";
 
 /** One problem with a request's params. */
 export const ParamIssue = z
@@ -39,13 +41,13 @@ interface ErrorEntry {
  */
 export const ErrorTable = {
   PARSE_ERROR: {
-    code: -32700,
-    meaning: "Parse error: the frame is not valid JSON",
+    code: ErrorCodes.PARSE_ERROR,
+    meaning: ErrorMeanings.PARSE_ERROR,
     doc: "Invalid JSON was received.",
   },
   INVALID_REQUEST: {
-    code: -32600,
-    meaning: "Invalid request: not a JSON-RPC 2.0 request object",
+    code: ErrorCodes.INVALID_REQUEST,
+    meaning: ErrorMeanings.INVALID_REQUEST,
     doc: "The JSON sent is not a valid JSON-RPC 2.0 request object.",
     data: z
       .object({
@@ -56,41 +58,41 @@ export const ErrorTable = {
       .describe("Data of INVALID_REQUEST: present when a frame limit was exceeded."),
   },
   METHOD_NOT_FOUND: {
-    code: -32601,
-    meaning: "Method not found",
+    code: ErrorCodes.METHOD_NOT_FOUND,
+    meaning: ErrorMeanings.METHOD_NOT_FOUND,
     doc: "The method does not exist.",
   },
   INVALID_PARAMS: {
-    code: -32602,
-    meaning: "Invalid params: data.issues lists each problem with its path",
+    code: ErrorCodes.INVALID_PARAMS,
+    meaning: ErrorMeanings.INVALID_PARAMS,
     doc: "Invalid method parameters; `data.issues` lists each problem with its path.",
     data: z.object({ issues: z.array(ParamIssue).min(1).describe("Every problem found, each naming its field.") }),
   },
   INTERNAL_ERROR: {
-    code: -32603,
-    meaning: "Internal error",
+    code: ErrorCodes.INTERNAL_ERROR,
+    meaning: ErrorMeanings.INTERNAL_ERROR,
     doc: "An unexpected server fault. The message is generic; details go to the server log only.",
   },
 
   NOT_INITIALIZED: {
-    code: -32001,
-    meaning: "Not initialized: send initialize first",
+    code: ErrorCodes.NOT_INITIALIZED,
+    meaning: ErrorMeanings.NOT_INITIALIZED,
     doc: "A request other than `initialize` arrived before `initialize` succeeded on this connection.",
   },
   ALREADY_INITIALIZED: {
-    code: -32002,
-    meaning: "Already initialized",
+    code: ErrorCodes.ALREADY_INITIALIZED,
+    meaning: ErrorMeanings.ALREADY_INITIALIZED,
     doc: "`initialize` was sent twice on one connection.",
   },
   UNSUPPORTED_PROTOCOL_VERSION: {
-    code: -32003,
-    meaning: "Unsupported protocol version",
+    code: ErrorCodes.UNSUPPORTED_PROTOCOL_VERSION,
+    meaning: ErrorMeanings.UNSUPPORTED_PROTOCOL_VERSION,
     doc: "The client speaks a protocol major version the server does not. `data.supported` names ours.",
     data: z.object({ supported: z.string().describe("The protocol version the server speaks.") }),
   },
   EXPERIMENTAL_API_REQUIRED: {
-    code: -32004,
-    meaning: "Experimental method: initialize with capabilities.experimentalApi true",
+    code: ErrorCodes.EXPERIMENTAL_API_REQUIRED,
+    meaning: ErrorMeanings.EXPERIMENTAL_API_REQUIRED,
     doc: "The method is experimental (its shape may still change): send `capabilities.experimentalApi: true` in `initialize` to use it.",
     data: z.object({
       method: z.string().describe("The experimental method."),
@@ -98,26 +100,26 @@ export const ErrorTable = {
     }),
   },
   CONVERSATION_NOT_FOUND: {
-    code: -32010,
-    meaning: "Conversation not found",
+    code: ErrorCodes.CONVERSATION_NOT_FOUND,
+    meaning: ErrorMeanings.CONVERSATION_NOT_FOUND,
     doc: "No conversation has the given id (it never existed or was deleted).",
     data: ConversationRef,
   },
   CONVERSATION_DAMAGED: {
-    code: -32011,
-    meaning: "Conversation damaged",
+    code: ErrorCodes.CONVERSATION_DAMAGED,
+    meaning: ErrorMeanings.CONVERSATION_DAMAGED,
     doc: "The conversation's stored files are damaged, so it cannot be loaded; `conversation.delete` still removes it. `data.problem` says what is wrong.",
     data: DamagedConversationEntry,
   },
   CONVERSATION_EXISTS: {
-    code: -32013,
-    meaning: "Conversation already exists",
+    code: ErrorCodes.CONVERSATION_EXISTS,
+    meaning: ErrorMeanings.CONVERSATION_EXISTS,
     doc: "conversation.create was given an `id` that a conversation already has (also a damaged one, or one being created at the same moment, on any instance sharing the store). Nothing was created; choose another id, or use the existing conversation.",
     data: ConversationRef,
   },
   CAPABILITY_UNSUPPORTED: {
-    code: -32012,
-    meaning: "The model cannot do what was asked",
+    code: ErrorCodes.CAPABILITY_UNSUPPORTED,
+    meaning: ErrorMeanings.CAPABILITY_UNSUPPORTED,
     doc: "The step would send the model something its provider declares it cannot take: an image (capability imageInput), a reasoning effort (reasoning), a temperature (temperature), tools (tools: the conversation offers tools; deny them all with settings.toolPolicy {\"*\": \"never\"}) or a maxTokens above its maxOutputTokens; on an agent runtime (config `runtimes`), a control that runtime does not offer (runtime: a control it does not offer, e.g. a temperature or tool.confirm edit of a Codex call, or its optional package is not installed: the message names the install command). Checked at `step`, before any request; nothing was sent or stored. `data` names the model and the capability.",
     data: z.object({
       model: z.string().describe("The model, as provider/model."),
@@ -127,14 +129,14 @@ export const ErrorTable = {
     }),
   },
   GENERATION_IN_PROGRESS: {
-    code: -32020,
-    meaning: "A generation is already in progress in this conversation",
+    code: ErrorCodes.GENERATION_IN_PROGRESS,
+    meaning: ErrorMeanings.GENERATION_IN_PROGRESS,
     doc: "A generation is already running in this conversation; `interrupt` it or wait for it to end.",
     data: z.object({ generationId: z.string().describe("The generation that is running.") }),
   },
   GENERATION_CHANGED: {
-    code: -32023,
-    meaning: "The generation the request expected is not the one running",
+    code: ErrorCodes.GENERATION_CHANGED,
+    meaning: ErrorMeanings.GENERATION_CHANGED,
     doc: "message.append named an expectedGenerationId that is not the running generation (it ended, or another one runs). Nothing was stored; `data.generationId` names the one running now (null when none runs): look at what happened, then send again.",
     data: z.object({
       expectedGenerationId: z.string().describe("The generation the request expected."),
@@ -142,27 +144,27 @@ export const ErrorTable = {
     }),
   },
   NOTHING_TO_UNREWIND: {
-    code: -32024,
-    meaning: "Nothing to unrewind",
+    code: ErrorCodes.NOTHING_TO_UNREWIND,
+    meaning: ErrorMeanings.NOTHING_TO_UNREWIND,
     doc: "conversation.unrewind found no rewind to put back: none was made, or records were appended since (a new message or generation makes the rewind final).",
   },
   TOOL_CALL_NOT_FOUND: {
-    code: -32021,
-    meaning: "Tool call not found",
+    code: ErrorCodes.TOOL_CALL_NOT_FOUND,
+    meaning: ErrorMeanings.TOOL_CALL_NOT_FOUND,
     doc: "No tool call with this id exists in the conversation.",
     data: ToolCallAskedFor,
   },
   TOOL_CALL_NOT_PENDING: {
-    code: -32022,
-    meaning: "Tool call is not pending",
+    code: ErrorCodes.TOOL_CALL_NOT_PENDING,
+    meaning: ErrorMeanings.TOOL_CALL_NOT_PENDING,
     doc: "The tool call is no longer pending: it was already confirmed, skipped or ended. `data.status` tells which.",
     data: ToolCallAskedFor.extend({
       status: z.string().describe("What happened to it instead (confirm, edit, skip, executing, completed, failed, skipped…)."),
     }),
   },
   INPUT_NOT_PENDING: {
-    code: -32027,
-    meaning: "The question is not open",
+    code: ErrorCodes.INPUT_NOT_PENDING,
+    meaning: ErrorMeanings.INPUT_NOT_PENDING,
     doc: "input.respond named a question that is no longer open (another client answered first, it was cancelled) or never was. `data.outcome` says how it ended, when the server still knows.",
     data: z.object({
       requestId: z.string().describe("The request that was answered."),
@@ -170,30 +172,30 @@ export const ErrorTable = {
     }),
   },
   LLM_ERROR: {
-    code: -32030,
-    meaning: "The language model endpoint failed",
+    code: ErrorCodes.LLM_ERROR,
+    meaning: ErrorMeanings.LLM_ERROR,
     doc: "The language model endpoint failed (HTTP status, connection, stall). `data.status` carries its HTTP status when there is one.",
     data: EndpointFailure,
   },
   MODEL_NOT_CONFIGURED: {
-    code: -32031,
-    meaning: "No model configured",
+    code: ErrorCodes.MODEL_NOT_CONFIGURED,
+    meaning: ErrorMeanings.MODEL_NOT_CONFIGURED,
     doc: "No model is configured: set AGENTWIRE_MODEL, --model, the conversation's model or `step`'s model.",
   },
   MODELS_UNAVAILABLE: {
-    code: -32032,
-    meaning: "The endpoint lists no models",
+    code: ErrorCodes.MODELS_UNAVAILABLE,
+    meaning: ErrorMeanings.MODELS_UNAVAILABLE,
     doc: "The endpoint lists no models (or has no `/models` route). No longer answered by models.list, which reports each provider's status instead; kept so clients that match on it still compile.",
     data: EndpointFailure,
   },
   STORAGE_ERROR: {
-    code: -32040,
-    meaning: "Storage error",
+    code: ErrorCodes.STORAGE_ERROR,
+    meaning: ErrorMeanings.STORAGE_ERROR,
     doc: "Persisting to the store failed (read-only or full disk, no file descriptors…); the change did not happen and left no trace.",
   },
   LIMIT_EXCEEDED: {
-    code: -32050,
-    meaning: "Limit exceeded",
+    code: ErrorCodes.LIMIT_EXCEEDED,
+    meaning: ErrorMeanings.LIMIT_EXCEEDED,
     doc: "A server limit was reached (message size, conversation size, reply size, subscriptions, generations, bytes of uploaded images, MCP servers…). `data.limit` names the limit and `data.max` its value; nothing was changed.",
     data: z.object({
       limit: z
@@ -206,16 +208,16 @@ export const ErrorTable = {
     }),
   },
   MCP_ERROR: {
-    code: -32060,
-    meaning: "MCP server error",
+    code: ErrorCodes.MCP_ERROR,
+    meaning: ErrorMeanings.MCP_ERROR,
     doc: "An MCP server could not be started or reached, or failed to answer (mcp.probe): the message says what happened (command not found, connection refused, HTTP 401, timed out…).",
     data: z.object({
       transport: z.enum(["stdio", "http"]).describe("How the server was to be reached."),
     }),
   },
   OWNER_UNAVAILABLE: {
-    code: -32070,
-    meaning: "The instance that owns the conversation cannot be reached",
+    code: ErrorCodes.OWNER_UNAVAILABLE,
+    meaning: ErrorMeanings.OWNER_UNAVAILABLE,
     doc: "Cluster mode (several instances on one Redis): the request needed the conversation's owning instance (step, interrupt, tool.confirm, message.append…) and that instance did not answer in time, or it was lost while running a generation (then as the `error` notification's code, sent by the instance that took the conversation over, or by the owner itself when it lost its lease because Redis did not confirm it in time). Nothing was done on the owner's side that this answer hides; ask again: once a dead owner's lease runs out (server.ownerLeaseMs), another instance takes the conversation.",
     data: ConversationRef.extend({
       instanceId: z.string().optional().describe("The cluster node that owned the conversation, when known."),
@@ -227,24 +229,15 @@ export const ErrorTable = {
         ),
     }),
   },
-} as const satisfies Record<string, ErrorEntry>;
+  // Every code of error-codes.ts, and no other (an extra key is an excess property here).
+} as const satisfies { [N in ErrorCodeName]: ErrorEntry };
 
 type Table = typeof ErrorTable;
-export type ErrorCodeName = keyof Table;
 
 /** The codes that carry `error.data`. */
 export type ErrorDataCode = { [N in ErrorCodeName]: Table[N] extends { data: z.ZodType } ? N : never }[ErrorCodeName];
 
 const names = Object.keys(ErrorTable) as ErrorCodeName[];
-
-/** Error codes by name, e.g. `ErrorCodes.INVALID_PARAMS` is -32602 (as a literal type). */
-export const ErrorCodes = Object.fromEntries(names.map((name) => [name, ErrorTable[name].code])) as {
-  readonly [N in ErrorCodeName]: Table[N]["code"];
-};
-export type ErrorCode = (typeof ErrorCodes)[ErrorCodeName];
-
-/** One-line meanings, used in the OpenRPC document and in generic messages. */
-export const ErrorMeanings = Object.fromEntries(names.map((name) => [name, ErrorTable[name].meaning])) as Record<ErrorCodeName, string>;
 
 /**
  * The `error.data` each code carries, where it carries one, described as

@@ -4,16 +4,8 @@
  * and added up per generation (generation_diff_updated, conversation.diff).
  */
 import * as z from "zod";
-
-/** Most entries one list of changes carries (one per file). */
-export const MAX_FILE_CHANGES = 256;
-
-/**
- * Most bytes of diff text one list of a generation's changes carries
- * (generation_diff_updated, conversation.diff); past it, the later files'
- * diffs are replaced by a note (each file's own diff is capped at 64 KiB).
- */
-export const MAX_GENERATION_DIFF_BYTES = 1024 * 1024;
+import { MAX_FILE_CHANGES } from "./limits/file-changes.js";
+export * from "./limits/file-changes.js";
 
 export const FileChangeKind = z
   .enum(["add", "modify", "delete"])

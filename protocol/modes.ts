@@ -9,7 +9,7 @@
  * modes (`id`, `name`, `description`).
  */
 import * as z from "zod";
-import { ApprovalMode, ModeName, ReasoningLevel, TOOL_POLICY_KEY_PATTERN } from "./records.js";
+import { ApprovalMode, ModeName, ReasoningLevel, TOOL_POLICY_KEY_PATTERN } from "./conversation-settings.js";
 
 
 /** Most modes one configuration may declare (built-ins included): modes.list carries them all. */

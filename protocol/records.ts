@@ -5,13 +5,12 @@ import { FileChanges, NetFileChange } from "./file-changes.js";
 import { Plan } from "./plan.js";
 import { ToolCallDisplay, ToolKind } from "./tools.js";
 import { ConversationUsage } from "./usage.js";
-
-/**
- * What a conversation id may look like. Ids become folder names in the store,
- * so the alphabet is safe there too (no dots, slashes or empty ids); the store
- * checks ids against this same pattern.
- */
-export const CONVERSATION_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
+import { ApprovalRule, ConversationSettings } from "./conversation-settings.js";
+import { COMMAND_NAME_PATTERN, CONVERSATION_ID_PATTERN, MAX_TOOL_ARGUMENT_DEPTH } from "./limits/records.js";
+export * from "./conversation-settings.js";
+export * from "./limits/records.js";
+import { EndpointStatus } from "./error-shapes.js";
+export * from "./error-shapes.js";
 
 /** Opaque identifiers. Conversations, records and generations use prefixed random ids. */
 export const ConversationId = z
@@ -19,170 +18,12 @@ export const ConversationId = z
   .regex(CONVERSATION_ID_PATTERN, "must be 1–128 letters, digits, \"_\" or \"-\" (an id from conversation.create)")
   .describe("Conversation id, as returned by conversation.create (e.g. \"c_7f3a…\"): 1–128 of A–Z, a–z, 0–9, _ and -.");
 
-export const MODE_NAME_PATTERN = /^[a-z][a-z0-9_-]{0,31}$/;
-
-/** A mode's id (protocol/modes.ts): which ones exist depends on the configuration, so the server checks it against its modes. */
-export const ModeName = z
-  .string()
-  .regex(MODE_NAME_PATTERN, "must be 1–32 of a–z, 0–9, _ and -, starting with a letter (a mode from modes.list)")
-  .describe("A mode's id, as modes.list gives it (e.g. \"plan\").");
-
 /** A model name as params accept it (conversation.create and .update, step). */
 export const ModelName = z.string().min(1).max(200);
 
 export const Timestamp = z.iso
   .datetime()
   .describe("ISO-8601 UTC timestamp with milliseconds, e.g. \"2026-11-22T04:52:41.123Z\".");
-
-/** Settings a conversation gets unless it names others (toolTimeoutMs: unless the server's --tool-timeout says otherwise). */
-export const DEFAULT_CONVERSATION_SETTINGS = {
-  toolHistoryRounds: 8,
-  maxIterations: 20,
-  toolTimeoutMs: 120_000,
-  approval: "ask",
-  toolPolicy: {},
-  confirmTimeoutMs: null,
-  autoCompact: 0.85,
-} as const;
-
-/** Most entries one `settings.toolPolicy` may hold (it is read on every tool call and every model request). */
-export const MAX_TOOL_POLICY_ENTRIES = 200;
-
-/** A tool name (as tools.list gives it), or a prefix of names ending in `*`. */
-export const TOOL_POLICY_KEY_PATTERN = /^(?:[A-Za-z0-9_-]{1,64}|[A-Za-z0-9_-]{0,64}\*)$/;
-
-export const ApprovalMode = z
-  .enum(["ask", "auto-read-only", "auto"])
-  .describe(
-    "Which tool calls run without tool.confirm. ask: none (every call waits); auto-read-only: calls of tools annotated readOnlyHint; auto: every call. settings.toolPolicy overrides it per tool.",
-  );
-
-export const ToolPolicyRule = z
-  .enum(["always", "ask", "never"])
-  .describe(
-    "always: runs without asking; ask: waits for tool.confirm whatever settings.approval says; never: not offered to the model, and a call to it fails at once without running.",
-  );
-
-export const ToolPolicy = z
-  .record(
-    z.string().regex(TOOL_POLICY_KEY_PATTERN),
-    ToolPolicyRule,
-    {
-      error: (issue) =>
-        issue.code === "invalid_key" ? "not a tool name: letters, digits, _ and - (at most 64), optionally ending in * (a prefix)" : undefined,
-    },
-  )
-  .refine((policy) => Object.keys(policy).length <= MAX_TOOL_POLICY_ENTRIES, `at most ${MAX_TOOL_POLICY_ENTRIES} entries`)
-  .describe(
-    "Per-tool overrides of settings.approval, by tool name. A key ending in * matches every tool whose name starts with what comes before it (e.g. \"mcp__github__*\"); an exact name beats a prefix, and the longest matching prefix beats shorter ones.",
-  );
-
-/** Most rules one conversation's `settings.approvalRules` (or one workspace's approvals file) may hold. */
-export const MAX_APPROVAL_RULES = 200;
-
-export const ApprovalRule = z
-  .strictObject({
-    tool: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "not a tool name: letters, digits, _ and - (at most 64)").describe("The tool the rule approves (as tools.list names it)."),
-    prefix: z
-      .string()
-      .min(1)
-      .max(200)
-      .optional()
-      .describe(
-        "For `shell` only: the command prefix the rule approves, one word (e.g. \"ls\") or two for the tools listed in docs/tools.md that take a subcommand (e.g. \"git status\"). A call matches when its command's own prefix, computed the same way, is exactly this one, and the command is a single simple command (no ; & | < > ` $ ( ) or line break anywhere in it). Absent: every call of the tool.",
-      ),
-  })
-  .describe("A remembered approval (tool.confirm `remember`): calls it matches run without asking (tool_pending autoReason \"rule\").");
-
-export const ApprovalRules = z
-  .array(ApprovalRule)
-  .max(MAX_APPROVAL_RULES)
-  .describe(`Remembered approvals, at most ${MAX_APPROVAL_RULES}.`);
-
-/**
- * Generation controls: one schema each, shared by conversation settings and
- * `step` overrides, so both refuse the same values with the same words.
- */
-export const Temperature = z.number().min(0).max(2);
-export const MaxTokens = z.number().int().min(1).max(10_000_000);
-export const ReasoningLevel = z
-  .enum(["off", "low", "medium", "high"])
-  .describe(
-    "How much a reasoning model should think: low, medium and high are sent as the endpoint's reasoning effort (`reasoning_effort`); off sends nothing (Chat Completions has no value every server accepts for \"no reasoning\"; a model that cannot reason never gets the field).",
-  );
-
-export const ConversationSettings = z
-  .object({
-    toolHistoryRounds: z
-      .number()
-      .int()
-      .min(0)
-      .max(10_000)
-      .describe(
-        `How many of the most recent tool calls reach the model in full; older ones are reduced to their name (arguments and result dropped). Default ${DEFAULT_CONVERSATION_SETTINGS.toolHistoryRounds}.`,
-      ),
-    maxIterations: z
-      .number()
-      .int()
-      .min(1)
-      .max(1_000)
-      .describe(`Most model calls one \`step\` may make before it stops with a stored notice. Default ${DEFAULT_CONVERSATION_SETTINGS.maxIterations}.`),
-    toolTimeoutMs: z
-      .number()
-      .int()
-      .min(100)
-      .max(86_400_000)
-      .describe(
-        `Per-tool-call time limit in milliseconds; on expiry the tool's whole process group is killed. Default: the server's --tool-timeout (${DEFAULT_CONVERSATION_SETTINGS.toolTimeoutMs} unless set).`,
-      ),
-    // The three approval settings are optional in the schema because conversations stored before they
-    // existed lack them; the server reads an absent one as its default.
-    approval: ApprovalMode.optional().describe(
-      `${ApprovalMode.description} Default "${DEFAULT_CONVERSATION_SETTINGS.approval}" (also when absent, in conversations stored before this setting). A mode with an approval of its own (settings.mode: ask, plan, auto) takes its place while the conversation is in it.`,
-    ),
-    toolPolicy: ToolPolicy.optional().describe(
-      `${ToolPolicy.description} conversation.update replaces the whole map. Default {} (no overrides).`,
-    ),
-    approvalRules: ApprovalRules.optional().describe(
-      `Approvals remembered for this conversation: tool.confirm \"confirm\" with remember \"conversation\" adds one (the call's tool_pending \"rememberAs\"). A call a rule matches runs without asking (autoReason \"rule\"), unless settings.toolPolicy says never. conversation.update replaces the whole list; at most ${MAX_APPROVAL_RULES}. Default [] (also when absent).`,
-    ),
-    confirmTimeoutMs: z
-      .number()
-      .int()
-      .min(100)
-      .max(86_400_000)
-      .nullable()
-      .optional()
-      .describe(
-        "How long an offered tool call may wait for tool.confirm, in milliseconds, counted from its tool_pending (a call offered again after a server restart gets a fresh wait). When it passes, the call is skipped with reason \"timeout\" and the generation goes on: the model learns that nobody confirmed it. null (the default): wait forever.",
-      ),
-    temperature: Temperature.nullable()
-      .optional()
-      .describe("Sampling temperature, 0–2, sent with every model call as `temperature`. Null or absent: unset (the endpoint's own default)."),
-    maxTokens: MaxTokens.nullable()
-      .optional()
-      .describe("Most tokens the model may write in one model call (sent as `max_tokens`). Null or absent: unset (the endpoint's own limit)."),
-    reasoning: ReasoningLevel.nullable()
-      .optional()
-      .describe("Reasoning effort: off, low, medium or high (low–high sent as `reasoning_effort`; off sends nothing). Null or absent: unset (the model's default)."),
-    mode: ModeName.optional().describe(
-      "The conversation's mode (modes.list): a preset of tools offered, approval policy, system prompt addendum and optionally model and reasoning effort. A change applies from the next model call, a running step's included. Must name a mode the server has (INVALID_PARAMS lists them). Absent: \"code\", the default, which changes nothing.",
-    ),
-    autoCompact: z
-      .number()
-      .min(0)
-      .max(1)
-      .nullable()
-      .optional()
-      .describe(
-        `Automatic compaction: when the next model request would fill more than this fraction of the model's declared contextWindow (estimated from the last call's context tokens plus the new input), the conversation is compacted first (see conversation.compact); also once when the endpoint answers that the context is too long (the call is then retried). Default ${DEFAULT_CONVERSATION_SETTINGS.autoCompact} (also when absent). null or 0: off. Always off for a model without a declared contextWindow, except for the retry after a context-length error.`,
-      ),
-  })
-  .describe("Per-conversation settings; every field has a server default.");
-
-export const ConversationSettingsPatch = ConversationSettings.partial().strict().describe(
-  "Settings to change; fields left out keep their value.",
-);
 
 export const Conversation = z
   .object({
@@ -249,14 +90,6 @@ export const ToolCallRef = z
   })
   .describe("A tool call the model requested, by id and tool name.");
 
-/**
- * Deepest nesting of arrays and objects the server accepts in the arguments a
- * model proposes (the arguments object itself is level 1). Deeper arguments
- * would cost a recursive walk (validation, storing, every notification) a
- * stack per level; no tool's schema needs more. A call over it fails at once.
- */
-export const MAX_TOOL_ARGUMENT_DEPTH = 64;
-
 /** A tool call with its arguments: what a pending call, a running call and the stored record all carry. */
 export const ToolCall = ToolCallRef.extend({
   arguments: z
@@ -265,9 +98,6 @@ export const ToolCall = ToolCallRef.extend({
       `The call's arguments: as the model proposed them, or, after tool.confirm edited them, the edited ones. Arguments the model nests deeper than ${MAX_TOOL_ARGUMENT_DEPTH} levels of arrays and objects are not kept: the call fails at once (tool_failed, arguments {}, the result names the limit).`,
     ),
 }).describe("A tool call the model requested, with its arguments.");
-
-/** A command's name: what follows the "/" a user types. */
-export const COMMAND_NAME_PATTERN = "^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$";
 
 export const CommandName = z
   .string()
@@ -444,16 +274,6 @@ export const PendingTool = ToolCall.extend({
   "A tool call waiting for a decision (tool.confirm), shown as its tool_pending showed it (kind, title, locations are kept with the call, so they also hold after a restart; a call stored before the server kept them shows as kind other, titled by its tool's name).",
 );
 
-export const DamagedConversationEntry = z
-  .object({
-    conversationId: z.string().describe("The damaged conversation's id; conversation.delete removes it."),
-    problem: z.string().describe("What is wrong with its stored files (no local paths)."),
-  })
-  .describe("A stored conversation whose files cannot be read.");
-
-/** The HTTP status of a failed call to the model endpoint. */
-export const EndpointStatus = z.number().int().optional().describe("HTTP status from the model endpoint, when there was one.");
-
 /** Why a generation failed: the `error` notification carries it, and the conversation keeps it as `state.lastError`. */
 export const GenerationError = z
   .object({
@@ -535,11 +355,6 @@ export const ConversationState = z
   .describe("Live state of a conversation.");
 
 export type ConversationId = z.infer<typeof ConversationId>;
-export type ConversationSettings = z.infer<typeof ConversationSettings>;
-export type ApprovalMode = z.infer<typeof ApprovalMode>;
-export type ToolPolicyRule = z.infer<typeof ToolPolicyRule>;
-export type ToolPolicy = z.infer<typeof ToolPolicy>;
-export type ReasoningLevel = z.infer<typeof ReasoningLevel>;
 export type Conversation = z.infer<typeof Conversation>;
 export type MessageRole = z.infer<typeof MessageRole>;
 export type MessageRecord = z.infer<typeof MessageRecord>;
@@ -551,7 +366,6 @@ export type CompactionRecord = z.infer<typeof CompactionRecord>;
 export type ReasoningRecord = z.infer<typeof ReasoningRecord>;
 export type CompactionTrigger = z.infer<typeof CompactionTrigger>;
 export type PendingTool = z.infer<typeof PendingTool>;
-export type ApprovalRule = z.infer<typeof ApprovalRule>;
 export type LastError = z.infer<typeof LastError>;
 export type ConversationState = z.infer<typeof ConversationState>;
 export type QueuedMessage = z.infer<typeof QueuedMessage>;

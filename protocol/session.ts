@@ -2,7 +2,7 @@ import * as z from "zod";
 import { McpStatusSummary } from "./mcp.js";
 import { Notice } from "./notices.js";
 import { Cost } from "./usage.js";
-import { DamagedConversationEntry } from "./records.js";
+import { DamagedConversationEntry } from "./error-shapes.js";
 
 export const InitializeParams = z
   .strictObject({

@@ -1,38 +1,11 @@
 import * as z from "zod";
 import { ReasoningEffort, WireName } from "./config-providers.js";
-import { ModelPricing } from "./usage.js";
+import { ModelPricing } from "./model-pricing.js";
+import { MAX_TOOL_LOCATIONS, MAX_TOOL_TITLE_CHARS } from "./limits/tools.js";
+import { ToolKind } from "./tool-kind.js";
+export * from "./limits/tools.js";
+export * from "./tool-kind.js";
 
-/**
- * What kind of thing a tool call does, so a client can pick an icon and a
- * wording without knowing every tool: ACP's ToolKind names (without
- * switch_mode). One table: ToolKind is its keys.
- */
-export const TOOL_KINDS = {
-  read: "reads files or data (read_file, list_files).",
-  edit: "changes files or content (write_file, edit_file).",
-  delete: "removes files or data.",
-  move: "moves or renames files.",
-  search: "searches for information (search_files, web_search).",
-  execute: "runs a command or code (shell, custom commands).",
-  think: "internal reasoning or planning (update_plan).",
-  fetch: "retrieves external data (web_fetch).",
-  other: "anything else, and tools that say nothing about themselves.",
-} as const;
-
-type Kind = keyof typeof TOOL_KINDS;
-
-export const ToolKind = z
-  .enum(Object.keys(TOOL_KINDS) as [Kind, ...Kind[]])
-  .describe(
-    `What kind of thing the tool does (ACP's tool kinds): ${Object.entries(TOOL_KINDS)
-      .map(([kind, meaning]) => `${kind}: ${meaning}`)
-      .join(" ")}`,
-  );
-
-/** Longest tool or call title, in characters (a longer one is cut and ends with …). */
-export const MAX_TOOL_TITLE_CHARS = 120;
-/** Most locations one call reports. */
-export const MAX_TOOL_LOCATIONS = 20;
 
 export const ToolTitle = z
   .string()
@@ -157,7 +130,6 @@ export const ModelsListResult = z
   .describe("Result of models.list. Never fails for an endpoint's sake: a provider that cannot be asked is reported in `providers`.");
 
 export type ToolSpec = z.infer<typeof ToolSpec>;
-export type ToolKind = z.infer<typeof ToolKind>;
 export type ToolLocation = z.infer<typeof ToolLocation>;
 export type ToolCallDisplay = z.infer<typeof ToolCallDisplay>;
 export type ModelsListResult = z.infer<typeof ModelsListResult>;

@@ -8,6 +8,7 @@
  * configuration declares for the model, and is null otherwise.
  */
 import * as z from "zod";
+export * from "./model-pricing.js";
 
 const Tokens = (what: string) => z.number().int().min(0).describe(what);
 
@@ -79,30 +80,8 @@ export const ConversationUsage = UsageTotals.extend({
   "Tokens and cost of every model call of the conversation, added up, and how full its context was after the last one. Stored with the conversation: it survives a restart.",
 );
 
-/** A model's price, as a provider configuration declares it. */
-export const ModelPricing = z
-  .strictObject({
-    inputPerMillion: z.number().min(0).describe("Price of one million prompt (input) tokens that were not served from the cache."),
-    cachedInputPerMillion: z
-      .number()
-      .min(0)
-      .optional()
-      .describe("Price of one million cached prompt tokens; when absent they cost inputPerMillion."),
-    cacheWriteInputPerMillion: z
-      .number()
-      .min(0)
-      .optional()
-      .describe("Price of one million prompt tokens written to the cache (cacheWritePromptTokens: the anthropic wire reports them); when absent they cost inputPerMillion."),
-    outputPerMillion: z.number().min(0).describe("Price of one million completion (output) tokens, reasoning tokens included."),
-    currency: z.string().min(1).max(16).default("USD").describe("The currency the prices are in; costs are reported in it."),
-  })
-  .describe(
-    "What the model costs, per million tokens. With it, usage_updated and the conversation's totals carry a cost; without it the cost is null (agentwire never guesses a price).",
-  );
-
 export type TokenUsage = z.infer<typeof TokenUsage>;
 export type Cost = z.infer<typeof Cost>;
 export type UsageTotals = z.infer<typeof UsageTotals>;
 export type ContextUsage = z.infer<typeof ContextUsage>;
 export type ConversationUsage = z.infer<typeof ConversationUsage>;
-export type ModelPricing = z.output<typeof ModelPricing>;

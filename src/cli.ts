@@ -112,10 +112,7 @@ async function main(): Promise<void> {
     return;
   }
   const config = parsed.config!;
-  // Loaded together, not one after the other: each import waits for its files to be read.
-  const [{ startServer }, { knownStartFailure }, { describeStore }] = await withoutWsNatives(() =>
-    Promise.all([import("./server.js"), import("./start-failure.js"), import("./store/configured-store.js")]),
-  );
+  const { startServer, knownStartFailure, describeStore, killAllProcessGroups } = await withoutWsNatives(() => import("./serve-start.js"));
   let server;
   try {
     server = await startServer(config);
@@ -140,7 +137,6 @@ async function main(): Promise<void> {
   // What the configuration left out (an untrusted or unreadable file), and how to put it back; clients get it in initialize.
   for (const notice of config.notices) server.app.log.warn(notice.message);
   // Tool process groups must not outlive the server, however it ends.
-  const { killAllProcessGroups } = await import("./tools/process-group.js");
   process.on("exit", killAllProcessGroups);
   let stopping = false;
   const stop = (signal: string) => {

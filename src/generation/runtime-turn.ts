@@ -31,7 +31,7 @@
  */
 import type { ApprovalRule, MessageRecord, ReasoningRecord, ToolCallRecord } from "../../protocol/index.js";
 import { MAX_CHOICE_CHARS, MAX_CHOICES, MAX_QUESTION_CHARS } from "../../protocol/input-request.js";
-import { MAX_PLAN_ENTRIES, MAX_PLAN_ENTRY_CHARS, type PlanEntry } from "../../protocol/plan.js";
+import { MAX_PLAN_ENTRIES, MAX_PLAN_ENTRY_CHARS, type PlanEntry } from "../../protocol/plan-entries.js";
 import type { ConversationUsage, ModelPricing, TokenUsage } from "../../protocol/usage.js";
 import { addCall, conversationTotals, costOf } from "../llm/usage-totals.js";
 import { approvalVerdict, deniedByPolicyText } from "./approval-policy.js";

@@ -14,7 +14,7 @@
 import { realpath } from "node:fs/promises";
 import { join } from "node:path";
 import { MAX_COMMAND_BYTES, MAX_COMMAND_FILES, type Command, type CommandsListResult } from "../../protocol/index.js";
-import { COMMAND_NAME_PATTERN } from "../../protocol/records.js";
+import { COMMAND_NAME_PATTERN } from "../../protocol/limits/records.js";
 import { agentwireDirectories, directoryEntries, readConfinedFile, type SkillLookup, type SkillSource } from "./discover-skills.js";
 import { parseFrontMatter } from "./skill-front-matter.js";
 

@@ -1,4 +1,4 @@
-import { CONVERSATION_ID_PATTERN } from "../../protocol/records.js";
+import { CONVERSATION_ID_PATTERN } from "../../protocol/limits/records.js";
 
 /**
  * Conversation ids become folder names, so the store accepts only the

@@ -8,7 +8,6 @@ import {
   checkSegmentNumbers,
   plural,
   readJsonFile,
-  readRunState,
   segmentFileName,
   segmentNumber,
   type MetaData,
@@ -156,6 +155,8 @@ export async function loadConversation(dir: string, id: string, fullCheckSegment
       updatedAt: newest > conversation.updatedAt ? newest : conversation.updatedAt,
     };
   }
+  // Loaded here, not with the store: its schemas bring records.ts (and what it imports), which the start does not need.
+  const { readRunState } = await import("./lowdb-run-state.js");
   return {
     ok: true,
     state: stateOf({

@@ -1,11 +1,8 @@
 import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
-import * as z from "zod";
-import { InputRequest } from "../../protocol/input-request.js";
-import { Plan, QueuedMessage, type Conversation, type ConversationRecord } from "../../protocol/index.js";
+import type { Conversation, ConversationRecord } from "../../protocol/index.js";
 import { isValidConversationId } from "./conversation-id.js";
 import type { RunState } from "./conversation-store.js";
-import { ConversationMcpServers } from "../../protocol/config-mcp.js";
 import type { ListEntry } from "./list-page.js";
 import { asStoreFileError, errorCode, isTransientIoError } from "./store-file-error.js";
 
@@ -100,29 +97,6 @@ export function checkMeta(data: unknown): string | null {
     if (segments.reduce((sum: number, n: number) => sum + n, 0) !== count) return "segments do not add up to conversation.recordCount";
   }
   return null;
-}
-
-/**
- * The stored run state when it has the expected shape, else null: it is a
- * convenience (what state.lastError shows), so a bad one is dropped rather
- * than making the whole conversation damaged.
- */
-const ClientMessageIds = z.array(z.object({ clientMessageId: z.string(), recordId: z.string(), digest: z.string() }));
-
-export function readRunState(value: unknown): RunState | null {
-  if (!isObject(value)) return null;
-  const { lastError, lastGeneration, autoConfirmRemaining } = value;
-  if (lastError !== null && !(isObject(lastError) && typeof lastError.code === "number" && typeof lastError.message === "string")) return null;
-  if (lastGeneration !== null && !(isObject(lastGeneration) && typeof lastGeneration.generationId === "string")) return null;
-  if (typeof autoConfirmRemaining !== "number" || !Number.isInteger(autoConfirmRemaining) || autoConfirmRemaining < 0) return null;
-  // A plan, queue or id window that does not parse is dropped on its own: the rest of the state still holds.
-  const state: Record<string, unknown> = { ...value };
-  if (state.plan !== undefined && !Plan.safeParse(state.plan).success) delete state.plan;
-  if (state.queue !== undefined && !z.array(QueuedMessage).safeParse(state.queue).success) delete state.queue;
-  if (state.clientMessageIds !== undefined && !ClientMessageIds.safeParse(state.clientMessageIds).success) delete state.clientMessageIds;
-  if (state.pendingInputs !== undefined && !z.array(InputRequest).safeParse(state.pendingInputs).success) delete state.pendingInputs;
-  if (state.mcpServers !== undefined && !ConversationMcpServers.safeParse(state.mcpServers).success) delete state.mcpServers;
-  return state as unknown as RunState;
 }
 
 export function checkSegment(data: unknown): string | null {

@@ -307,6 +307,10 @@ it("the client commands: chat (with its embedded server), conversations, config,
     const list = bundle(["conversations", "list", "--data-dir", dataDir, "--json"], env, project);
     expect((await list.exited).code, list.stderr()).toBe(0);
     expect((JSON.parse(list.stdout()) as { id: string }[]).map((c) => c.id)).toEqual([id]);
+    // Reading a stored conversation loads the store's run-state check (lowdb-run-state) and the record schemas with it.
+    const show = bundle(["conversations", "show", id, "--data-dir", dataDir, "--json"], env, project);
+    expect((await show.exited).code, show.stderr()).toBe(0);
+    expect(show.stdout()).toContain("Hi there.");
 
     const file = join(project, "agentwire.json");
     await writeFile(file, "{}");

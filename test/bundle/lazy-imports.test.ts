@@ -90,7 +90,7 @@ describe("lazy imports of packages in src/", () => {
   it("finds the lazy imports there are (the scan reads what it should)", () => {
     const wrapped = new Set(ofPackages.filter((found) => found.throughHelper).map((found) => found.specifier));
     for (const name of ["pg", "prom-client", "ioredis", "node-html-markdown"]) expect(wrapped, name).toContain(name);
-    expect(all.some((found) => found.specifier === "./server.js")).toBe(true);
+    expect(all.some((found) => found.specifier === "./serve-start.js")).toBe(true);
   });
 
   it("every one goes through importCommonJs or names an ESM package of the list", () => {

@@ -30,16 +30,21 @@ afterAll(async () => {
 
 /**
  * The protocol modules the start path may build, and why: the configuration is
- * parsed at start (its schemas use the conversation settings of records.ts and
- * what records.ts imports), the lowdb store's file checks use record schemas,
- * and the rest hold no schema or a few the start path reads. Every other
- * protocol module (session.ts, conversation.ts, messages.ts, events.ts, …,
- * inventory.ts) is only needed by requests: built on the first one.
+ * parsed at start (its schemas use the conversation settings, the tool kinds and
+ * model prices, each in a file of its own so as not to bring records.ts, tools.ts
+ * or usage.ts), the built-in ask_user and update_plan tools take an input form
+ * and plan entries (plan-entries.ts, not plan.ts), the lowdb store checks an
+ * asset's image type, every RpcError carries a code and its meaning
+ * (error-codes.ts, without errors.ts's data schemas), and the rest hold no schema
+ * or a few the start path reads. Every other protocol module (records.ts,
+ * usage.ts, tools.ts, attachments.ts, file-changes.ts, plan.ts, errors.ts,
+ * session.ts, conversation.ts, messages.ts, events.ts, …, inventory.ts) is only
+ * needed by requests, a stored conversation or codegen: built on the first one.
  */
 const START_PATH_PROTOCOL = new Set([
   "config.ts", "config-history.ts", "config-mcp.ts", "config-meta.ts", "config-providers.ts", "config-runtimes.ts", "config-tools.ts", "modes.ts",
-  "records.ts", "usage.ts", "tools.ts", "input-request.ts", "attachments.ts", "file-changes.ts", "plan.ts",
-  "errors.ts", "history.ts", "issue-path.ts", "version.ts", "method-table.ts",
+  "conversation-settings.ts", "tool-kind.ts", "model-pricing.ts", "input-request.ts", "plan-entries.ts", "image-mime-type.ts",
+  "error-codes.ts", "history.ts", "issue-path.ts", "version.ts", "method-table.ts",
 ]);
 
 /** The protocol/ sources (as "records.ts", "limits/commands.ts") of the bundle chunks among `loaded`, read from their source maps. */
@@ -72,6 +77,8 @@ it("serve prints its listening line without loading the method schemas' chunk, a
   expect(inventoryChunks(atStart)).toEqual([]);
   const built = await protocolModules(atStart);
   expect(built).toContain("config.ts");
+  // The records and what they import wait for a request or a stored conversation (src/store/lowdb-run-state.ts).
+  expect(built.filter((name) => ["records.ts", "usage.ts", "tools.ts", "attachments.ts", "file-changes.ts", "plan.ts", "errors.ts"].includes(name))).toEqual([]);
   expect(built.filter((name) => !START_PATH_PROTOCOL.has(name) && !name.startsWith("limits/"))).toEqual([]);
 
   const client = await AgentwireClient.connect(url, { WebSocket });

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MAX_PLAN_ENTRIES } from "../../protocol/index.js";
 import { PLAN_GUIDANCE } from "../../src/context/system-prompt.js";
-import { readRunState } from "../../src/store/lowdb-file-checks.js";
+import { readRunState } from "../../src/store/lowdb-run-state.js";
 import { newConversation, startAgentFixture, useAgentFixture, type AgentFixture } from "../harness/agent-fixture.js";
 import { EventRecorder } from "../harness/event-recorder.js";
 

@@ -6,7 +6,7 @@
  * asking unless settings.toolPolicy says otherwise).
  */
 import * as z from "zod";
-import { PlanEntries, type PlanEntry } from "../../../protocol/plan.js";
+import { PlanEntries, type PlanEntry } from "../../../protocol/plan-entries.js";
 import type { Tool } from "../tool.js";
 
 export const UPDATE_PLAN_TOOL = "update_plan";
