@@ -1,7 +1,8 @@
 /**
  * What `agentwire serve` and a one-shot `agentwire chat "…" --json` load
  * before they are useful (issue 27): the parts neither needs by default —
- * the history index and the history.* handlers, the agent runtimes, the custom and web tools, picomatch and ignore — are chunks of their own in the shipped bundle, loaded when
+ * the history index and the history.* handlers, the agent runtimes, the custom and web tools, picomatch and ignore, the openai SDK's
+ * client (the chat's model call is sent without it: src/llm/wires/openai-headers.ts) — are chunks of their own in the shipped bundle, loaded when
  * first used (bundle-smoke.test.ts makes them load), and ws's optional
  * native addon (bufferutil) is not loaded at all.
  */
@@ -19,7 +20,7 @@ import { shippedBundle } from "../harness/shipped-bundle.js";
 
 const BUNDLE_DIR = join(REPO_ROOT, "dist", "bundle");
 /** Chunks (by name, without esbuild's hash) neither path loads. */
-const LAZY = ["history-index", "history-handlers", "runtime-table", "configured-tools", "picomatch", "ignore"];
+const LAZY = ["history-index", "history-handlers", "runtime-table", "configured-tools", "picomatch", "ignore", "openai"];
 
 let entry: string;
 let root: string;
