@@ -79,3 +79,29 @@ it("a one-shot chat --json (embedded server) runs to its end without the lazy pa
     await fake.close();
   }
 }, 60_000);
+
+it("the one-shot's model request, sent without the SDK, carries the headers the SDK builds itself", async () => {
+  // OPENAI_CUSTOM_HEADERS is one of the inputs only the SDK works out (src/llm/wires/openai-headers.ts): with it set, the
+  // bundle's SDK client builds the request's headers, as it did for every request before.
+  const fake = await startFakeOpenAI({ apiKey: "test-key" });
+  try {
+    const sent: Record<string, string | string[] | undefined>[] = [];
+    for (const custom of [undefined, "X-Extra: 1"]) {
+      fake.enqueue({ kind: "reply", text: ["Hi."] });
+      const cwd = join(root, `headers-${sent.length}`);
+      await mkdir(cwd, { recursive: true });
+      const env = { OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: "test-key", AGENTWIRE_MODEL: "fake-model", XDG_DATA_HOME: join(root, `xdg-headers-${sent.length}`), ...(custom ? { OPENAI_CUSTOM_HEADERS: custom } : {}) };
+      const chat = runCli(["chat", "hello", "--json"], env, entry, cwd);
+      expect((await chat.exited).code, chat.stderr()).toBe(0);
+      const { "content-length": _length, host: _host, ...headers } = fake.exchanges.at(-1)!.headers;
+      sent.push(headers);
+    }
+    const [direct, bySdk] = sent;
+    expect(bySdk!["x-extra"]).toBe("1");
+    delete bySdk!["x-extra"];
+    expect(direct).toEqual(bySdk);
+    expect(direct!["user-agent"]).toMatch(/^OpenAI\/JS \d/);
+  } finally {
+    await fake.close();
+  }
+}, 60_000);
