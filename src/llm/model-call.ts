@@ -13,6 +13,7 @@
  * (a model_retry notice event, and rate_limited when a 429 carries rate-limit
  * headers), and the endpoint's Retry-After decides the pause when it sends one.
  */
+import { IncomingMessage } from "node:http";
 import { OPENAI_DEFAULT_BASE_URL } from "../../protocol/config-providers.js";
 import { CONFIG_DEFAULTS } from "../../protocol/config.js";
 import type { Readable } from "node:stream";
@@ -155,8 +156,9 @@ export class ModelCallProvider implements LlmProvider {
     try {
       try {
         const response = await this.client.send(request, controller.signal);
+        // Tested as a Node response, not `instanceof Response`: that global's first use loads undici (~10 ms), which the direct sends never need.
         const body: AsyncIterable<Uint8Array> | ReadableStream<Uint8Array> | null =
-          response instanceof Response ? (this.http?.takeNodeBody(response) ?? response.body) : response;
+          response instanceof IncomingMessage ? response : (this.http?.takeNodeBody(response) ?? response.body);
         if (!body) throw new LlmError("the model endpoint answered without a body", "connection");
         clock.lastRead = Date.now();
         const onDelta = request.onDelta;

@@ -2,7 +2,8 @@
  * Turns whatever the openai SDK (or fetch underneath it) throws into an
  * LlmError, and decides which of those are worth another attempt.
  */
-import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
+// The error classes alone (the SDK's core/error module), not its client: see wires/openai-client.ts.
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai/core/error";
 import { LlmError } from "./provider.js";
 
 /** The first `code` (ECONNREFUSED, UND_ERR_SOCKET, …) along an error's cause chain. */

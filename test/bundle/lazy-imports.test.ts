@@ -22,6 +22,7 @@ const ESM_PACKAGES: Record<string, string> = {
   "@modelcontextprotocol/sdk": "package.json says type: module; its subpaths have no default export",
   "@agentclientprotocol/sdk": "package.json says type: module; agentwire acp loads it (test/acp drives the bundle)",
   "@anthropic-ai/sdk": "a dual package whose exports give import() index.mjs (ESM, from source and in the bundle alike); its default export is the client class",
+  openai: "a dual package whose exports give import() index.mjs; its default export is the client class (loaded when a request needs the SDK's client, wires/openai-client.ts)",
 };
 
 const HELPER = "importCommonJs";

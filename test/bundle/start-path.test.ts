@@ -1,7 +1,8 @@
 /**
  * What `agentwire serve` and a one-shot `agentwire chat "…" --json` load
  * before they are useful (issue 27): the parts neither needs by default —
- * the history index and the history.* handlers, the agent runtimes, the custom and web tools, picomatch and ignore — are chunks of their own in the shipped bundle, loaded when
+ * the history index and the history.* handlers, the agent runtimes, the custom and web tools, picomatch and ignore, the openai SDK's
+ * client (the chat's model call is sent without it: src/llm/wires/openai-headers.ts) — are chunks of their own in the shipped bundle, loaded when
  * first used (bundle-smoke.test.ts makes them load), and ws's optional
  * native addon (bufferutil) is not loaded at all.
  */
@@ -19,7 +20,7 @@ import { shippedBundle } from "../harness/shipped-bundle.js";
 
 const BUNDLE_DIR = join(REPO_ROOT, "dist", "bundle");
 /** Chunks (by name, without esbuild's hash) neither path loads. */
-const LAZY = ["history-index", "history-handlers", "runtime-table", "configured-tools", "picomatch", "ignore"];
+const LAZY = ["history-index", "history-handlers", "runtime-table", "configured-tools", "picomatch", "ignore", "openai"];
 
 let entry: string;
 let root: string;
@@ -74,6 +75,32 @@ it("a one-shot chat --json (embedded server) runs to its end without the lazy pa
     expect(chat.stdout()).toContain('"outcome":"completed"');
     const loaded = await loadedModules(loads);
     expect([...chunks].filter(([, file]) => loaded.has(file)).map(([name]) => name)).toEqual([]);
+  } finally {
+    await fake.close();
+  }
+}, 60_000);
+
+it("the one-shot's model request, sent without the SDK, carries the headers the SDK builds itself", async () => {
+  // OPENAI_CUSTOM_HEADERS is one of the inputs only the SDK works out (src/llm/wires/openai-headers.ts): with it set, the
+  // bundle's SDK client builds the request's headers, as it did for every request before.
+  const fake = await startFakeOpenAI({ apiKey: "test-key" });
+  try {
+    const sent: Record<string, string | string[] | undefined>[] = [];
+    for (const custom of [undefined, "X-Extra: 1"]) {
+      fake.enqueue({ kind: "reply", text: ["Hi."] });
+      const cwd = join(root, `headers-${sent.length}`);
+      await mkdir(cwd, { recursive: true });
+      const env = { OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: "test-key", AGENTWIRE_MODEL: "fake-model", XDG_DATA_HOME: join(root, `xdg-headers-${sent.length}`), ...(custom ? { OPENAI_CUSTOM_HEADERS: custom } : {}) };
+      const chat = runCli(["chat", "hello", "--json"], env, entry, cwd);
+      expect((await chat.exited).code, chat.stderr()).toBe(0);
+      const { "content-length": _length, host: _host, ...headers } = fake.exchanges.at(-1)!.headers;
+      sent.push(headers);
+    }
+    const [direct, bySdk] = sent;
+    expect(bySdk!["x-extra"]).toBe("1");
+    delete bySdk!["x-extra"];
+    expect(direct).toEqual(bySdk);
+    expect(direct!["user-agent"]).toMatch(/^OpenAI\/JS \d/);
   } finally {
     await fake.close();
   }

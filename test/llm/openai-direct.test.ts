@@ -19,7 +19,8 @@ type Answer = (req: IncomingMessage, res: ServerResponse) => void;
 let server: Server;
 let base: string;
 let answer: Answer;
-const received: { method?: string; url?: string; headers: Record<string, unknown>; body: string }[] = [];
+/** What the endpoint got; `raw` keeps the headers' order and case as they came. */
+const received: { method?: string; url?: string; headers: Record<string, unknown>; raw: string[]; body: string }[] = [];
 const http = createNodeHttpFetch();
 
 beforeAll(async () => {
@@ -28,7 +29,7 @@ beforeAll(async () => {
     req.on("data", (c) => (body += c));
     req.on("end", () => {
       const { host: _host, ...headers } = req.headers;
-      received.push({ method: req.method, url: req.url, headers, body });
+      received.push({ method: req.method, url: req.url, headers, raw: req.rawHeaders, body });
       answer(req, res);
     });
   });
@@ -50,8 +51,8 @@ const request = (signal: AbortSignal): ChatRequest => ({
 });
 
 /** The two clients of one wire: through the SDK (fetch over node:http, as before), and direct. */
-function clients(wire: Wire, baseURL = base): { sdk: WireClient; direct: WireClient } {
-  const connection = { apiKey: "sk-test", baseURL, headers: { "X-Gateway": "g1" }, fetch: http.fetch, timeoutMs: 600_000 };
+function clients(wire: Wire, baseURL = base, headers: Record<string, string> = { "X-Gateway": "g1" }): { sdk: WireClient; direct: WireClient } {
+  const connection = { apiKey: "sk-test", baseURL, headers, fetch: http.fetch, timeoutMs: 600_000 };
   return { sdk: wire.connect(connection), direct: wire.connect({ ...connection, http }) };
 }
 
@@ -74,8 +75,8 @@ async function text(stream: AsyncIterable<Buffer | string>): Promise<string> {
   return all;
 }
 
-async function both(wire: Wire = chatWire, baseURL?: string) {
-  const { sdk, direct } = clients(wire, baseURL);
+async function both(wire: Wire = chatWire, baseURL?: string, headers?: Record<string, string>) {
+  const { sdk, direct } = clients(wire, baseURL, headers);
   received.length = 0;
   const before = await outcome(sdk);
   const after = await outcome(direct);
@@ -149,6 +150,14 @@ describe("the OpenAI wires' request sent direct, against the SDK's", () => {
     expect(after).toEqual(before);
     expect(requests[0]!.url).toBe("/v1/responses");
     expect(requests[1]).toEqual(requests[0]);
+  });
+
+  it("headers only the SDK can work out (openai-headers.ts): it builds them, and the same request goes", async () => {
+    answer = answers["a stream"]!;
+    const { before, after, requests } = await both(chatWire, undefined, { "X-Padded": "  v  ", "X-Gateway": "g1" });
+    expect(after).toEqual(before);
+    expect(requests[1]).toEqual(requests[0]);
+    expect(requests[1]!.headers["x-padded"]).toBe("v");
   });
 
   it("a refused connection fails the same way", async () => {

@@ -7,9 +7,11 @@
  *
  * What goes on the wire is still the SDK's: its URL and headers (auth,
  * User-Agent, X-Stainless-*, OpenAI-Organization / -Project, the provider's
- * own headers) are built by the SDK once per client and reused, since none
- * of them changes between requests (its own retries are off, so the retry
- * count is always 0). What comes back fails as the SDK fails: the same error
+ * own headers) are the SDK's, worked out once per client and reused, since
+ * none of them changes between requests (its own retries are off, so the
+ * retry count is always 0): without loading the SDK where that can be done
+ * exactly (openai-headers.ts), else by the SDK's buildRequest (sdkRequest
+ * below). What comes back fails as the SDK fails: the same error
  * classes, made the way its makeRequest makes them (a non-2xx status through
  * APIError.generate with the body's JSON or text and the response headers;
  * a connection failure as APIConnectionError or, when it reads as a timeout,
@@ -20,8 +22,10 @@
  */
 import type { IncomingMessage } from "node:http";
 import type OpenAI from "openai";
-import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
+// The error classes alone (the SDK's core/error module): the client is loaded only when needed (openai-client.ts).
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai/core/error";
 import type { NodeHttpFetch } from "../node-http-fetch.js";
+import type { SdkRequest } from "./openai-headers.js";
 
 /** Statuses whose response has no body (fetch's Response has a null body for them). */
 const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304]);
@@ -29,19 +33,15 @@ const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304]);
 /** Sends one request body (its JSON); resolves with the 2xx response's unread Node body (or a bodiless Response, as fetch gives). */
 export type DirectSend = (json: string, signal: AbortSignal) => Promise<IncomingMessage | Response>;
 
-export function directSender(client: OpenAI, http: NodeHttpFetch, path: string): DirectSend {
-  let prepared: { url: URL; headers: Record<string, string> } | undefined;
-  const prepare = async () => {
-    // The request the SDK would send for this path; only the body differs between calls.
-    const { url, req } = await client.buildRequest({ method: "post", path, body: {} });
-    const headers: Record<string, string> = {};
-    new Headers(req.headers as HeadersInit).forEach((value, name) => {
-      headers[name] = value;
-    });
-    prepared = { url: new URL(url), headers };
-    return prepared;
-  };
-  return async (json, signal) => {
+/**
+ * The direct sender for one path: `request` says the SDK's URL and headers
+ * (openai-headers.ts, or the SDK itself: sdkRequest), asked once, at the
+ * first send or by `ready`; only the body differs between calls.
+ */
+export function directSender(http: NodeHttpFetch, request: () => Promise<SdkRequest>): { send: DirectSend; ready(): Promise<void> } {
+  let prepared: SdkRequest | undefined;
+  const prepare = async () => (prepared = await request());
+  const send: DirectSend = async (json, signal) => {
     const { url, headers } = prepared ?? (await prepare());
     if (signal.aborted) throw new APIUserAbortError();
     let message: IncomingMessage;
@@ -58,6 +58,17 @@ export function directSender(client: OpenAI, http: NodeHttpFetch, path: string):
     }
     throw await statusError(status, message);
   };
+  return { send, ready: async () => void (prepared ?? (await prepare())) };
+}
+
+/** The request the SDK builds for a POST to `path` with a JSON body (its headers listed as `Headers` lists them). */
+export async function sdkRequest(client: OpenAI, path: string): Promise<SdkRequest> {
+  const { url, req } = await client.buildRequest({ method: "post", path, body: {} });
+  const headers: Record<string, string> = {};
+  new Headers(req.headers as HeadersInit).forEach((value, name) => {
+    headers[name] = value;
+  });
+  return { url: new URL(url), headers };
 }
 
 /** As the SDK's makeRequest turns a rejected fetch into an error. */
