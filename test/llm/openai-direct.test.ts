@@ -12,6 +12,7 @@ import { createNodeHttpFetch } from "../../src/llm/node-http-fetch.js";
 import type { ChatRequest } from "../../src/llm/provider.js";
 import { chatRequestBody, chatRequestJson, chatWire } from "../../src/llm/wires/chat-wire.js";
 import { createResponsesWire } from "../../src/llm/wires/responses-wire.js";
+import { directSender } from "../../src/llm/wires/openai-direct.js";
 import type { Wire, WireClient } from "../../src/llm/wires/wire.js";
 
 type Answer = (req: IncomingMessage, res: ServerResponse) => void;
@@ -202,5 +203,31 @@ describe("the Chat Completions body's JSON with each tool's part reused", () => 
     for (let round = 0; round < 2; round++) {
       for (const r of requests) expect(chatRequestJson(r)).toBe(JSON.stringify(chatRequestBody(r)));
     }
+  });
+});
+
+describe("the direct sender's URL and headers", () => {
+  it("are asked for once by the sends that start together, and again after a failure", async () => {
+    answer = (_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.end("data: [DONE]\n\n");
+    };
+    let asked = 0;
+    let fail = true;
+    const { send } = directSender(http, async () => {
+      asked++;
+      await new Promise((r) => setTimeout(r, 5));
+      if (fail) throw new Error("not yet");
+      return { url: new URL(`${base}/chat/completions`), headers: { "content-type": "application/json" } };
+    });
+    const signal = new AbortController().signal;
+    // The first ask fails: every send that waited on it fails with it.
+    const failed = await Promise.allSettled([send("{}", signal), send("{}", signal)]);
+    expect(failed.map((r) => r.status)).toEqual(["rejected", "rejected"]);
+    expect(asked).toBe(1);
+    fail = false;
+    const sent = await Promise.all(Array.from({ length: 5 }, () => send("{}", signal)));
+    for (const message of sent) (message as IncomingMessage).resume();
+    expect(asked).toBe(2);
   });
 });

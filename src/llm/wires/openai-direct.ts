@@ -40,7 +40,16 @@ export type DirectSend = (json: string, signal: AbortSignal) => Promise<Incoming
  */
 export function directSender(http: NodeHttpFetch, request: () => Promise<SdkRequest>): { send: DirectSend; ready(): Promise<void> } {
   let prepared: SdkRequest | undefined;
-  const prepare = async () => (prepared = await request());
+  // One answer for every send that starts before it is known (a server's first turns often start together); asked again after a failure.
+  let preparing: Promise<SdkRequest> | undefined;
+  const prepare = (): Promise<SdkRequest> =>
+    (preparing ??= request().then(
+      (answer) => (prepared = answer),
+      (error: unknown) => {
+        preparing = undefined;
+        throw error;
+      },
+    ));
   const send: DirectSend = async (json, signal) => {
     const { url, headers } = prepared ?? (await prepare());
     if (signal.aborted) throw new APIUserAbortError();
