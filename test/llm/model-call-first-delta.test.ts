@@ -48,7 +48,7 @@ describe("the first delta of a model call", () => {
     expect(events.at(-1)).toMatchObject({ type: "done", finishReason: "stop" });
   });
 
-  it("handed to onDelta, leaves alone too, and the rest of its network read follows in the same call stack", async () => {
+  it("handed to onDelta, leaves alone too, and the rest of its chunk follows in the same call stack", async () => {
     const provider = new OpenAIProvider({ apiKey: "k", baseURL, maxRetries: 0 });
     const text: string[] = [];
     // Inside the socket read: the rest of the read is parsed and handed over before any promise job runs.
