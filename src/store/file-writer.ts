@@ -12,16 +12,14 @@ import type { Worker } from "node:worker_threads";
  * time went there, right where the last tokens of the other streams wait.
  * Here the main thread serializes the content and posts it; every write
  * asked for in one turn of the event loop leaves in one message, and the
- * worker makes the system calls itself (see WORKER_SOURCE). Each write's
+ * worker's event loop takes the round trips. Each write's
  * promise resolves once the worker has renamed its file into place — the
  * same point as before (the rename, no fsync) — so what a write
  * acknowledged is on disk as much as it was.
  *
  * Order: two writes of one path land in the order they were asked for (the
- * callers chain them anyway: LowdbFile, the conversation's commit queue).
- * The worker writes one file at a time, so a slow disk delays the writes
- * queued behind one; on this thread (before the worker runs, or without
- * one) writes of different paths run side by side on the thread pool.
+ * callers chain them anyway: LowdbFile, the conversation's commit queue);
+ * writes of different paths run side by side.
  *
  * A failed write leaves the previous file and no temp file, and rejects
  * with an Error carrying the code, syscall and path the fs call failed
@@ -45,42 +43,37 @@ interface Reply {
 }
 
 /**
- * The worker: replaces the files of a batch one after the other with
- * synchronous calls, on its own thread. Through fs/promises each file was
- * four thread-pool round trips (open, write, close, rename), every one a
- * wake-up of a pool thread and of this thread's loop: measured in the
- * fan-out bench on ext4 (300 turns ending together), the pool threads took
- * as much CPU again as the kernel's own work, on the cores the main thread
- * and the clients need. In the order asked, so a path's writes land in
- * order. Replies leave as writes finish, a millisecond's worth at a time,
- * so an early write is not held until the whole batch is on disk.
+ * The worker: replaces each file of a batch (fs/promises: the writes of a
+ * batch run side by side on the thread pool, as they did from the main
+ * thread, and a slow disk holds up no other write); a path's writes one
+ * after the other, in the order asked. The replies of the writes done in one
+ * turn of its loop leave in one message.
  */
 const WORKER_SOURCE = `(async () => {
 const { parentPort } = await import("node:worker_threads");
-const { writeFileSync, renameSync, rmSync } = await import("node:fs");
-const { performance } = await import("node:perf_hooks");
-const replace = (w) => {
+const { writeFile, rename, rm } = await import("node:fs/promises");
+const tails = new Map();
+let replies = [];
+const reply = (r) => {
+  if (replies.length === 0) setImmediate(() => { const out = replies; replies = []; parentPort.postMessage(out); });
+  replies.push(r);
+};
+const replace = async (w) => {
   try {
-    writeFileSync(w.temp, w.data, "utf8");
-    renameSync(w.temp, w.path);
-    return { id: w.id };
+    await writeFile(w.temp, w.data, "utf8");
+    await rename(w.temp, w.path);
+    reply({ id: w.id });
   } catch (error) {
-    try { rmSync(w.temp, { force: true }); } catch {}
-    return { id: w.id, error: { message: String(error && error.message), code: error && error.code, syscall: error && error.syscall, path: error && error.path, errno: error && error.errno } };
+    await rm(w.temp, { force: true }).catch(() => {});
+    reply({ id: w.id, error: { message: String(error && error.message), code: error && error.code, syscall: error && error.syscall, path: error && error.path, errno: error && error.errno } });
   }
 };
 parentPort.on("message", (batch) => {
-  let replies = [];
-  let since = performance.now();
   for (const w of batch) {
-    replies.push(replace(w));
-    if (performance.now() - since >= 1) {
-      parentPort.postMessage(replies);
-      replies = [];
-      since = performance.now();
-    }
+    const run = (tails.get(w.path) || Promise.resolve()).then(() => replace(w));
+    tails.set(w.path, run);
+    run.then(() => { if (tails.get(w.path) === run) tails.delete(w.path); });
   }
-  if (replies.length > 0) parentPort.postMessage(replies);
 });
 })();
 `;
