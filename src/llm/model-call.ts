@@ -21,7 +21,7 @@ import { createNodeHttpFetch, type NodeHttpFetch } from "./node-http-fetch.js";
 import { isRetryable } from "./openai-errors.js";
 import { LlmError, type ChatRequest, type LlmProvider, type ModelInfo, type StreamEvent } from "./provider.js";
 import { rateLimitNotice, retryAfterMs, retryNotice } from "./retry-notices.js";
-import { isNodeReadable, readSseData, readSseInline } from "./sse-reader.js";
+import { isNodeReadable, readSseData, readSseInline, SETTLED } from "./sse-reader.js";
 import { DeltaBatch, type Wire, type WireClient, type WireStream } from "./wires/wire.js";
 
 export interface ModelCallOptions {
@@ -255,9 +255,6 @@ interface ReadClock {
   consumerBusy: boolean;
   lastRead: number;
 }
-
-/** Already settled: `.then(fn)` runs fn as a microtask, without the AsyncResource queueMicrotask makes per call. */
-const SETTLED = Promise.resolve();
 
 /**
  * One attempt's Node response read inside its 'data' events (readSseInline).

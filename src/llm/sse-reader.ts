@@ -84,7 +84,7 @@ class SseParser {
 }
 
 /** Already settled: `.then(fn)` runs fn as a microtask, without the AsyncResource queueMicrotask makes per call. */
-const SETTLED = Promise.resolve();
+export const SETTLED = Promise.resolve();
 
 /** Payloads waiting for the consumer beyond this many characters pause the body (backpressure). */
 const PAUSE_CHARS = 1 << 16;
