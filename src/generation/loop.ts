@@ -289,8 +289,10 @@ class Loop {
       // Opaque items the endpoint wants back with this turn (see MessageRecord.providerItems).
       ...(providerItems?.length ? { providerItems: providerItems as Record<string, unknown>[] } : {}),
     });
-    // Not awaited here: the caller writes the usage (and, on a final reply, the run state) beside it, in one store write.
+    // Not awaited here: the caller writes the usage (and, on a final reply, the run state) beside it, in one store write
+    // (they are asked for before this event-loop turn ends).
     this.writable();
+    this.runtime.handle.gather?.();
     const write = this.runtime.handle.append(record);
     const stored = this.runtime.commit(write, () => {
       this.generation.finalRecordId = record.id;

@@ -33,6 +33,8 @@ export class CommitQueue<Op> {
   readonly #queue: Queued<Op>[] = [];
   readonly #step: (queue: Queued<Op>[]) => Promise<void>;
   #worker: Promise<void> | null = null;
+  /** The next step waits for the current event-loop turn to end (see gather). */
+  #gathering = false;
 
   constructor(step: (queue: Queued<Op>[]) => Promise<void>) {
     this.#step = step;
@@ -45,6 +47,15 @@ export class CommitQueue<Op> {
     });
   }
 
+  /**
+   * The next step starts only once the current event-loop turn has ended,
+   * so what is queued until then goes in one write (ConversationHandle.gather):
+   * one setImmediate later, never longer.
+   */
+  gather(): void {
+    this.#gathering = true;
+  }
+
   /** Resolves once everything queued so far has been settled. */
   idle(): Promise<void> {
     return this.#worker ?? Promise.resolve();
@@ -55,6 +66,10 @@ export class CommitQueue<Op> {
     await Promise.resolve();
     try {
       while (this.#queue.length > 0) {
+        if (this.#gathering) {
+          this.#gathering = false;
+          await new Promise<void>((resolve) => setImmediate(resolve));
+        }
         const first = this.#queue[0];
         try {
           await this.#step(this.#queue);

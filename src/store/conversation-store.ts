@@ -121,6 +121,13 @@ export interface ConversationHandle {
    */
   prepareReplaces?(): void;
   /**
+   * A hint, never required: the changes asked for from now until the
+   * current event-loop turn ends belong together (a reply's record, then
+   * the usage totals and run state it brings). A store may hold its next
+   * write until then, to write them as one.
+   */
+  gather?(): void;
+  /**
    * Remove the records at positions `from` and later (conversation.rewind):
    * gone from recordCount, readRecords and the open round once resolved. A
    * truncation that rejects removed nothing. In order with the other

@@ -8,7 +8,7 @@ import { LowdbAssets } from "./lowdb-assets.js";
 import { isAssistantMessage, jsonSize, recordsBytes, stateOf, type HandleState, type OpenCall } from "./lowdb-conversation-load.js";
 import { META_FILE, checkSegment, readJsonFile, segmentFileName, type MetaData, type SegmentData } from "./lowdb-file-checks.js";
 import { LowdbFile } from "./lowdb-file.js";
-import { JOURNAL_FILE, ReplaceJournal, applyJournal, type JournalContent } from "./lowdb-replace-journal.js";
+import { ConversationJournal, JOURNAL_FILE, overlay, type JournalContent } from "./lowdb-journal.js";
 import { QueuedConversationHandle, type WriteOp } from "./queued-handle.js";
 import type { CachedSegment, SegmentCache } from "./segment-cache.js";
 
@@ -18,6 +18,8 @@ export interface HandleContext {
   readonly cache: SegmentCache;
   readonly segmentSize: number;
   readonly segmentBytes: number;
+  /** The journal's bound (0: none). */
+  readonly journalBytes: number;
   /** Records the conversation as damaged; returns the error to throw. */
   damaged(problem: string): ConversationDamagedError;
   /** Reserves the bytes of an asset (replacing one of `replacedBytes`) with the store's quota; throws AssetQuotaError over it. */
@@ -25,6 +27,14 @@ export interface HandleContext {
 }
 
 type Op = WriteOp;
+
+/** What load found on disk beside the state (lowdb-conversation-load.ts). */
+export interface LoadedFiles {
+  readonly tail: { segment: number; value: CachedSegment } | null;
+  readonly metaBehind: boolean;
+  readonly journal: JournalContent | null;
+  readonly revision: number;
+}
 
 /** JSON of `{"records":[]}` around the records. */
 const SEGMENT_OVERHEAD = 16;
@@ -34,15 +44,18 @@ const SEGMENT_OVERHEAD = 16;
  *
  * Mutations go through a CommitQueue: each step builds the next state beside
  * the committed one, writes it, and adopts it only once the write is durable
- * (a failed step leaves the committed state as it was). One step writes at
- * most one segment file, then meta:
+ * (a failed step leaves the committed state as it was). A step is one line
+ * appended to the journal (lowdb-journal.ts) while it has room, else it
+ * writes at most one segment file, then meta:
  *
  * - records: the queued appends that fit in the last segment (or start a new
- *   one) and the queued replaces of records in that same segment. The
- *   segment is the truth; if it is written but meta is not, the records are
- *   stored all the same (load recounts them), the step succeeds and the next
- *   meta write carries the count.
- * - metadata: the queued update/reserveSeq/updateRunState calls, in one meta write.
+ *   one) and the queued replaces of records in that same segment, with the
+ *   metadata changes queued behind them (a turn's end: its assistant
+ *   record, usage totals and run state). Written whole, the segment is the
+ *   truth; if it is written but meta is not, the records are stored all the
+ *   same (load recounts them), the step succeeds and the next meta write
+ *   carries the count.
+ * - metadata: the queued update/reserveSeq/updateRunState calls, in one write.
  *
  * Records live in the store-wide SegmentCache, or on disk; the handle keeps
  * HandleState only.
@@ -63,25 +76,23 @@ export class LowdbConversationHandle extends QueuedConversationHandle implements
   #truncating = false;
   /** One writer per document file (LowdbFile's rule). */
   readonly #documents = new Map<ConversationDocument, LowdbFile<{ value: unknown }>>();
-  /** Replaces of the last segment, appended rather than rewriting it (lowdb-replace-journal.ts). */
-  readonly #journal: ReplaceJournal;
+  /** Changes of the last segment and metadata, appended rather than rewriting files (lowdb-journal.ts). */
+  readonly #journal: ConversationJournal;
+  /** The last metadata revision written (or tried): the next write's is one higher. */
+  #revision: number;
 
-  constructor(
-    ctx: HandleContext,
-    state: HandleState,
-    tail: { segment: number; value: CachedSegment } | null,
-    metaBehind: boolean,
-    journal: JournalContent | null = null,
-  ) {
+  /** `loaded`: what load found beside the state; none for a conversation just created. */
+  constructor(ctx: HandleContext, state: HandleState, loaded: LoadedFiles | null) {
     super();
-    this.#journal = new ReplaceJournal(join(ctx.dir, JOURNAL_FILE), journal, ctx.segmentBytes);
+    this.#journal = new ConversationJournal(join(ctx.dir, JOURNAL_FILE), loaded?.journal ?? null, ctx.journalBytes);
     this.#ctx = ctx;
     this.#owner = ctx.cache.newOwner();
     this.#meta = new LowdbFile<MetaData>(join(ctx.dir, META_FILE));
     this.#assets = new LowdbAssets(ctx.dir, ctx.reserveAssetBytes);
     this.#state = state;
-    this.#metaBehind = metaBehind;
-    if (tail) ctx.cache.put(this.#owner, tail.segment, tail.value);
+    this.#metaBehind = loaded?.metaBehind ?? false;
+    this.#revision = loaded?.revision ?? 0;
+    if (loaded?.tail) ctx.cache.put(this.#owner, loaded.tail.segment, loaded.tail.value);
   }
 
   get conversation(): Conversation {
@@ -107,7 +118,11 @@ export class LowdbConversationHandle extends QueuedConversationHandle implements
   /** The journal's file opens now, off the approval's path (see ConversationHandle.prepareReplaces). */
   prepareReplaces(): void {
     if (this.retiredReason !== null) return;
-    this.#journal.open().catch(() => undefined); // the first append tries again, and reports
+    this.#journal.hold().catch(() => undefined); // the first append tries again, and reports
+  }
+
+  gather(): void {
+    this.#queue.gather();
   }
 
   async readRecords(from = 0, to = Number.POSITIVE_INFINITY): Promise<ConversationRecord[]> {
@@ -197,7 +212,7 @@ export class LowdbConversationHandle extends QueuedConversationHandle implements
     if (flush) await this.#compactJournal().then(() => this.#journal.clear()).catch(() => undefined);
     await this.#journal.close();
     if (flush && this.#metaBehind) {
-      await this.#meta.write(this.#metaData(this.#state)).then(
+      await this.#writeMeta(this.#state).then(
         () => (this.#metaBehind = false),
         () => undefined,
       );
@@ -250,7 +265,7 @@ export class LowdbConversationHandle extends QueuedConversationHandle implements
       const openRound = await this.#scanOpenRound(segmentCounts, segment, records);
       const conversation = { ...state.meta.conversation, recordCount: from, updatedAt: new Date().toISOString() };
       next = stateOf({ meta: { ...state.meta, conversation }, segmentCounts, lastSegmentBytes: recordsBytes(records), openRound });
-      await this.#meta.write(this.#metaData(next));
+      await this.#writeMeta(next);
       this.#metaBehind = false;
       this.#truncating = true;
       for (let s = counts.length - 1; s > segment; s--) await rm(join(this.#ctx.dir, segmentFileName(s)), { force: true });
@@ -278,7 +293,27 @@ export class LowdbConversationHandle extends QueuedConversationHandle implements
       for (const item of group) item.resolve();
       return;
     }
-    await settleGroup(group, () => this.#meta.write(this.#metaData(next)), () => this.#adoptMeta(next));
+    const last = next.segmentCounts.length - 1;
+    if (this.#journals(last)) {
+      const meta = this.#metaData(next, this.#revision + 1);
+      const text = ConversationJournal.line(last, [], meta);
+      if (this.#journal.hasRoom(text.length)) {
+        this.#revision++;
+        await settleGroup(group, () => this.#journal.append(last, [], meta, text, next.openRound.length > 0), () => this.#adoptMeta(next));
+        return;
+      }
+    }
+    await settleGroup(group, () => this.#writeMeta(next), () => this.#adoptMeta(next));
+  }
+
+  /** Whether a write of segment `target` (and the metadata) can be a journal line: the last segment, one there is. */
+  #journals(target: number): boolean {
+    return target >= 0 && target === this.#state.segmentCounts.length - 1 && (this.#journal.segment < 0 || this.#journal.segment === target);
+  }
+
+  /** meta.json written whole, with the next revision. */
+  #writeMeta(state: HandleState): Promise<void> {
+    return this.#meta.write(this.#metaData(state, ++this.#revision));
   }
 
   #adoptMeta(next: HandleState): void {
@@ -318,7 +353,8 @@ export class LowdbConversationHandle extends QueuedConversationHandle implements
     }
 
     const isLast = target >= lastIndex;
-    const records = base.records.slice(0, counts[target] ?? 0);
+    const baseCount = counts[target] ?? 0;
+    const records = base.records.slice(0, baseCount);
     const positions = new Map(records.map((record, i) => [record.id, i]));
     const openIds = new Set(state.openRound.map((call) => call.record.id));
     let bytes = base.bytes;
@@ -385,7 +421,19 @@ export class LowdbConversationHandle extends QueuedConversationHandle implements
         lastSegmentBytes: isLast ? lastBytes : state.lastSegmentBytes,
         openRound: round,
       });
-      await this.#writeRecords(target, lastIndex, records, replaced, appended > 0);
+    } catch (error) {
+      for (const item of group) item.reject(error);
+      return;
+    }
+    // The records the group replaced that were there before it (final values); those it appended follow them in a line.
+    const replacedBefore: ConversationRecord[] = [];
+    for (const record of replaced.values()) if (positions.get(record.id)! < baseCount) replacedBefore.push(record);
+    if (this.#journals(target)) {
+      const changed = appended > 0 ? [...replacedBefore, ...records.slice(baseCount)] : replacedBefore;
+      if (await this.#journalRecords(queue, group, next, target, changed, appended > 0, { records, bytes })) return;
+    }
+    try {
+      await this.#writeRecords(target, lastIndex, records, replacedBefore);
     } catch (error) {
       for (const item of group) item.reject(error);
       return;
@@ -396,10 +444,12 @@ export class LowdbConversationHandle extends QueuedConversationHandle implements
     const riders: Queued<Op>[] = [];
     if (appended > 0) while (queue.length > 0 && isMetaOp(queue[0].op)) riders.push(queue.shift()!);
     let adopted = next;
-    if (appended > 0 || this.#metaBehind) {
+    // The journal's metadata, newer than meta.json's, goes only once meta.json holds what it held.
+    const journaled = target >= lastIndex && this.#journal.segment >= 0;
+    if (appended > 0 || this.#metaBehind || (journaled && this.#journal.meta !== null)) {
       const withRiders = riders.length > 0 ? withMetaOps(next, riders) : null;
       let failure: unknown;
-      this.#metaBehind = await this.#meta.write(this.#metaData(withRiders ?? next)).then(
+      this.#metaBehind = await this.#writeMeta(withRiders ?? next).then(
         () => false,
         (error: unknown) => {
           failure = error;
@@ -413,6 +463,9 @@ export class LowdbConversationHandle extends QueuedConversationHandle implements
         else item.resolve();
       }
     }
+    // Its lines now hold the segment's own values and metadata no newer than meta.json's (or, after a failed cut-off,
+    // nothing acknowledged); a failure to empty it leaves lines load applies again to the same result.
+    if (journaled && !this.#metaBehind) await this.#journal.clear().catch(() => undefined);
     this.#state = adopted;
     this.#epoch++;
     this.#ctx.cache.put(this.#owner, target, { records, bytes });
@@ -420,43 +473,79 @@ export class LowdbConversationHandle extends QueuedConversationHandle implements
   }
 
   /**
-   * Make a group's records durable: replaces alone of the last segment are
-   * appended to the journal; anything else writes the segment whole. The
-   * order of the journal's rules (lowdb-replace-journal.ts): a segment newer
-   * than the journal's starts only once the journal is emptied; the journal's
-   * own segment, written whole, has its replaces journaled first and the
-   * journal emptied after.
+   * A group of the last segment written as one journal line, with the
+   * metadata changes queued behind it (a turn's usage totals and run state,
+   * queued in the same event-loop turn as its record: see
+   * ConversationHandle.gather). False, with nothing taken or written, when
+   * the line would take the journal past its bound.
    */
-  async #writeRecords(
+  async #journalRecords(
+    queue: Queued<Op>[],
+    group: readonly Queued<Op>[],
+    next: HandleState,
     target: number,
-    lastIndex: number,
-    records: ConversationRecord[],
-    replaced: ReadonlyMap<string, ConversationRecord>,
+    changed: readonly ConversationRecord[],
     appended: boolean,
-  ): Promise<void> {
+    segment: CachedSegment,
+  ): Promise<boolean> {
+    const riders: Queued<Op>[] = [];
+    while (queue.length > 0 && isMetaOp(queue[0].op)) riders.push(queue.shift()!);
+    const adopted = riders.length > 0 ? withMetaOps(next, riders) : next;
+    const meta = appended || adopted !== next || this.#metaBehind ? this.#metaData(adopted, this.#revision + 1) : null;
+    const text = ConversationJournal.line(target, changed, meta);
+    if (!this.#journal.hasRoom(text.length)) {
+      queue.unshift(...riders);
+      return false;
+    }
+    if (meta) this.#revision++;
+    try {
+      await this.#journal.append(target, changed, meta, text, adopted.openRound.length > 0);
+    } catch (error) {
+      for (const item of group) item.reject(error);
+      for (const item of riders) item.reject(error);
+      return true;
+    }
+    if (meta) this.#metaBehind = false;
+    this.#state = adopted;
+    this.#epoch++;
+    this.#ctx.cache.put(this.#owner, target, segment);
+    for (const item of group) item.resolve();
+    for (const item of riders) item.resolve();
+    return true;
+  }
+
+  /**
+   * Write a group's segment whole (the journal had no room for it, or it is
+   * not the last segment). The order of the journal's rules
+   * (lowdb-journal.ts): a segment newer than the journal's starts only once
+   * the journal is emptied; the journal's own segment, written whole, has the
+   * group's records journaled first (the caller empties the journal once
+   * meta.json is written too).
+   */
+  async #writeRecords(target: number, lastIndex: number, records: ConversationRecord[], replacedBefore: readonly ConversationRecord[]): Promise<void> {
     const journal = this.#journal;
     if (target > lastIndex) await this.#compactJournal();
-    if (target === lastIndex && replaced.size > 0) {
-      const text = ReplaceJournal.lines(target, replaced.values());
-      if (!appended && journal.hasRoom(text.length)) {
-        await journal.append(target, [...replaced.values()], text);
-        return;
-      }
-      if (journal.segment === target) await journal.append(target, [...replaced.values()], text);
+    // Only records there before the group: a crash before the segment write must not leave the group's appends in a line.
+    if (target === lastIndex && journal.segment === target && replacedBefore.length > 0) {
+      await journal.append(target, replacedBefore, null, ConversationJournal.line(target, replacedBefore, null), true);
     }
     // A LowdbFile per write is safe: this queue is the only writer of the conversation's files.
     await new LowdbFile<SegmentData>(join(this.#ctx.dir, segmentFileName(target))).write({ records });
-    // Its lines now hold the segment's own values (or, after a failed cut-off, nothing acknowledged).
-    if (target >= lastIndex) await journal.clear().catch(() => undefined);
   }
 
-  /** Write the journal's segment whole (its committed records) and empty the journal. */
+  /** Write the journal's segment (its committed records) and meta.json whole, as far as it holds either, and empty the journal. */
   async #compactJournal(): Promise<void> {
     const segment = this.#journal.segment;
     if (segment < 0) return;
-    const count = this.#state.segmentCounts[segment];
-    const { records } = await this.#segment(segment, count);
-    await new LowdbFile<SegmentData>(join(this.#ctx.dir, segmentFileName(segment))).write({ records: records.slice(0, count) });
+    if (this.#journal.hasRecords) {
+      const count = this.#state.segmentCounts[segment];
+      const { records } = await this.#segment(segment, count);
+      await new LowdbFile<SegmentData>(join(this.#ctx.dir, segmentFileName(segment))).write({ records: records.slice(0, count) });
+    }
+    if (this.#journal.meta !== null) {
+      await this.#writeMeta(this.#state);
+      this.#metaBehind = false;
+    }
     await this.#journal.clear();
   }
 
@@ -520,21 +609,20 @@ export class LowdbConversationHandle extends QueuedConversationHandle implements
       throw new Error(`records of ${name} were taken back (conversation.rewind) while they were being read`);
     }
     if (!read.ok) throw this.#ctx.damaged(read.problem);
-    if (read.data.records.length < count) {
-      throw this.#ctx.damaged(`${name} holds ${read.data.records.length} records, ${count} were stored in it`);
-    }
-    // The file lacks the replaces the journal holds for it.
-    const records = segment === this.#journal.segment ? applyJournal(read.data.records, this.#journal.records) : read.data.records;
-    return { records, bytes: read.bytes };
+    // The file lacks the changes the journal holds for it.
+    const records = segment === this.#journal.segment ? overlay(read.data.records, this.#journal.content) : read.data.records;
+    if (records.length < count) throw this.#ctx.damaged(`${name} holds ${records.length} records, ${count} were stored in it`);
+    return { records, bytes: records === read.data.records ? read.bytes : recordsBytes(records) + records.length + SEGMENT_OVERHEAD };
   }
 
-  #metaData(state: HandleState): MetaData {
+  #metaData(state: HandleState, revision: number): MetaData {
     return {
       version: 1,
       conversation: state.meta.conversation,
       seqReserved: state.meta.seqReserved,
       segments: [...state.segmentCounts],
       ...(state.meta.runState ? { runState: state.meta.runState } : {}),
+      revision,
     };
   }
 }

@@ -13,7 +13,7 @@ import {
   type MetaData,
   type SegmentData,
 } from "./lowdb-file-checks.js";
-import { JOURNAL_FILE, applyJournal, readJournal, type JournalContent } from "./lowdb-replace-journal.js";
+import { JOURNAL_FILE, overlay, readJournal, revisionOf, type JournalContent } from "./lowdb-journal.js";
 import type { CachedSegment } from "./segment-cache.js";
 import { asStoreFileError, errorCode, isTransientIoError } from "./store-file-error.js";
 
@@ -46,8 +46,10 @@ export type LoadOutcome =
       tail: { segment: number; value: CachedSegment } | null;
       /** meta.json counts fewer records than the segments hold: the next meta write must fix it. */
       metaBehind: boolean;
-      /** Replaces of the last segment its file does not hold yet (lowdb-replace-journal.ts). */
+      /** Changes of the last segment and metadata its files do not hold yet (lowdb-journal.ts). */
       journal: JournalContent | null;
+      /** The newest metadata revision on disk: the next write's is one higher. */
+      revision: number;
     }
   | { ok: false; problem: string };
 
@@ -67,11 +69,13 @@ export type LoadOutcome =
  *
  * Segments are written before meta, so a crash can leave more records than
  * meta counts: normal, the segments win. Fewer means records were lost.
+ * The metadata is meta.json's, or the journal's last line's when that is
+ * newer; the journal's records are laid over the last segment.
  */
 export async function loadConversation(dir: string, id: string, fullCheckSegments: number): Promise<LoadOutcome> {
   const metaRead = await readJsonFile<MetaData>(join(dir, META_FILE), META_FILE, checkMeta);
   if (!metaRead.ok) return metaRead;
-  const meta = metaRead.data;
+  let meta = metaRead.data;
   if (meta.conversation.id !== id) return { ok: false, problem: `${META_FILE} describes conversation ${meta.conversation.id}` };
 
   let names: string[];
@@ -88,6 +92,12 @@ export async function loadConversation(dir: string, id: string, fullCheckSegment
   const journalRead = await readJournal(join(dir, JOURNAL_FILE), segmentTotal - 1);
   if (!journalRead.ok) return journalRead;
   const journal = journalRead.content;
+  const revision = Math.max(revisionOf(meta), journal?.meta ? revisionOf(journal.meta) : 0);
+  // The journal's metadata is newer than meta.json unless meta.json was written after it (see lowdb-journal.ts).
+  if (journal?.meta && revisionOf(journal.meta) > revisionOf(meta)) {
+    if (journal.meta.conversation.id !== id) return { ok: false, problem: `${JOURNAL_FILE} describes conversation ${journal.meta.conversation.id}` };
+    meta = journal.meta;
+  }
 
   // Segments whose counts meta.json vouches for, and which need no reading now.
   const known = meta.segments ?? [];
@@ -101,12 +111,14 @@ export async function loadConversation(dir: string, id: string, fullCheckSegment
     const name = segmentFileName(segment);
     const file = await readJsonFile<SegmentData>(join(dir, name), name, checkSegment);
     if (!file.ok) return file.problem;
-    const records = journal && segment === journal.segment ? applyJournal(file.data.records, journal.records) : file.data.records;
+    const records = journal && segment === journal.segment ? overlay(file.data.records, journal) : file.data.records;
     for (const record of records) {
       if (ids.has(record.id)) return `record id ${record.id} appears twice (in ${name})`;
       ids.add(record.id);
     }
-    if (segment === segmentTotal - 1) last = { segment, value: { records, bytes: file.bytes }, records };
+    // The cache's measure of a segment: its file's size, or what the journal's records make it.
+    const bytes = records === file.data.records ? file.bytes : recordsBytes(records) + records.length + 16;
+    if (segment === segmentTotal - 1) last = { segment, value: { records, bytes }, records };
     return records;
   };
 
@@ -168,6 +180,7 @@ export async function loadConversation(dir: string, id: string, fullCheckSegment
     tail: tail && { segment: tail.segment, value: tail.value },
     metaBehind: total !== counted,
     journal,
+    revision,
   };
 }
 

@@ -33,6 +33,12 @@ export interface MetaData {
   segments?: number[];
   /** Last error, last generation's outcome, auto-confirm budget. Absent in files of earlier versions. */
   runState?: RunState;
+  /**
+   * One more with every metadata write, to meta.json or to a journal line
+   * (lowdb-journal.ts): of the two, the higher is the newer. Absent (0) in
+   * files of earlier versions.
+   */
+  revision?: number;
 }
 
 export interface SegmentData {
@@ -91,6 +97,7 @@ export function checkMeta(data: unknown): string | null {
   const count = conversation.recordCount;
   if (typeof count !== "number" || !Number.isInteger(count) || count < 0) return "conversation.recordCount is not a count";
   if (!isObject(conversation.settings)) return "conversation.settings is not an object";
+  if (data.revision !== undefined && !(Number.isSafeInteger(data.revision) && (data.revision as number) >= 0)) return "revision is not a count";
   const segments = data.segments;
   if (segments !== undefined) {
     if (!Array.isArray(segments) || !segments.every((n) => Number.isInteger(n) && n >= 0)) return "segments is not a list of counts";

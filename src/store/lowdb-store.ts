@@ -23,6 +23,7 @@ import { selectPage, toPage } from "./list-page.js";
 import { assetBytesOnDisk } from "./lowdb-assets.js";
 import { LowdbConversationHandle, type HandleContext } from "./lowdb-conversation-handle.js";
 import { jsonSize, loadConversation, stateOf } from "./lowdb-conversation-load.js";
+import { JOURNAL_FILE, newestMeta } from "./lowdb-journal.js";
 import { META_FILE, checkMeta, quickCheckConversation, readJsonFile, type MetaData } from "./lowdb-file-checks.js";
 import { LowdbFile } from "./lowdb-file.js";
 import { ConversationIndex } from "./lowdb-index.js";
@@ -41,14 +42,16 @@ import { ConversationExistsError } from "./conversation-exists-error.js";
  *     index.json                         [{id, createdAt, parentConversationId?}], rewritten on create/delete only
  *     conversations/<id>/meta.json       conversation, seqReserved, records per segment
  *     conversations/<id>/records-000000.json, records-000001.json, …
- *     conversations/<id>/replaced.jsonl  replaces of the last segment's records not yet in it (lowdb-replace-journal.ts)
+ *     conversations/<id>/replaced.jsonl  the journal: changes of the last segment and metadata not yet in them (lowdb-journal.ts)
  *     conversations/<id>/assets/…         uploaded images (lowdb-assets.ts)
  *
  * lowdb rewrites a whole file per write, so records are split into segments
- * and an append rewrites only the last segment and the small meta file: its
- * cost is bounded by the segment size, not by the conversation's length. A
- * segment closes at `segmentSize` records or when the next record would
- * bring it over `segmentBytes` of JSON, whichever comes first.
+ * and a write of them rewrites only the last segment and the small meta
+ * file: its cost is bounded by the segment size, not by the conversation's
+ * length. A segment closes at `segmentSize` records or when the next record
+ * would bring it over `segmentBytes` of JSON, whichever comes first. Most
+ * writes rewrite neither: they are a line appended to the journal, until it
+ * holds `journalBytes`.
  *
  * Segments are the truth for records (meta's recordCount is recomputed on
  * load), and a segment is written only after the previous one is durable, so
@@ -63,6 +66,11 @@ export interface LowdbStoreOptions {
   segmentSize?: number;
   /** A segment takes no further record that would bring its JSON over this many bytes (a single larger record gets a segment of its own). Default 128 KiB. */
   segmentBytes?: number;
+  /**
+   * Bytes a conversation's journal (lowdb-journal.ts) holds before its last segment and meta.json are
+   * written whole again. Default: segmentBytes. 0: no journal, every change rewrites its files.
+   */
+  journalBytes?: number;
   /** Budget of the segment cache shared by all loaded conversations, in JSON bytes. Default: the configuration's limits.storeCacheBytes. */
   cacheBytes?: number;
   /**
@@ -106,6 +114,7 @@ export class LowdbConversationStore implements ConversationStore {
   readonly #dataDir: string;
   readonly #segmentSize: number;
   readonly #segmentBytes: number;
+  readonly #journalBytes: number;
   readonly #checkConcurrency: number;
   readonly #fullCheckSegments: number;
   readonly #warn: (message: string) => void;
@@ -136,6 +145,7 @@ export class LowdbConversationStore implements ConversationStore {
     this.#dataDir = resolve(dataDir);
     this.#segmentSize = positiveInt(options.segmentSize, DEFAULT_SEGMENT_SIZE, "segmentSize");
     this.#segmentBytes = positiveInt(options.segmentBytes, DEFAULT_SEGMENT_BYTES, "segmentBytes");
+    this.#journalBytes = options.journalBytes === 0 ? 0 : positiveInt(options.journalBytes, this.#segmentBytes, "journalBytes");
     this.#checkConcurrency = positiveInt(options.checkConcurrency, DEFAULT_CHECK_CONCURRENCY, "checkConcurrency");
     this.#fullCheckSegments = positiveInt(options.fullCheckSegments, DEFAULT_FULL_CHECK_SEGMENTS, "fullCheckSegments");
     this.#cache = new SegmentCache(positiveInt(options.cacheBytes, DEFAULT_CACHE_BYTES, "cacheBytes"));
@@ -254,7 +264,7 @@ export class LowdbConversationStore implements ConversationStore {
       lastSegmentBytes: 0,
       openRound: [],
     });
-    const handle = new LowdbConversationHandle(this.#context(id), state, null, false);
+    const handle = new LowdbConversationHandle(this.#context(id), state, null);
     this.#handles.set(id, handle);
     return handle;
   }
@@ -278,7 +288,7 @@ export class LowdbConversationStore implements ConversationStore {
     if (!outcome.ok) throw this.#damagedError(id, outcome.problem);
     if (this.#state !== "open" || !this.#index?.has(id) || this.#deleting.has(id)) return undefined;
     this.#damaged.forget(id);
-    const handle = new LowdbConversationHandle(this.#context(id), outcome.state, outcome.tail, outcome.metaBehind, outcome.journal);
+    const handle = new LowdbConversationHandle(this.#context(id), outcome.state, outcome);
     this.#handles.set(id, handle);
     return handle;
   }
@@ -309,9 +319,11 @@ export class LowdbConversationStore implements ConversationStore {
     let problem: string;
     if (read.ok) {
       if (read.data.conversation.id === id) {
+        // A crash may have left newer metadata in the journal.
+        const { conversation } = await newestMeta(join(this.#dir(id), JOURNAL_FILE), read.data);
         // Not if it was loaded or deleted meanwhile: the handle, or nothing, is the truth then.
-        if (!this.#handles.has(id) && this.#index?.has(id)) this.#metas.set(id, read.data.conversation, jsonSize(read.data.conversation));
-        return read.data.conversation;
+        if (!this.#handles.has(id) && this.#index?.has(id)) this.#metas.set(id, conversation, jsonSize(conversation));
+        return conversation;
       }
       problem = `${META_FILE} describes conversation ${read.data.conversation.id}`;
     } else {
@@ -400,6 +412,7 @@ export class LowdbConversationStore implements ConversationStore {
       cache: this.#cache,
       segmentSize: this.#segmentSize,
       segmentBytes: this.#segmentBytes,
+      journalBytes: this.#journalBytes,
       damaged: (problem) => this.#damagedError(id, problem),
       reserveAssetBytes: async (bytes, replacedBytes) => {
         await this.#assetsCounted;

@@ -4,7 +4,7 @@
  * when the call does not run; an approved call runs in what was prepared.
  * Linux: the held process is found by its command line in /proc.
  */
-import { existsSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readlinkSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -83,18 +83,30 @@ it.runIf(process.platform === "linux")("runs an approved call in the held proces
   expect(existsSync(marker)).toBe(true);
 });
 
-it.runIf(process.platform === "linux")("has the store ready for the approved call's records while it waits, and leaves no file after the round", async () => {
+it.runIf(process.platform === "linux")("has the store ready for the approved call's records while it waits, and holds no file open after the round", async () => {
   const { id, events, generationId, toolCallId } = await offered("true");
-  // The lowdb store's replace journal is opened ahead (ConversationHandle.prepareReplaces): storing the call as
+  // The lowdb store's journal is opened ahead (ConversationHandle.prepareReplaces): storing the call as
   // executing, the approval's first step, is then one write.
   const journal = join(server.dataDir, "conversations", id, "replaced.jsonl");
-  await expect.poll(() => existsSync(journal)).toBe(true);
+  await expect.poll(() => openHere(journal)).toBe(true);
   await client.tool.confirm({ conversationId: id, toolCallId, action: "confirm" });
   await events.waitForEnd(generationId);
   expect(events.of("tool_completed")).toHaveLength(1);
-  // The reply after the result was appended: the replaces are in the segment, the journal gone.
-  expect(existsSync(journal)).toBe(false);
+  // The reply after the result closed the round: the journal keeps its lines, but no descriptor.
+  expect(existsSync(journal)).toBe(true);
+  expect(openHere(journal)).toBe(false);
 });
+
+/** Whether this process (the server runs in it) has `path` open. */
+function openHere(path: string): boolean {
+  return readdirSync("/proc/self/fd").some((fd) => {
+    try {
+      return readlinkSync(join("/proc/self/fd", fd)) === path;
+    } catch {
+      return false; // closed meanwhile
+    }
+  });
+}
 
 it.runIf(process.platform === "linux")("holds at most four processes for one round", async () => {
   const token = join(workDir, "round-of-six");

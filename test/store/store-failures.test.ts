@@ -74,7 +74,12 @@ async function expectStoreFileError(promise: Promise<unknown>): Promise<StoreFil
   return error as StoreFileError;
 }
 
-/** A conversation with an open round, so every reader has something to show. */
+/**
+ * A conversation with an open round, so every reader has something to show;
+ * unloaded and loaded again, so its journal (lowdb-journal.ts) is emptied
+ * into its files and the next change is the journal's first line: on a full
+ * tmpfs, an append to a journal whose last page has room would succeed.
+ */
 async function seeded(store: LowdbConversationStore): Promise<ConversationHandle> {
   const handle = await store.create(conversation("c1"));
   await handle.append(userMessage(1));
@@ -82,7 +87,8 @@ async function seeded(store: LowdbConversationStore): Promise<ConversationHandle
   await handle.append(toolCall(3, "pending", null));
   await handle.update({ ...handle.conversation, title: "before" });
   await handle.reserveSeq(10);
-  return handle;
+  await store.unload("c1");
+  return (await store.get("c1"))!;
 }
 
 const failures = [
@@ -181,9 +187,11 @@ describe.skipIf(!diskSupport.full)("on a full disk at start", () => {
 /**
  * One file of a conversation made unwritable while the rest of the disk
  * works: a directory where steno puts its temp file fails that write at once
- * (EISDIR). This splits "segment written" from "meta written".
+ * (EISDIR). This splits "segment written" from "meta written", which happens
+ * when a change is written whole (no journal here: journalBytes 0).
  */
 describe("when one file cannot be written", () => {
+  const openStore = (options?: LowdbStoreOptions) => storeDir.open({ journalBytes: 0, ...options });
   const dir = () => join(storeDir.path, "conversations", "c1");
   const block = (file: string) => mkdir(join(dir(), `.${file}.tmp`, "blocker"), { recursive: true });
   const unblock = (file: string) => rm(join(dir(), `.${file}.tmp`), { recursive: true, force: true });

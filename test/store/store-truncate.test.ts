@@ -15,9 +15,13 @@ const ids = (n: number) => range(n).map((i) => message(i).id);
 
 /** A conversation of 10 records in segments of 4, truncated to 2, with the segment files from before the truncation saved aside. */
 async function truncatedWithOldSegments(id: string): Promise<{ folder: string; saved: string; names: string[] }> {
+  const first = await dir.open({ segmentSize: 4 });
+  const created = await first.create(conversation(id));
+  for (const n of range(10)) await created.append(message(n));
+  // Closed and opened again: the journal's records are written into the segment files saved below.
+  await dir.close(first);
   const store = await dir.open({ segmentSize: 4 });
-  const handle = await store.create(conversation(id));
-  for (const n of range(10)) await handle.append(message(n));
+  const handle = (await store.get(id))!;
   const folder = dir.conversation(id);
   const names = (await readdir(folder)).filter((name) => name.startsWith("records-")).sort();
   expect(names).toHaveLength(3);

@@ -137,9 +137,10 @@ describe("LowdbConversationStore", () => {
     }
     const files = (await readdir(conversationDir("seg"))).filter((f) => f.startsWith("records-")).sort();
     expect(files).toEqual(["records-000000.json", "records-000001.json", "records-000002.json", "records-000003.json"]);
+    // The last segment's later records are lines of its journal until the store closes.
+    await closeStore(store);
     const lastSegment = JSON.parse(await readFile(join(conversationDir("seg"), files[3]), "utf8"));
     expect(lastSegment.records.map((r: ConversationRecord) => r.id)).toEqual(["m30", "m31", "m32", "m33", "m34"]);
-    await closeStore(store);
 
     const reopened = await openStore({ segmentSize: 10 });
     const again = (await reopened.get("seg"))!;
@@ -147,6 +148,8 @@ describe("LowdbConversationStore", () => {
     expect(again.conversation.recordCount).toBe(35);
     // Appending after reload continues in the partial last segment.
     await again.append(message(35));
+    expect((await readdir(conversationDir("seg"))).filter((f) => f.startsWith("records-"))).toHaveLength(4);
+    await closeStore(reopened);
     const tail = JSON.parse(await readFile(join(conversationDir("seg"), "records-000003.json"), "utf8"));
     expect(tail.records).toHaveLength(6);
   });

@@ -1,10 +1,11 @@
 /**
- * The lowdb store's replace journal (src/store/lowdb-replace-journal.ts):
- * replaces of the last segment are appended to replaced.jsonl instead of
- * rewriting the segment. What is on disk at any moment — copied while the
- * store still runs, which is what a crash leaves — loads as the state the
- * store acknowledged: the journal's lines over the segment, a half-written
- * last line cut off, nothing older winning over something newer.
+ * The lowdb store's journal (src/store/lowdb-journal.ts): appends and
+ * replaces of the last segment's records, and metadata changes, are lines
+ * appended to replaced.jsonl instead of rewritten segment and meta files.
+ * What is on disk at any moment — copied while the store still runs, which
+ * is what a crash leaves — loads as the state the store acknowledged: the
+ * journal's lines over the segment, a half-written last line cut off,
+ * nothing older winning over something newer.
  */
 import { appendFile, cp, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -12,7 +13,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { ToolCallRecord } from "../../protocol/index.js";
 import { ConversationDamagedError } from "../../src/store/conversation-store.js";
-import { ReplaceJournal } from "../../src/store/lowdb-replace-journal.js";
+import { ConversationJournal } from "../../src/store/lowdb-journal.js";
 import { LowdbConversationStore, type LowdbStoreOptions } from "../../src/store/lowdb-store.js";
 import { useStoreDir } from "../harness/store-dir.js";
 import { assistantMessage, conversation, toolCall, userMessage } from "../harness/store-records.js";
@@ -77,14 +78,15 @@ function statusOf(records: readonly { id: string; type: string }[], id = "t3"): 
   return (records.find((r) => r.id === id) as ToolCallRecord | undefined)?.status;
 }
 
-describe("replaces of the last segment", () => {
+describe("appends and replaces of the last segment", () => {
   it("are appended to the journal, the segment untouched, and a crash copy loads them", async () => {
     const { handle } = await withPendingCall();
     await handle.replaceRecord(toolCall(3, "executing", null));
     await handle.replaceRecord(toolCall(3, "completed", "done"));
 
-    expect(statusOf(await segmentRecords(storeDir.path))).toBe("pending");
-    expect(await journalLines(storeDir.path)).toHaveLength(2);
+    // The first record started the segment (written whole); the two appends after it and the two replaces are lines.
+    expect((await segmentRecords(storeDir.path)).map((r) => r.id)).toEqual(["m1"]);
+    expect(await journalLines(storeDir.path)).toHaveLength(4);
     expect(statusOf(await handle.readRecords())).toBe("completed");
 
     const { store } = await crashCopy();
@@ -98,7 +100,8 @@ describe("replaces of the last segment", () => {
     // A cache too small to keep any segment: every read goes to the file.
     const { handle } = await withPendingCall({ cacheBytes: 1 });
     await handle.replaceRecord(toolCall(3, "completed", "done"));
-    expect(statusOf(await segmentRecords(storeDir.path))).toBe("pending");
+    expect(statusOf(await segmentRecords(storeDir.path))).toBeUndefined();
+    expect((await handle.readRecords()).map((r) => r.id)).toEqual(["m1", "m2", "t3"]);
     expect(statusOf(await handle.readRecords())).toBe("completed");
     expect((await handle.findToolCall("call_3"))?.status).toBe("completed");
   });
@@ -106,7 +109,7 @@ describe("replaces of the last segment", () => {
   it("past the segment bound, write the segment whole instead: the journal never holds more than a segment rewrite costs", async () => {
     const { handle } = await withPendingCall({ segmentBytes: 8 * 1024 });
     await handle.replaceRecord(toolCall(3, "executing", null));
-    expect(await journalLines(storeDir.path)).toHaveLength(1);
+    expect(await journalLines(storeDir.path)).toHaveLength(3);
     // A result larger than the bound: the segment is written whole and the journal emptied.
     await handle.replaceRecord(toolCall(3, "completed", "x".repeat(10 * 1024)));
     expect(statusOf(await segmentRecords(storeDir.path))).toBe("completed");
@@ -115,29 +118,50 @@ describe("replaces of the last segment", () => {
     expect(statusOf(await (await store.get("c1"))!.readRecords())).toBe("completed");
   });
 
-  it("go into the segment with the next append, and the journal is emptied", async () => {
+  it("and the metadata after them are one line per write; a crash copy loads the records in order and the newest metadata", async () => {
     const { handle } = await withPendingCall();
-    await handle.replaceRecord(toolCall(3, "completed", "done"));
-    await handle.append(assistantMessage(4));
-    expect(statusOf(await segmentRecords(storeDir.path))).toBe("completed");
-    await expect(stat(journalPath(storeDir.path))).rejects.toMatchObject({ code: "ENOENT" });
+    const before = (await journalLines(storeDir.path)).length;
+    // A turn's end: the reply's record, its usage totals and run state, asked for in one event-loop turn.
+    handle.gather!();
+    const writes = [
+      handle.replaceRecord(toolCall(3, "completed", "done")),
+      handle.append(assistantMessage(4)),
+      handle.update({ ...handle.conversation, title: "after the turn" }),
+      handle.reserveSeq(40),
+    ];
+    await Promise.all(writes);
+    const lines = (await journalLines(storeDir.path)).slice(before).map((line) => JSON.parse(line));
+    expect(lines).toHaveLength(1);
+    expect(lines[0].records.map((r: { id: string }) => r.id)).toEqual(["t3", "m4"]);
+    expect(lines[0].meta).toMatchObject({ conversation: { title: "after the turn", recordCount: 4 }, seqReserved: 40, segments: [4] });
+    expect((await segmentRecords(storeDir.path)).map((r) => r.id)).toEqual(["m1"]);
+
     const { store } = await crashCopy();
-    expect((await (await store.get("c1"))!.readRecords()).map((r) => r.id)).toEqual(["m1", "m2", "t3", "m4"]);
+    const again = (await store.get("c1"))!;
+    expect((await again.readRecords()).map((r) => r.id)).toEqual(["m1", "m2", "t3", "m4"]);
+    expect(statusOf(await again.readRecords())).toBe("completed");
+    expect(again.openToolCalls).toEqual([]);
+    expect(again.conversation).toMatchObject({ title: "after the turn", recordCount: 4 });
+    expect(again.seqReserved).toBe(40);
   });
 
   it("written whole with the segment are journaled first: a crash before the journal is emptied loads the newest value", async () => {
     const { handle } = await withPendingCall();
     await handle.replaceRecord(toolCall(3, "executing", null));
-    // The crash comes after the segment write, before the journal is emptied.
-    vi.spyOn(ReplaceJournal.prototype, "clear").mockRejectedValue(new Error("crashed before this"));
-    // One group: a replace of the journaled call and an append, so the segment is written whole.
+    // The crash comes after the segment and meta.json writes, before the journal is emptied.
+    vi.spyOn(ConversationJournal.prototype, "clear").mockRejectedValue(new Error("crashed before this"));
+    // The journal has no room for the next group: the segment is written whole.
+    vi.spyOn(ConversationJournal.prototype, "hasRoom").mockReturnValue(false);
     await Promise.all([handle.replaceRecord(toolCall(3, "completed", "done")), handle.append(userMessage(4))]);
     expect(statusOf(await segmentRecords(storeDir.path))).toBe("completed");
+    await handle.update({ ...handle.conversation, title: "in meta.json" });
 
     const { store } = await crashCopy();
     const again = (await store.get("c1"))!;
     expect(statusOf(await again.readRecords())).toBe("completed");
     expect(again.recordCount).toBe(4);
+    // meta.json, written after the journal's last metadata line, is the newer (its revision is higher).
+    expect(again.conversation.title).toBe("in meta.json");
   });
 
   it("are written into their segment before a new segment starts", async () => {
@@ -148,7 +172,7 @@ describe("replaces of the last segment", () => {
     expect(await journalLines(storeDir.path)).toEqual([]);
     await handle.append(toolCall(5, "pending", null, "call_5"));
     await handle.replaceRecord(toolCall(5, "completed", "five", "call_5"));
-    expect((await journalLines(storeDir.path)).map((line) => JSON.parse(line).segment)).toEqual([1]);
+    expect((await journalLines(storeDir.path)).map((line) => JSON.parse(line).segment)).toEqual([1, 1]);
 
     const { store } = await crashCopy({ segmentSize: 3 });
     const records = await (await store.get("c1"))!.readRecords();
@@ -189,7 +213,7 @@ describe("prepareReplaces", () => {
     handle.prepareReplaces!();
     await expect.poll(() => stat(journalPath(storeDir.path)).then(() => true, () => false)).toBe(true);
     await handle.replaceRecord(toolCall(3, "executing", null));
-    expect(await journalLines(storeDir.path)).toHaveLength(1);
+    expect(await journalLines(storeDir.path)).toHaveLength(3);
     const { store: copy } = await crashCopy();
     expect(statusOf(await (await copy.get("c1"))!.readRecords())).toBe("executing");
 
@@ -241,8 +265,9 @@ describe("a journal a crash left", () => {
   });
 
   it("that is empty (the crash came right after its file was created) changes nothing", async () => {
-    await withPendingCall();
-    // No file before the round's first replace, none after the journal is emptied.
+    const { store } = await withPendingCall();
+    // A clean close empties the journal into the files: none is left.
+    await storeDir.close(store);
     await expect(stat(journalPath(storeDir.path))).rejects.toMatchObject({ code: "ENOENT" });
     const dir = await copyOfDataDir();
     await writeFile(journalPath(dir), "");
@@ -250,5 +275,70 @@ describe("a journal a crash left", () => {
     expect(statusOf(await again.readRecords())).toBe("pending");
     await again.replaceRecord(toolCall(3, "completed", "done"));
     expect(await journalLines(dir)).toHaveLength(1);
+  });
+});
+
+describe("metadata in the journal", () => {
+  it("a conversation not loaded is listed with the journal's metadata a crash left, not meta.json's older one", async () => {
+    const { handle } = await withPendingCall();
+    await handle.update({ ...handle.conversation, title: "journaled title" });
+    const meta = JSON.parse(await readFile(join(storeDir.conversation("c1"), "meta.json"), "utf8"));
+    expect(meta.conversation.title).not.toBe("journaled title");
+    const { store } = await crashCopy();
+    expect((await store.list({ limit: 10 })).data.map((c) => [c.id, c.title, c.recordCount])).toEqual([["c1", "journaled title", 3]]);
+  });
+
+  it("a half-written last line loses that write whole (its records and its metadata), and what came before stays", async () => {
+    const { handle } = await withPendingCall();
+    await handle.update({ ...handle.conversation, title: "kept" });
+    const torn = await copyOfDataDir();
+    const line = ConversationJournal.line(0, [assistantMessage(4)], {
+      version: 1,
+      conversation: { ...handle.conversation, title: "lost", recordCount: 4 },
+      seqReserved: 99,
+      segments: [4],
+      revision: 1000,
+    });
+    await appendFile(journalPath(torn), line.slice(0, line.length - 20));
+    const store = await openAt(torn);
+    const again = (await store.get("c1"))!;
+    expect((await again.readRecords()).map((r) => r.id)).toEqual(["m1", "m2", "t3"]);
+    expect(again.conversation).toMatchObject({ title: "kept", recordCount: 3 });
+    expect(again.seqReserved).toBe(0);
+    await again.append(userMessage(5));
+    await store.close();
+    opened.splice(opened.indexOf(store), 1);
+    const reopened = (await (await openAt(torn)).get("c1"))!;
+    expect((await reopened.readRecords()).map((r) => r.id)).toEqual(["m1", "m2", "t3", "m5"]);
+  });
+
+  it("a line of an earlier version naming no record of the segment is ignored; one of this version appends it", async () => {
+    const { store } = await withPendingCall();
+    await storeDir.close(store);
+    const dir = await copyOfDataDir();
+    await writeFile(
+      journalPath(dir),
+      `${JSON.stringify({ segment: 0, record: toolCall(7, "completed", "old format") })}\n` + ConversationJournal.line(0, [userMessage(8)], null),
+    );
+    const again = (await (await openAt(dir)).get("c1"))!;
+    expect((await again.readRecords()).map((r) => r.id)).toEqual(["m1", "m2", "t3", "m8"]);
+    expect(again.recordCount).toBe(4);
+  });
+
+  it("a line whose metadata does not fit is damage", async () => {
+    const { store } = await withPendingCall();
+    await storeDir.close(store);
+    const dir = await copyOfDataDir();
+    await writeFile(journalPath(dir), `${JSON.stringify({ segment: 0, records: [], meta: { version: 1, seqReserved: 1 } })}\n`);
+    await expect((await openAt(dir)).get("c1")).rejects.toThrow(/replaced\.jsonl is damaged: line 1 has metadata that does not fit/);
+  });
+
+  it("with journalBytes 0 there is no journal: every write rewrites the segment and meta.json", async () => {
+    const { handle } = await withPendingCall({ journalBytes: 0 });
+    await handle.replaceRecord(toolCall(3, "completed", "done"));
+    await handle.update({ ...handle.conversation, title: "whole" });
+    await expect(stat(journalPath(storeDir.path))).rejects.toMatchObject({ code: "ENOENT" });
+    expect(statusOf(await segmentRecords(storeDir.path))).toBe("completed");
+    expect(JSON.parse(await readFile(join(storeDir.conversation("c1"), "meta.json"), "utf8")).conversation.title).toBe("whole");
   });
 });
