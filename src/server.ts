@@ -67,7 +67,8 @@ export interface ServerParts {
   webDir?: string;
   /**
    * false: a client command's own server, which stops with the command: the
-   * data dir's SERVER file says so, and other commands do not connect to it.
+   * data dir's SERVER file says so, and other commands do not connect to it;
+   * its store's start-up check waits (COMMAND_STORE_SCAN_DELAY_MS).
    * Default true: they do.
    */
   shared?: boolean;
@@ -86,6 +87,16 @@ export interface RunningServer {
   acceptLink(link: Link): LinkSession;
   close(): Promise<void>;
 }
+
+/**
+ * A client command's own server (`shared: false`) begins the lowdb store's
+ * start-up check of every stored conversation this long after it opens the
+ * store, not at once: a one-shot `agentwire chat "…"` has answered and
+ * stopped by then (with hundreds of conversations stored, the check's reads
+ * slowed it by tens of ms), while a longer session (a REPL, a slow model)
+ * still gets it, run while it waits.
+ */
+export const COMMAND_STORE_SCAN_DELAY_MS = 1000;
 
 /** A configuration the server refuses to start with; the message says what to change. */
 export class ConfigError extends Error {}
@@ -181,7 +192,8 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
     parts.mcp,
   );
   const tools = parts.tools ?? createToolRegistry([...builtinTools, ...(await configuredToolsOf(config, builtinTools))], [mcp]);
-  const store = parts.store ?? (await createConfiguredStore(settings, limits, log));
+  const store =
+    parts.store ?? (await createConfiguredStore(settings, limits, log, parts.shared === false ? { startupScanDelayMs: COMMAND_STORE_SCAN_DELAY_MS } : {}));
   await store.open().catch((error: unknown) => {
     // A store file that cannot be used at start (LOCK, index.json) stops the start with one line, not a stack trace.
     throw error instanceof StoreFileError ? new StoreUnavailableError(`could not open the store: ${error.message}`, { cause: error }) : error;

@@ -10,6 +10,16 @@ export type StoreSettings = Pick<ServerSettings, "store" | "dataDir">;
 /** The bounds the store keeps. */
 export type StoreLimits = Pick<LimitsConfig, "storeCacheBytes" | "maxConversationAssetBytes" | "maxTotalAssetBytes">;
 
+/** How the server will use the store. */
+export interface StoreUse {
+  /**
+   * A client command's own server (startServer's `shared: false`), gone when
+   * the command is: the lowdb store's start-up check and count of stored
+   * images wait this long (LowdbStoreOptions.startupScanDelayMs). Default 0.
+   */
+  startupScanDelayMs?: number;
+}
+
 /**
  * The store `server.store` names: the embedded lowdb store in the data dir
  * (the default), or PostgreSQL for a postgres:// URL. The PostgreSQL store
@@ -17,7 +27,7 @@ export type StoreLimits = Pick<LimitsConfig, "storeCacheBytes" | "maxConversatio
  * neither. Not opened yet: the caller opens it (and a StoreUnavailableError
  * from open() stops the start with one line).
  */
-export async function createConfiguredStore(where: StoreSettings, limits: StoreLimits, log: Logger): Promise<ConversationStore> {
+export async function createConfiguredStore(where: StoreSettings, limits: StoreLimits, log: Logger, use: StoreUse = {}): Promise<ConversationStore> {
   const onWarning = (message: string) => log.warn(message);
   const assetLimits = { maxConversationAssetBytes: limits.maxConversationAssetBytes, maxTotalAssetBytes: limits.maxTotalAssetBytes };
   if (isPostgresUrl(where.store)) {
@@ -29,6 +39,7 @@ export async function createConfiguredStore(where: StoreSettings, limits: StoreL
     assetLimits,
     onDamaged: (d) => log.warn(`conversation ${d.id} is damaged (${d.problem}); it is listed as damaged and can be deleted`),
     onWarning,
+    startupScanDelayMs: use.startupScanDelayMs,
   });
 }
 

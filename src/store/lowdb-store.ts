@@ -92,6 +92,15 @@ export interface LowdbStoreOptions {
   fullCheckSegments?: number;
   /** Bytes of uploaded images per conversation and in all. Default: no bound (the server passes its configured limits). */
   assetLimits?: AssetLimits;
+  /**
+   * How long after open() the start-up check and the count of stored images
+   * wait before they begin; default 0 (at once). A client command's own
+   * server sets it: a one-shot `agentwire chat` is done (and closes the store)
+   * before it, and reading every conversation's meta.json and assets folder
+   * meanwhile cost it ~45 ms with 300 conversations stored. An upload does not
+   * wait for it: its quota check starts the count at once.
+   */
+  startupScanDelayMs?: number;
 }
 
 const DEFAULT_SEGMENT_SIZE = 1000;
@@ -139,6 +148,9 @@ export class LowdbConversationStore implements ConversationStore {
    * start. Uploads wait for it.
    */
   #assetsCounted: Promise<void> = Promise.resolve();
+  readonly #startupScanDelayMs: number;
+  /** Set while the start-up check and count wait for startupScanDelayMs: starts them now (true), or drops them (false: closed). */
+  #startScan: ((run: boolean) => void) | undefined;
   #state: "new" | "open" | "closed" = "new";
 
   constructor(dataDir: string, options: LowdbStoreOptions = {}) {
@@ -152,6 +164,8 @@ export class LowdbConversationStore implements ConversationStore {
     this.#metas = new ByteLru(positiveInt(options.metaCacheBytes, DEFAULT_META_CACHE_BYTES, "metaCacheBytes"));
     this.#damaged = new DamagedConversations(options.onDamaged);
     this.#assetUsage = new AssetUsage(options.assetLimits ?? UNLIMITED_ASSETS);
+    this.#startupScanDelayMs = options.startupScanDelayMs ?? 0;
+    if (!(this.#startupScanDelayMs >= 0)) throw new RangeError("startupScanDelayMs must be a number ≥ 0");
     const onWarning = options.onWarning;
     this.#warn = (message) => {
       try {
@@ -184,8 +198,23 @@ export class LowdbConversationStore implements ConversationStore {
     }
     this.#lock = lock;
     this.#state = "open";
-    this.#checked = this.#checkAll(this.#index.ids());
-    this.#assetsCounted = this.#countAssets(this.#index.ids());
+    // The conversations there are now: one created later has no images but those its uploads reserve.
+    const ids = this.#index.ids();
+    if (this.#startupScanDelayMs === 0) {
+      this.#checked = this.#checkAll(ids);
+      this.#assetsCounted = this.#countAssets(ids);
+      return;
+    }
+    const started = new Promise<boolean>((resolveStart) => {
+      const timer = setTimeout(() => this.#startScan?.(true), this.#startupScanDelayMs).unref();
+      this.#startScan = (run) => {
+        clearTimeout(timer);
+        this.#startScan = undefined;
+        resolveStart(run);
+      };
+    });
+    this.#checked = started.then((run) => (run ? this.#checkAll(ids) : undefined));
+    this.#assetsCounted = started.then((run) => (run ? this.#countAssets(ids) : undefined));
   }
 
   async advertise(advert: ServerAdvert | null): Promise<void> {
@@ -205,6 +234,7 @@ export class LowdbConversationStore implements ConversationStore {
   async close(): Promise<void> {
     if (this.#state !== "open") return;
     this.#state = "closed";
+    this.#startScan?.(false);
     await Promise.all([this.#checked, this.#assetsCounted]);
     await Promise.allSettled([
       ...this.#creating.values(),
@@ -415,6 +445,8 @@ export class LowdbConversationStore implements ConversationStore {
       journalBytes: this.#journalBytes,
       damaged: (problem) => this.#damagedError(id, problem),
       reserveAssetBytes: async (bytes, replacedBytes) => {
+        // The quota counts the images already stored: a deferred count starts now.
+        this.#startScan?.(true);
         await this.#assetsCounted;
         return this.#assetUsage.reserve(id, bytes, replacedBytes);
       },
