@@ -8,7 +8,7 @@ import { LowdbAssets } from "./lowdb-assets.js";
 import { isAssistantMessage, jsonSize, recordsBytes, stateOf, type HandleState, type OpenCall } from "./lowdb-conversation-load.js";
 import { META_FILE, checkSegment, readJsonFile, segmentFileName, type MetaData, type SegmentData } from "./lowdb-file-checks.js";
 import { LowdbFile } from "./lowdb-file.js";
-import { ConversationJournal, JOURNAL_FILE, overlay, type JournalContent } from "./lowdb-journal.js";
+import { ConversationJournal, JOURNAL_FILE, overlay, type JournalBudget, type JournalContent } from "./lowdb-journal.js";
 import { QueuedConversationHandle, type WriteOp } from "./queued-handle.js";
 import type { CachedSegment, SegmentCache } from "./segment-cache.js";
 
@@ -20,6 +20,8 @@ export interface HandleContext {
   readonly segmentBytes: number;
   /** The journal's bound (0: none). */
   readonly journalBytes: number;
+  /** What all loaded conversations' journals may hold in memory together. */
+  readonly journalBudget: JournalBudget;
   /** Records the conversation as damaged; returns the error to throw. */
   damaged(problem: string): ConversationDamagedError;
   /** Reserves the bytes of an asset (replacing one of `replacedBytes`) with the store's quota; throws AssetQuotaError over it. */
@@ -84,7 +86,7 @@ export class LowdbConversationHandle extends QueuedConversationHandle implements
   /** `loaded`: what load found beside the state; none for a conversation just created. */
   constructor(ctx: HandleContext, state: HandleState, loaded: LoadedFiles | null) {
     super();
-    this.#journal = new ConversationJournal(join(ctx.dir, JOURNAL_FILE), loaded?.journal ?? null, ctx.journalBytes);
+    this.#journal = new ConversationJournal(join(ctx.dir, JOURNAL_FILE), loaded?.journal ?? null, ctx.journalBytes, ctx.journalBudget);
     this.#ctx = ctx;
     this.#owner = ctx.cache.newOwner();
     this.#meta = new LowdbFile<MetaData>(join(ctx.dir, META_FILE));
@@ -211,6 +213,7 @@ export class LowdbConversationHandle extends QueuedConversationHandle implements
     // An empty journal's file (opened ahead of replaces that never came) goes too; one that could not be compacted stays.
     if (flush) await this.#compactJournal().then(() => this.#journal.clear()).catch(() => undefined);
     await this.#journal.close();
+    this.#journal.release();
     if (flush && this.#metaBehind) {
       await this.#writeMeta(this.#state).then(
         () => (this.#metaBehind = false),

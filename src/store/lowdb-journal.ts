@@ -47,6 +47,17 @@ import { asStoreFileError, errorCode, isTransientIoError } from "./store-file-er
  */
 export const JOURNAL_FILE = "replaced.jsonl";
 
+/**
+ * Bytes the journals of all loaded conversations may hold at once (their
+ * records are kept in memory, outside the segment cache, for reads of the
+ * segment from disk): a line that would pass it goes to the files whole
+ * instead, so memory stays bounded however many conversations are loaded.
+ */
+export class JournalBudget {
+  used = 0;
+  constructor(readonly limit: number) {}
+}
+
 /** What the journal holds, read at load or written since: all of one segment. */
 export interface JournalContent {
   segment: number;
@@ -188,6 +199,8 @@ export class ConversationJournal {
      * journal holds (and bounds the journal's memory and its reading at load).
      */
     private readonly maxBytes: number,
+    /** Shared by the store's journals; what load found counts against it too. */
+    private readonly budget: JournalBudget,
   ) {
     if (content) {
       this.#segment = content.segment;
@@ -195,6 +208,7 @@ export class ConversationJournal {
       this.#order = content.order;
       this.#meta = content.meta;
       this.#bytes = content.bytes;
+      budget.used += content.bytes;
     }
   }
 
@@ -219,7 +233,7 @@ export class ConversationJournal {
 
   /** Whether a line of `bytes` more bytes keeps it within its bound. */
   hasRoom(bytes: number): boolean {
-    return !this.#dirty && this.maxBytes > 0 && this.#bytes + bytes <= this.maxBytes;
+    return !this.#dirty && this.maxBytes > 0 && this.#bytes + bytes <= this.maxBytes && this.budget.used + bytes <= this.budget.limit;
   }
 
   /** The line `append` would write: one store write. */
@@ -313,6 +327,7 @@ export class ConversationJournal {
     }
     this.#segment = segment;
     this.#bytes += data.length;
+    this.budget.used += data.length;
     take({ records: this.#records, order: this.#order }, records, true);
     if (meta) this.#meta = meta;
     if (!(keepOpen && this.#held)) await this.close();
@@ -343,6 +358,16 @@ export class ConversationJournal {
     } catch (error) {
       throw asStoreFileError(error, this.path, "could not be removed");
     }
+    this.#forget();
+  }
+
+  /** Let go of what it holds in memory (the handle is done with it; its file stays as it is). */
+  release(): void {
+    this.#forget();
+  }
+
+  #forget(): void {
+    this.budget.used -= this.#bytes;
     this.#records = new Map();
     this.#order = new Set();
     this.#meta = null;

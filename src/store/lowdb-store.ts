@@ -23,7 +23,7 @@ import { selectPage, toPage } from "./list-page.js";
 import { assetBytesOnDisk } from "./lowdb-assets.js";
 import { LowdbConversationHandle, type HandleContext } from "./lowdb-conversation-handle.js";
 import { jsonSize, loadConversation, stateOf } from "./lowdb-conversation-load.js";
-import { JOURNAL_FILE, newestMeta } from "./lowdb-journal.js";
+import { JOURNAL_FILE, JournalBudget, newestMeta } from "./lowdb-journal.js";
 import { META_FILE, checkMeta, quickCheckConversation, readJsonFile, type MetaData } from "./lowdb-file-checks.js";
 import { LowdbFile } from "./lowdb-file.js";
 import { ConversationIndex } from "./lowdb-index.js";
@@ -71,6 +71,12 @@ export interface LowdbStoreOptions {
    * written whole again. Default: segmentBytes. 0: no journal, every change rewrites its files.
    */
   journalBytes?: number;
+  /**
+   * Bytes the journals of all loaded conversations hold together: their records stay in memory beside the
+   * segment cache (a read of the last segment from disk lays them over it). A write that would pass it
+   * rewrites its files instead. Default: a quarter of cacheBytes.
+   */
+  journalBudgetBytes?: number;
   /** Budget of the segment cache shared by all loaded conversations, in JSON bytes. Default: the configuration's limits.storeCacheBytes. */
   cacheBytes?: number;
   /**
@@ -124,6 +130,7 @@ export class LowdbConversationStore implements ConversationStore {
   readonly #segmentSize: number;
   readonly #segmentBytes: number;
   readonly #journalBytes: number;
+  readonly #journalBudget: JournalBudget;
   readonly #checkConcurrency: number;
   readonly #fullCheckSegments: number;
   readonly #warn: (message: string) => void;
@@ -160,7 +167,11 @@ export class LowdbConversationStore implements ConversationStore {
     this.#journalBytes = options.journalBytes === 0 ? 0 : positiveInt(options.journalBytes, this.#segmentBytes, "journalBytes");
     this.#checkConcurrency = positiveInt(options.checkConcurrency, DEFAULT_CHECK_CONCURRENCY, "checkConcurrency");
     this.#fullCheckSegments = positiveInt(options.fullCheckSegments, DEFAULT_FULL_CHECK_SEGMENTS, "fullCheckSegments");
-    this.#cache = new SegmentCache(positiveInt(options.cacheBytes, DEFAULT_CACHE_BYTES, "cacheBytes"));
+    const cacheBytes = positiveInt(options.cacheBytes, DEFAULT_CACHE_BYTES, "cacheBytes");
+    this.#cache = new SegmentCache(cacheBytes);
+    this.#journalBudget = new JournalBudget(
+      options.journalBudgetBytes === 0 ? 0 : positiveInt(options.journalBudgetBytes, Math.max(Math.floor(cacheBytes / 4), 1), "journalBudgetBytes"),
+    );
     this.#metas = new ByteLru(positiveInt(options.metaCacheBytes, DEFAULT_META_CACHE_BYTES, "metaCacheBytes"));
     this.#damaged = new DamagedConversations(options.onDamaged);
     this.#assetUsage = new AssetUsage(options.assetLimits ?? UNLIMITED_ASSETS);
@@ -443,6 +454,7 @@ export class LowdbConversationStore implements ConversationStore {
       segmentSize: this.#segmentSize,
       segmentBytes: this.#segmentBytes,
       journalBytes: this.#journalBytes,
+      journalBudget: this.#journalBudget,
       damaged: (problem) => this.#damagedError(id, problem),
       reserveAssetBytes: async (bytes, replacedBytes) => {
         // The quota counts the images already stored: a deferred count starts now.

@@ -98,7 +98,7 @@ describe("appends and replaces of the last segment", () => {
 
   it("are read over the segment file when the segment has left the cache", async () => {
     // A cache too small to keep any segment: every read goes to the file.
-    const { handle } = await withPendingCall({ cacheBytes: 1 });
+    const { handle } = await withPendingCall({ cacheBytes: 1, journalBudgetBytes: 1 << 20 });
     await handle.replaceRecord(toolCall(3, "completed", "done"));
     expect(statusOf(await segmentRecords(storeDir.path))).toBeUndefined();
     expect((await handle.readRecords()).map((r) => r.id)).toEqual(["m1", "m2", "t3"]);
@@ -340,5 +340,37 @@ describe("metadata in the journal", () => {
     await expect(stat(journalPath(storeDir.path))).rejects.toMatchObject({ code: "ENOENT" });
     expect(statusOf(await segmentRecords(storeDir.path))).toBe("completed");
     expect(JSON.parse(await readFile(join(storeDir.conversation("c1"), "meta.json"), "utf8")).conversation.title).toBe("whole");
+  });
+});
+
+describe("the journals' memory", () => {
+  it("is bounded across conversations: past journalBudgetBytes a write rewrites its files, and a deleted conversation gives its share back", async () => {
+    const store = await storeDir.open({ journalBudgetBytes: 2500 });
+    const journalBytes = async (id: string) => (await readFile(join(storeDir.conversation(id), "replaced.jsonl")).catch(() => Buffer.alloc(0))).length;
+    const first = await store.create(conversation("c1"));
+    await first.append(userMessage(1));
+    // Lines of about 1 KB each (the record and the metadata after it): two fit, the third goes to the files whole.
+    await first.append(userMessage(2, "x".repeat(400)));
+    await first.append(userMessage(3, "x".repeat(400)));
+    const held = await journalBytes("c1");
+    expect(held).toBeGreaterThan(1500);
+    expect(held).toBeLessThanOrEqual(2500);
+    await first.append(userMessage(4, "x".repeat(400)));
+    expect(await journalBytes("c1")).toBe(0);
+    expect((await segmentRecords(storeDir.path)).map((r) => r.id)).toEqual(["m1", "m2", "m3", "m4"]);
+    await first.append(userMessage(5, "x".repeat(400)));
+    await first.append(userMessage(6, "x".repeat(400)));
+    expect(await journalBytes("c1")).toBeGreaterThan(1500);
+
+    // The budget is the store's: another conversation's line does not fit while c1's journal holds it…
+    const other = await store.create(conversation("c2"));
+    await other.append(userMessage(1));
+    await other.append(userMessage(2, "y".repeat(400)));
+    expect(await journalBytes("c2")).toBe(0);
+    // … and does once c1 is gone.
+    await store.delete("c1");
+    await other.append(userMessage(3, "y".repeat(400)));
+    expect(await journalBytes("c2")).toBeGreaterThan(0);
+    expect((await other.readRecords()).map((r) => r.id)).toEqual(["m1", "m2", "m3"]);
   });
 });
