@@ -111,7 +111,8 @@ export interface LowdbStoreOptions {
 
 const DEFAULT_SEGMENT_SIZE = 1000;
 /**
- * An append rewrites the last segment whole: this bounds its cost. With 1 MiB, an append to
+ * A write of the last segment whole (a journal's compaction, or a write past the journal's bound)
+ * costs with its size: this bounds it. Measured when every append rewrote it: with 1 MiB, an append to
  * a conversation whose last segment was nearly full cost 2.3× one to a short conversation
  * (stringify, write and rename of ~300 KB, measured by the storage bench); 128 KiB keeps the
  * rewrite near a short conversation's, for ~8 times as many segment files (read once each,
