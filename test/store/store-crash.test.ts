@@ -1,8 +1,8 @@
 /**
  * A process killed with SIGKILL in the middle of appending: what is on disk
  * is a prefix of the appends (segments are written in order, meta after its
- * segment), it holds everything that was acknowledged, and it loads without
- * being damaged.
+ * segment; journal lines in order, a torn last one dropped), it holds
+ * everything that was acknowledged, and it loads without being damaged.
  */
 import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -27,8 +27,8 @@ afterEach(async () => {
  * Runs the appending child until it has acknowledged at least `atLeast` records, then kills it; returns the last
  * acknowledged count and how many writes its store's writer thread had done.
  */
-async function appendAndKill(atLeast: number): Promise<{ acked: number; offThread: number }> {
-  const child = spawn(process.execPath, ["--import", "tsx", "test/harness/store-crash-child.ts", dataDir], {
+async function appendAndKill(atLeast: number, segmentSize = 7): Promise<{ acked: number; offThread: number }> {
+  const child = spawn(process.execPath, ["--import", "tsx", "test/harness/store-crash-child.ts", dataDir, String(segmentSize)], {
     cwd: REPO_ROOT,
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -72,6 +72,26 @@ describe("a crash while appending", () => {
     await reopened.open();
     const again = (await reopened.get("c"))!;
     expect((await again.readRecords()).map((r) => r.id)).toEqual(Array.from({ length: ids.length + 3 }, (_, i) => `m${i}`));
+    await reopened.close();
+  }, 20_000);
+
+  it("with the writes in the journal (one segment): every acknowledged record and seq reservation loads, the torn last line is dropped", async () => {
+    const { acked } = await appendAndKill(300, 1000);
+    const store = new LowdbConversationStore(dataDir, { segmentSize: 1000 });
+    await store.open();
+    const handle = (await store.get("c"))!;
+    const ids = (await handle.readRecords()).map((r) => r.id);
+    expect(ids.length).toBeGreaterThanOrEqual(acked);
+    expect(ids).toEqual(Array.from({ length: ids.length }, (_, i) => `m${i}`));
+    expect(handle.recordCount).toBe(ids.length);
+    // Every acknowledged reservation too (a burst's rode in its line, or in the meta.json written with its segment).
+    expect(handle.seqReserved).toBeGreaterThanOrEqual(acked);
+    expect(store.damaged()).toEqual([]);
+    await handle.append(userMessage(ids.length));
+    await store.close();
+    const reopened = new LowdbConversationStore(dataDir, { segmentSize: 1000 });
+    await reopened.open();
+    expect((await (await reopened.get("c"))!.readRecords()).length).toBe(ids.length + 1);
     await reopened.close();
   }, 20_000);
 });
