@@ -2,6 +2,7 @@ import { close as fsClose, ftruncate, open as fsOpen, write as fsWrite } from "n
 import { readFile, rm, truncate } from "node:fs/promises";
 import type { ConversationRecord } from "../../protocol/index.js";
 import { checkMeta, segmentFileName, type MetaData } from "./lowdb-file-checks.js";
+import { AppendError, fileWriter } from "./file-writer.js";
 import { asStoreFileError, errorCode, isTransientIoError } from "./store-file-error.js";
 
 /**
@@ -302,46 +303,74 @@ export class ConversationJournal {
    * Append one line (`text`, from `line`, of these records and metadata);
    * resolves once written. A failed or short write is cut off again (the
    * file as before, and no file when the journal was empty) and rejects
-   * with StoreFileError. A line opens the file, writes and closes it, unless
-   * it is held open (hold) and `keepOpen` (more lines follow soon: a tool
+   * with StoreFileError. A line opens the file, writes and closes it (on
+   * the store's writer thread once it runs: file-writer.ts), unless the file
+   * is held open (hold) and `keepOpen` (more lines follow soon: a tool
    * round's calls): a descriptor per loaded conversation would count
    * against the process's limit, and an open file keeps its file system
    * from being remounted read-only.
    */
   async append(segment: number, records: readonly ConversationRecord[], meta: MetaData | null, text: string, keepOpen: boolean): Promise<void> {
-    const data = Buffer.from(text);
     const before = this.#bytes;
     const keep = keepOpen && this.#held;
-    // Its own descriptor, opened and closed around the write, unless the file is held open.
-    const own = this.#fd === null && this.#opening === null && !keep;
-    let fd: number | null = null;
+    let length: number;
+    if (this.#fd === null && this.#opening === null && !keep) {
+      // A line alone: on the store's writer thread once it runs (file-writer.ts), else here with a descriptor of its own.
+      const writer = fileWriter();
+      const off = writer.append(this.path, text, before);
+      length = Buffer.byteLength(text);
+      try {
+        await (off ?? writer.appendingHere(this.#appendOwn(text, before)));
+      } catch (error) {
+        if (error instanceof AppendError && !error.cutOff) this.#dirty = true;
+        throw asStoreFileError(error instanceof AppendError ? error.failure : error, this.path, "could not be written");
+      }
+    } else {
+      const data = Buffer.from(text);
+      length = data.length;
+      let fd: number | null = null;
+      try {
+        fd = await this.#open();
+        const written = await writeFd(fd, data);
+        if (written !== data.length) throw Object.assign(new Error(`short write to ${this.path} (${written} of ${data.length} bytes)`), { code: "ENOSPC" });
+      } catch (error) {
+        await this.#undo(before, fd);
+        throw asStoreFileError(error, this.path, "could not be written");
+      }
+    }
+    this.#segment = segment;
+    this.#bytes += length;
+    this.budget.used += length;
+    take({ records: this.#records, order: this.#order }, records, true);
+    if (meta) this.#meta = meta;
+    if (!keep) await this.close();
+  }
+
+  /** A line's open, write and close on this thread; a failure is cut off again and rejects with AppendError. */
+  async #appendOwn(text: string, before: number): Promise<void> {
+    const data = Buffer.from(text);
+    const fd = await openFd(this.path).catch((error: Error) => Promise.reject(new AppendError(error, true)));
     try {
-      fd = own ? await openFd(this.path) : await this.#open();
       const written = await writeFd(fd, data);
       if (written !== data.length) throw Object.assign(new Error(`short write to ${this.path} (${written} of ${data.length} bytes)`), { code: "ENOSPC" });
     } catch (error) {
-      await this.#undo(before, fd, own);
-      throw asStoreFileError(error, this.path, "could not be written");
+      let cutOff = true;
+      if (before > 0) await truncateFd(fd, before).catch(() => (cutOff = false));
+      await closeFd(fd).catch(noop);
+      if (before === 0) await rm(this.path, { force: true }).catch(() => (cutOff = false));
+      throw new AppendError(error as Error, cutOff);
     }
-    this.#segment = segment;
-    this.#bytes += data.length;
-    this.budget.used += data.length;
-    take({ records: this.#records, order: this.#order }, records, true);
-    if (meta) this.#meta = meta;
-    if (own) await closeFd(fd).catch(noop);
-    else if (!keep) await this.close();
+    await closeFd(fd).catch(noop);
   }
 
-  /** Cut a failed append off again (an empty journal's file goes altogether: it is the same as none); closes a line's own descriptor. */
-  async #undo(length: number, fd: number | null, own: boolean): Promise<void> {
+  /** Cut a failed append to the held-open file off again (an empty journal's file goes altogether: it is the same as none). */
+  async #undo(length: number, fd: number | null): Promise<void> {
     if (fd === null) return;
     if (length === 0) {
-      if (own) await closeFd(fd).catch(noop);
       await this.#remove().catch(() => (this.#dirty = true));
       return;
     }
     await truncateFd(fd, length).catch(() => (this.#dirty = true));
-    if (own) await closeFd(fd).catch(noop);
   }
 
   /**

@@ -10,7 +10,7 @@ import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, beforeEach, expect, it } from "vitest";
-import { fileWriterReady, replaceFile, writesOffThread } from "../../src/store/file-writer.js";
+import { AppendError, fileWriter, fileWriterReady, replaceFile, writesOffThread } from "../../src/store/file-writer.js";
 import { LowdbConversationStore } from "../../src/store/lowdb-store.js";
 import { REPO_ROOT } from "../harness/cli-process.js";
 import { conversation, userMessage } from "../harness/store-records.js";
@@ -85,3 +85,27 @@ it("a process whose store writes are done exits (the writer thread does not hold
   expect(code).toBe(0);
   expect(await readFile(join(dir, "a.json"), "utf8")).toBe("1");
 }, 20_000);
+
+it("appends lines through the writer thread, in the order asked; a failed one rejects with AppendError and leaves the file as it was", async () => {
+  const writer = fileWriter();
+  expect(await writer.ready()).toBe(true);
+  const path = join(dir, "journal.jsonl");
+  const before = writesOffThread();
+  let bytes = 0;
+  for (const line of ['{"n":1}\n', '{"n":2}\n', '{"n":3}\n']) {
+    await writer.append(path, line, bytes);
+    bytes += line.length;
+  }
+  expect(writesOffThread() - before).toBe(3);
+  expect(await readFile(path, "utf8")).toBe('{"n":1}\n{"n":2}\n{"n":3}\n');
+
+  const missing = join(dir, "no-such-dir", "journal.jsonl");
+  const error = await writer.append(missing, "{}\n", 0)!.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(AppendError);
+  expect((error as AppendError).failure).toMatchObject({ code: "ENOENT", syscall: "open" });
+  expect((error as AppendError).cutOff).toBe(true);
+  expect(await readFile(path, "utf8")).toBe('{"n":1}\n{"n":2}\n{"n":3}\n');
+});
