@@ -52,46 +52,45 @@ async function appendAndKill(atLeast: number, segmentSize = 7): Promise<{ acked:
   return { acked, offThread };
 }
 
+/** The data dir the crash left, opened: its records must be a prefix of m0, m1, … holding the `acked` first, and undamaged. */
+async function openAfterCrash(acked: number, segmentSize: number) {
+  const store = new LowdbConversationStore(dataDir, { segmentSize });
+  await store.open();
+  const handle = (await store.get("c"))!;
+  const ids = (await handle.readRecords()).map((r) => r.id);
+  expect(ids.length).toBeGreaterThanOrEqual(acked);
+  expect(ids).toEqual(Array.from({ length: ids.length }, (_, i) => `m${i}`));
+  expect(handle.recordCount).toBe(ids.length);
+  expect(store.damaged()).toEqual([]);
+  return { store, handle, count: ids.length };
+}
+
+/** After more appends and a clean close, a new store reads all `total` records. */
+async function expectReopened(segmentSize: number, total: number): Promise<void> {
+  const reopened = new LowdbConversationStore(dataDir, { segmentSize });
+  await reopened.open();
+  expect((await (await reopened.get("c"))!.readRecords()).map((r) => r.id)).toEqual(Array.from({ length: total }, (_, i) => `m${i}`));
+  await reopened.close();
+}
+
 describe("a crash while appending", () => {
   it("leaves a prefix of the appends holding every acknowledged record, which loads and continues", async () => {
     const { acked, offThread } = await appendAndKill(200);
     // The acknowledged writes were the writer thread's (file-writer.ts): a segment and a meta.json write per burst at least.
     expect(offThread).toBeGreaterThanOrEqual(acked / 10);
-    const store = new LowdbConversationStore(dataDir, { segmentSize: 7 });
-    await store.open();
-    const handle = (await store.get("c"))!;
-    const ids = (await handle.readRecords()).map((r) => r.id);
-    expect(ids.length).toBeGreaterThanOrEqual(acked);
-    expect(ids).toEqual(Array.from({ length: ids.length }, (_, i) => `m${i}`));
-    expect(handle.recordCount).toBe(ids.length);
-    expect(store.damaged()).toEqual([]);
-
-    await Promise.all([0, 1, 2].map((i) => handle.append(userMessage(ids.length + i))));
+    const { store, handle, count } = await openAfterCrash(acked, 7);
+    await Promise.all([0, 1, 2].map((i) => handle.append(userMessage(count + i))));
     await store.close();
-    const reopened = new LowdbConversationStore(dataDir, { segmentSize: 7 });
-    await reopened.open();
-    const again = (await reopened.get("c"))!;
-    expect((await again.readRecords()).map((r) => r.id)).toEqual(Array.from({ length: ids.length + 3 }, (_, i) => `m${i}`));
-    await reopened.close();
+    await expectReopened(7, count + 3);
   }, 20_000);
 
   it("with the writes in the journal (one segment): every acknowledged record and seq reservation loads, the torn last line is dropped", async () => {
     const { acked } = await appendAndKill(300, 1000);
-    const store = new LowdbConversationStore(dataDir, { segmentSize: 1000 });
-    await store.open();
-    const handle = (await store.get("c"))!;
-    const ids = (await handle.readRecords()).map((r) => r.id);
-    expect(ids.length).toBeGreaterThanOrEqual(acked);
-    expect(ids).toEqual(Array.from({ length: ids.length }, (_, i) => `m${i}`));
-    expect(handle.recordCount).toBe(ids.length);
+    const { store, handle, count } = await openAfterCrash(acked, 1000);
     // Every acknowledged reservation too (a burst's rode in its line, or in the meta.json written with its segment).
     expect(handle.seqReserved).toBeGreaterThanOrEqual(acked);
-    expect(store.damaged()).toEqual([]);
-    await handle.append(userMessage(ids.length));
+    await handle.append(userMessage(count));
     await store.close();
-    const reopened = new LowdbConversationStore(dataDir, { segmentSize: 1000 });
-    await reopened.open();
-    expect((await (await reopened.get("c"))!.readRecords()).length).toBe(ids.length + 1);
-    await reopened.close();
+    await expectReopened(1000, count + 1);
   }, 20_000);
 });
