@@ -43,7 +43,7 @@ async function storedStatus(conversationId: string, status: string, timeoutMs = 
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     for (const name of await readdir(dir)) {
-      // The segments, and the replace journal beside them (src/store/lowdb-replace-journal.ts).
+      // The segments, and the journal beside them (src/store/lowdb-journal.ts).
       if (!(name.startsWith("records-") && name.endsWith(".json")) && name !== "replaced.jsonl") continue;
       if (pattern.test(await readFile(join(dir, name), "utf8").catch(() => ""))) return;
     }
