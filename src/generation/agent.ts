@@ -20,6 +20,7 @@ import { toolSpec } from "../tools/json-schema.js";
 import type { Tool, ToolRegistry } from "../tools/tool.js";
 import { ClientToolRegistry } from "../tools/client-tools.js";
 import { validateArguments } from "../tools/validate-arguments.js";
+import { TurnGate } from "./turn-gate.js";
 import { isDeniedByPolicy } from "./approval-policy.js";
 import { ModeSet, modeOffers } from "./modes.js";
 import { ruleFor, ruleMatches, sameRule } from "../tools/approval-rules.js";
@@ -70,8 +71,13 @@ export interface AgentOptions {
   conversationMcp?: ConversationMcpServers;
 }
 
+/** Model calls that start in one turn of the event loop, at most (turn-gate.ts: why, and what 8 measured). */
+const MODEL_CALL_STARTS_PER_TURN = 8;
+
 export class Agent {
   private specs: { revision: number; list: ToolSpec[] } | undefined;
+  /** Spreads the starts of model calls asked for together over event-loop turns, across conversations. */
+  private readonly modelCallStarts = new TurnGate(MODEL_CALL_STARTS_PER_TURN);
   /** Generations running now, across conversations. */
   private running = 0;
   /** The template for conversations without their own system prompt, compiled once (startServer has refused unknown placeholders). */
@@ -538,6 +544,7 @@ export class Agent {
       maxCheckpointBytes: this.options.limits.maxCheckpointBytes ?? LimitsSection.parse({}).maxCheckpointBytes,
       defaultSystemPrompt: async (workspace: string, tools: readonly string[], signal: AbortSignal) =>
         this.systemTemplate.render(await gatherPromptValues(this.systemTemplate, workspace, tools, signal)),
+      modelCallTurn: () => this.modelCallStarts.pass(),
     };
   }
 }

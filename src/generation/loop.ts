@@ -67,6 +67,11 @@ export interface LoopDeps {
   defaultSystemPrompt(workspace: string, tools: readonly string[], signal: AbortSignal): Promise<string>;
   /** The server's modes; the conversation's (settings.mode) is read at every model call. */
   modes: ModeSet;
+  /**
+   * Undefined when this model call may start now; else a promise that settles when it may (the server
+   * lets a few start per event-loop turn: turn-gate.ts). Absent: every call starts at once.
+   */
+  modelCallTurn?(): Promise<void> | undefined;
 }
 
 /** The share of a declared context window past which context_nearly_full is sent. */
@@ -407,6 +412,9 @@ class Loop {
   }
 
   private async streamModel(iteration: number): Promise<ModelReply> {
+    // Behind the other model calls asked for in this event-loop turn, past a few: streams already running keep flowing.
+    const turn = this.deps.modelCallTurn?.();
+    if (turn) await turn;
     const conversation = this.runtime.handle.conversation;
     let { records, messages, tools } = await this.buildRequest();
     // Read per call: a model (or mode) changed by conversation.update mid-step applies from here.
