@@ -8,10 +8,12 @@
  * request) takes the main thread ~0.3 ms. When hundreds of steps arrive
  * together, their starts ran back to back while the tokens of streams
  * already flowing waited behind them: with 300 conversations stepped at
- * once, the p99 of each stream's first 20 tokens was 130–270 ms against
- * 36–46 ms for a bare relay. Let through 8 per turn, it was 36–49 ms and
- * the per-token p99 of the whole fan-out fell to 1.2× the relay's; one per
- * turn cost 500 streams started together a fifth of their throughput.
+ * once (the fan-out bench, quick runs, alternating), the p99 of each
+ * stream's first 20 tokens was 148–272 ms, against 36–60 ms with 8 starts
+ * let through per turn (a bare relay: 20–65 ms), and the p99 of every
+ * token 100–202 ms against 36–50. One start per turn cost 500 streams
+ * started together a fifth of their throughput; with 8, 0–8 points of the
+ * paced ideal, within the runs' spread.
  *
  * A caller alone passes at once (no hop): a lone step's first token is not
  * delayed.
