@@ -9,9 +9,9 @@
  * together, their starts ran back to back while the tokens of streams
  * already flowing waited behind them: with 300 conversations stepped at
  * once (the fan-out bench, quick runs, alternating), the p99 of each
- * stream's first 20 tokens was 148–272 ms, against 36–60 ms with 8 starts
- * let through per turn (a bare relay: 20–65 ms), and the p99 of every
- * token 100–202 ms against 36–50. One start per turn cost 500 streams
+ * stream's first 20 tokens was 148–272 ms, against 30–60 ms with 8 starts
+ * let through per turn (a bare relay: 27–46 ms), and the p99 of every
+ * token 100–202 ms against 36–51. One start per turn cost 500 streams
  * started together a fifth of their throughput; with 8, 0–8 points of the
  * paced ideal, within the runs' spread.
  *
