@@ -24,6 +24,9 @@ export interface BenchConfig {
   fanoutLevels: FanoutLevel[];
   /** Measured fan-out turns per launch (after one warm-up). */
   fanoutTurns: number;
+  /** Turn burst: conversations stepped together, and measured rounds per launch (after one warm-up). */
+  turnBurstConversations: number;
+  turnBurstRounds: number;
   /** Cluster fan-out: conversations owned by one instance and watched from another (fanoutSubscribers each). */
   clusterConversations: number;
   idleConnections: number;
@@ -102,6 +105,8 @@ export function configFor(mode: Mode): BenchConfig {
     burstTokens: 2000,
     pacedTokens: 200,
     pacedDelayMs: 10,
+    turnBurstConversations: 300,
+    turnBurstRounds: 5,
     fanoutConversations: 100,
     fanoutSubscribers: 3,
     fanoutTokens: 200,
@@ -150,6 +155,8 @@ export function configFor(mode: Mode): BenchConfig {
     coldStarts: 1,
     pacedTokens: 40,
     fanoutConversations: 10,
+    turnBurstConversations: 10,
+    turnBurstRounds: 1,
     clusterConversations: 4,
     fanoutTokens: 40,
     fanoutTurns: 1,

@@ -59,6 +59,8 @@ export const ROW_SPECS: RowSpec[] = [
   { id: "tool.ack", scenario: "tool round trip", label: "approve → tool.confirm answer", unit: "ms", target: le(1, "≤ 1 ms") },
   { id: "tool.done", scenario: "tool round trip", label: "approve → tool_completed", unit: "ms", target: addedLe(2, "≤ floor + 2 ms (a bare spawn of the same command)") },
   { id: "tool.next", scenario: "tool round trip", label: "approve → next generation_progress", unit: "ms" },
+  { id: "turns.cpu", scenario: "turn burst", label: "server CPU per turn, 300 one-token turns stepped together", unit: "ms" },
+  { id: "turns.wall", scenario: "turn burst", label: "300 one-token turns: first step sent → last generation_complete", unit: "ms" },
 
   { id: "fanout.p50", scenario: "fan-out", label: "100 × 3: per-token latency p50, every subscriber (floor: bare relay)", unit: "ms", target: ratioLe(1.5, "≤ 1.5× bare relay") },
   { id: "fanout.p99", scenario: "fan-out", label: "100 × 3: per-token latency p99, every subscriber (floor: bare relay)", unit: "ms", target: ratioLe(1.5, "≤ 1.5× bare relay") },

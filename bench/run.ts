@@ -41,6 +41,7 @@ import { paced } from "./scenarios/paced.js";
 import type { Scenario } from "./scenarios/scenario.js";
 import { storage } from "./scenarios/storage.js";
 import { toolRoundTrip } from "./scenarios/tool.js";
+import { turnBurst } from "./scenarios/turn-burst.js";
 import { workerWrites } from "./scenarios/worker-writes.js";
 
 const SCENARIOS: Record<string, Scenario> = {
@@ -49,6 +50,7 @@ const SCENARIOS: Record<string, Scenario> = {
   paced,
   features,
   tool: toolRoundTrip,
+  "turn-burst": turnBurst,
   fanout,
   "cluster-fanout": clusterFanout,
   "worker-writes": workerWrites,
