@@ -362,7 +362,11 @@ describe("agentwire acp --url (a running server)", { timeout: 30_000 }, () => {
     const stopWatching = watcher.on("tool_pending", (n) => {
       if (n.conversationId !== sessionId) return;
       seen.push(n.toolName);
-      void watcher.tool.confirm({ conversationId: n.conversationId, toolCallId: n.toolCallId, action: "confirm" });
+      // Approved once the editor has been asked: confirming before the acp process forwards the
+      // question (it can lag under load) would leave nothing to withdraw.
+      void eventually(() => remote.permissions.length === 1, 10_000, "the editor asked").then(() =>
+        watcher.tool.confirm({ conversationId: n.conversationId, toolCallId: n.toolCallId, action: "confirm" }),
+      );
     });
     await watcher.conversation.subscribe({ conversationId: sessionId });
     fx.fake.enqueue(...EDIT_THEN_DONE);
