@@ -155,9 +155,19 @@ async function main(): Promise<void> {
   process.on("SIGTERM", () => stop("SIGTERM"));
 }
 
+// A reader of stdout or stderr that went away (a parent that died, `| head`) makes the next write fail
+// with EPIPE. Unheard, that error is an uncaught exception, whose report to stderr fails the same way on
+// the next tick: a server spun at full CPU forever and never finished a SIGTERM. What is written there
+// is lost either way; the clients on the WebSocket are not. (chat's own listener still exits on EPIPE.)
+for (const stream of [process.stdout, process.stderr]) stream.on("error", () => {});
+/** Writes to stderr unless it is gone. */
+const report = (line: string) => {
+  if (!process.stderr.destroyed) process.stderr.write(line);
+};
+
 // Last line of defence: log and keep serving rather than drop every client.
-process.on("uncaughtException", (error) => process.stderr.write(`agentwire: uncaught exception: ${error.stack ?? error}\n`));
-process.on("unhandledRejection", (error) => process.stderr.write(`agentwire: unhandled rejection: ${(error as Error)?.stack ?? error}\n`));
+process.on("uncaughtException", (error) => report(`agentwire: uncaught exception: ${error.stack ?? error}\n`));
+process.on("unhandledRejection", (error) => report(`agentwire: unhandled rejection: ${(error as Error)?.stack ?? error}\n`));
 
 main().catch((error) => {
   process.stderr.write(`agentwire: failed to start: ${(error as Error)?.stack ?? error}\n`);
