@@ -117,6 +117,23 @@ describe.each(DELTA_MODES)("OpenAIProvider streaming (%s deltas)", (mode) => {
     expect(fake.connectionsAccepted() - before).toBe(1);
   });
 
+  it("leaves an answer whose end came with its last event without aborting it", async () => {
+    // A paced answer: its last events and the body's end come in a network read of their own. Asked
+    // inside that read's 'data' event, the HTTP parser had not yet marked the body complete, so every
+    // inline read was cut and its request aborted (a DOMException and its listeners per model call; a
+    // socket whose end lost the race to the abort was destroyed).
+    const abort = vi.spyOn(AbortController.prototype, "abort");
+    try {
+      fake.enqueue({ kind: "reply", text: ["paced ", "answer"], delayMs: 20 });
+      const { events, error } = await collect(provider(), request());
+      expect(error).toBeUndefined();
+      expect(deltas(events, "text").join("")).toBe("paced answer");
+      expect(abort).not.toHaveBeenCalled();
+    } finally {
+      abort.mockRestore();
+    }
+  });
+
   it.each(["reasoning_content", "reasoning", "both"] as const)("yields reasoning from delta.%s before the text, once", async (field) => {
     fake.enqueue({ kind: "reply", reasoning: ["think", "ing"], reasoningField: field, text: ["answer"] });
     const { events, error } = await collect(provider(), request());
