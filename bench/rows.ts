@@ -41,6 +41,7 @@ export const ROW_SPECS: RowSpec[] = [
 
   { id: "cost.cpu", scenario: "server cost", label: "server CPU per 2000-token turn (utime+stime)", unit: "ms", target: le(25, "≤ 25 ms") },
   { id: "cost.rss_idle", scenario: "server cost", label: "server RSS idle (after start)", unit: "MiB", target: addedLe(12, "≤ bare node + 12 MiB") },
+  { id: "cost.rss_bare_ws", scenario: "server cost", label: "bare ws server RSS idle, listening (floor: bare node)", unit: "MiB" },
   { id: "cost.rss_after", scenario: "server cost", label: "server RSS after the turns", unit: "MiB" },
 
   { id: "paced.p50", scenario: "paced", label: "per-token latency p50 (client recv − stamp)", unit: "ms" },
