@@ -5,7 +5,7 @@
  * failed again on the next tick, forever: the server spun at full CPU and a
  * SIGTERM never finished. The shipped bundle, as a child with real pipes.
  */
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { WebSocket } from "ws";
@@ -23,7 +23,6 @@ afterAll(async () => {
 
 /** The process's CPU time so far (utime + stime, in clock ticks of 10 ms), from /proc. */
 async function cpuTicks(pid: number): Promise<number> {
-  const { readFile } = await import("node:fs/promises");
   const fields = (await readFile(`/proc/${pid}/stat`, "utf8")).split(") ")[1]!.split(" ");
   return Number(fields[11]) + Number(fields[12]);
 }

@@ -1,4 +1,6 @@
 import { getEventListeners } from "node:events";
+import { createServer as createHttpServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { createServer } from "node:net";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { ChatMessage } from "../../src/llm/chat-message.js";
@@ -131,6 +133,34 @@ describe.each(DELTA_MODES)("OpenAIProvider streaming (%s deltas)", (mode) => {
       expect(abort).not.toHaveBeenCalled();
     } finally {
       abort.mockRestore();
+    }
+  });
+
+  it("ends the call at its last event when the body's end does not follow: a slow endpoint is not waited on", async () => {
+    // The answer's last events come, then the response stays open (no chunked terminator): the call is done at [DONE].
+    const chunk = (delta: object, finish: string | null) =>
+      `data: ${JSON.stringify({ id: "c1", object: "chat.completion.chunk", created: 0, model: "fake-model", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+    const held = createHttpServer((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        res.writeHead(200, { "content-type": "text/event-stream" });
+        res.write(chunk({ role: "assistant", content: "held " }, null));
+        setTimeout(() => res.write(chunk({ content: "open" }, null) + chunk({}, "stop") + "data: [DONE]\n\n"), 20);
+      });
+    });
+    await new Promise<void>((resolve) => held.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = held.address() as AddressInfo;
+      const started = performance.now();
+      const { events, error } = await collect(provider({ baseURL: `http://127.0.0.1:${port}/v1` }), request());
+      expect(error).toBeUndefined();
+      expect(deltas(events, "text").join("")).toBe("held open");
+      expect(events.at(-1)).toMatchObject({ type: "done", finishReason: "stop" });
+      // Well under the idle timeout (minutes): nothing waited for an end that never came.
+      expect(performance.now() - started).toBeLessThan(2000);
+    } finally {
+      held.closeAllConnections();
+      await new Promise((resolve) => held.close(resolve));
     }
   });
 
