@@ -6,7 +6,7 @@
  * source with `--import tsx`.
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -206,6 +206,41 @@ export function startBareWsServer(): Promise<Launched> {
     ],
     /listening on \d+\n/,
   );
+}
+
+/** The bundle of bench/ws-config-floor.ts, built once per run (see startWsConfigFloor). */
+let wsConfigFloorBundle: string | undefined;
+
+/**
+ * A ws server that builds agentwire's configuration schemas and parses an
+ * empty configuration with them before it listens (bench/ws-config-floor.ts):
+ * the start and idle RSS of that much of agentwire on top of a bare ws server.
+ * Bundled like the shipped bundle (esbuild, ESM, node20, whitespace and syntax
+ * minified, the same createRequire banner), so it loads one file as the bin does.
+ */
+export async function startWsConfigFloor(): Promise<Launched> {
+  if (!wsConfigFloorBundle) {
+    const { build } = await import("esbuild");
+    const dir = await tempDir("ws-config-floor");
+    process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+    const out = join(dir, "ws-config-floor.mjs");
+    await build({
+      entryPoints: [join(ROOT, "bench", "ws-config-floor.ts")],
+      outfile: out,
+      bundle: true,
+      platform: "node",
+      format: "esm",
+      target: "node20",
+      mainFields: ["module", "main"],
+      external: ["bufferutil", "utf-8-validate"],
+      minifyWhitespace: true,
+      minifySyntax: true,
+      banner: { js: "import { createRequire as __agentwireRequire } from 'node:module'; const require = __agentwireRequire(import.meta.url);" },
+      logLevel: "warning",
+    });
+    wsConfigFloorBundle = out;
+  }
+  return launch([wsConfigFloorBundle], /listening on \d+\n/);
 }
 
 /**

@@ -32,6 +32,7 @@ const addedLe = (value: number, text: string): Target => ({ op: "<=", value, tex
 export const ROW_SPECS: RowSpec[] = [
   { id: "cold.start", scenario: "cold start", label: "spawn → listening line", unit: "ms", target: ratioLe(1.6, "≤ 1.6× bare node") },
   { id: "cold.bare_ws", scenario: "cold start", label: "bare ws server: spawn → listening line (floor: bare node)", unit: "ms" },
+  { id: "cold.ws_config", scenario: "cold start", label: "ws server + agentwire's configuration schemas: spawn → listening line (floor: bare node)", unit: "ms" },
   { id: "cold.oneshot", scenario: "cold start", label: "one-shot agentwire chat \"hello\" --json, embedded server: spawn → exit (floor: node -e 0)", unit: "ms", target: addedLe(80, "≤ bare node + 80 ms") },
 
   { id: "burst.tps", scenario: "burst", label: "tokens/s delivered (step sent → last token)", unit: "tok/s", target: ratioGe(0.8, "≥ 0.8× floor"), lowerIsBetter: false },
@@ -42,6 +43,7 @@ export const ROW_SPECS: RowSpec[] = [
   { id: "cost.cpu", scenario: "server cost", label: "server CPU per 2000-token turn (utime+stime)", unit: "ms", target: le(25, "≤ 25 ms") },
   { id: "cost.rss_idle", scenario: "server cost", label: "server RSS idle (after start)", unit: "MiB", target: addedLe(12, "≤ bare node + 12 MiB") },
   { id: "cost.rss_bare_ws", scenario: "server cost", label: "bare ws server RSS idle, listening (floor: bare node)", unit: "MiB" },
+  { id: "cost.rss_ws_config", scenario: "server cost", label: "ws server + agentwire's configuration schemas: RSS idle, listening (floor: bare node)", unit: "MiB" },
   { id: "cost.rss_after", scenario: "server cost", label: "server RSS after the turns", unit: "MiB" },
 
   { id: "paced.p50", scenario: "paced", label: "per-token latency p50 (client recv − stamp)", unit: "ms" },

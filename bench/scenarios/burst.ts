@@ -7,7 +7,7 @@
  */
 import { agentTurn, connect, newConversation, type AgentTurn, type FrameCounter } from "../client.js";
 import { floorTurn } from "../floor.js";
-import { cpuMs, rssMiB, sleep, startBareNode, startBareWsServer, startFake, startServer } from "../processes.js";
+import { cpuMs, rssMiB, sleep, startBareNode, startBareWsServer, startFake, startServer, startWsConfigFloor } from "../processes.js";
 import type { RowResult } from "../rows.js";
 import { mean, median, nsToMs, summarize, summarizeWithFloor } from "../stats.js";
 import { launchesText, turns, type Scenario } from "./scenario.js";
@@ -27,7 +27,7 @@ function rates(turn: AgentTurn, expected: number): { tps: number; ttft: number }
 
 export const burst: Scenario = {
   name: "burst + server cost",
-  rows: ["burst.tps", "burst.ttft", "burst.frames", "burst.scavenges", "cost.cpu", "cost.rss_idle", "cost.rss_bare_ws", "cost.rss_after"],
+  rows: ["burst.tps", "burst.ttft", "burst.frames", "burst.scavenges", "cost.cpu", "cost.rss_idle", "cost.rss_bare_ws", "cost.rss_ws_config", "cost.rss_after"],
   describe: (cfg) => `${cfg.burstTokens} tokens, no delay, fresh conversation per turn; ${launchesText(cfg)}`,
   async run({ cfg, log }) {
     const model = `bench-burst-${cfg.burstTokens}`;
@@ -44,6 +44,7 @@ export const burst: Scenario = {
       floorTtft: [] as number[][],
       floorRss: [] as number[][],
       bareWsRss: [] as number[][],
+      wsConfigRss: [] as number[][],
     };
     const firstFrame: number[] = [];
     try {
@@ -57,6 +58,11 @@ export const burst: Scenario = {
         await sleep(300);
         m.bareWsRss.push([rssMiB(bareWs.pid)]);
         await bareWs.stop();
+        // ... and one that built agentwire's configuration schemas first: what that much of agentwire holds.
+        const wsConfig = await startWsConfigFloor();
+        await sleep(300);
+        m.wsConfigRss.push([rssMiB(wsConfig.pid)]);
+        await wsConfig.stop();
 
         // --trace-gc prints a line per collection (a few dozen per turn: no measurable cost).
         const server = await startServer(fake.url, { nodeArgs: ["--trace-gc"] });
@@ -115,6 +121,10 @@ export const burst: Scenario = {
       "cost.cpu": { ...summarize(m.cpu), note: "per launch: mean of its measured turns (/proc ticks are 10 ms)" },
       "cost.rss_idle": { ...withFloor(m.rssIdle, m.floorRss), note: "floor: a bare node process" },
       "cost.rss_bare_ws": { ...withFloor(m.bareWsRss, m.floorRss), note: "node -e with ws's WebSocketServer listening on 127.0.0.1, no connection" },
+      "cost.rss_ws_config": {
+        ...withFloor(m.wsConfigRss, m.floorRss),
+        note: "bench/ws-config-floor.ts bundled like the bin: ws's WebSocketServer listening after building protocol/config.ts's zod schemas and parsing {} with them",
+      },
       "cost.rss_after": summarize(m.rssAfter),
     };
   },

@@ -12,7 +12,7 @@
 import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { RawClient } from "../raw-client.js";
-import { currentServerEntry, runToExit, startBareNode, startBareWsServer, startFake, startServer, tempDir } from "../processes.js";
+import { currentServerEntry, runToExit, startBareNode, startBareWsServer, startFake, startServer, startWsConfigFloor, tempDir } from "../processes.js";
 import { summarize } from "../stats.js";
 import type { Scenario } from "./scenario.js";
 
@@ -21,20 +21,23 @@ const UNUSED_MODEL_URL = "http://127.0.0.1:9/v1";
 
 export const coldStart: Scenario = {
   name: "cold start",
-  rows: ["cold.start", "cold.bare_ws", "cold.oneshot", "cold.first_status"],
+  rows: ["cold.start", "cold.bare_ws", "cold.ws_config", "cold.oneshot", "cold.first_status"],
   describe: (cfg) =>
-    `1 warm-up + ${cfg.coldStarts} launches, fresh data dir each; floors: bare node -e, a bare ws server; ` +
+    `1 warm-up + ${cfg.coldStarts} launches, fresh data dir each; floors: bare node -e, a bare ws server, a ws server building agentwire's configuration schemas; ` +
     `one-shot: agentwire chat "hello" --json (embedded server, the fake's bench-burst-5), spawn → exit, 1 warm-up + ${cfg.coldStarts}, floor node -e 0 to exit`,
   async run({ cfg, log }) {
     const server: number[][] = [];
     const floor: number[][] = [];
     const bareWs: number[][] = [];
+    const wsConfig: number[][] = [];
     const firstStatus: number[][] = [];
     for (let i = 0; i <= cfg.coldStarts; i++) {
       const bare = await startBareNode();
       await bare.stop();
       const ws = await startBareWsServer();
       await ws.stop();
+      const configured = await startWsConfigFloor();
+      await configured.stop();
       const launched = await startServer(UNUSED_MODEL_URL);
       // From the listening line on: connect, initialize, server.status (added to spawn → listening line).
       const listened = process.hrtime.bigint();
@@ -45,13 +48,14 @@ export const coldStart: Scenario = {
       await launched.close();
       log(
         `cold start ${i === 0 ? "warm-up" : i}: ${launched.startMs.toFixed(1)} ms, first server.status ${statusMs.toFixed(1)} ms ` +
-          `(bare node ${bare.startMs.toFixed(1)} ms, bare ws server ${ws.startMs.toFixed(1)} ms)`,
+          `(bare node ${bare.startMs.toFixed(1)} ms, bare ws server ${ws.startMs.toFixed(1)} ms, ws server + configuration schemas ${configured.startMs.toFixed(1)} ms)`,
       );
       if (i === 0) continue;
       server.push([launched.startMs]);
       firstStatus.push([statusMs]);
       floor.push([bare.startMs]);
       bareWs.push([ws.startMs]);
+      wsConfig.push([configured.startMs]);
     }
 
     const oneShot: number[][] = [];
@@ -80,6 +84,12 @@ export const coldStart: Scenario = {
     return {
       "cold.start": { ...summarize(server), floor: f.median, floorSpread: f.spread },
       "cold.bare_ws": { ...summarize(bareWs), floor: f.median, floorSpread: f.spread, note: "a bare ws WebSocketServer on 127.0.0.1 printing its listening line (node -e, no agentwire)" },
+      "cold.ws_config": {
+        ...summarize(wsConfig),
+        floor: f.median,
+        floorSpread: f.spread,
+        note: "bench/ws-config-floor.ts bundled like the bin: ws's WebSocketServer after building protocol/config.ts's zod schemas and parsing {} with them",
+      },
       "cold.first_status": { ...summarize(firstStatus), floor: f.median, floorSpread: f.spread, note: "connect + initialize + server.status at the listening line, timed from spawn" },
       "cold.oneshot": {
         ...summarize(oneShot),
