@@ -12,7 +12,10 @@ import type { RowResult } from "../rows.js";
 import { mean, median, nsToMs, summarize, summarizeWithFloor } from "../stats.js";
 import { launchesText, turns, type Scenario } from "./scenario.js";
 
-/** Idle time after a turn before its CPU is read, so trailing work (store write, GC) counts. */
+/**
+ * Idle time before each turn (the conversation's creation has settled; the floor's turns wait as long) and
+ * after it before its CPU is read, so trailing work (store write, GC) counts.
+ */
 const SETTLE_MS = 50;
 
 function rates(turn: AgentTurn, expected: number): { tps: number; ttft: number } {
@@ -74,7 +77,13 @@ export const burst: Scenario = {
           const client = await connect(server.url, counter);
           const { tools } = await client.tools.list();
 
-          const floor = await turns(cfg, () => floorTurn(fake.url, model, tools));
+          // Each floor turn starts after the same idle pause as agentwire's (below): after one, every process on the
+          // path wakes up again (measured: a step's first token ~4 ms later after 100 ms of idle than back to back),
+          // and a floor read back to back would leave that to agentwire's side of the ratio alone.
+          const floor = await turns(cfg, async () => {
+            await sleep(SETTLE_MS);
+            return floorTurn(fake.url, model, tools);
+          });
           const floorRates = floor.map((t) => rates(t, cfg.burstTokens));
           m.floorTps.push(floorRates.map((r) => r.tps));
           m.floorTtft.push(floorRates.map((r) => r.ttft));
