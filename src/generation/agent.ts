@@ -226,16 +226,19 @@ export class Agent {
     const { temperature, maxTokens, reasoning } = params;
     const generation = new Generation(newId("g"), model, params.autoConfirm, runtime, { temperature, maxTokens, reasoning }, params.model);
     if (route.runtime) return this.startOnRuntime(runtime, generation, route, compactOnly);
-    // The controls and tools the first model call would send, refused before anything starts.
-    const settings = runtime.handle.conversation.settings;
-    const mode = this.modes.of(settings);
-    const tools = this.conversationTools(runtime.id);
-    const problem = capabilityProblem(route.qualified, route.capabilities, {
-      ...generation.modelControls(settings, mode),
-      toolCount: this.conversationToolSpecs(runtime.id).filter((spec) => !isDeniedByPolicy(spec.name, settings) && modeOffers(mode, tools.get(spec.name), spec.name)).length,
-      images: false,
-    });
-    if (problem) throw RpcError.capabilityUnsupported(problem.message, route.qualified, problem.capability);
+    // The controls and tools the first model call would send, refused before anything starts. Only a model with
+    // declared capabilities can refuse any: for the others (most steps) the offered tools are not counted at all.
+    if (route.capabilities) {
+      const settings = runtime.handle.conversation.settings;
+      const mode = this.modes.of(settings);
+      const tools = this.conversationTools(runtime.id);
+      const problem = capabilityProblem(route.qualified, route.capabilities, {
+        ...generation.modelControls(settings, mode),
+        toolCount: this.conversationToolSpecs(runtime.id).filter((spec) => !isDeniedByPolicy(spec.name, settings) && modeOffers(mode, tools.get(spec.name), spec.name)).length,
+        images: false,
+      });
+      if (problem) throw RpcError.capabilityUnsupported(problem.message, route.qualified, problem.capability);
+    }
     generation.compactOnly = compactOnly;
     generation.borrowAutoConfirm = params.borrowAutoConfirm;
     runtime.beginGeneration(generation);
