@@ -24,7 +24,8 @@ export const PlanEntry = z
       .trim()
       .min(1, "must not be empty")
       .max(MAX_PLAN_ENTRY_CHARS, `must be at most ${MAX_PLAN_ENTRY_CHARS} characters`)
-      .describe(`What the step is, in a short sentence (1–${MAX_PLAN_ENTRY_CHARS} characters).`),
+      // Latin-1 only, like every built-in tool's text (test/tools/builtin-tool-schemas.test.ts says why).
+      .describe(`What the step is, in a short sentence (1 to ${MAX_PLAN_ENTRY_CHARS} characters).`),
     status: PlanEntryStatus,
     priority: PlanEntryPriority.optional().describe("How much it matters; absent when the model did not say."),
   })

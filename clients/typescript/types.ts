@@ -599,7 +599,7 @@ export interface ConversationState {
      */
     entries: Array<{
       /**
-       * What the step is, in a short sentence (1–500 characters).
+       * What the step is, in a short sentence (1 to 500 characters).
        *
        * @minLength 1
        * @maxLength 500
@@ -4604,7 +4604,7 @@ export interface PlanUpdatedNotification extends GenerationEventBase {
    */
   entries: Array<{
     /**
-     * What the step is, in a short sentence (1–500 characters).
+     * What the step is, in a short sentence (1 to 500 characters).
      *
      * @minLength 1
      * @maxLength 500

@@ -18,6 +18,14 @@ describe("the built-in tools' JSON Schemas, converted at build time", () => {
     expect(BUILTIN_TOOL_SCHEMAS, "stale: run npm run gen").toEqual(expected);
   });
 
+  it("hold no character beyond Latin-1, nor do the tools' names and descriptions", () => {
+    // The tools are most of every model request's body, which is one string: a single character past U+00FF
+    // anywhere in it (an en dash in a description once) makes V8 store the whole body two bytes a character,
+    // twice the memory per call, and Node's UTF-8 length scan and encoding each take about twice as long.
+    const texts = [JSON.stringify(BUILTIN_TOOL_SCHEMAS), ...builtinTools().flatMap((tool) => [tool.name, tool.description])];
+    for (const text of texts) expect(text.match(/[^\u0000-\u00ff]/gu) ?? [], text.slice(0, 80)).toEqual([]);
+  });
+
   it("once preset, toolParametersJsonSchema gives them without converting", () => {
     // Fresh schema objects: the built-ins' own may have been converted already by another file of this worker.
     const tools = builtinTools().map((tool) => ({ ...tool, parameters: tool.parameters.clone() }));

@@ -664,7 +664,7 @@ class ConversationStateLastGeneration(TypedDict):
 
 class ConversationStatePlanEntriesItem(TypedDict):
     content: str
-    """What the step is, in a short sentence (1–500 characters).
+    """What the step is, in a short sentence (1 to 500 characters).
 
     @minLength 1
     @maxLength 500
