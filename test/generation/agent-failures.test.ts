@@ -104,6 +104,10 @@ describe("HTTP errors from the endpoint", () => {
       fx.fake.enqueue(...c.scripts);
       const { id, events } = await newConversation(fx.client);
       const { error } = await stepExpectingError(id, events, c.model);
+      // generation_started is told once the request is on its way, or at the call's end: before the error in any case.
+      const methods = events.methods();
+      expect(methods.filter((m) => m === "generation_started")).toHaveLength(1);
+      expect(methods.indexOf("generation_started")).toBeLessThan(methods.indexOf("error"));
       expect(error.status).toBe(c.status);
       expect(error.message).toMatch(c.message);
       expect(error.message).toContain(String(c.status));
@@ -131,8 +135,9 @@ describe("HTTP errors from the endpoint", () => {
     expect(end.params.final).toBe(true);
     expect(events.methods()).not.toContain("error");
     expect(fx.fake.exchanges).toHaveLength(2);
-    // The retry is invisible to the client: one generation_started, the text once.
+    // The retry is invisible to the client: one generation_started, before the text, and the text once.
     expect(ofMethod(events, "generation_started")).toHaveLength(1);
+    expect(events.methods().indexOf("generation_started")).toBeLessThan(events.methods().indexOf("generation_progress"));
     const text = ofMethod(events, "generation_progress").map((e) => e.params.delta).join("");
     expect(text).toBe("second try");
     const { records, state } = await fx.client.conversation.get({ conversationId: id, includeRecords: true });
@@ -169,6 +174,10 @@ describe("connection failures", () => {
       const { generationId } = await dead.client.step({ conversationId: id });
       const end = await events.waitForEnd(generationId, 8000);
       expect(end.method).toBe("error");
+      // A request that never left still told its start, before its error and the retry's notice.
+      const methods = events.methods();
+      expect(methods.indexOf("generation_started")).toBeGreaterThanOrEqual(0);
+      expect(methods.indexOf("generation_started")).toBeLessThan(Math.min(...["error", "notice"].map((m) => methods.indexOf(m)).filter((i) => i >= 0)));
       const errors = ofMethod(events, "error");
       expect(errors).toHaveLength(1);
       expect(errors[0]!.params.code).toBe(LLM_ERROR);

@@ -1,4 +1,5 @@
-import { createServer, type Server } from "node:http";
+import { getEventListeners } from "node:events";
+import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createNodeHttpFetch } from "../../src/llm/node-http-fetch.js";
@@ -20,7 +21,7 @@ beforeAll(async () => {
       }
       if (req.url === "/hang") return; // never answers
       res.writeHead(201, { "content-type": "application/json", "x-multi": ["a", "b"] });
-      res.end(JSON.stringify({ method: req.method, auth: req.headers.authorization, body }));
+      res.end(JSON.stringify({ method: req.method, auth: req.headers.authorization, host: req.headers.host, body }));
     });
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
@@ -42,7 +43,7 @@ describe("node:http fetch for the SDK", () => {
     expect(res.status).toBe(201);
     expect(res.headers.get("content-type")).toBe("application/json");
     expect(res.headers.get("x-multi")).toBe("a, b");
-    expect(await res.json()).toEqual({ method: "POST", auth: "Bearer k", body: '{"x":1}' });
+    expect(await res.json()).toEqual({ method: "POST", auth: "Bearer k", host: new URL(base).host, body: '{"x":1}' });
   });
 
   it("reads a large body completely through the web stream (backpressure resumes)", async () => {
@@ -80,5 +81,40 @@ describe("node:http fetch for the SDK", () => {
     const port = (closed.address() as AddressInfo).port;
     await new Promise((r) => closed.close(r));
     await expect(transport.fetch(`http://127.0.0.1:${port}/`)).rejects.toMatchObject({ code: "ECONNREFUSED" });
+  });
+});
+
+describe("node:http post for the direct sender", () => {
+  const read = async (message: IncomingMessage) => {
+    let text = "";
+    for await (const chunk of message) text += chunk;
+    return JSON.parse(text);
+  };
+
+  it("sends its headers (Host included) and body, and leaves no listener on the signal once the answer is read", async () => {
+    const controller = new AbortController();
+    const message = await transport.post(new URL(`${base}/echo`), { authorization: "Bearer k", "content-type": "application/json" }, '{"y":2}', controller.signal);
+    expect(message.statusCode).toBe(201);
+    expect(await read(message)).toEqual({ method: "POST", auth: "Bearer k", host: new URL(base).host, body: '{"y":2}' });
+    await new Promise((r) => setImmediate(r));
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
+  });
+
+  it("rejects with AbortError when the signal aborts before the answer, or was aborted already", async () => {
+    const controller = new AbortController();
+    const pending = transport.post(new URL(`${base}/hang`), {}, "", controller.signal);
+    setTimeout(() => controller.abort(), 20);
+    await expect(pending).rejects.toMatchObject({ name: "AbortError" });
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
+    await expect(transport.post(new URL(`${base}/echo`), {}, "", AbortSignal.abort())).rejects.toMatchObject({ name: "AbortError" });
+  });
+
+  it("ends an answer being read when the signal aborts", async () => {
+    const controller = new AbortController();
+    const message = await transport.post(new URL(`${base}/big`), {}, "", controller.signal);
+    const failed = new Promise((resolve) => message.once("error", resolve).once("close", resolve));
+    controller.abort();
+    await failed;
+    expect(message.destroyed).toBe(true);
   });
 });
