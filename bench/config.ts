@@ -12,6 +12,11 @@ export interface BenchConfig {
   /** Cold start: launches measured after one warm-up launch. */
   coldStarts: number;
   burstTokens: number;
+  /**
+   * Burst: more turns per launch that measure TTFT alone (a floor turn, then agentwire's, alternated), beside the
+   * burst turns': a first token after an idle pause is bimodal on a 2-core host, and a median of 15 flipped.
+   */
+  ttftTurns: number;
   pacedTokens: number;
   pacedDelayMs: number;
   /** Measured paced turns per launch (after one short warm-up). */
@@ -132,12 +137,13 @@ export function configFor(mode: Mode): BenchConfig {
     curveReplayEvents: 4096,
     curveFreshServers: true,
   };
-  if (mode === "full") return { ...common, launches: 3, turns: 5, pacedTurns: 5, coldStarts: 10, fanoutTurns: 3, attackPhaseMs: 5000, curveTurns: 2 };
+  if (mode === "full") return { ...common, launches: 3, turns: 5, ttftTurns: 25, pacedTurns: 5, coldStarts: 10, fanoutTurns: 3, attackPhaseMs: 5000, curveTurns: 2 };
   if (mode === "quick") {
     return {
       ...common,
       launches: 1,
       turns: 2,
+      ttftTurns: 10,
       pacedTurns: 1,
       coldStarts: 3,
       fanoutTurns: 1,
@@ -151,6 +157,7 @@ export function configFor(mode: Mode): BenchConfig {
     ...common,
     launches: 1,
     turns: 1,
+    ttftTurns: 1,
     pacedTurns: 1,
     coldStarts: 1,
     pacedTokens: 40,

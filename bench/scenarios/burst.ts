@@ -31,7 +31,8 @@ function rates(turn: AgentTurn, expected: number): { tps: number; ttft: number }
 export const burst: Scenario = {
   name: "burst + server cost",
   rows: ["burst.tps", "burst.ttft", "burst.frames", "burst.scavenges", "cost.cpu", "cost.rss_idle", "cost.rss_bare_ws", "cost.rss_ws_config", "cost.rss_after"],
-  describe: (cfg) => `${cfg.burstTokens} tokens, no delay, fresh conversation per turn; ${launchesText(cfg)}`,
+  describe: (cfg) =>
+    `${cfg.burstTokens} tokens, no delay, fresh conversation per turn; ${launchesText(cfg)}, then ${cfg.ttftTurns} more turns per launch and side for TTFT`,
   async run({ cfg, log }) {
     const model = `bench-burst-${cfg.burstTokens}`;
     const fake = await startFake();
@@ -109,9 +110,21 @@ export const burst: Scenario = {
           // /proc counts in clock ticks (10 ms): the launch's figure is its turns' mean.
           m.cpu.push([mean(measured.map((r) => r.cpu))]);
           m.rssAfter.push([rssMiB(server.pid)]);
+          // TTFT's own turns (after RSS was read), a floor turn then agentwire's each time, after the same idle pause (see ttftTurns).
+          const ttftOnly = { agentwire: [] as number[], floor: [] as number[] };
+          for (let i = 0; i < cfg.ttftTurns; i++) {
+            await sleep(SETTLE_MS);
+            ttftOnly.floor.push(rates(await floorTurn(fake.url, model, tools), cfg.burstTokens).ttft);
+            const conversationId = await newConversation(client);
+            await sleep(SETTLE_MS);
+            ttftOnly.agentwire.push(rates(await agentTurn(client, conversationId, model), cfg.burstTokens).ttft);
+          }
+          m.floorTtft[m.floorTtft.length - 1]!.push(...ttftOnly.floor);
+          m.ttft[m.ttft.length - 1]!.push(...ttftOnly.agentwire);
           log(
             `burst launch ${launch + 1}: ${measured.map((r) => `${Math.round(r.tps)} tok/s ttft ${r.ttft.toFixed(2)} ms (${r.firstFrameTokens} tok in 1st frame) cpu ${r.cpu.toFixed(0)} ms`).join("; ")}` +
-              ` | floor ${floorRates.map((r) => Math.round(r.tps)).join(", ")} tok/s`,
+              ` | floor ${floorRates.map((r) => Math.round(r.tps)).join(", ")} tok/s` +
+              ` | ${cfg.ttftTurns} TTFT turns: median ${median(ttftOnly.agentwire).toFixed(2)} ms, floor ${median(ttftOnly.floor).toFixed(2)} ms`,
           );
           await client.close();
         } finally {
@@ -124,7 +137,12 @@ export const burst: Scenario = {
     const withFloor = (value: number[][], floor: number[][]): RowResult => summarizeWithFloor(value, floor);
     return {
       "burst.tps": withFloor(m.tps, m.floorTps),
-      "burst.ttft": { ...withFloor(m.ttft, m.floorTtft), note: `tokens carried by the first generation_progress frame: median ${median(firstFrame)}, max ${Math.max(...firstFrame)}` },
+      "burst.ttft": {
+        ...withFloor(m.ttft, m.floorTtft),
+        note:
+          `every turn's TTFT: the burst turns' and ${cfg.ttftTurns} more per launch and side, each after the 50 ms idle pause (floor and agentwire alternated); ` +
+          `tokens carried by the first generation_progress frame: median ${median(firstFrame)}, max ${Math.max(...firstFrame)}`,
+      },
       "burst.frames": { ...summarize(m.frames), note: "every WebSocket frame received during the turn ÷ tokens" },
       "burst.scavenges": { ...summarize(m.scavenges), note: "Scavenge lines of the server's --trace-gc during the turn, per 1000 tokens delivered" },
       "cost.cpu": { ...summarize(m.cpu), note: "per launch: mean of its measured turns (/proc ticks are 10 ms)" },
