@@ -28,6 +28,8 @@ export const STORED_FIGURES = [
   { key: "start", label: "server start (spawn → listening line)", unit: "ms" },
   { key: "list_first", label: "conversation.list first page (50), first call after start", unit: "ms" },
   { key: "list_again", label: "conversation.list first page (50), repeated", unit: "ms" },
+  { key: "create", label: "conversation.create (then deleted), repeated", unit: "ms" },
+  { key: "create_wait", label: "longest wait of another client's server.status while a create runs", unit: "ms" },
   { key: "du", label: "data dir size (du)", unit: "MiB" },
   { key: "prefill", label: "prefill through the store API (cumulative)", unit: "s" },
 ] as const;

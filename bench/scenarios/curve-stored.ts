@@ -1,12 +1,13 @@
 /**
  * Curve: what the number of stored conversations (1k / 10k / 100k) costs a
  * server that starts on them — start time, the first page of
- * conversation.list, the data dir's size — and what one conversation of 100k
+ * conversation.list, a conversation.create (and how long it holds up another
+ * client), the data dir's size — and what one conversation of 100k
  * records costs: paged conversation.get, and a subscribe whose afterSeq
  * replays the whole replay log.
  *
  * One data dir grows through the points (prefilled through the store API
- * before any server starts on it; its servers only read it). The long
+ * before any server starts on it; its servers delete each conversation they create). The long
  * conversation has a template dir of its own, copied for each launch, since
  * the replay part appends to it.
  */
@@ -76,10 +77,34 @@ export const curveStored: Scenario = {
             if (first.data[0]?.id !== `stored-${point.count - 1}`) throw new Error(`newest first: got ${first.data[0]?.id}, expected stored-${point.count - 1}`);
             const again: number[] = [];
             for (let i = 0; i < REPEATS; i++) again.push((await timed(list))[0]);
+            // A create (then its delete, so the data dir stays as prefilled) while a second client asks
+            // server.status back to back: the longest of those waits is what a create holds everyone else up.
+            const other = await connect(server.url);
+            const creates: number[] = [];
+            const waits: number[] = [];
+            for (let i = 0; i < REPEATS; i++) {
+              let creating = true;
+              let longest = 0;
+              const pinging = (async () => {
+                while (creating) longest = Math.max(longest, (await timed(() => other.server.status()))[0]);
+              })();
+              const [createMs, created] = await timed(() => client.conversation.create({ title: "curve create" }));
+              creating = false;
+              await pinging;
+              creates.push(createMs);
+              waits.push(longest);
+              await client.conversation.delete({ conversationId: created.id });
+            }
+            await other.close();
+            push(curveRowId.stored(point.id, "create"), creates);
+            push(curveRowId.stored(point.id, "create_wait"), waits);
             push(curveRowId.stored(point.id, "start"), [server.startMs]);
             push(curveRowId.stored(point.id, "list_first"), [firstMs]);
             push(curveRowId.stored(point.id, "list_again"), again);
-            log(`curve stored ${point.count} launch ${launch + 1}: start ${server.startMs.toFixed(0)} ms, list ${firstMs.toFixed(2)} ms then ${median(again).toFixed(2)} ms`);
+            log(
+              `curve stored ${point.count} launch ${launch + 1}: start ${server.startMs.toFixed(0)} ms, list ${firstMs.toFixed(2)} ms then ${median(again).toFixed(2)} ms, ` +
+                `create ${median(creates).toFixed(2)} ms (another client's longest wait ${median(waits).toFixed(2)} ms)`,
+            );
             await client.close();
           } finally {
             await server.close();
@@ -172,6 +197,8 @@ export const curveStored: Scenario = {
               ? `${standIn}du -sk of the data dir (index.json, one folder and meta.json per conversation); one per run`
               : figure.key === "start"
                 ? `${standIn}one start per launch, the data dir in the page cache`
+                : figure.key === "create" || figure.key === "create_wait"
+                  ? `${standIn}${REPEATS} creates per launch after the list calls, each deleted after; meanwhile a second connection sends server.status back to back (create_wait: the longest of them per create)`
                 : `${standIn}the conversation.list request sent → its answer; the start-up check of every conversation (reading each meta.json) runs meanwhile in the background`;
         out[id] = { ...summarize(samples.get(id) ?? []), note };
       }

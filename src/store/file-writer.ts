@@ -366,6 +366,15 @@ export function fileWriter(): FileWriter {
   return shared;
 }
 
+/**
+ * Append `data` to `path` (which holds `before` bytes): on the writer thread
+ * once it runs, else here. Rejects with AppendError (cut off again when it could be).
+ */
+export function appendLine(path: string, data: string, before: number): Promise<void> {
+  const writer = fileWriter();
+  return writer.append(path, data, before) ?? writer.appendingHere(appendHere(path, data, before));
+}
+
 /** Tests: resolves true once store writes go through the writer thread (starting it), false when they cannot. */
 export function fileWriterReady(): Promise<boolean> {
   shared ??= new FileWriter();

@@ -1,14 +1,25 @@
-import { copyFile, readdir, stat } from "node:fs/promises";
+import { copyFile, readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { CommitQueue, settleGroup, type Queued } from "./commit-queue.js";
 import { isValidConversationId } from "./conversation-id.js";
 import { INDEX_FILE, META_FILE, checkIndex, checkMeta, readJsonFile, type IndexData, type MetaData } from "./lowdb-file-checks.js";
 import { LowdbFile } from "./lowdb-file.js";
+import { INDEX_JOURNAL_FILE, IndexJournal, readIndexJournal, type IndexChange } from "./lowdb-index-journal.js";
 import { compareNewestFirst, type ListEntry } from "./list-page.js";
 import { mapBounded } from "./bounded-map.js";
 import { asStoreFileError } from "./store-file-error.js";
 
-type IndexOp = { kind: "add"; id: string; createdAt: string; parent?: string } | { kind: "remove"; id: string };
+/** A change, or (at a clean stop) a request to write index.json whole and empty the journal. */
+type IndexOp = IndexChange | { kind: "compact" };
+
+/**
+ * The journal is written into index.json (and emptied) once it holds this
+ * many lines, or a quarter as many as there are conversations when that is
+ * more: what a start replays stays small next to index.json itself, and the
+ * whole write (its JSON.stringify on the main thread grows with the
+ * conversations stored) comes at most once per that many creates and deletes.
+ */
+export const INDEX_JOURNAL_MIN_LINES = 1024;
 
 /** One conversation as the index knows it: when it was created and, for a sub-agent, its parent. */
 interface IndexEntry {
@@ -18,53 +29,73 @@ interface IndexEntry {
 
 /**
  * `index.json`: which conversations exist and when each was created (what
- * listing needs), rewritten on create and delete only. The in-memory copy is
- * what the file says: creates and deletes queued together share one write,
- * and are adopted only once it is on disk.
+ * listing needs), with the creates and deletes since it was last written
+ * whole in its journal (lowdb-index-journal.ts). The in-memory copy is what
+ * the files say: creates and deletes queued together share one write (a
+ * journal line, or index.json whole when the journal is full), and are
+ * adopted only once it is on disk.
  */
 export class ConversationIndex {
   readonly #file: LowdbFile<IndexData>;
+  readonly #journal: IndexJournal;
   /** id → createdAt (and parent), as on disk. */
-  #entries: Map<string, IndexEntry>;
+  readonly #entries: Map<string, IndexEntry>;
+  /** Every entry, newest first: built on the first list, then kept up to date by each change. */
   #sorted: ListEntry[] | null = null;
-  /** Sorted children by parent id, built on demand (dropped on every change, like #sorted). */
-  #children = new Map<string, ListEntry[]>();
+  /** Sorted children by parent id, built on demand (a parent's is dropped when one of its children changes). */
+  readonly #children = new Map<string, ListEntry[]>();
   readonly #queue = new CommitQueue<IndexOp>((queue) => this.#step(queue));
 
-  private constructor(file: LowdbFile<IndexData>, entries: Map<string, IndexEntry>) {
+  private constructor(
+    file: LowdbFile<IndexData>,
+    journal: IndexJournal,
+    entries: Map<string, IndexEntry>,
+    private readonly warn: (message: string) => void,
+  ) {
     this.#file = file;
+    this.#journal = journal;
     this.#entries = entries;
   }
 
   /**
-   * Reads the index. A damaged one must not keep the server down: it is set
-   * aside as `index.json.damaged-<time>` and rebuilt from the conversation
+   * Reads the index: index.json, then its journal's changes over it. A
+   * damaged one must not keep the server down: the damaged file is set aside
+   * as `<name>.damaged-<time>` and the index rebuilt from the conversation
    * folders (a folder whose meta cannot be read is indexed all the same, with
    * the folder's mtime as creation time, so it can be listed as damaged and
    * deleted).
    */
   static async open(dataDir: string, warn: (message: string) => void): Promise<ConversationIndex> {
     const path = join(dataDir, INDEX_FILE);
+    const journalPath = join(dataDir, INDEX_JOURNAL_FILE);
     const file = new LowdbFile<IndexData>(path);
     const read = await readJsonFile<IndexData>(path, INDEX_FILE, checkIndex);
-    if (read.ok) {
-      const entries = read.data.conversations.map((e) => [e.id, { createdAt: e.createdAt, parent: e.parentConversationId }] as const);
-      return new ConversationIndex(file, new Map(entries));
+    const changes = read.ok || read.missing ? await readIndexJournal(journalPath) : null;
+    if ((read.ok || read.missing) && changes?.ok) {
+      const entries = new Map<string, IndexEntry>(read.ok ? read.data.conversations.map((e) => [e.id, entryOf(e.createdAt, e.parentConversationId)]) : []);
+      for (const change of changes.changes) apply(entries, change);
+      return new ConversationIndex(file, new IndexJournal(journalPath, changes), entries, warn);
     }
-    if (read.missing) return new ConversationIndex(file, new Map());
 
     const entries = await rebuild(join(dataDir, "conversations"));
     // Copied aside, then replaced in one rename: if anything fails on the way,
-    // the damaged index is still where the next start will find (and rebuild) it.
-    const aside = `${INDEX_FILE}.damaged-${new Date().toISOString().replace(/[:.]/g, "-")}`;
+    // the damaged file is still where the next start will find (and rebuild) it.
+    const [damagedPath, damagedName, problem] = !read.ok && !read.missing ? [path, INDEX_FILE, read.problem] : [journalPath, INDEX_JOURNAL_FILE, (changes as { problem: string }).problem];
+    const aside = `${damagedName}.damaged-${new Date().toISOString().replace(/[:.]/g, "-")}`;
     try {
-      await copyFile(path, join(dataDir, aside));
+      await copyFile(damagedPath, join(dataDir, aside));
     } catch (error) {
-      throw asStoreFileError(error, path, "is damaged and could not be set aside");
+      throw asStoreFileError(error, damagedPath, "is damaged and could not be set aside");
     }
-    const index = new ConversationIndex(file, entries);
+    const index = new ConversationIndex(file, new IndexJournal(journalPath), entries, warn);
     await file.write(index.#data(entries));
-    warn(`${read.problem}; set aside as ${aside} and rebuilt from ${entries.size} conversation folders`);
+    // The folders are the whole index: a journal (damaged or not) has nothing to add once index.json is rewritten from them.
+    try {
+      await rm(journalPath, { force: true });
+    } catch (error) {
+      throw asStoreFileError(error, journalPath, "could not be removed");
+    }
+    warn(`${problem}; set aside as ${aside} and rebuilt from ${entries.size} conversation folders`);
     return index;
   }
 
@@ -80,7 +111,7 @@ export class ConversationIndex {
     return [...this.#entries.keys()];
   }
 
-  /** Newest first (see compareNewestFirst). */
+  /** Newest first (see compareNewestFirst). Read it at once: the next change updates it in place. */
   sorted(): readonly ListEntry[] {
     this.#sorted ??= [...this.#entries].map(([id, { createdAt }]) => ({ id, createdAt })).sort(compareNewestFirst);
     return this.#sorted;
@@ -112,20 +143,60 @@ export class ConversationIndex {
     return this.#queue.idle();
   }
 
-  async #step(queue: Queued<IndexOp>[]): Promise<void> {
-    const group = queue.splice(0);
-    const next = new Map(this.#entries);
-    for (const { op } of group) {
-      if (op.kind === "add") next.set(op.id, { createdAt: op.createdAt, ...(op.parent !== undefined ? { parent: op.parent } : {}) });
-      else next.delete(op.id);
+  /**
+   * At a clean stop: index.json written whole and the journal emptied, so the
+   * data dir is index.json alone again (what versions before the journal read).
+   * Settles every queued change first; a failure is logged, not thrown: the
+   * journal still holds what index.json lacks, and the next start reads it.
+   */
+  async close(): Promise<void> {
+    try {
+      await this.#queue.push({ kind: "compact" });
+    } catch (error) {
+      this.warn(`the conversation index's changes could not be written into ${INDEX_FILE} at stop (${(error as Error).message}); ${INDEX_JOURNAL_FILE} keeps them`);
     }
-    await settleGroup(group, () => this.#file.write(this.#data(next)), () => this.#adopt(next));
   }
 
-  #adopt(entries: Map<string, IndexEntry>): void {
-    this.#entries = entries;
-    this.#sorted = null;
-    this.#children.clear();
+  async #step(queue: Queued<IndexOp>[]): Promise<void> {
+    const group = queue.splice(0);
+    const changes = group.flatMap(({ op }) => (op.kind === "compact" ? [] : [op]));
+    const journal = this.#journal;
+    const whole =
+      journal.dirty ||
+      (changes.length === 0 ? journal.lines > 0 : journal.lines >= Math.max(INDEX_JOURNAL_MIN_LINES, Math.ceil(this.#entries.size / 4)));
+    if (!whole) {
+      if (changes.length === 0) return settleGroup(group, async () => {}, () => {});
+      return settleGroup(group, () => journal.append(changes), () => this.#apply(changes));
+    }
+    const next = new Map(this.#entries);
+    for (const change of changes) apply(next, change);
+    let written = false;
+    await settleGroup(
+      group,
+      () => this.#file.write(this.#data(next)),
+      () => {
+        written = true;
+        this.#apply(changes);
+      },
+    );
+    // index.json now holds every line: emptying the journal may fail (it stays dirty, and the next write is whole again).
+    if (written) await journal.clear().catch((error: Error) => this.warn(error.message));
+  }
+
+  /** Adopts changes that are on disk, keeping the sorted lists up to date rather than sorting every entry again. */
+  #apply(changes: readonly IndexChange[]): void {
+    for (const change of changes) {
+      const before = this.#entries.get(change.id);
+      if (before) {
+        if (this.#sorted) removeSorted(this.#sorted, { id: change.id, createdAt: before.createdAt });
+        if (before.parent !== undefined) this.#children.delete(before.parent);
+      }
+      apply(this.#entries, change);
+      if (change.kind === "add") {
+        if (this.#sorted) insertSorted(this.#sorted, { id: change.id, createdAt: change.createdAt });
+        if (change.parent !== undefined) this.#children.delete(change.parent);
+      }
+    }
   }
 
   #data(entries: Map<string, IndexEntry>): IndexData {
@@ -133,6 +204,36 @@ export class ConversationIndex {
       conversations: [...entries].map(([id, { createdAt, parent }]) => ({ id, createdAt, ...(parent !== undefined ? { parentConversationId: parent } : {}) })),
     };
   }
+}
+
+function entryOf(createdAt: string, parent: string | undefined): IndexEntry {
+  return parent !== undefined ? { createdAt, parent } : { createdAt };
+}
+
+function apply(entries: Map<string, IndexEntry>, change: IndexChange): void {
+  if (change.kind === "add") entries.set(change.id, entryOf(change.createdAt, change.parent));
+  else entries.delete(change.id);
+}
+
+/** Where `entry` is, or belongs, in a newest-first list (binary search). */
+function position(sorted: readonly ListEntry[], entry: ListEntry): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (compareNewestFirst(sorted[mid]!, entry) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function insertSorted(sorted: ListEntry[], entry: ListEntry): void {
+  sorted.splice(position(sorted, entry), 0, entry);
+}
+
+function removeSorted(sorted: ListEntry[], entry: ListEntry): void {
+  const at = position(sorted, entry);
+  if (at < sorted.length && compareNewestFirst(sorted[at]!, entry) === 0) sorted.splice(at, 1);
 }
 
 async function rebuild(conversationsDir: string): Promise<Map<string, IndexEntry>> {

@@ -39,7 +39,8 @@ import { ConversationExistsError } from "./conversation-exists-error.js";
  * Layout under the data dir:
  *
  *     LOCK                               pid of the owning process
- *     index.json                         [{id, createdAt, parentConversationId?}], rewritten on create/delete only
+ *     index.json                         [{id, createdAt, parentConversationId?}], written whole when its journal is full and at a clean stop
+ *     index-changes.jsonl                creates and deletes since (one line per index write; lowdb-index-journal.ts)
  *     conversations/<id>/meta.json       conversation, seqReserved, records per segment
  *     conversations/<id>/records-000000.json, records-000001.json, …
  *     conversations/<id>/replaced.jsonl  the journal: changes of the last segment and metadata not yet in them (lowdb-journal.ts)
@@ -257,7 +258,8 @@ export class LowdbConversationStore implements ConversationStore {
     const handles = [...this.#handles.values()];
     this.#handles.clear();
     await Promise.all(handles.map((handle) => handle.retire("the store is closed", true)));
-    await this.#index?.idle();
+    // index.json written whole again: a clean stop leaves no index journal (see ConversationIndex.close).
+    await this.#index?.close();
     try {
       await this.#lock?.release();
     } catch (error) {
