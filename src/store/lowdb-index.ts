@@ -42,7 +42,7 @@ export class ConversationIndex {
   readonly #entries: Map<string, IndexEntry>;
   /** Every entry, newest first: built on the first list, then kept up to date by each change. */
   #sorted: ListEntry[] | null = null;
-  /** Sorted children by parent id, built on demand (a parent's is dropped when one of its children changes). */
+  /** Sorted children by parent id, each built on its first list, then kept up to date like #sorted. */
   readonly #children = new Map<string, ListEntry[]>();
   readonly #queue = new CommitQueue<IndexOp>((queue) => this.#step(queue));
 
@@ -188,13 +188,17 @@ export class ConversationIndex {
     for (const change of changes) {
       const before = this.#entries.get(change.id);
       if (before) {
-        if (this.#sorted) removeSorted(this.#sorted, { id: change.id, createdAt: before.createdAt });
-        if (before.parent !== undefined) this.#children.delete(before.parent);
+        const entry = { id: change.id, createdAt: before.createdAt };
+        if (this.#sorted) removeSorted(this.#sorted, entry);
+        const siblings = before.parent !== undefined ? this.#children.get(before.parent) : undefined;
+        if (siblings) removeSorted(siblings, entry);
       }
       apply(this.#entries, change);
       if (change.kind === "add") {
-        if (this.#sorted) insertSorted(this.#sorted, { id: change.id, createdAt: change.createdAt });
-        if (change.parent !== undefined) this.#children.delete(change.parent);
+        const entry = { id: change.id, createdAt: change.createdAt };
+        if (this.#sorted) insertSorted(this.#sorted, entry);
+        const siblings = change.parent !== undefined ? this.#children.get(change.parent) : undefined;
+        if (siblings) insertSorted(siblings, { ...entry });
       }
     }
   }
