@@ -88,6 +88,7 @@ export function curveCharts(rows: Row[], subtitle: string, tokensPerSecondPerCon
         panels: [
           { title: "Server start", unit: "ms", series: [stored("start")] },
           { title: "conversation.list, first page", unit: "ms", series: [stored("list_first", "first call after start"), stored("list_again", "repeated")] },
+          { title: "conversation.create", unit: "ms", series: [stored("create", "answered"), stored("create_wait", "another client's longest wait")] },
           { title: "Data dir size", unit: "MiB", yLog: true, series: [stored("du")] },
           { title: "Prefill (store API)", unit: "s", yLog: true, series: [stored("prefill")] },
         ],

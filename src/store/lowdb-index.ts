@@ -72,7 +72,8 @@ export class ConversationIndex {
     const read = await readJsonFile<IndexData>(path, INDEX_FILE, checkIndex);
     const changes = read.ok || read.missing ? await readIndexJournal(journalPath) : null;
     if ((read.ok || read.missing) && changes?.ok) {
-      const entries = new Map<string, IndexEntry>(read.ok ? read.data.conversations.map((e) => [e.id, entryOf(e.createdAt, e.parentConversationId)]) : []);
+      const entries = new Map<string, IndexEntry>();
+      if (read.ok) for (const e of read.data.conversations) entries.set(e.id, entryOf(e.createdAt, e.parentConversationId));
       for (const change of changes.changes) apply(entries, change);
       return new ConversationIndex(file, new IndexJournal(journalPath, changes), entries, warn);
     }
@@ -113,7 +114,7 @@ export class ConversationIndex {
 
   /** Newest first (see compareNewestFirst). Read it at once: the next change updates it in place. */
   sorted(): readonly ListEntry[] {
-    this.#sorted ??= [...this.#entries].map(([id, { createdAt }]) => ({ id, createdAt })).sort(compareNewestFirst);
+    this.#sorted ??= this.#list(() => true).sort(compareNewestFirst);
     return this.#sorted;
   }
 
@@ -121,10 +122,7 @@ export class ConversationIndex {
   children(parent: string): readonly ListEntry[] {
     let found = this.#children.get(parent);
     if (!found) {
-      found = [...this.#entries]
-        .filter(([, entry]) => entry.parent === parent)
-        .map(([id, { createdAt }]) => ({ id, createdAt }))
-        .sort(compareNewestFirst);
+      found = this.#list((entry) => entry.parent === parent).sort(compareNewestFirst);
       this.#children.set(parent, found);
     }
     return found;
@@ -203,10 +201,24 @@ export class ConversationIndex {
     }
   }
 
+  /**
+   * The entries `keep` picks, as list entries. Through forEach: spreading the map makes an
+   * [id, entry] array per entry first (with 100,000 stored, 50 ms against 7 to build the list).
+   */
+  #list(keep: (entry: IndexEntry) => boolean): ListEntry[] {
+    const out: ListEntry[] = [];
+    this.#entries.forEach((entry, id) => {
+      if (keep(entry)) out.push({ id, createdAt: entry.createdAt });
+    });
+    return out;
+  }
+
   #data(entries: Map<string, IndexEntry>): IndexData {
-    return {
-      conversations: [...entries].map(([id, { createdAt, parent }]) => ({ id, createdAt, ...(parent !== undefined ? { parentConversationId: parent } : {}) })),
-    };
+    const conversations: IndexData["conversations"] = [];
+    entries.forEach(({ createdAt, parent }, id) => {
+      conversations.push(parent !== undefined ? { id, createdAt, parentConversationId: parent } : { id, createdAt });
+    });
+    return { conversations };
   }
 }
 
