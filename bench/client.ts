@@ -15,21 +15,32 @@ export interface FrameCounter {
   frames: number;
 }
 
-function countingWebSocket(counter: FrameCounter) {
-  return class CountingWebSocket extends WebSocket {
+/**
+ * hrtime (ns) at which the driver's last WebSocket frame arrived (ws's 'message' event, before anything
+ * parses it). The generated client parses a frame and calls its handlers synchronously in that same
+ * event, so a handler reads its own frame's arrival here. Every latency the driver takes of agentwire is
+ * taken at the frame's arrival, where the floors (bench/floor.ts: the fake's SSE chunk, the relay's
+ * frame) take theirs; what the generated client then spends on the frame (its JSON.parse and dispatch)
+ * is the driver's, measured apart (TurnSeen.dispatch).
+ */
+let frameArrivedNs = 0n;
+
+function stampingWebSocket(counter?: FrameCounter) {
+  return class StampingWebSocket extends WebSocket {
     constructor(url: string, protocols?: string | string[]) {
       super(url, protocols);
+      // Registered before the client's own listener (added after construction), so it runs first.
       this.on("message", () => {
-        counter.frames++;
+        frameArrivedNs = process.hrtime.bigint();
+        if (counter) counter.frames++;
       });
     }
   };
 }
 
 export function connect(url: string, counter?: FrameCounter): Promise<AgentwireClient> {
-  const Ctor = counter ? countingWebSocket(counter) : WebSocket;
   return AgentwireClient.connect(url, {
-    WebSocket: Ctor as never,
+    WebSocket: stampingWebSocket(counter) as never,
     clientInfo: { name: "agentwire-bench" },
     requestTimeoutMs: 60_000,
   });
@@ -54,15 +65,17 @@ export interface TurnSeen {
   firstFrameTokens: number;
   /** generation_progress notifications received. */
   progress: number;
-  /** Per token: receive time − stamp, ms. */
+  /** Per token: the frame's arrival − stamp, ms. */
   latencies: number[];
+  /** Per generation_progress frame: its arrival → the generated client's handler, ms (the driver's own parse and dispatch). */
+  dispatch: number[];
   /** hrtime (ns) of the final generation_complete. */
   doneNs: bigint | undefined;
 }
 
 /** A turn with nothing seen yet. */
 export function emptyTurn(): TurnSeen {
-  return { firstNs: undefined, lastNs: undefined, tokens: 0, firstFrameTokens: 0, progress: 0, latencies: [], doneNs: undefined };
+  return { firstNs: undefined, lastNs: undefined, tokens: 0, firstFrameTokens: 0, progress: 0, latencies: [], dispatch: [], doneNs: undefined };
 }
 
 /**
@@ -88,8 +101,9 @@ export function watchGeneration(
     const timer = setTimeout(() => finish(new Error(`generation in ${conversationId} did not finish within ${timeoutMs} ms`)), timeoutMs);
     disposers.push(
       client.on("generation_progress", (n) => {
-        const now = process.hrtime.bigint();
+        const now = frameArrivedNs;
         if (n.conversationId !== conversationId) return;
+        seen.dispatch.push(Number(process.hrtime.bigint() - now) / 1e6);
         seen.firstNs ??= now;
         seen.lastNs = now;
         seen.progress++;
@@ -102,7 +116,7 @@ export function watchGeneration(
       }),
       client.on("generation_complete", (n) => {
         if (n.conversationId !== conversationId || !n.final) return;
-        seen.doneNs = process.hrtime.bigint();
+        seen.doneNs = frameArrivedNs;
         finish();
       }),
       client.on("error", (n) => {
@@ -143,7 +157,7 @@ export function nextNotification<M extends "tool_pending" | "tool_executing" | "
       reject(new Error(`no ${method} in ${conversationId} within ${timeoutMs} ms`));
     }, timeoutMs);
     const dispose = client.on(method, (n: any) => {
-      const atNs = process.hrtime.bigint();
+      const atNs = frameArrivedNs;
       if (n.conversationId !== conversationId) return;
       clearTimeout(timer);
       dispose();

@@ -46,13 +46,14 @@ export const ROW_SPECS: RowSpec[] = [
   { id: "cost.rss_ws_config", scenario: "server cost", label: "ws server + agentwire's configuration schemas: RSS idle, listening (floor: bare node)", unit: "MiB" },
   { id: "cost.rss_after", scenario: "server cost", label: "server RSS after the turns", unit: "MiB" },
 
-  { id: "paced.p50", scenario: "paced", label: "per-token latency p50 (client recv − stamp)", unit: "ms" },
-  { id: "paced.p99", scenario: "paced", label: "per-token latency p99 (client recv − stamp)", unit: "ms" },
+  { id: "paced.p50", scenario: "paced", label: "per-token latency p50 (frame arrival at the driver − stamp)", unit: "ms" },
+  { id: "paced.p99", scenario: "paced", label: "per-token latency p99 (frame arrival at the driver − stamp)", unit: "ms" },
   { id: "paced.relay_p50", scenario: "paced", label: "two-hop floor p50 (fake → bare relay → driver)", unit: "ms" },
   { id: "paced.relay_p99", scenario: "paced", label: "two-hop floor p99 (fake → bare relay → driver)", unit: "ms" },
   { id: "paced.added_p50", scenario: "paced", label: "p50 added over the bare relay (agentwire − relay, per launch)", unit: "ms", target: le(0.15, "≤ 0.15 ms") },
   { id: "paced.added_p99", scenario: "paced", label: "p99 added over the bare relay (agentwire − relay, per launch)", unit: "ms", target: le(0.5, "≤ 0.5 ms") },
   { id: "paced.scavenges", scenario: "paced", label: "server scavenges (young-generation GCs) per 1000 tokens", unit: "/1k tok" },
+  { id: "paced.dispatch_p50", scenario: "paced", label: "the driver's own part, not in the latencies: a frame's arrival → the generated client's handler, p50", unit: "ms" },
 
   { id: "features.p50", scenario: "features", label: "per-token latency p50 after a plan and an approved edit with its diff (floor: the plain turn)", unit: "ms", target: addedLe(0.15, "≤ plain turn + 0.15 ms") },
   { id: "features.p99", scenario: "features", label: "per-token latency p99 after a plan and an approved edit with its diff (floor: the plain turn)", unit: "ms", target: addedLe(0.5, "≤ plain turn + 0.5 ms") },

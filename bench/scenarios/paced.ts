@@ -1,6 +1,6 @@
 /**
  * Paced: N tokens D ms apart (`bench-paced-N-D`). Per token, the latency is
- * the client's receive time minus the stamp the fake wrote into the token
+ * its frame's arrival at the driver (bench/client.ts) minus the stamp the fake wrote into the token
  * (both process.hrtime.bigint(), CLOCK_MONOTONIC, system-wide). Percentiles
  * over every measured token of a launch; the floor's own latency alongside.
  */
@@ -15,7 +15,7 @@ export const WARMUP_TOKENS = 20;
 
 export const paced: Scenario = {
   name: "paced",
-  rows: ["paced.p50", "paced.p99", "paced.relay_p50", "paced.relay_p99", "paced.added_p50", "paced.added_p99", "paced.scavenges"],
+  rows: ["paced.p50", "paced.p99", "paced.relay_p50", "paced.relay_p99", "paced.added_p50", "paced.added_p99", "paced.scavenges", "paced.dispatch_p50"],
   describe: (cfg) =>
     `${cfg.pacedTokens} tokens at ${cfg.pacedDelayMs} ms, fresh conversation per turn; ${launchesText(cfg, cfg.pacedTurns)} (warm-up: ${WARMUP_TOKENS} tokens)`,
   async run({ cfg, log }) {
@@ -34,6 +34,7 @@ export const paced: Scenario = {
     const addedP50: number[][] = [];
     const addedP99: number[][] = [];
     const scavenged: number[][] = [];
+    const dispatched: number[][] = [];
     const relay = await startRelay(fake.url);
     try {
       for (let launch = 0; launch < cfg.launches; launch++) {
@@ -49,6 +50,7 @@ export const paced: Scenario = {
           relayP50.push([percentile(relayed, 0.5)]);
           relayP99.push([percentile(relayed, 0.99)]);
           const perThousand: number[] = [];
+          const dispatch: number[] = [];
           const measured = await turns(schedule, async (i) => {
             const conversationId = await newConversation(client);
             const gc0 = scavenges();
@@ -56,6 +58,7 @@ export const paced: Scenario = {
             if (i < schedule.warmup) return [];
             if (turn.tokens !== cfg.pacedTokens) throw new Error(`turn delivered ${turn.tokens} of ${cfg.pacedTokens} tokens`);
             perThousand.push(((scavenges() - gc0) * 1000) / turn.tokens);
+            dispatch.push(...turn.dispatch);
             return turn.latencies;
           });
           const all = measured.flat();
@@ -65,6 +68,7 @@ export const paced: Scenario = {
           addedP50.push([percentile(all, 0.5) - percentile(relayed, 0.5)]);
           addedP99.push([percentile(all, 0.99) - percentile(relayed, 0.99)]);
           scavenged.push(perThousand);
+          dispatched.push([percentile(dispatch, 0.5)]);
           floorP50.push([percentile(floor, 0.5)]);
           floorP99.push([percentile(floor, 0.99)]);
           log(
@@ -91,6 +95,10 @@ export const paced: Scenario = {
       "paced.added_p50": { ...summarize(addedP50), note: "per launch: agentwire's p50 minus the bare relay's p50, both measured in that launch" },
       "paced.added_p99": { ...summarize(addedP99), note: "per launch: agentwire's p99 minus the bare relay's p99, both measured in that launch" },
       "paced.scavenges": { ...summarize(scavenged), note: "Scavenge lines of the server's --trace-gc during each measured turn, per 1000 tokens" },
+      "paced.dispatch_p50": {
+        ...summarize(dispatched),
+        note: "per generation_progress frame (median per launch): the generated client's JSON.parse and dispatch in the driver, after the frame's arrival, where every agentwire latency is taken (as the floors take theirs before they parse)",
+      },
     };
   },
 };
