@@ -1,7 +1,8 @@
-import { readFile, rm, truncate } from "node:fs/promises";
+import { rm } from "node:fs/promises";
 import { isValidConversationId } from "./conversation-id.js";
 import { AppendError, appendLine } from "./file-writer.js";
-import { asStoreFileError, errorCode, isTransientIoError } from "./store-file-error.js";
+import { readJournalLines } from "./journal-lines.js";
+import { asStoreFileError } from "./store-file-error.js";
 
 /**
  * The changes to index.json since it was last written whole, one JSON line
@@ -37,32 +38,16 @@ export type IndexJournalRead = { ok: true; changes: IndexChange[]; lines: number
 
 /** Reads the journal (none: no changes), cutting off a last line left without its newline. */
 export async function readIndexJournal(path: string): Promise<IndexJournalRead> {
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (error) {
-    if (errorCode(error) === "ENOENT") return { ok: true, changes: [], lines: 0, bytes: 0 };
-    if (isTransientIoError(error)) throw asStoreFileError(error, path, "cannot be read");
-    return { ok: false, problem: `${INDEX_JOURNAL_FILE} cannot be read (${errorCode(error) ?? "unknown error"})` };
-  }
-  const end = text.lastIndexOf("\n") + 1;
-  const bytes = Buffer.byteLength(text.slice(0, end));
-  if (end < text.length) {
-    try {
-      await truncate(path, bytes);
-    } catch (error) {
-      throw asStoreFileError(error, path, "could not be written");
-    }
-  }
-  const lines = text.slice(0, end).split("\n");
-  lines.pop();
+  const read = await readJournalLines(path, INDEX_JOURNAL_FILE);
+  if (!read.ok) return read;
+  const lines = read.lines ?? [];
   const changes: IndexChange[] = [];
   for (const [i, line] of lines.entries()) {
     const parsed = parseLine(line);
     if (typeof parsed === "string") return { ok: false, problem: `${INDEX_JOURNAL_FILE} is damaged: line ${i + 1} ${parsed}` };
     changes.push(...parsed);
   }
-  return { ok: true, changes, lines: lines.length, bytes };
+  return { ok: true, changes, lines: lines.length, bytes: read.bytes };
 }
 
 function parseLine(line: string): IndexChange[] | string {

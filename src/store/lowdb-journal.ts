@@ -1,9 +1,10 @@
 import { close as fsClose, ftruncate, open as fsOpen, write as fsWrite } from "node:fs";
-import { readFile, rm, truncate } from "node:fs/promises";
+import { readFile, rm } from "node:fs/promises";
 import type { ConversationRecord } from "../../protocol/index.js";
 import { checkMeta, segmentFileName, type MetaData } from "./lowdb-file-checks.js";
 import { AppendError, fileWriter } from "./file-writer.js";
-import { asStoreFileError, errorCode, isTransientIoError } from "./store-file-error.js";
+import { readJournalLines } from "./journal-lines.js";
+import { asStoreFileError } from "./store-file-error.js";
 
 /**
  * A conversation's journal: the changes since its last segment and meta.json
@@ -81,26 +82,11 @@ export type JournalRead = { ok: true; content: JournalContent | null } | { ok: f
  * not parse, or names another segment than `lastSegment`, is damage.
  */
 export async function readJournal(path: string, lastSegment: number): Promise<JournalRead> {
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (error) {
-    if (errorCode(error) === "ENOENT") return { ok: true, content: null };
-    if (isTransientIoError(error)) throw asStoreFileError(error, path, "cannot be read");
-    return { ok: false, problem: `${JOURNAL_FILE} cannot be read (${errorCode(error) ?? "unknown error"})` };
-  }
-  const end = text.lastIndexOf("\n") + 1;
-  const bytes = Buffer.byteLength(text.slice(0, end));
-  if (end < text.length) {
-    try {
-      await truncate(path, bytes);
-    } catch (error) {
-      throw asStoreFileError(error, path, "could not be written");
-    }
-  }
+  const read = await readJournalLines(path, JOURNAL_FILE);
+  if (!read.ok) return read;
+  if (read.lines === null) return { ok: true, content: null };
+  const { lines, bytes } = read;
   const content: JournalContent = { segment: lastSegment, records: new Map(), order: new Set(), meta: null, bytes };
-  const lines = text.slice(0, end).split("\n");
-  lines.pop();
   for (const [i, line] of lines.entries()) {
     const entry = parseLine(line);
     if (typeof entry === "string") return { ok: false, problem: `${JOURNAL_FILE} is damaged: line ${i + 1} ${entry}` };
