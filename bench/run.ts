@@ -23,6 +23,7 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { configFor, type Mode } from "./config.js";
 import { writeCurveCharts } from "./curve-charts.js";
+import { acquireShippedBuild } from "../test/harness/shipped-bundle.js";
 import { closeFloorAgent } from "./floor.js";
 import { FAKE_ENTRY, FROM_SOURCE, ROOT, SERVER_ENTRY, setServerEntry, setServerNodeArgs, stopAll } from "./processes.js";
 import { cpuJiffies, loadAverage, machine, markdown, soakSection, textRow, textTable } from "./report.js";
@@ -97,6 +98,12 @@ async function main(): Promise<number> {
     setServerNodeArgs(["--cpu-prof", `--cpu-prof-dir=${dir}`]);
   }
   const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
+  // The shipped bundle must not be rebuilt under the servers this run starts (a test run's global setup
+  // would replace its chunks mid-run): held until the process exits, whichever way.
+  if (!FROM_SOURCE && !values.server) {
+    const release = await acquireShippedBuild(ROOT);
+    process.once("exit", release);
+  }
   const started = performance.now();
   const limit = setTimeout(() => {
     log(`run limit of ${RUN_LIMIT_MS[mode] / 1000} s reached; stopping`);

@@ -10,7 +10,9 @@
  * last build — a digest of the build's inputs is written into each output
  * directory, and `npm run bundle`/`bundle:web` replace the directory, digest
  * and all. No test file builds them, so no test can delete the bundle under
- * another one running, and a whole `npm test` builds at most once. A test
+ * another one running, and a whole `npm test` builds at most once. A
+ * benchmark (bench/run.ts) holds the same lock while it runs the bundle, so
+ * a test run started meanwhile waits for it rather than rebuilding under it. A test
  * that starts the bundle calls `shippedBundle()`, which fails, saying so,
  * when the source changed after the build (vitest --watch).
  */
@@ -33,7 +35,8 @@ const OUTPUTS = [
   { dir: "dist/types", script: "types" },
 ] as const;
 const DIGEST_FILE = ".source-digest";
-const LOCK = join(REPO_ROOT, "dist", ".shipped-build.lock");
+/** The lock on what ships, in the checkout at `root` (see acquireShippedBuild). */
+const lockOf = (root: string) => join(root, "dist", ".shipped-build.lock");
 
 function filesUnder(path: string): string[] {
   if (!existsSync(path)) return [];
@@ -62,14 +65,14 @@ function builtFrom(dir: string): string | undefined {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Whether the process that took the lock is gone (it was killed mid-build): then the lock is stale. */
-function lockHolderGone(): boolean {
+function lockHolderGone(lock: string): boolean {
   let pid: number;
   try {
-    pid = Number(readFileSync(join(LOCK, "pid"), "utf8"));
+    pid = Number(readFileSync(join(lock, "pid"), "utf8"));
   } catch {
     // Taken a moment ago and its pid not written yet, or released meanwhile: judge by age.
     try {
-      return Date.now() - statSync(LOCK).mtimeMs > 10_000;
+      return Date.now() - statSync(lock).mtimeMs > 10_000;
     } catch {
       return false;
     }
@@ -82,25 +85,35 @@ function lockHolderGone(): boolean {
   }
 }
 
-/** One builder at a time in this checkout (two vitest runs started together). */
-async function withLock<T>(work: () => Promise<T>): Promise<T> {
-  mkdirSync(join(REPO_ROOT, "dist"), { recursive: true });
+/**
+ * Takes the lock on what ships of the checkout at `root` (REPO_ROOT when run from source; bench/run.ts, run from dist/, names its own): one builder at a time (two vitest runs started together), and no
+ * build while a benchmark runs the bundle (bench/run.ts holds it for its whole run: a rebuild replaces
+ * dist/bundle's chunks under the servers it starts). Waits while a live process holds it; returns the release.
+ */
+export async function acquireShippedBuild(root: string = REPO_ROOT): Promise<() => void> {
+  const lock = lockOf(root);
+  mkdirSync(join(root, "dist"), { recursive: true });
   for (let waited = 0; ; waited++) {
     try {
-      mkdirSync(LOCK);
-      writeFileSync(join(LOCK, "pid"), String(process.pid));
+      mkdirSync(lock);
+      writeFileSync(join(lock, "pid"), String(process.pid));
       break;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-      if (lockHolderGone()) rmSync(LOCK, { recursive: true, force: true });
-      else if (waited === 0) console.log(`shipped-bundle: waiting for the build another run holds (${LOCK})`);
+      if (lockHolderGone(lock)) rmSync(lock, { recursive: true, force: true });
+      else if (waited === 0) console.log(`shipped-bundle: waiting for ${lock}, held by another run (a build of what ships, or a benchmark running it)`);
       await sleep(200);
     }
   }
+  return () => rmSync(lock, { recursive: true, force: true });
+}
+
+async function withLock<T>(work: () => Promise<T>): Promise<T> {
+  const release = await acquireShippedBuild();
   try {
     return await work();
   } finally {
-    rmSync(LOCK, { recursive: true, force: true });
+    release();
   }
 }
 
