@@ -7,7 +7,7 @@
  * rebuilt from the folders.
  */
 import { spawn } from "node:child_process";
-import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { compareNewestFirst } from "../../src/store/list-page.js";
@@ -68,6 +68,27 @@ describe("the index's journal", () => {
     const reopened = await storeDir.open();
     expect((await reopened.list({ limit: 10 })).data.map((c) => c.id)).toEqual(["b", "a"]);
     expect((await reopened.list({ limit: 10, parentConversationId: "a" })).data.map((c) => c.id)).toEqual(["b"]);
+  });
+
+  it("keeps its lines when index.json cannot be written at a clean stop: the stop warns, and the next start reads them", async () => {
+    const warnings: string[] = [];
+    const store = await storeDir.open({ onWarning: (m) => warnings.push(m) });
+    await store.create(conversation("a", at(1)));
+    await store.create(conversation("b", at(2)));
+    // A directory where index.json's temp file goes: the whole write fails.
+    await mkdir(join(storeDir.path, ".index.json.tmp", "blocker"), { recursive: true });
+    await storeDir.close(store);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/^the conversation index's changes could not be written into index\.json at stop \(.*\); index-changes\.jsonl keeps them$/);
+    expect(await readdir(storeDir.path)).not.toContain("index.json");
+    expect(await journalLines()).toHaveLength(2);
+
+    await rm(join(storeDir.path, ".index.json.tmp"), { recursive: true });
+    const reopened = await storeDir.open();
+    expect((await reopened.list({ limit: 10 })).data.map((c) => c.id)).toEqual(["b", "a"]);
+    await storeDir.close(reopened);
+    expect(await indexIds()).toEqual(["a", "b"]);
+    expect(await readdir(storeDir.path)).not.toContain(INDEX_JOURNAL_FILE);
   });
 
   it("takes changes queued together as one line", async () => {
