@@ -6,7 +6,7 @@
  * tells the whole story (approval, disconnects, the grace period).
  */
 import * as z from "zod";
-import { TOOL_NAME_PATTERN } from "./config-tools.js";
+import { TOOL_NAME_PATTERN } from "./tool-defaults.js";
 import { ConversationId, Timestamp } from "./records.js";
 import { ToolKind } from "./tools.js";
 import { MAX_CLIENT_TOOLS, MAX_CLIENT_TOOL_DESCRIPTION_CHARS, MAX_CLIENT_TOOL_SCHEMA_CHARS, MAX_CLIENT_TOOL_OUTPUT_CHARS } from "./limits/client-tools.js";

@@ -5,7 +5,8 @@
  * `.meta()` on the key itself (protocol/config*.ts), so a key is written
  * once; `--help`, the editor schema (protocol/config.schema.json), the
  * environment layer, `agentwire config` and docs/reference/config.md all
- * read it from there (src/config/config-keys.ts walks the schema).
+ * read it from there (src/config/config-key-walk.ts walks the schema, and
+ * `npm run gen` writes what it finds into src/config/config-table.ts).
  */
 import "zod";
 

@@ -7,37 +7,9 @@ import * as z from "zod";
 // Types .meta({ defaultText }) (see config-meta.ts).
 import type {} from "./config-meta.js";
 import { ToolKind } from "./tool-kind.js";
+import { DEFAULT_SHELL_COMMAND, DEFAULT_TOOL_ENV_ALLOW, TOOL_ENV_ENTRY_PATTERN, TOOL_NAME_PATTERN, WEB_FETCH_DEFAULTS, WEB_SEARCH_DEFAULTS } from "./tool-defaults.js";
 
-export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
-
-/**
- * What every tool process may see of the server's environment unless the
- * operator adds more (`tools.envAllow`): what programs need to find
- * themselves, the user and the locale. No proxies (their URLs may carry a
- * password), no agent sockets (SSH_AUTH_SOCK would lend the user's keys),
- * no toolchain paths. src/tools/tool-environment.ts applies it.
- */
-export const DEFAULT_TOOL_ENV_ALLOW: readonly string[] = [
-  "PATH",
-  "HOME",
-  "USER",
-  "LOGNAME",
-  "SHELL",
-  "LANG",
-  "LANGUAGE",
-  "LC_*",
-  "TERM",
-  "TZ",
-  "TMPDIR",
-];
-
-/** An entry of `tools.envAllow`: a variable name, optionally ending in `*` (a prefix), or `*` alone. */
-export const TOOL_ENV_ENTRY_PATTERN = /^([A-Za-z_][A-Za-z0-9_]*\*?|\*)$/;
-
-/** True for a valid `tools.envAllow` entry. */
-export function isToolEnvEntry(entry: string): boolean {
-  return TOOL_ENV_ENTRY_PATTERN.test(entry);
-}
+export { DEFAULT_SHELL_COMMAND, DEFAULT_TOOL_ENV_ALLOW, isToolEnvEntry, TOOL_ENV_ENTRY_PATTERN, TOOL_NAME_PATTERN, WEB_FETCH_DEFAULTS, WEB_SEARCH_DEFAULTS } from "./tool-defaults.js";
 
 export const ToolEnvEntry = z
   .string()
@@ -56,9 +28,6 @@ export const FileToolsConfig = z
       ),
   })
   .describe("The built-in file tools (read_file, list_files, search_files, write_file, edit_file), which never reach outside the workspace.");
-
-/** The shell every command line runs through unless `tools.shell.command` says otherwise: today's, exactly. */
-export const DEFAULT_SHELL_COMMAND: readonly string[] = ["bash", "-c"];
 
 export const ShellToolConfig = z
   .strictObject({
@@ -115,9 +84,6 @@ export const CustomToolDefinition = z
   })
   .describe("A shell command offered to the model as a tool.");
 
-/** web_fetch's bounds when `tools.web.fetch` leaves them out (also when the tool is built without a configuration). */
-export const WEB_FETCH_DEFAULTS = { maxBytes: 2 * 1024 * 1024, timeoutMs: 30_000, maxOutputBytes: 64 * 1024 } as const;
-
 export const WebFetchConfig = z
   .strictObject({
     enabled: z.boolean().describe("Offer web_fetch to the model."),
@@ -136,9 +102,6 @@ export const WebFetchConfig = z
       .describe("Most text returned to the model, in bytes (the start is kept, with a note saying how much was cut)."),
   })
   .describe("web_fetch: GET an http(s) URL and return its readable text (HTML as markdown).");
-
-/** web_search's settings when `tools.web.search` leaves them out. */
-export const WEB_SEARCH_DEFAULTS = { maxResults: 8, timeoutMs: 15_000 } as const;
 
 export const WebSearchConfig = z
   .strictObject({

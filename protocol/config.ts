@@ -17,6 +17,11 @@
  * silently). `protocol/config.schema.json` is generated from this schema:
  * point `"$schema"` at it for completion in an editor.
  *
+ * The start path does not build this schema: `npm run gen` writes it as data
+ * (src/config/config-table.ts, protocol/config-defaults.ts), which parses a
+ * valid configuration without zod; a configuration that needs zod (an error
+ * to word, a key with a refinement) loads this module (src/config/config-check.ts).
+ *
  * This schema is the one place a key is declared: its type and bounds, its
  * default (`.default()`), its description, and in `.meta()` the flag and
  * the environment variable that set it (config-meta.ts). The first sentence
@@ -36,6 +41,7 @@ import { RuntimesConfig } from "./config-runtimes.js";
 import { CustomToolDefinition, DEFAULT_TOOL_ENV_ALLOW, FileToolsConfig, ShellToolConfig, ToolEnvEntry, WebToolsConfig } from "./config-tools.js";
 import { ModesConfig } from "./modes.js";
 import { ConversationSettingsPatch, DEFAULT_CONVERSATION_SETTINGS } from "./conversation-settings.js";
+import { DEFAULT_SYSTEM_PROMPT_TEMPLATE, SYSTEM_PROMPT_PLACEHOLDERS, unknownPlaceholderMessage, unknownPlaceholders } from "./system-prompt-template.js";
 
 const MiB = 1024 * 1024;
 
@@ -268,51 +274,18 @@ export const ToolsSection = z
   })
   .describe("Tools the model may call.");
 
-/**
- * The placeholders a system prompt template may use, each `{{name}}`
- * (spaces inside the braces allowed). src/context/system-prompt.ts renders
- * them; anything else in double braces is refused, so a typo never reaches
- * the model as literal text.
- */
-export const SYSTEM_PROMPT_PLACEHOLDERS = {
-  workspace: "the conversation's workspace (absolute path)",
-  date: "today's date, ISO (YYYY-MM-DD, UTC)",
-  os: "the server's platform and release, e.g. \"linux 6.1.0\"",
-  tools: "the names of the tools offered, comma-separated",
-  skills: "the skills found for the workspace, one per line with its description, and how to load one (load_skill)",
-  plan: "when update_plan is offered, when to keep a plan with it; nothing when it is not (turned off by settings.toolPolicy)",
-} as const;
-export type SystemPromptPlaceholder = keyof typeof SYSTEM_PROMPT_PLACEHOLDERS;
-
-/** `{{ name }}` anywhere in a template. */
-export const PLACEHOLDER_PATTERN = /\{\{\s*([^{}]*?)\s*\}\}/g;
-
-/** The placeholder names a template uses that are not in SYSTEM_PROMPT_PLACEHOLDERS, in order, once each. */
-export function unknownPlaceholders(template: string): string[] {
-  const unknown = new Set<string>();
-  for (const match of template.matchAll(PLACEHOLDER_PATTERN)) {
-    if (!Object.hasOwn(SYSTEM_PROMPT_PLACEHOLDERS, match[1])) unknown.add(match[1]);
-  }
-  return [...unknown];
-}
-
-/** A template is refused when it names an unknown placeholder; the message lists it and the known ones. */
-export function unknownPlaceholderMessage(unknown: readonly string[]): string {
-  const known = Object.keys(SYSTEM_PROMPT_PLACEHOLDERS).map((n) => `{{${n}}}`).join(", ");
-  return `unknown placeholder${unknown.length > 1 ? "s" : ""} ${unknown.map((n) => `{{${n}}}`).join(", ")} (known: ${known})`;
-}
+export {
+  DEFAULT_SYSTEM_PROMPT_TEMPLATE,
+  PLACEHOLDER_PATTERN,
+  SYSTEM_PROMPT_PLACEHOLDERS,
+  type SystemPromptPlaceholder,
+  unknownPlaceholderMessage,
+  unknownPlaceholders,
+} from "./system-prompt-template.js";
 
 const placeholderDocs = Object.entries(SYSTEM_PROMPT_PLACEHOLDERS)
   .map(([name, what]) => `{{${name}}}: ${what}`)
   .join("; ");
-
-/** The system prompt template of conversations without their own when `conversations.systemPrompt` is not set. */
-export const DEFAULT_SYSTEM_PROMPT_TEMPLATE = [
-  "You are agentwire, an assistant that works in the workspace {{workspace}} on {{os}}. Today is {{date}}.",
-  "Use your tools ({{tools}}) to look before you change anything, and say plainly what you did and what you found.",
-  "{{plan}}",
-  "{{skills}}",
-].join("\n");
 
 /**
  * `conversations.settings` is the wire's settings patch (records.ts), whose
@@ -349,7 +322,7 @@ export const ConversationsSection = z
       .describe(
         `System prompt template for conversations that have no system prompt of their own, rendered before every model call. Placeholders: ${placeholderDocs}. Any other {{…}} is an error; "" sends no system prompt.`,
       )
-      .meta({ defaultText: "a short built-in template (DEFAULT_SYSTEM_PROMPT_TEMPLATE in protocol/config.ts)" }),
+      .meta({ defaultText: "a short built-in template (DEFAULT_SYSTEM_PROMPT_TEMPLATE in protocol/system-prompt-template.ts)" }),
   })
   .describe("Defaults for new conversations.");
 
@@ -396,75 +369,4 @@ export type HistoryConfig = AgentwireConfig["history"];
 export type LogLevel = ServerSettings["logLevel"];
 export type LogFormat = ServerSettings["logFormat"];
 
-/**
- * Every key at its default, read off the schema: for a part built without a
- * configuration (a test, a bench) to fall back on the same value the server
- * would start with. Frozen: shared, never changed. Parsed jitless, as
- * src/config parses the configuration (PARSE_CONFIG): this parse runs when the
- * module loads, on every start, where zod's generated fast path for the schema
- * (~5-10 ms of code generation) would never pay back.
- */
-export const CONFIG_DEFAULTS: ParsedConfigFile = deepFreeze(AgentwireConfigFile.parse({}, { jitless: true }));
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === "object" && value !== null) {
-    for (const inner of Object.values(value)) deepFreeze(inner);
-    Object.freeze(value);
-  }
-  return value;
-}
-
-/** What a trust-gated key does that makes it need the user's say-so. */
-export type TrustReason = "runs commands" | "sends credentials";
-
-/**
- * Keys (dot-separated paths; each covers everything under it) that a project
- * agentwire.json — one found in the working directory or a parent, not the
- * user file and not `--config FILE` — may set only once the user has trusted
- * that file as it is (`agentwire trust DIR`). A cloned repository must not be
- * able to start a program, make tool calls run unasked, or send the user's
- * keys (or conversations) to an address it chooses. An untrusted file's
- * other keys apply; these are skipped with a config_untrusted notice.
- *
- * The one list: discovery, `agentwire config`, `agentwire trust` and the
- * notices all read it.
- */
-export const TRUST_REQUIRED_CONFIG_PATHS: readonly { path: string; reason: TrustReason; what: string }[] = [
-  { path: "mcpServers", reason: "runs commands", what: "starts MCP server programs (and sends headers to MCP URLs)" },
-  { path: "tools.custom", reason: "runs commands", what: "offers shell commands to the model as tools" },
-  { path: "tools.shell", reason: "runs commands", what: "chooses the program every shell command line runs through" },
-  { path: "conversations.settings.approval", reason: "runs commands", what: "can let tool calls run without asking" },
-  { path: "conversations.settings.toolPolicy", reason: "runs commands", what: "can let tools run without asking" },
-  { path: "conversations.settings.approvalRules", reason: "runs commands", what: "can let tool calls run without asking" },
-  { path: "conversations.settings.mode", reason: "runs commands", what: "can start conversations in a mode whose tool calls run without asking (auto)" },
-  { path: "modes", reason: "runs commands", what: "can define modes whose tool calls run without asking" },
-  { path: "server.host", reason: "runs commands", what: "can open the agent (and its shell) to other machines" },
-  { path: "server.token", reason: "runs commands", what: "sets the token that lets a client in (a token the file's author knows)" },
-  { path: "server.allowOrigins", reason: "runs commands", what: "lets web pages of other origins drive the agent" },
-  { path: "tools.web.allowPrivateNetwork", reason: "runs commands", what: "lets web_fetch reach this machine's and the local network's services" },
-  { path: "server.redis", reason: "runs commands", what: "takes forwarded requests and events from a Redis server" },
-  { path: "server.store", reason: "sends credentials", what: "sends conversations (and PGPASSWORD) to a database server" },
-  { path: "llm.baseUrl", reason: "sends credentials", what: "sends the API key (OPENAI_API_KEY) and conversations to this endpoint" },
-  { path: "llm.apiKey", reason: "sends credentials", what: "sends conversations to another account's key" },
-  { path: "llm.apiKeyEnv", reason: "sends credentials", what: "sends the environment variable it names as an API key" },
-  { path: "runtimes", reason: "runs commands", what: "starts agent runtimes (Codex) that run commands of their own" },
-  { path: "providers", reason: "sends credentials", what: "sends API keys, headers and conversations to the endpoints it declares" },
-  { path: "defaultProvider", reason: "sends credentials", what: "chooses which endpoint gets the requests" },
-  { path: "tools.envAllow", reason: "sends credentials", what: "lets tools (and so the model) read environment variables" },
-  { path: "tools.web.search", reason: "sends credentials", what: "sends a search API key to a search endpoint" },
-];
-
-/** Paths (dot-separated) whose values are secrets: `agentwire config` masks them. */
-/** `*` stands for one key: an MCP server's env and header names show, their values do not. */
-export const SECRET_CONFIG_PATHS: readonly string[] = [
-  "server.token",
-  "llm.apiKey",
-  "tools.web.search.apiKey",
-  "mcpServers.*.env.*",
-  "mcpServers.*.headers.*",
-  "providers.*.apiKey",
-  "providers.*.headers.*",
-];
-
-/** Paths whose values are URLs that may carry a password: `agentwire config` shows them with the password masked. */
-export const SECRET_URL_CONFIG_PATHS: readonly string[] = ["server.store", "server.redis"];
+export { SECRET_CONFIG_PATHS, SECRET_URL_CONFIG_PATHS, TRUST_REQUIRED_CONFIG_PATHS, type TrustReason } from "./config-trust-paths.js";

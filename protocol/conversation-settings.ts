@@ -8,31 +8,15 @@
  * when a request or a stored conversation first needs it.
  */
 import * as z from "zod";
+import { DEFAULT_CONVERSATION_SETTINGS, MAX_APPROVAL_RULES, MAX_TOOL_POLICY_ENTRIES, MODE_NAME_PATTERN, TOOL_POLICY_KEY_PATTERN } from "./settings-defaults.js";
 
-export const MODE_NAME_PATTERN = /^[a-z][a-z0-9_-]{0,31}$/;
+export { DEFAULT_CONVERSATION_SETTINGS, MAX_APPROVAL_RULES, MAX_TOOL_POLICY_ENTRIES, MODE_NAME_PATTERN, TOOL_POLICY_KEY_PATTERN } from "./settings-defaults.js";
 
 /** A mode's id (protocol/modes.ts): which ones exist depends on the configuration, so the server checks it against its modes. */
 export const ModeName = z
   .string()
   .regex(MODE_NAME_PATTERN, "must be 1–32 of a–z, 0–9, _ and -, starting with a letter (a mode from modes.list)")
   .describe("A mode's id, as modes.list gives it (e.g. \"plan\").");
-
-/** Settings a conversation gets unless it names others (toolTimeoutMs: unless the server's --tool-timeout says otherwise). */
-export const DEFAULT_CONVERSATION_SETTINGS = {
-  toolHistoryRounds: 8,
-  maxIterations: 20,
-  toolTimeoutMs: 120_000,
-  approval: "ask",
-  toolPolicy: {},
-  confirmTimeoutMs: null,
-  autoCompact: 0.85,
-} as const;
-
-/** Most entries one `settings.toolPolicy` may hold (it is read on every tool call and every model request). */
-export const MAX_TOOL_POLICY_ENTRIES = 200;
-
-/** A tool name (as tools.list gives it), or a prefix of names ending in `*`. */
-export const TOOL_POLICY_KEY_PATTERN = /^(?:[A-Za-z0-9_-]{1,64}|[A-Za-z0-9_-]{0,64}\*)$/;
 
 export const ApprovalMode = z
   .enum(["ask", "auto-read-only", "auto"])
@@ -59,9 +43,6 @@ export const ToolPolicy = z
   .describe(
     "Per-tool overrides of settings.approval, by tool name. A key ending in * matches every tool whose name starts with what comes before it (e.g. \"mcp__github__*\"); an exact name beats a prefix, and the longest matching prefix beats shorter ones.",
   );
-
-/** Most rules one conversation's `settings.approvalRules` (or one workspace's approvals file) may hold. */
-export const MAX_APPROVAL_RULES = 200;
 
 export const ApprovalRule = z
   .strictObject({

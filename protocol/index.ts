@@ -18,6 +18,7 @@ export * from "./input-request.js";
 export * from "./input.js";
 export * from "./skills.js";
 export * from "./commands.js";
+export * from "./mode-table.js";
 export * from "./modes.js";
 export * from "./events.js";
 export * from "./usage-events.js";

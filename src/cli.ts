@@ -8,6 +8,7 @@
  */
 import { OPENAI_DEFAULT_BASE_URL } from "../protocol/config-providers.js";
 import { parseCli, UsageError, usageHint } from "./cli-options.js";
+import { ConfigSchemaNeeded, loadConfigSchema } from "./config/config-check.js";
 import { ConfigFileError } from "./config/config-file.js";
 import { hideProcessSecrets } from "./process-secrets.js";
 import { SERVER_VERSION } from "./server-version.js";
@@ -31,13 +32,32 @@ async function withoutWsNatives<T>(load: () => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * The command line parsed. A valid configuration is parsed without zod; one
+ * that needs the configuration's zod schema (an error to word, a key with a
+ * check of its own) makes the parse throw ConfigSchemaNeeded, and is parsed
+ * again once the schema is loaded (config-check.ts).
+ */
+async function parseCommandLine(argv: string[]) {
+  try {
+    return parseCli(argv, process.env);
+  } catch (error) {
+    if (!(error instanceof ConfigSchemaNeeded)) throw error;
+    await loadConfigSchema();
+    return parseCli(argv, process.env);
+  }
+}
+
+/** Commands whose run may read or check configuration again (a file to trust, an MCP server to add): they get the zod schema first. */
+const CHECKS_CONFIG_AGAIN = new Set(["conversations", "mcp", "models", "tools", "status", "trust", "config"]);
+
 async function main(): Promise<void> {
   // First of all: tools (children of this process) must find no key or token in /proc/$PPID.
   const notHidden = hideProcessSecrets(process.argv.slice(2));
   if (notHidden) process.stderr.write(`agentwire: warning: ${notHidden}\n`);
   let parsed;
   try {
-    parsed = parseCli(process.argv.slice(2), process.env);
+    parsed = await parseCommandLine(process.argv.slice(2));
   } catch (error) {
     if (error instanceof UsageError) {
       process.stderr.write(`agentwire: ${error.message}\nRun ${usageHint(process.argv.slice(2))} for usage.\n`);
@@ -62,6 +82,7 @@ async function main(): Promise<void> {
     process.stdout.write(`${SERVER_VERSION}\n`);
     return;
   }
+  if (CHECKS_CONFIG_AGAIN.has(parsed.command)) await loadConfigSchema();
   // The client commands load lazily: serve's start-up does not pay for them.
   if (parsed.command === "chat") {
     const { runChat } = await withoutWsNatives(() => import("./chat/chat-command.js"));

@@ -42,6 +42,8 @@ export default defineConfig({
     // Builds dist/bundle and dist/web from the current source when it changed (once per run, before
     // any test file): the tests that start the shipped bundle use it and never build it themselves.
     globalSetup: ["test/harness/shipped-bundle.ts"],
+    // agentwire.json's zod schema, loaded before each file as the CLI loads it when a configuration needs it.
+    setupFiles: ["test/harness/config-schema-setup.ts"],
     // The per-user data dir and trust list ($XDG_DATA_HOME/agentwire) of an in-process server or
     // config a test builds without naming its own: never the real home's (child processes get the
     // same from test/harness/child-env.ts).

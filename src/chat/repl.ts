@@ -16,7 +16,7 @@ import type { ChatSession, TurnInput, TurnOutcome } from "./chat-session.js";
 import { describeError } from "./chat-session.js";
 import { compactAndWait, nthLastUserMessage, rewindLines } from "./history-actions.js";
 import type { Palette } from "./render.js";
-import { DEFAULT_MODE } from "../../protocol/modes.js";
+import { DEFAULT_MODE } from "../../protocol/mode-table.js";
 
 /** Lets the tool prompt borrow the readline: the REPL's question is cancelled while a tool question is open. */
 export class PromptGate {

@@ -1,6 +1,6 @@
 import { performance } from "node:perf_hooks";
 import type { Redis } from "ioredis";
-import { CONFIG_DEFAULTS } from "../../protocol/config.js";
+import { CONFIG_DEFAULTS } from "../../protocol/config-defaults.js";
 import type { Logger } from "../logging/logger.js";
 import { ClusterKeys } from "./cluster-keys.js";
 import { LuaScript } from "./lua-script.js";

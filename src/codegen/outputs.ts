@@ -24,6 +24,7 @@ import { emitMethodTable, METHOD_TABLE_PATH } from "./method-table.js";
 import { buildOpenRpcDocument } from "./openrpc.js";
 import { emitPythonErrors, emitPythonMethods, emitPythonTypes, PYTHON_PACKAGE, readRuntime } from "./python-emitter.js";
 import { BUILTIN_TOOL_SCHEMAS_PATH, emitBuiltinToolSchemas } from "./builtin-tool-schemas.js";
+import { CONFIG_DEFAULTS_PATH, CONFIG_TABLE_PATH, emitConfigDefaults, emitConfigTable } from "./config-table.js";
 import { CONFIG_REFERENCE_PATH, renderConfigReference } from "./reference-config.js";
 import { PROTOCOL_REFERENCE_PATH, renderProtocolReference } from "./reference-protocol.js";
 
@@ -45,6 +46,8 @@ export function renderOutputs(root: string): Map<string, string> {
     [PROTOCOL_REFERENCE_PATH, renderProtocolReference(root)],
     [CONFIG_REFERENCE_PATH, renderConfigReference()],
     [BUILTIN_TOOL_SCHEMAS_PATH, emitBuiltinToolSchemas()],
+    [CONFIG_TABLE_PATH, emitConfigTable()],
+    [CONFIG_DEFAULTS_PATH, emitConfigDefaults()],
   ]);
 }
 

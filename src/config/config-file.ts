@@ -1,11 +1,11 @@
 import { createHash } from "node:crypto";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { createScanner, type Node, parseTree, printParseErrorCode, type ParseError } from "jsonc-parser";
-import { AgentwireConfigFile } from "../../protocol/config.js";
+import type { AgentwireConfigFile } from "../../protocol/config.js";
 import { formatIssuePath } from "../../protocol/issue-path.js";
 import { readBoundedFile, UnreadableFileError } from "./bounded-read.js";
 import { placeProblem } from "./config-place.js";
-import { PARSE_CONFIG } from "./server-config.js";
+import { parseConfigValues } from "./config-check.js";
 
 /** Largest agentwire.json read; a real one is a few KiB, and the whole file is parsed in one go. */
 export const MAX_CONFIG_FILE_BYTES = 1024 * 1024;
@@ -74,9 +74,9 @@ export function parseConfigText(file: string, text: string): AgentwireConfigFile
   const raw = toValue(tree, [], forbidden);
   const unknownKey = "unknown key (misspelt, or not a setting of this version)";
   const problems = forbidden.map((path) => ({ path: formatIssuePath(path), message: unknownKey }));
-  const parsed = AgentwireConfigFile.safeParse(raw, PARSE_CONFIG);
+  const parsed = parseConfigValues(raw);
   if (!parsed.success) {
-    for (const issue of parsed.error.issues) {
+    for (const issue of parsed.issues) {
       // zod reports an unknown key on its parent; name the key itself, which is what the user typed.
       const keys = issue.code === "unrecognized_keys" ? issue.keys : [undefined];
       for (const key of keys) {

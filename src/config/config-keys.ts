@@ -1,128 +1,36 @@
 /**
- * The keys of agentwire.json as one list, read off the schema
- * (protocol/config.ts): each key's path, type, default, description, flag
- * and environment variable. Everything that lists keys — the command-line
- * flags, the environment layer, `agentwire config`, `--help` and the
- * reference page — walks this list, so a key added to the schema reaches
- * them all.
+ * The keys of agentwire.json as one list: each key's path, default,
+ * description, flag and environment variable (config-key.ts). Everything
+ * that lists keys — the command-line flags, the environment layer,
+ * `agentwire config`, `--help` and the reference page — walks this list, so a
+ * key added to the schema (protocol/config.ts) reaches them all. The list is
+ * read off the schema by `npm run gen` into config-table.ts: listing the
+ * keys builds no zod schema.
  */
-import * as z from "zod";
-import type { ConfigKeyMeta } from "../../protocol/config-meta.js";
-import { AgentwireConfigFile } from "../../protocol/config.js";
+import { type ConfigKey } from "./config-key.js";
+import { listElementProblem } from "./config-check.js";
+import { CONFIG_KEYS } from "./config-table.js";
+import { fastParse, INVALID, UNKNOWN } from "./fast-config-parse.js";
 
-/** What a flag or an environment variable takes, from the key's type. */
-export type ConfigValueKind =
-  | { kind: "integer"; min?: number; max?: number }
-  | { kind: "string" }
-  | { kind: "enum"; options: readonly string[] }
-  /** Repeatable flag, comma-separated value; each element checked by `element`. */
-  | { kind: "list"; element: z.ZodType }
-  | { kind: "other" };
-
-export interface ConfigKey extends ConfigKeyMeta {
-  /** Dotted path in agentwire.json: `limits.maxBatch`. */
-  path: string;
-  /** The key's type without its wrappers (optional, default, prefault). */
-  type: z.ZodType;
-  description: string;
-  /** What parsing fills in when nothing sets the key (`.default()`); absent when nothing is. */
-  default?: unknown;
-  /**
-   * An object of settings, whose keys are keys of their own (`server`,
-   * `tools.web`); false for a key that holds a value, an object one included
-   * (`conversations.settings`, `tools.web.fetch`, a map such as `providers`).
-   */
-  section: boolean;
-  value: ConfigValueKind;
-}
+export type { ConfigKey, ConfigValueKind } from "./config-key.js";
 
 /** The flag's name without its argument: `--max-payload` of "--max-payload BYTES". */
 export function flagName(key: Pick<ConfigKey, "flag">): string | undefined {
   return key.flag?.split(" ")[0];
 }
 
-/** Every key of `schema` (default: agentwire.json's), sections first then their keys, in the schema's order. */
-export function configKeys(schema: z.ZodObject = AgentwireConfigFile): ConfigKey[] {
-  // agentwire.json's list is walked once: building the command line alone asks for it once per command (~2 ms a walk at start).
-  if (schema === AgentwireConfigFile) return [...(fileKeys ??= walked(schema))];
-  return walked(schema);
-}
-
-let fileKeys: readonly ConfigKey[] | undefined;
-
-function walked(schema: z.ZodObject): ConfigKey[] {
-  const out: ConfigKey[] = [];
-  walk(schema, "", out);
-  return out;
-}
-
-function walk(object: z.ZodObject, prefix: string, out: ConfigKey[]): void {
-  for (const [name, field] of Object.entries(object.shape as Record<string, z.ZodType>)) {
-    const key = describeKey(`${prefix}${name}`, field);
-    out.push(key);
-    if (key.section) walk(key.type as z.ZodObject, `${key.path}.`, out);
-  }
-}
-
-function describeKey(path: string, field: z.ZodType): ConfigKey {
-  // Meta and descriptions sit on whichever wrapper they were given to: gather them inside out, the outer winning.
-  const layers: z.ZodType[] = [];
-  let type = field;
-  let fallback: { value: unknown } | undefined;
-  let prefaulted = false;
-  for (;;) {
-    layers.push(type);
-    if (type instanceof z.ZodDefault) {
-      fallback = { value: type.def.defaultValue };
-      type = type.def.innerType as z.ZodType;
-    } else if (type instanceof z.ZodPrefault) {
-      prefaulted = true;
-      type = type.def.innerType as z.ZodType;
-    } else if (type instanceof z.ZodOptional || type instanceof z.ZodNullable) {
-      type = type.def.innerType as z.ZodType;
-    } else {
-      break;
-    }
-  }
-  const meta: Record<string, unknown> = {};
-  for (const layer of layers.reverse()) Object.assign(meta, z.globalRegistry.get(layer));
-  return {
-    path,
-    type,
-    description: typeof meta.description === "string" ? meta.description : "",
-    ...(typeof meta.flag === "string" ? { flag: meta.flag as ConfigKeyMeta["flag"] } : {}),
-    ...(typeof meta.env === "string" ? { env: meta.env } : {}),
-    ...(typeof meta.defaultText === "string" ? { defaultText: meta.defaultText } : {}),
-    ...(typeof meta.defaultNote === "string" ? { defaultNote: meta.defaultNote } : {}),
-    ...(fallback ? { default: fallback.value } : {}),
-    section: prefaulted && type instanceof z.ZodObject,
-    value: valueKind(type),
-  };
-}
-
-function valueKind(type: z.ZodType): ConfigValueKind {
-  if (type instanceof z.ZodNumber && type.isInt) {
-    const min = type.minValue ?? undefined;
-    const max = type.maxValue ?? undefined;
-    return {
-      kind: "integer",
-      ...(min !== undefined && min > Number.MIN_SAFE_INTEGER ? { min } : {}),
-      ...(max !== undefined && max < Number.MAX_SAFE_INTEGER ? { max } : {}),
-    };
-  }
-  if (type instanceof z.ZodString) return { kind: "string" };
-  if (type instanceof z.ZodEnum) return { kind: "enum", options: type.options.map(String) };
-  if (type instanceof z.ZodArray) return { kind: "list", element: type.element as z.ZodType };
-  return { kind: "other" };
+/** Every key of agentwire.json, sections first then their keys, in the schema's order (a copy: the caller may sort it). */
+export function configKeys(): ConfigKey[] {
+  return [...CONFIG_KEYS];
 }
 
 /** The keys a flag sets, by flag name (`--port`). */
-export function flaggedKeys(keys: readonly ConfigKey[] = configKeys()): Map<string, ConfigKey> {
+export function flaggedKeys(keys: readonly ConfigKey[] = CONFIG_KEYS): Map<string, ConfigKey> {
   return new Map(keys.filter((k) => k.flag).map((k) => [flagName(k)!, k]));
 }
 
 /** The keys an environment variable sets, by variable name. */
-export function environmentKeys(keys: readonly ConfigKey[] = configKeys()): Map<string, ConfigKey> {
+export function environmentKeys(keys: readonly ConfigKey[] = CONFIG_KEYS): Map<string, ConfigKey> {
   return new Map(keys.filter((k) => k.env).map((k) => [k.env!, k]));
 }
 
@@ -142,7 +50,7 @@ function splitList(text: string): string[] {
  * checked against the schema afterwards; `problem` words what is wrong for
  * a message that names the flag or variable first.
  */
-export function valueFromText(key: Pick<ConfigKey, "value">, texts: readonly string[]): { value: unknown } | { problem: string } {
+export function valueFromText(key: Pick<ConfigKey, "value" | "path">, texts: readonly string[]): { value: unknown } | { problem: string } {
   const last = texts.at(-1) ?? "";
   switch (key.value.kind) {
     case "integer": {
@@ -160,8 +68,11 @@ export function valueFromText(key: Pick<ConfigKey, "value">, texts: readonly str
     case "list": {
       const entries = [...new Set(texts.flatMap(splitList))];
       for (const entry of entries) {
-        const checked = key.value.element.safeParse(entry);
-        if (!checked.success) return { problem: `${checked.error.issues[0]!.message}, got "${entry}"` };
+        const checked = fastParse(key.value.element, entry);
+        if (checked !== INVALID && checked !== UNKNOWN && checked.value === entry) continue;
+        // Worded by zod's schema of the element (loaded for it: config-check.ts).
+        const problem = listElementProblem(key.path, entry);
+        if (problem !== undefined) return { problem: `${problem}, got "${entry}"` };
       }
       return { value: entries };
     }

@@ -1,5 +1,5 @@
 /** `agentwire config`: the effective configuration, each value with where it came from, secrets masked. */
-import { SECRET_CONFIG_PATHS, SECRET_URL_CONFIG_PATHS } from "../../protocol/config.js";
+import { SECRET_CONFIG_PATHS, SECRET_URL_CONFIG_PATHS } from "../../protocol/config-trust-paths.js";
 import { configKeys } from "./config-keys.js";
 import { isPlainObject, valueAt } from "./config-layers.js";
 import { trustCommand } from "./config-trust.js";

@@ -7,7 +7,7 @@
  * apply them.
  */
 import { dirname } from "node:path";
-import { TRUST_REQUIRED_CONFIG_PATHS } from "../../protocol/config.js";
+import { TRUST_REQUIRED_CONFIG_PATHS } from "../../protocol/config-trust-paths.js";
 import type { Notice } from "../../protocol/notices.js";
 import { isPlainObject, valueAt } from "./config-layers.js";
 import type { TrustVerdict } from "./trust-store.js";

@@ -7,7 +7,6 @@
  */
 import { resolve as resolvePath } from "node:path";
 import { KEYLESS_HINT } from "../../protocol/config-providers.js";
-import { AgentwireConfigFile } from "../../protocol/config.js";
 import { formatIssuePath } from "../../protocol/issue-path.js";
 import type { Notice } from "../../protocol/notices.js";
 import { findConfigFiles, type FoundConfigFile, realpathOr } from "./config-discovery.js";
@@ -16,7 +15,8 @@ import { projectDataDirNotice } from "./project-data-dir.js";
 import { environmentKeys, valueFromText } from "./config-keys.js";
 import { type ConfigLayer, type MergedConfig, mergeLayers, setAt, valueAt } from "./config-layers.js";
 import { ignoredNotice, trustRequiredPathsIn, untrustedNotice, withoutPaths } from "./config-trust.js";
-import { defaultConfig, PARSE_CONFIG, type ServerConfig } from "./server-config.js";
+import { parseConfigValues } from "./config-check.js";
+import { defaultConfig, type ServerConfig } from "./server-config.js";
 import { TrustStore, trustStorePath } from "./trust-store.js";
 
 export interface ResolveOptions {
@@ -152,9 +152,9 @@ function environmentLayer(env: NodeJS.ProcessEnv): ConfigLayer {
 
 /** Environment and flag values pass the same schema as a file, and an error names the variable or flag. */
 function checked(layer: ConfigLayer): ConfigLayer {
-  const parsed = AgentwireConfigFile.safeParse(layer.values, PARSE_CONFIG);
+  const parsed = parseConfigValues(layer.values);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
+    const issue = parsed.issues[0]!;
     const path = formatIssuePath(issue.path);
     const source = layer.sources?.[path] ?? path;
     throw new ConfigFileError(layer.label, source === path ? path : `${source} (${path})`, issue.message);
@@ -168,9 +168,9 @@ function checked(layer: ConfigLayer): ConfigLayer {
  * lists (a provider's `wire`).
  */
 function toServerConfig(merged: MergedConfig, env: NodeJS.ProcessEnv): ServerConfig {
-  const parsed = AgentwireConfigFile.safeParse(merged.values, PARSE_CONFIG);
+  const parsed = parseConfigValues(merged.values);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
+    const issue = parsed.issues[0]!;
     const path = formatIssuePath(issue.path);
     throw new ConfigFileError(merged.sources.get(path) ?? "configuration", path, issue.message);
   }

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
-import { type AgentwireConfig, AgentwireConfigFile } from "../../protocol/config.js";
+import type { AgentwireConfig } from "../../protocol/config.js";
+import { CONFIG_DEFAULTS } from "../../protocol/config-defaults.js";
 import type { Notice } from "../../protocol/notices.js";
 import { defaultDataDir } from "./user-dirs.js";
 
@@ -22,13 +23,6 @@ export interface ServerConfig extends AgentwireConfig {
 export const FD_RESERVE = 512;
 
 /**
- * Options for parsing agentwire.json's schema: a process parses its
- * configuration a handful of times, so zod's generated fast path for the
- * schema (~6 ms of code generation at start) would never pay back.
- */
-export const PARSE_CONFIG = { jitless: true } as const;
-
-/**
  * Every key at its default. One default depends on the machine: the
  * connection cap is lowered to leave FD_RESERVE descriptors under the
  * open-file limit (the schema's `limits.maxConnections` default is the cap
@@ -36,7 +30,7 @@ export const PARSE_CONFIG = { jitless: true } as const;
  * $XDG_DATA_HOME/agentwire (read from `env`).
  */
 export function defaultConfig(env: NodeJS.ProcessEnv = process.env, home?: string): ServerConfig {
-  const parsed = AgentwireConfigFile.parse({}, PARSE_CONFIG);
+  const parsed = structuredClone(CONFIG_DEFAULTS) as ServerConfig;
   parsed.limits.maxConnections = withinOpenFileLimit(parsed.limits.maxConnections);
   return { ...parsed, server: { ...parsed.server, dataDir: defaultDataDir(env, home) }, notices: [] };
 }

@@ -8,7 +8,7 @@
 import { existsSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
-import { TRUST_REQUIRED_CONFIG_PATHS } from "../../protocol/config.js";
+import { TRUST_REQUIRED_CONFIG_PATHS } from "../../protocol/config-trust-paths.js";
 import { UsageError } from "../usage-error.js";
 import { CONFIG_FILE_NAME, realpathOr } from "./config-discovery.js";
 import { loadConfigFile } from "./config-file.js";

@@ -17,7 +17,7 @@ import {
   type SystemPromptPlaceholder,
   unknownPlaceholderMessage,
   unknownPlaceholders,
-} from "../../protocol/config.js";
+} from "../../protocol/system-prompt-template.js";
 
 
 export interface SkillSummary {

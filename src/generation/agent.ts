@@ -4,9 +4,11 @@
  * registry; the loop itself lives in loop.ts.
  */
 import { replyOf } from "../sessions/input-answer.js";
-import { MAX_APPROVAL_RULES, type InputRespondParams, type InputRespondResult, type ApprovalRule, type ToolConfirmParams, type ToolConfirmResult } from "../../protocol/index.js";
+import { MAX_APPROVAL_RULES } from "../../protocol/settings-defaults.js";
+import { type InputRespondParams, type InputRespondResult, type ApprovalRule, type ToolConfirmParams, type ToolConfirmResult } from "../../protocol/index.js";
 import type { ModelsListResult, ToolSpec } from "../../protocol/tools.js";
-import { LimitsSection, type LimitsConfig } from "../../protocol/config.js";
+import type { LimitsConfig } from "../../protocol/config.js";
+import { CONFIG_DEFAULTS } from "../../protocol/config-defaults.js";
 import { gatherPromptValues } from "../context/prompt-values.js";
 import { compileSystemPrompt, type SystemPromptTemplate } from "../context/system-prompt.js";
 import { newId } from "../ids.js";
@@ -99,7 +101,7 @@ export class Agent {
   constructor(private readonly options: AgentOptions) {
     this.systemTemplate = compileSystemPrompt(options.systemPrompt);
     this.modes = options.modes ?? new ModeSet();
-    this.clientTools = new ClientToolRegistry(options.limits.clientToolGraceMs ?? LimitsSection.parse({}).clientToolGraceMs);
+    this.clientTools = new ClientToolRegistry(options.limits.clientToolGraceMs ?? CONFIG_DEFAULTS.limits.clientToolGraceMs);
   }
 
   /**
@@ -544,7 +546,7 @@ export class Agent {
       modes: this.modes,
       log: this.options.log.child({ conversationId, generationId }),
       maxContextBytes: this.options.limits.maxContextBytes,
-      maxCheckpointBytes: this.options.limits.maxCheckpointBytes ?? LimitsSection.parse({}).maxCheckpointBytes,
+      maxCheckpointBytes: this.options.limits.maxCheckpointBytes ?? CONFIG_DEFAULTS.limits.maxCheckpointBytes,
       defaultSystemPrompt: async (workspace: string, tools: readonly string[], signal: AbortSignal) =>
         this.systemTemplate.render(await gatherPromptValues(this.systemTemplate, workspace, tools, signal)),
       modelCallTurn: () => this.modelCallStarts.pass(),

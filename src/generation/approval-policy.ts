@@ -7,14 +7,8 @@
  * of its own, the loop passes settings with it in place of settings.approval
  * (modes.ts approvalSettingsIn).
  */
-import {
-  DEFAULT_CONVERSATION_SETTINGS,
-  type ApprovalRule,
-  type ApprovalMode,
-  type ConversationSettings,
-  type ToolPolicy,
-  type ToolPolicyRule,
-} from "../../protocol/index.js";
+import type { ApprovalMode, ApprovalRule, ConversationSettings, ToolPolicy, ToolPolicyRule } from "../../protocol/index.js";
+import { DEFAULT_CONVERSATION_SETTINGS } from "../../protocol/settings-defaults.js";
 import type { ToolAnnotations } from "../tools/tool.js";
 import { anyRuleMatches } from "../tools/approval-rules.js";
 

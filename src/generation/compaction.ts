@@ -3,7 +3,8 @@
  * a conversation (quoted in docs/clients.md — keep the two the same), and
  * the arithmetic that decides when compaction runs by itself.
  */
-import { DEFAULT_CONVERSATION_SETTINGS, type ConversationSettings } from "../../protocol/index.js";
+import type { ConversationSettings } from "../../protocol/index.js";
+import { DEFAULT_CONVERSATION_SETTINGS } from "../../protocol/settings-defaults.js";
 import type { ChatMessage } from "../llm/chat-message.js";
 
 export const COMPACTION_PROMPT = `Stop here and write a summary of this conversation so far, for yourself: the messages before this one will be replaced by your summary, and the work goes on from it alone. Do not call any tools. Include:

@@ -4,7 +4,8 @@
  * joins the system prompt. The loop reads the mode at every model call, so
  * a switch applies from the next one.
  */
-import { DEFAULT_MODE, modeTable, unknownModeMessage, type ConversationSettings, type Mode, type ModesConfig } from "../../protocol/index.js";
+import type { ConversationSettings, Mode, ModesConfig } from "../../protocol/index.js";
+import { DEFAULT_MODE, modeTable, unknownModeMessage } from "../../protocol/mode-table.js";
 import { RpcError } from "../rpc/rpc-error.js";
 import type { ToolAnnotations } from "../tools/tool.js";
 import type { ApprovalSettings } from "./approval-policy.js";

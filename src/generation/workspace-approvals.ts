@@ -14,7 +14,8 @@
  */
 import { createHash } from "node:crypto";
 import * as z from "zod";
-import { ApprovalRule, MAX_APPROVAL_RULES } from "../../protocol/index.js";
+import type { ApprovalRule } from "../../protocol/conversation-settings.js";
+import { MAX_APPROVAL_RULES } from "../../protocol/settings-defaults.js";
 import { FileToolError } from "../tools/files/file-tool-error.js";
 import { putWorkspaceText, readWorkspaceText } from "../tools/files/restore-file.js";
 import { resolveInWorkspace } from "../tools/files/workspace-path.js";
@@ -27,7 +28,16 @@ export const APPROVALS_FILE = ".agentwire/approvals.json";
 /** Largest approvals file read (200 rules of the longest prefix fit well within it). */
 export const MAX_APPROVALS_FILE_BYTES = 64 * 1024;
 
-const ApprovalsFile = z.strictObject({ rules: z.array(ApprovalRule).max(MAX_APPROVAL_RULES) });
+let approvalsFile: z.ZodType<{ rules: ApprovalRule[] }> | undefined;
+/**
+ * The file's schema, built when a workspace first has one: the settings'
+ * schemas it reuses are not built on the server's start path.
+ */
+async function approvalsFileSchema(): Promise<z.ZodType<{ rules: ApprovalRule[] }>> {
+  if (approvalsFile) return approvalsFile;
+  const { ApprovalRule } = await import("../../protocol/conversation-settings.js");
+  return (approvalsFile = z.strictObject({ rules: z.array(ApprovalRule).max(MAX_APPROVAL_RULES) }));
+}
 
 /** The file's rules ([] when there is none); `problem` says why a file that is there was not used. */
 export interface WorkspaceApprovals {
@@ -54,7 +64,7 @@ export async function readWorkspaceApprovals(workspace: string, signal: AbortSig
   } catch (error) {
     return { rules: [], problem: `it is not valid JSON (${(error as Error).message})` };
   }
-  const parsed = ApprovalsFile.safeParse(json);
+  const parsed = (await approvalsFileSchema()).safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const where = issue.path.length > 0 ? issue.path.join(".") : "the file";

@@ -1,4 +1,4 @@
-import { DEFAULT_MODE } from "../../protocol/index.js";
+import { DEFAULT_MODE } from "../../protocol/mode-table.js";
 import type { MethodHandlers } from "./scope-binding.js";
 
 type Handlers = MethodHandlers;

@@ -1,12 +1,7 @@
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
-import {
-  DEFAULT_CONVERSATION_SETTINGS,
-  type Conversation,
-  type ConversationRecord,
-  type ConversationSettings,
-  type Plan,
-} from "../../protocol/index.js";
+import type { Conversation, ConversationRecord, ConversationSettings, Plan } from "../../protocol/index.js";
+import { DEFAULT_CONVERSATION_SETTINGS } from "../../protocol/settings-defaults.js";
 import type { App, RequestContext } from "../app.js";
 import { readGenerationDiff } from "../generation/generation-diff.js";
 import { newId } from "../ids.js";

@@ -15,7 +15,7 @@
  */
 import { IncomingMessage } from "node:http";
 import { OPENAI_DEFAULT_BASE_URL } from "../../protocol/config-providers.js";
-import { CONFIG_DEFAULTS } from "../../protocol/config.js";
+import { CONFIG_DEFAULTS } from "../../protocol/config-defaults.js";
 import type { Readable } from "node:stream";
 import { createNodeHttpFetch, type NodeHttpFetch } from "./node-http-fetch.js";
 import { isRetryable } from "./openai-errors.js";

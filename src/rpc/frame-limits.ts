@@ -3,7 +3,7 @@
  * (the transport enforces that); within it, these bound the work and the
  * memory a single frame can cost, so one client cannot stall the others.
  */
-import { CONFIG_DEFAULTS } from "../../protocol/config.js";
+import { CONFIG_DEFAULTS } from "../../protocol/config-defaults.js";
 
 export interface FrameLimits {
   /** Most members in one batch; a larger batch is refused as a whole (-32600). */

@@ -1,6 +1,6 @@
 import { mkdir, rm } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { CONFIG_DEFAULTS } from "../../protocol/config.js";
+import { CONFIG_DEFAULTS } from "../../protocol/config-defaults.js";
 import type { Conversation } from "../../protocol/index.js";
 import {
   ConversationDamagedError,

@@ -5,7 +5,7 @@ import { delimiter, isAbsolute, join } from "node:path";
 import type { Writable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
 import * as z from "zod";
-import { DEFAULT_SHELL_COMMAND } from "../../protocol/config-tools.js";
+import { DEFAULT_SHELL_COMMAND } from "../../protocol/tool-defaults.js";
 import { OutputBudget, StreamBudget } from "./output-budget.js";
 import { isProcessGroupAlive, signalProcessGroup, toolProcessEnvironment, trackProcessGroup } from "./process-group.js";
 import { toolEnvironment } from "./tool-environment.js";

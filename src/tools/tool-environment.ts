@@ -21,7 +21,7 @@
  *   keeps OPENAI_API_KEY, AGENTWIRE_TOKEN, GH_PAT or SLACK_WEBHOOK_URL out;
  *   name them to pass them.
  */
-import { DEFAULT_TOOL_ENV_ALLOW, isToolEnvEntry } from "../../protocol/config-tools.js";
+import { DEFAULT_TOOL_ENV_ALLOW, isToolEnvEntry } from "../../protocol/tool-defaults.js";
 
 const SERVER_OWN = /^(AGENTWIRE_|OPENAI_)/i;
 

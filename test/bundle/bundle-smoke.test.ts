@@ -146,6 +146,9 @@ it("runs the offloaded tool work in its worker: web_fetch converts HTML, search_
     // list_files with a glob under a .gitignore: picomatch and ignore load at such a call.
     await writeFile(join(workspace, ".gitignore"), "hidden.txt\n");
     await writeFile(join(workspace, "hidden.txt"), "ignored\n");
+    // A workspace approvals file: its schema (the conversation settings' ApprovalRule) loads when a turn first reads one.
+    await mkdir(join(workspace, ".agentwire"));
+    await writeFile(join(workspace, ".agentwire", "approvals.json"), JSON.stringify({ rules: [{ tool: "not a tool!" }] }));
     const xdg = await userConfig({ tools: { web: { fetch: { enabled: true }, allowPrivateNetwork: ["127.0.0.1"] } } });
     const cli = bundle(["serve", "--port", "0", "--data-dir", await dir("data"), "--log-level", "silent"], { ...modelEnv(fake), XDG_CONFIG_HOME: xdg });
     const client = await AgentwireClient.connect(await cli.listening(20_000), { WebSocket });
@@ -187,6 +190,8 @@ it("runs the offloaded tool work in its worker: web_fetch converts HTML, search_
       "Edited notes.txt: replaced 1 occurrence (+1 -1 lines)\n\n--- a/notes.txt\n+++ b/notes.txt\n@@ -1,3 +1,3 @@\n alpha\n needle one\n-beta\n+gamma\n",
     );
     expect(results.call_evil).toMatch(/^\[search cut short: the pattern used up the call's 1000 ms time budget while matching evil\.txt/);
+    const notice = events.events.find((e) => e.method === "notice" && (e.params as { code?: string }).code === "approvals_file_invalid");
+    expect((notice?.params as { message?: string } | undefined)?.message).toContain("rules.0.tool: not a tool name");
     await client.close();
     await stop(cli);
   } finally {

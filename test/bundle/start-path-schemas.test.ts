@@ -8,7 +8,7 @@
  * package.json's "sideEffects" (so a constant imported through
  * protocol/index.ts does not drag its module's schemas in).
  */
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { WebSocket } from "ws";
@@ -30,9 +30,15 @@ afterAll(async () => {
 
 /**
  * The protocol modules the start path may build, and why: the configuration is
- * parsed at start (its schemas use the conversation settings, the tool kinds and
- * model prices, each in a file of its own so as not to bring records.ts, tools.ts
- * or usage.ts), the built-in ask_user and update_plan tools take an input form
+ * parsed at start from its schema as data (src/config/config-table.ts, with the
+ * defaults in config-defaults.ts), not from protocol/config.ts, which a
+ * configuration loads only when it needs zod (an error, a refined key); the
+ * server reads the defaults and patterns of tools, modes and conversation
+ * settings from files without schemas (tool-defaults.ts, mode-table.ts,
+ * settings-defaults.ts), and still builds the providers' and MCP servers'
+ * schemas (config-providers.ts with the model prices, config-mcp.ts), the
+ * tool kinds (each in a file of its own so as not to bring records.ts,
+ * tools.ts or usage.ts), the built-in ask_user and update_plan tools take an input form
  * and plan entries (plan-entries.ts, not plan.ts), the lowdb store checks an
  * asset's image type, every RpcError carries a code and its meaning
  * (error-codes.ts, without errors.ts's data schemas), and the rest hold no schema
@@ -42,8 +48,8 @@ afterAll(async () => {
  * needed by requests, a stored conversation or codegen: built on the first one.
  */
 const START_PATH_PROTOCOL = new Set([
-  "config.ts", "config-history.ts", "config-mcp.ts", "config-meta.ts", "config-providers.ts", "config-runtimes.ts", "config-tools.ts", "modes.ts",
-  "conversation-settings.ts", "tool-kind.ts", "model-pricing.ts", "input-request.ts", "plan-entries.ts", "image-mime-type.ts",
+  "config-defaults.ts", "config-trust-paths.ts", "system-prompt-template.ts", "tool-defaults.ts", "mode-table.ts", "settings-defaults.ts",
+  "config-mcp.ts", "config-meta.ts", "config-providers.ts", "tool-kind.ts", "model-pricing.ts", "input-request.ts", "plan-entries.ts", "image-mime-type.ts",
   "error-codes.ts", "history.ts", "issue-path.ts", "version.ts", "method-table.ts",
 ]);
 
@@ -76,7 +82,10 @@ it("serve prints its listening line without loading the method schemas' chunk, a
   expect([...atStart].some((path) => path.endsWith("cli.mjs"))).toBe(true);
   expect(inventoryChunks(atStart)).toEqual([]);
   const built = await protocolModules(atStart);
-  expect(built).toContain("config.ts");
+  expect(built).toContain("config-defaults.ts");
+  // The configuration's zod schema (config.ts, and what only it imports) waits for a configuration that needs it.
+  const configSchemas = ["config.ts", "config-history.ts", "config-runtimes.ts", "config-tools.ts", "modes.ts", "conversation-settings.ts"];
+  expect(built.filter((name) => configSchemas.includes(name))).toEqual([]);
   // The records and what they import wait for a request or a stored conversation (src/store/lowdb-run-state.ts).
   expect(built.filter((name) => ["records.ts", "usage.ts", "tools.ts", "attachments.ts", "file-changes.ts", "plan.ts", "errors.ts"].includes(name))).toEqual([]);
   expect(built.filter((name) => !START_PATH_PROTOCOL.has(name) && !name.startsWith("limits/"))).toEqual([]);
@@ -88,3 +97,27 @@ it("serve prints its listening line without loading the method schemas' chunk, a
   await client.close();
   await eventually(async () => inventoryChunks(await loadedModules(loads)).length === 1, 3000, "the inventory chunk recorded as loaded");
 }, 30_000);
+
+it("a configuration that needs zod loads the configuration's schema: its error in zod's words, a refined key that is valid taken", async () => {
+  // A flag whose value fails: the message is the element schema's (tools.envAllow), found after the CLI loads config.ts.
+  const loads = join(root, "bad-flag-loads.txt");
+  const bad = runCli(["serve", "--port", "0", "--data-dir", join(root, "bad-flag"), "--tool-env", "A=B"], recordModuleLoads(loads), shippedBundle());
+  expect((await bad.exited).code).toBe(2);
+  expect(bad.stderr()).toContain('--tool-env takes environment variable names or NAME* prefixes, got "A=B"');
+  expect(await protocolModules(await loadedModules(loads))).toContain("config.ts");
+
+  // A file with a key the data leaves to zod (systemPrompt's placeholder check): refused with zod's message...
+  const dir = await mkdtemp(join(root, "refined-"));
+  const file = join(dir, "agentwire.json");
+  await writeFile(file, JSON.stringify({ conversations: { systemPrompt: "Hi {{nope}}" } }));
+  const refused = runCli(["serve", "--port", "0", "--data-dir", join(dir, "data"), "--config", file], {}, shippedBundle());
+  expect((await refused.exited).code).toBe(2);
+  expect(refused.stderr()).toContain("conversations.systemPrompt: unknown placeholder {{nope}}");
+
+  // ...and taken when it is valid: the server starts with it.
+  await writeFile(file, JSON.stringify({ conversations: { systemPrompt: "Work in {{workspace}}." } }));
+  const taken = runCli(["serve", "--port", "0", "--data-dir", join(dir, "data"), "--config", file, "--log-level", "warn"], {}, shippedBundle());
+  const client = await AgentwireClient.connect(await taken.listening(20_000), { WebSocket });
+  expect((await client.server.status()).connections).toBe(1);
+  await client.close();
+}, 60_000);

@@ -9,6 +9,7 @@ import * as z from "zod";
 import { AgentwireConfigFile, LimitsSection } from "../../protocol/config.js";
 import { firstSentence } from "../../src/cli-help.js";
 import { configGroups } from "../../src/codegen/reference-config.js";
+import { walkConfigKeys } from "../../src/config/config-key-walk.js";
 import { configKeys, environmentKeys, flaggedKeys, valueFromText } from "../../src/config/config-keys.js";
 
 describe("a key added to the schema", () => {
@@ -20,7 +21,7 @@ describe("a key added to the schema", () => {
   });
 
   it("is listed with its path, default, flag and variable, and parsing {} gives its default", () => {
-    const keys = configKeys(withWidgets);
+    const keys = walkConfigKeys(withWidgets);
     expect(keys.find((k) => k.path === "limits.maxWidgets")).toMatchObject({
       default: 7,
       flag: "--max-widgets N",

@@ -7,7 +7,7 @@
 import { mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { CONFIG_DEFAULTS } from "../../protocol/config.js";
+import { CONFIG_DEFAULTS } from "../../protocol/config-defaults.js";
 import { HistoryIndex } from "../../src/history/history-index.js";
 import { createLogger } from "../../src/logging/logger.js";
 import { copyHistoryFixtures, type HistoryDirs } from "./history-fixture-dirs.js";

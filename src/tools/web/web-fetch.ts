@@ -19,7 +19,7 @@
  * router) may act, so `auto-read-only` asks before running it.
  */
 import * as z from "zod";
-import { WEB_FETCH_DEFAULTS } from "../../../protocol/config-tools.js";
+import { WEB_FETCH_DEFAULTS } from "../../../protocol/tool-defaults.js";
 import { OffThreadError, runOffThread } from "../offload/deadline-workers.js";
 import { utf8Prefix } from "../output-budget.js";
 import type { Tool, ToolResult, ToolRunContext } from "../tool.js";

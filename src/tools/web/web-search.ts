@@ -6,7 +6,7 @@
  * the model can read; interrupt cancels the request.
  */
 import * as z from "zod";
-import { WEB_SEARCH_DEFAULTS } from "../../../protocol/config-tools.js";
+import { WEB_SEARCH_DEFAULTS } from "../../../protocol/tool-defaults.js";
 import type { Tool, ToolResult, ToolRunContext } from "../tool.js";
 import { describeNetworkError, readCappedBody, startDeadline } from "./bounded-request.js";
 import type { SearchBackend, SearchResult } from "./search-backends.js";
