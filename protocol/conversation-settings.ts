@@ -8,6 +8,7 @@
  * when a request or a stored conversation first needs it.
  */
 import * as z from "zod";
+import { ruleCheck } from "./schema-rule-check.js";
 import { DEFAULT_CONVERSATION_SETTINGS, MAX_APPROVAL_RULES, MAX_TOOL_POLICY_ENTRIES, MODE_NAME_PATTERN, TOOL_POLICY_KEY_PATTERN } from "./settings-defaults.js";
 
 export { DEFAULT_CONVERSATION_SETTINGS, MAX_APPROVAL_RULES, MAX_TOOL_POLICY_ENTRIES, MODE_NAME_PATTERN, TOOL_POLICY_KEY_PATTERN } from "./settings-defaults.js";
@@ -39,7 +40,7 @@ export const ToolPolicy = z
         issue.code === "invalid_key" ? "not a tool name: letters, digits, _ and - (at most 64), optionally ending in * (a prefix)" : undefined,
     },
   )
-  .refine((policy) => Object.keys(policy).length <= MAX_TOOL_POLICY_ENTRIES, `at most ${MAX_TOOL_POLICY_ENTRIES} entries`)
+  .check(ruleCheck("toolPolicy size"))
   .describe(
     "Per-tool overrides of settings.approval, by tool name. A key ending in * matches every tool whose name starts with what comes before it (e.g. \"mcp__github__*\"); an exact name beats a prefix, and the longest matching prefix beats shorter ones.",
   );

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { ruleCheck } from "./schema-rule-check.js";
 import { AutoConfirmRemaining, ConversationId, MaxTokens, ModelName, ReasoningLevel, Temperature, ToolCallStatus } from "./records.js";
 
 /** Longest reason tool.confirm "skip" may pass on to the model. */
@@ -77,23 +78,8 @@ export const ToolConfirmParams = z
       "With action \"auto\": how many further tool uses to run without asking (default 0: only this one). Sets the conversation's remaining count, replacing any earlier one.",
     ),
   })
-  .superRefine((v, ctx) => {
-    if (v.action === "edit" && v.arguments === undefined) {
-      ctx.addIssue({ code: "custom", path: ["arguments"], message: "arguments is required when action is \"edit\"" });
-    }
-    if (v.action !== "edit" && v.arguments !== undefined) {
-      ctx.addIssue({ code: "custom", path: ["arguments"], message: "arguments is only allowed when action is \"edit\"" });
-    }
-    if (v.action !== "confirm" && v.remember !== undefined) {
-      ctx.addIssue({ code: "custom", path: ["remember"], message: "remember is only allowed when action is \"confirm\"" });
-    }
-    if (v.action !== "skip" && v.message !== undefined) {
-      ctx.addIssue({ code: "custom", path: ["message"], message: "message is only allowed when action is \"skip\"" });
-    }
-    if (v.action !== "auto" && v.count !== undefined) {
-      ctx.addIssue({ code: "custom", path: ["count"], message: "count is only allowed when action is \"auto\"" });
-    }
-  })
+  // Each optional field only with its action (schema-rules.ts).
+  .check(ruleCheck("tool.confirm fields"))
   .describe("Parameters of tool.confirm: the decision on one pending tool call.");
 export const ToolConfirmResult = z
   .object({

@@ -3,6 +3,7 @@ import { AttachmentInput, MAX_ASSET_BYTES, MAX_ATTACHMENTS, MAX_FILE_ATTACHMENT_
 import { MAX_COMMAND_ARGUMENTS_CHARS } from "./commands.js";
 import { CommandName, ConversationId, MessageRecord, QueuedMessage } from "./records.js";
 import { CLIENT_MESSAGE_ID_WINDOW } from "./limits/messages.js";
+import { ruleCheck } from "./schema-rule-check.js";
 export * from "./limits/messages.js";
 
 export const MessageAppendParams = z
@@ -58,17 +59,8 @@ export const MessageAppendParams = z
         `A client-chosen id that makes the append idempotent: a retry with the same id and the same role, content and attachments answers the message already stored or held (no second record, no second message_added); the same id with anything different is refused (-32602 on clientMessageId). The last ${CLIENT_MESSAGE_ID_WINDOW} ids of each conversation are remembered, across restarts.`,
       ),
   })
-  .superRefine((params, ctx) => {
-    // Exactly one of content and command: named by the field a client should look at.
-    if (params.content === undefined && params.command === undefined) {
-      ctx.addIssue({ code: "custom", path: ["content"], message: "content (or command) is required" });
-    } else if (params.content !== undefined && params.command !== undefined) {
-      ctx.addIssue({ code: "custom", path: ["command"], message: "give content or command, not both" });
-    }
-    if (params.arguments !== undefined && params.command === undefined) {
-      ctx.addIssue({ code: "custom", path: ["arguments"], message: "arguments go with command" });
-    }
-  })
+  // Exactly one of content and command, arguments only with command (schema-rules.ts).
+  .check(ruleCheck("message.append fields"))
   .describe("Parameters of message.append.");
 export const MessageAppendResult = MessageRecord.extend({
   delivery: z

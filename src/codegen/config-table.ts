@@ -3,14 +3,14 @@
  * `npm run gen` (gen:check fails when protocol/config.ts changed and these
  * were not regenerated):
  * - src/config/config-table.ts: every key (path, description, default, flag,
- *   environment variable) and the schema as a ConfigNode, which
- *   src/config/fast-config-parse.ts parses without zod;
+ *   environment variable) and the schema as a SchemaNode, which
+ *   protocol/schema-data.ts parses without zod;
  * - protocol/config-defaults.ts: every key at its default (the schema's
  *   parse of `{}`), for the parts that fall back on a default.
  */
 import { AgentwireConfigFile } from "../../protocol/config.js";
 import { walkConfigKeys } from "../config/config-key-walk.js";
-import { configNode } from "../config/config-node-build.js";
+import { schemaNode } from "../../protocol/schema-data-build.js";
 import { TS_BANNER } from "./json-schema.js";
 
 export const CONFIG_TABLE_PATH = "src/config/config-table.ts";
@@ -24,13 +24,13 @@ export function emitConfigTable(): string {
     `${TS_BANNER}\n` +
     "/**\n" +
     " * Written by src/codegen/config-table.ts: agentwire.json's keys (config-keys.ts\n" +
-    " * serves them) and its schema as data (fast-config-parse.ts parses with it),\n" +
+    " * serves them) and its schema as data (protocol/schema-data.ts parses with it),\n" +
     " * so that listing the keys and parsing a valid configuration build no zod schema.\n" +
     " */\n" +
     'import type { ConfigKey } from "./config-key.js";\n' +
-    'import type { ConfigNode } from "./fast-config-parse.js";\n\n' +
+    'import type { SchemaNode } from "../../protocol/schema-data.js";\n\n' +
     `export const CONFIG_KEYS: readonly ConfigKey[] = ${parsedJson(walkConfigKeys(AgentwireConfigFile))};\n\n` +
-    `export const CONFIG_NODE: ConfigNode = ${parsedJson(configNode(AgentwireConfigFile))};\n`
+    `export const CONFIG_NODE: SchemaNode = ${parsedJson(schemaNode(AgentwireConfigFile))};\n`
   );
 }
 

@@ -25,6 +25,7 @@ import { buildOpenRpcDocument } from "./openrpc.js";
 import { emitPythonErrors, emitPythonMethods, emitPythonTypes, PYTHON_PACKAGE, readRuntime } from "./python-emitter.js";
 import { BUILTIN_TOOL_SCHEMAS_PATH, emitBuiltinToolSchemas } from "./builtin-tool-schemas.js";
 import { CONFIG_DEFAULTS_PATH, CONFIG_TABLE_PATH, emitConfigDefaults, emitConfigTable } from "./config-table.js";
+import { emitParamsData, PARAMS_DATA_PATH } from "./params-data.js";
 import { CONFIG_REFERENCE_PATH, renderConfigReference } from "./reference-config.js";
 import { PROTOCOL_REFERENCE_PATH, renderProtocolReference } from "./reference-protocol.js";
 
@@ -48,6 +49,7 @@ export function renderOutputs(root: string): Map<string, string> {
     [BUILTIN_TOOL_SCHEMAS_PATH, emitBuiltinToolSchemas()],
     [CONFIG_TABLE_PATH, emitConfigTable()],
     [CONFIG_DEFAULTS_PATH, emitConfigDefaults()],
+    [PARAMS_DATA_PATH, emitParamsData()],
   ]);
 }
 

@@ -1,7 +1,7 @@
 /**
  * Every check of configuration values against agentwire.json's schema goes
  * through here. First the schema as data (config-table.ts, parsed by
- * fast-config-parse.ts): a valid configuration that holds nothing the data
+ * protocol/schema-data.ts): a valid configuration that holds nothing the data
  * leaves to zod is parsed without building a zod schema, which is what a
  * start pays for otherwise (building protocol/config.ts and the schemas it
  * imports was ~45 ms of a ~200 ms start on a 2-core host). Anything else —
@@ -16,7 +16,7 @@
 import type * as z from "zod";
 import type { ParsedConfigFile } from "../../protocol/config.js";
 import { CONFIG_NODE } from "./config-table.js";
-import { fastParse, INVALID, UNKNOWN } from "./fast-config-parse.js";
+import { fastParse, INVALID, UNKNOWN } from "../../protocol/schema-data.js";
 
 /** Thrown by a check that needs the zod schema before loadConfigSchema (or useConfigSchema) has given it. */
 export class ConfigSchemaNeeded extends Error {

@@ -5,7 +5,7 @@
  * test walks for a schema of its own.
  */
 import * as z from "zod";
-import { configNode } from "./config-node-build.js";
+import { schemaNode } from "../../protocol/schema-data-build.js";
 import type { ConfigKey, ConfigValueKind } from "./config-key.js";
 
 /** Every key of `schema`, sections first then their keys, in the schema's order. */
@@ -71,6 +71,6 @@ function valueKind(type: z.ZodType): ConfigValueKind {
   }
   if (type instanceof z.ZodString) return { kind: "string" };
   if (type instanceof z.ZodEnum) return { kind: "enum", options: type.options.map(String) };
-  if (type instanceof z.ZodArray) return { kind: "list", element: configNode(type.element as z.ZodType) };
+  if (type instanceof z.ZodArray) return { kind: "list", element: schemaNode(type.element as z.ZodType) };
   return { kind: "other" };
 }

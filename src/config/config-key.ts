@@ -6,7 +6,7 @@
  * the schema to list them.
  */
 import type { ConfigKeyMeta } from "../../protocol/config-meta.js";
-import type { ConfigNode } from "./fast-config-parse.js";
+import type { SchemaNode } from "../../protocol/schema-data.js";
 
 /** What a flag or an environment variable takes, from the key's type. */
 export type ConfigValueKind =
@@ -14,7 +14,7 @@ export type ConfigValueKind =
   | { kind: "string" }
   | { kind: "enum"; options: readonly string[] }
   /** Repeatable flag, comma-separated value; each element checked by `element`. */
-  | { kind: "list"; element: ConfigNode }
+  | { kind: "list"; element: SchemaNode }
   | { kind: "other" };
 
 export interface ConfigKey extends ConfigKeyMeta {

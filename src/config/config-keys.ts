@@ -10,7 +10,7 @@
 import { type ConfigKey } from "./config-key.js";
 import { listElementProblem } from "./config-check.js";
 import { CONFIG_KEYS } from "./config-table.js";
-import { fastParse, INVALID, UNKNOWN } from "./fast-config-parse.js";
+import { fastParse, INVALID, UNKNOWN } from "../../protocol/schema-data.js";
 
 export type { ConfigKey, ConfigValueKind } from "./config-key.js";
 

@@ -16,6 +16,7 @@
 import { JSONRPCErrorException, JSONRPCServer, type JSONRPCRequest, type JSONRPCResponse } from "json-rpc-2.0";
 import type * as z from "zod";
 import { methodTable, type RequestMethod, type Requests } from "../../protocol/index.js";
+import { fastParse, type SchemaNode } from "../../protocol/schema-data.js";
 import type { Logger } from "../logging/logger.js";
 import { classify, errorResponse, type Classified, type ErrorResponse, type JsonRpcId } from "./envelope.js";
 import { DEFAULT_FRAME_LIMITS, frameShapeProblem, TimeSlicer, type FrameLimits } from "./frame-limits.js";
@@ -54,6 +55,7 @@ export interface DispatcherOptions<C extends CallContext> {
 type Reply = JSONRPCResponse | ErrorResponse;
 
 type MethodSchemas = (typeof import("../../protocol/inventory.js"))["requests"];
+type ParamsData = Readonly<Record<RequestMethod, SchemaNode>>;
 
 export class Dispatcher<C extends CallContext> {
   private readonly server: JSONRPCServer<C>;
@@ -64,6 +66,9 @@ export class Dispatcher<C extends CallContext> {
   /** The inventory's request table, once imported (see methodSchemas). */
   private schemas: MethodSchemas | undefined;
   private loadingSchemas: Promise<MethodSchemas> | undefined;
+  /** Every request's params as data (protocol/params-data.ts), once imported (see paramsData). */
+  private params: ParamsData | undefined;
+  private loadingParams: Promise<ParamsData> | undefined;
 
   constructor(options: DispatcherOptions<C>) {
     this.handlers = options.handlers;
@@ -87,7 +92,7 @@ export class Dispatcher<C extends CallContext> {
     }
   }
 
-  /** Whether this dispatcher has imported the params schemas yet (a request that validates params imports them). */
+  /** Whether this dispatcher has imported the method schemas yet (a request whose params their data form cannot decide imports them). */
   get schemasLoaded(): boolean {
     return this.schemas !== undefined;
   }
@@ -108,6 +113,22 @@ export class Dispatcher<C extends CallContext> {
       },
     );
     return this.loadingSchemas;
+  }
+
+  /**
+   * Every request's params schema as data, imported on the first request (a
+   * small module of plain data): a request it finds valid is checked without
+   * the method schemas, which load only for params it cannot decide.
+   */
+  private paramsData(): Promise<ParamsData> {
+    this.loadingParams ??= import("../../protocol/params-data.js").then(
+      (loaded) => (this.params = loaded.PARAMS_DATA),
+      (error: unknown) => {
+        this.loadingParams = undefined; // the next request tries again
+        throw error;
+      },
+    );
+    return this.loadingParams;
   }
 
   /**
@@ -210,11 +231,19 @@ export class Dispatcher<C extends CallContext> {
       }
       if (Array.isArray(rawParams)) throw RpcError.invalidParam("", "params must be an object (by-name), not an array", "invalid_type");
       // Once loaded, no await: a request pays the import only while it is under way.
-      const schema = (this.schemas ?? (await this.methodSchemas()))[method].params as z.ZodType;
-      const parsed = schema.safeParse(rawParams ?? {});
-      if (!parsed.success) throw RpcError.fromZod(parsed.error);
+      const fast = fastParse((this.params ?? (await this.paramsData()))[method], rawParams ?? {});
+      let params: unknown;
+      if (typeof fast === "object") {
+        params = fast.value;
+      } else {
+        // Invalid (zod words the error) or not decided without zod: the method's zod schema.
+        const schema = (this.schemas ?? (await this.methodSchemas()))[method].params as z.ZodType;
+        const parsed = schema.safeParse(rawParams ?? {});
+        if (!parsed.success) throw RpcError.fromZod(parsed.error);
+        params = parsed.data;
+      }
       const handler = this.handlers[method] as unknown as (p: unknown, c: C) => unknown;
-      return await handler(parsed.data, context);
+      return await handler(params, context);
     } catch (error) {
       const rpc = error instanceof RpcError ? error : this.translateError(error);
       if (rpc) throw new JSONRPCErrorException(rpc.message, rpc.code, rpc.data);

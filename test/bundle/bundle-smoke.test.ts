@@ -2,7 +2,7 @@
  * What ships, exercised: the bundle `npm start` and the `agentwire` bin run
  * (dist/bundle/cli.mjs, built from the current source once per run by
  * vitest's global setup, test/harness/shipped-bundle.ts) loads each of its
- * lazy parts here, as a user's process would: /metrics (prom-client), the
+ * lazy parts here, as a user's process would: the method schemas (an invalid request), /metrics (prom-client), the
  * provider (openai; @anthropic-ai/sdk for the anthropic wire), the worker's jobs (web_fetch's HTML converter, regex
  * search, diffs), an MCP stdio server (the MCP SDK), the PostgreSQL store
  * (pg), cluster mode (ioredis) with a request forwarded between two
@@ -121,6 +121,11 @@ it("serve: answers HTTP and JSON-RPC, /metrics (prom-client), models.list (the p
   const client = await AgentwireClient.connect(url, { WebSocket });
   const { id } = await client.conversation.create({ title: "bundled" });
   await client.message.append({ conversationId: id, role: "user", content: "hi" });
+  // Valid params are checked as data; an invalid one loads the method schemas (the inventory chunk), whose error names the field.
+  await expect(client.message.append({ conversationId: id, role: "user", content: "a", command: "b" } as never)).rejects.toMatchObject({
+    code: -32602,
+    message: expect.stringContaining("give content or command, not both"),
+  });
   expect((await client.tools.list()).tools.map((t) => t.name)).toContain("shell");
   // models.list loads the provider chunk (the openai SDK); no endpoint is reachable, and the result says so.
   const listed = await client.models.list();

@@ -2,8 +2,10 @@
  * The shipped server starts without building the protocol's method schemas:
  * in dist/bundle, protocol/inventory.ts and the request, result and event
  * schemas only it needs are a chunk of their own (inventory-*.mjs), which a
- * `serve` process has not loaded when it prints its listening line, and
- * loads on its first request (src/rpc/dispatcher.ts, methodSchemas). Kept
+ * `serve` process has not loaded when it prints its listening line, nor
+ * after valid requests (checked with protocol/params-data.ts, plain data), and
+ * loads on the first request whose params that cannot decide, such as an
+ * invalid one (src/rpc/dispatcher.ts, methodSchemas). Kept
  * there by protocol/method-table.ts (what the start path reads instead) and
  * package.json's "sideEffects" (so a constant imported through
  * protocol/index.ts does not drag its module's schemas in).
@@ -42,14 +44,16 @@ afterAll(async () => {
  * and plan entries (plan-entries.ts, not plan.ts), the lowdb store checks an
  * asset's image type, every RpcError carries a code and its meaning
  * (error-codes.ts, without errors.ts's data schemas), and the rest hold no schema
- * or a few the start path reads. Every other protocol module (records.ts,
+ * or a few the start path reads (schema-data.ts, the parse of the
+ * configuration's and the params' data, with the rules it runs,
+ * schema-rules.ts). Every other protocol module (records.ts,
  * usage.ts, tools.ts, attachments.ts, file-changes.ts, plan.ts, errors.ts,
  * session.ts, conversation.ts, messages.ts, events.ts, …, inventory.ts) is only
  * needed by requests, a stored conversation or codegen: built on the first one.
  */
 const START_PATH_PROTOCOL = new Set([
   "config-defaults.ts", "config-trust-paths.ts", "system-prompt-template.ts", "tool-defaults.ts", "mode-table.ts", "settings-defaults.ts",
-  "config-mcp.ts", "config-meta.ts", "config-providers.ts", "tool-kind.ts", "model-pricing.ts", "input-request.ts", "plan-entries.ts", "image-mime-type.ts",
+  "config-mcp.ts", "config-meta.ts", "config-providers.ts", "tool-kind.ts", "schema-data.ts", "schema-rules.ts", "model-pricing.ts", "input-request.ts", "plan-entries.ts", "image-mime-type.ts",
   "error-codes.ts", "history.ts", "issue-path.ts", "version.ts", "method-table.ts",
 ]);
 
@@ -70,7 +74,7 @@ async function protocolModules(loaded: Set<string>): Promise<string[]> {
 /** The inventory chunk (dist/bundle/inventory-HASH.mjs) among the files a process loaded. */
 const inventoryChunks = (loaded: Set<string>) => [...loaded].filter((path) => /[\\/]dist[\\/]bundle[\\/]inventory-[^\\/]+\.mjs$/.test(path));
 
-it("serve prints its listening line without loading the method schemas' chunk, and loads it on the first request", async () => {
+it("serve prints its listening line without loading the method schemas' chunk, answers valid requests without it, and loads it for an invalid one", async () => {
   const loads = join(root, "loads.txt");
   const cli = runCli(
     ["serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", join(root, "data"), "--log-level", "warn"],
@@ -92,6 +96,9 @@ it("serve prints its listening line without loading the method schemas' chunk, a
 
   const client = await AgentwireClient.connect(url, { WebSocket });
   expect((await client.server.status()).connections).toBe(1);
+  const conversation = await client.conversation.create({});
+  await client.message.append({ conversationId: conversation.id, role: "user", content: "hi" });
+  expect(inventoryChunks(await loadedModules(loads))).toEqual([]);
   // A params error after the lazy load is the schema's, naming the field.
   await expect(client.conversation.get({ conversationId: 5 as never })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining("conversationId") });
   await client.close();

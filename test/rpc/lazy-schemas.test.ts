@@ -1,10 +1,12 @@
 /**
  * The dispatcher builds no zod schema to start: it takes the method names,
  * scopes and experimental reasons from protocol/method-table.ts (generated
- * from the inventory) and imports protocol/inventory.ts, with every params
- * schema, on the first request that validates params (src/rpc/dispatcher.ts,
- * Dispatcher.methodSchemas). A params error is the same after that as before: the same
- * schema, the same INVALID_PARAMS message naming the field. That the shipped
+ * from the inventory), checks params with their data form
+ * (protocol/params-data.ts), and imports protocol/inventory.ts, with every
+ * params schema, on the first request whose params that cannot decide, such
+ * as an invalid one (src/rpc/dispatcher.ts, Dispatcher.methodSchemas). A
+ * params error is the same after that as before: the same schema, the same
+ * INVALID_PARAMS message naming the field. That the shipped
  * server's start path does not load them is test/bundle/start-path-schemas.test.ts's.
  */
 import { describe, expect, it } from "vitest";
@@ -21,7 +23,7 @@ const table = Object.fromEntries(
 ) as unknown as HandlerTable<CallContext>;
 
 describe("method schemas on first use", () => {
-  it("a dispatcher is built without the schemas; the first request that validates loads them", async () => {
+  it("a dispatcher is built without the schemas; valid requests leave them unbuilt, the first invalid one loads them", async () => {
     const dispatcher = new Dispatcher<CallContext>({ handlers: table, log: createLogger("silent") });
     expect(dispatcher.schemasLoaded).toBe(false);
     // Refused before validation (unknown method, not initialized): still nothing to build.
@@ -31,6 +33,10 @@ describe("method schemas on first use", () => {
       (await dispatcher.handleFrame('{"jsonrpc":"2.0","id":2,"method":"server.status"}', { connection: { id: "k", initialized: false, experimentalApi: false } }))!,
     );
     expect(early.error.message).toContain("before initialize");
+    expect(dispatcher.schemasLoaded).toBe(false);
+    // Valid params are checked with their data form: still nothing built.
+    const status = JSON.parse((await dispatcher.handleFrame('{"jsonrpc":"2.0","id":9,"method":"server.status"}', context()))!);
+    expect(status.result).toEqual({ echoed: {} });
     expect(dispatcher.schemasLoaded).toBe(false);
 
     // Two first requests at once: both wait for the one load.
@@ -53,7 +59,7 @@ describe("method schemas on first use", () => {
     // Later requests validate with the loaded schemas.
     const valid = JSON.parse((await dispatcher.handleFrame(JSON.stringify({ jsonrpc: "2.0", id: 5, method: "conversation.get", params: { conversationId: "c_1" } }), context()))!);
     expect(valid.result).toEqual({ echoed: { conversationId: "c_1" } });
-    expect(answered).toEqual(["server.status", "conversation.get"]);
+    expect(answered).toEqual(["server.status", "server.status", "conversation.get"]);
   });
 
   it("the method table says what the inventory says of every method and notification", () => {

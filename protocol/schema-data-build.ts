@@ -1,19 +1,32 @@
 /**
- * A zod schema as a ConfigNode (fast-config-parse.ts): what `npm run gen`
- * writes into config-table.ts for agentwire.json's schema. Each zod kind and
- * check the parse knows becomes data; anything else (a refinement, a
- * transform, a coercion, a kind not listed here) becomes an opaque node,
- * which sends a configuration that reaches it to zod.
+ * A zod schema as a SchemaNode (schema-data.ts): what `npm run gen` writes
+ * for agentwire.json's schema (src/config/config-table.ts) and the requests'
+ * params (params-data.ts). Each zod kind and check the parse knows becomes
+ * data, a named rule (schema-rule-check.ts) by its name; anything else (an
+ * anonymous refinement, a transform, a coercion, a kind not listed here)
+ * becomes an opaque node, which sends a value that reaches it to zod.
  */
 import * as z from "zod";
-import type { ConfigCheck, ConfigNode, ConfigProperty } from "./fast-config-parse.js";
+import type { SchemaCheck, SchemaNode, SchemaProperty } from "./schema-data.js";
+import { ruleOfCheck } from "./schema-rule-check.js";
+import type { SchemaRuleName } from "./schema-rules.js";
 
 type Internals = z.core.$ZodType["_zod"];
 type AnyDef = Record<string, unknown> & { type: string; checks?: { _zod: { def: Record<string, unknown> & { check: string } } }[] };
 
-export function configNode(schema: z.core.$ZodType): ConfigNode {
+export function schemaNode(schema: z.core.$ZodType): SchemaNode {
+  const def = schema._zod.def as unknown as AnyDef;
+  // Named rules come off the checks and wrap the rest (which must then not change the value: a url check trims it).
+  const rules = (def.checks ?? []).map((check) => ruleOfCheck(check)).filter((name): name is SchemaRuleName => name !== undefined);
+  if (rules.length === 0) return plainNode(schema, def);
+  const rest = (def.checks ?? []).filter((check) => ruleOfCheck(check) === undefined);
+  if (rest.some((check) => check._zod.def.check === "string_format" && check._zod.def.format === "url")) return { type: "opaque" };
+  const inner = plainNode(schema, { ...def, checks: rest });
+  return inner.type === "opaque" ? inner : { type: "rules", inner, rules };
+}
+
+function plainNode(schema: z.core.$ZodType, def: AnyDef): SchemaNode {
   const zod = schema._zod as Internals;
-  const def = zod.def as unknown as AnyDef;
   if (def.coerce) return { type: "opaque" };
   const checks = () => convertChecks(def.checks ?? []);
   switch (def.type) {
@@ -22,9 +35,9 @@ export function configNode(schema: z.core.$ZodType): ConfigNode {
       if (catchall !== undefined && catchall !== "never") return { type: "opaque" };
       if ((def.checks ?? []).length > 0) return { type: "opaque" };
       const shape = def.shape as Record<string, z.core.$ZodType>;
-      const properties: ConfigProperty[] = Object.entries(shape).map(([name, field]) => {
+      const properties: SchemaProperty[] = Object.entries(shape).map(([name, field]) => {
         const { optin, optout } = field._zod as { optin?: "optional" | "defaulted"; optout?: "optional" };
-        return { name, node: configNode(field), ...(optin ? { optin } : {}), ...(optout ? { optout } : {}) };
+        return { name, node: schemaNode(field), ...(optin ? { optin } : {}), ...(optout ? { optout } : {}) };
       });
       return { type: "object", strict: catchall === "never", properties };
     }
@@ -45,31 +58,31 @@ export function configNode(schema: z.core.$ZodType): ConfigNode {
     }
     case "array": {
       const converted = checks();
-      return converted ? { type: "array", element: configNode(def.element as z.core.$ZodType), checks: converted } : { type: "opaque" };
+      return converted ? { type: "array", element: schemaNode(def.element as z.core.$ZodType), checks: converted } : { type: "opaque" };
     }
     case "record": {
       const key = def.keyType as z.core.$ZodType;
       // An enumerable key schema makes zod's record exhaustive (every value required): not modelled.
       if ((def.checks ?? []).length > 0 || (key._zod as { values?: unknown }).values || def.mode === "loose") return { type: "opaque" };
-      return { type: "record", key: configNode(key), value: configNode(def.valueType as z.core.$ZodType) };
+      return { type: "record", key: schemaNode(key), value: schemaNode(def.valueType as z.core.$ZodType) };
     }
     case "union":
       if ((def.checks ?? []).length > 0 || def.discriminator !== undefined) return { type: "opaque" };
-      return { type: "union", options: (def.options as z.core.$ZodType[]).map(configNode) };
+      return { type: "union", options: (def.options as z.core.$ZodType[]).map(schemaNode) };
     case "optional": {
       const inner = def.innerType as z.core.$ZodType;
       if ((def.checks ?? []).length > 0) return { type: "opaque" };
-      return { type: "optional", inner: configNode(inner), defaultedInner: inner._zod.optin === "defaulted" };
+      return { type: "optional", inner: schemaNode(inner), defaultedInner: inner._zod.optin === "defaulted" };
     }
     case "nullable":
       if ((def.checks ?? []).length > 0) return { type: "opaque" };
-      return { type: "nullable", inner: configNode(def.innerType as z.core.$ZodType) };
+      return { type: "nullable", inner: schemaNode(def.innerType as z.core.$ZodType) };
     case "default":
     case "prefault": {
       if ((def.checks ?? []).length > 0) return { type: "opaque" };
       const value = def.defaultValue;
       if (!isJson(value)) return { type: "opaque" };
-      const inner = configNode(def.innerType as z.core.$ZodType);
+      const inner = schemaNode(def.innerType as z.core.$ZodType);
       if (def.type === "prefault") return { type: "prefault", inner, value };
       const parsed = z.safeParse(def.innerType as z.core.$ZodType, value);
       const valueParsesToItself = parsed.success && JSON.stringify(parsed.data) === JSON.stringify(value);
@@ -83,8 +96,8 @@ export function configNode(schema: z.core.$ZodType): ConfigNode {
 }
 
 /** zod's checks as data, in order; undefined when one of them is not one the parse knows. */
-function convertChecks(checks: NonNullable<AnyDef["checks"]>): ConfigCheck[] | undefined {
-  const out: ConfigCheck[] = [];
+function convertChecks(checks: NonNullable<AnyDef["checks"]>): SchemaCheck[] | undefined {
+  const out: SchemaCheck[] = [];
   for (const { _zod } of checks) {
     const def = _zod.def;
     if (def.when !== undefined && !["min_length", "max_length"].includes(def.check)) return undefined;

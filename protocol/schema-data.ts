@@ -1,9 +1,10 @@
 /**
- * agentwire.json's schema as plain data (ConfigNode, written by `npm run gen`
- * into config-table.ts from protocol/config.ts's zod schema) and a parse over
- * it that needs no zod: what the start path uses, so that a start whose
- * configuration is valid builds none of the configuration's ~1,000 zod schema
- * objects (about a fifth of serve's start before this).
+ * A zod schema as plain data (SchemaNode, written by `npm run gen` with
+ * schema-data-build.ts) and a parse over it that needs no zod. Two tables use
+ * it: agentwire.json's schema (src/config/config-table.ts), so that a start
+ * whose configuration is valid builds none of the configuration's zod schemas,
+ * and every request's params (params-data.ts), so that a valid request is
+ * checked without building the method schemas (src/rpc/dispatcher.ts).
  *
  * It answers only what it is sure of. `{ value }`: zod's parse would succeed
  * with exactly this output (same keys, same order, defaults filled in the same
@@ -11,18 +12,22 @@
  * same way (a wrong type, a bound, a pattern, an unknown key). UNKNOWN: the
  * node holds something the generator did not turn into data (a refinement
  * such as systemPrompt's placeholder check, a transform). Both INVALID and
- * UNKNOWN send the caller to zod (config-check.ts), which words the error:
- * this parse never writes an error message of its own.
+ * UNKNOWN send the caller to zod, which words the error: this parse never
+ * writes an error message of its own. A refinement written as a named rule
+ * (schema-rules.ts) is data too: the same function runs in both.
  *
  * The semantics follow zod 4's core (node_modules/zod/v4/core/schemas.js:
  * $ZodObject and handlePropertyResult, $ZodRecord, $ZodUnion, $ZodDefault,
- * $ZodPrefault, $ZodOptional, $ZodURL...), and test/config/fast-config-parse.test.ts
- * holds the two to the same answers over the configurations of the tests and
- * thousands of generated ones.
+ * $ZodPrefault, $ZodOptional, $ZodURL...); test/config/config-schema-data.test.ts
+ * and test/rpc/params-data.test.ts hold the two to the same answers over
+ * realistic values, every key on both sides of its bounds and thousands of
+ * seeded mutations.
  */
 
+import { SCHEMA_RULES, type SchemaRuleName } from "./schema-rules.js";
+
 /** One check of a string or a number, in the order the schema runs them. */
-export type ConfigCheck =
+export type SchemaCheck =
   | { check: "min_length"; n: number }
   | { check: "max_length"; n: number }
   | { check: "regex"; source: string; flags: string }
@@ -34,28 +39,28 @@ export type ConfigCheck =
   | { check: "less_than"; n: number; inclusive: boolean };
 
 /** zod's optin / optout of an object's property: whether it may be absent, and what absence gives. */
-export interface ConfigProperty {
+export interface SchemaProperty {
   name: string;
-  node: ConfigNode;
+  node: SchemaNode;
   optin?: "optional" | "defaulted";
   optout?: "optional";
 }
 
-export type ConfigNode =
+export type SchemaNode =
   /** strict: an unknown key fails (z.strictObject); otherwise unknown keys are left out of the output (z.object). */
-  | { type: "object"; strict: boolean; properties: ConfigProperty[] }
-  | { type: "string"; checks: ConfigCheck[] }
-  | { type: "number"; checks: ConfigCheck[] }
+  | { type: "object"; strict: boolean; properties: SchemaProperty[] }
+  | { type: "string"; checks: SchemaCheck[] }
+  | { type: "number"; checks: SchemaCheck[] }
   | { type: "boolean" }
   | { type: "enum"; values: (string | number)[] }
   | { type: "literal"; values: (string | number | boolean | null)[] }
-  | { type: "array"; element: ConfigNode; checks: ConfigCheck[] }
+  | { type: "array"; element: SchemaNode; checks: SchemaCheck[] }
   /** A record whose keys are strings checked by `key` (a key schema with a fixed set of values is left opaque: zod makes those exhaustive). */
-  | { type: "record"; key: ConfigNode; value: ConfigNode }
-  | { type: "union"; options: ConfigNode[] }
+  | { type: "record"; key: SchemaNode; value: SchemaNode }
+  | { type: "union"; options: SchemaNode[] }
   /** defaultedInner: the inner node substitutes for absence (an optional default), which this parse leaves to zod. */
-  | { type: "optional"; inner: ConfigNode; defaultedInner: boolean }
-  | { type: "nullable"; inner: ConfigNode }
+  | { type: "optional"; inner: SchemaNode; defaultedInner: boolean }
+  | { type: "nullable"; inner: SchemaNode }
   /**
    * `.default(value)`: absence gives the value, not checked (zod does not
    * check it either). valueParsesToItself: the generator checked that zod's
@@ -63,10 +68,12 @@ export type ConfigNode =
    * (the defaults layer writes every default) is valid even where the inner
    * node is opaque (the built-in system prompt, the shell command).
    */
-  | { type: "default"; inner: ConfigNode; value: unknown; valueParsesToItself: boolean }
+  | { type: "default"; inner: SchemaNode; value: unknown; valueParsesToItself: boolean }
   /** `.prefault(value)`: absence gives the value, parsed by the inner node. */
-  | { type: "prefault"; inner: ConfigNode; value: unknown }
+  | { type: "prefault"; inner: SchemaNode; value: unknown }
   | { type: "unknown" }
+  /** The inner node's value checked by named rules (schema-rules.ts), in order: zod's `.check(ruleCheck(name))`. */
+  | { type: "rules"; inner: SchemaNode; rules: SchemaRuleName[] }
   /** Anything else: a refinement, a transform, a schema kind this parse does not know. */
   | { type: "opaque" };
 
@@ -75,7 +82,7 @@ export const UNKNOWN = 2;
 export type FastResult = { value: unknown } | typeof INVALID | typeof UNKNOWN;
 
 /** The configuration `value` parsed by `node`, or INVALID / UNKNOWN (see the module comment). */
-export function fastParse(node: ConfigNode, value: unknown): FastResult {
+export function fastParse(node: SchemaNode, value: unknown): FastResult {
   switch (node.type) {
     case "object":
       return parseObject(node, value);
@@ -126,12 +133,18 @@ export function fastParse(node: ConfigNode, value: unknown): FastResult {
       return fastParse(node.inner, value === undefined ? copy(node.value) : value);
     case "unknown":
       return { value };
+    case "rules": {
+      const result = fastParse(node.inner, value);
+      if (typeof result !== "object") return result;
+      for (const name of node.rules) if (SCHEMA_RULES[name](result.value as never).length > 0) return INVALID;
+      return result;
+    }
     case "opaque":
       return UNKNOWN;
   }
 }
 
-function parseObject(node: Extract<ConfigNode, { type: "object" }>, value: unknown): FastResult {
+function parseObject(node: Extract<SchemaNode, { type: "object" }>, value: unknown): FastResult {
   if (!isPlainObject(value)) return typeof value === "object" && value !== null && !Array.isArray(value) ? UNKNOWN : INVALID;
   const input = value as Record<string, unknown>;
   let unknown = false;
@@ -167,7 +180,7 @@ function parseObject(node: Extract<ConfigNode, { type: "object" }>, value: unkno
   return unknown ? UNKNOWN : { value: out };
 }
 
-function parseRecord(node: Extract<ConfigNode, { type: "record" }>, value: unknown): FastResult {
+function parseRecord(node: Extract<SchemaNode, { type: "record" }>, value: unknown): FastResult {
   if (!isPlainObject(value)) return typeof value === "object" && value !== null && !Array.isArray(value) ? UNKNOWN : INVALID;
   const input = value as Record<string, unknown>;
   const out: Record<string, unknown> = {};
@@ -193,7 +206,7 @@ function parseRecord(node: Extract<ConfigNode, { type: "record" }>, value: unkno
   return unknown ? UNKNOWN : { value: out };
 }
 
-function runChecks(checks: readonly ConfigCheck[], start: string | number | unknown[]): FastResult {
+function runChecks(checks: readonly SchemaCheck[], start: string | number | unknown[]): FastResult {
   let value = start;
   for (const check of checks) {
     switch (check.check) {
@@ -233,7 +246,7 @@ function runChecks(checks: readonly ConfigCheck[], start: string | number | unkn
 
 const compiled = new WeakMap<object, RegExp>();
 /** Each pattern compiled once; lastIndex reset as zod does (a g or y flag would carry it over). */
-function regex(check: Extract<ConfigCheck, { check: "regex" }>): RegExp {
+function regex(check: Extract<SchemaCheck, { check: "regex" }>): RegExp {
   let re = compiled.get(check);
   if (!re) compiled.set(check, (re = new RegExp(check.source, check.flags)));
   re.lastIndex = 0;

@@ -1,6 +1,6 @@
 /**
  * agentwire.json's schema as data (src/config/config-table.ts) parsed without
- * zod (src/config/fast-config-parse.ts) must never disagree with zod's parse of
+ * zod (protocol/schema-data.ts) must never disagree with zod's parse of
  * the real schema: a value it accepts, zod accepts with the same output (keys,
  * order, defaults); a value it refuses, zod refuses. Checked over realistic
  * configurations, each key set to values on both sides of its bounds, and
@@ -8,43 +8,17 @@
  * configuration that needs zod before its schema is loaded throws
  * ConfigSchemaNeeded; a valid one does not need it.
  */
-import { isDeepStrictEqual } from "node:util";
 import { describe, expect, it, vi } from "vitest";
 import { CONFIG_DEFAULTS } from "../../protocol/config-defaults.js";
 import { AgentwireConfigFile } from "../../protocol/config.js";
 import { configKeys } from "../../src/config/config-keys.js";
 import { CONFIG_NODE } from "../../src/config/config-table.js";
 import { defaultConfig } from "../../src/config/server-config.js";
-import { fastParse, INVALID, UNKNOWN } from "../../src/config/fast-config-parse.js";
+import { fastParse, INVALID, UNKNOWN } from "../../protocol/schema-data.js";
+import { agree as agreeWith, mutator, newTally, sameOutput } from "../harness/schema-agreement.js";
 
-/** Same value, same key order at every level (what the server and `agentwire config` see), undefined-valued keys included. */
-function sameOutput(a: unknown, b: unknown): boolean {
-  if (!isDeepStrictEqual(a, b)) return false;
-  if (typeof a !== "object" || a === null) return true;
-  const keysA = Object.keys(a);
-  const keysB = Object.keys(b as object);
-  return keysA.join("\0") === keysB.join("\0") && keysA.every((k) => sameOutput((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
-}
-
-const tally = { accepted: 0, refused: 0, unknown: 0 };
-
-/** Holds fastParse to zod's answer on `values`. */
-function agree(values: unknown, label: string): void {
-  const fast = fastParse(CONFIG_NODE, values);
-  const zod = AgentwireConfigFile.safeParse(values, { jitless: true });
-  if (fast === UNKNOWN) {
-    tally.unknown++;
-    return;
-  }
-  if (fast === INVALID) {
-    tally.refused++;
-    expect(zod.success, `${label}: refused without zod, accepted by zod: ${JSON.stringify(values)}`).toBe(false);
-    return;
-  }
-  tally.accepted++;
-  expect(zod.success, `${label}: accepted without zod, refused by zod (${zod.error?.issues[0]?.message}): ${JSON.stringify(values)}`).toBe(true);
-  expect(sameOutput(fast.value, zod.data), `${label}: outputs differ for ${JSON.stringify(values)}`).toBe(true);
-}
+const tally = newTally();
+const agree = (values: unknown, label: string) => agreeWith(CONFIG_NODE, AgentwireConfigFile, values, label, tally);
 
 function setAt(target: Record<string, unknown>, path: string, value: unknown): Record<string, unknown> {
   const names = path.split(".");
@@ -137,26 +111,9 @@ describe("the schema as data agrees with zod", () => {
   });
 
   it("on random mutations of realistic configurations (a fixed seed)", () => {
-    let seed = 20261127;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
-    const pick = <T,>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
-    const leaves: unknown[] = [null, 0, 1, -5, 1.5, 70000, true, false, "", "x", "http://h/v1", "a*", "A=B", "auto", "ask", [], ["x"], {}, { x: 1 }];
-    const mutate = (value: unknown, depth: number): unknown => {
-      if (depth > 0 && typeof value === "object" && value !== null) {
-        const copy: Record<string, unknown> | unknown[] = Array.isArray(value) ? [...value] : { ...value };
-        const keys = Object.keys(copy);
-        if (keys.length > 0 && random() < 0.8) {
-          const key = pick(keys);
-          (copy as Record<string, unknown>)[key] = mutate((copy as Record<string, unknown>)[key], depth - 1);
-        } else if (!Array.isArray(copy)) {
-          copy[pick(["extra", "name", "baseUrl", "command", "url", "wire"])] = pick(leaves);
-        }
-        return copy;
-      }
-      return random() < 0.5 ? pick(leaves) : value;
-    };
+    const { pick, mutate } = mutator(20261127);
     Object.assign(tally, { accepted: 0, refused: 0, unknown: 0 });
-    for (let i = 0; i < 3000; i++) agree(mutate(structuredClone(pick(REALISTIC)), 1 + Math.floor(random() * 5)), "mutation");
+    for (let i = 0; i < 3000; i++) agree(mutate(pick(REALISTIC)), "mutation");
     // ~540 accepted, ~2200 refused, ~270 left to zod when written.
     expect(tally.accepted).toBeGreaterThan(300);
     expect(tally.refused).toBeGreaterThan(1000);
