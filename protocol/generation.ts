@@ -1,9 +1,8 @@
 import * as z from "zod";
 import { ruleCheck } from "./schema-rule-check.js";
 import { AutoConfirmRemaining, ConversationId, MaxTokens, ModelName, ReasoningLevel, Temperature, ToolCallStatus } from "./records.js";
-
-/** Longest reason tool.confirm "skip" may pass on to the model. */
-export const MAX_SKIP_MESSAGE_CHARS = 4000;
+import { MAX_SKIP_MESSAGE_CHARS } from "./limits/generation.js";
+export * from "./limits/generation.js";
 
 /** The most tool uses one step or one tool.confirm "auto" may let run without asking. */
 const AutoConfirmCount = z.number().int().min(0).max(100_000);

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Interface } from "node:readline/promises";
 import type { ToolPendingNotification } from "../../clients/typescript/index.js";
-import { MAX_SKIP_MESSAGE_CHARS } from "../../protocol/generation.js";
+import { MAX_SKIP_MESSAGE_CHARS } from "../../protocol/limits/generation.js";
 import type { ToolDecider, ToolDecision } from "./chat-session.js";
 import type { Palette } from "./render.js";
 import { toolCallLines } from "./tool-call-lines.js";

@@ -16,6 +16,7 @@ import { join } from "node:path";
 import { WebSocket } from "ws";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { AgentwireClient } from "../../clients/typescript/index.js";
+import { startFakeOpenAI } from "../fake-openai/server.js";
 import { killAllCli, runCli } from "../harness/cli-process.js";
 import { eventually } from "../harness/eventually.js";
 import { loadedModules, recordModuleLoads } from "../harness/module-loads.js";
@@ -127,4 +128,25 @@ it("a configuration that needs zod loads the configuration's schema: its error i
   const client = await AgentwireClient.connect(await taken.listening(20_000), { WebSocket });
   expect((await client.server.status()).connections).toBe(1);
   await client.close();
+}, 60_000);
+
+it("a one-shot chat --json builds neither the method schemas nor the records' schemas: its requests are checked as data", async () => {
+  const fake = await startFakeOpenAI({ apiKey: "test-key" });
+  try {
+    fake.enqueue({ kind: "reply", text: ["Hi."] });
+    const loads = join(root, "oneshot-loads.txt");
+    const cwd = await mkdtemp(join(root, "oneshot-"));
+    const env = { ...recordModuleLoads(loads), OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: "test-key", AGENTWIRE_MODEL: "fake-model", XDG_DATA_HOME: join(cwd, "xdg") };
+    const chat = runCli(["chat", "hello", "--json"], env, shippedBundle(), cwd);
+    expect((await chat.exited).code, chat.stderr()).toBe(0);
+    expect(chat.stdout()).toContain('"outcome":"completed"');
+    const loaded = await loadedModules(loads);
+    expect(inventoryChunks(loaded)).toEqual([]);
+    const built = await protocolModules(loaded);
+    expect(built).toContain("params-data.ts");
+    // What the start path may build, and the params' data: no records.ts, generation.ts or config.ts.
+    expect(built.filter((name) => !START_PATH_PROTOCOL.has(name) && !name.startsWith("limits/") && name !== "params-data.ts")).toEqual([]);
+  } finally {
+    await fake.close();
+  }
 }, 60_000);
