@@ -48,8 +48,12 @@ async function parseCommandLine(argv: string[]) {
   }
 }
 
-/** Commands whose run may read or check configuration again (a file to trust, an MCP server to add): they get the zod schema first. */
-const CHECKS_CONFIG_AGAIN = new Set(["conversations", "mcp", "models", "tools", "status", "trust", "config"]);
+/**
+ * Commands whose run checks configuration again after the parse: `trust` reads
+ * the file it is to trust (config-file.ts), whose error zod words. They get the
+ * zod schema first; every other command's configuration is checked in the parse.
+ */
+const CHECKS_CONFIG_AGAIN = new Set(["trust"]);
 
 async function main(): Promise<void> {
   // First of all: tools (children of this process) must find no key or token in /proc/$PPID.
