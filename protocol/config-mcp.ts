@@ -6,7 +6,9 @@
  */
 import * as z from "zod";
 
-export const MCP_SERVER_NAME_PATTERN = /^[A-Za-z0-9_-]{1,32}$/;
+import { MAX_CONVERSATION_MCP_SERVERS, MCP_SERVER_NAME_PATTERN } from "./mcp-defaults.js";
+
+export { MAX_CONVERSATION_MCP_SERVERS, MCP_SERVER_NAME_PATTERN } from "./mcp-defaults.js";
 
 export const McpServerName = z
   .string()
@@ -44,8 +46,6 @@ export const McpServersConfig = z
   .record(McpServerName, McpServerDefinition)
   .describe("MCP servers whose tools the model may call, by name (the usual mcpServers shape).");
 
-/** Most MCP servers one conversation may carry (conversation.create / conversation.update mcpServers). */
-export const MAX_CONVERSATION_MCP_SERVERS = 8;
 
 const ConversationServerName = McpServerName.describe(
   "Server name: letters, digits, _ and -, at most 32, unique within the conversation. Its tools are offered as mcp__<name>__<tool>; a server-wide server of the same name is hidden from this conversation (its own shadows it).",

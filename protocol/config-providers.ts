@@ -12,12 +12,9 @@ import * as z from "zod";
 import type {} from "./config-meta.js";
 import { ModelPricing } from "./model-pricing.js";
 
-/** The provider of the environment's endpoint (OPENAI_BASE_URL, `llm`): where a bare model name goes unless `defaultProvider` says otherwise. */
-export const ENV_PROVIDER_NAME = "default";
-/** Where the `default` provider points when no base URL is configured (OPENAI_BASE_URL, llm.baseUrl): OpenAI's API. */
-export const OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1";
+import { PROVIDER_NAME_PATTERN } from "./provider-defaults.js";
 
-export const PROVIDER_NAME_PATTERN = /^[A-Za-z0-9_-]{1,32}$/;
+export { ENV_PROVIDER_NAME, KEYLESS_HINT, OPENAI_DEFAULT_BASE_URL, PROVIDER_NAME_PATTERN } from "./provider-defaults.js";
 
 export const ProviderName = z
   .string()
@@ -71,11 +68,6 @@ export const WireName = z
   );
 export type WireName = z.infer<typeof WireName>;
 
-/**
- * Appended to the error of an `apiKeyEnv` naming an unset variable (the `llm` section's and a
- * provider's): the usual cause is an example written for a keyed endpoint copied for a keyless one.
- */
-export const KEYLESS_HINT = " (an endpoint that takes no key, such as Ollama, needs no apiKeyEnv: leave it out)";
 
 export const ProviderDefinition = z
   .strictObject({

@@ -6,7 +6,7 @@
  * tools, status, config, trust; src/cli-program.ts declares them all) are
  * loaded only when asked for.
  */
-import { OPENAI_DEFAULT_BASE_URL } from "../protocol/config-providers.js";
+import { OPENAI_DEFAULT_BASE_URL } from "../protocol/provider-defaults.js";
 import { parseCli, UsageError, usageHint } from "./cli-options.js";
 import { ConfigSchemaNeeded, loadConfigSchema } from "./config/config-check.js";
 import { ConfigFileError } from "./config/config-file.js";

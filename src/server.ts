@@ -10,6 +10,7 @@ import { join } from "node:path";
 import type { AgentwireConfig, LlmSettings } from "../protocol/config.js";
 import { unknownPlaceholderMessage, unknownPlaceholders } from "../protocol/system-prompt-template.js";
 import type { App, RequestContext } from "./app.js";
+import { loadConfigSchema, partParsesWithoutSchema } from "./config/config-check.js";
 import { FD_RESERVE, isLoopbackHost, openFileLimit, type ServerConfig } from "./config/server-config.js";
 import { Agent } from "./generation/agent.js";
 import { SubAgents } from "./generation/spawn-agent.js";
@@ -167,6 +168,8 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
       "--redis needs a store several instances can share (--store postgres://…); the embedded lowdb store's data dir belongs to one process",
     );
   }
+  // Providers are parsed as data (config-check.ts); one the data cannot accept is refused in zod's words, so load its schema first.
+  if (!partParsesWithoutSchema("providers", config.providers ?? {})) await loadConfigSchema();
   const providers = providerRegistry(config, parts);
   const log = parts.log ?? createLogger(settings.logLevel, { format: settings.logFormat });
   const fdLimit = openFileLimit();

@@ -11,7 +11,9 @@ import { type CommandPlace, resolveCommandConfig } from "../config/resolve-confi
 import type { ServerConfig } from "../config/server-config.js";
 import { readTokenFile } from "../token-file.js";
 import { UsageError } from "../usage-error.js";
-import { MCP_SERVER_NAME_PATTERN, McpServerDefinition } from "../../protocol/config-mcp.js";
+import type { McpServerDefinition } from "../../protocol/config-mcp.js";
+import { MCP_SERVER_NAME_PATTERN } from "../../protocol/mcp-defaults.js";
+import { safeParseConfigPart } from "../config/config-check.js";
 
 /** Where a client command talks to: a running server, or one started in this process. */
 export interface ConnectionTarget {
@@ -253,9 +255,10 @@ export function mcpDefinition(command: string[], values: FlagValues): McpServerD
     const [program, ...args] = command;
     definition = { command: program, ...(args.length > 0 ? { args } : {}), ...(env ? { env } : {}), ...(cwd !== undefined ? { cwd } : {}) };
   }
-  const parsed = McpServerDefinition.safeParse(definition);
+  // As data (config-check.ts); an invalid definition is worded by zod's schema, loaded for it.
+  const parsed = safeParseConfigPart<McpServerDefinition>("mcpServers.*", definition);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
+    const issue = parsed.issues[0]!;
     const field = String(issue.path.at(-1) ?? "");
     const flag = field === "url" ? "--http" : field === "command" ? "the command" : `--${field}`;
     throw new UsageError(`${flag}: ${issue.message}`);

@@ -16,7 +16,7 @@
 import type * as z from "zod";
 import type { ParsedConfigFile } from "../../protocol/config.js";
 import { CONFIG_NODE } from "./config-table.js";
-import { fastParse, INVALID, UNKNOWN } from "../../protocol/schema-data.js";
+import { fastParse, INVALID, type SchemaNode, UNKNOWN } from "../../protocol/schema-data.js";
 
 /** Thrown by a check that needs the zod schema before loadConfigSchema (or useConfigSchema) has given it. */
 export class ConfigSchemaNeeded extends Error {
@@ -62,11 +62,72 @@ export function parseConfigValues(values: unknown): ConfigParse {
   return parsed.success ? { success: true, data: parsed.data as ParsedConfigFile } : { success: false, issues: parsed.error.issues };
 }
 
+/**
+ * A part of a configuration parsed by its part of the schema: `path` is
+ * dotted, `*` standing for any key of a map ("providers.*": one provider's
+ * definition). For parts that come by hand as well as from a parsed
+ * configuration (a provider's definition, a model's capabilities: tests,
+ * embedders), so that parsing applies the schema's defaults. Throws zod's
+ * error for an invalid part, as the part's own schema did, once the schema is
+ * loaded (ConfigSchemaNeeded before; partParsesWithoutSchema says whether it
+ * will be needed).
+ */
+export function parseConfigPart<T>(path: string, value: unknown): T {
+  const fast = fastParse(dataAt(path), value);
+  if (fast !== INVALID && fast !== UNKNOWN) return fast.value as T;
+  return schemaAt(loadedSchema(), path).parse(value, PARSE_CONFIG) as T;
+}
+
+/** parseConfigPart without the throw: the part parsed, or zod's issues. */
+export function safeParseConfigPart<T>(path: string, value: unknown): { success: true; data: T } | { success: false; issues: z.core.$ZodIssue[] } {
+  const fast = fastParse(dataAt(path), value);
+  if (fast !== INVALID && fast !== UNKNOWN) return { success: true, data: fast.value as T };
+  const parsed = schemaAt(loadedSchema(), path).safeParse(value, PARSE_CONFIG);
+  return parsed.success ? { success: true, data: parsed.data as T } : { success: false, issues: parsed.error.issues };
+}
+
+/** Whether parseConfigPart(path, value) (or a part under it) parses without the zod schema. */
+export function partParsesWithoutSchema(path: string, value: unknown): boolean {
+  const fast = fastParse(dataAt(path), value);
+  return fast !== INVALID && fast !== UNKNOWN;
+}
+
+const partData = new Map<string, SchemaNode>();
+
+/** The schema's data at `path`, without the default, prefault, optional and nullable around it. */
+function dataAt(path: string): SchemaNode {
+  let found = partData.get(path);
+  if (found) return found;
+  let node: SchemaNode = CONFIG_NODE;
+  for (const name of path.split(".")) {
+    node = unwrappedData(node);
+    if (name === "*" && node.type === "record") node = node.value;
+    else if (node.type === "object") node = node.properties.find((p) => p.name === name)?.node ?? { type: "opaque" };
+    else throw new Error(`no configuration part at ${path}`);
+  }
+  partData.set(path, (found = unwrappedData(node)));
+  return found;
+}
+
+function unwrappedData(node: SchemaNode): SchemaNode {
+  let inner = node;
+  while (inner.type === "default" || inner.type === "prefault" || inner.type === "optional" || inner.type === "nullable") inner = inner.inner;
+  return inner;
+}
+
+/** The zod schema at `path` (as dataAt), without its wrappers. */
+function schemaAt(root: z.ZodType, path: string): z.ZodType {
+  let type = root;
+  for (const name of path.split(".")) {
+    type = unwrapped(type);
+    type = (name === "*" ? (type as z.ZodRecord).valueType : (type as z.ZodObject).shape[name]) as z.ZodType;
+  }
+  return unwrapped(type);
+}
+
 /** What is wrong with one element of the list at `path` (`server.allowOrigins`), in zod's words; undefined when nothing is. */
 export function listElementProblem(path: string, entry: string): string | undefined {
-  let type: z.ZodType = loadedSchema();
-  for (const name of path.split(".")) type = (unwrapped(type) as z.ZodObject).shape[name] as z.ZodType;
-  const element = (unwrapped(type) as z.ZodArray).element as z.ZodType;
+  const element = (schemaAt(loadedSchema(), path) as z.ZodArray).element as z.ZodType;
   const checked = element.safeParse(entry, PARSE_CONFIG);
   return checked.success ? undefined : checked.error.issues[0]!.message;
 }

@@ -6,7 +6,7 @@
  * untrusted one may set.
  */
 import { resolve as resolvePath } from "node:path";
-import { KEYLESS_HINT } from "../../protocol/config-providers.js";
+import { KEYLESS_HINT } from "../../protocol/provider-defaults.js";
 import { formatIssuePath } from "../../protocol/issue-path.js";
 import type { Notice } from "../../protocol/notices.js";
 import { findConfigFiles, type FoundConfigFile, realpathOr } from "./config-discovery.js";

@@ -7,7 +7,9 @@
  * then ends with an `error` event). Why both: a step is refused cheaply
  * and clearly up front, and nothing a running step picks up can slip past.
  */
-import { ModelCapabilitiesConfig, type ReasoningEffort } from "../../protocol/config-providers.js";
+import type * as z from "zod";
+import type { ModelCapabilitiesConfig, ReasoningEffort } from "../../protocol/config-providers.js";
+import { parseConfigPart } from "../config/config-check.js";
 import type { ModelPricing } from "../../protocol/usage.js";
 import type { ModelControls } from "./provider.js";
 
@@ -30,7 +32,8 @@ const ALL_EFFORTS: ReasoningEffort[] = ["low", "medium", "high"];
 
 export function capabilitiesFrom(written: ModelCapabilitiesConfig): ModelCapabilities {
   // Parsing applies the schema's defaults (a declaration written by hand may leave them out).
-  const declared = ModelCapabilitiesConfig.parse(written);
+  // As data (config-check.ts): the capabilities' zod schema is not built for a valid declaration.
+  const declared = parseConfigPart<z.output<typeof ModelCapabilitiesConfig>>("providers.*.models.*", written);
   const reasoning = declared.reasoning === true ? ALL_EFFORTS : Array.isArray(declared.reasoning) ? [...declared.reasoning] : [];
   return {
     tools: declared.tools,

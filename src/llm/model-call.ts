@@ -14,7 +14,7 @@
  * headers), and the endpoint's Retry-After decides the pause when it sends one.
  */
 import { IncomingMessage } from "node:http";
-import { OPENAI_DEFAULT_BASE_URL } from "../../protocol/config-providers.js";
+import { OPENAI_DEFAULT_BASE_URL } from "../../protocol/provider-defaults.js";
 import { CONFIG_DEFAULTS } from "../../protocol/config-defaults.js";
 import type { Readable } from "node:stream";
 import { createNodeHttpFetch, type NodeHttpFetch } from "./node-http-fetch.js";

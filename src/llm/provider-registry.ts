@@ -14,7 +14,10 @@
  *     configured, where the whole name goes to the environment's endpoint as
  *     it always did (OpenRouter ids like "meta-llama/llama-3.1-8b").
  */
-import { ENV_PROVIDER_NAME, KEYLESS_HINT, OPENAI_DEFAULT_BASE_URL, ProviderDefinition, type ProvidersConfig, type WireName } from "../../protocol/config-providers.js";
+import type * as z from "zod";
+import type { ProviderDefinition, ProvidersConfig, WireName } from "../../protocol/config-providers.js";
+import { ENV_PROVIDER_NAME, KEYLESS_HINT, OPENAI_DEFAULT_BASE_URL } from "../../protocol/provider-defaults.js";
+import { parseConfigPart } from "../config/config-check.js";
 import type { ModelsListResult } from "../../protocol/tools.js";
 import { capabilitiesFrom, capabilityProblem, type CapabilityProblem, type ModelCapabilities } from "./capability-gate.js";
 import type { ChatMessage } from "./chat-message.js";
@@ -258,7 +261,8 @@ export class ProviderRegistry {
 
 function entryOf(name: string, written: ProviderDefinition, env: NodeJS.ProcessEnv): ProviderEntry {
   // Definitions may come by hand (tests, embedders) as well as from the parsed configuration: parsing applies the schema's defaults.
-  const definition = ProviderDefinition.parse(written);
+  // As data (config-check.ts): the providers' zod schema is not built for a valid definition.
+  const definition = parseConfigPart<z.output<typeof ProviderDefinition>>("providers.*", written);
   let apiKey = definition.apiKey;
   if (definition.apiKeyEnv !== undefined) {
     apiKey = env[definition.apiKeyEnv];

@@ -9,12 +9,18 @@ import { randomBytes } from "node:crypto";
 import { open, readFile, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import * as z from "zod";
-import { McpServersConfig } from "../../protocol/config-mcp.js";
+import type { McpServersConfig } from "../../protocol/config-mcp.js";
 import { makeDirectory } from "../store/make-directory.js";
 
 export const MCP_SERVERS_FILE = "mcp-servers.json";
 
-const FileShape = z.strictObject({ mcpServers: McpServersConfig });
+let fileShape: z.ZodType<{ mcpServers: McpServersConfig }> | undefined;
+/** The file's schema, built when a data dir first has the file: the MCP servers' schemas are not built on the start path. */
+async function fileShapeSchema(): Promise<z.ZodType<{ mcpServers: McpServersConfig }>> {
+  if (fileShape) return fileShape;
+  const { McpServersConfig } = await import("../../protocol/config-mcp.js");
+  return (fileShape = z.strictObject({ mcpServers: McpServersConfig }));
+}
 
 export type LoadedServers = { servers: McpServersConfig; problem?: undefined } | { servers: McpServersConfig; problem: string };
 
@@ -45,7 +51,7 @@ export class McpServersFile {
       this.damaged = true;
       return { servers: {}, problem: `is not valid JSON (${(error as Error).message})` };
     }
-    const parsed = FileShape.safeParse(json);
+    const parsed = (await fileShapeSchema()).safeParse(json);
     if (!parsed.success) {
       this.damaged = true;
       return { servers: {}, problem: `does not hold valid server definitions (${z.prettifyError(parsed.error).replace(/\n/g, " ")})` };

@@ -103,7 +103,10 @@ it("serve: answers HTTP and JSON-RPC, /metrics (prom-client), models.list (the p
   // A configured runtime: its code (runtime-table and the runtimes) loads only when one is.
   const xdg = await userConfig({ runtimes: { codex: { runtime: "codex" } } });
   const history = await dir("history");
-  const cli = bundle(["serve", "--port", "0", "--data-dir", await dir("data")], {
+  // A server mcp.add saved before: the saved file's schema (config-mcp.ts) loads when a data dir has one.
+  const data = await dir("data");
+  await writeFile(join(data, "mcp-servers.json"), JSON.stringify({ mcpServers: { saved: { command: "node", disabled: true } } }));
+  const cli = bundle(["serve", "--port", "0", "--data-dir", data], {
     OPENAI_BASE_URL: "http://127.0.0.1:9/v1",
     XDG_CONFIG_HOME: xdg,
     CODEX_HOME: join(history, "codex"),
@@ -127,6 +130,7 @@ it("serve: answers HTTP and JSON-RPC, /metrics (prom-client), models.list (the p
     message: expect.stringContaining("give content or command, not both"),
   });
   expect((await client.tools.list()).tools.map((t) => t.name)).toContain("shell");
+  expect((await client.mcp.list()).servers).toEqual([expect.objectContaining({ name: "saved", state: "disabled" })]);
   // models.list loads the provider chunk (the openai SDK); no endpoint is reachable, and the result says so.
   const listed = await client.models.list();
   expect(listed.providers).toEqual([expect.objectContaining({ name: "default", status: "unreachable", error: expect.stringContaining("ECONNREFUSED") })]);

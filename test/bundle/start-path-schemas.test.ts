@@ -36,12 +36,12 @@ afterAll(async () => {
  * parsed at start from its schema as data (src/config/config-table.ts, with the
  * defaults in config-defaults.ts), not from protocol/config.ts, which a
  * configuration loads only when it needs zod (an error, a refined key); the
- * server reads the defaults and patterns of tools, modes and conversation
- * settings from files without schemas (tool-defaults.ts, mode-table.ts,
- * settings-defaults.ts), and still builds the providers' and MCP servers'
- * schemas (config-providers.ts with the model prices, config-mcp.ts), the
- * tool kinds (each in a file of its own so as not to bring records.ts,
- * tools.ts or usage.ts), the built-in ask_user and update_plan tools take an input form
+ * server reads the defaults and patterns of tools, modes, conversation
+ * settings, providers and MCP servers from files without schemas
+ * (tool-defaults.ts, mode-table.ts, settings-defaults.ts,
+ * provider-defaults.ts, mcp-defaults.ts) and parses a provider's definition
+ * as data, the tool kinds are in a file of its own (so as not to bring
+ * records.ts, tools.ts or usage.ts), the built-in ask_user and update_plan tools take an input form
  * and plan entries (plan-entries.ts, not plan.ts), the lowdb store checks an
  * asset's image type, every RpcError carries a code and its meaning
  * (error-codes.ts, without errors.ts's data schemas), and the rest hold no schema
@@ -54,7 +54,7 @@ afterAll(async () => {
  */
 const START_PATH_PROTOCOL = new Set([
   "config-defaults.ts", "config-trust-paths.ts", "system-prompt-template.ts", "tool-defaults.ts", "mode-table.ts", "settings-defaults.ts",
-  "config-mcp.ts", "config-meta.ts", "config-providers.ts", "tool-kind.ts", "schema-data.ts", "schema-rules.ts", "model-pricing.ts", "input-request.ts", "plan-entries.ts", "image-mime-type.ts",
+  "provider-defaults.ts", "mcp-defaults.ts", "config-meta.ts", "tool-kind.ts", "schema-data.ts", "schema-rules.ts", "input-request.ts", "plan-entries.ts", "image-mime-type.ts",
   "error-codes.ts", "history.ts", "issue-path.ts", "version.ts", "method-table.ts",
 ]);
 
@@ -89,7 +89,7 @@ it("serve prints its listening line without loading the method schemas' chunk, a
   const built = await protocolModules(atStart);
   expect(built).toContain("config-defaults.ts");
   // The configuration's zod schema (config.ts, and what only it imports) waits for a configuration that needs it.
-  const configSchemas = ["config.ts", "config-history.ts", "config-runtimes.ts", "config-tools.ts", "modes.ts", "conversation-settings.ts"];
+  const configSchemas = ["config.ts", "config-history.ts", "config-runtimes.ts", "config-tools.ts", "config-providers.ts", "config-mcp.ts", "modes.ts", "conversation-settings.ts"];
   expect(built.filter((name) => configSchemas.includes(name))).toEqual([]);
   // The records and what they import wait for a request or a stored conversation (src/store/lowdb-run-state.ts).
   expect(built.filter((name) => ["records.ts", "usage.ts", "tools.ts", "attachments.ts", "file-changes.ts", "plan.ts", "errors.ts"].includes(name))).toEqual([]);

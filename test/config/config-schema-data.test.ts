@@ -139,4 +139,29 @@ describe("the gate", () => {
     expect(check.listElementProblem("tools.envAllow", "PATH")).toBeUndefined();
     vi.resetModules();
   });
+
+  it("parses a part (a provider's definition) as data, and words an invalid one with zod's schema once it is loaded", async () => {
+    vi.resetModules();
+    const check = await import("../../src/config/config-check.js");
+    expect(check.parseConfigPart("providers.*", { baseUrl: "http://127.0.0.1:1/v1" })).toMatchObject({ baseUrl: "http://127.0.0.1:1/v1", wire: "chat" });
+    expect(check.parseConfigPart("providers.*.models.*", {})).toMatchObject({ tools: true });
+    expect(check.partParsesWithoutSchema("providers", { bad: { baseUrl: "not a url" } })).toBe(false);
+    expect(() => check.parseConfigPart("providers.*", { baseUrl: "not a url" })).toThrow(check.ConfigSchemaNeeded);
+    expect(() => check.safeParseConfigPart("mcpServers.*", { url: "not a url" })).toThrow(check.ConfigSchemaNeeded);
+    await check.loadConfigSchema();
+    expect(() => check.parseConfigPart("providers.*", { baseUrl: "not a url" })).toThrow(/baseUrl/);
+    expect(check.safeParseConfigPart("mcpServers.*", { url: "not a url" })).toMatchObject({ success: false, issues: [{ path: expect.arrayContaining(["url"]) }] });
+    vi.resetModules();
+  });
+
+  it("a server started with a provider the data refuses loads the schema first: zod's error, not ConfigSchemaNeeded", async () => {
+    vi.resetModules();
+    const { startServer } = await import("../../src/server.js");
+    const check = await import("../../src/config/config-check.js");
+    expect(check.configSchemaLoaded()).toBe(false);
+    const config = { ...defaultConfig({}, "/home/u"), providers: { bad: { baseUrl: "not a url" } } };
+    await expect(startServer(config as never)).rejects.toThrow(/baseUrl/);
+    expect(check.configSchemaLoaded()).toBe(true);
+    vi.resetModules();
+  });
 });
