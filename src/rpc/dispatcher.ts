@@ -8,10 +8,12 @@
  *
  * The schemas are not built at start: the method names, scopes and
  * experimental reasons come from protocol/method-table.ts (plain data,
- * generated from the inventory), and protocol/inventory.ts with every params
- * schema is imported on the first request that validates params (see
- * Dispatcher.methodSchemas), so a server that is only started, never asked,
- * does not build them (test/bundle/start-path-schemas.test.ts).
+ * generated from the inventory), params are checked with their data form
+ * (protocol/params-data.ts, parsed by protocol/schema-data.ts), and
+ * protocol/inventory.ts with every params schema is imported only for params
+ * that cannot decide, such as an invalid request's, whose error zod words (see
+ * Dispatcher.schemas): a server that has seen only valid requests has built
+ * none of them (test/bundle/start-path-schemas.test.ts).
  */
 import { JSONRPCErrorException, JSONRPCServer, type JSONRPCRequest, type JSONRPCResponse } from "json-rpc-2.0";
 import type * as z from "zod";
@@ -63,12 +65,21 @@ export class Dispatcher<C extends CallContext> {
   private readonly log: Logger;
   readonly limits: FrameLimits;
   private readonly translateError: (error: unknown) => RpcError | undefined;
-  /** The inventory's request table, once imported (see methodSchemas). */
-  private schemas: MethodSchemas | undefined;
-  private loadingSchemas: Promise<MethodSchemas> | undefined;
-  /** Every request's params as data (protocol/params-data.ts), once imported (see paramsData). */
-  private params: ParamsData | undefined;
-  private loadingParams: Promise<ParamsData> | undefined;
+  /**
+   * The inventory's request table with every method's zod schemas, imported
+   * for the first params the data below cannot decide (an invalid request),
+   * shared by concurrent callers: building the ~80 methods' params, results and
+   * event schemas costs time and memory that a server which has seen only
+   * valid requests need not pay. (One import per process: a second dispatcher
+   * gets the module already evaluated.)
+   */
+  private readonly schemas = new OnFirstUse<MethodSchemas>(async () => (await import("../../protocol/inventory.js")).requests);
+  /**
+   * Every request's params schema as data (protocol/params-data.ts, a small
+   * module of plain data), imported on the first request: a request it finds
+   * valid is checked without the method schemas.
+   */
+  private readonly params = new OnFirstUse<ParamsData>(async () => (await import("../../protocol/params-data.js")).PARAMS_DATA);
 
   constructor(options: DispatcherOptions<C>) {
     this.handlers = options.handlers;
@@ -94,41 +105,7 @@ export class Dispatcher<C extends CallContext> {
 
   /** Whether this dispatcher has imported the method schemas yet (a request whose params their data form cannot decide imports them). */
   get schemasLoaded(): boolean {
-    return this.schemas !== undefined;
-  }
-
-  /**
-   * The inventory's request table with every method's zod schemas, imported
-   * on first use and shared by concurrent first requests: building the ~80
-   * methods' params, results and event schemas costs start time and memory
-   * that a server which has served nothing yet need not pay. (One import per
-   * process: a second dispatcher gets the module already evaluated.)
-   */
-  private methodSchemas(): Promise<MethodSchemas> {
-    this.loadingSchemas ??= import("../../protocol/inventory.js").then(
-      (loaded) => (this.schemas = loaded.requests),
-      (error: unknown) => {
-        this.loadingSchemas = undefined; // the next request tries again
-        throw error;
-      },
-    );
-    return this.loadingSchemas;
-  }
-
-  /**
-   * Every request's params schema as data, imported on the first request (a
-   * small module of plain data): a request it finds valid is checked without
-   * the method schemas, which load only for params it cannot decide.
-   */
-  private paramsData(): Promise<ParamsData> {
-    this.loadingParams ??= import("../../protocol/params-data.js").then(
-      (loaded) => (this.params = loaded.PARAMS_DATA),
-      (error: unknown) => {
-        this.loadingParams = undefined; // the next request tries again
-        throw error;
-      },
-    );
-    return this.loadingParams;
+    return this.schemas.value !== undefined;
   }
 
   /**
@@ -231,13 +208,13 @@ export class Dispatcher<C extends CallContext> {
       }
       if (Array.isArray(rawParams)) throw RpcError.invalidParam("", "params must be an object (by-name), not an array", "invalid_type");
       // Once loaded, no await: a request pays the import only while it is under way.
-      const fast = fastParse((this.params ?? (await this.paramsData()))[method], rawParams ?? {});
+      const fast = fastParse((this.params.value ?? (await this.params.get()))[method], rawParams ?? {});
       let params: unknown;
       if (typeof fast === "object") {
         params = fast.value;
       } else {
         // Invalid (zod words the error) or not decided without zod: the method's zod schema.
-        const schema = (this.schemas ?? (await this.methodSchemas()))[method].params as z.ZodType;
+        const schema = (this.schemas.value ?? (await this.schemas.get()))[method].params as z.ZodType;
         const parsed = schema.safeParse(rawParams ?? {});
         if (!parsed.success) throw RpcError.fromZod(parsed.error);
         params = parsed.data;
@@ -249,6 +226,25 @@ export class Dispatcher<C extends CallContext> {
       if (rpc) throw new JSONRPCErrorException(rpc.message, rpc.code, rpc.data);
       throw error;
     }
+  }
+}
+
+/** A value loaded on first use: concurrent first callers share the one load, and a failed load is tried again by the next call. */
+class OnFirstUse<T> {
+  value: T | undefined;
+  private loading: Promise<T> | undefined;
+
+  constructor(private readonly load: () => Promise<T>) {}
+
+  get(): Promise<T> {
+    this.loading ??= this.load().then(
+      (value) => (this.value = value),
+      (error: unknown) => {
+        this.loading = undefined;
+        throw error;
+      },
+    );
+    return this.loading;
   }
 }
 

@@ -5,7 +5,7 @@
  * `serve` process has not loaded when it prints its listening line, nor
  * after valid requests (checked with protocol/params-data.ts, plain data), and
  * loads on the first request whose params that cannot decide, such as an
- * invalid one (src/rpc/dispatcher.ts, methodSchemas). Kept
+ * invalid one (src/rpc/dispatcher.ts, Dispatcher.schemas). Kept
  * there by protocol/method-table.ts (what the start path reads instead) and
  * package.json's "sideEffects" (so a constant imported through
  * protocol/index.ts does not drag its module's schemas in).

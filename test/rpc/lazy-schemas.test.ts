@@ -4,7 +4,7 @@
  * from the inventory), checks params with their data form
  * (protocol/params-data.ts), and imports protocol/inventory.ts, with every
  * params schema, on the first request whose params that cannot decide, such
- * as an invalid one (src/rpc/dispatcher.ts, Dispatcher.methodSchemas). A
+ * as an invalid one (src/rpc/dispatcher.ts, Dispatcher.schemas). A
  * params error is the same after that as before: the same schema, the same
  * INVALID_PARAMS message naming the field. That the shipped
  * server's start path does not load them is test/bundle/start-path-schemas.test.ts's.
