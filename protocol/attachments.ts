@@ -4,6 +4,7 @@
  * are constants of the protocol, so clients can check before sending.
  */
 import * as z from "zod";
+import { ruleCheck } from "./schema-rule-check.js";
 import { ImageMimeType } from "./image-mime-type.js";
 import { ASSET_ID_PATTERN, MAX_FILE_ATTACHMENT_BYTES } from "./limits/attachments.js";
 export * from "./image-mime-type.js";
@@ -23,7 +24,7 @@ export const LineRange = z
       .min(1)
       .describe("Last line included (inclusive). An end past the last line is taken as the last line; the stored range says what was included."),
   })
-  .refine((range) => range.end >= range.start, { message: "end must not be before start", path: ["end"] })
+  .check(ruleCheck("line range order"))
   .describe("Lines of a text file, 1-based and inclusive: {start: 10, end: 20} is lines 10 to 20.");
 
 const FilePath = z

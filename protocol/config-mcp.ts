@@ -5,6 +5,7 @@
  * mcp.add method.
  */
 import * as z from "zod";
+import { ruleCheck } from "./schema-rule-check.js";
 
 import { MAX_CONVERSATION_MCP_SERVERS, MCP_SERVER_NAME_PATTERN } from "./mcp-defaults.js";
 
@@ -58,13 +59,7 @@ export const ConversationMcpServer = z
 export const ConversationMcpServers = z
   .array(ConversationMcpServer)
   .max(MAX_CONVERSATION_MCP_SERVERS)
-  .superRefine((servers, ctx) => {
-    const seen = new Set<string>();
-    for (const [i, server] of servers.entries()) {
-      if (seen.has(server.name)) ctx.addIssue({ code: "custom", path: [i, "name"], message: `"${server.name}" is named twice: each server of a conversation needs its own name` });
-      seen.add(server.name);
-    }
-  })
+  .check(ruleCheck("MCP server names unique"))
   .describe(
     `MCP servers of this conversation only (at most ${MAX_CONVERSATION_MCP_SERVERS}): started on the instance that runs the conversation when it is created or loaded, stopped when it is unloaded or deleted, their tools offered to its model alone. Kept with the conversation's stored state (not in its metadata shown to clients), so they start again after a restart; env and headers are stored as given, in plain text, as mcp.add keeps saved servers.`,
   );

@@ -4,6 +4,7 @@
  * (`tools.web`). Part of agentwire.json (protocol/config.ts).
  */
 import * as z from "zod";
+import { ruleCheck } from "./schema-rule-check.js";
 // Types .meta({ defaultText }) (see config-meta.ts).
 import type {} from "./config-meta.js";
 import { ToolKind } from "./tool-kind.js";
@@ -32,7 +33,7 @@ export const FileToolsConfig = z
 export const ShellToolConfig = z
   .strictObject({
     command: z
-      .array(z.string().min(1, "must not be empty").max(4096).refine((part) => !part.includes("\0"), "must not contain a NUL byte"))
+      .array(z.string().min(1, "must not be empty").max(4096).check(ruleCheck("no NUL byte")))
       .min(1, "needs at least the program, e.g. [\"bash\", \"-c\"]")
       .max(16)
       .default([...DEFAULT_SHELL_COMMAND])

@@ -32,6 +32,7 @@
  * what the server runs with, and each part of it receives its own section.
  */
 import * as z from "zod";
+import { ruleCheck } from "./schema-rule-check.js";
 // Types .meta({ flag, env, defaultText, defaultNote }) (see config-meta.ts); a type-only import, so the bundle gets no empty module for it.
 import type {} from "./config-meta.js";
 import { HistorySection } from "./config-history.js";
@@ -41,7 +42,7 @@ import { RuntimesConfig } from "./config-runtimes.js";
 import { CustomToolDefinition, DEFAULT_TOOL_ENV_ALLOW, FileToolsConfig, ShellToolConfig, ToolEnvEntry, WebToolsConfig } from "./config-tools.js";
 import { ModesConfig } from "./modes.js";
 import { ConversationSettingsPatch, DEFAULT_CONVERSATION_SETTINGS } from "./conversation-settings.js";
-import { DEFAULT_SYSTEM_PROMPT_TEMPLATE, SYSTEM_PROMPT_PLACEHOLDERS, unknownPlaceholderMessage, unknownPlaceholders } from "./system-prompt-template.js";
+import { DEFAULT_SYSTEM_PROMPT_TEMPLATE, SYSTEM_PROMPT_PLACEHOLDERS } from "./system-prompt-template.js";
 
 const MiB = 1024 * 1024;
 
@@ -314,10 +315,7 @@ export const ConversationsSection = z
     systemPrompt: z
       .string()
       .max(1_000_000)
-      .superRefine((template, ctx) => {
-        const unknown = unknownPlaceholders(template);
-        if (unknown.length > 0) ctx.addIssue({ code: "custom", message: unknownPlaceholderMessage(unknown) });
-      })
+      .check(ruleCheck("systemPrompt placeholders"))
       .default(DEFAULT_SYSTEM_PROMPT_TEMPLATE)
       .describe(
         `System prompt template for conversations that have no system prompt of their own, rendered before every model call. Placeholders: ${placeholderDocs}. Any other {{…}} is an error; "" sends no system prompt.`,

@@ -12,12 +12,10 @@ import * as z from "zod";
 import { ApprovalMode, ModeName, ReasoningLevel, TOOL_POLICY_KEY_PATTERN } from "./conversation-settings.js";
 
 
-/** Most modes one configuration may declare (built-ins included): modes.list carries them all. */
-export const MAX_MODES = 50;
-/** Most names one mode's `allow` or `deny` may hold. */
-export const MAX_MODE_TOOL_NAMES = 200;
-/** Longest system prompt addendum of one mode, in characters. */
-export const MAX_MODE_PROMPT_CHARS = 20_000;
+import { MAX_MODE_PROMPT_CHARS, MAX_MODE_TOOL_NAMES } from "./limits/modes.js";
+import { ruleCheck } from "./schema-rule-check.js";
+
+export * from "./limits/modes.js";
 
 const ToolNames = z
   .array(z.string().regex(TOOL_POLICY_KEY_PATTERN, "not a tool name: letters, digits, _ and - (at most 64), optionally ending in * (a prefix)"))
@@ -62,7 +60,7 @@ export const ModesConfig = z
   .record(ModeName, ModeDefinition, {
     error: (issue) => (issue.code === "invalid_key" ? "not a mode name: 1–32 of a–z, 0–9, _ and -, starting with a letter" : undefined),
   })
-  .refine((modes) => Object.keys(modes).length <= MAX_MODES - 4, `at most ${MAX_MODES - 4} entries (${MAX_MODES} modes with the built-in ones)`)
+  .check(ruleCheck("modes count"))
   .describe(
     "Modes besides the built-in ones (ask, plan, code, auto), or changes to those (merged field by field with the built-in of that name). A conversation picks one with settings.mode; modes.list lists them.",
   );

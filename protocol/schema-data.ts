@@ -10,8 +10,8 @@
  * with exactly this output (same keys, same order, defaults filled in the same
  * way). INVALID: zod's parse would fail, for a reason this parse checks the
  * same way (a wrong type, a bound, a pattern, an unknown key). UNKNOWN: the
- * node holds something the generator did not turn into data (a refinement
- * such as systemPrompt's placeholder check, a transform). Both INVALID and
+ * node holds something the generator did not turn into data (an anonymous
+ * refinement, a transform, a discriminated union). Both INVALID and
  * UNKNOWN send the caller to zod, which words the error: this parse never
  * writes an error message of its own. A refinement written as a named rule
  * (schema-rules.ts) is data too: the same function runs in both.

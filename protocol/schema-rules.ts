@@ -6,7 +6,9 @@
  * runs the very same function. A rule returns its issues (none: the value
  * passes); the path is within the value the rule checks.
  */
+import { MAX_MODES } from "./limits/modes.js";
 import { MAX_TOOL_POLICY_ENTRIES } from "./settings-defaults.js";
+import { unknownPlaceholderMessage, unknownPlaceholders } from "./system-prompt-template.js";
 
 export interface RuleIssue {
   path: (string | number)[];
@@ -49,6 +51,28 @@ export const SCHEMA_RULES = {
   /** settings.toolPolicy: at most MAX_TOOL_POLICY_ENTRIES entries (it is read on every tool call and every model request). */
   "toolPolicy size": (policy: Record<string, unknown>): RuleIssue[] =>
     Object.keys(policy).length <= MAX_TOOL_POLICY_ENTRIES ? [] : [{ path: [], message: `at most ${MAX_TOOL_POLICY_ENTRIES} entries` }],
+  /** conversations.systemPrompt: only the known placeholders (an unknown one would reach the model as literal text). */
+  "systemPrompt placeholders": (template: string): RuleIssue[] => {
+    const unknown = unknownPlaceholders(template);
+    return unknown.length > 0 ? [{ path: [], message: unknownPlaceholderMessage(unknown) }] : [];
+  },
+  /** One word of tools.shell.command: a NUL byte cannot pass to exec. */
+  "no NUL byte": (part: string): RuleIssue[] => (part.includes("\0") ? [{ path: [], message: "must not contain a NUL byte" }] : []),
+  /** The configuration's modes: at most MAX_MODES with the four built-in ones. */
+  "modes count": (modes: Record<string, unknown>): RuleIssue[] =>
+    Object.keys(modes).length <= MAX_MODES - 4 ? [] : [{ path: [], message: `at most ${MAX_MODES - 4} entries (${MAX_MODES} modes with the built-in ones)` }],
+  /** A conversation's MCP servers: each its own name. */
+  "MCP server names unique": (servers: readonly { name: string }[]): RuleIssue[] => {
+    const seen = new Set<string>();
+    const issues: RuleIssue[] = [];
+    for (const [i, server] of servers.entries()) {
+      if (seen.has(server.name)) issues.push({ path: [i, "name"], message: `"${server.name}" is named twice: each server of a conversation needs its own name` });
+      seen.add(server.name);
+    }
+    return issues;
+  },
+  /** A file attachment's line range: end not before start. */
+  "line range order": (range: { start: number; end: number }): RuleIssue[] => (range.end >= range.start ? [] : [{ path: ["end"], message: "end must not be before start" }]),
 } as const;
 
 export type SchemaRuleName = keyof typeof SCHEMA_RULES;

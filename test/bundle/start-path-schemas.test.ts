@@ -114,7 +114,7 @@ it("a configuration that needs zod loads the configuration's schema: its error i
   expect(bad.stderr()).toContain('--tool-env takes environment variable names or NAME* prefixes, got "A=B"');
   expect(await protocolModules(await loadedModules(loads))).toContain("config.ts");
 
-  // A file with a key the data leaves to zod (systemPrompt's placeholder check): refused with zod's message...
+  // A file with a key checked by a named rule (systemPrompt's placeholders, schema-rules.ts): refused in zod's words...
   const dir = await mkdtemp(join(root, "refined-"));
   const file = join(dir, "agentwire.json");
   await writeFile(file, JSON.stringify({ conversations: { systemPrompt: "Hi {{nope}}" } }));
@@ -122,12 +122,14 @@ it("a configuration that needs zod loads the configuration's schema: its error i
   expect((await refused.exited).code).toBe(2);
   expect(refused.stderr()).toContain("conversations.systemPrompt: unknown placeholder {{nope}}");
 
-  // ...and taken when it is valid: the server starts with it.
+  // ...and taken as data when it is valid: the server starts with it without building the configuration's schema.
   await writeFile(file, JSON.stringify({ conversations: { systemPrompt: "Work in {{workspace}}." } }));
-  const taken = runCli(["serve", "--port", "0", "--data-dir", join(dir, "data"), "--config", file, "--log-level", "warn"], {}, shippedBundle());
+  const takenLoads = join(root, "refined-taken-loads.txt");
+  const taken = runCli(["serve", "--port", "0", "--data-dir", join(dir, "data"), "--config", file, "--log-level", "warn"], recordModuleLoads(takenLoads), shippedBundle());
   const client = await AgentwireClient.connect(await taken.listening(20_000), { WebSocket });
   expect((await client.server.status()).connections).toBe(1);
   await client.close();
+  expect(await protocolModules(await loadedModules(takenLoads))).not.toContain("config.ts");
 }, 60_000);
 
 it("a one-shot chat --json builds neither the method schemas nor the records' schemas: its requests are checked as data", async () => {

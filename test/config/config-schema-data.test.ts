@@ -130,11 +130,17 @@ describe("the gate", () => {
     expect(valid).toMatchObject({ success: true, data: { server: { port: 0, host: "127.0.0.1" } } });
     expect(check.configSchemaLoaded()).toBe(false);
     expect(() => check.parseConfigValues({ server: { port: -1 } })).toThrow(check.ConfigSchemaNeeded);
-    expect(() => check.parseConfigValues({ conversations: { systemPrompt: "{{workspace}}" } })).toThrow(check.ConfigSchemaNeeded);
+    // A named rule (systemPrompt's placeholders) is data: a valid template needs no schema, an unknown placeholder is worded by zod.
+    expect(check.parseConfigValues({ conversations: { systemPrompt: "{{workspace}}" } })).toMatchObject({ success: true });
+    expect(() => check.parseConfigValues({ conversations: { systemPrompt: "{{nope}}" } })).toThrow(check.ConfigSchemaNeeded);
+    expect(check.configSchemaLoaded()).toBe(false);
     expect(() => check.listElementProblem("tools.envAllow", "A=B")).toThrow(check.ConfigSchemaNeeded);
     await check.loadConfigSchema();
     expect(check.parseConfigValues({ server: { port: -1 } })).toMatchObject({ success: false, issues: [{ path: ["server", "port"] }] });
-    expect(check.parseConfigValues({ conversations: { systemPrompt: "{{workspace}}" } })).toMatchObject({ success: true, data: { conversations: { systemPrompt: "{{workspace}}" } } });
+    expect(check.parseConfigValues({ conversations: { systemPrompt: "{{nope}}" } })).toMatchObject({
+      success: false,
+      issues: [{ path: ["conversations", "systemPrompt"], message: expect.stringContaining("unknown placeholder {{nope}}") }],
+    });
     expect(check.listElementProblem("tools.envAllow", "A=B")).toBe("takes environment variable names or NAME* prefixes");
     expect(check.listElementProblem("tools.envAllow", "PATH")).toBeUndefined();
     vi.resetModules();
