@@ -67,7 +67,8 @@ function plainNode(schema: z.core.$ZodType, def: AnyDef): SchemaNode {
       return { type: "record", key: schemaNode(key), value: schemaNode(def.valueType as z.core.$ZodType) };
     }
     case "union":
-      if ((def.checks ?? []).length > 0 || def.discriminator !== undefined) return { type: "opaque" };
+      if ((def.checks ?? []).length > 0) return { type: "opaque" };
+      if (def.discriminator !== undefined) return taggedNode(def);
       return { type: "union", options: (def.options as z.core.$ZodType[]).map(schemaNode) };
     case "optional": {
       const inner = def.innerType as z.core.$ZodType;
@@ -93,6 +94,33 @@ function plainNode(schema: z.core.$ZodType, def: AnyDef): SchemaNode {
     default:
       return { type: "opaque" };
   }
+}
+
+/** A discriminated union as zod picks its option: a map from the discriminator's values to options, copied from zod's own (discriminatorMap). */
+function taggedNode(def: AnyDef): SchemaNode {
+  if (def.unionFallback) return { type: "opaque" };
+  const key = def.discriminator as string;
+  const options = def.options as z.core.$ZodType[];
+  const chosen = new Map<unknown, number | null>();
+  for (const [i, option] of options.entries()) {
+    const values = (option._zod as { propValues?: Record<string, Set<unknown>> }).propValues?.[key];
+    if (!values || values.size === 0) return { type: "opaque" };
+    for (const value of values) {
+      if (value !== undefined && !isJsonScalar(value)) return { type: "opaque" };
+      // A value two options hold: zod throws for a defined one, and keeps an absent one matching neither.
+      if (chosen.has(value)) {
+        if (value !== undefined) return { type: "opaque" };
+        chosen.set(value, null);
+      } else {
+        chosen.set(value, i);
+      }
+    }
+  }
+  const cases = options.map((option, i) => {
+    const values = [...chosen].filter(([value, at]) => at === i && value !== undefined).map(([value]) => value as string | number | boolean | null);
+    return { values, ...(chosen.get(undefined) === i ? { orAbsent: true } : {}), node: schemaNode(option) };
+  });
+  return { type: "tagged", key, cases };
 }
 
 /** zod's checks as data, in order; undefined when one of them is not one the parse knows. */

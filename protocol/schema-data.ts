@@ -58,6 +58,12 @@ export type SchemaNode =
   /** A record whose keys are strings checked by `key` (a key schema with a fixed set of values is left opaque: zod makes those exhaustive). */
   | { type: "record"; key: SchemaNode; value: SchemaNode }
   | { type: "union"; options: SchemaNode[] }
+  /**
+   * A discriminated union: the option is the one whose values of `key` hold
+   * the input's (orAbsent: the option taken when the key is absent); no
+   * option is a refusal, as in zod (whose map of values this copies).
+   */
+  | { type: "tagged"; key: string; cases: { values: (string | number | boolean | null)[]; orAbsent?: boolean; node: SchemaNode }[] }
   /** defaultedInner: the inner node substitutes for absence (an optional default), which this parse leaves to zod. */
   | { type: "optional"; inner: SchemaNode; defaultedInner: boolean }
   | { type: "nullable"; inner: SchemaNode }
@@ -117,6 +123,13 @@ export function fastParse(node: SchemaNode, value: unknown): FastResult {
         if (result !== INVALID) return result;
       }
       return INVALID;
+    }
+    case "tagged": {
+      if (typeof value !== "object" || value === null || Array.isArray(value)) return INVALID;
+      if (!isPlainObject(value)) return UNKNOWN;
+      const tag = (value as Record<string, unknown>)[node.key];
+      const chosen = node.cases.find((c) => (tag === undefined ? c.orAbsent === true : (c.values as unknown[]).includes(tag)));
+      return chosen ? fastParse(chosen.node, value) : INVALID;
     }
     case "optional":
       if (value === undefined) return node.defaultedInner ? UNKNOWN : { value: undefined };

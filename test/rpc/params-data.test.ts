@@ -44,6 +44,19 @@ describe("params as data agree with the methods' zod schemas", () => {
       expect(zod.success, `${method}: ${zod.error?.message}`).toBe(true);
       expect(fastParse(node, params), method).toEqual({ value: zod.data });
     }
+    // Every request's params are data, discriminated unions (attachments, imported records) included: none is left to zod.
+    const opaque = (node: unknown): boolean =>
+      typeof node === "object" && node !== null && ((node as { type?: string }).type === "opaque" || Object.values(node).some(opaque));
+    expect(Object.entries(PARAMS_DATA).filter(([, node]) => opaque(node)).map(([m]) => m)).toEqual([]);
+    const appendSchema = (requests as Record<string, RequestEntry>)["message.append"]!.params;
+    const withAttachments = examples("message.append").find((e) => Array.isArray((e as { attachments?: unknown }).attachments));
+    expect(fastParse(PARAMS_DATA["message.append"], withAttachments)).toEqual({ value: appendSchema.parse(withAttachments) });
+    // A line range backwards (a named rule inside the attachment's union option): refused as data, and by zod.
+    const backwards = structuredClone(withAttachments) as { attachments: Record<string, unknown>[] };
+    const file = backwards.attachments.find((a) => "path" in a)!;
+    file.lines = { start: 5, end: 2 };
+    expect(fastParse(PARAMS_DATA["message.append"], backwards)).toBe(INVALID);
+    expect(appendSchema.safeParse(backwards).success).toBe(false);
     // A rule's refusal is decided without zod too: content and command together.
     expect(fastParse(PARAMS_DATA["message.append"], { conversationId: "c_1", role: "user", content: "a", command: "b" })).toBe(INVALID);
     expect(fastParse(PARAMS_DATA["tool.confirm"], { conversationId: "c_1", toolCallId: "t_1", action: "confirm", count: 2 })).toBe(INVALID);
