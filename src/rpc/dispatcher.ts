@@ -11,7 +11,7 @@
  * generated from the inventory), params are checked with their data form
  * (protocol/params-data.ts, parsed by protocol/schema-data.ts), and
  * protocol/inventory.ts with every params schema is imported only for params
- * that cannot decide, such as an invalid request's, whose error zod words (see
+ * the data cannot decide, such as an invalid request's, whose error zod words (see
  * Dispatcher.schemas): a server that has seen only valid requests has built
  * none of them (test/bundle/start-path-schemas.test.ts).
  */
