@@ -10,18 +10,9 @@
  */
 import * as z from "zod";
 
-/** Longest question, in characters. */
-export const MAX_QUESTION_CHARS = 2000;
-/** Most choices one question offers. */
-export const MAX_CHOICES = 20;
-/** Longest choice, in characters. */
-export const MAX_CHOICE_CHARS = 200;
-/** Most fields one form has. */
-export const MAX_FORM_FIELDS = 20;
-/** Longest text answer (and longest text field of a form answer), in characters. */
-export const MAX_ANSWER_CHARS = 10_000;
-/** Most questions open at once in one conversation; a further ask_user fails, a further MCP elicitation is declined. */
-export const MAX_PENDING_INPUTS = 8;
+import { MAX_ANSWER_CHARS, MAX_CHOICE_CHARS, MAX_CHOICES, MAX_FORM_FIELDS, MAX_QUESTION_CHARS } from "./limits/inputs.js";
+
+export * from "./limits/inputs.js";
 
 const FieldText = z.string().max(500, "must be at most 500 characters");
 

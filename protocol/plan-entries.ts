@@ -6,10 +6,9 @@
  */
 import * as z from "zod";
 
-/** Most entries one plan holds. */
-export const MAX_PLAN_ENTRIES = 50;
-/** Longest entry text, in characters. */
-export const MAX_PLAN_ENTRY_CHARS = 500;
+import { MAX_PLAN_ENTRIES, MAX_PLAN_ENTRY_CHARS } from "./limits/plans.js";
+
+export * from "./limits/plans.js";
 
 export const PlanEntryStatus = z
   .enum(["pending", "in_progress", "completed"])

@@ -39,8 +39,6 @@ import { isPostgresUrl } from "./store/postgres-url.js";
 import { StoreFileError } from "./store/store-file-error.js";
 import { StoreUnavailableError } from "./store/store-unavailable-error.js";
 import { createToolRegistry, defaultTools } from "./tools/builtin-registry.js";
-import { BUILTIN_TOOL_SCHEMAS } from "./tools/builtin-tool-schemas.js";
-import { presetParametersJsonSchemas } from "./tools/json-schema.js";
 import { createLoadSkillTool } from "./skills/load-skill-tool.js";
 import type { Tool, ToolRegistry } from "./tools/tool.js";
 import { SERVER_VERSION } from "./server-version.js";
@@ -188,8 +186,6 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
         createLoadSkillTool(),
         subAgents.tool as unknown as Tool,
       ];
-  // Their parameters' JSON Schemas were converted at build time: the first model call does not run zod's converter.
-  presetParametersJsonSchemas(builtinTools, BUILTIN_TOOL_SCHEMAS);
   const mcp = new McpManager(
     { dataDir: settings.dataDir, mcpServers: config.mcpServers, toolEnvAllow: config.tools.envAllow, maxMcpServers: limits.maxMcpServers, maxConversationMcpServers: limits.maxConversationMcpServers },
     log,

@@ -6,7 +6,6 @@
  */
 import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import * as z from "zod";
 import { readBoundedFile, UnreadableFileError } from "./bounded-read.js";
 import { ConfigFileError } from "./config-file.js";
 import { directoryProblem, placeProblem } from "./config-place.js";
@@ -15,15 +14,35 @@ import { defaultDataDir } from "./user-dirs.js";
 /** Room for thousands of entries; a larger file is not ours. */
 const MAX_TRUST_STORE_BYTES = 4 * 1024 * 1024;
 
-const TrustEntry = z.strictObject({
-  sha256: z.string().regex(/^[0-9a-f]{64}$/),
-  trustedAt: z.string(),
-});
-const TrustFile = z.strictObject({
-  version: z.literal(1),
-  files: z.record(z.string(), TrustEntry),
-});
-export type TrustEntry = z.infer<typeof TrustEntry>;
+/** One trusted file: its content's SHA-256 (hex) when it was trusted, and when. */
+export interface TrustEntry {
+  sha256: string;
+  trustedAt: string;
+}
+
+/**
+ * The entries of a trust list as `save` writes it ({ version: 1, files: {
+ * path: { sha256, trustedAt } } }, no other key), or undefined for anything
+ * else. Checked by hand, not with zod: every start that reads a
+ * configuration file reads this list, and zod's error would not be shown.
+ */
+function trustFileEntries(value: unknown): Map<string, TrustEntry> | undefined {
+  if (!isRecord(value) || !sameKeys(value, ["version", "files"]) || value.version !== 1 || !isRecord(value.files)) return undefined;
+  const files = new Map<string, TrustEntry>();
+  for (const [file, entry] of Object.entries(value.files)) {
+    if (!isRecord(entry) || !sameKeys(entry, ["sha256", "trustedAt"])) return undefined;
+    const { sha256, trustedAt } = entry;
+    if (typeof sha256 !== "string" || !/^[0-9a-f]{64}$/.test(sha256) || typeof trustedAt !== "string") return undefined;
+    files.set(file, { sha256, trustedAt });
+  }
+  return files;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+const sameKeys = (value: Record<string, unknown>, keys: readonly string[]) => {
+  const own = Object.keys(value);
+  return own.length === keys.length && keys.every((key) => Object.hasOwn(value, key));
+};
 
 /** trusted: as it was when trusted; changed: trusted once, different now; untrusted: never trusted (or revoked). */
 export type TrustVerdict = "trusted" | "changed" | "untrusted";
@@ -56,14 +75,14 @@ export class TrustStore {
       if (error instanceof UnreadableFileError) throw new ConfigFileError(path, "file", error.message);
       throw error;
     }
-    let parsed;
+    let files: Map<string, TrustEntry> | undefined;
     try {
-      parsed = TrustFile.safeParse(JSON.parse(bytes.toString("utf8")));
+      files = trustFileEntries(JSON.parse(bytes.toString("utf8")));
     } catch {
-      parsed = undefined;
+      files = undefined;
     }
-    if (!parsed?.success) throw new ConfigFileError(path, "file", "is not a trust list agentwire wrote; remove it and run agentwire trust again");
-    return new TrustStore(path, new Map(Object.entries(parsed.data.files)));
+    if (!files) throw new ConfigFileError(path, "file", "is not a trust list agentwire wrote; remove it and run agentwire trust again");
+    return new TrustStore(path, files);
   }
 
   /** `file` is a real path (symlinks resolved), as `trust` recorded it. */

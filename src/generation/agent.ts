@@ -21,7 +21,7 @@ import type { ConversationRuntime } from "../sessions/conversation-runtime.js";
 import { toolSpec } from "../tools/json-schema.js";
 import type { Tool, ToolRegistry } from "../tools/tool.js";
 import { ClientToolRegistry } from "../tools/client-tools.js";
-import { validateArguments } from "../tools/validate-arguments.js";
+import { argumentsNow, checkArguments } from "../tools/validate-arguments.js";
 import { TurnGate } from "./turn-gate.js";
 import { isDeniedByPolicy } from "./approval-policy.js";
 import { ModeSet, modeOffers } from "./modes.js";
@@ -431,7 +431,10 @@ export class Agent {
           );
         }
         const tool = this.conversationTools(runtime.id).get(offered.toolName);
-        const checked = tool ? validateArguments(tool.parameters, params.arguments) : undefined;
+        const checked = tool ? (argumentsNow(tool.parameters, params.arguments) ?? (await checkArguments(tool.parameters, params.arguments))) : undefined;
+        // Waiting for the tool's zod schema (arguments its data refuses): the call may have been decided or interrupted meanwhile.
+        const now = generation.offered(toolCallId);
+        if (runtime.generation !== generation || !now || now.stage !== "undecided") throw RpcError.toolCallNotPending(toolCallId, now?.status ?? "no longer offered");
         if (checked && !checked.ok) {
           throw RpcError.invalidParams(
             checked.issues.map((i) => ({ path: i.path ? `arguments.${i.path}` : "arguments", message: i.message, code: i.code })),

@@ -36,7 +36,7 @@ import type { Tool, ToolRegistry, ToolResult } from "../tools/tool.js";
 import type { OpenInput } from "../sessions/input-requests.js";
 import { askUserResult } from "../tools/ask-user.js";
 import { toolCallDisplay } from "../tools/tool-display.js";
-import { decodeArguments, formatArgumentIssues, validateArguments } from "../tools/validate-arguments.js";
+import { argumentsNow, checkArguments, decodeArguments, formatArgumentIssues } from "../tools/validate-arguments.js";
 import { approvalVerdict, deniedByPolicyText, isDeniedByPolicy } from "./approval-policy.js";
 import { approvalSettingsIn, modeOffers, notInModeText, withModePrompt, type ModeSet } from "./modes.js";
 import { ruleFor } from "../tools/approval-rules.js";
@@ -677,8 +677,9 @@ class Loop {
 
   /** Tool.prepare for a call that waits for a decision; a preparation that fails costs the call nothing (logged). */
   private prepare(call: PendingToolCall, tool: Tool): void {
-    const checked = validateArguments(tool.parameters, call.record.arguments);
-    if (!checked.ok) return;
+    // Not waiting for zod: arguments the data cannot pass are ones the run will refuse (or, undecided, prepare nothing).
+    const checked = argumentsNow(tool.parameters, call.record.arguments);
+    if (!checked?.ok) return;
     try {
       const cwd = this.runtime.handle.conversation.workspace ?? process.cwd();
       call.prepared(tool.prepare!(checked.value as Record<string, unknown>, { cwd, toolCallId: call.record.toolCallId }));
@@ -725,7 +726,7 @@ class Loop {
    */
   private async preview(tool: Tool, args: Record<string, unknown>): Promise<FileChange[] | undefined> {
     if (!tool.preview) return undefined;
-    const checked = validateArguments(tool.parameters, args);
+    const checked = await checkArguments(tool.parameters, args);
     if (!checked.ok) return undefined;
     try {
       return await tool.preview(checked.value as Record<string, unknown>, {
@@ -843,7 +844,7 @@ class Loop {
     let diff: string | undefined;
     let change: ToolResult["change"];
     let childConversationId: string | undefined;
-    const checked = tool ? validateArguments(tool.parameters, executing.arguments) : undefined;
+    const checked = tool ? await checkArguments(tool.parameters, executing.arguments) : undefined;
     if (!tool || !checked) {
       result = `Unknown tool "${executing.toolName}".`;
     } else if (!checked.ok) {

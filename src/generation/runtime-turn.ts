@@ -30,8 +30,9 @@
  * Nothing here knows which runtime it drives (src/runtimes/runtime.ts).
  */
 import type { ApprovalRule, MessageRecord, ReasoningRecord, ToolCallRecord } from "../../protocol/index.js";
-import { MAX_CHOICE_CHARS, MAX_CHOICES, MAX_QUESTION_CHARS } from "../../protocol/input-request.js";
-import { MAX_PLAN_ENTRIES, MAX_PLAN_ENTRY_CHARS, type PlanEntry } from "../../protocol/plan-entries.js";
+import { MAX_CHOICE_CHARS, MAX_CHOICES, MAX_QUESTION_CHARS } from "../../protocol/limits/inputs.js";
+import { MAX_PLAN_ENTRIES, MAX_PLAN_ENTRY_CHARS } from "../../protocol/limits/plans.js";
+import type { PlanEntry } from "../../protocol/plan-entries.js";
 import type { ConversationUsage, ModelPricing, TokenUsage } from "../../protocol/usage.js";
 import { addCall, conversationTotals, costOf } from "../llm/usage-totals.js";
 import { approvalVerdict, deniedByPolicyText } from "./approval-policy.js";

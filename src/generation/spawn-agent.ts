@@ -14,8 +14,7 @@
  * tool registry), so they are handed over with `attach` once the server has
  * made them.
  */
-import * as z from "zod";
-import { MAX_SPAWN_PROMPT_CHARS, SPAWN_AGENT_TOOL, type Conversation, type MessageRecord } from "../../protocol/index.js";
+import { SPAWN_AGENT_TOOL, type Conversation, type MessageRecord } from "../../protocol/index.js";
 import type { LimitsConfig } from "../../protocol/config.js";
 import { newId } from "../ids.js";
 import type { ConversationHub } from "../sessions/conversation-hub.js";
@@ -23,21 +22,13 @@ import type { ConversationRuntime } from "../sessions/conversation-runtime.js";
 import type { GenerationSummary } from "../store/conversation-store.js";
 import { OutputBudget } from "../tools/output-budget.js";
 import type { Tool, ToolResult, ToolRunContext } from "../tools/tool.js";
+import { builtinParameters } from "../tools/tool-parameters.js";
 import type { Agent } from "./agent.js";
 import { Generation } from "./generation.js";
 import { findMessage } from "./generation-wait.js";
+import type { SpawnAgentArguments } from "./spawn-agent-arguments.js";
 import { approvalSettingsIn } from "./modes.js";
 
-const SpawnAgentArgs = z.strictObject({
-  prompt: z
-    .string()
-    .min(1)
-    .max(MAX_SPAWN_PROMPT_CHARS)
-    .describe("The task for the sub-agent, complete in itself: it sees nothing of this conversation but this text."),
-  mode: z.string().min(1).max(64).optional().describe("The mode the sub-agent runs in (for example ask, plan, code or auto); default: this conversation's."),
-  model: z.string().min(1).max(256).optional().describe("The model the sub-agent uses; default: the one this conversation uses now."),
-});
-type SpawnAgentArgs = z.infer<typeof SpawnAgentArgs>;
 
 /** Most of the child's answer handed back to the model (start and end kept), as the shell tool's output budget. */
 const MAX_ANSWER_BYTES = 64 * 1024;
@@ -54,14 +45,14 @@ export interface SubAgentHost {
 
 export class SubAgents {
   private host: SubAgentHost | undefined;
-  readonly tool: Tool<SpawnAgentArgs>;
+  readonly tool: Tool<SpawnAgentArguments>;
 
   constructor(private readonly limits: SubAgentLimits) {
     this.tool = {
       name: SPAWN_AGENT_TOOL,
       description:
         "Hand a self-contained task to a sub-agent: a new conversation with the same workspace, tools and approval rules that works on the prompt alone, then answers. Returns its final answer. Use it for a side task whose details would clutter this conversation (research, a focused change, a review).",
-      parameters: SpawnAgentArgs,
+      parameters: builtinParameters(SPAWN_AGENT_TOOL, async () => (await import("./spawn-agent-arguments.js")).SpawnAgentArguments),
       source: "builtin",
       kind: "other",
       title: "Sub-agent",
@@ -74,7 +65,7 @@ export class SubAgents {
     this.host = host;
   }
 
-  private async run(args: SpawnAgentArgs, context: ToolRunContext): Promise<ToolResult> {
+  private async run(args: SpawnAgentArguments, context: ToolRunContext): Promise<ToolResult> {
     const host = this.host;
     // The parent's generation runs here, so its runtime is loaded here (cluster mode: this instance owns it).
     const parent = host?.hub.loaded(context.conversationId);
@@ -167,7 +158,7 @@ export class SubAgents {
 }
 
 /** The child: the parent's workspace, system prompt, settings and model (unless the call names one), and who its parent is. */
-function childConversation(parent: Conversation, parentGeneration: Generation, toolCallId: string, args: SpawnAgentArgs): Conversation {
+function childConversation(parent: Conversation, parentGeneration: Generation, toolCallId: string, args: SpawnAgentArguments): Conversation {
   const now = new Date().toISOString();
   const settings = { ...parent.settings };
   if (args.mode !== undefined) settings.mode = args.mode;

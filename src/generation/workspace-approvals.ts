@@ -13,7 +13,6 @@
  * write), and a file whose content is not the one recorded is ignored.
  */
 import { createHash } from "node:crypto";
-import * as z from "zod";
 import type { ApprovalRule } from "../../protocol/conversation-settings.js";
 import { MAX_APPROVAL_RULES } from "../../protocol/settings-defaults.js";
 import { FileToolError } from "../tools/files/file-tool-error.js";
@@ -27,17 +26,6 @@ export const APPROVALS_FILE = ".agentwire/approvals.json";
 
 /** Largest approvals file read (200 rules of the longest prefix fit well within it). */
 export const MAX_APPROVALS_FILE_BYTES = 64 * 1024;
-
-let approvalsFile: z.ZodType<{ rules: ApprovalRule[] }> | undefined;
-/**
- * The file's schema, built when a workspace first has one: the settings'
- * schemas it reuses are not built on the server's start path.
- */
-async function approvalsFileSchema(): Promise<z.ZodType<{ rules: ApprovalRule[] }>> {
-  if (approvalsFile) return approvalsFile;
-  const { ApprovalRule } = await import("../../protocol/conversation-settings.js");
-  return (approvalsFile = z.strictObject({ rules: z.array(ApprovalRule).max(MAX_APPROVAL_RULES) }));
-}
 
 /** The file's rules ([] when there is none); `problem` says why a file that is there was not used. */
 export interface WorkspaceApprovals {
@@ -64,7 +52,9 @@ export async function readWorkspaceApprovals(workspace: string, signal: AbortSig
   } catch (error) {
     return { rules: [], problem: `it is not valid JSON (${(error as Error).message})` };
   }
-  const parsed = (await approvalsFileSchema()).safeParse(json);
+  // The file's schema is built when a workspace first has one.
+  const { ApprovalsFile } = await import("./workspace-approvals-schema.js");
+  const parsed = ApprovalsFile.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const where = issue.path.length > 0 ? issue.path.join(".") : "the file";

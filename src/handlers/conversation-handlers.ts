@@ -8,7 +8,6 @@ import { newId } from "../ids.js";
 import { RpcError } from "../rpc/rpc-error.js";
 import { InvalidCursorError } from "../store/conversation-store.js";
 import { createWithRecords, pagesOf } from "./create-with-records.js";
-import { planSetBy } from "./fork-plan.js";
 import { forkPoint } from "./fork-point.js";
 import { checkImportedHistory, toStoredRecords } from "./history-import.js";
 import { checkTextSize } from "./text-size.js";
@@ -92,6 +91,8 @@ export const conversationFork: Handlers["conversation.fork"] = async (params, { 
     recordCount: 0,
   };
   let plan: Plan | undefined;
+  // With the plan entries' schema, which zod builds: not loaded before a first fork.
+  const { planSetBy } = await import("./fork-plan.js");
   async function* copy(): AsyncIterable<ConversationRecord[]> {
     for (let from = 0; from < end; from += READ_CHUNK) {
       const page = await read(from, Math.min(end, from + READ_CHUNK));

@@ -6,11 +6,13 @@
 export type McpSdk = Awaited<ReturnType<typeof importSdk>>;
 
 async function importSdk() {
-  const [client, stdio, http, types] = await Promise.all([
+  const [client, stdio, http, types, inputs] = await Promise.all([
     import("@modelcontextprotocol/sdk/client/index.js"),
     import("@modelcontextprotocol/sdk/client/stdio.js"),
     import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
     import("@modelcontextprotocol/sdk/types.js"),
+    // The form an elicitation may ask for (a zod schema): only a connected server elicits, so it comes with the SDK.
+    import("../../protocol/input-request.js"),
   ]);
   return {
     Client: client.Client,
@@ -21,6 +23,7 @@ async function importSdk() {
     ElicitRequestSchema: types.ElicitRequestSchema,
     McpError: types.McpError,
     ErrorCode: types.ErrorCode,
+    InputForm: inputs.InputForm,
   };
 }
 

@@ -8,19 +8,10 @@
 import { randomBytes } from "node:crypto";
 import { open, readFile, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
-import * as z from "zod";
 import type { McpServersConfig } from "../../protocol/config-mcp.js";
 import { makeDirectory } from "../store/make-directory.js";
 
 export const MCP_SERVERS_FILE = "mcp-servers.json";
-
-let fileShape: z.ZodType<{ mcpServers: McpServersConfig }> | undefined;
-/** The file's schema, built when a data dir first has the file: the MCP servers' schemas are not built on the start path. */
-async function fileShapeSchema(): Promise<z.ZodType<{ mcpServers: McpServersConfig }>> {
-  if (fileShape) return fileShape;
-  const { McpServersConfig } = await import("../../protocol/config-mcp.js");
-  return (fileShape = z.strictObject({ mcpServers: McpServersConfig }));
-}
 
 export type LoadedServers = { servers: McpServersConfig; problem?: undefined } | { servers: McpServersConfig; problem: string };
 
@@ -51,10 +42,12 @@ export class McpServersFile {
       this.damaged = true;
       return { servers: {}, problem: `is not valid JSON (${(error as Error).message})` };
     }
-    const parsed = (await fileShapeSchema()).safeParse(json);
+    // The file's schema is built when a data dir first has the file.
+    const { McpServersFileShape, fileShapeProblem } = await import("./mcp-servers-file-schema.js");
+    const parsed = McpServersFileShape.safeParse(json);
     if (!parsed.success) {
       this.damaged = true;
-      return { servers: {}, problem: `does not hold valid server definitions (${z.prettifyError(parsed.error).replace(/\n/g, " ")})` };
+      return { servers: {}, problem: `does not hold valid server definitions (${fileShapeProblem(parsed.error)})` };
     }
     return { servers: parsed.data.mcpServers };
   }

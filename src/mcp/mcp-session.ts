@@ -7,7 +7,6 @@ import { existsSync } from "node:fs";
 import type { McpServerDefinition } from "../../protocol/config-mcp.js";
 import { SERVER_VERSION } from "../server-version.js";
 import { describeFetchFailure, describeHttpStatus, describeNotMcp, type HttpExchange } from "./mcp-http-failure.js";
-import { InputForm } from "../../protocol/input-request.js";
 import type { InputQuestion, InputReply } from "../tools/tool.js";
 import { loadMcpSdk, type McpCallResult, type McpClient, type McpListedTool, type McpSdk } from "./mcp-sdk.js";
 
@@ -145,7 +144,7 @@ export class McpSession {
   async elicit(params: { message: string; requestedSchema?: unknown; mode?: string }): Promise<ElicitAnswer> {
     const callers = [...this.callers];
     if (callers.length !== 1 || (params.mode !== undefined && params.mode !== "form")) return { action: "decline" };
-    const form = InputForm.safeParse(params.requestedSchema);
+    const form = this.sdk.InputForm.safeParse(params.requestedSchema);
     if (!form.success) return { action: "decline" };
     const caller = callers[0]!;
     let reply: InputReply;

@@ -3,9 +3,9 @@
  * server's own input schema, validated before the call, run through the
  * server's current session.
  */
-import * as z from "zod";
 import type { McpToolSummary } from "../../protocol/mcp.js";
 import type { Tool, ToolAnnotations, ToolResult, ToolRunContext } from "../tools/tool.js";
+import { jsonSchemaParameters } from "../tools/tool-parameters.js";
 import { kindFromAnnotations } from "../tools/tool-display.js";
 import { mcpResultText } from "./mcp-result-text.js";
 import type { McpListedTool } from "./mcp-sdk.js";
@@ -30,9 +30,6 @@ export interface McpTool extends Tool {
   readonly summary: McpToolSummary;
 }
 
-/** Any object: what validation falls back to when the server's schema cannot be converted. */
-const ANY_OBJECT = z.record(z.string(), z.unknown());
-
 export function createMcpTool(listed: McpListedTool, exposedName: string, host: McpToolHost): McpTool {
   const { $schema: _dropped, ...inputSchema } = listed.inputSchema as Record<string, unknown>;
   const annotations: ToolAnnotations = {};
@@ -44,7 +41,7 @@ export function createMcpTool(listed: McpListedTool, exposedName: string, host: 
     mcpName: listed.name,
     mcpServer: host.serverName,
     description,
-    parameters: argumentsSchema(inputSchema),
+    parameters: jsonSchemaParameters({ type: "object", ...inputSchema }),
     // Some model APIs refuse an object schema without `properties` (a tool that takes no arguments).
     inputSchema: { type: "object", properties: {}, ...inputSchema },
     annotations,
@@ -54,26 +51,6 @@ export function createMcpTool(listed: McpListedTool, exposedName: string, host: 
     summary: { name: exposedName, mcpName: listed.name, description, annotations: { ...annotations } },
     run: (args, context) => runMcpTool(host, listed.name, args, context),
   };
-}
-
-/**
- * Validation from the server's JSON Schema with zod's converter. Where it
- * cannot convert the schema (a `$ref` to draft-07 `definitions`, a keyword it
- * does not know) any object passes and the server's own validation is the
- * check — better than refusing a tool the server would run. The arguments
- * are checked, never rewritten: what the model sent is what the server gets.
- */
-function argumentsSchema(inputSchema: Record<string, unknown>): z.ZodType<Record<string, unknown>> {
-  let converted: z.ZodType;
-  try {
-    converted = z.fromJSONSchema({ type: "object", ...inputSchema });
-  } catch {
-    return ANY_OBJECT;
-  }
-  return ANY_OBJECT.superRefine((value, ctx) => {
-    const checked = converted.safeParse(value);
-    if (!checked.success) for (const issue of checked.error.issues) ctx.addIssue({ ...issue } as z.core.$ZodRawIssue);
-  });
 }
 
 async function runMcpTool(host: McpToolHost, mcpName: string, args: Record<string, unknown>, context: ToolRunContext): Promise<ToolResult> {

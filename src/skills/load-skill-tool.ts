@@ -5,16 +5,14 @@
  * costs context only when used. Skills are looked up afresh in the calling
  * conversation's workspace (`context.cwd`) and the user's config dir.
  */
-import * as z from "zod";
 import type { Tool, ToolResult } from "../tools/tool.js";
+import { builtinParameters } from "../tools/tool-parameters.js";
+import type { LoadSkillArguments } from "./load-skill-arguments.js";
 import { discoverSkills, readSkillText, SKILL_NAME } from "./discover-skills.js";
 
 /** The name of the tool that reads a skill; `{{skills}}` in the system prompt tells the model to call it when it is offered. */
 export const LOAD_SKILL_TOOL = "load_skill";
 
-const LoadSkillArgs = z.strictObject({
-  name: z.string().min(1).max(64).describe("The skill's name, as listed in the system prompt."),
-});
 
 export interface LoadSkillToolOptions {
   /** Where the user's skills are found (XDG_CONFIG_HOME); default process.env, read at each call. */
@@ -22,12 +20,12 @@ export interface LoadSkillToolOptions {
   home?: string;
 }
 
-export function createLoadSkillTool(options: LoadSkillToolOptions = {}): Tool<z.infer<typeof LoadSkillArgs>> {
+export function createLoadSkillTool(options: LoadSkillToolOptions = {}): Tool<LoadSkillArguments> {
   return {
     name: LOAD_SKILL_TOOL,
     description:
       "Read a skill's instructions (its SKILL.md) by name. The skills available are listed in the system prompt; load one when the task matches its description, then follow it.",
-    parameters: LoadSkillArgs,
+    parameters: builtinParameters("load_skill", async () => (await import("./load-skill-arguments.js")).LoadSkillArguments),
     annotations: { readOnlyHint: true, destructiveHint: false },
     source: "builtin",
     kind: "read",

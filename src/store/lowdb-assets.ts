@@ -1,6 +1,6 @@
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { ASSET_ID_PATTERN, ImageMimeType } from "../../protocol/index.js";
+import { ASSET_ID_PATTERN, isImageMimeType } from "../../protocol/index.js";
 import type { AssetReservation } from "./asset-quota.js";
 import type { AssetInfo } from "./conversation-store.js";
 import { asStoreFileError, errorCode } from "./store-file-error.js";
@@ -127,7 +127,7 @@ function parseInfo(value: unknown, assetId: string): AssetInfo {
   if (
     !v ||
     v.assetId !== assetId ||
-    !ImageMimeType.safeParse(v.mimeType).success ||
+    !isImageMimeType(v.mimeType) ||
     !Number.isInteger(v.size) ||
     typeof v.createdAt !== "string" ||
     (v.name !== undefined && typeof v.name !== "string")

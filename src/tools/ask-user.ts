@@ -6,42 +6,14 @@
  * this generation's model calls only; the stored result says
  * "[secret answer given]".
  */
-import * as z from "zod";
-import { InputForm, MAX_CHOICE_CHARS, MAX_CHOICES, MAX_QUESTION_CHARS, type InputRequest } from "../../protocol/index.js";
+import type { InputRequest } from "../../protocol/index.js";
+import type { AskUserArguments } from "./ask-user-arguments.js";
+import { builtinParameters } from "./tool-parameters.js";
 import type { InputReply, Tool } from "./tool.js";
 
 export const ASK_USER_TOOL = "ask_user";
 export const SECRET_REDACTION = "[secret answer given]";
 
-export const AskUserArguments = z
-  .strictObject({
-    question: z
-      .string()
-      .trim()
-      .min(1, "must not be empty")
-      .max(MAX_QUESTION_CHARS, `must be at most ${MAX_QUESTION_CHARS} characters`)
-      .describe("The question, in one or a few sentences."),
-    choices: z
-      .array(z.string().trim().min(1, "must not be empty").max(MAX_CHOICE_CHARS, `must be at most ${MAX_CHOICE_CHARS} characters`))
-      .min(2, "must offer at least 2 choices")
-      .max(MAX_CHOICES, `must offer at most ${MAX_CHOICES} choices`)
-      .optional()
-      .describe("Answers the user picks from (the answer is one of them)."),
-    multiple: z.boolean().optional().describe("With choices: the user may pick several."),
-    secret: z.boolean().optional().describe("The answer is a secret (password, token): it is input hidden and never stored."),
-    schema: InputForm.optional().describe(
-      "Instead of choices: a small form (JSON Schema object of string, number, integer, boolean or enum fields, with `required`); the answer fills it.",
-    ),
-  })
-  .superRefine((args, ctx) => {
-    if (args.multiple && !args.choices) ctx.addIssue({ code: "custom", path: ["multiple"], message: "needs choices" });
-    if (args.schema && args.choices) ctx.addIssue({ code: "custom", path: ["schema"], message: "give choices or a schema, not both" });
-    if (args.choices && new Set(args.choices).size !== args.choices.length) ctx.addIssue({ code: "custom", path: ["choices"], message: "must not repeat a choice" });
-    for (const name of args.schema?.required ?? []) {
-      if (!(name in args.schema!.properties)) ctx.addIssue({ code: "custom", path: ["schema", "required"], message: `names "${name}", which is not a field` });
-    }
-  });
-export type AskUserArguments = z.infer<typeof AskUserArguments>;
 
 export function createAskUserTool(): Tool<AskUserArguments> {
   return {
@@ -50,7 +22,7 @@ export function createAskUserTool(): Tool<AskUserArguments> {
       "Ask the user a question and wait for the answer: when you need a decision, a preference or a value only they know. " +
       "Offer `choices` when the answers are known, or a `schema` form for several values; set `secret` for a password or token. " +
       "Do not ask what you can find out yourself.",
-    parameters: AskUserArguments,
+    parameters: builtinParameters("ask_user", async () => (await import("./ask-user-arguments.js")).AskUserArguments),
     annotations: { readOnlyHint: true, destructiveHint: false },
     source: "builtin",
     kind: "other",

@@ -26,7 +26,6 @@
  * that name on the conversation again, which then gets the call. A client
  * that reconnects after a network blip thus finishes what it started.
  */
-import * as z from "zod";
 import {
   MAX_CLIENT_TOOL_CONVERSATIONS,
   MAX_CLIENT_TOOL_SCHEMA_CHARS,
@@ -35,6 +34,7 @@ import {
 } from "../../protocol/index.js";
 import { RpcError } from "../rpc/rpc-error.js";
 import type { Tool, ToolResult, ToolRunContext } from "./tool.js";
+import { jsonSchemaParameters, type ToolParameters } from "./tool-parameters.js";
 
 /** The connection that registers tools: the registry sends it client_tool_call. */
 export interface ClientToolOwner {
@@ -61,8 +61,6 @@ interface WaitingCall {
   finish(result: ToolResult): void;
 }
 
-/** Any object: what validation falls back to when a schema cannot be converted (as for MCP tools). */
-const ANY_OBJECT = z.record(z.string(), z.unknown());
 /** Calls answered or given up, remembered per registry so a late tool.result is told so rather than "not found". */
 const MAX_FINISHED_REMEMBERED = 1024;
 
@@ -278,7 +276,7 @@ function frameOf(params: ClientToolCallNotification): string {
 }
 
 /** The schema offered to the model and the check of its arguments, bounded and converted like an MCP tool's. */
-function schemasOf(given: Record<string, unknown> | undefined, path: string): { inputSchema: Record<string, unknown>; parameters: z.ZodType<Record<string, unknown>> } {
+function schemasOf(given: Record<string, unknown> | undefined, path: string): { inputSchema: Record<string, unknown>; parameters: ToolParameters<Record<string, unknown>> } {
   const { $schema: _dropped, ...schema } = given ?? { type: "object", properties: {} };
   const size = JSON.stringify(schema).length;
   if (size > MAX_CLIENT_TOOL_SCHEMA_CHARS) {
@@ -289,15 +287,5 @@ function schemasOf(given: Record<string, unknown> | undefined, path: string): { 
   }
   // Some model APIs refuse an object schema without `properties` (a tool that takes no arguments).
   const inputSchema = { type: "object", properties: {}, ...schema };
-  let converted: z.ZodType;
-  try {
-    converted = z.fromJSONSchema(inputSchema as Parameters<typeof z.fromJSONSchema>[0]);
-  } catch {
-    return { inputSchema, parameters: ANY_OBJECT };
-  }
-  const parameters = ANY_OBJECT.superRefine((value, ctx) => {
-    const checked = converted.safeParse(value);
-    if (!checked.success) for (const issue of checked.error.issues) ctx.addIssue({ ...issue } as z.core.$ZodRawIssue);
-  });
-  return { inputSchema, parameters };
+  return { inputSchema, parameters: jsonSchemaParameters(inputSchema) };
 }

@@ -4,12 +4,13 @@ import { stat } from "node:fs/promises";
 import { delimiter, isAbsolute, join } from "node:path";
 import type { Writable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
-import * as z from "zod";
 import { DEFAULT_SHELL_COMMAND } from "../../protocol/tool-defaults.js";
 import { OutputBudget, StreamBudget } from "./output-budget.js";
 import { isProcessGroupAlive, signalProcessGroup, toolProcessEnvironment, trackProcessGroup } from "./process-group.js";
 import { toolEnvironment } from "./tool-environment.js";
+import type { ShellArguments } from "./shell-arguments.js";
 import type { Tool, ToolPrepareContext, ToolResult, ToolRunContext } from "./tool.js";
+import { builtinParameters } from "./tool-parameters.js";
 import { commandCall } from "./tool-display.js";
 
 export interface ShellToolOptions {
@@ -55,23 +56,6 @@ const DEFAULTS: Omit<Settings, "env"> = {
 /** setTimeout fires at once for delays above this. */
 const MAX_TIMER_MS = 2_147_483_647;
 
-// Strict: an unknown key (a misspelt `timeout`, an invented `cwd`) is refused
-// with an issue naming it, rather than silently dropped while the model
-// believes it took effect.
-export const ShellArguments = z.strictObject({
-  command: z
-    .string()
-    .min(1)
-    .describe("The shell command line to run, e.g. `ls -la src` or `npm test 2>&1 | tail -n 50`."),
-  timeoutMs: z
-    .number()
-    .int()
-    .positive()
-    .optional()
-    .describe("Time limit for this command in milliseconds. Capped by the server's limit; omit to use it."),
-});
-export type ShellArguments = z.infer<typeof ShellArguments>;
-
 export function createShellTool(options: ShellToolOptions = {}): Tool<ShellArguments> {
   const settings = resolveSettings(options);
   const held = new Map<string, HeldProcess>();
@@ -84,7 +68,7 @@ export function createShellTool(options: ShellToolOptions = {}): Tool<ShellArgum
       `${Math.round(settings.maxOutputBytes / 1024)} KiB is cut in the middle (start and end kept); ` +
       "pipe through `head`, `tail` or `grep` for long output. The command is stopped at the time " +
       "limit, and background processes still attached to its output are stopped when it ends.",
-    parameters: ShellArguments,
+    parameters: builtinParameters("shell", async () => (await import("./shell-arguments.js")).ShellArguments),
     // A command can do anything: never read-only, possibly destructive.
     annotations: { readOnlyHint: false, destructiveHint: true },
     source: "builtin",

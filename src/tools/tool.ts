@@ -1,4 +1,4 @@
-import type * as z from "zod";
+import type { ToolParameters } from "./tool-parameters.js";
 import type { FileChange, InputAnswer, InputRequest, PlanEntry, ToolKind, ToolLocation } from "../../protocol/index.js";
 
 /** A question a tool puts to the user (ask_user, an MCP server's elicitation); the loop adds the ids. */
@@ -92,16 +92,17 @@ export type ToolSource = "builtin" | "custom" | "web" | "mcp" | "client";
 
 /**
  * A tool the model may call. Arguments are validated with `parameters`
- * (zod) before `run`; the JSON Schema offered to the model is derived from it
- * unless `inputSchema` gives one (tools declared in JSON Schema: custom
- * commands, MCP servers). Make `parameters` a `z.strictObject`: an unknown
- * key is then an `unrecognized_keys` issue, and the schema says
- * `additionalProperties: false`.
+ * (zod, or for the built-in tools their schema as data with zod imported when
+ * the data cannot decide: tool-parameters.ts) before `run`; the JSON Schema
+ * offered to the model is derived from it unless `inputSchema` gives one
+ * (tools declared in JSON Schema: custom commands, MCP servers). Make
+ * `parameters` a `z.strictObject`: an unknown key is then an
+ * `unrecognized_keys` issue, and the schema says `additionalProperties: false`.
  */
 export interface Tool<A extends Record<string, unknown> = Record<string, unknown>> {
   name: string;
   description: string;
-  parameters: z.ZodType<A>;
+  parameters: ToolParameters<A>;
   /** JSON Schema offered to the model, when the tool was declared in JSON Schema rather than zod. */
   inputSchema?: Record<string, unknown>;
   annotations?: ToolAnnotations;

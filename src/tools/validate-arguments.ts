@@ -2,6 +2,8 @@ import type * as z from "zod";
 import { MAX_TOOL_ARGUMENT_DEPTH } from "../../protocol/index.js";
 import { frameShapeProblem } from "../rpc/frame-limits.js";
 import { formatIssuePath } from "../../protocol/issue-path.js";
+import { fastParse, INVALID, UNKNOWN } from "../../protocol/schema-data.js";
+import { isLazyParameters, type LazyParameters, type ToolParameters } from "./tool-parameters.js";
 
 /** One problem with a tool call's arguments; `path` names the field, e.g. "command" or "edits[0].text" ("" for the whole value). */
 export interface ArgumentIssue {
@@ -13,7 +15,31 @@ export interface ArgumentIssue {
 
 export type ArgumentValidation<A> = { ok: true; value: A } | { ok: false; issues: ArgumentIssue[] };
 
-/** Checks already-decoded arguments against a tool's schema (its `parameters`). */
+/**
+ * Checks already-decoded arguments against a tool's parameters: as data
+ * where it decides them (valid), else with the zod schema, imported on first
+ * need, which words the issues.
+ */
+export async function checkArguments<A>(parameters: ToolParameters<A>, raw: unknown): Promise<ArgumentValidation<A>> {
+  const now = argumentsNow(parameters, raw);
+  // Undefined only for lazy parameters: a zod schema always answers at once.
+  return now ?? validateArguments(await (parameters as LazyParameters<A>).schema(), raw);
+}
+
+/**
+ * checkArguments without waiting: undefined when only the zod schema, not
+ * yet imported, can say (arguments the data refuses or cannot decide).
+ */
+export function argumentsNow<A>(parameters: ToolParameters<A>, raw: unknown): ArgumentValidation<A> | undefined {
+  if (!isLazyParameters(parameters)) return validateArguments(parameters, raw);
+  if (parameters.data) {
+    const fast = fastParse(parameters.data, raw);
+    if (fast !== INVALID && fast !== UNKNOWN) return { ok: true, value: fast.value as A };
+  }
+  return undefined;
+}
+
+/** Checks already-decoded arguments against a zod schema. */
 export function validateArguments<A>(schema: z.ZodType<A>, raw: unknown): ArgumentValidation<A> {
   const parsed = schema.safeParse(raw);
   if (parsed.success) return { ok: true, value: parsed.data };
@@ -60,10 +86,10 @@ export function decodeArguments(text: string): ArgumentValidation<Record<string,
   return { ok: true, value: raw as Record<string, unknown> };
 }
 
-/** Decodes the JSON text a model produced for a tool call, then validates it against the tool's schema. */
-export function validateArgumentsJson<A>(schema: z.ZodType<A>, text: string): ArgumentValidation<A> {
+/** Decodes the JSON text a model produced for a tool call, then checks it against the tool's parameters. */
+export async function checkArgumentsJson<A>(parameters: ToolParameters<A>, text: string): Promise<ArgumentValidation<A>> {
   const decoded = decodeArguments(text);
-  return decoded.ok ? validateArguments(schema, decoded.value) : decoded;
+  return decoded.ok ? checkArguments(parameters, decoded.value) : decoded;
 }
 
 /** One line per issue, e.g. "command: Invalid input: expected string, received number". */

@@ -209,6 +209,52 @@ it("runs the offloaded tool work in its worker: web_fetch converts HTML, search_
   }
 }, 60_000);
 
+it("the built-in tools' zod schemas load for arguments their data refuses, and word the error; a plan set through zod carries into a fork", async () => {
+  // The tools' parameters are data (src/tools/builtin-tool-schemas.ts); each tool's zod schema is a chunk of its own, loaded here.
+  const fake = await startFakeOpenAI({ apiKey: "test-key" });
+  try {
+    const cli = bundle(["serve", "--port", "0", "--data-dir", await dir("data"), "--log-level", "silent"], modelEnv(fake));
+    const client = await AgentwireClient.connect(await cli.listening(20_000), { WebSocket });
+    const call = (id: string, name: string, args: object) => ({ id, name, args: JSON.stringify(args) });
+    fake.enqueue(
+      {
+        kind: "reply",
+        toolCalls: [
+          call("call_shell", "shell", { command: 5 }),
+          call("call_read", "read_file", { path: "" }),
+          call("call_ask", "ask_user", { question: "Which?", choices: ["a", "a"] }),
+          call("call_skill", "load_skill", { name: "" }),
+          call("call_spawn", "spawn_agent", { prompt: "" }),
+          // Valid, but its entries' text is trimmed, which only zod does: taken through the schema.
+          call("call_plan", "update_plan", { entries: [{ content: " Check the tools ", status: "in_progress" }] }),
+        ],
+      },
+      { kind: "reply", text: ["done"] },
+    );
+    const workspace = await dir("tools-workspace");
+    const { id, events } = await newConversation(client, { workspace });
+    const { generationId } = await client.step({ conversationId: id, autoConfirm: true });
+    expect((await events.waitForEnd(generationId, 20_000)).method).toBe("generation_complete");
+    const results = Object.fromEntries(
+      fake.requests[1]!.messages.filter((m: { role: string }) => m.role === "tool").map((m: { tool_call_id: string; content: string }) => [m.tool_call_id, m.content]),
+    );
+    expect(results.call_shell).toBe("Invalid arguments:\ncommand: Invalid input: expected string, received number");
+    expect(results.call_read).toBe("Invalid arguments:\npath: Too small: expected string to have >=1 characters");
+    expect(results.call_ask).toBe("Invalid arguments:\nchoices: must not repeat a choice");
+    expect(results.call_skill).toMatch(/^Invalid arguments:\nname: /);
+    expect(results.call_spawn).toMatch(/^Invalid arguments:\nprompt: /);
+    const entries = [{ content: "Check the tools", status: "in_progress" }];
+    expect((await client.conversation.get({ conversationId: id })).state.plan).toMatchObject({ entries });
+    // The fork finds the plan its records set (src/handlers/fork-plan.ts, loaded with the first fork).
+    const fork = await client.conversation.fork({ conversationId: id });
+    expect((await client.conversation.get({ conversationId: fork.id })).state.plan).toMatchObject({ entries, generationId });
+    await client.close();
+    await stop(cli);
+  } finally {
+    await fake.close();
+  }
+}, 60_000);
+
 it("a provider on the anthropic wire: the @anthropic-ai/sdk chunk loads and a thinking answer streams through it", async () => {
   const fake = await startFakeOpenAI({ apiKey: "test-key" });
   try {

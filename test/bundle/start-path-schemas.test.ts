@@ -41,9 +41,11 @@ afterAll(async () => {
  * (tool-defaults.ts, mode-table.ts, settings-defaults.ts,
  * provider-defaults.ts, mcp-defaults.ts) and parses a provider's definition
  * as data, the tool kinds are in a file of its own (so as not to bring
- * records.ts, tools.ts or usage.ts), the built-in ask_user and update_plan tools take an input form
- * and plan entries (plan-entries.ts, not plan.ts), the lowdb store checks an
- * asset's image type, every RpcError carries a code and its meaning
+ * records.ts, tools.ts or usage.ts), the built-in tools' parameters are data
+ * (src/tools/builtin-tool-schemas.ts; their zod schemas, with ask_user's input
+ * form and update_plan's plan entries, load for a call the data refuses), the
+ * lowdb store checks an asset's image type against a list (limits/attachments.ts),
+ * every RpcError carries a code and its meaning
  * (error-codes.ts, without errors.ts's data schemas), and the rest hold no schema
  * or a few the start path reads (schema-data.ts, the parse of the
  * configuration's and the params' data, with the rules it runs,
@@ -54,7 +56,7 @@ afterAll(async () => {
  */
 const START_PATH_PROTOCOL = new Set([
   "config-defaults.ts", "config-trust-paths.ts", "system-prompt-template.ts", "tool-defaults.ts", "mode-table.ts", "settings-defaults.ts",
-  "provider-defaults.ts", "mcp-defaults.ts", "config-meta.ts", "tool-kind.ts", "schema-data.ts", "schema-rules.ts", "input-request.ts", "plan-entries.ts", "image-mime-type.ts",
+  "provider-defaults.ts", "mcp-defaults.ts", "config-meta.ts", "tool-kind.ts", "schema-data.ts", "schema-rules.ts",
   "error-codes.ts", "history.ts", "issue-path.ts", "version.ts", "method-table.ts",
 ]);
 
@@ -70,6 +72,17 @@ async function protocolModules(loaded: Set<string>): Promise<string[]> {
     }
   }
   return [...found].sort();
+}
+
+/** The bundle chunks among `loaded` that hold zod's own code (node_modules/zod), read from their source maps. */
+async function zodChunks(loaded: Set<string>): Promise<string[]> {
+  const found: string[] = [];
+  for (const path of loaded) {
+    if (!/[\\/]dist[\\/]bundle[\\/][^\\/]+\.mjs$/.test(path)) continue;
+    const map = JSON.parse(await readFile(`${path}.map`, "utf8")) as { sources: string[] };
+    if (map.sources.some((source) => /node_modules\/zod\//.test(source))) found.push(path);
+  }
+  return found;
 }
 
 /** The inventory chunk (dist/bundle/inventory-HASH.mjs) among the files a process loaded. */
@@ -94,12 +107,16 @@ it("serve prints its listening line without loading the method schemas' chunk, a
   // The records and what they import wait for a request or a stored conversation (src/store/lowdb-run-state.ts).
   expect(built.filter((name) => ["records.ts", "usage.ts", "tools.ts", "attachments.ts", "file-changes.ts", "plan.ts", "errors.ts"].includes(name))).toEqual([]);
   expect(built.filter((name) => !START_PATH_PROTOCOL.has(name) && !name.startsWith("limits/"))).toEqual([]);
+  // Nothing on the start path builds a zod schema: zod itself is not loaded.
+  expect(await zodChunks(atStart)).toEqual([]);
 
   const client = await AgentwireClient.connect(url, { WebSocket });
   expect((await client.server.status()).connections).toBe(1);
   const conversation = await client.conversation.create({});
   await client.message.append({ conversationId: conversation.id, role: "user", content: "hi" });
-  expect(inventoryChunks(await loadedModules(loads))).toEqual([]);
+  const afterValid = await loadedModules(loads);
+  expect(inventoryChunks(afterValid)).toEqual([]);
+  expect(await zodChunks(afterValid)).toEqual([]);
   // A params error after the lazy load is the schema's, naming the field.
   await expect(client.conversation.get({ conversationId: 5 as never })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining("conversationId") });
   await client.close();
@@ -148,6 +165,7 @@ it("a one-shot chat --json builds neither the method schemas nor the records' sc
     expect(built).toContain("params-data.ts");
     // What the start path may build, and the params' data: no records.ts, generation.ts or config.ts.
     expect(built.filter((name) => !START_PATH_PROTOCOL.has(name) && !name.startsWith("limits/") && name !== "params-data.ts")).toEqual([]);
+    expect(await zodChunks(loaded)).toEqual([]);
   } finally {
     await fake.close();
   }

@@ -16,7 +16,7 @@ import { configuredTools } from "../../src/tools/configured-tools.js";
 import { createCustomTool } from "../../src/tools/custom-command.js";
 import type { Tool, ToolResult } from "../../src/tools/tool.js";
 import { ToolConfigError } from "../../src/tools/tool-config-error.js";
-import { validateArguments } from "../../src/tools/validate-arguments.js";
+import { checkArguments } from "../../src/tools/validate-arguments.js";
 import { newConversation, useAgentFixture } from "../harness/agent-fixture.js";
 
 let dir: string;
@@ -34,7 +34,7 @@ function tool(definition: Partial<CustomToolDefinition> & { command: string }): 
 }
 
 async function call(t: Tool, args: Record<string, unknown>, timeoutMs = 10_000, signal = new AbortController().signal): Promise<ToolResult & { streamed: string }> {
-  const checked = validateArguments(t.parameters, args);
+  const checked = await checkArguments(t.parameters, args);
   if (!checked.ok) throw new Error(`invalid arguments: ${JSON.stringify(checked.issues)}`);
   let streamed = "";
   const result = await t.run(checked.value, { cwd: dir, conversationId: "c_test", signal, timeoutMs, onOutput: (_s, chunk) => (streamed += chunk) });
@@ -160,24 +160,24 @@ describe("argument checks from the JSON Schema", () => {
       required: ["query"],
     },
   });
-  const issues = (args: unknown) => {
-    const checked = validateArguments(t.parameters, args);
+  const issues = async (args: unknown) => {
+    const checked = await checkArguments(t.parameters, args);
     return checked.ok ? [] : checked.issues.map((i) => `${i.path}:${i.code}`);
   };
 
-  it("checks required, types, enums and bounds, and refuses unknown arguments unless the schema allows them", () => {
-    expect(issues({ query: "q", mode: "fast", limit: 2 })).toEqual([]);
-    expect(issues({})).toEqual(["query:invalid_type"]);
-    expect(issues({ query: 5 })).toEqual(["query:invalid_type"]);
-    expect(issues({ query: "q", mode: "slow" })).toEqual(["mode:invalid_value"]);
-    expect(issues({ query: "q", limit: 0 })).toEqual(["limit:too_small"]);
-    expect(issues({ query: "q", limit: 1.5 })).toEqual(["limit:invalid_type"]);
-    expect(issues({ query: "q", extra: 1 })).toEqual([":unrecognized_keys"]);
+  it("checks required, types, enums and bounds, and refuses unknown arguments unless the schema allows them", async () => {
+    expect(await issues({ query: "q", mode: "fast", limit: 2 })).toEqual([]);
+    expect(await issues({})).toEqual(["query:invalid_type"]);
+    expect(await issues({ query: 5 })).toEqual(["query:invalid_type"]);
+    expect(await issues({ query: "q", mode: "slow" })).toEqual(["mode:invalid_value"]);
+    expect(await issues({ query: "q", limit: 0 })).toEqual(["limit:too_small"]);
+    expect(await issues({ query: "q", limit: 1.5 })).toEqual(["limit:invalid_type"]);
+    expect(await issues({ query: "q", extra: 1 })).toEqual([":unrecognized_keys"]);
     // What the model is offered says so too.
     expect(t.inputSchema).toMatchObject({ additionalProperties: false, required: ["query"] });
 
     const open = tool({ command: "true", parameters: { type: "object", properties: {}, additionalProperties: true } });
-    expect(validateArguments(open.parameters, { anything: 1 }).ok).toBe(true);
+    expect((await checkArguments(open.parameters, { anything: 1 })).ok).toBe(true);
   });
 });
 

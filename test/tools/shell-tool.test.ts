@@ -4,10 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createBuiltinRegistry, defaultTools } from "../../src/tools/builtin-registry.js";
-import { toolParametersJsonSchema, toolSpec } from "../../src/tools/json-schema.js";
+import { toolSpec } from "../../src/tools/json-schema.js";
 import { createShellTool, type ShellToolOptions } from "../../src/tools/shell.js";
 import type { Tool, ToolResult } from "../../src/tools/tool.js";
-import { formatArgumentIssues, validateArguments, validateArgumentsJson } from "../../src/tools/validate-arguments.js";
+import { checkArguments, checkArgumentsJson, formatArgumentIssues } from "../../src/tools/validate-arguments.js";
 import { isAlive, waitGone } from "../harness/process-liveness.js";
 
 const workDir = realpathSync(mkdtempSync(join(tmpdir(), "agentwire-shell-")));
@@ -259,44 +259,44 @@ describe("shell tool: stopping commands", () => {
 describe("tool arguments, schema and registry", () => {
   const shell = createShellTool();
 
-  it("names `command` when it is missing or not a string", () => {
+  it("names `command` when it is missing or not a string", async () => {
     for (const raw of [{}, { command: 5 }]) {
-      const checked = validateArguments(shell.parameters, raw);
+      const checked = await checkArguments(shell.parameters, raw);
       expect(checked.ok).toBe(false);
       if (!checked.ok) expect(checked.issues.map((issue) => issue.path)).toEqual(["command"]);
     }
-    const empty = validateArguments(shell.parameters, { command: "" });
+    const empty = await checkArguments(shell.parameters, { command: "" });
     expect(empty.ok).toBe(false);
   });
 
-  it("accepts good arguments and reports invalid JSON text", () => {
-    expect(validateArguments(shell.parameters, { command: "ls", timeoutMs: 50 })).toEqual({
+  it("accepts good arguments and reports invalid JSON text", async () => {
+    expect(await checkArguments(shell.parameters, { command: "ls", timeoutMs: 50 })).toEqual({
       ok: true,
       value: { command: "ls", timeoutMs: 50 },
     });
-    const bad = validateArgumentsJson(shell.parameters, "{command:");
+    const bad = await checkArgumentsJson(shell.parameters, "{command:");
     expect(bad.ok).toBe(false);
     if (!bad.ok) expect(formatArgumentIssues(bad.issues)).toMatch(/^arguments: arguments are not valid JSON/);
-    const wrong = validateArgumentsJson(shell.parameters, '{"command": "ls", "timeoutMs": 1.5}');
+    const wrong = await checkArgumentsJson(shell.parameters, '{"command": "ls", "timeoutMs": 1.5}');
     expect(wrong.ok).toBe(false);
     if (!wrong.ok) expect(wrong.issues[0].path).toBe("timeoutMs");
   });
 
-  it("refuses unknown keys, naming them, and tells the model so in the schema", () => {
-    const checked = validateArguments(shell.parameters, { command: "echo hi", cwd: "/", timeoutMs: 50 });
+  it("refuses unknown keys, naming them, and tells the model so in the schema", async () => {
+    const checked = await checkArguments(shell.parameters, { command: "echo hi", cwd: "/", timeoutMs: 50 });
     expect(checked.ok).toBe(false);
     if (!checked.ok) {
       expect(checked.issues).toEqual([{ path: "", code: "unrecognized_keys", message: expect.stringContaining('"cwd"') }]);
       expect(formatArgumentIssues(checked.issues)).toMatch(/^arguments: .*cwd/);
     }
-    const fromJson = validateArgumentsJson(shell.parameters, '{"command": "ls", "command2": "rm -rf /"}');
+    const fromJson = await checkArgumentsJson(shell.parameters, '{"command": "ls", "command2": "rm -rf /"}');
     expect(fromJson.ok).toBe(false);
     if (!fromJson.ok) expect(fromJson.issues.map((issue) => issue.code)).toEqual(["unrecognized_keys"]);
-    expect(toolParametersJsonSchema(shell.parameters)).toMatchObject({ additionalProperties: false });
+    expect(toolSpec(shell).parameters).toMatchObject({ additionalProperties: false });
   });
 
   it("offers a JSON Schema with `command` required and every field described", () => {
-    const schema = toolParametersJsonSchema(shell.parameters) as {
+    const schema = toolSpec(shell).parameters as {
       $schema?: string;
       required: string[];
       properties: Record<string, { type: string; description?: string }>;

@@ -5,8 +5,9 @@
  * the model did not mean.
  */
 import { setImmediate } from "node:timers/promises";
-import * as z from "zod";
 import type { Tool } from "../tool.js";
+import { builtinParameters } from "../tool-parameters.js";
+import type { EditFileArguments } from "./file-tool-arguments.js";
 import { fileChangeResult, filePreview, problemPreview } from "./file-change-result.js";
 import { FileToolError } from "./file-tool-error.js";
 import { runFileTool, throwIfStopped } from "./file-tool-run.js";
@@ -18,17 +19,6 @@ import { pathCall } from "../tool-display.js";
 /** Largest file edit_file rewrites: the whole file is held in memory. */
 export const EDIT_MAX_BYTES = 8 * 1024 * 1024;
 
-export const EditFileArguments = z.strictObject({
-  path: z.string().min(1).describe("The file to edit, relative to the workspace (or absolute, inside it). It must exist."),
-  old_string: z
-    .string()
-    .min(1)
-    .describe("The exact text to replace, including whitespace and indentation. It must occur exactly once unless replace_all is true: include enough surrounding lines to make it unique."),
-  new_string: z.string().describe("The text to put in its place (may be empty, to delete old_string)."),
-  replace_all: z.boolean().optional().describe("Replace every occurrence of old_string instead of requiring exactly one. Default false."),
-});
-export type EditFileArguments = z.infer<typeof EditFileArguments>;
-
 export function createEditFileTool(options: OpenFileOptions): Tool<EditFileArguments> {
   return {
     name: "edit_file",
@@ -36,7 +26,7 @@ export function createEditFileTool(options: OpenFileOptions): Tool<EditFileArgum
       "Edit a text file in the workspace by replacing an exact string: old_string must match the file's text exactly " +
       "(read the file first) and occur once, or set replace_all. The write is atomic; returns a unified diff of the change. " +
       "Use write_file to create a file.",
-    parameters: EditFileArguments,
+    parameters: builtinParameters("edit_file", async () => (await import("./file-tool-arguments.js")).EditFileArguments),
     // It changes files, but only the text it names.
     annotations: { readOnlyHint: false, destructiveHint: false },
     source: "builtin",

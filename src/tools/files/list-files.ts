@@ -4,9 +4,10 @@
  */
 import { stat } from "node:fs/promises";
 import type Picomatch from "picomatch";
-import * as z from "zod";
 import { importCommonJs } from "../../lazy-commonjs.js";
 import type { Tool } from "../tool.js";
+import { builtinParameters } from "../tool-parameters.js";
+import type { ListFilesArguments } from "./file-tool-arguments.js";
 import { FileToolError, rethrowFsError } from "./file-tool-error.js";
 import { runFileTool } from "./file-tool-run.js";
 import { walkWorkspace } from "./workspace-walk.js";
@@ -16,16 +17,6 @@ import { pathCall } from "../tool-display.js";
 /** Most entries one call returns. */
 export const LIST_MAX_ENTRIES = 1000;
 
-export const ListFilesArguments = z.strictObject({
-  path: z.string().min(1).optional().describe("Directory to list, relative to the workspace (or absolute, inside it). Default: the workspace itself."),
-  glob: z
-    .string()
-    .min(1)
-    .optional()
-    .describe("Only list files whose path relative to `path` matches this glob, e.g. `**/*.ts` or `src/*.{js,json}`. Without it every file and directory is listed."),
-});
-export type ListFilesArguments = z.infer<typeof ListFilesArguments>;
-
 export function createListFilesTool(): Tool<ListFilesArguments> {
   return {
     name: "list_files",
@@ -33,7 +24,7 @@ export function createListFilesTool(): Tool<ListFilesArguments> {
       "List the files under a directory of the workspace, recursively, one workspace-relative path per line " +
       "(directories end with `/`), or only the files matching a glob. Files ignored by .gitignore and the .git " +
       `directory are left out; symlinks are listed but not followed. At most ${LIST_MAX_ENTRIES} entries; narrow a larger listing with path or glob.`,
-    parameters: ListFilesArguments,
+    parameters: builtinParameters("list_files", async () => (await import("./file-tool-arguments.js")).ListFilesArguments),
     annotations: { readOnlyHint: true, destructiveHint: false },
     source: "builtin",
     kind: "read",

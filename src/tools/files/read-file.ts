@@ -5,41 +5,20 @@
  */
 import type { FileHandle } from "node:fs/promises";
 import { StringDecoder } from "node:string_decoder";
-import * as z from "zod";
 import type { Tool } from "../tool.js";
+import { builtinParameters } from "../tool-parameters.js";
+import type { ReadFileArguments } from "./file-tool-arguments.js";
 import { FileToolError } from "./file-tool-error.js";
 import { runFileTool, throwIfStopped } from "./file-tool-run.js";
 import { binaryRefusal, looksBinary, readSample } from "./text-file.js";
 import { openWorkspaceFile, type OpenFileOptions } from "./workspace-open.js";
 import { resolveInWorkspace } from "./workspace-path.js";
 import { pathCall } from "../tool-display.js";
+import { READ_MAX_BYTES, READ_MAX_LINE_CHARS, READ_MAX_LINES } from "./read-file-limits.js";
 
-/** Most lines returned by one call. */
-export const READ_MAX_LINES = 2000;
-/** Most bytes of numbered text returned by one call. */
-export const READ_MAX_BYTES = 256 * 1024;
-/** Characters kept of one line; the rest of it is cut with a marker. */
-export const READ_MAX_LINE_CHARS = 2000;
+export { READ_MAX_BYTES, READ_MAX_LINE_CHARS, READ_MAX_LINES };
 
 const CHUNK_BYTES = 64 * 1024;
-
-export const ReadFileArguments = z.strictObject({
-  path: z.string().min(1).describe("The file to read, relative to the workspace (or absolute, inside it)."),
-  offset: z
-    .number()
-    .int()
-    .positive()
-    .optional()
-    .describe("First line to return, counting from 1. Default 1. Use it to read on where a previous call stopped."),
-  limit: z
-    .number()
-    .int()
-    .positive()
-    .max(READ_MAX_LINES)
-    .optional()
-    .describe(`Most lines to return. Default and maximum ${READ_MAX_LINES}.`),
-});
-export type ReadFileArguments = z.infer<typeof ReadFileArguments>;
 
 export function createReadFileTool(options: OpenFileOptions): Tool<ReadFileArguments> {
   return {
@@ -48,7 +27,7 @@ export function createReadFileTool(options: OpenFileOptions): Tool<ReadFileArgum
       "Read a text file from the workspace. Lines come numbered like `cat -n` (the number, a tab, the line). " +
       `At most ${READ_MAX_LINES} lines or ${READ_MAX_BYTES / 1024} KiB per call and ${READ_MAX_LINE_CHARS} characters per line; ` +
       "a note at the end says where to continue with `offset`. Binary files are refused.",
-    parameters: ReadFileArguments,
+    parameters: builtinParameters("read_file", async () => (await import("./file-tool-arguments.js")).ReadFileArguments),
     annotations: { readOnlyHint: true, destructiveHint: false },
     source: "builtin",
     kind: "read",

@@ -10,9 +10,10 @@
  */
 import { stat } from "node:fs/promises";
 import type Picomatch from "picomatch";
-import * as z from "zod";
 import { importCommonJs } from "../../lazy-commonjs.js";
 import type { Tool } from "../tool.js";
+import { builtinParameters } from "../tool-parameters.js";
+import type { SearchFilesArguments } from "./file-tool-arguments.js";
 import { FileToolError, rethrowFsError } from "./file-tool-error.js";
 import { runFileTool, throwIfStopped } from "./file-tool-run.js";
 import { OffThreadError, runOffThread } from "../offload/deadline-workers.js";
@@ -40,25 +41,6 @@ const REGEX_HARD_GRACE_MS = 1000;
 const BATCH_FILES = 64;
 const BATCH_CHARS = 2 * 1024 * 1024;
 
-export const SearchFilesArguments = z.strictObject({
-  pattern: z
-    .string()
-    .min(1)
-    .describe("A JavaScript regular expression, matched against each line, e.g. `function\\s+main` or `TODO|FIXME`. No slashes or flags around it."),
-  path: z
-    .string()
-    .min(1)
-    .optional()
-    .describe("Directory (searched recursively) or single file to search, relative to the workspace (or absolute, inside it). Default: the workspace."),
-  glob: z
-    .string()
-    .min(1)
-    .optional()
-    .describe("Only search files whose path relative to `path` matches this glob, e.g. `**/*.ts`."),
-  case_insensitive: z.boolean().optional().describe("Match letters regardless of case. Default false."),
-});
-export type SearchFilesArguments = z.infer<typeof SearchFilesArguments>;
-
 export function createSearchFilesTool(options: OpenFileOptions): Tool<SearchFilesArguments> {
   return {
     name: "search_files",
@@ -67,7 +49,7 @@ export function createSearchFilesTool(options: OpenFileOptions): Tool<SearchFile
       "`path:line:text` lines (paths relative to the workspace). Files ignored by .gitignore, the .git directory, " +
       `binary files and files over ${SEARCH_MAX_FILE_BYTES / 1024 / 1024} MiB are skipped; symlinks are not followed. ` +
       `At most ${SEARCH_MAX_MATCHES} matches, lines cut at ${SEARCH_MAX_LINE_CHARS} characters; narrow a larger search with path or glob.`,
-    parameters: SearchFilesArguments,
+    parameters: builtinParameters("search_files", async () => (await import("./file-tool-arguments.js")).SearchFilesArguments),
     annotations: { readOnlyHint: true, destructiveHint: false },
     source: "builtin",
     kind: "search",

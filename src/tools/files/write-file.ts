@@ -2,8 +2,9 @@
  * write_file: create a file or replace its whole content, atomically, keeping
  * an existing file's permissions; missing parent directories are created.
  */
-import * as z from "zod";
 import type { Tool } from "../tool.js";
+import { builtinParameters } from "../tool-parameters.js";
+import type { WriteFileArguments } from "./file-tool-arguments.js";
 import { fileChangeResult, filePreview, problemPreview } from "./file-change-result.js";
 import { FileToolError } from "./file-tool-error.js";
 import { runFileTool, throwIfStopped } from "./file-tool-run.js";
@@ -15,19 +16,13 @@ import { pathCall } from "../tool-display.js";
 /** Largest old content read back to show the diff of an overwrite. */
 const DIFF_MAX_OLD_BYTES = 8 * 1024 * 1024;
 
-export const WriteFileArguments = z.strictObject({
-  path: z.string().min(1).describe("The file to write, relative to the workspace (or absolute, inside it). Missing parent directories are created."),
-  content: z.string().describe("The file's complete new content (UTF-8 text). It replaces everything the file held."),
-});
-export type WriteFileArguments = z.infer<typeof WriteFileArguments>;
-
 export function createWriteFileTool(options: OpenFileOptions): Tool<WriteFileArguments> {
   return {
     name: "write_file",
     description:
       "Create a text file in the workspace, or replace an existing file's whole content. The write is atomic " +
       "and keeps the file's permissions. Returns a unified diff of the change. To change part of a file, prefer edit_file.",
-    parameters: WriteFileArguments,
+    parameters: builtinParameters("write_file", async () => (await import("./file-tool-arguments.js")).WriteFileArguments),
     annotations: { readOnlyHint: false, destructiveHint: true },
     source: "builtin",
     kind: "edit",

@@ -5,18 +5,13 @@
  * hands it back: it touches no file and runs no process, so it runs without
  * asking unless settings.toolPolicy says otherwise).
  */
-import * as z from "zod";
-import { PlanEntries, type PlanEntry } from "../../../protocol/plan-entries.js";
+import type { PlanEntry } from "../../../protocol/plan-entries.js";
+import { builtinParameters } from "../tool-parameters.js";
+import type { UpdatePlanArguments } from "./update-plan-arguments.js";
 import type { Tool } from "../tool.js";
 
 export const UPDATE_PLAN_TOOL = "update_plan";
 
-export const UpdatePlanArguments = z.strictObject({
-  entries: PlanEntries.describe(
-    "The whole plan, in order: every step with its status (pending, in_progress, completed) and optionally its priority (high, medium, low). It replaces the previous plan; keep one step in_progress at a time.",
-  ),
-});
-export type UpdatePlanArguments = z.infer<typeof UpdatePlanArguments>;
 
 export function createUpdatePlanTool(): Tool<UpdatePlanArguments> {
   return {
@@ -24,7 +19,7 @@ export function createUpdatePlanTool(): Tool<UpdatePlanArguments> {
     description:
       "Keep a plan of a task that takes several steps, for the user to follow: call it with the whole list of steps and their status " +
       "when you start such a task, and again whenever a step starts or is done. Not for simple one-step requests.",
-    parameters: UpdatePlanArguments,
+    parameters: builtinParameters("update_plan", async () => (await import("./update-plan-arguments.js")).UpdatePlanArguments),
     annotations: { readOnlyHint: true, destructiveHint: false },
     source: "builtin",
     kind: "think",

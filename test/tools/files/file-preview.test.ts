@@ -11,7 +11,7 @@ import { afterEach, beforeEach, expect, it } from "vitest";
 import type { FileChange } from "../../../protocol/index.js";
 import { createFileTools } from "../../../src/tools/files/file-tools.js";
 import type { Tool, ToolResult } from "../../../src/tools/tool.js";
-import { validateArguments } from "../../../src/tools/validate-arguments.js";
+import { checkArguments } from "../../../src/tools/validate-arguments.js";
 
 const tools = new Map(createFileTools().map((tool) => [tool.name, tool]));
 
@@ -28,12 +28,12 @@ afterEach(async () => {
   await rm(base, { recursive: true, force: true });
 });
 
-function tool(name: string): { tool: Tool; args: (a: Record<string, unknown>) => Record<string, unknown> } {
+function tool(name: string): { tool: Tool; args: (a: Record<string, unknown>) => Promise<Record<string, unknown>> } {
   const found = tools.get(name) as Tool;
   return {
     tool: found,
-    args: (a) => {
-      const checked = validateArguments(found.parameters, a);
+    args: async (a) => {
+      const checked = await checkArguments(found.parameters, a);
       if (!checked.ok) throw new Error(`invalid arguments: ${JSON.stringify(checked.issues)}`);
       return checked.value as Record<string, unknown>;
     },
@@ -42,12 +42,12 @@ function tool(name: string): { tool: Tool; args: (a: Record<string, unknown>) =>
 
 async function preview(name: string, a: Record<string, unknown>): Promise<FileChange[]> {
   const { tool: t, args } = tool(name);
-  return t.preview!(args(a), { cwd: ws, conversationId: "c_test", signal: new AbortController().signal });
+  return t.preview!(await args(a), { cwd: ws, conversationId: "c_test", signal: new AbortController().signal });
 }
 
 async function run(name: string, a: Record<string, unknown>): Promise<ToolResult> {
   const { tool: t, args } = tool(name);
-  return t.run(args(a), { cwd: ws, conversationId: "c_test", signal: new AbortController().signal, timeoutMs: 10_000, onOutput: () => {} });
+  return t.run(await args(a), { cwd: ws, conversationId: "c_test", signal: new AbortController().signal, timeoutMs: 10_000, onOutput: () => {} });
 }
 
 it("edit_file: the preview leaves the file as it was and its diff is the run's, CRLF line ends included", async () => {

@@ -11,9 +11,9 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createFileTools } from "../../../src/tools/files/file-tools.js";
 import { walkWorkspace } from "../../../src/tools/files/workspace-walk.js";
-import { toolParametersJsonSchema } from "../../../src/tools/json-schema.js";
+import { toolSpec } from "../../../src/tools/json-schema.js";
 import type { Tool, ToolResult } from "../../../src/tools/tool.js";
-import { validateArguments } from "../../../src/tools/validate-arguments.js";
+import { argumentsNow, checkArguments } from "../../../src/tools/validate-arguments.js";
 
 const tools = new Map(createFileTools().map((tool) => [tool.name, tool]));
 
@@ -38,7 +38,8 @@ afterEach(async () => {
 async function call(name: string, args: Record<string, unknown>, options: { signal?: AbortSignal; timeoutMs?: number; cwd?: string } = {}): Promise<ToolResult> {
   const tool = tools.get(name) as Tool | undefined;
   if (!tool) throw new Error(`no tool ${name}`);
-  const checked = validateArguments(tool.parameters, args);
+  // Checked at once where the data can (a call started and aborted at once must find the tool running).
+  const checked = argumentsNow(tool.parameters, args) ?? (await checkArguments(tool.parameters, args));
   if (!checked.ok) throw new Error(`invalid arguments: ${JSON.stringify(checked.issues)}`);
   return tool.run(checked.value, {
     cwd: options.cwd ?? ws,
@@ -56,14 +57,14 @@ const put = async (rel: string, content: string | Buffer) => {
 const text = (rel: string) => readFile(join(ws, rel), "utf8");
 
 describe("the tools as offered to the model", () => {
-  it("have strict parameters with a description on every field, annotations and source builtin", () => {
+  it("have strict parameters with a description on every field, annotations and source builtin", async () => {
     expect([...tools.keys()]).toEqual(["read_file", "list_files", "search_files", "write_file", "edit_file"]);
     for (const tool of tools.values()) {
-      const schema = toolParametersJsonSchema(tool.parameters) as { additionalProperties: boolean; properties: Record<string, { description?: string }> };
+      const schema = toolSpec(tool).parameters as { additionalProperties: boolean; properties: Record<string, { description?: string }> };
       expect(schema.additionalProperties, tool.name).toBe(false);
       for (const [key, property] of Object.entries(schema.properties)) expect(property.description, `${tool.name}.${key}`).toBeTruthy();
       expect(tool.source).toBe("builtin");
-      expect(validateArguments(tool.parameters, { path: "x", bogus: 1 }).ok).toBe(false);
+      expect((await checkArguments(tool.parameters, { path: "x", bogus: 1 })).ok).toBe(false);
     }
     for (const name of ["read_file", "list_files", "search_files"]) expect(tools.get(name)!.annotations).toMatchObject({ readOnlyHint: true });
     expect(tools.get("write_file")!.annotations).toEqual({ readOnlyHint: false, destructiveHint: true });
