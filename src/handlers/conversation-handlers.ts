@@ -8,6 +8,7 @@ import { newId } from "../ids.js";
 import { RpcError } from "../rpc/rpc-error.js";
 import { InvalidCursorError } from "../store/conversation-store.js";
 import { createWithRecords, pagesOf } from "./create-with-records.js";
+import { planSetBy } from "./fork-plan.js";
 import { forkPoint } from "./fork-point.js";
 import { checkImportedHistory, toStoredRecords } from "./history-import.js";
 import { checkTextSize } from "./text-size.js";
@@ -91,17 +92,15 @@ export const conversationFork: Handlers["conversation.fork"] = async (params, { 
     recordCount: 0,
   };
   let plan: Plan | undefined;
-  // With the plan entries' schema, which zod builds: not loaded before a first fork.
-  const { planSetBy } = await import("./fork-plan.js");
   async function* copy(): AsyncIterable<ConversationRecord[]> {
     for (let from = 0; from < end; from += READ_CHUNK) {
       const page = await read(from, Math.min(end, from + READ_CHUNK));
+      for (const record of page) plan = (await planSetBy(record)) ?? plan;
       yield page.map((record) => {
         if (record.type === "tool_call" && (record.status === "pending" || record.status === "executing")) {
           // forkPoint cut before every unsettled call; reaching one means that reasoning no longer holds.
           throw new Error(`fork of ${original.id}: record ${record.id} at or before position ${from + page.length} is ${record.status}`);
         }
-        plan = planSetBy(record) ?? plan;
         // Record ids are unique within the server; toolCallIds are the model's and stay.
         return { ...record, id: newId("r") };
       });

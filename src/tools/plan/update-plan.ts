@@ -12,6 +12,9 @@ import type { Tool } from "../tool.js";
 
 export const UPDATE_PLAN_TOOL = "update_plan";
 
+/** The tool's parameters (also what a fork reads a stored call's plan with: fork-plan.ts). */
+export const UPDATE_PLAN_PARAMETERS = builtinParameters<UpdatePlanArguments>(UPDATE_PLAN_TOOL, async () => (await import("./update-plan-arguments.js")).UpdatePlanArguments);
+
 
 export function createUpdatePlanTool(): Tool<UpdatePlanArguments> {
   return {
@@ -19,7 +22,7 @@ export function createUpdatePlanTool(): Tool<UpdatePlanArguments> {
     description:
       "Keep a plan of a task that takes several steps, for the user to follow: call it with the whole list of steps and their status " +
       "when you start such a task, and again whenever a step starts or is done. Not for simple one-step requests.",
-    parameters: builtinParameters("update_plan", async () => (await import("./update-plan-arguments.js")).UpdatePlanArguments),
+    parameters: UPDATE_PLAN_PARAMETERS,
     annotations: { readOnlyHint: true, destructiveHint: false },
     source: "builtin",
     kind: "think",
