@@ -21,7 +21,7 @@ import { createNodeHttpFetch, type NodeHttpFetch } from "./node-http-fetch.js";
 import { isRetryable } from "./openai-errors.js";
 import { LlmError, type ChatRequest, type LlmProvider, type ModelInfo, type StreamEvent } from "./provider.js";
 import { rateLimitNotice, retryAfterMs, retryNotice } from "./retry-notices.js";
-import { isNodeReadable, readSseData, readSseInline, SETTLED } from "./sse-reader.js";
+import { isNodeReadable, readSseData, readSseInline, SETTLED, type SseBatchSink } from "./sse-reader.js";
 import { DeltaBatch, type Wire, type WireClient, type WireStream } from "./wires/wire.js";
 
 export interface ModelCallOptions {
@@ -286,80 +286,104 @@ function readInline(
   clock: ReadClock,
 ): Promise<boolean> {
   return new Promise<boolean>((resolve, reject) => {
-    let last = false;
-    /** What ends the attempt once the read's deltas are handed over: a parse failure, or the cut after the last event. */
-    let outcome: { failure: unknown } | { cut: true } | null = null;
-    /** The deltas of the current read after its first chunk; null between reads. */
-    let rest: DeltaBatch | null = null;
-    const hand = (deltas: DeltaBatch) => {
-      const events = deltas.take();
-      for (let j = 0; j < events.length; j++) {
-        progress.yielded = true;
-        onDelta(events[j]!.type, events[j]!.delta);
-      }
-    };
-    const settle = () => {
-      if (outcome === null) return;
-      if ("failure" in outcome) reject(outcome.failure);
-      else resolve(false);
-    };
-    const endRead = () => {
-      const deltas = rest;
-      if (deltas === null) return;
-      rest = null;
-      clock.consumerBusy = true;
-      hand(deltas);
-      clock.consumerBusy = false;
-      settle();
-    };
-    /** After the read that brought the last event: read on to the end if the body is all here, else cut. */
-    const endOrCut = () => {
-      if (outcome !== null || isCompleteNodeBody(body)) return;
-      outcome = { cut: true };
-      reader.stop();
-      settle();
-    };
-    const reader = readSseInline(
-      body,
-      (batch) => {
-        if (last) return false;
-        const first = rest === null;
-        let deltas = first ? new DeltaBatch() : rest!;
-        clock.consumerBusy = true;
-        for (let i = 0; i < batch.length; i++) {
-          try {
-            last = parser.feed(batch[i]!, deltas);
-          } catch (error) {
-            outcome = { failure: error };
-            break;
-          }
-          if (last) break;
-          if (!progress.yielded) {
-            // The answer's first words leave on their own, before the rest of this read is parsed.
-            hand(deltas);
-            deltas = new DeltaBatch();
-            if (!first) rest = deltas;
-          }
-        }
-        if (first) {
-          hand(deltas);
-          rest = new DeltaBatch();
-          void SETTLED.then(endRead);
-        }
-        // Queued after endRead: this read's deltas are out before a cut settles the attempt.
-        if (last && outcome === null) void SETTLED.then(endOrCut);
-        clock.consumerBusy = false;
-        clock.lastRead = Date.now();
-        // Stopped now; settled once this read's deltas are out.
-        return outcome !== null;
-      },
-      (error) => {
-        endRead();
-        if (error) reject(error);
-        else resolve(true);
-      },
-    );
+    new InlineAttempt(body, parser, onDelta, progress, clock, resolve, reject);
   });
+}
+
+/** readInline's state, with methods rather than closures (see readSseInline: one set of functions for every call). */
+class InlineAttempt implements SseBatchSink {
+  private last = false;
+  /** What ends the attempt once the read's deltas are handed over: a parse failure, or the cut after the last event. */
+  private outcome: { failure: unknown } | { cut: true } | null = null;
+  /** The deltas of the current read after its first chunk; null between reads. */
+  private rest: DeltaBatch | null = null;
+  private readonly reader: { stop(): void };
+  private readonly endRead = (): void => this.handRest();
+  private readonly endOrCut = (): void => this.cutUnlessWhole();
+
+  constructor(
+    private readonly body: Readable,
+    private readonly parser: WireStream,
+    private readonly onDelta: (kind: "text" | "reasoning", delta: string) => void,
+    private readonly progress: { yielded: boolean },
+    private readonly clock: ReadClock,
+    private readonly resolve: (drained: boolean) => void,
+    private readonly reject: (error: unknown) => void,
+  ) {
+    this.reader = readSseInline(body, this);
+  }
+
+  batch(batch: string[]): boolean {
+    if (this.last) return false;
+    const first = this.rest === null;
+    let deltas = first ? new DeltaBatch() : this.rest!;
+    this.clock.consumerBusy = true;
+    for (let i = 0; i < batch.length; i++) {
+      try {
+        this.last = this.parser.feed(batch[i]!, deltas);
+      } catch (error) {
+        this.outcome = { failure: error };
+        break;
+      }
+      if (this.last) break;
+      if (!this.progress.yielded) {
+        // The answer's first words leave on their own, before the rest of this read is parsed.
+        this.hand(deltas);
+        deltas = new DeltaBatch();
+        if (!first) this.rest = deltas;
+      }
+    }
+    if (first) {
+      this.hand(deltas);
+      this.rest = new DeltaBatch();
+      void SETTLED.then(this.endRead);
+    }
+    // Queued after endRead: this read's deltas are out before a cut settles the attempt.
+    if (this.last && this.outcome === null) void SETTLED.then(this.endOrCut);
+    this.clock.consumerBusy = false;
+    this.clock.lastRead = Date.now();
+    // Stopped now; settled once this read's deltas are out.
+    return this.outcome !== null;
+  }
+
+  end(error?: unknown): void {
+    this.handRest();
+    if (error) this.reject(error);
+    else this.resolve(true);
+  }
+
+  private hand(deltas: DeltaBatch): void {
+    const events = deltas.take();
+    for (let j = 0; j < events.length; j++) {
+      this.progress.yielded = true;
+      this.onDelta(events[j]!.type, events[j]!.delta);
+    }
+  }
+
+  private settle(): void {
+    const outcome = this.outcome;
+    if (outcome === null) return;
+    if ("failure" in outcome) this.reject(outcome.failure);
+    else this.resolve(false);
+  }
+
+  private handRest(): void {
+    const deltas = this.rest;
+    if (deltas === null) return;
+    this.rest = null;
+    this.clock.consumerBusy = true;
+    this.hand(deltas);
+    this.clock.consumerBusy = false;
+    this.settle();
+  }
+
+  /** After the read that brought the last event: read on to the end if the body is all here, else cut. */
+  private cutUnlessWhole(): void {
+    if (this.outcome !== null || isCompleteNodeBody(this.body)) return;
+    this.outcome = { cut: true };
+    this.reader.stop();
+    this.settle();
+  }
 }
 
 /** A Node response (IncomingMessage) whose whole body the HTTP parser has received. */
