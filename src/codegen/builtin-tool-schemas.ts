@@ -9,6 +9,7 @@
  */
 import * as z from "zod";
 import { schemaNode } from "../../protocol/schema-data-build.js";
+import { parsedJson } from "./json-schema.js";
 import { SPAWN_AGENT_TOOL } from "../../protocol/limits/subagents.js";
 import { defaultConfig } from "../config/server-config.js";
 import { SubAgents } from "../generation/spawn-agent.js";
@@ -68,7 +69,7 @@ export function emitBuiltinToolSchemas(): string {
     ` * converts it) and the schema as data, which checks a call's arguments without zod\n` +
     ` * (src/tools/tool-parameters.ts).\n */\n` +
     `import type { SchemaNode } from "../../protocol/schema-data.js";\n\n` +
-    `export const BUILTIN_TOOL_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = JSON.parse(\n  ${JSON.stringify(JSON.stringify(schemas))},\n);\n\n` +
-    `export const BUILTIN_TOOL_ARGUMENTS: Readonly<Record<string, SchemaNode>> = JSON.parse(\n  ${JSON.stringify(JSON.stringify(nodes))},\n);\n`
+    `export const BUILTIN_TOOL_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = ${parsedJson(schemas)};\n\n` +
+    `export const BUILTIN_TOOL_ARGUMENTS: Readonly<Record<string, SchemaNode>> = ${parsedJson(nodes)};\n`
   );
 }

@@ -11,13 +11,10 @@
 import { AgentwireConfigFile } from "../../protocol/config.js";
 import { walkConfigKeys } from "../config/config-key-walk.js";
 import { schemaNode } from "../../protocol/schema-data-build.js";
-import { TS_BANNER } from "./json-schema.js";
+import { parsedJson, TS_BANNER } from "./json-schema.js";
 
 export const CONFIG_TABLE_PATH = "src/config/config-table.ts";
 export const CONFIG_DEFAULTS_PATH = "protocol/config-defaults.ts";
-
-/** A JSON value as a TypeScript expression: JSON.parse of a string literal, which V8 reads faster than the same object literal. */
-const parsedJson = (value: unknown) => `JSON.parse(\n  ${JSON.stringify(JSON.stringify(value))},\n)`;
 
 export function emitConfigTable(): string {
   return (

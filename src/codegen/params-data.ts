@@ -7,7 +7,7 @@
  */
 import { requests, type RequestEntry } from "../../protocol/inventory.js";
 import { schemaNode } from "../../protocol/schema-data-build.js";
-import { TS_BANNER } from "./json-schema.js";
+import { parsedJson, TS_BANNER } from "./json-schema.js";
 
 export const PARAMS_DATA_PATH = "protocol/params-data.ts";
 
@@ -24,6 +24,6 @@ export function emitParamsData(): string {
     " */\n" +
     'import type { RequestMethod } from "./inventory.js";\n' +
     'import type { SchemaNode } from "./schema-data.js";\n\n' +
-    `export const PARAMS_DATA: Readonly<Record<RequestMethod, SchemaNode>> = JSON.parse(\n  ${JSON.stringify(JSON.stringify(nodes))},\n);\n`
+    `export const PARAMS_DATA: Readonly<Record<RequestMethod, SchemaNode>> = ${parsedJson(nodes)};\n`
   );
 }
