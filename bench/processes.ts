@@ -150,6 +150,12 @@ export function setServerNodeArgs(args: string[]): void {
   serverNodeArgs = args;
 }
 
+/** Extra `agentwire serve` arguments for every server launch (e.g. --config FILE), set by `--server-config`. */
+let serverExtraArgs: string[] = [];
+export function setServerExtraArgs(args: string[]): void {
+  serverExtraArgs = args;
+}
+
 /**
  * `agentwire serve --port 0 --data-dir <dir>` against the fake; a fresh temp data dir unless one is given.
  * `entry` runs another build of the server (e.g. the bundle of an older checkout) instead of SERVER_ENTRY.
@@ -162,7 +168,7 @@ export async function startServer(
   const dataDir = options.dataDir ?? (await tempDir("data"));
   try {
     const launched = await launch(
-      [options.entry ?? serverEntry, "serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", dataDir, ...(options.extraArgs ?? [])],
+      [options.entry ?? serverEntry, "serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", dataDir, ...serverExtraArgs, ...(options.extraArgs ?? [])],
       /agentwire listening on (ws:\/\/\S+)\n/,
       { env: { OPENAI_BASE_URL: fakeUrl, OPENAI_API_KEY: "bench" }, nodeArgs: [...serverNodeArgs, ...(options.nodeArgs ?? [])] },
     );

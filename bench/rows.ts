@@ -52,6 +52,8 @@ export const ROW_SPECS: RowSpec[] = [
   { id: "paced.relay_p99", scenario: "paced", label: "two-hop floor p99 (fake → bare relay → driver)", unit: "ms" },
   { id: "paced.added_p50", scenario: "paced", label: "p50 added over the bare relay (agentwire − relay, per launch)", unit: "ms", target: le(0.15, "≤ 0.15 ms") },
   { id: "paced.added_p99", scenario: "paced", label: "p99 added over the bare relay (agentwire − relay, per launch)", unit: "ms", target: le(0.5, "≤ 0.5 ms") },
+  { id: "paced.thread_added_p50", scenario: "paced", label: "with server.socketThread: p50 added over the bare relay (per launch)", unit: "ms" },
+  { id: "paced.thread_added_p99", scenario: "paced", label: "with server.socketThread: p99 added over the bare relay (per launch)", unit: "ms" },
   { id: "paced.scavenges", scenario: "paced", label: "server scavenges (young-generation GCs) per 1000 tokens", unit: "/1k tok" },
   { id: "paced.dispatch_p50", scenario: "paced", label: "the driver's own part, not in the latencies: a frame's arrival → the generated client's handler, p50", unit: "ms" },
 
@@ -68,9 +70,13 @@ export const ROW_SPECS: RowSpec[] = [
 
   { id: "fanout.p50", scenario: "fan-out", label: "100 × 3: per-token latency p50, every subscriber (floor: bare relay)", unit: "ms", target: ratioLe(1.5, "≤ 1.5× bare relay") },
   { id: "fanout.p99", scenario: "fan-out", label: "100 × 3: per-token latency p99, every subscriber (floor: bare relay)", unit: "ms", target: ratioLe(1.5, "≤ 1.5× bare relay") },
+  { id: "fanout.thread_p50", scenario: "fan-out", label: "100 × 3 with server.socketThread: per-token latency p50, every subscriber (floor: bare relay)", unit: "ms" },
+  { id: "fanout.thread_p99", scenario: "fan-out", label: "100 × 3 with server.socketThread: per-token latency p99, every subscriber (floor: bare relay)", unit: "ms" },
   { id: "fanout.tps", scenario: "fan-out", label: "100 × 3: delivered tokens/s, % of the paced ideal (floor: bare relay)", unit: "%", lowerIsBetter: false },
   { id: "fanout.300x1.p50", scenario: "fan-out", label: "300 × 1: per-token latency p50 (floor: bare relay)", unit: "ms", target: ratioLe(1.5, "≤ 1.5× bare relay") },
   { id: "fanout.300x1.p99", scenario: "fan-out", label: "300 × 1: per-token latency p99 (floor: bare relay)", unit: "ms", target: ratioLe(1.5, "≤ 1.5× bare relay") },
+  { id: "fanout.300x1.thread_p50", scenario: "fan-out", label: "300 × 1 with server.socketThread: per-token latency p50 (floor: bare relay)", unit: "ms" },
+  { id: "fanout.300x1.thread_p99", scenario: "fan-out", label: "300 × 1 with server.socketThread: per-token latency p99 (floor: bare relay)", unit: "ms" },
   { id: "fanout.300x1.tps", scenario: "fan-out", label: "300 × 1: delivered tokens/s, % of the paced ideal (floor: bare relay)", unit: "%", lowerIsBetter: false },
   { id: "fanout.500x1.p50", scenario: "fan-out", label: "500 × 1: per-token latency p50 (floor: bare relay)", unit: "ms" },
   { id: "fanout.500x1.p99", scenario: "fan-out", label: "500 × 1: per-token latency p99 (floor: bare relay)", unit: "ms" },

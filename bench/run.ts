@@ -11,6 +11,7 @@
  *   npm run bench -- --quick --only fanout --server /tmp/old/dist/bundle/cli.mjs
  *                                 every server launch runs that build instead (before/after on one machine;
  *                                 never writes RESULTS.md)
+ *   npm run bench -- --quick --only fanout --server-config FILE   every server launch also reads --config FILE
  *   npx tsx bench/run.ts --smoke  tiny run from source, for the smoke test
  *
  * Rows go to stdout as each scenario finishes, then the whole table;
@@ -25,7 +26,7 @@ import { configFor, type Mode } from "./config.js";
 import { writeCurveCharts } from "./curve-charts.js";
 import { acquireShippedBuild } from "../test/harness/shipped-bundle.js";
 import { closeFloorAgent } from "./floor.js";
-import { FAKE_ENTRY, FROM_SOURCE, ROOT, SERVER_ENTRY, setServerEntry, setServerNodeArgs, stopAll } from "./processes.js";
+import { FAKE_ENTRY, FROM_SOURCE, ROOT, SERVER_ENTRY, setServerEntry, setServerExtraArgs, setServerNodeArgs, stopAll } from "./processes.js";
 import { cpuJiffies, loadAverage, machine, markdown, soakSection, textRow, textTable } from "./report.js";
 import { ROW_SPECS, type Row } from "./rows.js";
 import { attack } from "./scenarios/attack.js";
@@ -75,6 +76,7 @@ async function main(): Promise<number> {
       only: { type: "string" },
       profile: { type: "string" },
       server: { type: "string" },
+      "server-config": { type: "string" },
     },
   });
   const mode: Mode = values.smoke ? "smoke" : values.quick ? "quick" : "full";
@@ -91,6 +93,11 @@ async function main(): Promise<number> {
     const entry = resolve(values.server);
     if (!existsSync(entry)) throw new Error(`--server: ${entry} does not exist`);
     setServerEntry(entry);
+  }
+  if (values["server-config"]) {
+    const file = resolve(values["server-config"]);
+    if (!existsSync(file)) throw new Error(`--server-config: ${file} does not exist`);
+    setServerExtraArgs(["--config", file]);
   }
   if (values.profile) {
     const dir = resolve(values.profile);

@@ -131,6 +131,13 @@ export const ServerSection = z
       .describe("Browser origins allowed besides the server's own, e.g. http://localhost:5173; no other origin is by default.")
       .meta({ flag: "--allow-origin ORIGIN" }),
     heartbeatMs: millis(30_000).describe("Ping interval; a peer that misses a pong is terminated. 0 disables."),
+    socketThread: z
+      .boolean()
+      .default(false)
+      .describe(
+        "Serve the WebSockets and the HTTP routes from a thread of their own: writing each frame to its socket then runs beside the agent's work " +
+          "instead of within it, which pays when many clients watch busy conversations (see docs/performance.md). The port, limits and checks are the same.",
+      ),
     logLevel: z.enum(LOG_LEVELS).default("info").describe("Log level on stderr.").meta({ flag: "--log-level LEVEL" }),
     logFormat: z
       .enum(LOG_FORMATS)

@@ -44,6 +44,7 @@ import type { Tool, ToolRegistry } from "./tools/tool.js";
 import { SERVER_VERSION } from "./server-version.js";
 import { handleHttp } from "./transport/http-routes.js";
 import type { Link } from "./transport/link.js";
+import type { SocketThread } from "./transport/socket-thread.js";
 import { openSession, type LinkSession, type SessionOptions } from "./transport/link-session.js";
 import { attachWebSocket } from "./transport/websocket-server.js";
 import type { RuntimeTable } from "./runtimes/runtime-table.js";
@@ -245,12 +246,29 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
     maxInFlight: limits.maxInFlightPerConnection,
     onFrameSent: () => metrics.frameSent(),
   };
-  const http = createHttpServer((req, res) => handleHttp(req, res, { startedAt, metrics, token: settings.token, webDir: parts.webDir }));
-  http.on("clientError", (_error, socket) => socket.destroy());
-  // Raw TCP connections (upgraded or not) beyond this are dropped at once; the
-  // headroom over the WebSocket cap keeps /healthz answering when it is full.
-  http.maxConnections = limits.maxConnections + 64;
-  const ws = attachWebSocket(http, config, log, session, connections, () => metrics.slowConsumerDropped());
+  /** A socket's link served by a session, counted with every connection. */
+  const openSocketLink = (link: Link, id: string) => {
+    const s = openSession(link, id, { ...session, log });
+    connections.add(s.connection);
+    return {
+      receive: (frame: string | Buffer) => s.receive(frame),
+      closed: () => {
+        connections.delete(s.connection);
+        s.closed();
+      },
+    };
+  };
+  // With server.socketThread the sockets live in their own thread (started where the server would listen).
+  const http = settings.socketThread ? undefined : createHttpServer((req, res) => handleHttp(req, res, { startedAt, metrics, token: settings.token, webDir: parts.webDir }));
+  let ws: { close(): Promise<void> } | undefined;
+  if (http) {
+    http.on("clientError", (_error, socket) => socket.destroy());
+    // Raw TCP connections (upgraded or not) beyond this are dropped at once; the
+    // headroom over the WebSocket cap keeps /healthz answering when it is full.
+    http.maxConnections = limits.maxConnections + 64;
+    ws = attachWebSocket(http, config, log, { count: () => connections.size, open: openSocketLink }, () => metrics.slowConsumerDropped());
+  }
+  let socketThread: SocketThread | undefined;
   // Nothing is read (or even loaded) here: the index is built at the first history.* call.
   const history = LazyHistoryIndex.of(config.history, log, process.env, homedir(), join(settings.dataDir, "history-index.json"));
   app = { config, log, store, hub, agent, mcp, history, connections, startedAt, instanceId, metrics, cluster: null };
@@ -264,26 +282,39 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
       throw error instanceof ConfigError ? error : new ConfigError((error as Error).message);
     }
   }
+  let address: { address: string; family: string; port: number };
   try {
-    await new Promise<void>((resolve, reject) => {
-      http.once("error", reject);
-      http.listen(settings.port, settings.host, () => {
-        http.off("error", reject);
-        resolve();
+    if (http) {
+      await new Promise<void>((resolve, reject) => {
+        http.once("error", reject);
+        http.listen(settings.port, settings.host, () => {
+          http.off("error", reject);
+          resolve();
+        });
       });
-    });
+      address = http.address() as AddressInfo;
+    } else {
+      const { startSocketThread } = await import("./transport/socket-thread.js");
+      socketThread = await startSocketThread({
+        data: { settings: config, maxTcpConnections: limits.maxConnections + 64, startedAt, webDir: parts.webDir },
+        log,
+        metrics,
+        open: openSocketLink,
+      });
+      ws = socketThread;
+      address = socketThread.address;
+    }
   } catch (error) {
     await app.cluster?.close();
     await store.close();
     throw error;
   }
-  const address = http.address() as AddressInfo;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   if (app.cluster) {
     try {
       await app.cluster.announce(`ws://${host}:${address.port}`);
     } catch (error) {
-      await new Promise<void>((resolve) => http.close(() => resolve()));
+      await (http ? new Promise<void>((resolve) => http.close(() => resolve())) : socketThread!.close());
       await app.cluster.close();
       await store.close();
       throw new ConfigError(`announcing this instance in Redis failed: ${(error as Error).message}`);
@@ -315,6 +346,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
         receive: (frame) => s.receive(frame),
         closed: () => {
           links.delete(link);
+          socketThread?.otherLinks(links.size);
           connections.delete(s.connection);
           s.closed();
         },
@@ -327,6 +359,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
       }
       connections.add(s.connection);
       links.set(link, served);
+      socketThread?.otherLinks(links.size);
       return served;
     },
     close: () => {
@@ -344,8 +377,8 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
           link.close(1001, "server shutting down");
           served.closed();
         }
-        await ws.close();
-        await new Promise<void>((resolve) => http.close(() => resolve()));
+        await ws?.close();
+        if (http) await new Promise<void>((resolve) => http.close(() => resolve()));
         await store.close();
       })();
       return closing;

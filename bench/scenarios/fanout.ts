@@ -9,12 +9,14 @@
  * on this machine.
  */
 import { readFileSync } from "node:fs";
+import { rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import type { WebSocket } from "ws";
 import { closeAll, connectMany, watchGeneration, type AgentwireClient } from "../client.js";
 import { USER_TEXT } from "../client.js";
 import { FANOUT_LEVEL_IDS, type FanoutLevel } from "../config.js";
 import { joinRelayGroup, openRelaySocket, relayFanoutTurn } from "../floor.js";
-import { cpuMs, startFake, startRelay, startServer, type FakeProcess } from "../processes.js";
+import { cpuMs, startFake, startRelay, startServer, tempDir, type FakeProcess } from "../processes.js";
 import type { RowResult } from "../rows.js";
 import { percentile, summarizeWithFloor } from "../stats.js";
 import { WARMUP_TOKENS } from "./paced.js";
@@ -22,7 +24,15 @@ import { type Scenario } from "./scenario.js";
 
 const TURN_TIMEOUT_MS = 120_000;
 
-export const fanoutRowId = (level: string, figure: "p50" | "p99" | "tps") => (level === "100x3" ? `fanout.${figure}` : `fanout.${level}.${figure}`);
+export const fanoutRowId = (level: string, figure: "p50" | "p99" | "tps" | "thread_p50" | "thread_p99") =>
+  level === "100x3" ? `fanout.${figure}` : `fanout.${level}.${figure}`;
+
+/**
+ * The levels also run against a server with server.socketThread (its sockets in a thread of their own), as rows
+ * of their own beside the default's: the option's trade (the main thread's time per token against a thread hop
+ * per frame) measured where the targets are.
+ */
+const THREAD_LEVELS: ReadonlySet<string> = new Set(["100x3", "300x1"]);
 
 /** What one side (agentwire or the relay) delivered over the measured turns of one launch. */
 interface Side {
@@ -90,18 +100,27 @@ function byIndexText(side: Side): string {
 
 export const fanout: Scenario = {
   name: "fan-out",
-  rows: FANOUT_LEVEL_IDS.flatMap((level) => (["p50", "p99", "tps"] as const).map((figure) => fanoutRowId(level, figure))),
+  rows: FANOUT_LEVEL_IDS.flatMap((level) =>
+    (THREAD_LEVELS.has(level) ? (["p50", "p99", "tps", "thread_p50", "thread_p99"] as const) : (["p50", "p99", "tps"] as const)).map((figure) =>
+      fanoutRowId(level, figure),
+    ),
+  ),
   describe: (cfg) =>
     `${cfg.fanoutLevels.map((l) => `${l.conversations} conversations × ${l.subscribers}`).join(", ")} subscriber connections, ` +
     `${cfg.fanoutTokens} tokens at ${cfg.fanoutDelayMs} ms, all steps released together; floor: the bare relay (bench/relay.ts) with the same streams and subscribers, same launch; ` +
-    `${cfg.launches} launch${cfg.launches === 1 ? "" : "es"} × (1 warm-up of ${WARMUP_TOKENS} tokens + ${cfg.fanoutTurns} turns) per level and side`,
+    `${cfg.launches} launch${cfg.launches === 1 ? "" : "es"} × (1 warm-up of ${WARMUP_TOKENS} tokens + ${cfg.fanoutTurns} turns) per level and side; ` +
+    `at ${[...THREAD_LEVELS].map((id) => id.replace("x", " × ")).join(" and ")} also a server with server.socketThread, same launch`,
   async run({ cfg, log }) {
     const out: Record<string, RowResult> = {};
     const fake = await startFake();
+    const configDir = await tempDir("socket-thread-config");
+    const threadConfig = join(configDir, "agentwire.json");
+    await writeFile(threadConfig, JSON.stringify({ server: { socketThread: true } }));
     try {
-      for (const level of cfg.fanoutLevels) Object.assign(out, await runLevel(cfg, level, fake, log));
+      for (const level of cfg.fanoutLevels) Object.assign(out, await runLevel(cfg, level, fake, log, threadConfig));
     } finally {
       await fake.stop();
+      await rm(configDir, { recursive: true, force: true });
     }
     return out;
   },
@@ -112,6 +131,7 @@ async function runLevel(
   level: FanoutLevel,
   fake: FakeProcess,
   log: (line: string) => void,
+  threadConfig: string,
 ): Promise<Record<string, RowResult>> {
   const model = `bench-paced-${cfg.fanoutTokens}-${cfg.fanoutDelayMs}`;
   const warmModel = `bench-paced-${WARMUP_TOKENS}-${cfg.fanoutDelayMs}`;
@@ -123,35 +143,10 @@ async function runLevel(
   const perLaunch = { p50: [] as number[][], p99: [] as number[][], tps: [] as number[][] };
   const floors = { p50: [] as number[][], p99: [] as number[][], tps: [] as number[][] };
   const notes: string[] = [];
-  for (let launch = 0; launch < cfg.launches; launch++) {
-    // The relay: its own process per launch, like the server.
-    const relay = await startRelay(fake.url);
-    const relayed = emptySide();
-    let sockets: WebSocket[] = [];
-    try {
-      sockets = await Promise.all(Array.from({ length: level.conversations * level.subscribers }, () => openRelaySocket(relay.url)));
-      const groups = Array.from({ length: level.conversations }, (_, i) => sockets.slice(i * level.subscribers, (i + 1) * level.subscribers));
-      for (const [i, group] of groups.entries()) for (const socket of group) await joinRelayGroup(socket, `g${i}`);
-      const usage = usageWindow(relay.pid);
-      for (let t = 0; t < schedule.warmup + schedule.turns; t++) {
-        if (t === schedule.warmup) usage.start();
-        const t0 = performance.now();
-        const results = await Promise.all(groups.map((group, i) => relayFanoutTurn(group, `g${i}`, modelOf(t), TURN_TIMEOUT_MS)));
-        const wallMs = performance.now() - t0;
-        const streams = results.flat();
-        const short = streams.find((s) => s.tokens !== expectedOf(t));
-        if (short) throw new Error(`a relay subscriber got ${short.tokens} of ${expectedOf(t)} tokens`);
-        if (t < schedule.warmup) continue;
-        for (const s of streams) addStream(relayed, s.latencies);
-        relayed.idealShare.push((100 * (streams.length * expectedOf(t))) / (wallMs / 1000) / ideal);
-      }
-      usage.end(relayed);
-    } finally {
-      for (const socket of sockets) socket.close();
-      await relay.stop();
-    }
-
-    const server = await startServer(fake.url);
+  const threadedLaunches = { p50: [] as number[][], p99: [] as number[][] };
+  /** One launch of agentwire (`serve` with `extraArgs`) through the level's turns. */
+  const agentwireSide = async (extraArgs: string[]): Promise<Side> => {
+    const server = await startServer(fake.url, { extraArgs });
     const measured = emptySide();
     let clients: AgentwireClient[] = [];
     try {
@@ -183,6 +178,38 @@ async function runLevel(
       await closeAll(clients);
       await server.close();
     }
+    return measured;
+  };
+  for (let launch = 0; launch < cfg.launches; launch++) {
+    // The relay: its own process per launch, like the server.
+    const relay = await startRelay(fake.url);
+    const relayed = emptySide();
+    let sockets: WebSocket[] = [];
+    try {
+      sockets = await Promise.all(Array.from({ length: level.conversations * level.subscribers }, () => openRelaySocket(relay.url)));
+      const groups = Array.from({ length: level.conversations }, (_, i) => sockets.slice(i * level.subscribers, (i + 1) * level.subscribers));
+      for (const [i, group] of groups.entries()) for (const socket of group) await joinRelayGroup(socket, `g${i}`);
+      const usage = usageWindow(relay.pid);
+      for (let t = 0; t < schedule.warmup + schedule.turns; t++) {
+        if (t === schedule.warmup) usage.start();
+        const t0 = performance.now();
+        const results = await Promise.all(groups.map((group, i) => relayFanoutTurn(group, `g${i}`, modelOf(t), TURN_TIMEOUT_MS)));
+        const wallMs = performance.now() - t0;
+        const streams = results.flat();
+        const short = streams.find((s) => s.tokens !== expectedOf(t));
+        if (short) throw new Error(`a relay subscriber got ${short.tokens} of ${expectedOf(t)} tokens`);
+        if (t < schedule.warmup) continue;
+        for (const s of streams) addStream(relayed, s.latencies);
+        relayed.idealShare.push((100 * (streams.length * expectedOf(t))) / (wallMs / 1000) / ideal);
+      }
+      usage.end(relayed);
+    } finally {
+      for (const socket of sockets) socket.close();
+      await relay.stop();
+    }
+
+    const measured = await agentwireSide([]);
+    const threaded = THREAD_LEVELS.has(level.id) ? await agentwireSide(["--config", threadConfig]) : undefined;
 
     const p = (side: Side, q: number) => percentile(side.latencies, q);
     perLaunch.p50.push([p(measured, 0.5)]);
@@ -191,6 +218,10 @@ async function runLevel(
     floors.p50.push([p(relayed, 0.5)]);
     floors.p99.push([p(relayed, 0.99)]);
     floors.tps.push(relayed.idealShare);
+    if (threaded) {
+      threadedLaunches.p50.push([p(threaded, 0.5)]);
+      threadedLaunches.p99.push([p(threaded, 0.99)]);
+    }
     const perK = (side: Side) => ((side.cpuMs * 1000) / side.tokens).toFixed(1);
     const mainPerK = (side: Side) =>
       `main thread ${((side.mainMs * 1000) / side.tokens).toFixed(1)} ms (waited ${((side.mainWaitMs * 1000) / side.tokens).toFixed(1)} ms for a CPU), ` +
@@ -198,7 +229,10 @@ async function runLevel(
       `other threads ${((Math.max(0, side.cpuMs - side.mainMs) * 1000) / side.tokens).toFixed(1)} ms`;
     notes.push(
       `launch ${launch + 1}: agentwire ${byIndexText(measured)}, CPU ${perK(measured)} ms per 1000 delivered tokens, ${mainPerK(measured)}; ` +
-        `relay ${byIndexText(relayed)}, CPU ${perK(relayed)} ms per 1000, ${mainPerK(relayed)}`,
+        `relay ${byIndexText(relayed)}, CPU ${perK(relayed)} ms per 1000, ${mainPerK(relayed)}` +
+        (threaded
+          ? `; with server.socketThread p50 ${p(threaded, 0.5).toFixed(3)} p99 ${p(threaded, 0.99).toFixed(3)} ms, ${byIndexText(threaded)}, CPU ${perK(threaded)} ms per 1000, ${mainPerK(threaded)}`
+          : ""),
     );
     log(
       `fan-out ${level.id} launch ${launch + 1}: p50 ${p(measured, 0.5).toFixed(3)} p99 ${p(measured, 0.99).toFixed(3)} ms, ` +
@@ -208,6 +242,12 @@ async function runLevel(
   }
   const note = `per launch: percentile over every token at every subscriber; floor: the bare relay, same launch. ${notes.join("; ")}`;
   return {
+    ...(THREAD_LEVELS.has(level.id)
+      ? {
+          [fanoutRowId(level.id, "thread_p50")]: summarizeWithFloor(threadedLaunches.p50, floors.p50, note),
+          [fanoutRowId(level.id, "thread_p99")]: summarizeWithFloor(threadedLaunches.p99, floors.p99, note),
+        }
+      : {}),
     [fanoutRowId(level.id, "p50")]: summarizeWithFloor(perLaunch.p50, floors.p50, note),
     [fanoutRowId(level.id, "p99")]: summarizeWithFloor(perLaunch.p99, floors.p99, note),
     [fanoutRowId(level.id, "tps")]: summarizeWithFloor(

@@ -4,9 +4,11 @@
  * (both process.hrtime.bigint(), CLOCK_MONOTONIC, system-wide). Percentiles
  * over every measured token of a launch; the floor's own latency alongside.
  */
+import { rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { agentTurn, connect, newConversation } from "../client.js";
 import { floorTurn, openRelaySocket, relayTurn } from "../floor.js";
-import { startFake, startRelay, startServer } from "../processes.js";
+import { startFake, startRelay, startServer, tempDir } from "../processes.js";
 import type { RowResult } from "../rows.js";
 import { percentile, summarize, summarizeWithFloor } from "../stats.js";
 import { launchesText, turns, type Scenario } from "./scenario.js";
@@ -15,7 +17,18 @@ export const WARMUP_TOKENS = 20;
 
 export const paced: Scenario = {
   name: "paced",
-  rows: ["paced.p50", "paced.p99", "paced.relay_p50", "paced.relay_p99", "paced.added_p50", "paced.added_p99", "paced.scavenges", "paced.dispatch_p50"],
+  rows: [
+    "paced.p50",
+    "paced.p99",
+    "paced.relay_p50",
+    "paced.relay_p99",
+    "paced.added_p50",
+    "paced.added_p99",
+    "paced.thread_added_p50",
+    "paced.thread_added_p99",
+    "paced.scavenges",
+    "paced.dispatch_p50",
+  ],
   describe: (cfg) =>
     `${cfg.pacedTokens} tokens at ${cfg.pacedDelayMs} ms, fresh conversation per turn; ${launchesText(cfg, cfg.pacedTurns)} (warm-up: ${WARMUP_TOKENS} tokens)`,
   async run({ cfg, log }) {
@@ -35,6 +48,12 @@ export const paced: Scenario = {
     const addedP99: number[][] = [];
     const scavenged: number[][] = [];
     const dispatched: number[][] = [];
+    const threadAddedP50: number[][] = [];
+    const threadAddedP99: number[][] = [];
+    // The same turns against a server with server.socketThread: what its thread hop adds to a lone stream.
+    const configDir = await tempDir("socket-thread-config");
+    const threadConfig = join(configDir, "agentwire.json");
+    await writeFile(threadConfig, JSON.stringify({ server: { socketThread: true } }));
     const relay = await startRelay(fake.url);
     try {
       for (let launch = 0; launch < cfg.launches; launch++) {
@@ -80,10 +99,29 @@ export const paced: Scenario = {
         } finally {
           await server.close();
         }
+        const threaded = await startServer(fake.url, { extraArgs: ["--config", threadConfig] });
+        try {
+          const client = await connect(threaded.url);
+          const measured = await turns(schedule, async (i) => {
+            const turn = await agentTurn(client, await newConversation(client), modelOf(i));
+            if (i < schedule.warmup) return [];
+            if (turn.tokens !== cfg.pacedTokens) throw new Error(`turn delivered ${turn.tokens} of ${cfg.pacedTokens} tokens`);
+            return turn.latencies;
+          });
+          const all = measured.flat();
+          const relayed = { p50: relayP50.at(-1)![0]!, p99: relayP99.at(-1)![0]! };
+          threadAddedP50.push([percentile(all, 0.5) - relayed.p50]);
+          threadAddedP99.push([percentile(all, 0.99) - relayed.p99]);
+          log(`paced launch ${launch + 1} with server.socketThread: p50 ${percentile(all, 0.5).toFixed(3)} p99 ${percentile(all, 0.99).toFixed(3)} ms`);
+          await client.close();
+        } finally {
+          await threaded.close();
+        }
       }
     } finally {
       await relay.stop();
       await fake.stop();
+      await rm(configDir, { recursive: true, force: true });
     }
     const withFloor = (value: number[][], floor: number[][]): RowResult => summarizeWithFloor(value, floor, "per launch: percentile over every measured token");
     const relayNote = "a bare Node relay (bench/relay.ts: node:http in, ws out, no protocol) between the fake and the driver: what any server in the middle costs here";
@@ -94,6 +132,14 @@ export const paced: Scenario = {
       "paced.relay_p99": { ...withFloor(relayP99, floorP99), note: relayNote },
       "paced.added_p50": { ...summarize(addedP50), note: "per launch: agentwire's p50 minus the bare relay's p50, both measured in that launch" },
       "paced.added_p99": { ...summarize(addedP99), note: "per launch: agentwire's p99 minus the bare relay's p99, both measured in that launch" },
+      "paced.thread_added_p50": {
+        ...summarize(threadAddedP50),
+        note: "per launch: the p50 of a server with server.socketThread minus the bare relay's p50 of that launch",
+      },
+      "paced.thread_added_p99": {
+        ...summarize(threadAddedP99),
+        note: "per launch: the p99 of a server with server.socketThread minus the bare relay's p99 of that launch",
+      },
       "paced.scavenges": { ...summarize(scavenged), note: "Scavenge lines of the server's --trace-gc during each measured turn, per 1000 tokens" },
       "paced.dispatch_p50": {
         ...summarize(dispatched),

@@ -8,7 +8,8 @@ import { findWebDir, WEB_CSP, WEB_FILES } from "./web-client-files.js";
 
 export interface HttpRouteOptions {
   startedAt: number;
-  metrics: ServerMetrics;
+  /** /metrics: the server's, or (in the socket thread) the main thread's through a message. */
+  metrics: Pick<ServerMetrics, "exposition">;
   /** When set, /metrics requires it, as the WebSocket upgrade does. */
   token?: string;
   /** Where the built web client is (default: dist/web, found next to this module). */

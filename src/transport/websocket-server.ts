@@ -8,13 +8,13 @@
 import type { IncomingMessage, Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
-import { WebSocket, WebSocketServer, type RawData } from "ws";
+import { WebSocket, WebSocketServer } from "ws";
 import type { LimitsConfig, ServerSettings } from "../../protocol/config.js";
 import { newId } from "../ids.js";
 import type { Logger } from "../logging/logger.js";
-import type { Connection } from "../sessions/connection.js";
 import type { Link } from "./link.js";
-import { openSession, type SessionOptions } from "./link-session.js";
+import type { LinkSession } from "./link-session.js";
+import { frameBytes, socketSender } from "./socket-writes.js";
 import { checkUpgrade, ownOriginsFor, selectProtocol } from "./upgrade-guard.js";
 
 /** What the socket layer reads of the configuration: who may connect, and the bounds of a socket. */
@@ -23,8 +23,18 @@ export interface WebSocketSettings {
   limits: Pick<LimitsConfig, "maxPayloadBytes" | "maxBufferedBytes" | "maxConnections" | "maxConnectionsPerAddress">;
 }
 
+/**
+ * What serves the sockets' links: on the main thread, a session each
+ * (server.ts); in the socket thread, the main thread's sessions through
+ * messages (socket-thread-worker.ts).
+ */
+export interface SocketAcceptor {
+  /** Connections open now, whatever carries them: the cap counts them all. */
+  count(): number;
+  open(link: Link, id: string): Pick<LinkSession, "receive" | "closed">;
+}
+
 export interface WebSocketTransport {
-  readonly connections: Set<Connection>;
   close(): Promise<void>;
 }
 
@@ -32,9 +42,7 @@ export function attachWebSocket(
   http: HttpServer,
   config: WebSocketSettings,
   log: Logger,
-  session: Omit<SessionOptions, "log">,
-  /** Every connection of every transport, kept by the server. */
-  connections: Set<Connection>,
+  acceptor: SocketAcceptor,
   /** Told when a connection is dropped for not reading (the server's metrics). */
   onSlowConsumer: () => void = () => {},
 ): WebSocketTransport {
@@ -85,7 +93,7 @@ export function attachWebSocket(
     const verdict = checkUpgrade(request, { token: config.server.token, allowOrigins: config.server.allowOrigins, ownOrigins });
     if (!verdict.ok) return refuse(socket, verdict.status, verdict.reason, request);
     const address = request.socket.remoteAddress ?? "unknown";
-    if (connections.size >= config.limits.maxConnections) {
+    if (acceptor.count() >= config.limits.maxConnections) {
       return refuse(socket, 503, `the server has its maximum of ${config.limits.maxConnections} connections (--max-connections)`, request);
     }
     if ((perAddress.get(address) ?? 0) >= config.limits.maxConnectionsPerAddress) {
@@ -102,50 +110,23 @@ export function attachWebSocket(
 
   const accept = (socket: WebSocket, raw: Duplex, address: string) => {
     sockets.add(socket);
-    // A turn's first frame to this connection is written at once: a token's
-    // frame leaves while the token is handled, not after the rest of that
-    // turn's work. What else the turn sends it (a replay, a tool's output with
-    // its status events, a client watching many conversations) leaves in one
-    // more write: the TCP socket under ws is corked at the second frame and
-    // uncorked once the current task is done, before any I/O is polled, so no
-    // frame waits for another event. Frames are written whole, so the bytes
-    // are the same; only the number of syscalls changes.
-    let backlog = 0;
-    const writes: TurnWrites = { raw, sent: false, corked: false };
     alive.add(socket);
     perAddress.set(address, (perAddress.get(address) ?? 0) + 1);
     const id = newId("k");
     const link: Link = {
       remoteAddress: address,
-      send: (frame) => {
-        if (socket.readyState !== WebSocket.OPEN) return;
-        // The backlog is what earlier turns left unsent; this turn's frames are only corked, not stuck.
-        if (!writes.sent) backlog = socket.bufferedAmount;
-        if (backlog > config.limits.maxBufferedBytes) {
-          // A client that stops reading must not grow our memory without bound;
-          // it can reconnect and resume with afterSeq. Terminated, not closed: a
-          // peer that reads nothing would never read a close frame either.
+      send: socketSender(socket, raw, {
+        maxBufferedBytes: config.limits.maxBufferedBytes,
+        onSlowConsumer: () => {
           log.warn(`connection ${id} is not reading (send backlog over ${config.limits.maxBufferedBytes} bytes); dropping it`);
           onSlowConsumer();
-          socket.terminate();
-          return;
-        }
-        if (!writes.sent) sentThisTurn(writes);
-        else if (!writes.corked) {
-          writes.corked = true;
-          raw.cork();
-        }
-        // The frame goes under ws, as the bytes ws.send would write (see textFrame). ws writes to the
-        // same socket only for its own control frames (ping, pong, close), and straight away: with
-        // perMessageDeflate off its sender never queues, so frames cannot be reordered.
-        raw.write(textFrame(frame));
-      },
+        },
+      }),
       close: (code, reason) => socket.close(code, reason),
       pause: () => socket.pause(),
       resume: () => socket.resume(),
     };
-    const s = openSession(link, id, { ...session, log });
-    connections.add(s.connection);
+    const s = acceptor.open(link, id);
     log.debug(`connection ${id} opened from ${address}`);
 
     socket.on("error", (error) => log.debug(`socket error on ${id}: ${error.message}`));
@@ -157,14 +138,12 @@ export function attachWebSocket(
       const left = (perAddress.get(address) ?? 1) - 1;
       if (left > 0) perAddress.set(address, left);
       else perAddress.delete(address);
-      connections.delete(s.connection);
       s.closed();
       log.debug(`connection ${id} closed`);
     });
   };
 
   return {
-    connections,
     close: async () => {
       if (heartbeat) clearInterval(heartbeat);
       http.off("upgrade", onUpgrade);
@@ -181,86 +160,4 @@ export function attachWebSocket(
       await new Promise<void>((resolve) => wss.close(() => resolve()));
     },
   };
-}
-
-/** Frames up to this size are kept for the next connection that sends the same one. */
-const FRAME_CACHE_MAX_BYTES = 16 * 1024;
-let lastText = "";
-let lastFrame: Buffer | null = null;
-
-/**
- * The WebSocket text frame of `text`, as a server sends it (RFC 6455 §5.2:
- * FIN and opcode 1, the payload length, no mask): the bytes ws.send writes.
- * An event goes to every subscriber as the same string, one connection
- * after the other, so the last frame is kept: the text is encoded once per
- * event, not once per subscriber, and each connection gets one write of
- * one buffer instead of ws's header and payload writes with their options.
- */
-function textFrame(text: string): Buffer {
-  if (lastFrame !== null && text === lastText) return lastFrame;
-  const length = Buffer.byteLength(text);
-  const header = length < 126 ? 2 : length < 65536 ? 4 : 10;
-  const frame = Buffer.allocUnsafe(header + length);
-  frame[0] = 0x81;
-  if (header === 2) {
-    frame[1] = length;
-  } else if (header === 4) {
-    frame[1] = 126;
-    frame.writeUInt16BE(length, 2);
-  } else {
-    frame[1] = 127;
-    frame.writeUInt32BE(Math.floor(length / 2 ** 32), 2);
-    frame.writeUInt32BE(length >>> 0, 6);
-  }
-  frame.write(text, header, "utf8");
-  if (length <= FRAME_CACHE_MAX_BYTES) {
-    lastText = text;
-    lastFrame = frame;
-  } else {
-    lastFrame = null;
-  }
-  return frame;
-}
-
-/** A connection's TCP socket: whether this turn of the event loop wrote to it, and corked it. */
-interface TurnWrites {
-  readonly raw: Duplex;
-  sent: boolean;
-  corked: boolean;
-}
-
-/**
- * Sockets written to this turn of the event loop. One nextTick ends the
- * turn for them all (uncorks those that were corked): a token sent to
- * hundreds of connections in one turn costs one tick, not a tick (and its
- * closure) per connection.
- */
-let writtenNow: TurnWrites[] = [];
-
-function sentThisTurn(writes: TurnWrites): void {
-  writes.sent = true;
-  if (writtenNow.push(writes) === 1) process.nextTick(endTurn);
-}
-
-function endTurn(): void {
-  const written = writtenNow;
-  writtenNow = [];
-  for (let i = 0; i < written.length; i++) {
-    const writes = written[i]!;
-    writes.sent = false;
-    if (!writes.corked) continue;
-    writes.corked = false;
-    writes.raw.uncork();
-  }
-}
-
-/**
- * The frame's bytes, decoded later by the dispatcher (only when its shape is
- * acceptable). Text frames are the protocol; a binary frame is read as UTF-8
- * JSON all the same.
- */
-function frameBytes(data: RawData): Buffer {
-  if (Buffer.isBuffer(data)) return data;
-  if (Array.isArray(data)) return Buffer.concat(data);
-  return Buffer.from(data);
 }

@@ -255,6 +255,33 @@ it("the built-in tools' zod schemas load for arguments their data refuses, and w
   }
 }, 60_000);
 
+it("server.socketThread: the socket thread's entry loads, a step streams to two sockets, /metrics is answered through the main thread", async () => {
+  const fake = await startFakeOpenAI({ apiKey: "test-key" });
+  try {
+    const xdg = await userConfig({ server: { socketThread: true } });
+    const cli = bundle(["serve", "--port", "0", "--data-dir", await dir("data"), "--log-level", "warn"], { ...modelEnv(fake), XDG_CONFIG_HOME: xdg });
+    const url = await cli.listening(20_000);
+    const client = await AgentwireClient.connect(url, { WebSocket });
+    const watcher = await AgentwireClient.connect(url, { WebSocket });
+    fake.enqueue({ kind: "reply", text: ["through ", "the ", "thread"] });
+    const { id, events } = await newConversation(client);
+    const watched = new EventRecorder(watcher, id);
+    await watcher.conversation.subscribe({ conversationId: id });
+    const { generationId } = await client.step({ conversationId: id });
+    expect((await events.waitForEnd(generationId, 20_000)).method).toBe("generation_complete");
+    expect((await watched.waitForEnd(generationId, 20_000)).method).toBe("generation_complete");
+    expect(watched.of("generation_progress").map((p) => p.delta).join("")).toBe("through the thread");
+    const metrics = await fetch(url.replace("ws://", "http://") + "/metrics");
+    expect(metrics.status).toBe(200);
+    expect(await metrics.text()).toContain("agentwire_connections");
+    await client.close();
+    await watcher.close();
+    await stop(cli);
+  } finally {
+    await fake.close();
+  }
+}, 60_000);
+
 it("a provider on the anthropic wire: the @anthropic-ai/sdk chunk loads and a thinking answer streams through it", async () => {
   const fake = await startFakeOpenAI({ apiKey: "test-key" });
   try {

@@ -12,7 +12,8 @@ import { EventRecorder } from "./event-recorder.js";
 import { startTestServer, type TestServer } from "./test-server.js";
 
 /** How the fixture's clients reach the server: an in-memory link (behaviour tests), or a real WebSocket. */
-export type ClientTransport = "memory" | "websocket";
+/** "socket-thread": a real WebSocket to a server whose sockets live in their own thread (server.socketThread). */
+export type ClientTransport = "memory" | "websocket" | "socket-thread";
 
 export interface AgentFixture {
   fake: FakeOpenAI;
@@ -37,7 +38,11 @@ export interface AgentFixtureOptions {
 export async function startAgentFixture(options: AgentFixtureOptions = {}): Promise<AgentFixture> {
   const fake = await startFakeOpenAI({ apiKey: "test-key", ...options.fake });
   const server = await startTestServer(
-    { model: "fake-model", ...options.config },
+    {
+      model: "fake-model",
+      ...options.config,
+      ...(options.transport === "socket-thread" ? { server: { ...options.config?.server, socketThread: true } } : {}),
+    },
     {
       provider: async () =>
         createWireProvider(options.wire ?? "chat", {

@@ -1,7 +1,8 @@
 /**
  * The behaviour smoke set, run over both links a client can have: the
  * in-memory link (src/transport/in-memory-link.ts, what the behaviour tests
- * and embedders use) and a real WebSocket on 127.0.0.1. The behaviour tests
+ * and embedders use) and a real WebSocket on 127.0.0.1, the latter also to a
+ * server whose sockets live in their own thread (server.socketThread). The behaviour tests
  * trust the in-memory link to stand for the socket; this file holds that
  * trust to account with the same assertions on both: conversations, a step
  * with the fake model, a confirmed tool call, resuming a subscription with
@@ -13,7 +14,7 @@ import { EventRecorder } from "../harness/event-recorder.js";
 import { initialize, openRaw, type RawSocket } from "../harness/raw-socket.js";
 import { expectInvalidParams, rpcError } from "../harness/rpc-errors.js";
 
-describe.each(["memory", "websocket"] as const satisfies readonly ClientTransport[])("over the %s link", (transport) => {
+describe.each(["memory", "websocket", "socket-thread"] as const satisfies readonly ClientTransport[])("over the %s link", (transport) => {
   const fx = useAgentFixture({ transport });
 
   /** A raw client (frames as text) over this link, initialized. */

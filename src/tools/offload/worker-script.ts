@@ -26,8 +26,17 @@ export interface WorkerScript {
 }
 
 export function offloadWorkerScript(moduleUrl: string = import.meta.url): WorkerScript {
+  return workerScript(WORKER_ENTRY_NAME, moduleUrl);
+}
+
+/**
+ * The script of a worker whose entry `name` is its own entry point of the
+ * bundle and, in the other two forms, a module beside `moduleUrl` (the
+ * socket thread's too: src/transport/socket-thread.ts).
+ */
+export function workerScript(name: string, moduleUrl: string): WorkerScript {
   const ext = extname(fileURLToPath(moduleUrl));
-  const entry = new URL(`./${WORKER_ENTRY_NAME}${ext === ".mjs" ? ".mjs" : ext === ".js" ? ".js" : ".ts"}`, moduleUrl);
+  const entry = new URL(`./${name}${ext === ".mjs" ? ".mjs" : ext === ".js" ? ".js" : ".ts"}`, moduleUrl);
   if (ext === ".mjs" || ext === ".js") return { script: entry, eval: false };
   // From source: tsx is a development dependency, present wherever the source runs.
   const tsxUrl = import.meta.resolve("tsx/esm/api");
