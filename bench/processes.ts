@@ -143,6 +143,13 @@ export function setServerEntry(entry: string): void {
 export function currentServerEntry(): string {
   return serverEntry;
 }
+/**
+ * Whether the launches run this checkout's server (no `--server`): the rows of options an older build may not
+ * have (server.socketThread) are measured only then, and left without a result otherwise.
+ */
+export function serverIsThisBuild(): boolean {
+  return serverEntry === SERVER_ENTRY;
+}
 
 /** Extra Node flags for every server launch (e.g. --cpu-prof), set by `--profile`. */
 let serverNodeArgs: string[] = [];

@@ -16,7 +16,7 @@ import { closeAll, connectMany, watchGeneration, type AgentwireClient } from "..
 import { USER_TEXT } from "../client.js";
 import { FANOUT_LEVEL_IDS, type FanoutLevel } from "../config.js";
 import { joinRelayGroup, openRelaySocket, relayFanoutTurn } from "../floor.js";
-import { cpuMs, startFake, startRelay, startServer, tempDir, type FakeProcess } from "../processes.js";
+import { cpuMs, serverIsThisBuild, startFake, startRelay, startServer, tempDir, type FakeProcess } from "../processes.js";
 import type { RowResult } from "../rows.js";
 import { percentile, summarizeWithFloor } from "../stats.js";
 import { WARMUP_TOKENS } from "./paced.js";
@@ -209,7 +209,7 @@ async function runLevel(
     }
 
     const measured = await agentwireSide([]);
-    const threaded = THREAD_LEVELS.has(level.id) ? await agentwireSide(["--config", threadConfig]) : undefined;
+    const threaded = THREAD_LEVELS.has(level.id) && serverIsThisBuild() ? await agentwireSide(["--config", threadConfig]) : undefined;
 
     const p = (side: Side, q: number) => percentile(side.latencies, q);
     perLaunch.p50.push([p(measured, 0.5)]);
@@ -242,7 +242,7 @@ async function runLevel(
   }
   const note = `per launch: percentile over every token at every subscriber; floor: the bare relay, same launch. ${notes.join("; ")}`;
   return {
-    ...(THREAD_LEVELS.has(level.id)
+    ...(threadedLaunches.p50.length > 0
       ? {
           [fanoutRowId(level.id, "thread_p50")]: summarizeWithFloor(threadedLaunches.p50, floors.p50, note),
           [fanoutRowId(level.id, "thread_p99")]: summarizeWithFloor(threadedLaunches.p99, floors.p99, note),

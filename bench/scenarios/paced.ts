@@ -8,7 +8,7 @@ import { rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { agentTurn, connect, newConversation } from "../client.js";
 import { floorTurn, openRelaySocket, relayTurn } from "../floor.js";
-import { startFake, startRelay, startServer, tempDir } from "../processes.js";
+import { serverIsThisBuild, startFake, startRelay, startServer, tempDir } from "../processes.js";
 import type { RowResult } from "../rows.js";
 import { percentile, summarize, summarizeWithFloor } from "../stats.js";
 import { launchesText, turns, type Scenario } from "./scenario.js";
@@ -99,6 +99,7 @@ export const paced: Scenario = {
         } finally {
           await server.close();
         }
+        if (!serverIsThisBuild()) continue;
         const threaded = await startServer(fake.url, { extraArgs: ["--config", threadConfig] });
         try {
           const client = await connect(threaded.url);
@@ -132,14 +133,18 @@ export const paced: Scenario = {
       "paced.relay_p99": { ...withFloor(relayP99, floorP99), note: relayNote },
       "paced.added_p50": { ...summarize(addedP50), note: "per launch: agentwire's p50 minus the bare relay's p50, both measured in that launch" },
       "paced.added_p99": { ...summarize(addedP99), note: "per launch: agentwire's p99 minus the bare relay's p99, both measured in that launch" },
-      "paced.thread_added_p50": {
-        ...summarize(threadAddedP50),
-        note: "per launch: the p50 of a server with server.socketThread minus the bare relay's p50 of that launch",
-      },
-      "paced.thread_added_p99": {
-        ...summarize(threadAddedP99),
-        note: "per launch: the p99 of a server with server.socketThread minus the bare relay's p99 of that launch",
-      },
+      ...(threadAddedP50.length > 0
+        ? {
+            "paced.thread_added_p50": {
+              ...summarize(threadAddedP50),
+              note: "per launch: the p50 of a server with server.socketThread minus the bare relay's p50 of that launch",
+            },
+            "paced.thread_added_p99": {
+              ...summarize(threadAddedP99),
+              note: "per launch: the p99 of a server with server.socketThread minus the bare relay's p99 of that launch",
+            },
+          }
+        : {}),
       "paced.scavenges": { ...summarize(scavenged), note: "Scavenge lines of the server's --trace-gc during each measured turn, per 1000 tokens" },
       "paced.dispatch_p50": {
         ...summarize(dispatched),
