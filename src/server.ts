@@ -296,7 +296,21 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
     } else {
       const { startSocketThread } = await import("./transport/socket-thread.js");
       socketThread = await startSocketThread({
-        data: { settings: config, maxTcpConnections: limits.maxConnections + 64, startedAt, webDir: parts.webDir },
+        // What the socket layer reads, and nothing else of the configuration (no provider's key crosses).
+        data: {
+          settings: {
+            server: { host: settings.host, port: settings.port, token: settings.token, allowOrigins: settings.allowOrigins, heartbeatMs: settings.heartbeatMs },
+            limits: {
+              maxPayloadBytes: limits.maxPayloadBytes,
+              maxBufferedBytes: limits.maxBufferedBytes,
+              maxConnections: limits.maxConnections,
+              maxConnectionsPerAddress: limits.maxConnectionsPerAddress,
+            },
+          },
+          maxTcpConnections: limits.maxConnections + 64,
+          startedAt,
+          webDir: parts.webDir,
+        },
         log,
         metrics,
         open: openSocketLink,

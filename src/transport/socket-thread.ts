@@ -111,7 +111,8 @@ export async function startSocketThread(options: SocketThreadOptions): Promise<S
       }
     });
     worker.on("error", (error) => {
-      log.error("the socket thread failed", error);
+      // Its sockets and the listening socket are gone with it: nothing can connect until the server restarts.
+      log.error("the socket thread failed; no client can connect to this server until it is restarted", error);
       reject(error);
     });
     worker.on("exit", (code) => {
