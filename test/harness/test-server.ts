@@ -5,6 +5,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterEach } from "vitest";
 import { WebSocket } from "ws";
 import { AgentwireClient, type AgentwireClientOptions } from "../../clients/typescript/index.js";
 import { type ConfigOverrides, testConfig } from "./test-config.js";
@@ -79,6 +80,28 @@ export async function startTestServer(
     async close() {
       await stop();
       if (!givenDataDir) await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * For a file whose tests each start a server of their own: `start` starts one
+ * (as startTestServer), and after each test the raw sockets pushed to
+ * `sockets` are closed, then the server that test started.
+ */
+export function useServerPerTest(): { start(config?: ConfigOverrides): Promise<TestServer>; readonly sockets: RawSocket[] } {
+  let current: TestServer | undefined;
+  const sockets: RawSocket[] = [];
+  afterEach(async () => {
+    for (const socket of sockets.splice(0)) socket.close();
+    await current?.close();
+    current = undefined;
+  });
+  return {
+    sockets,
+    async start(config = {}) {
+      current = await startTestServer(config);
+      return current;
     },
   };
 }

@@ -4,18 +4,11 @@
  * clear HTTP 503 with a JSON reason; the server keeps answering others.
  */
 import { request } from "node:http";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
-import { openInitialized, openRaw, startTestServer, type RawSocket, type TestServer } from "../harness/test-server.js";
+import { openInitialized, openRaw, useServerPerTest } from "../harness/test-server.js";
 
-let server: TestServer | undefined;
-const sockets: RawSocket[] = [];
-
-afterEach(async () => {
-  for (const s of sockets.splice(0)) s.close();
-  await server?.close();
-  server = undefined;
-});
+const { start, sockets } = useServerPerTest();
 
 /** The HTTP status and body an upgrade attempt gets when it is refused. */
 function refusedUpgrade(url: string): Promise<{ status: number; body: string }> {
@@ -45,7 +38,7 @@ function healthz(port: number): Promise<number> {
 
 describe("connection caps", () => {
   it("refuses the connection over --max-connections with 503 naming the flag, and takes one again when a slot frees", async () => {
-    server = await startTestServer({ limits: { maxConnections: 3, maxConnectionsPerAddress: 100 } });
+    const server = await start({ limits: { maxConnections: 3, maxConnectionsPerAddress: 100 } });
     for (let i = 0; i < 3; i++) sockets.push(await openInitialized(server.url));
     const refused = await refusedUpgrade(server.url);
     expect(refused.status).toBe(503);
@@ -57,7 +50,7 @@ describe("connection caps", () => {
   });
 
   it("refuses the connection over --max-connections-per-address with 503", async () => {
-    server = await startTestServer({ limits: { maxConnections: 100, maxConnectionsPerAddress: 2 } });
+    const server = await start({ limits: { maxConnections: 100, maxConnectionsPerAddress: 2 } });
     for (let i = 0; i < 2; i++) sockets.push(await openInitialized(server.url));
     const refused = await refusedUpgrade(server.url);
     expect(refused.status).toBe(503);
@@ -65,7 +58,7 @@ describe("connection caps", () => {
   });
 
   it("drops raw TCP connections beyond the cap instead of letting them hold file descriptors", async () => {
-    server = await startTestServer({ limits: { maxConnections: 2, maxConnectionsPerAddress: 100 } });
+    const server = await start({ limits: { maxConnections: 2, maxConnectionsPerAddress: 100 } });
     const { port } = server.server;
     const net = await import("node:net");
     // http.maxConnections is the cap plus 64 for health checks; open past it.
@@ -84,7 +77,7 @@ describe("connection caps", () => {
 
 describe("initialize deadline", () => {
   it("closes a connection that has not initialized in time with 1008, and keeps one that did", async () => {
-    server = await startTestServer({ limits: { initializeTimeoutMs: 300 } });
+    const server = await start({ limits: { initializeTimeoutMs: 300 } });
     const silent = await openRaw(server.url);
     const initialized = await openInitialized(server.url);
     sockets.push(silent, initialized);
@@ -99,7 +92,7 @@ describe("initialize deadline", () => {
 
 describe("links other than sockets", () => {
   it("count toward --max-connections like sockets, and are closed with 1001 when the server stops", async () => {
-    server = await startTestServer({ limits: { maxConnections: 2, maxConnectionsPerAddress: 100 } });
+    const server = await start({ limits: { maxConnections: 2, maxConnectionsPerAddress: 100 } });
     sockets.push(await openInitialized(server.url));
     const inMemory = await server.connectInMemory();
     const closed = new Promise<{ code: number }>((resolve) => inMemory.onClose((info) => resolve(info as { code: number })));

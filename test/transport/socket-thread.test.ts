@@ -11,25 +11,19 @@
  */
 import { request } from "node:http";
 import { createServer } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { eventually } from "../harness/eventually.js";
 import { attemptUpgrade, initialize, openInitialized, openRaw, type RawSocket } from "../harness/raw-socket.js";
 import type { ConfigOverrides } from "../harness/test-config.js";
-import { startTestServer, type TestServer } from "../harness/test-server.js";
+import { useServerPerTest, type TestServer } from "../harness/test-server.js";
 
-let server: TestServer | undefined;
-const sockets: RawSocket[] = [];
-
-afterEach(async () => {
-  for (const s of sockets.splice(0)) s.close();
-  await server?.close();
-  server = undefined;
-});
+const perTest = useServerPerTest();
+const sockets = perTest.sockets;
 
 const TOKEN = "socket-thread-token-0123456789";
 
 function start(config: ConfigOverrides = {}): Promise<TestServer> {
-  return startTestServer({ ...config, server: { ...config.server, socketThread: true } });
+  return perTest.start({ ...config, server: { ...config.server, socketThread: true } });
 }
 
 function get(port: number, path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string; type?: string }> {
@@ -50,7 +44,7 @@ const tcpServers = () => process.getActiveResourcesInfo().filter((kind) => kind 
 describe("the socket thread", () => {
   it("listens in its own thread: the main thread holds no listening socket, and the port answers", async () => {
     const before = tcpServers();
-    server = await start();
+    const server = await start();
     expect(tcpServers()).toBe(before);
     const client = await server.connect();
     expect((await client.server.status()).connections).toBe(1);
@@ -58,7 +52,7 @@ describe("the socket thread", () => {
   });
 
   it("delivers every frame to every subscriber, whole and in order, and the same bytes to each", async () => {
-    server = await start();
+    const server = await start();
     const writer = await server.connect();
     const { id } = await writer.conversation.create({ title: "fan-out" });
     const watchers: RawSocket[] = [];
@@ -83,18 +77,18 @@ describe("the socket thread", () => {
   });
 
   it("refuses an upgrade over --max-connections with 503, counting in-memory links, and takes one again when a link closes", async () => {
-    server = await start({ limits: { maxConnections: 2, maxConnectionsPerAddress: 100 } });
+    const server = await start({ limits: { maxConnections: 2, maxConnectionsPerAddress: 100 } });
     sockets.push(await openInitialized(server.url));
     const inMemory = await server.connectInMemory();
     const refused = await attemptUpgrade(server.url);
     expect(refused.status).toBe(503);
     expect(JSON.parse(refused.body!).error).toContain("--max-connections");
     await inMemory.close();
-    await eventually(async () => (await attemptUpgrade(server!.url)).status === 101, 5000);
+    await eventually(async () => (await attemptUpgrade(server.url)).status === 101, 5000);
   });
 
   it("refuses an upgrade over --max-connections-per-address with 503", async () => {
-    server = await start({ limits: { maxConnections: 100, maxConnectionsPerAddress: 2 } });
+    const server = await start({ limits: { maxConnections: 100, maxConnectionsPerAddress: 2 } });
     for (let i = 0; i < 2; i++) sockets.push(await openInitialized(server.url));
     const refused = await attemptUpgrade(server.url);
     expect(refused.status).toBe(503);
@@ -102,7 +96,7 @@ describe("the socket thread", () => {
   });
 
   it("checks the token on the upgrade and on /metrics, which the main thread answers", async () => {
-    server = await start({ server: { token: TOKEN } });
+    const server = await start({ server: { token: TOKEN } });
     expect((await attemptUpgrade(server.url)).status).toBe(401);
     expect((await attemptUpgrade(server.url, { headers: { Authorization: `Bearer ${TOKEN}` } })).status).toBe(101);
     const { port } = server.server;
@@ -116,7 +110,7 @@ describe("the socket thread", () => {
   });
 
   it("closes a socket that sends a frame over --max-payload with 1009, and serves the others", async () => {
-    server = await start({ limits: { maxPayloadBytes: 4096 } });
+    const server = await start({ limits: { maxPayloadBytes: 4096 } });
     const big = await openInitialized(server.url);
     const other = await openInitialized(server.url);
     sockets.push(big, other);
@@ -127,7 +121,7 @@ describe("the socket thread", () => {
   });
 
   it("closes a connection that sent no initialize with 1008 after its reply, and keeps one that did", async () => {
-    server = await start({ limits: { initializeTimeoutMs: 300 } });
+    const server = await start({ limits: { initializeTimeoutMs: 300 } });
     const silent = await openRaw(server.url);
     const initialized = await openInitialized(server.url);
     sockets.push(silent, initialized);
@@ -141,7 +135,7 @@ describe("the socket thread", () => {
   });
 
   it("terminates a peer that stops answering pings", async () => {
-    server = await start({ server: { heartbeatMs: 100 } });
+    const server = await start({ server: { heartbeatMs: 100 } });
     const silent = await openRaw(server.url, { autoPong: false });
     const lively = await server.connect();
     expect((await silent.closed).code).toBe(1006);
@@ -150,7 +144,7 @@ describe("the socket thread", () => {
   });
 
   it("drops a subscriber that stops reading once its backlog passes maxBufferedBytes, and counts it", async () => {
-    server = await start({ limits: { maxBufferedBytes: 256 * 1024 } });
+    const server = await start({ limits: { maxBufferedBytes: 256 * 1024 } });
     const writer = await server.connect();
     const { id } = await writer.conversation.create({ title: "firehose" });
     const stalled = await openInitialized(server.url);
@@ -177,7 +171,7 @@ describe("the socket thread", () => {
   });
 
   it("closes its sockets with 1001 when the server stops, frees the port and ends the thread", async () => {
-    server = await start();
+    const server = await start();
     const raw = await openInitialized(server.url);
     const { port } = server.server;
     await server.server.close();
@@ -190,7 +184,7 @@ describe("the socket thread", () => {
 
 describe("initialize over the socket thread", () => {
   it("answers the raw initialize exchange", async () => {
-    server = await start();
+    const server = await start();
     const raw = await initialize(await openRaw(server.url));
     sockets.push(raw);
     expect((await raw.request("server.status")).response.result.connections).toBe(1);
