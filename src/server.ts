@@ -258,14 +258,15 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
       },
     };
   };
+  // Raw TCP connections (upgraded or not) beyond this are dropped at once; the
+  // headroom over the WebSocket cap keeps /healthz answering when it is full.
+  const maxTcpConnections = limits.maxConnections + 64;
   // With server.socketThread the sockets live in their own thread (started where the server would listen).
   const http = settings.socketThread ? undefined : createHttpServer((req, res) => handleHttp(req, res, { startedAt, metrics, token: settings.token, webDir: parts.webDir }));
   let ws: { close(): Promise<void> } | undefined;
   if (http) {
     http.on("clientError", (_error, socket) => socket.destroy());
-    // Raw TCP connections (upgraded or not) beyond this are dropped at once; the
-    // headroom over the WebSocket cap keeps /healthz answering when it is full.
-    http.maxConnections = limits.maxConnections + 64;
+    http.maxConnections = maxTcpConnections;
     ws = attachWebSocket(http, config, log, { count: () => connections.size, open: openSocketLink }, () => metrics.slowConsumerDropped());
   }
   let socketThread: SocketThread | undefined;
@@ -307,7 +308,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
               maxConnectionsPerAddress: limits.maxConnectionsPerAddress,
             },
           },
-          maxTcpConnections: limits.maxConnections + 64,
+          maxTcpConnections,
           startedAt,
           webDir: parts.webDir,
         },
