@@ -17,6 +17,7 @@ const LAYERS = [
   { name: "transport / server", paths: ["^src/transport/", "^src/server\\.ts$", "^src/start-failure\\.ts$", "^src/embed\\.ts$"] },
   { name: "cli", paths: ["^src/(cli|cli-options|cli-program|cli-help|process-secrets|token-file|serve-start)\\.ts$", "^src/chat/", "^src/acp/"] },
   { name: "codegen", paths: ["^src/codegen/"] },
+  { name: "build", paths: ["^src/build/"] },
 ];
 
 const any = (paths) => paths.join("|");

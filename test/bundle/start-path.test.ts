@@ -6,7 +6,7 @@
  * first used (bundle-smoke.test.ts makes them load), and ws's optional
  * native addon (bufferutil) is not loaded at all.
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -44,6 +44,39 @@ async function lazyChunks(): Promise<Map<string, string>> {
   }
   return found;
 }
+
+/** The chunks `entry` (a file of dist/bundle) loads with itself: its static imports, and theirs. */
+function staticImports(entry: string): Set<string> {
+  const found = new Set<string>();
+  const todo = [entry];
+  while (todo.length > 0) {
+    const name = todo.pop()!;
+    if (found.has(name)) continue;
+    found.add(name);
+    // esbuild writes `import{…}from"./x.mjs"`, `export{…}from"./x.mjs"` and `import"./x.mjs"`; a lazy import is `import("./x.mjs")`.
+    for (const match of readFileSync(join(BUNDLE_DIR, name), "utf8").matchAll(/(?:from|import)\s*"\.\/([^"]+\.mjs)"/g)) todo.push(match[1]!);
+  }
+  return found;
+}
+
+/** The bundle's files among `loaded`, by name. */
+const bundleFiles = (loaded: Set<string>) => [...loaded].filter((path) => path.startsWith(`${BUNDLE_DIR}/`)).map((path) => path.slice(BUNDLE_DIR.length + 1));
+
+it("serve's start path is three files (cli.mjs, the command line's modules, serve's own), besides the chunks it shares with the workers and the client", async () => {
+  // src/build/bundle.ts merges them: esbuild splits the path into a chunk per set of entries sharing a module (47 files before).
+  expect(existsSync(join(BUNDLE_DIR, "cli-modules.mjs"))).toBe(true);
+  const shared = new Set(["offload-worker.mjs", "socket-thread-worker.mjs", "client.mjs"].flatMap((entry) => [...staticImports(entry)]));
+  const loads = join(root, "serve-files.txt");
+  const cli = runCli(["serve", "--port", "0", "--data-dir", join(root, "files")], { ...recordModuleLoads(loads), OPENAI_BASE_URL: "http://127.0.0.1:9/v1" }, entry);
+  await cli.listening(20_000);
+  const files = bundleFiles(await loadedModules(loads));
+  cli.child.kill("SIGTERM");
+  expect((await cli.exited).code, cli.stderr()).toBe(0);
+  const own = files.filter((name) => !shared.has(name));
+  expect(own.map((name) => name.replace(/-[A-Z0-9]{8}\.mjs$/, ""))).toEqual(["cli.mjs", "cli-modules.mjs", "serve-start"]);
+  // What is shared is few files (five when this was written: ws, the socket writes, ids, the version, a runtime helper).
+  expect(files.length, files.join(", ")).toBeLessThanOrEqual(10);
+}, 60_000);
 
 it("serve answers its first server.status without the lazy parts and without ws's native addon", async () => {
   const chunks = await lazyChunks();
