@@ -9,9 +9,10 @@
  * of them under 4 KB, and Node 20's ESM loader pays for each file and each
  * import between them (resolution with realpath, an asynchronous read, link:
  * ~0.5 ms a file on a 2-core host). After the merge it loads cli.mjs, the
- * command line's modules (CLI_MODULES) and serve-start's file, besides the
- * few chunks it shares with the unmerged entries; a one-shot chat loads 20
- * files where it loaded 56.
+ * command line's modules (CLI_MODULES), serve-start's file, and the chunks
+ * it shares with the unmerged entries (UNMERGED_ENTRIES), merged by the set
+ * of those entries that load them (shared-N-ENTRIES.mjs); a one-shot chat
+ * loads ~20 files where it loaded 56.
  */
 import { build, type BuildOptions, type Metafile, type Plugin } from "esbuild";
 import { chmodSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -110,8 +111,9 @@ const EMPTY_MAP = `${JSON.stringify({ version: 3, sources: [], names: [], mappin
 
 /**
  * Merges the start paths' chunks (see the header). The groups: the command
- * line's chunks (CLI_MODULES), cli.mjs alone, each lazy start path, and every
- * other file that imports a merged chunk, alone. Each group is bundled again
+ * line's chunks (CLI_MODULES), cli.mjs alone, each lazy start path, the
+ * start paths' chunks the unmerged entries load too (by the set of those
+ * entries), and every other file that imports a merged chunk, alone. Each group is bundled again
  * by esbuild into one file: a chunk merged elsewhere is read from that
  * group's file, under the name it has there (exportedAs). A merged chunk that
  * is imported lazily leaves a stub in its place, which re-exports it from its
@@ -137,11 +139,27 @@ async function mergeStartPaths(dir: string, metafile: Metafile): Promise<void> {
     { host: CLI_MODULES, members: cliClosure.filter((name) => name !== "cli.mjs" && !unmerged.has(name)) },
     { host: "cli.mjs", root: "cli.mjs", members: ["cli.mjs"] },
   ];
+  // Each start path's chunks (not on an earlier path), the command line's first.
+  const paths = [cliClosure];
   for (const source of LAZY_START_PATHS) {
     const root = rootOf(source);
-    const members = staticClosure(outputs, root).filter((name) => !taken.has(name) && !unmerged.has(name));
-    for (const name of members) taken.add(name);
-    groups.push({ host: root, root, members });
+    const closure = staticClosure(outputs, root).filter((name) => !taken.has(name));
+    for (const name of closure) taken.add(name);
+    paths.push(closure);
+    groups.push({ host: root, root, members: closure.filter((name) => !unmerged.has(name)) });
+  }
+  // A path's chunks that unmerged entries load too: one file for those the same entries load (loading one, a process
+  // loads only what it loaded before, in fewer files).
+  const loadedBy = new Map(UNMERGED_ENTRIES.map((entry) => [entry, new Set(staticClosure(outputs, entry))]));
+  for (const path of paths) {
+    const shared = new Map<string, string[]>();
+    for (const name of path.filter((name) => unmerged.has(name))) {
+      const key = UNMERGED_ENTRIES.filter((entry) => loadedBy.get(entry)!.has(name)).join(" ");
+      shared.set(key, [...(shared.get(key) ?? []), name]);
+    }
+    for (const [key, members] of shared) {
+      if (members.length > 1) groups.push({ host: `shared-${groups.length}-${key.replaceAll(".mjs", "").replaceAll(" ", "-")}.mjs`, members });
+    }
   }
   const merged = new Map<string, Group>();
   for (const group of groups) for (const name of group.members) merged.set(name, group);
