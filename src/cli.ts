@@ -152,16 +152,8 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  process.stdout.write(`agentwire listening on ${server.url}\n`);
-  // What an operator needs to know at a glance (stderr; stdout keeps its one line).
-  server.app.log.info(
-    `${describeStore(config.server)}; model endpoint ${config.llm.baseUrl ?? `${OPENAI_DEFAULT_BASE_URL} (OPENAI_BASE_URL unset)`}; ` +
-      `default model ${config.model ?? "none (set AGENTWIRE_MODEL or --model, or pass one per conversation or step)"}; ` +
-      `token ${config.server.token ? "required" : "not required (loopback only)"}`,
-  );
-  // What the configuration left out (an untrusted or unreadable file), and how to put it back; clients get it in initialize.
-  for (const notice of config.notices) server.app.log.warn(notice.message);
-  // Tool process groups must not outlive the server, however it ends.
+  // Before the listening line: a supervisor may send SIGTERM as soon as it reads it, and without a listener Node
+  // would die of it at once, the store not closed. Tool process groups must not outlive the server, however it ends.
   process.on("exit", killAllProcessGroups);
   let stopping = false;
   const stop = (signal: string) => {
@@ -178,6 +170,15 @@ async function main(): Promise<void> {
   };
   process.on("SIGINT", () => stop("SIGINT"));
   process.on("SIGTERM", () => stop("SIGTERM"));
+  process.stdout.write(`agentwire listening on ${server.url}\n`);
+  // What an operator needs to know at a glance (stderr; stdout keeps its one line).
+  server.app.log.info(
+    `${describeStore(config.server)}; model endpoint ${config.llm.baseUrl ?? `${OPENAI_DEFAULT_BASE_URL} (OPENAI_BASE_URL unset)`}; ` +
+      `default model ${config.model ?? "none (set AGENTWIRE_MODEL or --model, or pass one per conversation or step)"}; ` +
+      `token ${config.server.token ? "required" : "not required (loopback only)"}`,
+  );
+  // What the configuration left out (an untrusted or unreadable file), and how to put it back; clients get it in initialize.
+  for (const notice of config.notices) server.app.log.warn(notice.message);
 }
 
 // A reader of stdout or stderr that went away (a parent that died, `| head`) makes the next write fail

