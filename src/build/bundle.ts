@@ -21,21 +21,26 @@ import { basename, join, resolve } from "node:path";
 /** Every chunk can `require` (the CommonJS packages bundled in need it for Node's modules). */
 const BANNER = "import { createRequire as __agentwireRequire } from 'node:module'; const require = __agentwireRequire(import.meta.url);";
 
-const COMMON: BuildOptions = {
+/** What both passes write: ES modules for Node 20, whitespace and syntax minified, with source maps. */
+const OUTPUT: BuildOptions = {
   bundle: true,
-  splitting: true,
   platform: "node",
-  mainFields: ["module", "main"],
   target: "node20",
   format: "esm",
-  outExtension: { ".js": ".mjs" },
   // ws's optional native addons: loaded when installed (bufferutil is an optional dependency), never bundled.
   external: ["bufferutil", "utf-8-validate"],
   minifyWhitespace: true,
   minifySyntax: true,
   sourcemap: true,
-  banner: { js: BANNER },
   logLevel: "warning",
+};
+
+const COMMON: BuildOptions = {
+  ...OUTPUT,
+  splitting: true,
+  mainFields: ["module", "main"],
+  outExtension: { ".js": ".mjs" },
+  banner: { js: BANNER },
   metafile: true,
 };
 
@@ -202,19 +207,11 @@ async function mergeStartPaths(dir: string, metafile: Metafile): Promise<void> {
     };
     const result = await build({
       stdin: { contents: entry, resolveDir: dir, sourcefile: `${group.host}-members.js`, loader: "js" },
-      bundle: true,
-      platform: "node",
-      target: "node20",
-      format: "esm",
-      external: COMMON.external,
-      minifyWhitespace: true,
-      minifySyntax: true,
       // The members' own maps (their sourceMappingURL comments) are followed: the merged map points into src/.
-      sourcemap: true,
+      ...OUTPUT,
       ...(first.startsWith("#!") ? { banner: { js: first } } : {}),
       outfile: hostPath,
       write: false,
-      logLevel: "warning",
       plugins: [links],
     });
     for (const file of result.outputFiles) written.set(basename(file.path), file.text);
