@@ -12,6 +12,7 @@
  *                                 every server launch runs that build instead (before/after on one machine;
  *                                 never writes RESULTS.md)
  *   npm run bench -- --quick --only fanout --server-config FILE   every server launch also reads --config FILE
+ *   npm run bench -- --quick --only paced --server-node-args "--single-threaded-gc"   node flags for every server launch
  *   npx tsx bench/run.ts --smoke  tiny run from source, for the smoke test
  *
  * Rows go to stdout as each scenario finishes, then the whole table;
@@ -77,6 +78,7 @@ async function main(): Promise<number> {
       profile: { type: "string" },
       server: { type: "string" },
       "server-config": { type: "string" },
+      "server-node-args": { type: "string" },
     },
   });
   const mode: Mode = values.smoke ? "smoke" : values.quick ? "quick" : "full";
@@ -99,11 +101,13 @@ async function main(): Promise<number> {
     if (!existsSync(file)) throw new Error(`--server-config: ${file} does not exist`);
     setServerExtraArgs(["--config", file]);
   }
+  const nodeArgs = values["server-node-args"]?.split(" ").filter(Boolean) ?? [];
   if (values.profile) {
     const dir = resolve(values.profile);
     await mkdir(dir, { recursive: true });
-    setServerNodeArgs(["--cpu-prof", `--cpu-prof-dir=${dir}`]);
+    nodeArgs.push("--cpu-prof", `--cpu-prof-dir=${dir}`);
   }
+  if (nodeArgs.length > 0) setServerNodeArgs(nodeArgs);
   const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
   // The shipped bundle must not be rebuilt under the servers this run starts (a test run's global setup
   // would replace its chunks mid-run): held until the process exits, whichever way.
@@ -160,8 +164,8 @@ async function main(): Promise<number> {
   process.stdout.write(`\nagentwire benchmark, ${mode} run, ${durationS.toFixed(0)} s — ${m.cpu}, ${m.cores} cores, Node ${m.node}\n`);
   process.stdout.write(`${textTable(rows)}\n`);
 
-  // A profiled run is slower than a plain one: never let it become RESULTS.md.
-  if (((mode === "full" && !only) || values.write) && !values.profile && !values.server) {
+  // A profiled run is slower than a plain one, and other flags or another build are not what ships: never RESULTS.md.
+  if (((mode === "full" && !only) || values.write) && !values.profile && !values.server && !values["server-node-args"]) {
     const file = join(ROOT, "bench", "RESULTS.md");
     const command = `npm run bench${mode === "full" ? "" : ` -- --${mode}`}${values.write ? " --write" : ""}${only ? ` --only ${only.join(",")}` : ""}`;
     const subtitle = `${mode} run of ${m.code}, ${m.date.slice(0, 10)}, ${m.cpu} (${m.cores} cores), Node ${m.node}; bars: min–max over launches`;

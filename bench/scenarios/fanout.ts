@@ -90,12 +90,13 @@ function addStream(side: Side, latencies: readonly number[]): void {
   });
 }
 
-/** p99 of the first 20 tokens of each stream, of those in between, and of the last 20. */
+/** p99 and p50 of the first 20 tokens of each stream, of those in between, and of the last 20. */
 function byIndexText(side: Side): string {
   const n = side.byIndex.length;
   const pick = (from: number, to: number) => side.byIndex.slice(from, to).flat();
-  const p = (values: number[]) => (values.length ? percentile(values, 0.99).toFixed(1) : "–");
-  return `p99 first 20 ${p(pick(0, 20))} / middle ${p(pick(20, n - 20))} / last 20 ${p(pick(Math.max(20, n - 20), n))} ms`;
+  const p = (q: number, values: number[]) => (values.length ? percentile(values, q).toFixed(q < 0.9 ? 2 : 1) : "–");
+  const parts = (q: number) => `first 20 ${p(q, pick(0, 20))} / middle ${p(q, pick(20, n - 20))} / last 20 ${p(q, pick(Math.max(20, n - 20), n))}`;
+  return `p99 ${parts(0.99)} ms, p50 ${parts(0.5)} ms`;
 }
 
 export const fanout: Scenario = {
