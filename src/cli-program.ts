@@ -176,8 +176,9 @@ export function buildProgram(env: NodeJS.ProcessEnv, where: CommandPlace, sinks:
     .addHelpText("after", "\nagentwire help COMMAND (or agentwire COMMAND --help): its options and examples.");
   if (sinks.runs !== undefined) RUNS.set(program, sinks.runs);
 
+  // The help texts that list every variable are written when help is shown: built here, they were ~20 % of building the program.
   addServerOptions(program.command("serve").summary("start the server").description("start the server: prints `agentwire listening on ws://HOST:PORT` once ready; logs go to stderr"))
-    .addHelpText("after", `${examples([
+    .addHelpText("after", () => `${examples([
       ["serve --port 7600", "listen on 127.0.0.1:7600"],
       ["serve --host 0.0.0.0 --token-file ~/.agentwire-token", "listen on every interface, requiring the token in the file"],
     ])}\n\n${environmentHelp()}\n\n${CONFIG_FILES_HELP}`)
@@ -189,7 +190,7 @@ export function buildProgram(env: NodeJS.ProcessEnv, where: CommandPlace, sinks:
   addServerOptions(program.command("config").summary("print the effective configuration").description("print the effective configuration and where each value came from (secrets masked)"))
     .option("--json", "the configuration and its sources as JSON")
     .option("--schema", "print the path of the configuration file's JSON Schema (for $schema in agentwire.json)")
-    .addHelpText("after", `${examples([
+    .addHelpText("after", () => `${examples([
       ["config", "what serve would run with here, and why"],
       ["config --json --port 9000", "the same as JSON, with a flag on top"],
       ["config --schema", "the JSON Schema's path, for editors"],
