@@ -169,7 +169,7 @@ export function setServerExtraArgs(args: string[]): void {
  */
 export async function startServer(
   fakeUrl: string,
-  options: { dataDir?: string; nodeArgs?: string[]; extraArgs?: string[]; entry?: string } = {},
+  options: { dataDir?: string; nodeArgs?: string[]; extraArgs?: string[]; entry?: string; env?: Record<string, string> } = {},
 ): Promise<ServerProcess> {
   const ownDir = options.dataDir === undefined;
   const dataDir = options.dataDir ?? (await tempDir("data"));
@@ -177,7 +177,7 @@ export async function startServer(
     const launched = await launch(
       [options.entry ?? serverEntry, "serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", dataDir, ...serverExtraArgs, ...(options.extraArgs ?? [])],
       /agentwire listening on (ws:\/\/\S+)\n/,
-      { env: { OPENAI_BASE_URL: fakeUrl, OPENAI_API_KEY: "bench" }, nodeArgs: [...serverNodeArgs, ...(options.nodeArgs ?? [])] },
+      { env: { OPENAI_BASE_URL: fakeUrl, OPENAI_API_KEY: "bench", ...options.env }, nodeArgs: [...serverNodeArgs, ...(options.nodeArgs ?? [])] },
     );
     return {
       ...launched,
@@ -205,8 +205,8 @@ export async function startRelay(fakeUrl: string): Promise<RelayProcess> {
 }
 
 /** A bare Node process that prints a line and idles: the floor for cold start and idle RSS. */
-export function startBareNode(): Promise<Launched> {
-  return launch(["-e", "console.log('ready'); setInterval(() => {}, 1 << 30);"], /ready\n/);
+export function startBareNode(env: Record<string, string> = {}): Promise<Launched> {
+  return launch(["-e", "console.log('ready'); setInterval(() => {}, 1 << 30);"], /ready\n/, { env });
 }
 
 /** A bare ws server (no agentwire) that prints its listening line: the start floor of a Node WebSocket server. */

@@ -33,6 +33,12 @@ export const ROW_SPECS: RowSpec[] = [
   { id: "cold.start", scenario: "cold start", label: "spawn → listening line", unit: "ms", target: ratioLe(1.6, "≤ 1.6× bare node") },
   { id: "cold.bare_ws", scenario: "cold start", label: "bare ws server: spawn → listening line (floor: bare node)", unit: "ms" },
   { id: "cold.ws_config", scenario: "cold start", label: "ws server + agentwire's configuration schemas: spawn → listening line (floor: bare node)", unit: "ms" },
+  {
+    id: "cold.start_no_extra_ca",
+    scenario: "cold start",
+    label: "spawn → listening line, NODE_EXTRA_CA_CERTS unset (floor: bare node, also unset)",
+    unit: "ms",
+  },
   { id: "cold.oneshot", scenario: "cold start", label: "one-shot agentwire chat \"hello\" --json, embedded server: spawn → exit (floor: node -e 0)", unit: "ms", target: addedLe(80, "≤ bare node + 80 ms") },
 
   { id: "burst.tps", scenario: "burst", label: "tokens/s delivered (step sent → last token)", unit: "tok/s", target: ratioGe(0.8, "≥ 0.8× floor"), lowerIsBetter: false },

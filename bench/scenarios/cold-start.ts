@@ -8,6 +8,12 @@
  * server.status answered (a client connects at the listening line,
  * initializes and asks): work the server puts off until after its listening
  * line shows there, not as a saving.
+ *
+ * Where this process's environment sets NODE_EXTRA_CA_CERTS, every node
+ * process reads and parses that file before any JavaScript runs (Node 20:
+ * ~56 ms for Debian's bundle on the 2-core hosts, in the floor as in the
+ * server), so the same launches are also made with it unset: what Node's own
+ * start is, and the ratio to it.
  */
 import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
@@ -21,16 +27,21 @@ const UNUSED_MODEL_URL = "http://127.0.0.1:9/v1";
 
 export const coldStart: Scenario = {
   name: "cold start",
-  rows: ["cold.start", "cold.bare_ws", "cold.ws_config", "cold.oneshot", "cold.first_status"],
+  rows: ["cold.start", "cold.bare_ws", "cold.ws_config", "cold.start_no_extra_ca", "cold.oneshot", "cold.first_status"],
   describe: (cfg) =>
     `1 warm-up + ${cfg.coldStarts} launches, fresh data dir each; floors: bare node -e, a bare ws server, a ws server building agentwire's configuration schemas; ` +
-    `one-shot: agentwire chat "hello" --json (embedded server, the fake's bench-burst-5), spawn → exit, 1 warm-up + ${cfg.coldStarts}, floor node -e 0 to exit`,
+    `one-shot: agentwire chat "hello" --json (embedded server, the fake's bench-burst-5), spawn → exit, 1 warm-up + ${cfg.coldStarts}, floor node -e 0 to exit; ` +
+    `where NODE_EXTRA_CA_CERTS is set, serve and bare node are also launched with it unset`,
   async run({ cfg, log }) {
     const server: number[][] = [];
     const floor: number[][] = [];
     const bareWs: number[][] = [];
     const wsConfig: number[][] = [];
     const firstStatus: number[][] = [];
+    // An empty value is unset for node (it reads no file), and cleanEnv passes the rest of the environment as is.
+    const noExtraCa = process.env.NODE_EXTRA_CA_CERTS ? { NODE_EXTRA_CA_CERTS: "" } : undefined;
+    const serverNoCa: number[][] = [];
+    const floorNoCa: number[][] = [];
     for (let i = 0; i <= cfg.coldStarts; i++) {
       const bare = await startBareNode();
       await bare.stop();
@@ -50,6 +61,19 @@ export const coldStart: Scenario = {
         `cold start ${i === 0 ? "warm-up" : i}: ${launched.startMs.toFixed(1)} ms, first server.status ${statusMs.toFixed(1)} ms ` +
           `(bare node ${bare.startMs.toFixed(1)} ms, bare ws server ${ws.startMs.toFixed(1)} ms, ws server + configuration schemas ${configured.startMs.toFixed(1)} ms)`,
       );
+      let withoutCa = "";
+      if (noExtraCa) {
+        const bareNoCa = await startBareNode(noExtraCa);
+        await bareNoCa.stop();
+        const serverNoCaLaunch = await startServer(UNUSED_MODEL_URL, { env: noExtraCa });
+        await serverNoCaLaunch.close();
+        withoutCa = `; NODE_EXTRA_CA_CERTS unset: ${serverNoCaLaunch.startMs.toFixed(1)} ms, bare node ${bareNoCa.startMs.toFixed(1)} ms`;
+        if (i > 0) {
+          serverNoCa.push([serverNoCaLaunch.startMs]);
+          floorNoCa.push([bareNoCa.startMs]);
+        }
+      }
+      if (withoutCa) log(`cold start ${i === 0 ? "warm-up" : i}${withoutCa}`);
       if (i === 0) continue;
       server.push([launched.startMs]);
       firstStatus.push([statusMs]);
@@ -90,6 +114,16 @@ export const coldStart: Scenario = {
         floorSpread: f.spread,
         note: "bench/ws-config-floor.ts bundled like the bin: ws's WebSocketServer after building protocol/config.ts's zod schemas and parsing {} with them",
       },
+      ...(noExtraCa
+        ? {
+            "cold.start_no_extra_ca": {
+              ...summarize(serverNoCa),
+              floor: summarize(floorNoCa).median,
+              floorSpread: summarize(floorNoCa).spread,
+              note: "the same launches with NODE_EXTRA_CA_CERTS set empty for the server and for bare node (this environment sets it: each node process otherwise reads and parses that file before any JavaScript runs)",
+            },
+          }
+        : {}),
       "cold.first_status": { ...summarize(firstStatus), floor: f.median, floorSpread: f.spread, note: "connect + initialize + server.status at the listening line, timed from spawn" },
       "cold.oneshot": {
         ...summarize(oneShot),
