@@ -57,8 +57,8 @@ function codeVersion(): string {
   try {
     const git = (...args: string[]) => execFileSync("git", args, { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
     const head = git("rev-parse", "--short", "HEAD");
-    // RESULTS.md is what the runs write (the bench and the soak each keep the other's part): not code.
-    const dirty = git("status", "--porcelain", "--", "src", "protocol", "clients", "test/fake-openai", "bench", ":(exclude)bench/RESULTS.md") !== "";
+    // RESULTS.md and the charts are what the runs write (the bench and the soak each keep the other's part): not code.
+    const dirty = git("status", "--porcelain", "--", "src", "protocol", "clients", "test/fake-openai", "bench", ":(exclude)bench/RESULTS.md", ":(exclude)bench/charts") !== "";
     return `${head}${dirty ? " + uncommitted changes" : ""}`;
   } catch {
     return "unknown (not a git checkout)";
