@@ -15,7 +15,7 @@ const LAYERS = [
   { name: "generation / cluster / metrics", paths: ["^src/generation/", "^src/cluster/", "^src/metrics/"] },
   { name: "handlers", paths: ["^src/handlers/", "^src/app\\.ts$"] },
   { name: "transport / server", paths: ["^src/transport/", "^src/server\\.ts$", "^src/start-failure\\.ts$", "^src/embed\\.ts$"] },
-  { name: "cli", paths: ["^src/(cli|cli-options|cli-program|cli-help|process-secrets|token-file|serve-start)\\.ts$", "^src/chat/", "^src/acp/"] },
+  { name: "cli", paths: ["^src/(cli|cli-loader|cli-twin-names|cli-options|cli-program|cli-help|process-secrets|token-file|serve-start)\\.ts$", "^src/chat/", "^src/acp/"] },
   { name: "codegen", paths: ["^src/codegen/"] },
   { name: "build", paths: ["^src/build/"] },
 ];

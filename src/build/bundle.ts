@@ -15,8 +15,10 @@
  * loads ~20 files where it loaded 56.
  */
 import { build, type BuildOptions, type Metafile, type Plugin } from "esbuild";
-import { chmodSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
+import { CLI_MAIN } from "../cli-twin-names.js";
+import { writeCommonJsTwins } from "./commonjs-twins.js";
 
 /** Every chunk can `require` (the CommonJS packages bundled in need it for Node's modules). */
 const BANNER = "import { createRequire as __agentwireRequire } from 'node:module'; const require = __agentwireRequire(import.meta.url);";
@@ -45,7 +47,7 @@ const COMMON: BuildOptions = {
 };
 
 const ENTRIES = {
-  cli: "src/cli.ts",
+  "cli-main": "src/cli.ts",
   "offload-worker": "src/tools/offload/offload-worker.ts",
   "socket-thread-worker": "src/transport/socket-thread-worker.ts",
   embed: "src/embed.ts",
@@ -57,7 +59,13 @@ const ENTRIES = {
  * a client-only process would otherwise load a merged file of the server's
  * for the few modules it shares with it.
  */
+/** The bin's source (dist/bundle/cli.mjs). */
+const LOADER = "src/cli-loader.ts";
+
 const UNMERGED_ENTRIES = ["offload-worker.mjs", "socket-thread-worker.mjs", "client.mjs"];
+
+/** The entries no twin is written of: the loader, the workers (their threads load ES modules) and the package's exports. */
+const NOT_TWINNED = new Set(["cli.mjs", "offload-worker.mjs", "socket-thread-worker.mjs", "client.mjs", "embed.mjs"]);
 
 /**
  * The lazily loaded start paths, in the order they load after the command
@@ -138,11 +146,11 @@ async function mergeStartPaths(dir: string, metafile: Metafile): Promise<void> {
     return found;
   };
   const unmerged = new Set(UNMERGED_ENTRIES.flatMap((entry) => staticClosure(outputs, entry)));
-  const cliClosure = staticClosure(outputs, "cli.mjs");
+  const cliClosure = staticClosure(outputs, CLI_MAIN);
   const taken = new Set(cliClosure);
   const groups: Group[] = [
-    { host: CLI_MODULES, members: cliClosure.filter((name) => name !== "cli.mjs" && !unmerged.has(name)) },
-    { host: "cli.mjs", root: "cli.mjs", members: ["cli.mjs"] },
+    { host: CLI_MODULES, members: cliClosure.filter((name) => name !== CLI_MAIN && !unmerged.has(name)) },
+    { host: CLI_MAIN, root: CLI_MAIN, members: [CLI_MAIN] },
   ];
   // Each start path's chunks (not on an earlier path), the command line's first.
   const paths = [cliClosure];
@@ -229,13 +237,13 @@ async function mergeStartPaths(dir: string, metafile: Metafile): Promise<void> {
       stubs.set(name, reexports(group, name, outputs, index));
     }
   }
-  const cliMode = statSync(join(dir, "cli.mjs")).mode;
+  const cliMode = statSync(join(dir, CLI_MAIN)).mode;
   for (const name of merged.keys()) {
     rmSync(join(dir, name));
     rmSync(join(dir, `${name}.map`), { force: true });
   }
   for (const [name, text] of written) writeFileSync(join(dir, name), text);
-  chmodSync(join(dir, "cli.mjs"), cliMode);
+  chmodSync(join(dir, CLI_MAIN), cliMode);
   for (const [name, text] of stubs) {
     writeFileSync(join(dir, name), `${text}//# sourceMappingURL=${name}.map\n`);
     writeFileSync(join(dir, `${name}.map`), EMPTY_MAP);
@@ -247,6 +255,11 @@ async function buildBundle(outDir: string): Promise<void> {
   rmSync(target, { recursive: true, force: true });
   const result = await build({ ...COMMON, entryPoints: ENTRIES, outdir: target });
   await mergeStartPaths(target, result.metafile!);
+  // The bin: the loader that runs the command line (cli-main.mjs) from its CommonJS twins. A build of its own:
+  // it imports only Node's modules, and no chunk of the others (esbuild's helpers) should load before it.
+  await build({ ...OUTPUT, entryPoints: [LOADER], outfile: join(target, "cli.mjs") });
+  const files = readdirSync(target).filter((name) => name.endsWith(".mjs") && !NOT_TWINNED.has(name));
+  await writeCommonJsTwins(target, files);
 }
 
 await buildBundle(process.argv[2] ?? "dist/bundle");

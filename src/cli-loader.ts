@@ -1,0 +1,136 @@
+#!/usr/bin/env node
+/**
+ * The `agentwire` bin (dist/bundle/cli.mjs): runs the command line
+ * (src/cli.ts, dist/bundle/cli-main.mjs) from the CommonJS twins of the
+ * bundle's files (src/build/commonjs-twins.ts says why) through V8's code
+ * cache. Each twin is compiled with the bytecode an earlier run of this
+ * bundle, on this Node, wrote for it; a twin that had none (or whose cache V8
+ * refused) has its cache written once the process has run a second, or at
+ * its exit if that comes first. The cache lives in the bundle's
+ * `.code-cache` directory, or in the one AGENTWIRE_CODE_CACHE names (`off`:
+ * none); a directory that cannot be written only means no cache.
+ *
+ * Imports only Node's modules: this file is all that runs before the twins.
+ */
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { Script } from "node:vm";
+import { CLI_MAIN, TWIN_MANIFEST, TWIN_PARAMETERS, twinName } from "./cli-twin-names.js";
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+/**
+ * The URLs of the bundle's files run from their twins, in order (the ES
+ * modules', as a module hook would see them): a preload may put its own list
+ * here first (test/harness/record-module-loads.mjs does).
+ */
+const LOADED = Symbol.for("agentwire.cjs-twins.loaded");
+const loaded = ((globalThis as Record<symbol, unknown>)[LOADED] ??= []) as { push(url: string): unknown };
+
+const setting = process.env.AGENTWIRE_CODE_CACHE;
+const cacheDir = setting === "off" ? undefined : setting ? setting : join(here, ".code-cache");
+
+/**
+ * What V8 checks a cache against besides the source: its version and its
+ * flags. Node's version stands for V8's; the flags are the process's own
+ * (a cache written under other flags is refused, so each set keeps its own).
+ */
+function flagsKey(): string {
+  const flags = `${process.execArgv.join(" ")}|${process.env.NODE_OPTIONS ?? ""}`;
+  let hash = 0x811c9dc5; // FNV-1a, 32 bits: a name, not a check
+  for (let i = 0; i < flags.length; i++) hash = Math.imul(hash ^ flags.charCodeAt(i), 0x01000193);
+  return (hash >>> 0).toString(36);
+}
+const cacheSuffix = `${process.version}-${process.arch}-${flagsKey()}.cache`;
+
+const manifest = JSON.parse(readFileSync(join(here, TWIN_MANIFEST), "utf8")) as Record<string, string>;
+
+interface Twin {
+  module: { exports: unknown };
+  script: Script;
+  cacheFile?: string;
+  /** Whether it ran from an accepted cache (or its cache was written since). */
+  cached: boolean;
+}
+const twins = new Map<string, Twin>();
+
+function cacheFileOf(name: string): string | undefined {
+  return cacheDir && `${join(cacheDir, `${name}-${manifest[name]}-`)}${cacheSuffix}`;
+}
+
+function readCache(file: string | undefined): Buffer | undefined {
+  if (!file) return undefined;
+  try {
+    return readFileSync(file);
+  } catch {
+    return undefined; // none yet
+  }
+}
+
+/** The exports of the bundle's file `name` (`x.mjs`), run from its twin the first time. */
+function load(name: string): unknown {
+  const known = twins.get(name);
+  if (known) return known.module.exports;
+  if (!(name in manifest)) throw new Error(`agentwire: the bundle has no twin of ${name} (rebuild it: npm run bundle)`);
+  const file = join(here, twinName(name));
+  const cacheFile = cacheFileOf(name);
+  const cachedData = readCache(cacheFile);
+  const code = `(function (${TWIN_PARAMETERS.join(", ")}) {"use strict";${readFileSync(file, "utf8")}\n})`;
+  const script = new Script(code, { filename: file, cachedData });
+  const twin: Twin = { module: { exports: {} }, script, cacheFile, cached: cachedData !== undefined && !script.cachedDataRejected };
+  twins.set(name, twin);
+  const url = pathToFileURL(join(here, name)).href;
+  loaded.push(url);
+  const run = script.runInThisContext() as (...args: unknown[]) => void;
+  run(twin.module.exports, requireOf(name), twin.module, { url, resolve: (id: string) => import.meta.resolve(id) }, dynamicImport);
+  return twin.module.exports;
+}
+
+/** A twin's `require`: the bundle's files from their twins, anything else (Node's modules, bufferutil) from Node. */
+function requireOf(name: string): (id: string) => unknown {
+  const fromNode = createRequire(join(here, name));
+  return (id) => (isBundleFile(id) ? load(id.slice(2)) : fromNode(id));
+}
+
+const isBundleFile = (id: string) => id.startsWith("./") && id.endsWith(".mjs") && !id.includes("/", 2);
+
+/** A twin's `import()`: the bundle's files from their twins, anything else by Node's own import(), from this directory. */
+function dynamicImport(id: string): Promise<unknown> {
+  if (typeof id === "string" && isBundleFile(id)) return Promise.resolve().then(() => load(id.slice(2)));
+  return import(typeof id === "string" && id.startsWith("./") ? new URL(id, import.meta.url).href : id);
+}
+
+let writing = false;
+/** Writes the cache of every twin that ran without one. */
+function writeCaches(): void {
+  if (writing || !cacheDir) return;
+  writing = true;
+  try {
+    mkdirSync(cacheDir, { recursive: true });
+    for (const twin of twins.values()) {
+      if (twin.cached || !twin.cacheFile) continue;
+      twin.cached = true;
+      // Whole or not at all: another process may read it meanwhile.
+      const temporary = `${twin.cacheFile}.${process.pid}`;
+      try {
+        writeFileSync(temporary, twin.script.createCachedData());
+        renameSync(temporary, twin.cacheFile);
+      } catch {
+        rmSync(temporary, { force: true });
+      }
+    }
+  } catch {
+    // Not writable (a read-only install): the bundle runs as it would without the cache.
+  } finally {
+    writing = false;
+  }
+}
+
+// A second: serve's start-up has run by then (its listening line), and what its
+// first requests compile is in the cache too; a one-shot command writes at its exit.
+setTimeout(writeCaches, 1000).unref();
+process.on("exit", writeCaches);
+
+load(CLI_MAIN);

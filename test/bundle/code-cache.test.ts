@@ -1,0 +1,98 @@
+/**
+ * The bin (dist/bundle/cli.mjs, src/cli-loader.ts) runs the command line
+ * from the CommonJS twins of the bundle's files through V8's code cache: the
+ * first run writes a cache for each twin it ran, the next compiles from it,
+ * and a cache that is missing, damaged or cannot be written changes nothing
+ * but the time it takes.
+ */
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { killAllCli, runCli } from "../harness/cli-process.js";
+import { loadedModules, recordModuleLoads } from "../harness/module-loads.js";
+
+let root: string;
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), "agentwire-code-cache-"));
+});
+afterAll(async () => {
+  await killAllCli();
+  await rm(root, { recursive: true, force: true });
+});
+
+/** Runs `agentwire config --json` (the command line and its modules, no server) with the cache in `cache`; its stdout. */
+async function configRun(cache: string, extraEnv: Record<string, string> = {}): Promise<string> {
+  const cli = runCli(["config", "--json"], { AGENTWIRE_CODE_CACHE: cache, XDG_DATA_HOME: join(root, "data"), ...extraEnv });
+  const { code } = await cli.exited;
+  expect(code, cli.stderr()).toBe(0);
+  expect(cli.stderr()).toBe("");
+  return cli.stdout();
+}
+
+/** The cache's files, by name, with their modification times. */
+async function cacheFiles(dir: string): Promise<Map<string, number>> {
+  const names = await readdir(dir).catch(() => [] as string[]);
+  return new Map(await Promise.all(names.map(async (name) => [name, (await stat(join(dir, name))).mtimeMs] as [string, number])));
+}
+
+it("the first run writes a cache for each file it ran from its twin, and the next runs from it without writing it again", async () => {
+  const cache = join(root, "cache");
+  const loads = join(root, "config-loads.txt");
+  const first = await configRun(cache, recordModuleLoads(loads));
+  const ran = [...(await loadedModules(loads))].filter((path) => path.includes("/dist/bundle/") && !path.endsWith("/cli.mjs"));
+  expect(ran.map((path) => path.slice(path.lastIndexOf("/") + 1))).toContain("cli-main.mjs");
+  const written = await cacheFiles(cache);
+  // One cache per file run, named for it, this bundle's text of it, this Node and these flags.
+  expect([...written.keys()].map((name) => name.slice(0, name.indexOf(".mjs-") + 4)).sort()).toEqual(ran.map((path) => path.slice(path.lastIndexOf("/") + 1)).sort());
+  for (const name of written.keys()) expect(name).toContain(`-${process.version}-${process.arch}-`);
+  // Without the preload (other NODE_OPTIONS), a cache of their own beside these.
+  await configRun(cache);
+  expect((await cacheFiles(cache)).size).toBe(written.size * 2);
+  // V8 accepted every one: a cache it refused would be written again. (The same NODE_OPTIONS: other flags keep a cache of their own.)
+  const second = await configRun(cache, recordModuleLoads(join(root, "config-loads-2.txt")));
+  expect(second).toBe(first);
+  const after = await cacheFiles(cache);
+  for (const [name, mtime] of written) expect(after.get(name), name).toBe(mtime);
+}, 60_000);
+
+it("a damaged cache is refused by V8 and written again; the run is the same", async () => {
+  const cache = join(root, "damaged");
+  const before = await configRun(cache);
+  const files = await cacheFiles(cache);
+  expect(files.size).toBeGreaterThan(0);
+  for (const name of files.keys()) await writeFile(join(cache, name), "not V8's cache");
+  expect(await configRun(cache)).toBe(before);
+  for (const name of files.keys()) expect((await readFile(join(cache, name))).toString()).not.toBe("not V8's cache");
+}, 60_000);
+
+it("AGENTWIRE_CODE_CACHE=off writes nothing; a directory that cannot be made costs nothing but the cache", async () => {
+  const blocker = join(root, "a-file");
+  await writeFile(blocker, "");
+  const reference = await configRun(join(root, "reference"));
+  expect(await configRun("off")).toBe(reference);
+  // A path under a regular file: mkdir fails (as it does in a read-only install, whoever runs it).
+  expect(await configRun(join(blocker, "cache"))).toBe(reference);
+  expect((await stat(blocker)).isFile()).toBe(true);
+}, 60_000);
+
+it("serve writes its start path's cache once it has run a second, and starts from it", async () => {
+  const cache = join(root, "serve");
+  const env = { AGENTWIRE_CODE_CACHE: cache, OPENAI_BASE_URL: "http://127.0.0.1:9/v1" };
+  const cli = runCli(["serve", "--port", "0", "--data-dir", join(root, "serve-data")], env);
+  await cli.listening(20_000);
+  // Written while it runs (not only at exit: a server killed with SIGKILL keeps it).
+  let written = await cacheFiles(cache);
+  for (let i = 0; i < 100 && written.size === 0; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    written = await cacheFiles(cache);
+  }
+  expect([...written.keys()].some((name) => name.startsWith("serve-start-"))).toBe(true);
+  cli.child.kill("SIGKILL");
+  await cli.exited;
+  const again = runCli(["serve", "--port", "0", "--data-dir", join(root, "serve-data")], env);
+  await again.listening(20_000);
+  again.child.kill("SIGTERM");
+  expect((await again.exited).code, again.stderr()).toBe(0);
+  expect(await cacheFiles(cache)).toEqual(written);
+}, 60_000);
