@@ -55,13 +55,16 @@ export async function writeCommonJsTwins(dir: string, names: string[]): Promise<
       define: { "import.meta.url": `${IMPORT_META}.url`, "import.meta.resolve": `${IMPORT_META}.resolve` },
       minifyWhitespace: true,
       minifySyntax: true,
+      // The file's own map (its sourceMappingURL comment) is followed: the twin's points into src/ too.
+      sourcemap: true,
+      outfile: join(dir, twinName(name)),
       write: false,
       logLevel: "silent",
     });
     // Any warning (another use of import.meta, say) would be a difference from the ES module: refuse it.
     if (result.warnings.length > 0) throw new Error(`bundle: ${name}'s twin: ${result.warnings.map((w) => w.text).join("; ")}`);
-    const text = result.outputFiles[0]!.text;
-    writeFileSync(join(dir, twinName(name)), text);
+    const text = result.outputFiles.find((file) => file.path.endsWith(".cjs"))!.text;
+    for (const file of result.outputFiles) writeFileSync(file.path, file.text);
     manifest[name] = createHash("sha256").update(text).digest("base64url").slice(0, 16);
   }
   writeFileSync(join(dir, TWIN_MANIFEST), `${JSON.stringify(manifest)}\n`);
