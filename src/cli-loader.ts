@@ -8,11 +8,12 @@
  * refused) has its cache written once the process has run a second, or at
  * its exit if that comes first. The cache lives in the bundle's
  * `.code-cache` directory, or in the one AGENTWIRE_CODE_CACHE names (`off`:
- * none); a directory that cannot be written only means no cache.
+ * none); a directory that cannot be written only means no cache, and one
+ * that other users can write to is not used (usable).
  *
  * Imports only Node's modules: this file is all that runs before the twins.
  */
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -29,8 +30,26 @@ const here = dirname(fileURLToPath(import.meta.url));
 const LOADED = Symbol.for("agentwire.cjs-twins.loaded");
 const loaded = ((globalThis as Record<symbol, unknown>)[LOADED] ??= []) as { push(url: string): unknown };
 
+/**
+ * Whether `dir` may hold the cache. Bytecode read from it runs as this
+ * process's code, so a directory another user could write to is not used:
+ * one with the group's or others' write bit, or owned by another user than
+ * this one or root. A missing one is made, for this user alone, when the
+ * cache is first written.
+ */
+function usable(dir: string): boolean {
+  try {
+    const found = statSync(dir);
+    if (process.platform === "win32") return found.isDirectory();
+    return found.isDirectory() && (found.mode & 0o022) === 0 && (found.uid === 0 || found.uid === process.getuid!());
+  } catch {
+    return true; // missing (or unreadable, and then unwritable too)
+  }
+}
+
 const setting = process.env.AGENTWIRE_CODE_CACHE;
-const cacheDir = setting === "off" ? undefined : setting ? setting : join(here, ".code-cache");
+const wanted = setting === "off" ? undefined : setting ? setting : join(here, ".code-cache");
+const cacheDir = wanted && usable(wanted) ? wanted : undefined;
 
 /**
  * What V8 checks a cache against besides the source: its version and its
@@ -108,7 +127,7 @@ function writeCaches(): void {
   if (writing || !cacheDir) return;
   writing = true;
   try {
-    mkdirSync(cacheDir, { recursive: true });
+    mkdirSync(cacheDir, { recursive: true, mode: 0o700 });
     for (const twin of twins.values()) {
       if (twin.cached || !twin.cacheFile) continue;
       twin.cached = true;

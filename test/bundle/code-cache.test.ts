@@ -5,7 +5,7 @@
  * and a cache that is missing, damaged or cannot be written changes nothing
  * but the time it takes.
  */
-import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -74,6 +74,21 @@ it("AGENTWIRE_CODE_CACHE=off writes nothing; a directory that cannot be made cos
   // A path under a regular file: mkdir fails (as it does in a read-only install, whoever runs it).
   expect(await configRun(join(blocker, "cache"))).toBe(reference);
   expect((await stat(blocker)).isFile()).toBe(true);
+}, 60_000);
+
+it("a cache directory other users can write to is neither read nor written: its bytecode would run as this process's code", async () => {
+  const shared = join(root, "shared");
+  await mkdir(shared, { mode: 0o777 });
+  await chmod(shared, 0o777); // past the umask
+  const reference = await configRun(join(root, "reference-2"));
+  expect(await configRun(shared)).toBe(reference);
+  expect(await readdir(shared)).toEqual([]);
+  // The same directory, for its owner alone: used.
+  await chmod(shared, 0o700);
+  expect(await configRun(shared)).toBe(reference);
+  expect((await readdir(shared)).length).toBeGreaterThan(0);
+  // A cache directory the loader makes is its user's alone.
+  expect((await stat(join(root, "reference-2"))).mode & 0o777).toBe(0o700);
 }, 60_000);
 
 it("serve writes its start path's cache once it has run a second, and starts from it", async () => {
