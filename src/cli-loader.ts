@@ -6,7 +6,7 @@
  * cache. Each twin is compiled with the bytecode an earlier run of this
  * bundle, on this Node, wrote for it; a twin that had none (or whose cache V8
  * refused) has its cache written once the process has run a second, or at
- * its exit if that comes first. The cache lives in the bundle's
+ * its exit if that comes first and is a success. The cache lives in the bundle's
  * `.code-cache` directory, or in the one AGENTWIRE_CODE_CACHE names (`off`:
  * none); a directory that cannot be written only means no cache, and one
  * that other users can write to is not used (usable).
@@ -62,7 +62,14 @@ function flagsKey(): string {
   for (let i = 0; i < flags.length; i++) hash = Math.imul(hash ^ flags.charCodeAt(i), 0x01000193);
   return (hash >>> 0).toString(36);
 }
-const cacheSuffix = `${process.version}-${process.arch}-${flagsKey()}.cache`;
+/**
+ * The command (`serve`, `chat`, …): each keeps a cache of its own, since a
+ * cache holds the bytecode of the functions the run that wrote it compiled,
+ * and the files every command loads (the command line's) would otherwise hold
+ * only the first command's (a one-shot chat took ~10 ms more from serve's).
+ */
+const command = /^[a-z]{1,16}$/.test(process.argv[2] ?? "") ? process.argv[2]! : "-";
+const cacheSuffix = `${command}-${process.version}-${process.arch}-${flagsKey()}.cache`;
 
 const manifest = JSON.parse(readFileSync(join(here, TWIN_MANIFEST), "utf8")) as Record<string, string>;
 
@@ -150,6 +157,9 @@ function writeCaches(): void {
 // A second: serve's start-up has run by then (its listening line), and what its
 // first requests compile is in the cache too; a one-shot command writes at its exit.
 setTimeout(writeCaches, 1000).unref();
-process.on("exit", writeCaches);
+// Not for a run that failed (a mistyped command would leave a cache of its own).
+process.on("exit", (code) => {
+  if (code === 0) writeCaches();
+});
 
 load(CLI_MAIN);

@@ -43,9 +43,9 @@ it("the first run writes a cache for each file it ran from its twin, and the nex
   const ran = [...(await loadedModules(loads))].filter((path) => path.includes("/dist/bundle/") && !path.endsWith("/cli.mjs"));
   expect(ran.map((path) => path.slice(path.lastIndexOf("/") + 1))).toContain("cli-main.mjs");
   const written = await cacheFiles(cache);
-  // One cache per file run, named for it, this bundle's text of it, this Node and these flags.
+  // One cache per file run, named for it, this bundle's text of it, the command, this Node and these flags.
   expect([...written.keys()].map((name) => name.slice(0, name.indexOf(".mjs-") + 4)).sort()).toEqual(ran.map((path) => path.slice(path.lastIndexOf("/") + 1)).sort());
-  for (const name of written.keys()) expect(name).toContain(`-${process.version}-${process.arch}-`);
+  for (const name of written.keys()) expect(name).toContain(`-config-${process.version}-${process.arch}-`);
   // Without the preload (other NODE_OPTIONS), a cache of their own beside these.
   await configRun(cache);
   expect((await cacheFiles(cache)).size).toBe(written.size * 2);
@@ -54,6 +54,20 @@ it("the first run writes a cache for each file it ran from its twin, and the nex
   expect(second).toBe(first);
   const after = await cacheFiles(cache);
   for (const [name, mtime] of written) expect(after.get(name), name).toBe(mtime);
+}, 60_000);
+
+it("each command keeps a cache of its own; a run that fails writes none", async () => {
+  const cache = join(root, "commands");
+  await configRun(cache);
+  const config = await cacheFiles(cache);
+  const help = runCli(["help"], { AGENTWIRE_CODE_CACHE: cache });
+  expect((await help.exited).code, help.stderr()).toBe(0);
+  const both = await cacheFiles(cache);
+  expect([...both.keys()].filter((name) => name.includes("-help-")).length).toBeGreaterThan(0);
+  for (const [name, mtime] of config) expect(both.get(name), name).toBe(mtime);
+  const typo = runCli(["confgi"], { AGENTWIRE_CODE_CACHE: cache });
+  expect((await typo.exited).code).toBe(2);
+  expect([...(await cacheFiles(cache)).keys()].filter((name) => name.includes("-confgi-"))).toEqual([]);
 }, 60_000);
 
 it("a damaged cache is refused by V8 and written again; the run is the same", async () => {
