@@ -18,7 +18,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { Script } from "node:vm";
-import { CLI_MAIN, TWIN_MANIFEST, TWIN_PARAMETERS, twinName } from "./cli-twin-names.js";
+import { CLI_MAIN, TWIN_MANIFEST, twinName } from "./cli-twin-names.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -103,8 +103,8 @@ function load(name: string): unknown {
   const file = join(here, twinName(name));
   const cacheFile = cacheFileOf(name);
   const cachedData = readCache(cacheFile);
-  const code = `(function (${TWIN_PARAMETERS.join(", ")}) {"use strict";${readFileSync(file, "utf8")}\n})`;
-  const script = new Script(code, { filename: file, cachedData });
+  // The twin is the function expression itself (src/build/commonjs-twins.ts), called with cli-twin-names.ts TWIN_PARAMETERS.
+  const script = new Script(readFileSync(file, "utf8"), { filename: file, cachedData });
   const twin: Twin = { module: { exports: {} }, script, cacheFile, cached: cachedData !== undefined && !script.cachedDataRejected };
   twins.set(name, twin);
   const url = pathToFileURL(join(here, name)).href;

@@ -12,7 +12,7 @@ export const TWIN_MANIFEST = "cjs-twins.json";
 /** What a twin reads for `import.meta` (its `url`, the ES module's, and `resolve`). */
 export const IMPORT_META = "__importMeta";
 
-/** The parameters the loader calls a twin's code with (it wraps the code in a function of them). */
+/** The parameters of the function each twin is (the build writes it around the code; the loader calls it with them in this order). */
 export const TWIN_PARAMETERS = ["exports", "require", "module", IMPORT_META, DYNAMIC_IMPORT] as const;
 
 /** The bundle's file the bin runs from its twin: the command line (src/cli.ts). */

@@ -21,7 +21,7 @@ import { init, parse } from "es-module-lexer";
 import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { DYNAMIC_IMPORT, IMPORT_META, TWIN_MANIFEST, twinName } from "../cli-twin-names.js";
+import { DYNAMIC_IMPORT, IMPORT_META, TWIN_MANIFEST, TWIN_PARAMETERS, twinName } from "../cli-twin-names.js";
 
 /** Blanks `text` out with spaces of the same length (lines and columns stay put). */
 const blank = (text: string) => text.replace(/[^\n]/g, " ");
@@ -63,8 +63,15 @@ export async function writeCommonJsTwins(dir: string, names: string[]): Promise<
     });
     // Any warning (another use of import.meta, say) would be a difference from the ES module: refuse it.
     if (result.warnings.length > 0) throw new Error(`bundle: ${name}'s twin: ${result.warnings.map((w) => w.text).join("; ")}`);
-    const text = result.outputFiles.find((file) => file.path.endsWith(".cjs"))!.text;
-    for (const file of result.outputFiles) writeFileSync(file.path, file.text);
+    // The function the loader calls, written into the file: compiled as it is read, with no copy to join it
+    // to a wrapper (a copy of ~460 KB for serve's file cost ~1.5 ms). Its first line moves the code one line down.
+    const code = result.outputFiles.find((file) => file.path.endsWith(".cjs"))!;
+    const map = result.outputFiles.find((file) => file.path.endsWith(".cjs.map"))!;
+    const text = `(function (${TWIN_PARAMETERS.join(", ")}) {"use strict";\n${code.text}\n})`;
+    const moved = JSON.parse(map.text) as { mappings: string };
+    moved.mappings = `;${moved.mappings}`;
+    writeFileSync(code.path, text);
+    writeFileSync(map.path, JSON.stringify(moved));
     manifest[name] = createHash("sha256").update(text).digest("base64url").slice(0, 16);
   }
   writeFileSync(join(dir, TWIN_MANIFEST), `${JSON.stringify(manifest)}\n`);
