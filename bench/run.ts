@@ -1,23 +1,11 @@
 /**
  * `npm run bench` — agentwire against a fake OpenAI server, with the floor
  * (the same driver reading the fake directly) measured in the same run.
- *
- *   npm run bench                 full run (a few minutes), writes bench/RESULTS.md
- *   npm run bench -- --quick      fewer launches and turns (under a minute), prints only
- *   npm run bench -- --write      also write RESULTS.md from a quick run
- *   npm run bench -- --only burst,paced   run some scenarios (never writes RESULTS.md unless --write)
- *   npm run bench -- --only burst --profile /tmp/prof   each server launch runs with --cpu-prof into that dir;
- *                                 summarize with: node dist/bench/profile-summary.js /tmp/prof/<file>.cpuprofile
- *   npm run bench -- --quick --only fanout --server /tmp/old/dist/bundle/cli.mjs
- *                                 every server launch runs that build instead (before/after on one machine;
- *                                 never writes RESULTS.md)
- *   npm run bench -- --quick --only fanout --server-config FILE   every server launch also reads --config FILE
- *   npm run bench -- --quick --only paced --server-node-args "--single-threaded-gc"   node flags for every server launch
- *   npx tsx bench/run.ts --smoke  tiny run from source, for the smoke test
+ * USAGE below lists the options (`npm run bench -- --help` prints it).
  *
  * Rows go to stdout as each scenario finishes, then the whole table;
  * progress goes to stderr. Exit code 1 when a scenario failed (a missed
- * target is not a failure).
+ * target is not a failure), 2 for a command line it cannot run.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
@@ -65,27 +53,60 @@ const SCENARIOS: Record<string, Scenario> = {
   "curve-stored": curveStored,
 };
 
+const USAGE = `Usage:
+  npm run bench                 full run (~15 minutes), writes bench/RESULTS.md
+  npm run bench -- --quick      fewer launches and turns (under a minute), prints only
+  npm run bench -- --write      also write RESULTS.md from a quick run
+  npm run bench -- --only burst,paced   run some scenarios (never writes RESULTS.md unless --write)
+  npm run bench -- --only burst --profile /tmp/prof   each server launch runs with --cpu-prof into that dir;
+                                summarize with: node dist/bench/profile-summary.js /tmp/prof/<file>.cpuprofile
+  npm run bench -- --quick --only fanout --server /tmp/old/dist/bundle/cli.mjs
+                                every server launch runs that build instead (before/after on one machine;
+                                never writes RESULTS.md)
+  npm run bench -- --quick --only fanout --server-config FILE   every server launch also reads --config FILE
+  npm run bench -- --quick --only paced --server-node-args "--single-threaded-gc"   node flags for every server launch
+  npx tsx bench/run.ts --smoke  tiny run from source, for the smoke test
+Scenarios: ${Object.keys(SCENARIOS).join(", ")}
+`;
+
+/** The command line's options, or undefined after saying what is wrong with it (or printing the usage it asked for). */
+function parseCommandLine() {
+  try {
+    const { values } = parseArgs({
+      options: {
+        help: { type: "boolean", short: "h", default: false },
+        quick: { type: "boolean", default: false },
+        smoke: { type: "boolean", default: false },
+        write: { type: "boolean", default: false },
+        only: { type: "string" },
+        profile: { type: "string" },
+        server: { type: "string" },
+        "server-config": { type: "string" },
+        "server-node-args": { type: "string" },
+      },
+    });
+    if (values.help) process.stdout.write(USAGE);
+    return values.help ? undefined : values;
+  } catch (error) {
+    process.stderr.write(`bench: ${(error as Error).message}\n${USAGE}`);
+    process.exitCode = 2;
+    return undefined;
+  }
+}
+
 /** The whole run stops by itself after this long, whatever hangs. */
 const RUN_LIMIT_MS: Record<Mode, number> = { full: 30 * 60_000, quick: 6 * 60_000, smoke: 3 * 60_000 };
 
 async function main(): Promise<number> {
-  const { values } = parseArgs({
-    options: {
-      quick: { type: "boolean", default: false },
-      smoke: { type: "boolean", default: false },
-      write: { type: "boolean", default: false },
-      only: { type: "string" },
-      profile: { type: "string" },
-      server: { type: "string" },
-      "server-config": { type: "string" },
-      "server-node-args": { type: "string" },
-    },
-  });
+  const values = parseCommandLine();
+  if (!values) return process.exitCode === 2 ? 2 : 0;
   const mode: Mode = values.smoke ? "smoke" : values.quick ? "quick" : "full";
   const cfg = configFor(mode);
   const only = values.only?.split(",").map((s) => s.trim()).filter(Boolean);
   for (const name of only ?? []) {
-    if (!SCENARIOS[name]) throw new Error(`--only: unknown scenario "${name}"; one of ${Object.keys(SCENARIOS).join(", ")}`);
+    if (SCENARIOS[name]) continue;
+    process.stderr.write(`bench: --only: unknown scenario "${name}"; one of ${Object.keys(SCENARIOS).join(", ")}\n`);
+    return 2;
   }
   for (const entry of [SERVER_ENTRY, FAKE_ENTRY]) {
     if (!existsSync(entry)) throw new Error(`${entry} is missing; run npm run build (npm run bench does)`);
