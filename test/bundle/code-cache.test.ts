@@ -5,12 +5,14 @@
  * and a cache that is missing, damaged or cannot be written changes nothing
  * but the time it takes.
  */
-import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { chmod, copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { killAllCli, runCli } from "../harness/cli-process.js";
+import { killAllCli, REPO_ROOT, runCli } from "../harness/cli-process.js";
 import { loadedModules, recordModuleLoads } from "../harness/module-loads.js";
+import { shippedBundle } from "../harness/shipped-bundle.js";
 
 let root: string;
 beforeAll(async () => {
@@ -126,4 +128,28 @@ it("serve writes its start path's cache once it has run a second, and starts fro
   // What the first wrote was taken as it was (the kill may have come before the rest was written: this run wrote that).
   const after = await cacheFiles(cache);
   for (const [name, mtime] of written) expect(after.get(name), name).toBe(mtime);
+}, 60_000);
+
+it("the loader's import(): the bundle's files from their twins (one instance each), anything else through Node's own", async () => {
+  // A bundle of two hand-written twins, run by the shipped loader (dist/bundle/cli.mjs) copied beside them.
+  const dir = join(root, "tiny-bundle");
+  await mkdir(dir);
+  await copyFile(join(REPO_ROOT, shippedBundle()), join(dir, "cli.mjs"));
+  const outside = join(root, "outside.mjs");
+  await writeFile(outside, "export const where = 'an ES module outside the bundle';\n");
+  const twin = (body: string) => `(function (exports, require, module, __importMeta, __dimp) {"use strict";\n${body}\n})`;
+  await writeFile(join(dir, "other.cjs"), twin("let count = 0; exports.bump = () => ++count; exports.url = __importMeta.url;"));
+  await writeFile(
+    join(dir, "cli-main.cjs"),
+    twin(`
+      const other = require("./other.mjs");
+      other.bump();
+      Promise.all([__dimp("./other.mjs"), __dimp("node:os"), __dimp(${JSON.stringify(pathToFileURL(outside).href)})]).then(([again, os, esm]) => {
+        process.stdout.write(JSON.stringify({ same: again === other, count: again.bump(), os: typeof os.cpus, esm: esm.where, url: other.url }) + "\\n");
+      });`),
+  );
+  await writeFile(join(dir, "cjs-twins.json"), JSON.stringify({ "cli-main.mjs": "a", "other.mjs": "b" }));
+  const cli = runCli([], { AGENTWIRE_CODE_CACHE: join(root, "tiny-cache") }, relative(REPO_ROOT, join(dir, "cli.mjs")));
+  expect((await cli.exited).code, cli.stderr()).toBe(0);
+  expect(JSON.parse(cli.stdout())).toEqual({ same: true, count: 2, os: "function", esm: "an ES module outside the bundle", url: pathToFileURL(join(dir, "other.mjs")).href });
 }, 60_000);
