@@ -162,4 +162,10 @@ process.on("exit", (code) => {
   if (code === 0) writeCaches();
 });
 
-load(CLI_MAIN);
+if (process.sourceMapsEnabled) {
+  // --enable-source-maps: Node 20 maps no stack frame of a vm.Script, so the ES modules run, as the bundle ran
+  // before the twins, and their maps point stacks into src/ (at the cost of the start the cache saves).
+  await import(new URL(CLI_MAIN, import.meta.url).href);
+} else {
+  load(CLI_MAIN);
+}

@@ -107,6 +107,13 @@ it("a cache directory other users can write to is neither read nor written: its 
   expect((await stat(join(root, "reference-2"))).mode & 0o777).toBe(0o700);
 }, 60_000);
 
+it("with --enable-source-maps the bin runs the ES modules, whose maps Node applies (it maps no vm.Script's frames), and writes no cache", async () => {
+  const cache = join(root, "source-maps");
+  const reference = await configRun(join(root, "reference-3"));
+  expect(await configRun(cache, { NODE_OPTIONS: "--enable-source-maps" })).toBe(reference);
+  expect(await readdir(cache).catch(() => [])).toEqual([]);
+}, 60_000);
+
 it("serve writes its start path's cache once it has run a second, and starts from it", async () => {
   const cache = join(root, "serve");
   const env = { AGENTWIRE_CODE_CACHE: cache, OPENAI_BASE_URL: "http://127.0.0.1:9/v1" };
