@@ -180,7 +180,7 @@ describe("what the docs name exists", () => {
 
   it("flags are in agentwire --help, files and environment variables in the repository", () => {
     // Flags of other commands the guides mention, with whose they are.
-    const OTHER_FLAGS: Record<string, string> = { "--quick": "npm run bench", "--only": "npm run bench", "--max-old-space-size": "node", "--trace-deopt": "node" };
+    const OTHER_FLAGS: Record<string, string> = { "--quick": "npm run bench", "--only": "npm run bench", "--max-old-space-size": "node", "--trace-deopt": "node", "--enable-source-maps": "node" };
     const problems: string[] = [];
     for (const { file, code } of spans) {
       const flag = /^(--[a-z][a-z-]*)/.exec(code)?.[1];
