@@ -131,12 +131,13 @@ function dynamicImport(id: string): Promise<unknown> {
 let writing = false;
 /** Writes the cache of every twin that ran without one. */
 function writeCaches(): void {
-  if (writing || !cacheDir) return;
+  const pending = [...twins.values()].filter((twin): twin is Twin & { cacheFile: string } => !twin.cached && twin.cacheFile !== undefined);
+  // Nothing to write (every twin ran from its cache, or none ran): not even the directory is touched.
+  if (writing || !cacheDir || pending.length === 0) return;
   writing = true;
   try {
     mkdirSync(cacheDir, { recursive: true, mode: 0o700 });
-    for (const twin of twins.values()) {
-      if (twin.cached || !twin.cacheFile) continue;
+    for (const twin of pending) {
       twin.cached = true;
       // Whole or not at all: another process may read it meanwhile.
       const temporary = `${twin.cacheFile}.${process.pid}`;
