@@ -6,7 +6,6 @@
  * notification, error code or config key the page lacks fails here even if
  * the generator skipped it; and they check that gen:check catches a stale page.
  */
-import { spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -20,6 +19,7 @@ import { buildConfigSchema } from "../../src/codegen/config-schema.js";
 import { records } from "../../src/codegen/json-schema.js";
 import { Slugger } from "../../src/codegen/markdown.js";
 import { methodErrors } from "../../src/codegen/openrpc.js";
+import { runGen } from "../../src/codegen/gen-command.js";
 import { renderBlocks, renderOutputs } from "../../src/codegen/outputs.js";
 import { configGroups, CONFIG_REFERENCE_PATH } from "../../src/codegen/reference-config.js";
 import { fixtureFiles, PROTOCOL_REFERENCE_PATH } from "../../src/codegen/reference-protocol.js";
@@ -252,9 +252,10 @@ describe("page rendering", () => {
   });
 });
 
-function runGenerator(...args: string[]) {
-  const result = spawnSync(join(root, "node_modules/.bin/tsx"), ["src/codegen/generate.ts", ...args], { cwd: root, encoding: "utf8" });
-  return { status: result.status, out: `${result.stdout}${result.stderr}` };
+/** `npm run gen` (`check`: gen:check) on `outDir`, in this process (codegen.test.ts runs the command itself). */
+function gen(check: boolean, outDir: string, outputs: ReadonlyMap<string, string>) {
+  const run = runGen(check, outDir, outputs, renderBlocks());
+  return { status: run.status, out: `${run.stdout}${run.stderr}` };
 }
 
 describe("the reference pages under gen:check", { timeout: 60_000 }, () => {
@@ -268,7 +269,8 @@ describe("the reference pages under gen:check", { timeout: 60_000 }, () => {
   });
 
   it("gen:check fails naming a hand-edited or missing page, and gen repairs both", () => {
-    for (const [path, content] of renderOutputs(root)) {
+    const outputs = renderOutputs(root);
+    for (const [path, content] of outputs) {
       mkdirSync(dirname(join(scratch, path)), { recursive: true });
       writeFileSync(join(scratch, path), content);
     }
@@ -277,13 +279,13 @@ describe("the reference pages under gen:check", { timeout: 60_000 }, () => {
     writeFileSync(page, readFileSync(page, "utf8").replace("### `step`", "### `step` (edited)"));
     rmSync(join(scratch, CONFIG_REFERENCE_PATH));
 
-    const stale = runGenerator("--check", "--out-dir", scratch);
+    const stale = gen(true, scratch, outputs);
     expect(stale.status).toBe(1);
     expect(stale.out).toContain(PROTOCOL_REFERENCE_PATH);
     expect(stale.out).toContain(`${CONFIG_REFERENCE_PATH} (missing)`);
 
-    expect(runGenerator("--out-dir", scratch).status).toBe(0);
+    expect(gen(false, scratch, outputs).status).toBe(0);
     expect(readFileSync(page, "utf8")).toBe(protocolPage);
-    expect(runGenerator("--check", "--out-dir", scratch).status).toBe(0);
+    expect(gen(true, scratch, outputs).status).toBe(0);
   });
 });
