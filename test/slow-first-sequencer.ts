@@ -12,22 +12,23 @@ import type { TestSpecification } from "vitest/node";
 import { BaseSequencer } from "vitest/node";
 
 const SLOW_FILES: Record<string, number> = {
-  "test/clients/web-client.test.ts": 24,
-  "test/docs/docs-blocks.test.ts": 20,
-  "test/cluster/cluster-instances.test.ts": 20,
-  "test/cluster/cluster-wiring.test.ts": 16,
+  // 35-90 s in CI's runs (chromium); skipped where there is no browser.
+  "test/clients/web-client.test.ts": 35,
+  "test/docs/docs-blocks.test.ts": 21,
+  "test/cluster/cluster-wiring.test.ts": 19,
   "test/package/package-install.test.ts": 16,
-  "test/tools/tool-lifetime.test.ts": 15,
-  "test/sessions/seq-durability.test.ts": 14,
+  "test/runtimes/claude-runtime.test.ts": 14,
+  "test/tools/files/file-tools-race.test.ts": 14,
   "test/clients/python-client.test.ts": 14,
-  "test/codegen/codegen.test.ts": 14,
-  "test/cli/cli.test.ts": 11,
-  "test/tools/files/file-tools-race.test.ts": 11,
-  "test/cluster/cluster-redis-pause.test.ts": 10,
-  "test/sessions/memory-soak.test.ts": 9,
-  "test/mcp/mcp-lifecycle.test.ts": 8,
-  "test/tools/offload/main-thread-stalls.test.ts": 8,
-  "test/store/data-dir-errors.test.ts": 7,
+  "test/bundle/bundle-smoke.test.ts": 13,
+  "test/cluster/cluster-instances.test.ts": 12,
+  "test/cli/cli-commands.test.ts": 9,
+  "test/transport/socket-thread.test.ts": 8,
+  "test/sessions/memory-soak.test.ts": 7,
+  "test/bundle/code-cache.test.ts": 7,
+  "test/cluster/cluster-redis-pause.test.ts": 6,
+  "test/store/index-journal.test.ts": 6,
+  "test/mcp/mcp-lifecycle.test.ts": 5,
 };
 
 export class SlowFirstSequencer extends BaseSequencer {
