@@ -64,7 +64,7 @@ const USAGE = `Usage:
                                 every server launch runs that build instead (before/after on one machine;
                                 never writes RESULTS.md)
   npm run bench -- --quick --only fanout --server-config FILE   every server launch also reads --config FILE
-  npm run bench -- --quick --only paced --server-node-args "--single-threaded-gc"   node flags for every server launch
+  npm run bench -- --quick --only paced --server-node-args="--single-threaded-gc"   node flags for every server launch
   npx tsx bench/run.ts --smoke  tiny run from source, for the smoke test
 Scenarios: ${Object.keys(SCENARIOS).join(", ")}
 `;
