@@ -45,10 +45,12 @@ interface Side {
   /** The main thread alone: ms on a CPU, and ms it was ready to run but waited for one (a loaded machine). */
   mainMs: number;
   mainWaitMs: number;
+  /** This driver's own CPU over the same turns, ms: it shares the two cores with the server (or relay) and the fake. */
+  driverMs: number;
   tokens: number;
 }
 
-const emptySide = (): Side => ({ latencies: [], idealShare: [], byIndex: [], cpuMs: 0, mainMs: 0, mainWaitMs: 0, tokens: 0 });
+const emptySide = (): Side => ({ latencies: [], idealShare: [], byIndex: [], cpuMs: 0, mainMs: 0, mainWaitMs: 0, driverMs: 0, tokens: 0 });
 
 /**
  * The main thread's time on a CPU and waiting for one, ms (/proc/<pid>/task/<pid>/schedstat, ns): unlike the
@@ -68,13 +70,17 @@ function mainThread(pid: number): { runMs: number; waitMs: number } {
 function usageWindow(pid: number): { start(): void; end(side: Side): void } {
   let cpu0 = 0;
   let main0 = mainThread(pid);
+  let driver0 = process.cpuUsage();
   return {
     start() {
       cpu0 = cpuMs(pid);
       main0 = mainThread(pid);
+      driver0 = process.cpuUsage();
     },
     end(side) {
       side.cpuMs = cpuMs(pid) - cpu0;
+      const driver = process.cpuUsage(driver0);
+      side.driverMs = (driver.user + driver.system) / 1000;
       const main1 = mainThread(pid);
       side.mainMs = main1.runMs - main0.runMs;
       side.mainWaitMs = main1.waitMs - main0.waitMs;
@@ -227,7 +233,8 @@ async function runLevel(
     const mainPerK = (side: Side) =>
       `main thread ${((side.mainMs * 1000) / side.tokens).toFixed(1)} ms (waited ${((side.mainWaitMs * 1000) / side.tokens).toFixed(1)} ms for a CPU), ` +
       // The process's other threads (GC helpers, the thread pool, a store writer): cores the main thread and the clients also need.
-      `other threads ${((Math.max(0, side.cpuMs - side.mainMs) * 1000) / side.tokens).toFixed(1)} ms`;
+      `other threads ${((Math.max(0, side.cpuMs - side.mainMs) * 1000) / side.tokens).toFixed(1)} ms, ` +
+      `the driver ${((side.driverMs * 1000) / side.tokens).toFixed(1)} ms`;
     notes.push(
       `launch ${launch + 1}: agentwire ${byIndexText(measured)}, CPU ${perK(measured)} ms per 1000 delivered tokens, ${mainPerK(measured)}; ` +
         `relay ${byIndexText(relayed)}, CPU ${perK(relayed)} ms per 1000, ${mainPerK(relayed)}` +
