@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { discoverSkills } from "../../src/skills/discover-skills.js";
-import { MAX_WATCHED_FOLDERS, MAX_WORKSPACES, SkillsCache, type SkillsCacheOptions } from "../../src/skills/skills-cache.js";
+import { MAX_ASKED_ONCE, MAX_WATCHED_FOLDERS, MAX_WORKSPACES, SkillsCache, type SkillsCacheOptions } from "../../src/skills/skills-cache.js";
 
 const roots: string[] = [];
 const caches: SkillsCache[] = [];
@@ -59,15 +59,21 @@ function harness(env: NodeJS.ProcessEnv, options: SkillsCacheOptions = {}) {
 }
 
 describe("skills kept between model calls", () => {
-  it("a second call with nothing changed reads no folder", async () => {
+  it("a workspace asked for once sets no watch; from its second call on it is kept, and a call with nothing changed reads no folder", async () => {
     const { workspace, env } = await tempRoot();
     await putSkill(join(workspace, ".agentwire", "skills"), "deploy");
     const h = harness(env);
+    // One model call (a one-shot command's): read, and nothing watched that its exit would have to release.
     expect(await h.skills(workspace)).toEqual(["deploy: The deploy skill."]);
     expect(h.reads).toBe(1);
+    expect(h.cache.watchCount).toBe(0);
+    // Asked again: read again, and kept from then on.
+    expect(await h.skills(workspace)).toEqual(["deploy: The deploy skill."]);
+    expect(h.reads).toBe(2);
+    expect(h.cache.watchCount).toBeGreaterThan(0);
     expect(await h.skills(workspace)).toEqual(["deploy: The deploy skill."]);
     expect(await h.skills(workspace)).toEqual(["deploy: The deploy skill."]);
-    expect(h.reads).toBe(1);
+    expect(h.reads).toBe(2);
   });
 
   it("the next call after a change on disk sees it: added, edited, emptied, removed, moved away, in either directory", async () => {
@@ -82,6 +88,8 @@ describe("skills kept between model calls", () => {
       expect(await h.skills(workspace)).toEqual(expected);
       expect(h.reads).toBe(readsBefore + 1);
     };
+    // Asked twice: kept from here on.
+    expect(await h.skills(workspace)).toEqual([]);
     expect(await h.skills(workspace)).toEqual([]);
 
     // Neither .agentwire nor the user's config directory exists yet.
@@ -149,6 +157,22 @@ describe("skills kept between model calls", () => {
     expect(h.cache.watchCount).toBe(0);
   });
 
+  it("remembers a bounded number of workspaces asked for once: past it, the oldest is asked for as if for the first time", async () => {
+    const { workspace: first, env } = await tempRoot();
+    const h = harness(env);
+    await h.skills(first);
+    for (let i = 0; i < MAX_ASKED_ONCE; i++) {
+      const other = join(first, "..", `once${i}`);
+      await mkdir(other);
+      await h.skills(other);
+    }
+    // One more workspace asked for once than are remembered: the first was forgotten, so its second call fills nothing yet.
+    await h.skills(first);
+    expect(h.cache.watchCount).toBe(0);
+    await h.skills(first);
+    expect(h.cache.watchCount).toBeGreaterThan(0);
+  });
+
   it(`keeps at most ${MAX_WORKSPACES} workspaces, closing the watches of the one it drops; close() closes the rest`, async () => {
     const open = new Set<FSWatcher>();
     const counting = (path: string, listener: (event: string, filename: string | null) => void) => {
@@ -169,6 +193,9 @@ describe("skills kept between model calls", () => {
       await mkdir(workspace);
       workspaces.push(workspace);
     }
+    // Each asked for twice: the second call fills its entry.
+    for (const workspace of workspaces) await h.skills(workspace);
+    expect(open.size).toBe(0);
     for (const workspace of workspaces) await h.skills(workspace);
     expect(open.size).toBe(h.cache.watchCount);
     // The first one was dropped: asked again, it is read.
