@@ -67,7 +67,7 @@ export interface TurnSeen {
   progress: number;
   /** Per token: the frame's arrival − stamp, ms. */
   latencies: number[];
-  /** Per generation_progress frame: its arrival → the generated client's handler, ms (the driver's own parse and dispatch). */
+  /** Per generation_progress frame, when asked for (watchGeneration): its arrival → the generated client's handler, ms (the driver's own parse and dispatch). */
   dispatch: number[];
   /** hrtime (ns) of the final generation_complete. */
   doneNs: bigint | undefined;
@@ -81,13 +81,16 @@ export function emptyTurn(): TurnSeen {
 /**
  * Watches one conversation on one client until its generation ends
  * (generation_complete with final: true). Rejects on `error`/`interrupted`
- * or after `timeoutMs`.
+ * or after `timeoutMs`. `timeDispatch` fills `seen.dispatch` (one more clock
+ * read per frame: the one-stream scenarios take it; fan-out's hundreds of
+ * watches leave it out, as the relay's side of the driver has no such work).
  */
 export function watchGeneration(
   client: AgentwireClient,
   conversationId: string,
   timeoutMs: number,
   onProgress?: (nowNs: bigint) => void,
+  timeDispatch = false,
 ): { seen: TurnSeen; done: Promise<TurnSeen> } {
   const seen = emptyTurn();
   const disposers: Array<() => void> = [];
@@ -103,7 +106,7 @@ export function watchGeneration(
       client.on("generation_progress", (n) => {
         const now = frameArrivedNs;
         if (n.conversationId !== conversationId) return;
-        seen.dispatch.push(Number(process.hrtime.bigint() - now) / 1e6);
+        if (timeDispatch) seen.dispatch.push(Number(process.hrtime.bigint() - now) / 1e6);
         seen.firstNs ??= now;
         seen.lastNs = now;
         seen.progress++;
@@ -137,7 +140,7 @@ export interface AgentTurn extends TurnSeen {
 
 /** step with `model` on a prepared conversation, watched by the same client. */
 export async function agentTurn(client: AgentwireClient, conversationId: string, model: string, timeoutMs = 60_000): Promise<AgentTurn> {
-  const watch = watchGeneration(client, conversationId, timeoutMs);
+  const watch = watchGeneration(client, conversationId, timeoutMs, undefined, true);
   const sentNs = process.hrtime.bigint();
   await client.step({ conversationId, model });
   const seen = await watch.done;
