@@ -20,14 +20,11 @@ export async function gatherPromptValues(
     signal?.throwIfAborted();
     skills = await skillsCache.get(workspace, () => sharedDiscovery(workspace, signal));
   }
-  return {
-    workspace,
-    date: new Date().toISOString().slice(0, 10),
-    os: `${platform()} ${release()}`,
-    tools,
-    skills: skills.map(({ name, description }) => ({ name, description })),
-  };
+  return { workspace, date: new Date().toISOString().slice(0, 10), os: (osText ??= `${platform()} ${release()}`), tools, skills };
 }
+
+/** `{{os}}`: the platform and the kernel's release do not change while the process runs (os.release() asks the kernel each call). */
+let osText: string | undefined;
 
 /** Discoveries under way, by workspace. */
 const discovering = new Map<string, Promise<DiscoveredSkills["skills"]>>();

@@ -49,14 +49,45 @@ export function compileSystemPrompt(template: string): SystemPromptTemplate {
   if (unknown.length > 0) throw new SystemPromptTemplateError(`conversations.systemPrompt: ${unknownPlaceholderMessage(unknown)}`);
   const uses = new Set<SystemPromptPlaceholder>();
   for (const match of template.matchAll(PLACEHOLDER_PATTERN)) uses.add(match[1] as SystemPromptPlaceholder);
+  // The last values rendered and their text: every model call renders the prompt, and calls in a row
+  // (the steps of a turn, many conversations of one workspace) nearly always bring the same values.
+  let last: { values: PromptValues; text: string } | null = null;
   return {
     uses,
-    render: (values) =>
-      template
+    render: (values) => {
+      if (last !== null && sameValues(last.values, values, uses)) return last.text;
+      const text = template
         .replace(PLACEHOLDER_PATTERN, (_whole, name: string) => placeholderText(name as SystemPromptPlaceholder, values))
         // A template line that rendered empty (e.g. {{skills}} with none) leaves no stray blank lines at the end.
-        .replace(/\s+$/, ""),
+        .replace(/\s+$/, "");
+      last = { values: { ...values, tools: [...values.tools], skills: values.skills.map(({ name, description }) => ({ name, description })) }, text };
+      return text;
+    },
   };
+}
+
+/**
+ * Whether `b` renders as `a` did: every value a placeholder in `uses` reads is equal. The tools
+ * decide {{tools}}, and also {{skills}} (whether load_skill is offered) and {{plan}}.
+ */
+function sameValues(a: PromptValues, b: PromptValues, uses: ReadonlySet<SystemPromptPlaceholder>): boolean {
+  if (uses.has("workspace") && a.workspace !== b.workspace) return false;
+  if (uses.has("date") && a.date !== b.date) return false;
+  if (uses.has("os") && a.os !== b.os) return false;
+  if ((uses.has("tools") || uses.has("skills") || uses.has("plan")) && !sameList(a.tools, b.tools)) return false;
+  if (uses.has("skills")) {
+    if (a.skills.length !== b.skills.length) return false;
+    for (let i = 0; i < a.skills.length; i++) {
+      if (a.skills[i]!.name !== b.skills[i]!.name || a.skills[i]!.description !== b.skills[i]!.description) return false;
+    }
+  }
+  return true;
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 function placeholderText(name: SystemPromptPlaceholder, values: PromptValues): string {

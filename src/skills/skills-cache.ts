@@ -156,9 +156,23 @@ export class SkillsCache {
     this.askedOnce.clear();
   }
 
+  /**
+   * The workspace's skill directories, joined: what an entry is kept under. Asked on every model call,
+   * so the last keys are kept by workspace, each with the variables the user's directory comes from
+   * (XDG_CONFIG_HOME, else the home directory's .config: os.homedir() reads the process's HOME first).
+   */
   private key(workspace: string): string {
-    return skillDirectories({ workspace, env: this.env }).map((d) => d.dir).join("\0");
+    const xdg = (this.env ?? process.env).XDG_CONFIG_HOME;
+    const home = process.env.HOME;
+    const known = this.keys.get(workspace);
+    if (known !== undefined && known.xdg === xdg && known.home === home) return known.key;
+    const key = skillDirectories({ workspace, env: this.env }).map((d) => d.dir).join("\0");
+    if (this.keys.size >= MAX_ASKED_ONCE) this.keys.clear();
+    this.keys.set(workspace, { xdg, home, key });
+    return key;
   }
+
+  private readonly keys = new Map<string, { xdg: string | undefined; home: string | undefined; key: string }>();
 
   private drop(entry: Entry): void {
     entry.stale = true;

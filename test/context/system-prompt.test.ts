@@ -46,6 +46,33 @@ describe("rendering (unit)", () => {
     expect(render("{x} {{ and }")).toBe("{x} {{ and }");
   });
 
+  it("renders again from one template whenever a value it reads changed, and only then", () => {
+    const template = compileSystemPrompt(DEFAULT_SYSTEM_PROMPT_TEMPLATE);
+    const tools = [...values.tools];
+    const skills = values.skills.map((s) => ({ ...s }));
+    const first = template.render({ ...values, tools, skills });
+    expect(first).toContain("- release: How to cut a release.");
+    // The same values in new arrays: the same text.
+    expect(template.render({ ...values, tools: [...tools], skills: skills.map((s) => ({ ...s })) })).toBe(first);
+    // The caller's arrays changed in place after the render: what was rendered before is not what they say now.
+    tools.push("update_plan");
+    skills[0]!.description = "Cut it carefully.";
+    const changed = template.render({ ...values, tools, skills });
+    expect(changed).toContain("update_plan");
+    expect(changed).toContain("- release: Cut it carefully.");
+    expect(changed).toContain("keep a plan with update_plan");
+    expect(template.render(values)).toBe(first);
+    expect(template.render({ ...values, date: "2026-11-24" })).toBe(first.replace("2026-11-23", "2026-11-24"));
+    expect(template.render({ ...values, workspace: "/srv/other" })).toContain("/srv/other");
+    expect(template.render({ ...values, os: "linux 6.2.0" })).toContain("linux 6.2.0");
+    expect(template.render({ ...values, skills: [] })).not.toContain("release");
+    expect(template.render({ ...values, tools: ["shell"] })).toContain("no tool to load them");
+    // A value the template does not read changes nothing.
+    const dateOnly = compileSystemPrompt("{{date}}");
+    expect(dateOnly.render(values)).toBe("2026-11-23");
+    expect(dateOnly.render({ ...values, tools: [], workspace: "/x" })).toBe("2026-11-23");
+  });
+
   it("says which placeholders a template uses (skills are only looked up when used)", () => {
     expect([...compileSystemPrompt("{{date}} {{tools}} {{date}}").uses].sort()).toEqual(["date", "tools"]);
     expect(compileSystemPrompt("plain").uses.size).toBe(0);

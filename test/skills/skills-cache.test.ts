@@ -117,6 +117,37 @@ describe("skills kept between model calls", () => {
     await kept([]);
   });
 
+  it("XDG_CONFIG_HOME changed while the process runs: the next call reads the user directory it names now", async () => {
+    const { workspace, xdg, env } = await tempRoot();
+    await putSkill(join(xdg, "agentwire", "skills"), "first");
+    const other = join(xdg, "..", "xdg2");
+    await putSkill(join(other, "agentwire", "skills"), "second");
+    const h = harness(env);
+    expect(await h.skills(workspace)).toEqual(["first: The first skill."]);
+    expect(await h.skills(workspace)).toEqual(["first: The first skill."]);
+    expect(await h.skills(workspace)).toEqual(["first: The first skill."]);
+    expect(h.reads).toBe(2);
+    // Kept under the directories it was read from: a call after the change does not get it.
+    env.XDG_CONFIG_HOME = other;
+    expect(await h.skills(workspace)).toEqual(["second: The second skill."]);
+    // Without XDG_CONFIG_HOME the user directory is under the home directory, which os.homedir() takes from HOME.
+    delete env.XDG_CONFIG_HOME;
+    const home = join(xdg, "..", "home");
+    await putSkill(join(home, ".config", "agentwire", "skills"), "third");
+    const home2 = join(xdg, "..", "home2");
+    await putSkill(join(home2, ".config", "agentwire", "skills"), "fourth");
+    const before = process.env.HOME;
+    process.env.HOME = home;
+    try {
+      // Three calls: the second fills the cache, the third is answered from it.
+      for (let i = 0; i < 3; i++) expect(await h.skills(workspace)).toEqual(["third: The third skill."]);
+      process.env.HOME = home2;
+      expect(await h.skills(workspace)).toEqual(["fourth: The fourth skill."]);
+    } finally {
+      process.env.HOME = before;
+    }
+  });
+
   it("where a watch cannot be set, every call reads the folders", async () => {
     const { workspace, env } = await tempRoot();
     await putSkill(join(workspace, ".agentwire", "skills"), "deploy");
