@@ -425,10 +425,13 @@ class Loop {
       this.generation.phase = "streaming";
       ({ messages, tools } = await this.buildRequest());
     }
-    // generation_started is told once the request is on its way: in an immediate, which runs after the microtasks
-    // that send it, or at the call's first event, delta or end, whichever comes first. Told before the request left,
-    // its frame was written ahead of the model call's first byte: a client write (~0.1 ms of the main thread, several
-    // times that after an idle spell) added to every call's time to first token.
+    // generation_started is told once the request is on its way: when the provider says it was written to its
+    // socket (onRequestSent), else in an immediate, which runs after the microtasks that send it, or at the call's
+    // first event, delta or end, whichever comes first. Told before the request left, its frame was written ahead of
+    // the model call's first byte: a client write (~0.1 ms of the main thread, several times that after an idle
+    // spell) added to every call's time to first token. Told with the first delta, in the same turn of the event
+    // loop, it made the delta's frame the connection's second of that turn, held (corked) until the turn ended:
+    // after the whole read was parsed, a burst's hundreds of chunks.
     let started = false;
     const announceStart = () => {
       if (started) return;
@@ -451,6 +454,14 @@ class Loop {
         deltaFailure = { error };
       }
     };
+    const onRequestSent = () => {
+      if (deltaFailure || this.generation.interrupted) return;
+      try {
+        announceStart();
+      } catch (error) {
+        deltaFailure = { error };
+      }
+    };
     let announcing: NodeJS.Immediate | undefined;
     try {
       const provider = await this.deps.provider(model);
@@ -461,6 +472,7 @@ class Loop {
         signal: this.generation.signal,
         ...this.generation.modelControls(conversation.settings, mode),
         onDelta,
+        onRequestSent,
       });
       // The loop below asks for the first event at once: the provider's request is sent from there.
       announcing = setImmediate(announceStart);

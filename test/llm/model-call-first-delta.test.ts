@@ -66,3 +66,66 @@ describe("the first delta of a model call", () => {
     expect(yielded).toEqual([expect.objectContaining({ type: "done", finishReason: "stop" })]);
   });
 });
+
+describe("onRequestSent", () => {
+  it("is called once the request is written, before the endpoint answers, and once per attempt", async () => {
+    let sent = 0;
+    let answered = 0;
+    const sentWhenAnswered: number[] = [];
+    // The first answer is a 503 (retried), the second the stream; each is held until the client said its request left.
+    const held = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        const answer = () => {
+          sentWhenAnswered.push(sent);
+          if (answered++ === 0) {
+            res.writeHead(503, { "content-type": "application/json" });
+            res.end(JSON.stringify({ error: { message: "busy" } }));
+          } else {
+            res.writeHead(200, { "content-type": "text/event-stream" });
+            res.end(BODY);
+          }
+        };
+        const wait = (tries: number) => (sent > answered || tries === 0 ? answer() : setTimeout(() => wait(tries - 1), 5));
+        wait(200);
+      });
+    });
+    await new Promise<void>((resolve) => held.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(held.address() as AddressInfo).port}/v1`;
+      const provider = new OpenAIProvider({ apiKey: "k", baseURL: url, maxRetries: 1, retryBaseDelayMs: 1, retryMaxDelayMs: 1 });
+      const order: string[] = [];
+      const onRequestSent = () => {
+        sent++;
+        order.push("sent");
+      };
+      const onDelta = (_kind: "text" | "reasoning", delta: string) => order.push(delta);
+      for await (const event of provider.stream({ model: "m", messages: [{ role: "user", content: "hi" }], tools: [], signal: new AbortController().signal, onDelta, onRequestSent })) {
+        if (event.type === "notice") order.push(event.code);
+      }
+      expect(order).toEqual(["sent", "model_retry", "sent", "one", " two three four"]);
+      // Each answer went out only once its request had been reported sent (none waited out its 1 s).
+      expect(sentWhenAnswered).toEqual([1, 2]);
+    } finally {
+      await new Promise((resolve) => held.close(resolve));
+    }
+  });
+
+  it("is not called for a request that never left (connection refused)", async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const provider = new OpenAIProvider({ apiKey: "k", baseURL: `http://127.0.0.1:${port}/v1`, maxRetries: 0 });
+    let sent = 0;
+    const stream = provider.stream({ model: "m", messages: [{ role: "user", content: "hi" }], tools: [], signal: new AbortController().signal, onRequestSent: () => sent++ });
+    await expect(
+      (async () => {
+        for await (const _event of stream) {
+          // nothing comes
+        }
+      })(),
+    ).rejects.toMatchObject({ kind: "connection" });
+    expect(sent).toBe(0);
+  });
+});
