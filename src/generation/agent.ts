@@ -73,8 +73,8 @@ export interface AgentOptions {
   conversationMcp?: ConversationMcpServers;
 }
 
-/** Model calls that start in one turn of the event loop, at most (turn-gate.ts: why, and what 8 measured). */
-const MODEL_CALL_STARTS_PER_TURN = 8;
+/** Model calls that start in one turn of the event loop, at most (turn-gate.ts: why, and what 8 and 2 measured). */
+const MODEL_CALL_STARTS_PER_TURN = 2;
 
 export class Agent {
   private specs: { revision: number; list: ToolSpec[] } | undefined;

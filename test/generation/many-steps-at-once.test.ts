@@ -1,6 +1,6 @@
 /**
  * Many steps at once pass through the server's model-call gate
- * (src/generation/turn-gate.ts: 8 starts per event-loop turn, the rest in
+ * (src/generation/turn-gate.ts: 2 starts per event-loop turn, the rest in
  * later turns): every one still runs to its end, in full, and one
  * interrupted while its start waits ends interrupted, without a model call
  * of its own being lost or answered twice.
