@@ -41,6 +41,9 @@ interface Side {
   idealShare: number[];
   /** Latencies by token index (position in each subscriber's stream). */
   byIndex: number[][];
+  /** Per turn: the p99 of every token, and of each stream's first 20 (a launch's turns differ: the relay's first is its slowest). */
+  turnP99: number[];
+  turnFirstP99: number[];
   cpuMs: number;
   /** The main thread alone: ms on a CPU, and ms it was ready to run but waited for one (a loaded machine). */
   mainMs: number;
@@ -50,7 +53,7 @@ interface Side {
   tokens: number;
 }
 
-const emptySide = (): Side => ({ latencies: [], idealShare: [], byIndex: [], cpuMs: 0, mainMs: 0, mainWaitMs: 0, driverMs: 0, tokens: 0 });
+const emptySide = (): Side => ({ latencies: [], idealShare: [], byIndex: [], turnP99: [], turnFirstP99: [], cpuMs: 0, mainMs: 0, mainWaitMs: 0, driverMs: 0, tokens: 0 });
 
 /**
  * The main thread's time on a CPU and waiting for one, ms (/proc/<pid>/task/<pid>/schedstat, ns): unlike the
@@ -96,13 +99,21 @@ function addStream(side: Side, latencies: readonly number[]): void {
   });
 }
 
-/** p99 and p50 of the first 20 tokens of each stream, of those in between, and of the last 20. */
+/** One measured turn's streams (each subscriber's latencies, in token order). */
+function addTurn(side: Side, streams: readonly { latencies: readonly number[] }[]): void {
+  for (const s of streams) addStream(side, s.latencies);
+  side.turnP99.push(percentile(streams.flatMap((s) => s.latencies), 0.99));
+  side.turnFirstP99.push(percentile(streams.flatMap((s) => s.latencies.slice(0, 20)), 0.99));
+}
+
+/** p99 and p50 of the first 20 tokens of each stream, of those in between, and of the last 20; the p99 of each turn. */
 function byIndexText(side: Side): string {
   const n = side.byIndex.length;
   const pick = (from: number, to: number) => side.byIndex.slice(from, to).flat();
   const p = (q: number, values: number[]) => (values.length ? percentile(values, q).toFixed(q < 0.9 ? 2 : 1) : "–");
   const parts = (q: number) => `first 20 ${p(q, pick(0, 20))} / middle ${p(q, pick(20, n - 20))} / last 20 ${p(q, pick(Math.max(20, n - 20), n))}`;
-  return `p99 ${parts(0.99)} ms, p50 ${parts(0.5)} ms`;
+  const turns = (values: number[]) => values.map((v) => v.toFixed(1)).join("/");
+  return `p99 ${parts(0.99)} ms, p50 ${parts(0.5)} ms, p99 by turn ${turns(side.turnP99)} ms (first 20: ${turns(side.turnFirstP99)})`;
 }
 
 export const fanout: Scenario = {
@@ -177,7 +188,7 @@ async function runLevel(
         const short = seen.find((s) => s.tokens !== expectedOf(t));
         if (short) throw new Error(`a subscriber got ${short.tokens} of ${expectedOf(t)} tokens`);
         if (t < schedule.warmup) continue;
-        for (const s of seen) addStream(measured, s.latencies);
+        addTurn(measured, seen);
         measured.idealShare.push((100 * (seen.length * expectedOf(t))) / (wallMs / 1000) / ideal);
       }
       usage.end(measured);
@@ -206,7 +217,7 @@ async function runLevel(
         const short = streams.find((s) => s.tokens !== expectedOf(t));
         if (short) throw new Error(`a relay subscriber got ${short.tokens} of ${expectedOf(t)} tokens`);
         if (t < schedule.warmup) continue;
-        for (const s of streams) addStream(relayed, s.latencies);
+        addTurn(relayed, streams);
         relayed.idealShare.push((100 * (streams.length * expectedOf(t))) / (wallMs / 1000) / ideal);
       }
       usage.end(relayed);
