@@ -19,10 +19,11 @@
  * first tokens of the streams started before them for a few milliseconds
  * each turn. Fan-out quick runs of three turns, alternated with the same
  * build at 8: at 100 × 3 the p99 of every token was lower in 15 of 19 pairs
- * (medians 8.1 against 9.9 ms; the bare relay ~5), at 300 × 1 the p50
- * 1.0 against 2.5 ms and the p99 17 against 27 ms (medians of 5 pairs), and
- * 500 × 1, where the machine is saturated, lost ~4 points of the paced ideal
- * (56 against 60 %, 3 pairs).
+ * (medians 8.1 against 9.9 ms; the bare relay ~5). At 300 × 1 five pairs
+ * run alone gave p50 1.0 against 2.5 ms, but five run after 100 × 3 (as
+ * the full bench does) differed by less than their spread. 500 × 1, where
+ * the machine is saturated, lost ~4 points of the paced ideal (56 against
+ * 60 %, 3 pairs).
  *
  * A caller alone passes at once (no hop): a lone step's first token is not
  * delayed.
