@@ -120,24 +120,35 @@ export function createNodeHttpFetch(): NodeHttpFetch {
   const post = (url: URL, headers: Record<string, string>, body: string, signal: AbortSignal, onSent?: () => void): Promise<IncomingMessage> => {
     const transport = url.protocol === "https:" ? https : url.protocol === "http:" ? http : undefined;
     if (!transport) return Promise.reject(new TypeError(`fetch: unsupported protocol ${url.protocol}`));
-    return new Promise<IncomingMessage>((resolve, reject) => {
-      const request = transport.request(
-        url,
-        // An empty servername over plain HTTP: the agent would otherwise work one out of the Host header for
-        // TLS's SNI on every request. The signal is watched here rather than passed as `signal`, for which
-        // node:http also sets up an end-of-stream watch on each request. Both were in the profile of a model
-        // call's start (issue 27).
-        { method: "POST", headers, agent: agents[url.protocol as "http:" | "https:"], ...(transport === http ? { servername: "" } : {}) },
-        resolve,
-      );
-      request.on("error", reject);
-      if (signal.aborted) return void request.destroy(abortError(signal));
-      const onAbort = () => request.destroy(abortError(signal));
-      signal.addEventListener("abort", onAbort, { once: true });
-      request.once("close", () => signal.removeEventListener("abort", onAbort));
-      if (onSent) request.once("finish", onSent);
-      request.end(body);
+    // The body is used here only, never inside a closure: a closure that named it (a promise executor, say) would
+    // keep it in a context the abort listener holds until the response ends — a request body (~12.5 KB with the
+    // built-in tools) per streaming model call, a third of what a call in flight kept (heap snapshots, issue 27).
+    let resolve!: (message: IncomingMessage) => void;
+    let reject!: (error: unknown) => void;
+    const answered = new Promise<IncomingMessage>((res, rej) => {
+      resolve = res;
+      reject = rej;
     });
+    const request = transport.request(
+      url,
+      // An empty servername over plain HTTP: the agent would otherwise work one out of the Host header for
+      // TLS's SNI on every request. The signal is watched here rather than passed as `signal`, for which
+      // node:http also sets up an end-of-stream watch on each request. Both were in the profile of a model
+      // call's start (issue 27).
+      { method: "POST", headers, agent: agents[url.protocol as "http:" | "https:"], ...(transport === http ? { servername: "" } : {}) },
+      resolve,
+    );
+    request.on("error", reject);
+    if (signal.aborted) {
+      request.destroy(abortError(signal));
+      return answered;
+    }
+    const onAbort = () => request.destroy(abortError(signal));
+    signal.addEventListener("abort", onAbort, { once: true });
+    request.once("close", () => signal.removeEventListener("abort", onAbort));
+    if (onSent) request.once("finish", onSent);
+    request.end(body);
+    return answered;
   };
 
   return {
