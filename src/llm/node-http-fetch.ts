@@ -61,60 +61,68 @@ export function createNodeHttpFetch(): NodeHttpFetch {
     if (body !== undefined && body !== null && typeof body !== "string" && !(body instanceof Uint8Array)) {
       return Promise.reject(new TypeError("fetch: only string and byte bodies are supported"));
     }
-    return new Promise<Response>((resolve, reject) => {
-      const request = transport.request(
-        url,
-        {
-          method: init.method ?? "GET",
-          headers,
-          agent: agents[url.protocol as "http:" | "https:"],
-          signal: init.signal ?? undefined,
-        },
-        (message) => {
-          const responseHeaders = new Headers();
-          for (const [key, value] of Object.entries(message.headers)) {
-            if (Array.isArray(value)) for (const v of value) responseHeaders.append(key, v);
-            else if (value !== undefined) responseHeaders.set(key, value);
-          }
-          const status = message.statusCode ?? 0;
-          if (NULL_BODY_STATUS.has(status) || init.method === "HEAD") {
-            message.resume();
-            resolve(new Response(null, { status, statusText: message.statusMessage, headers: responseHeaders }));
-            return;
-          }
-          const source: BodySource = { message, claimed: false };
-          let attached = false;
-          const webBody = new ReadableStream<Uint8Array>(
-            {
-              // Attached on the first read only, so an unread body can still be taken as the Node stream.
-              pull(controller) {
-                if (!attached) {
-                  if (source.claimed) return; // taken as the Node stream
-                  source.claimed = attached = true;
-                  message.on("data", (chunk: Buffer) => {
-                    controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-                    // Backpressure: wait for the next pull.
-                    if ((controller.desiredSize ?? 1) <= 0) message.pause();
-                  });
-                  message.on("end", () => controller.close());
-                  message.on("error", (error) => controller.error(error));
-                }
-                message.resume();
-              },
-              cancel() {
-                message.destroy();
-              },
-            },
-            { highWaterMark: 0 },
-          );
-          const response = new Response(webBody, { status, statusText: message.statusMessage, headers: responseHeaders });
-          sources.set(response, source);
-          resolve(response);
-        },
-      );
-      request.on("error", reject);
-      request.end(body ?? undefined);
+    // As in post below: neither the body nor `init` (which holds it) is named inside a closure, or the response
+    // body's stream would keep it.
+    const method = init.method ?? "GET";
+    let resolve!: (response: Response) => void;
+    let reject!: (error: unknown) => void;
+    const answered = new Promise<Response>((res, rej) => {
+      resolve = res;
+      reject = rej;
     });
+    const request = transport.request(
+      url,
+      {
+        method,
+        headers,
+        agent: agents[url.protocol as "http:" | "https:"],
+        signal: init.signal ?? undefined,
+      },
+      (message) => {
+        const responseHeaders = new Headers();
+        for (const [key, value] of Object.entries(message.headers)) {
+          if (Array.isArray(value)) for (const v of value) responseHeaders.append(key, v);
+          else if (value !== undefined) responseHeaders.set(key, value);
+        }
+        const status = message.statusCode ?? 0;
+        if (NULL_BODY_STATUS.has(status) || method === "HEAD") {
+          message.resume();
+          resolve(new Response(null, { status, statusText: message.statusMessage, headers: responseHeaders }));
+          return;
+        }
+        const source: BodySource = { message, claimed: false };
+        let attached = false;
+        const webBody = new ReadableStream<Uint8Array>(
+          {
+            // Attached on the first read only, so an unread body can still be taken as the Node stream.
+            pull(controller) {
+              if (!attached) {
+                if (source.claimed) return; // taken as the Node stream
+                source.claimed = attached = true;
+                message.on("data", (chunk: Buffer) => {
+                  controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+                  // Backpressure: wait for the next pull.
+                  if ((controller.desiredSize ?? 1) <= 0) message.pause();
+                });
+                message.on("end", () => controller.close());
+                message.on("error", (error) => controller.error(error));
+              }
+              message.resume();
+            },
+            cancel() {
+              message.destroy();
+            },
+          },
+          { highWaterMark: 0 },
+        );
+        const response = new Response(webBody, { status, statusText: message.statusMessage, headers: responseHeaders });
+        sources.set(response, source);
+        resolve(response);
+      },
+    );
+    request.on("error", reject);
+    request.end(body ?? undefined);
+    return answered;
   };
 
   const post = (url: URL, headers: Record<string, string>, body: string, signal: AbortSignal, onSent?: () => void): Promise<IncomingMessage> => {
