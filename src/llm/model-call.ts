@@ -167,10 +167,11 @@ export class ModelCallProvider implements LlmProvider {
         } else {
           let finished = false;
           let cut = false;
+          // One batch for the whole body: taking its events empties it.
+          const deltas = new DeltaBatch();
           for await (const batch of readSseData(body)) {
             // After the last event, only the end of a response already received whole is read (see below).
             if (finished) continue;
-            let deltas = new DeltaBatch();
             let last = false;
             let failure: unknown;
             // Indexed loops here and below: this runs per event, often before the code is optimized, where for…of costs an iterator each time.
@@ -194,7 +195,6 @@ export class ModelCallProvider implements LlmProvider {
                   else yield first[j]!;
                 }
                 clock.consumerBusy = false;
-                deltas = new DeltaBatch();
                 // Sockets are written at the end of a tick (the transport corks them): let that tick end, so
                 // the first frame is on its way while the rest of this read is parsed.
                 await new Promise<void>((resolve) => setImmediate(resolve));
@@ -295,8 +295,12 @@ class InlineAttempt implements SseBatchSink {
   private last = false;
   /** What ends the attempt once the read's deltas are handed over: a parse failure, or the cut after the last event. */
   private outcome: { failure: unknown } | { cut: true } | null = null;
-  /** The deltas of the current read after its first chunk; null between reads. */
-  private rest: DeltaBatch | null = null;
+  /** The deltas of a read's first chunk, handed over at once; empty between chunks. */
+  private readonly now = new DeltaBatch();
+  /** The deltas of the current read after its first chunk, handed over when the read is done (endRead). */
+  private readonly rest = new DeltaBatch();
+  /** A read is under way: its later chunks go to `rest`. */
+  private reading = false;
   private readonly reader: { stop(): void };
   private readonly endRead = (): void => this.handRest();
   private readonly endOrCut = (): void => this.cutUnlessWhole();
@@ -315,8 +319,8 @@ class InlineAttempt implements SseBatchSink {
 
   batch(batch: string[]): boolean {
     if (this.last) return false;
-    const first = this.rest === null;
-    let deltas = first ? new DeltaBatch() : this.rest!;
+    const first = !this.reading;
+    const deltas = first ? this.now : this.rest;
     this.clock.consumerBusy = true;
     for (let i = 0; i < batch.length; i++) {
       try {
@@ -326,16 +330,12 @@ class InlineAttempt implements SseBatchSink {
         break;
       }
       if (this.last) break;
-      if (!this.progress.yielded) {
-        // The answer's first words leave on their own, before the rest of this read is parsed.
-        this.hand(deltas);
-        deltas = new DeltaBatch();
-        if (!first) this.rest = deltas;
-      }
+      // The answer's first words leave on their own, before the rest of this read is parsed.
+      if (!this.progress.yielded) this.hand(deltas);
     }
     if (first) {
       this.hand(deltas);
-      this.rest = new DeltaBatch();
+      this.reading = true;
       void SETTLED.then(this.endRead);
     }
     // Queued after endRead: this read's deltas are out before a cut settles the attempt.
@@ -353,11 +353,9 @@ class InlineAttempt implements SseBatchSink {
   }
 
   private hand(deltas: DeltaBatch): void {
-    const events = deltas.take();
-    for (let j = 0; j < events.length; j++) {
-      this.progress.yielded = true;
-      this.onDelta(events[j]!.type, events[j]!.delta);
-    }
+    if (deltas.empty) return;
+    this.progress.yielded = true;
+    deltas.drain(this.onDelta);
   }
 
   private settle(): void {
@@ -368,11 +366,10 @@ class InlineAttempt implements SseBatchSink {
   }
 
   private handRest(): void {
-    const deltas = this.rest;
-    if (deltas === null) return;
-    this.rest = null;
+    if (!this.reading) return;
+    this.reading = false;
     this.clock.consumerBusy = true;
-    this.hand(deltas);
+    this.hand(this.rest);
     this.clock.consumerBusy = false;
     this.settle();
   }

@@ -47,16 +47,17 @@ class SseParser {
     for (;;) {
       const end = buffer.indexOf("\n", start);
       if (end < 0) break;
-      let line = buffer.slice(start, end);
-      start = end + 1;
-      if (line.endsWith("\r")) line = line.slice(0, -1);
-      if (line === "") {
+      // The line is buffer[start, lineEnd), read in place: a string sliced out per line was garbage per token.
+      const lineEnd = end > start && buffer.charCodeAt(end - 1) === 13 ? end - 1 : end;
+      if (lineEnd === start) {
         // A blank line ends an event.
         this.endEvent(batch);
-      } else if (line.startsWith("data:")) {
-        this.addData(line.charCodeAt(5) === 32 ? line.slice(6) : line.slice(5));
+      } else if (buffer.startsWith("data:", start)) {
+        // One space after the colon is not part of the value (a "data:" line's sixth character is then its end).
+        this.addData(buffer.slice(start + 5 < lineEnd && buffer.charCodeAt(start + 5) === 32 ? start + 6 : start + 5, lineEnd));
       }
       // Other fields (event:, id:, retry:) and comments (":") carry nothing we use.
+      start = end + 1;
     }
     this.buffer = start === buffer.length ? "" : buffer.slice(start);
   }

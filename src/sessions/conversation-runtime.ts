@@ -16,7 +16,7 @@ import type { ClientMessageIdEntry, ConversationHandle, GenerationSummary, RunSt
 import type { ActiveGeneration } from "./active-generation.js";
 import type { Connection } from "./connection.js";
 import { EventLog, type LoggedEvent, type ReplayBudget } from "./event-log.js";
-import { eventTimestamp, notificationFrame, progressFrame } from "./notification-frame.js";
+import { eventTimestamp, notificationFrame, ProgressFrames } from "./notification-frame.js";
 import { pendingToolOf } from "./pending-tool.js";
 import { InputRequests } from "./input-requests.js";
 import type { InputQuestion, InputReply } from "../tools/tool.js";
@@ -655,7 +655,7 @@ export class ConversationRuntime {
 
   /**
    * publish("generation_progress", { generationId, kind, delta }), with its
-   * frame written directly (progressFrame: the same bytes): this is the event
+   * frame written directly (ProgressFrames: the same bytes): this is the event
    * of every token batch of every stream.
    */
   publishProgress(generationId: string, kind: "text" | "reasoning", delta: string): number {
@@ -663,13 +663,13 @@ export class ConversationRuntime {
     const now = Date.now();
     this.lastUsed = now;
     this.observer?.event("generation_progress", { generationId, kind, delta });
-    this.#idJson ??= JSON.stringify(this.id);
-    this.dispatch({ seq, method: "generation_progress", frame: progressFrame(this.#idJson, seq, eventTimestamp(now), generationId, kind, delta) });
+    this.#progressFrames ??= new ProgressFrames(this.id);
+    this.dispatch({ seq, method: "generation_progress", frame: this.#progressFrames.frame(seq, eventTimestamp(now), generationId, kind, delta) });
     return seq;
   }
 
-  /** The conversation id as a JSON string, for progressFrame. */
-  #idJson: string | undefined;
+  /** Made at the first token: a conversation that never streams does not hold one. */
+  #progressFrames: ProgressFrames | undefined;
 
   /** Send a numbered event now, or hold it until its seq is durable (and reserve more seqs ahead of need). */
   private dispatch(event: LoggedEvent): void {

@@ -47,6 +47,11 @@ describe("readSseData", () => {
     expect(out.flat()).toEqual(["line1\nline2", "nospace"]);
   });
 
+  it("reads a data line's value after one optional space, whatever its line ending and wherever a read splits it", async () => {
+    const out = await readAll(["data:\n\n", "data: \n\n", "data:  two\n\n", "data: a\r", "\n\r\n", "data:x\r\n", "\r", "\n", "data:\r\n\r\n"]);
+    expect(out.flat()).toEqual(["", "", " two", "a", "x", ""]);
+  });
+
   it("keeps a last event that lacks its blank line, and yields nothing for an empty body", async () => {
     expect((await readAll(["data: a\n\ndata: [DONE]"])).flat()).toEqual(["a", "[DONE]"]);
     expect(await readAll([])).toEqual([]);
@@ -165,3 +170,4 @@ describe("readSseData on a Node stream", () => {
     expect(count).toBe(80);
   });
 });
+
