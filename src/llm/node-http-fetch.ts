@@ -64,12 +64,7 @@ export function createNodeHttpFetch(): NodeHttpFetch {
     // As in post below: neither the body nor `init` (which holds it) is named inside a closure, or the response
     // body's stream would keep it.
     const method = init.method ?? "GET";
-    let resolve!: (response: Response) => void;
-    let reject!: (error: unknown) => void;
-    const answered = new Promise<Response>((res, rej) => {
-      resolve = res;
-      reject = rej;
-    });
+    const { promise: answered, resolve, reject } = settleable<Response>();
     const request = transport.request(
       url,
       {
@@ -131,12 +126,7 @@ export function createNodeHttpFetch(): NodeHttpFetch {
     // The body is used here only, never inside a closure: a closure that named it (a promise executor, say) would
     // keep it in a context the abort listener holds until the response ends — a request body (~12.5 KB with the
     // built-in tools) per streaming model call, a third of what a call in flight kept (heap snapshots, issue 27).
-    let resolve!: (message: IncomingMessage) => void;
-    let reject!: (error: unknown) => void;
-    const answered = new Promise<IncomingMessage>((res, rej) => {
-      resolve = res;
-      reject = rej;
-    });
+    const { promise: answered, resolve, reject } = settleable<IncomingMessage>();
     const request = transport.request(
       url,
       // An empty servername over plain HTTP: the agent would otherwise work one out of the Host header for
@@ -173,6 +163,17 @@ export function createNodeHttpFetch(): NodeHttpFetch {
       agents["https:"].destroy();
     },
   };
+}
+
+/** A promise and the functions that settle it, made apart from the caller's closures (see post). */
+function settleable<T>(): { promise: Promise<T>; resolve: (value: T) => void; reject: (error: unknown) => void } {
+  let resolve!: (value: T) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
 }
 
 /** What node:http destroys a request with when its `signal` aborts: an AbortError carrying the signal's reason. */
