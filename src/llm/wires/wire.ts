@@ -59,7 +59,7 @@ export class DeltaBatch {
    * object of it; the batch is empty afterwards. `to` must not add to this
    * batch (the events are read from the arrays it would write).
    */
-  drain(to: (kind: "text" | "reasoning", delta: string) => void): number {
+  drain(to: (kind: "text" | "reasoning", delta: string) => void): void {
     this.flush();
     const n = this.count;
     this.count = 0;
@@ -69,7 +69,6 @@ export class DeltaBatch {
       this.deltas[i] = ""; // not kept alive until the slot is written again
       to(this.kinds[i]!, delta);
     }
-    return n;
   }
 
   private clear(): void {
