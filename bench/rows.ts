@@ -43,6 +43,18 @@ export const ROW_SPECS: RowSpec[] = [
 
   { id: "burst.tps", scenario: "burst", label: "tokens/s delivered (step sent → last token)", unit: "tok/s", target: ratioGe(0.8, "≥ 0.8× floor"), lowerIsBetter: false },
   { id: "burst.ttft", scenario: "burst", label: "TTFT (step sent → first generation_progress)", unit: "ms", target: addedLe(3, "≤ floor + 3 ms") },
+  {
+    id: "burst.ttft_before",
+    scenario: "burst",
+    label: "TTFT's part before the model's first token (step sent → the fake stamps its first token; floor: the request sent → stamped)",
+    unit: "ms",
+  },
+  {
+    id: "burst.ttft_after",
+    scenario: "burst",
+    label: "TTFT's part after the model's first token (the fake stamps it → its frame arrives at the driver)",
+    unit: "ms",
+  },
   { id: "burst.frames", scenario: "burst", label: "WebSocket frames per token", unit: "frames/tok" },
   { id: "burst.scavenges", scenario: "burst", label: "server scavenges (young-generation GCs) per 1000 tokens", unit: "/1k tok" },
 

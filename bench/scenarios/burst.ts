@@ -18,19 +18,24 @@ import { launchesText, turns, type Scenario } from "./scenario.js";
  */
 const SETTLE_MS = 50;
 
-function rates(turn: AgentTurn, expected: number): { tps: number; ttft: number } {
+/**
+ * A turn's rates. TTFT splits at the first token's stamp (the fake's clock when it wrote it, the same monotonic
+ * clock as the driver's): before it, the step's way to the fake and the fake's own time to its first token;
+ * after it, the token's way back (through the server, or straight to the floor's driver).
+ */
+function rates(turn: AgentTurn, expected: number): { tps: number; ttft: number; before: number; after: number } {
   if (turn.tokens !== expected || turn.firstNs === undefined || turn.lastNs === undefined) {
     throw new Error(`turn delivered ${turn.tokens} of ${expected} tokens`);
   }
-  return {
-    tps: turn.tokens / (nsToMs(turn.lastNs - turn.sentNs) / 1000),
-    ttft: nsToMs(turn.firstNs - turn.sentNs),
-  };
+  const ttft = nsToMs(turn.firstNs - turn.sentNs);
+  // latencies[0]: the first token's, taken with the first frame that carried tokens (the one TTFT ends at).
+  const after = turn.latencies[0]!;
+  return { tps: turn.tokens / (nsToMs(turn.lastNs - turn.sentNs) / 1000), ttft, before: ttft - after, after };
 }
 
 export const burst: Scenario = {
   name: "burst + server cost",
-  rows: ["burst.tps", "burst.ttft", "burst.frames", "burst.scavenges", "cost.cpu", "cost.rss_idle", "cost.rss_bare_ws", "cost.rss_ws_config", "cost.rss_after"],
+  rows: ["burst.tps", "burst.ttft", "burst.ttft_before", "burst.ttft_after", "burst.frames", "burst.scavenges", "cost.cpu", "cost.rss_idle", "cost.rss_bare_ws", "cost.rss_ws_config", "cost.rss_after"],
   describe: (cfg) =>
     `${cfg.burstTokens} tokens, no delay, fresh conversation per turn; ${launchesText(cfg)}, then ${cfg.ttftTurns} more turns per launch and side, floor and agentwire alternated, for TTFT and tokens/s`,
   async run({ cfg, log }) {
@@ -39,6 +44,8 @@ export const burst: Scenario = {
     const m = {
       tps: [] as number[][],
       ttft: [] as number[][],
+      before: [] as number[][],
+      after: [] as number[][],
       frames: [] as number[][],
       scavenges: [] as number[][],
       cpu: [] as number[][],
@@ -46,6 +53,8 @@ export const burst: Scenario = {
       rssAfter: [] as number[][],
       floorTps: [] as number[][],
       floorTtft: [] as number[][],
+      floorBefore: [] as number[][],
+      floorAfter: [] as number[][],
       floorRss: [] as number[][],
       bareWsRss: [] as number[][],
       wsConfigRss: [] as number[][],
@@ -88,6 +97,8 @@ export const burst: Scenario = {
           const floorRates = floor.map((t) => rates(t, cfg.burstTokens));
           m.floorTps.push(floorRates.map((r) => r.tps));
           m.floorTtft.push(floorRates.map((r) => r.ttft));
+          m.floorBefore.push(floorRates.map((r) => r.before));
+          m.floorAfter.push(floorRates.map((r) => r.after));
 
           const measured = await turns(cfg, async () => {
             const conversationId = await newConversation(client);
@@ -104,6 +115,8 @@ export const burst: Scenario = {
           });
           m.tps.push(measured.map((r) => r.tps));
           m.ttft.push(measured.map((r) => r.ttft));
+          m.before.push(measured.map((r) => r.before));
+          m.after.push(measured.map((r) => r.after));
           m.frames.push(measured.map((r) => r.frames));
           m.scavenges.push(measured.map((r) => r.scavenges));
           firstFrame.push(...measured.map((r) => r.firstFrameTokens));
@@ -114,7 +127,7 @@ export const burst: Scenario = {
           // They are whole burst turns: their tokens/s join the row too (90 turns per side in a full run, not 15).
           // The 5 burst turns of each side run as a block, the floor's first, while the driver's code for it is
           // still cold (measured: a launch's first floor turns at 57k and 109k tok/s, its later ones 127k–190k).
-          const ttftOnly = { agentwire: [] as { tps: number; ttft: number }[], floor: [] as { tps: number; ttft: number }[] };
+          const ttftOnly = { agentwire: [] as ReturnType<typeof rates>[], floor: [] as ReturnType<typeof rates>[] };
           for (let i = 0; i < cfg.ttftTurns; i++) {
             await sleep(SETTLE_MS);
             ttftOnly.floor.push(rates(await floorTurn(fake.url, model, tools), cfg.burstTokens));
@@ -124,6 +137,10 @@ export const burst: Scenario = {
           }
           m.floorTtft[m.floorTtft.length - 1]!.push(...ttftOnly.floor.map((r) => r.ttft));
           m.ttft[m.ttft.length - 1]!.push(...ttftOnly.agentwire.map((r) => r.ttft));
+          m.floorBefore[m.floorBefore.length - 1]!.push(...ttftOnly.floor.map((r) => r.before));
+          m.floorAfter[m.floorAfter.length - 1]!.push(...ttftOnly.floor.map((r) => r.after));
+          m.before[m.before.length - 1]!.push(...ttftOnly.agentwire.map((r) => r.before));
+          m.after[m.after.length - 1]!.push(...ttftOnly.agentwire.map((r) => r.after));
           m.floorTps[m.floorTps.length - 1]!.push(...ttftOnly.floor.map((r) => r.tps));
           m.tps[m.tps.length - 1]!.push(...ttftOnly.agentwire.map((r) => r.tps));
           log(
@@ -151,6 +168,14 @@ export const burst: Scenario = {
         note:
           `every turn's TTFT: the burst turns' and ${cfg.ttftTurns} more per launch and side, each after the 50 ms idle pause (floor and agentwire alternated); ` +
           `tokens carried by the first generation_progress frame: median ${median(firstFrame)}, max ${Math.max(...firstFrame)}`,
+      },
+      "burst.ttft_before": {
+        ...withFloor(m.before, m.floorBefore),
+        note: "the same turns as TTFT's, split at the first token's stamp: the step through the server to the fake, and the fake's own time to its first token (the floor: its request straight to the fake)",
+      },
+      "burst.ttft_after": {
+        ...withFloor(m.after, m.floorAfter),
+        note: "the same turns, from the first token's stamp to the arrival of the frame that carried it: through the server (the floor: straight from the fake)",
       },
       "burst.frames": { ...summarize(m.frames), note: "every WebSocket frame received during the turn ÷ tokens" },
       "burst.scavenges": { ...summarize(m.scavenges), note: "Scavenge lines of the server's --trace-gc during the turn, per 1000 tokens delivered" },
