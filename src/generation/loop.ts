@@ -425,19 +425,13 @@ class Loop {
       this.generation.phase = "streaming";
       ({ messages, tools } = await this.buildRequest());
     }
-    // generation_started is told once the request is on its way: when the provider says it was written to its
-    // socket (onRequestSent), else in an immediate, which runs after the microtasks that send it, or at the call's
-    // first event, delta or end, whichever comes first. Told before the request left, its frame was written ahead of
-    // the model call's first byte: a client write (~0.1 ms of the main thread, several times that after an idle
-    // spell) added to every call's time to first token. Told with the first delta, in the same turn of the event
-    // loop, it made the delta's frame the connection's second of that turn, held (corked) until the turn ended:
-    // after the whole read was parsed, a burst's hundreds of chunks.
-    let started = false;
-    const announceStart = () => {
-      if (started) return;
-      started = true;
-      this.runtime.publish("generation_started", { generationId: this.generation.id, model, iteration });
-    };
+    // generation_started is told here, once the request is built and before it is sent: its frame reaches a client
+    // while the endpoint has yet to answer. Told once the request had been written (issue 27, an earlier round), it
+    // woke the client just as the endpoint began to answer and this server to read the answer: on two cores shared
+    // with a local endpoint, the client then waited for a core 1–3 ms (scheduler traces), and the call's first
+    // token's frame with it (TTFT's part after the first token 2.9–3.0 → 1.1 ms in the benchmark's full burst
+    // scenario; the write costs ~0.1 ms before the send). It comes before every other event of its call.
+    this.runtime.publish("generation_started", { generationId: this.generation.id, model, iteration });
     const reply: ModelReply = { model, text: "", reasoning: "" };
     const progress = new ProgressCoalescer((kind, delta) => this.runtime.publishProgress(this.generation.id, kind, delta));
     // Deltas handed over inside the network read that brought them (ChatRequest.onDelta); a provider that cannot
@@ -446,7 +440,6 @@ class Loop {
     const onDelta = (kind: "text" | "reasoning", delta: string) => {
       if (deltaFailure || this.generation.interrupted) return;
       try {
-        announceStart();
         if (kind === "text") reply.text += delta;
         else reply.reasoning += delta;
         progress.add(kind, delta);
@@ -454,15 +447,6 @@ class Loop {
         deltaFailure = { error };
       }
     };
-    const onRequestSent = () => {
-      if (deltaFailure || this.generation.interrupted) return;
-      try {
-        announceStart();
-      } catch (error) {
-        deltaFailure = { error };
-      }
-    };
-    let announcing: NodeJS.Immediate | undefined;
     try {
       const provider = await this.deps.provider(model);
       const stream = provider.stream({
@@ -472,12 +456,8 @@ class Loop {
         signal: this.generation.signal,
         ...this.generation.modelControls(conversation.settings, mode),
         onDelta,
-        onRequestSent,
       });
-      // The loop below asks for the first event at once: the provider's request is sent from there.
-      announcing = setImmediate(announceStart);
       for await (const event of stream) {
-        announceStart();
         if (deltaFailure) throw deltaFailure.error;
         if (this.generation.interrupted) break;
         if (event.type === "text") {
@@ -497,9 +477,6 @@ class Loop {
       }
       if (deltaFailure) throw deltaFailure.error;
     } finally {
-      // Told in every outcome, before what ends the call (its error, interrupted, its reply).
-      if (announcing) clearImmediate(announcing);
-      announceStart();
       // Whatever was shown stays consistent with what is stored next.
       progress.flush();
     }

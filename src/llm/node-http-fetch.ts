@@ -26,10 +26,8 @@ export interface NodeHttpFetch {
    * Headers, Request and Response: resolves with the response as Node
    * parsed it, its body unread (the caller owns it); rejects as `fetch`
    * does (a connection failure; an AbortError when `signal` aborts).
-   * `onSent` is called once the request has been written to its socket
-   * (its 'finish'), not when it failed before that.
    */
-  post(url: URL, headers: Record<string, string>, body: string, signal: AbortSignal, onSent?: () => void): Promise<IncomingMessage>;
+  post(url: URL, headers: Record<string, string>, body: string, signal: AbortSignal): Promise<IncomingMessage>;
   /** Close idle keep-alive sockets. */
   close(): void;
 }
@@ -120,7 +118,7 @@ export function createNodeHttpFetch(): NodeHttpFetch {
     return answered;
   };
 
-  const post = (url: URL, headers: Record<string, string>, body: string, signal: AbortSignal, onSent?: () => void): Promise<IncomingMessage> => {
+  const post = (url: URL, headers: Record<string, string>, body: string, signal: AbortSignal): Promise<IncomingMessage> => {
     const transport = url.protocol === "https:" ? https : url.protocol === "http:" ? http : undefined;
     if (!transport) return Promise.reject(new TypeError(`fetch: unsupported protocol ${url.protocol}`));
     // The body is used here only, never inside a closure: a closure that named it (a promise executor, say) would
@@ -144,7 +142,6 @@ export function createNodeHttpFetch(): NodeHttpFetch {
     const onAbort = () => request.destroy(abortError(signal));
     signal.addEventListener("abort", onAbort, { once: true });
     request.once("close", () => signal.removeEventListener("abort", onAbort));
-    if (onSent) request.once("finish", onSent);
     request.end(body);
     return answered;
   };

@@ -37,13 +37,6 @@ export interface ChatRequest extends ModelControls {
    * handles both. Must not throw.
    */
   onDelta?: (kind: "text" | "reasoning", delta: string) => void;
-  /**
-   * Called once an attempt's request has been written to its socket (the
-   * HTTP request's 'finish'), before any of its answer can be read; again
-   * for each retry. A provider that cannot tell does not call it. Must not
-   * throw.
-   */
-  onRequestSent?: () => void;
 }
 
 /** A model call's tokens as the endpoint reports them (the two details null when it does not say). */

@@ -64,7 +64,7 @@ export function connectOpenAI<B extends object>(connection: WireConnection, call
   return {
     send: async (request, signal) => {
       if (!direct) return call.sdk(await sdkClient(), call.body(request), signal);
-      return direct.send(call.json ? call.json(request) : JSON.stringify(call.body(request)), signal, request.onRequestSent);
+      return direct.send(call.json ? call.json(request) : JSON.stringify(call.body(request)), signal);
     },
     async listModels(signal, timeoutMs) {
       const noModels = (detail: string) => new LlmError(`the endpoint at ${baseURL} lists no models (${detail})`, "http", 404);

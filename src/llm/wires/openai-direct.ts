@@ -30,11 +30,8 @@ import type { SdkRequest } from "./openai-headers.js";
 /** Statuses whose response has no body (fetch's Response has a null body for them). */
 const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304]);
 
-/**
- * Sends one request body (its JSON); resolves with the 2xx response's unread Node body (or a bodiless Response, as
- * fetch gives). `onSent` is called once the request has been written to its socket.
- */
-export type DirectSend = (json: string, signal: AbortSignal, onSent?: () => void) => Promise<IncomingMessage | Response>;
+/** Sends one request body (its JSON); resolves with the 2xx response's unread Node body (or a bodiless Response, as fetch gives). */
+export type DirectSend = (json: string, signal: AbortSignal) => Promise<IncomingMessage | Response>;
 
 /**
  * The direct sender for one path: `request` says the SDK's URL and headers
@@ -53,12 +50,12 @@ export function directSender(http: NodeHttpFetch, request: () => Promise<SdkRequ
         throw error;
       },
     ));
-  const send: DirectSend = async (json, signal, onSent) => {
+  const send: DirectSend = async (json, signal) => {
     const { url, headers } = prepared ?? (await prepare());
     if (signal.aborted) throw new APIUserAbortError();
     let message: IncomingMessage;
     try {
-      message = await http.post(url, headers, json, signal, onSent);
+      message = await http.post(url, headers, json, signal);
     } catch (error) {
       throw connectionError(error, signal);
     }
