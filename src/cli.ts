@@ -14,25 +14,6 @@ import { hideProcessSecrets } from "./process-secrets.js";
 import { SERVER_VERSION } from "./server-version.js";
 
 /**
- * Loads a command's code with ws's optional native addon (bufferutil) left
- * out: ws would load it as it loads (node-gyp-build looking for a prebuilt
- * binary, then a dlopen: ~3–7 ms and ~1 MiB of every start) to mask frames of
- * 32 bytes and more in C — frames agentwire's messages are too small to gain
- * from (ws masks them in JavaScript without it, as it does every frame under
- * 32 bytes). An operator's own WS_NO_BUFFER_UTIL is left as it is.
- */
-async function withoutWsNatives<T>(load: () => Promise<T>): Promise<T> {
-  if (process.env.WS_NO_BUFFER_UTIL !== undefined) return load();
-  process.env.WS_NO_BUFFER_UTIL = "1";
-  try {
-    return await load();
-  } finally {
-    // Not passed on to what the server starts (tools, MCP servers, runtimes).
-    delete process.env.WS_NO_BUFFER_UTIL;
-  }
-}
-
-/**
  * The command line parsed. A valid configuration is parsed without zod; one
  * that needs the configuration's zod schema (an error to word, a key with a
  * check of its own) makes the parse throw ConfigSchemaNeeded, and is parsed
@@ -89,23 +70,23 @@ async function main(): Promise<void> {
   if (CHECKS_CONFIG_AGAIN.has(parsed.command)) await loadConfigSchema();
   // The client commands load lazily: serve's start-up does not pay for them.
   if (parsed.command === "chat") {
-    const { runChat } = await withoutWsNatives(() => import("./chat/chat-command.js"));
+    const { runChat } = await import("./chat/chat-command.js");
     process.exit(await runChat(parsed.chat!));
   }
   if (parsed.command === "acp") {
-    const { runAcp } = await withoutWsNatives(() => import("./acp/acp-command.js"));
+    const { runAcp } = await import("./acp/acp-command.js");
     process.exit(await runAcp(parsed.acp!));
   }
   if (parsed.command === "conversations") {
-    const { runConversations } = await withoutWsNatives(() => import("./chat/conversations-command.js"));
+    const { runConversations } = await import("./chat/conversations-command.js");
     process.exit(await runConversations(parsed.conversations!));
   }
   if (parsed.command === "mcp") {
-    const { runMcp } = await withoutWsNatives(() => import("./chat/mcp-command.js"));
+    const { runMcp } = await import("./chat/mcp-command.js");
     process.exit(await runMcp(parsed.mcp!));
   }
   if (parsed.command === "models" || parsed.command === "tools" || parsed.command === "status") {
-    const { runInfo } = await withoutWsNatives(() => import("./chat/info-command.js"));
+    const { runInfo } = await import("./chat/info-command.js");
     process.exit(await runInfo(parsed.command, parsed.info!));
   }
   if (parsed.command === "trust") {
@@ -137,7 +118,7 @@ async function main(): Promise<void> {
     return;
   }
   const config = parsed.config!;
-  const { startServer, knownStartFailure, describeStore, killAllProcessGroups } = await withoutWsNatives(() => import("./serve-start.js"));
+  const { startServer, knownStartFailure, describeStore, killAllProcessGroups } = await import("./serve-start.js");
   let server;
   try {
     server = await startServer(config);

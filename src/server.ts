@@ -47,6 +47,7 @@ import type { Link } from "./transport/link.js";
 import type { SocketThread } from "./transport/socket-thread.js";
 import { openSession, type LinkSession, type SessionOptions } from "./transport/link-session.js";
 import { attachWebSocket } from "./transport/websocket-server.js";
+import { loadWs } from "./transport/ws-load.js";
 import type { RuntimeTable } from "./runtimes/runtime-table.js";
 
 export interface ServerParts {
@@ -286,6 +287,9 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
   let address: { address: string; family: string; port: number };
   try {
     if (http) {
+      // A server others connect to is ready for their upgrades when it says it listens; a client command's own
+      // server, spoken to in memory, loads ws only if a socket ever asks to upgrade (ws-load.ts).
+      if (parts.shared !== false) await loadWs();
       await new Promise<void>((resolve, reject) => {
         http.once("error", reject);
         http.listen(settings.port, settings.host, () => {

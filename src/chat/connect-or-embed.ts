@@ -7,11 +7,11 @@
  * commands speak the protocol through the generated client, as any other
  * client would.
  */
-import { WebSocket } from "ws";
 import { AgentwireClient } from "../../clients/typescript/index.js";
 import type { RunningServer } from "../server.js";
 import type { LinkAcceptor } from "../transport/in-memory-link.js";
 import { SERVER_VERSION } from "../server-version.js";
+import { loadWs } from "../transport/ws-load.js";
 import type { ConnectionTarget } from "./chat-options.js";
 
 export interface OpenConnection {
@@ -76,6 +76,8 @@ type Serving = { pid: number; url: string; tokenRequired: boolean };
 async function connectTo(url: string, token: string | undefined, clientInfo: ClientInfo): Promise<OpenConnection> {
   let client;
   try {
+    // Loaded here: a command with its own server speaks to it in memory and never needs ws (nor the node:https it loads).
+    const { WebSocket } = await loadWs();
     client = await AgentwireClient.connect(url, { WebSocket, token, clientInfo, requestTimeoutMs: 30_000 });
   } catch (error) {
     throw new ConnectError(`cannot connect to ${url}: ${(error as Error).message}`);

@@ -12,7 +12,15 @@
  * `models.list`) reads the web `Response.body` as usual.
  */
 import http, { type IncomingMessage } from "node:http";
-import https from "node:https";
+import type * as Https from "node:https";
+import { createRequire } from "node:module";
+
+/**
+ * node:https is loaded by the first https: request, not with this module: it
+ * loads tls with it (~3 ms of a one-shot command's start), which a local
+ * endpoint over http: (Ollama, llama.cpp, a test's fake model) never needs.
+ */
+const requireBuiltin = createRequire(import.meta.url);
 
 export interface NodeHttpFetch {
   fetch: (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -38,18 +46,31 @@ interface BodySource {
   claimed: boolean;
 }
 
+/** node:http or node:https, with its keep-alive agent. */
+interface Transport {
+  request: typeof http.request;
+  agent: http.Agent;
+}
+
 const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304]);
 
 export function createNodeHttpFetch(): NodeHttpFetch {
-  const agents = {
-    "http:": new http.Agent({ keepAlive: true }),
-    "https:": new https.Agent({ keepAlive: true }),
+  const plain: Transport = { request: http.request, agent: new http.Agent({ keepAlive: true }) };
+  let secure: Transport | undefined;
+  const transportOf = (url: URL): Transport | undefined => {
+    if (url.protocol === "http:") return plain;
+    if (url.protocol !== "https:") return undefined;
+    if (!secure) {
+      const https = requireBuiltin("node:https") as typeof Https;
+      secure = { request: https.request, agent: new https.Agent({ keepAlive: true }) };
+    }
+    return secure;
   };
   const sources = new WeakMap<Response, BodySource>();
 
   const fetchImpl = (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
     const url = new URL(typeof input === "string" ? input : input instanceof URL ? input.href : input.url);
-    const transport = url.protocol === "https:" ? https : url.protocol === "http:" ? http : undefined;
+    const transport = transportOf(url);
     if (!transport) return Promise.reject(new TypeError(`fetch: unsupported protocol ${url.protocol}`));
     const headers: Record<string, string> = {};
     new Headers(init.headers).forEach((value, key) => {
@@ -68,7 +89,7 @@ export function createNodeHttpFetch(): NodeHttpFetch {
       {
         method,
         headers,
-        agent: agents[url.protocol as "http:" | "https:"],
+        agent: transport.agent,
         signal: init.signal ?? undefined,
       },
       (message) => {
@@ -119,7 +140,7 @@ export function createNodeHttpFetch(): NodeHttpFetch {
   };
 
   const post = (url: URL, headers: Record<string, string>, body: string, signal: AbortSignal): Promise<IncomingMessage> => {
-    const transport = url.protocol === "https:" ? https : url.protocol === "http:" ? http : undefined;
+    const transport = transportOf(url);
     if (!transport) return Promise.reject(new TypeError(`fetch: unsupported protocol ${url.protocol}`));
     // The body is used here only, never inside a closure: a closure that named it (a promise executor, say) would
     // keep it in a context the abort listener holds until the response ends — a request body (~12.5 KB with the
@@ -131,7 +152,7 @@ export function createNodeHttpFetch(): NodeHttpFetch {
       // TLS's SNI on every request. The signal is watched here rather than passed as `signal`, for which
       // node:http also sets up an end-of-stream watch on each request. Both were in the profile of a model
       // call's start (issue 27).
-      { method: "POST", headers, agent: agents[url.protocol as "http:" | "https:"], ...(transport === http ? { servername: "" } : {}) },
+      { method: "POST", headers, agent: transport.agent, ...(transport === plain ? { servername: "" } : {}) },
       resolve,
     );
     request.on("error", reject);
@@ -156,8 +177,8 @@ export function createNodeHttpFetch(): NodeHttpFetch {
       return source.message;
     },
     close() {
-      agents["http:"].destroy();
-      agents["https:"].destroy();
+      plain.agent.destroy();
+      secure?.agent.destroy();
     },
   };
 }

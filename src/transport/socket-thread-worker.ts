@@ -17,6 +17,7 @@ import { handleHttp } from "./http-routes.js";
 import type { Link } from "./link.js";
 import type { FromSocketThread, SocketThreadData, ToSocketThread } from "./socket-thread-messages.js";
 import { attachWebSocket } from "./websocket-server.js";
+import { loadWs } from "./ws-load.js";
 
 const port = parentPort!;
 const data = workerData as SocketThreadData;
@@ -122,6 +123,8 @@ port.on("message", (message: ToSocketThread) => {
   }
 });
 
+// Loaded before listening, as a shared server's (server.ts): this thread exists for its sockets.
+await loadWs();
 http.once("error", (error: NodeJS.ErrnoException) => post({ t: "listen-failed", code: error.code, message: error.message }));
 http.listen(data.settings.server.port, data.settings.server.host, () => {
   const address = http.address() as AddressInfo;

@@ -5,7 +5,10 @@
  * frames after a turn's first.
  */
 import type { Duplex } from "node:stream";
-import { WebSocket, type RawData } from "ws";
+import type { RawData, WebSocket } from "ws";
+
+/** WebSocket.OPEN (a readyState, the same in every WebSocket API): read here without loading ws (ws-load.ts). */
+export const OPEN = 1;
 
 /** What one socket's sender needs besides the socket. */
 export interface SocketSendOptions {
@@ -29,7 +32,7 @@ export function socketSender(socket: WebSocket, raw: Duplex, options: SocketSend
   let backlog = 0;
   const writes: TurnWrites = { raw, sent: false, corked: false };
   return (frame) => {
-    if (socket.readyState !== WebSocket.OPEN) return;
+    if (socket.readyState !== OPEN) return;
     // The backlog is what earlier turns left unsent; this turn's frames are only corked, not stuck.
     if (!writes.sent) backlog = socket.bufferedAmount;
     if (backlog > options.maxBufferedBytes) {

@@ -8,13 +8,14 @@
 import type { IncomingMessage, Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
-import { WebSocket, WebSocketServer } from "ws";
+import type { WebSocket, WebSocketServer } from "ws";
 import type { LimitsConfig, ServerSettings } from "../../protocol/config.js";
 import { newId } from "../ids.js";
 import type { Logger } from "../logging/logger.js";
 import type { Link } from "./link.js";
 import type { LinkSession } from "./link-session.js";
-import { frameBytes, socketSender } from "./socket-writes.js";
+import { frameBytes, OPEN, socketSender } from "./socket-writes.js";
+import { loadWs, wsIfLoaded, type WsLibrary } from "./ws-load.js";
 import { checkUpgrade, ownOriginsFor, selectProtocol } from "./upgrade-guard.js";
 
 /** What the socket layer reads of the configuration: who may connect, and the bounds of a socket. */
@@ -55,7 +56,7 @@ export function attachWebSocket(
     config.server.heartbeatMs > 0
       ? setInterval(() => {
           for (const socket of sockets) {
-            if (socket.readyState !== WebSocket.OPEN) continue; // ping() throws on a closing socket
+            if (socket.readyState !== OPEN) continue; // ping() throws on a closing socket
             if (!alive.has(socket)) {
               socket.terminate();
               continue;
@@ -67,14 +68,17 @@ export function attachWebSocket(
       : undefined;
   heartbeat?.unref();
 
-  const wss = new WebSocketServer({
-    noServer: true,
-    maxPayload: config.limits.maxPayloadBytes,
-    // Frames are small JSON; compression costs more CPU than it saves on loopback. Also relied on by
-    // link.send, which writes text frames under ws (textFrame): a compressing sender would queue its own.
-    perMessageDeflate: false,
-    handleProtocols: (offered) => selectProtocol(offered),
-  });
+  let wss: WebSocketServer | undefined;
+  const server = (ws: WsLibrary) =>
+    (wss ??= new ws.WebSocketServer({
+      noServer: true,
+      maxPayload: config.limits.maxPayloadBytes,
+      // Frames are small JSON; compression costs more CPU than it saves on loopback. Also relied on by
+      // link.send, which writes text frames under ws (textFrame): a compressing sender would queue its own.
+      perMessageDeflate: false,
+      handleProtocols: (offered) => selectProtocol(offered),
+    }));
+  let closing = false;
 
   const refuse = (socket: Duplex, status: 400 | 401 | 403 | 503, reason: string, request: IncomingMessage) => {
     const text = { 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 503: "Service Unavailable" }[status];
@@ -89,6 +93,22 @@ export function attachWebSocket(
   let ownOrigins: string[] | undefined;
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on("error", () => socket.destroy());
+    if (!wsIfLoaded()) {
+      // ws is not loaded yet (a client command's own server, ws-load.ts): the upgrade waits for it. What the
+      // client sends meanwhile stays in the socket's buffer: the HTTP server leaves an upgraded socket unread
+      // until ws listens for its data. A server others connect to loads ws before it listens (server.ts).
+      loadWs().then(
+        () => (closing || socket.destroyed ? socket.destroy() : upgrade(request, socket, head)),
+        (error: unknown) => {
+          log.error("could not load the WebSocket library (ws)", error);
+          socket.destroy();
+        },
+      );
+      return;
+    }
+    upgrade(request, socket, head);
+  };
+  const upgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     ownOrigins ??= ownOriginsFor(config.server.host, (http.address() as AddressInfo).port);
     const verdict = checkUpgrade(request, { token: config.server.token, allowOrigins: config.server.allowOrigins, ownOrigins });
     if (!verdict.ok) return refuse(socket, verdict.status, verdict.reason, request);
@@ -104,7 +124,7 @@ export function attachWebSocket(
         request,
       );
     }
-    wss.handleUpgrade(request, socket, head, (ws) => accept(ws, socket, address));
+    server(wsIfLoaded()!).handleUpgrade(request, socket, head, (ws) => accept(ws, socket, address));
   };
   http.on("upgrade", onUpgrade);
 
@@ -145,6 +165,7 @@ export function attachWebSocket(
 
   return {
     close: async () => {
+      closing = true;
       if (heartbeat) clearInterval(heartbeat);
       http.off("upgrade", onUpgrade);
       for (const socket of sockets) socket.close(1001, "server shutting down");
@@ -157,7 +178,7 @@ export function attachWebSocket(
         const check = () => (sockets.size === 0 ? (clearTimeout(timer), resolve()) : setTimeout(check, 10).unref());
         check();
       });
-      await new Promise<void>((resolve) => wss.close(() => resolve()));
+      if (wss) await new Promise<void>((resolve) => wss!.close(() => resolve()));
     },
   };
 }

@@ -4,12 +4,15 @@
  * the history index and the history.* handlers, the agent runtimes, the custom and web tools, picomatch and ignore, the openai SDK's
  * client (the chat's model call is sent without it: src/llm/wires/openai-headers.ts) — are chunks of their own in the shipped bundle, loaded when
  * first used (bundle-smoke.test.ts makes them load), and ws's optional
- * native addon (bufferutil) is not loaded at all.
+ * native addon (bufferutil) is not loaded at all. A client command's own
+ * server loads ws (and the node:tls it brings) only when a socket asks to
+ * upgrade.
  */
 import { existsSync, readFileSync } from "node:fs";
-import { mkdir, mkdtemp, readdir, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
+import { pathToFileURL } from "node:url";
 import { WebSocket } from "ws";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { AgentwireClient } from "../../clients/typescript/index.js";
@@ -62,7 +65,7 @@ function staticImports(entry: string): Set<string> {
 /** The bundle's files among `loaded`, by name. */
 const bundleFiles = (loaded: Set<string>) => [...loaded].filter((path) => path.startsWith(`${BUNDLE_DIR}/`)).map((path) => path.slice(BUNDLE_DIR.length + 1));
 
-it("serve's start path is four files (the bin's loader, the command line, its modules, serve's own), besides the chunks it shares with the workers and the client", async () => {
+it("serve's start path is five files (the bin's loader, the command line, its modules, serve's own, ws), besides the chunks it shares with the workers and the client", async () => {
   // src/build/bundle.ts merges them: esbuild splits the path into a chunk per set of entries sharing a module (47 files before).
   expect(existsSync(join(BUNDLE_DIR, "cli-modules.mjs"))).toBe(true);
   const shared = new Set(["offload-worker.mjs", "socket-thread-worker.mjs", "client.mjs"].flatMap((entry) => [...staticImports(entry)]));
@@ -74,7 +77,8 @@ it("serve's start path is four files (the bin's loader, the command line, its mo
   expect((await cli.exited).code, cli.stderr()).toBe(0);
   const own = files.filter((name) => !shared.has(name));
   // cli.mjs is the loader (src/cli-loader.ts), which runs the others from their CommonJS twins, in this order.
-  expect(own.map((name) => name.replace(/-[A-Z0-9]{8}\.mjs$/, ""))).toEqual(["cli.mjs", "cli-main.mjs", "cli-modules.mjs", "serve-start"]);
+  // ws is a file apart, which serve loads before it listens and a client command's own server only at its first upgrade.
+  expect(own.map((name) => name.replace(/-[A-Z0-9]{8}\.mjs$/, ""))).toEqual(["cli.mjs", "cli-main.mjs", "cli-modules.mjs", "serve-start", "ws-library"]);
   // What it shares is merged by the set of entries loading it too: three files when this was written (the version,
   // which the command line and the socket thread read; ws and the socket layer, serve's and the socket thread's;
   // esbuild's helpers, every entry's). Before the merge, 47.
@@ -140,4 +144,30 @@ it("the one-shot's model request, sent without the SDK, carries the headers the 
   } finally {
     await fake.close();
   }
+}, 60_000);
+
+it("a client command's own server (shared: false) loads ws only at its first upgrade, then serves the socket", async () => {
+  // agentwire/embed from the shipped bundle; the client's ws is this repository's package, a module apart from the
+  // copy bundled into the server, so importing it does not load the server's.
+  const script = join(root, "own-server.mjs");
+  const embed = pathToFileURL(join(BUNDLE_DIR, "embed.mjs")).href;
+  const ws = pathToFileURL(join(REPO_ROOT, "node_modules", "ws", "wrapper.mjs")).href;
+  await writeFile(
+    script,
+    `import { AgentwireClient, defaultConfig, startServer } from ${JSON.stringify(embed)};
+const config = defaultConfig();
+Object.assign(config.server, { port: 0, dataDir: process.argv[2], logLevel: "silent" });
+const server = await startServer(config, { shared: false });
+const tlsBeforeUpgrade = process.moduleLoadList.includes("NativeModule tls");
+const { WebSocket } = await import(${JSON.stringify(ws)});
+const client = await AgentwireClient.connect(server.url, { WebSocket });
+const status = await client.server.status();
+await client.close();
+await server.close();
+console.log(JSON.stringify({ tlsBeforeUpgrade, version: status.version }));
+`,
+  );
+  const run = runCli([join(root, "own-server-data")], {}, relative(REPO_ROOT, script), root);
+  expect((await run.exited).code, run.stderr()).toBe(0);
+  expect(JSON.parse(run.stdout())).toEqual({ tlsBeforeUpgrade: false, version: expect.any(String) });
 }, 60_000);

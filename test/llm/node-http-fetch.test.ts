@@ -1,6 +1,6 @@
 import { getEventListeners } from "node:events";
 import { createServer, type IncomingMessage, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer as createNetServer, type AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createNodeHttpFetch } from "../../src/llm/node-http-fetch.js";
 
@@ -81,6 +81,27 @@ describe("node:http fetch for the SDK", () => {
     const port = (closed.address() as AddressInfo).port;
     await new Promise((r) => closed.close(r));
     await expect(transport.fetch(`http://127.0.0.1:${port}/`)).rejects.toMatchObject({ code: "ECONNREFUSED" });
+  });
+
+  it("speaks TLS to an https: URL (node:https, loaded at the first such request) and refuses other protocols", async () => {
+    // A bare TCP server: what it reads first tells TLS (a handshake record, 0x16) from plain HTTP ("POST", "GET").
+    const firstBytes: number[] = [];
+    const tcp = createNetServer((socket) =>
+      socket.once("data", (data) => {
+        firstBytes.push(data[0]!);
+        socket.destroy();
+      }),
+    );
+    await new Promise<void>((r) => tcp.listen(0, "127.0.0.1", r));
+    const port = (tcp.address() as AddressInfo).port;
+    try {
+      await expect(transport.fetch(`https://127.0.0.1:${port}/`)).rejects.toThrow();
+      await expect(transport.post(new URL(`https://127.0.0.1:${port}/v1`), { host: `127.0.0.1:${port}` }, "{}", new AbortController().signal)).rejects.toThrow();
+      expect(firstBytes).toEqual([0x16, 0x16]);
+    } finally {
+      await new Promise((r) => tcp.close(r));
+    }
+    await expect(transport.fetch("ftp://127.0.0.1/")).rejects.toThrow("fetch: unsupported protocol ftp:");
   });
 });
 
