@@ -23,7 +23,7 @@ const EXT = FROM_SOURCE ? "ts" : "js";
 const NODE_ARGS = FROM_SOURCE ? ["--import", "tsx"] : [];
 
 /** Compiled runs start the bundled server (dist/bundle, what `npm start` and the `agentwire` bin run). */
-export const SERVER_ENTRY = FROM_SOURCE ? join(ROOT, "src", "cli.ts") : join(ROOT, "dist", "bundle", "cli.mjs");
+export const SERVER_ENTRY = FROM_SOURCE ? join(ROOT, "src", "cli.ts") : join(ROOT, "dist", "bundle", "cli.cjs");
 export const FAKE_ENTRY = join(CODE, "test", "fake-openai", `main.${EXT}`);
 export const RELAY_ENTRY = join(CODE, "bench", `relay.${EXT}`);
 export const ATTACKER_ENTRY = join(CODE, "bench", `attacker.${EXT}`);

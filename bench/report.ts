@@ -196,7 +196,7 @@ export function markdown(
     "## How it is measured",
     "",
     "Three processes on 127.0.0.1: the fake OpenAI server (`dist/test/fake-openai/main.js`), `agentwire serve --port 0 --data-dir <tmp>`",
-    "(`dist/bundle/cli.mjs`, the bundle `npm start` runs, a new process per launch), and the driver (this benchmark, with the generated TypeScript client over `ws`).",
+    "(`dist/bundle/cli.cjs`, the bundle `npm start` runs, a new process per launch), and the driver (this benchmark, with the generated TypeScript client over `ws`).",
     "The fake stamps every token with `process.hrtime.bigint()` when it writes it; the driver takes the same clock when a frame arrives (ws's `message` event, before anything parses it: agentwire's frames as the floors'; what the generated client then spends parsing and dispatching a frame is the driver's, shown in its own `paced` row).",
     "The **floor** is the same driver reading the fake directly (POST /v1/chat/completions with the body agentwire sends, SSE parsed),",
     "measured in the same launches (in the burst rows each of its turns, like each of agentwire's, starts after a 50 ms idle pause), unless the row names another: the fan-out rows' floor is the **bare relay** (`bench/relay.ts`: a Node process",

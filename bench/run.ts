@@ -60,7 +60,7 @@ const USAGE = `Usage:
   npm run bench -- --only burst,paced   run some scenarios (never writes RESULTS.md unless --write)
   npm run bench -- --only burst --profile /tmp/prof   each server launch runs with --cpu-prof into that dir;
                                 summarize with: node dist/bench/profile-summary.js /tmp/prof/<file>.cpuprofile
-  npm run bench -- --quick --only fanout --server /tmp/old/dist/bundle/cli.mjs
+  npm run bench -- --quick --only fanout --server /tmp/old/dist/bundle/cli.cjs
                                 every server launch runs that build instead (before/after on one machine;
                                 never writes RESULTS.md)
   npm run bench -- --quick --only fanout --server-config FILE   every server launch also reads --config FILE

@@ -16,7 +16,7 @@
  *   npm run soak -- --quick               200 MB
  *   npm run soak -- --mb 500              any size
  *   npm run soak -- --capped-heap 256     also a leg with --max-old-space-size=256 (the live set must fit)
- *   npm run soak -- --baseline PATH/dist/bundle/cli.mjs --baseline-label c397f4c --baseline-mb 300
+ *   npm run soak -- --baseline PATH/dist/bundle/cli.cjs --baseline-label c397f4c --baseline-mb 300
  *                                         also a leg on another build (the code before the fix), not held to the ceiling
  *   npm run soak -- --write               put the section into bench/RESULTS.md (kept there by npm run bench)
  *

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /**
- * The `agentwire` bin (dist/bundle/cli.mjs): runs the command line
+ * The `agentwire` bin (dist/bundle/cli.cjs, built as CommonJS: src/build/bundle.ts
+ * says why): runs the command line
  * (src/cli.ts, dist/bundle/cli-main.mjs) from the CommonJS twins of the
  * bundle's files (src/build/commonjs-twins.ts says why) through V8's code
  * cache. Each twin is compiled with the bytecode an earlier run of this
@@ -24,11 +25,13 @@ const here = dirname(fileURLToPath(import.meta.url));
 
 /**
  * The URLs of the bundle's files run from their twins, in order (the ES
- * modules', as a module hook would see them): a preload may put its own list
- * here first (test/harness/record-module-loads.mjs does).
+ * modules', as a module hook would see them), after this bin's own (which,
+ * CommonJS, no module hook sees either): a preload may put its own list here
+ * first (test/harness/record-module-loads.mjs does).
  */
 const LOADED = Symbol.for("agentwire.cjs-twins.loaded");
 const loaded = ((globalThis as Record<symbol, unknown>)[LOADED] ??= []) as { push(url: string): unknown };
+loaded.push(import.meta.url);
 
 /**
  * Whether `dir` may hold the cache. Bytecode read from it runs as this
@@ -166,7 +169,8 @@ process.on("exit", (code) => {
 if (process.sourceMapsEnabled) {
   // --enable-source-maps: Node 20 maps no stack frame of a vm.Script, so the ES modules run, as the bundle ran
   // before the twins, and their maps point stacks into src/ (at the cost of the start the cache saves).
-  await import(new URL(CLI_MAIN, import.meta.url).href);
+  // Not awaited (the bin is CommonJS): a failure to load is an unhandled rejection, which ends the process with code 1.
+  void import(new URL(CLI_MAIN, import.meta.url).href);
 } else {
   load(CLI_MAIN);
 }

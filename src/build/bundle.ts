@@ -8,8 +8,8 @@
  * lazily imported) that share modules, so serve's start loaded 47 files, most
  * of them under 4 KB, and Node 20's ESM loader pays for each file and each
  * import between them (resolution with realpath, an asynchronous read, link:
- * ~0.5 ms a file on a 2-core host). After the merge it loads cli.mjs, the
- * command line's modules (CLI_MODULES), serve-start's file, and the chunks
+ * ~0.5 ms a file on a 2-core host). After the merge it loads the command
+ * line (cli-main.mjs), its modules (CLI_MODULES), serve-start's file, and the chunks
  * it shares with the unmerged entries (UNMERGED_ENTRIES), merged by the set
  * of those entries that load them (shared-N-ENTRIES.mjs); a one-shot chat
  * loads ~20 files where it loaded 56.
@@ -59,13 +59,37 @@ const ENTRIES = {
  * a client-only process would otherwise load a merged file of the server's
  * for the few modules it shares with it.
  */
-/** The bin's source (dist/bundle/cli.mjs). */
+/** The bin's source (dist/bundle/cli.cjs). */
 const LOADER = "src/cli-loader.ts";
 
 const UNMERGED_ENTRIES = ["offload-worker.mjs", "socket-thread-worker.mjs", "client.mjs"];
 
-/** The entries no twin is written of: the loader, the workers (their threads load ES modules) and the package's exports. */
-const NOT_TWINNED = new Set(["cli.mjs", "offload-worker.mjs", "socket-thread-worker.mjs", "client.mjs", "embed.mjs"]);
+/** The bin, in dist/bundle (package.json `bin`, `npm start`). */
+const BIN = "cli.cjs";
+
+/**
+ * The bin is CommonJS: Node runs an ES module entry through its ES module
+ * loader (a module job, and a facade for each of Node's modules it imports),
+ * which cost every start ~3–5 ms more than the same loader as CommonJS
+ * (serve's listening line, alternated launches; bench/README.md, twenty-first
+ * round). Its source is an ES module like the rest: `import.meta` is defined
+ * from the file's own path (`resolve` with require's resolution, which the
+ * twins ask of it only from source, never in the bundle).
+ */
+const LOADER_OUTPUT = (outfile: string): BuildOptions => ({
+  ...OUTPUT,
+  format: "cjs",
+  entryPoints: [LOADER],
+  outfile,
+  define: { "import.meta.url": "__binUrl", "import.meta.resolve": "__binResolve" },
+  banner: {
+    // Strict first, as the ES module it was written as (esbuild's own "use strict" comes after the banner).
+    js: '"use strict"; const __binUrl = require("node:url").pathToFileURL(__filename).href; const __binResolve = (id) => require("node:url").pathToFileURL(require.resolve(id)).href;',
+  },
+});
+
+/** The entries no twin is written of: the workers (their threads load ES modules) and the package's exports (the bin is CommonJS itself). */
+const NOT_TWINNED = new Set(["offload-worker.mjs", "socket-thread-worker.mjs", "client.mjs", "embed.mjs"]);
 
 /**
  * The lazily loaded start paths, in the order they load after the command
@@ -77,8 +101,8 @@ const LAZY_START_PATHS = ["src/serve-start.ts", "src/chat/chat-command.ts"];
 
 /**
  * The file that holds the command line's modules (every command loads it
- * with cli.mjs). Not cli.mjs itself: agentwire/embed imports some of them,
- * and importing cli.mjs runs the command line.
+ * with cli-main.mjs). Not cli-main.mjs itself: agentwire/embed imports some
+ * of them, and importing cli-main.mjs runs the command line.
  */
 const CLI_MODULES = "cli-modules.mjs";
 
@@ -124,7 +148,7 @@ const EMPTY_MAP = `${JSON.stringify({ version: 3, sources: [], names: [], mappin
 
 /**
  * Merges the start paths' chunks (see the header). The groups: the command
- * line's chunks (CLI_MODULES), cli.mjs alone, each lazy start path, the
+ * line's chunks (CLI_MODULES), cli-main.mjs alone, each lazy start path, the
  * start paths' chunks the unmerged entries load too (by the set of those
  * entries), and every other file that imports a merged chunk, alone. Each group is bundled again
  * by esbuild into one file: a chunk merged elsewhere is read from that
@@ -257,7 +281,7 @@ async function buildBundle(outDir: string): Promise<void> {
   await mergeStartPaths(target, result.metafile!);
   // The bin: the loader that runs the command line (cli-main.mjs) from its CommonJS twins. A build of its own:
   // it imports only Node's modules, and no chunk of the others (esbuild's helpers) should load before it.
-  await build({ ...OUTPUT, entryPoints: [LOADER], outfile: join(target, "cli.mjs") });
+  await build(LOADER_OUTPUT(join(target, BIN)));
   const files = readdirSync(target).filter((name) => name.endsWith(".mjs") && !NOT_TWINNED.has(name));
   await writeCommonJsTwins(target, files);
 }

@@ -1,5 +1,5 @@
 /**
- * An editor for the ACP tests: the shipped `agentwire acp` (dist/bundle/cli.mjs)
+ * An editor for the ACP tests: the shipped `agentwire acp` (dist/bundle/cli.cjs)
  * as a child process, driven by the ACP SDK's own client side — the code
  * editors embed. Every byte the child writes to stdout is kept, so a test can
  * check that nothing but ACP frames went there.

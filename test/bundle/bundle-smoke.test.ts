@@ -1,6 +1,6 @@
 /**
  * What ships, exercised: the bundle `npm start` and the `agentwire` bin run
- * (dist/bundle/cli.mjs, built from the current source once per run by
+ * (dist/bundle/cli.cjs, built from the current source once per run by
  * vitest's global setup, test/harness/shipped-bundle.ts) loads each of its
  * lazy parts here, as a user's process would: the method schemas (an invalid request), /metrics (prom-client), the
  * provider (openai; @anthropic-ai/sdk for the anthropic wire), the worker's jobs (web_fetch's HTML converter, regex
@@ -559,6 +559,6 @@ it("these runs loaded every chunk of the bundle: no lazily loaded part goes unte
   }
   const unloaded = chunks.filter((file) => !loaded.has(join(BUNDLE_DIR, file)) && !exempt.has(file));
   expect(chunks.length).toBeGreaterThan(10);
-  expect(loaded.has(join(BUNDLE_DIR, "cli.mjs"))).toBe(true);
+  expect(loaded.has(join(BUNDLE_DIR, "cli.cjs"))).toBe(true);
   expect(unloaded, `chunks of dist/bundle no run of the bundle here loaded (${unloaded.join(", ")}): exercise the lazy part they hold in this file`).toEqual([]);
 });

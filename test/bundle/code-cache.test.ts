@@ -1,5 +1,5 @@
 /**
- * The bin (dist/bundle/cli.mjs, src/cli-loader.ts) runs the command line
+ * The bin (dist/bundle/cli.cjs, src/cli-loader.ts) runs the command line
  * from the CommonJS twins of the bundle's files through V8's code cache: the
  * first run writes a cache for each twin it ran, the next compiles from it,
  * and a cache that is missing, damaged or cannot be written changes nothing
@@ -49,7 +49,7 @@ it("the first run writes a cache for each file it ran from its twin, and the nex
   const cache = join(root, "cache");
   const loads = join(root, "config-loads.txt");
   const first = await configRun(cache, recordModuleLoads(loads));
-  const ran = [...(await loadedModules(loads))].filter((path) => path.includes("/dist/bundle/") && !path.endsWith("/cli.mjs"));
+  const ran = [...(await loadedModules(loads))].filter((path) => path.includes("/dist/bundle/") && !path.endsWith("/cli.cjs"));
   expect(ran.map((path) => path.slice(path.lastIndexOf("/") + 1))).toContain("cli-main.mjs");
   const written = await cacheFiles(cache);
   // One cache per file run, named for it, this bundle's text of it, the command, this Node and these flags.
@@ -143,10 +143,10 @@ it("serve writes its start path's cache once it has run a second, and starts fro
 }, 60_000);
 
 it("the loader's import(): the bundle's files from their twins (one instance each), anything else through Node's own", async () => {
-  // A bundle of two hand-written twins, run by the shipped loader (dist/bundle/cli.mjs) copied beside them.
+  // A bundle of two hand-written twins, run by the shipped loader (dist/bundle/cli.cjs) copied beside them.
   const dir = join(root, "tiny-bundle");
   await mkdir(dir);
-  await copyFile(join(REPO_ROOT, shippedBundle()), join(dir, "cli.mjs"));
+  await copyFile(join(REPO_ROOT, shippedBundle()), join(dir, "cli.cjs"));
   const outside = join(root, "outside.mjs");
   await writeFile(outside, "export const where = 'an ES module outside the bundle';\n");
   const twin = (body: string) => `(function (exports, require, module, __importMeta, __dimp) {"use strict";\n${body}\n})`;
@@ -161,7 +161,7 @@ it("the loader's import(): the bundle's files from their twins (one instance eac
       });`),
   );
   await writeFile(join(dir, "cjs-twins.json"), JSON.stringify({ "cli-main.mjs": "a", "other.mjs": "b" }));
-  const cli = runCli([], { AGENTWIRE_CODE_CACHE: join(root, "tiny-cache") }, relative(REPO_ROOT, join(dir, "cli.mjs")));
+  const cli = runCli([], { AGENTWIRE_CODE_CACHE: join(root, "tiny-cache") }, relative(REPO_ROOT, join(dir, "cli.cjs")));
   expect((await cli.exited).code, cli.stderr()).toBe(0);
   expect(JSON.parse(cli.stdout())).toEqual({ same: true, count: 2, os: "function", esm: "an ES module outside the bundle", url: pathToFileURL(join(dir, "other.mjs")).href });
 }, 60_000);

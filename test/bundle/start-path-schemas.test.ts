@@ -97,7 +97,7 @@ it("serve prints its listening line without loading the method schemas' chunk, a
   );
   const url = await cli.listening(20_000);
   const atStart = await loadedModules(loads);
-  expect([...atStart].some((path) => path.endsWith("cli.mjs"))).toBe(true);
+  expect([...atStart].some((path) => path.endsWith("cli.cjs"))).toBe(true);
   expect(inventoryChunks(atStart)).toEqual([]);
   const built = await protocolModules(atStart);
   expect(built).toContain("config-defaults.ts");

@@ -76,9 +76,9 @@ it("serve's start path is five files (the bin's loader, the command line, its mo
   cli.child.kill("SIGTERM");
   expect((await cli.exited).code, cli.stderr()).toBe(0);
   const own = files.filter((name) => !shared.has(name));
-  // cli.mjs is the loader (src/cli-loader.ts), which runs the others from their CommonJS twins, in this order.
+  // cli.cjs is the loader (src/cli-loader.ts), which runs the others from their CommonJS twins, in this order.
   // ws is a file apart, which serve loads before it listens and a client command's own server only at its first upgrade.
-  expect(own.map((name) => name.replace(/-[A-Z0-9]{8}\.mjs$/, ""))).toEqual(["cli.mjs", "cli-main.mjs", "cli-modules.mjs", "serve-start", "ws-library"]);
+  expect(own.map((name) => name.replace(/-[A-Z0-9]{8}\.mjs$/, ""))).toEqual(["cli.cjs", "cli-main.mjs", "cli-modules.mjs", "serve-start", "ws-library"]);
   // What it shares is merged by the set of entries loading it too: three files when this was written (the version,
   // which the command line and the socket thread read; ws and the socket layer, serve's and the socket thread's;
   // esbuild's helpers, every entry's). Before the merge, 47.
@@ -97,7 +97,7 @@ it("serve answers its first server.status without the lazy parts and without ws'
   cli.child.kill("SIGTERM");
   expect((await cli.exited).code, cli.stderr()).toBe(0);
   const loaded = await loadedModules(loads);
-  expect(loaded.has(join(BUNDLE_DIR, "cli.mjs"))).toBe(true);
+  expect(loaded.has(join(BUNDLE_DIR, "cli.cjs"))).toBe(true);
   expect([...chunks].filter(([, file]) => loaded.has(file)).map(([name]) => name)).toEqual([]);
 }, 60_000);
 

@@ -1,6 +1,6 @@
 /**
  * Runs the real CLI as a child process and reads its output: by default the
- * shipped bundle (dist/bundle/cli.mjs, which vitest's global setup builds from
+ * shipped bundle (dist/bundle/cli.cjs, which vitest's global setup builds from
  * the source under test), the file `npm start` and the `agentwire` bin run;
  * `src/cli.ts` runs the source through tsx instead. Every child is tracked so
  * a test can kill what it left running.

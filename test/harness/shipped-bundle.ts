@@ -24,7 +24,7 @@ import { promisify } from "node:util";
 import { REPO_ROOT } from "./repo-root.js";
 
 /** The shipped CLI, REPO_ROOT-relative as runCli takes it. */
-export const SHIPPED_CLI = "dist/bundle/cli.mjs";
+export const SHIPPED_CLI = "dist/bundle/cli.cjs";
 
 /** Everything esbuild reads to build either (node_modules changes come with package-lock.json). */
 const INPUTS = ["src", "protocol", "clients/typescript", "clients/web", "package.json", "package-lock.json", "tsconfig.json", "tsconfig.types.json"];

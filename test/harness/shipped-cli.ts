@@ -1,5 +1,5 @@
 /**
- * For a test file whose children run the shipped CLI (dist/bundle/cli.mjs, built from the current
+ * For a test file whose children run the shipped CLI (dist/bundle/cli.cjs, built from the current
  * source by the global setup): the bundle is checked once before the file's tests, and every child
  * started through the returned function is killed after them.
  */
