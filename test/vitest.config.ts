@@ -23,6 +23,8 @@ const OWN_WORKER = [
   "test/generation/approval-scopes.test.ts",
   "test/mcp/mcp-tools.test.ts",
   "test/tools/tool-environment.test.ts",
+  // Resets the module registry (vi.resetModules) to load the socket layer as a process that has not loaded ws.
+  "test/transport/lazy-ws-upgrade.test.ts",
 ];
 
 /**
