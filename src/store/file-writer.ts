@@ -1,4 +1,4 @@
-import { rm, rename, writeFile } from "node:fs/promises";
+import { open, rm, rename, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import type { Worker } from "node:worker_threads";
 
@@ -326,7 +326,6 @@ async function replaceHere(path: string, temp: string, data: string): Promise<vo
 
 /** An append on this thread (the worker died with it queued): as the worker does it, through fs/promises. */
 async function appendHere(path: string, data: string, before: number): Promise<void> {
-  const { open } = await import("node:fs/promises");
   const file = await open(path, "a").catch((error: Error) => Promise.reject(new AppendError(error, true)));
   try {
     const bytes = Buffer.from(data);

@@ -120,6 +120,36 @@ it("a one-shot chat --json (embedded server) runs to its end without the lazy pa
   }
 }, 60_000);
 
+it("a one-shot chat --json never starts Node's ES module loader: the bin runs every file as CommonJS", async () => {
+  // An import() of a module outside the bundle (a node: builtin included) loads the ES module loader's own modules and
+  // links a module job: ~2.6 ms of a one-shot on the bench host, when the store's first journal line did so for
+  // node:fs/promises.
+  const fake = await startFakeOpenAI({ apiKey: "test-key" });
+  try {
+    fake.enqueue({ kind: "reply", text: ["Hi."] });
+    const list = join(root, "chat-node-modules.txt");
+    const cwd = join(root, "work-esm");
+    await mkdir(cwd, { recursive: true });
+    const env = {
+      NODE_OPTIONS: `--require=${join(REPO_ROOT, "test", "harness", "record-node-modules.cjs")}`,
+      AGENTWIRE_TEST_NODE_MODULES: list,
+      OPENAI_BASE_URL: fake.url,
+      OPENAI_API_KEY: "test-key",
+      AGENTWIRE_MODEL: "fake-model",
+      XDG_DATA_HOME: join(root, "xdg-esm"),
+    };
+    const chat = runCli(["chat", "hello", "--json"], env, entry, cwd);
+    expect((await chat.exited).code, chat.stderr()).toBe(0);
+    expect(chat.stdout()).toContain('"outcome":"completed"');
+    const modules = readFileSync(list, "utf8").split("\n");
+    // The list is the process's own: it holds what every run loads.
+    expect(modules).toContain("NativeModule vm");
+    expect(modules.filter((name) => name.startsWith("NativeModule internal/modules/esm/") && !/\/(assert|loader|utils)$/.test(name))).toEqual([]);
+  } finally {
+    await fake.close();
+  }
+}, 60_000);
+
 it("the one-shot's model request, sent without the SDK, carries the headers the SDK builds itself", async () => {
   // OPENAI_CUSTOM_HEADERS is one of the inputs only the SDK works out (src/llm/wires/openai-headers.ts): with it set, the
   // bundle's SDK client builds the request's headers, as it did for every request before.
