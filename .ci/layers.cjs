@@ -6,7 +6,7 @@
  */
 const LAYERS = [
   { name: "protocol", paths: ["^protocol/"] },
-  { name: "base", paths: ["^src/(ids|lazy-commonjs|server-version|usage-error)\\.ts$", "^src/logging/", "^src/rpc/"] },
+  { name: "base", paths: ["^src/(ids|lazy-commonjs|monotonic-ms|server-version|usage-error)\\.ts$", "^src/logging/", "^src/rpc/"] },
   { name: "config", paths: ["^src/config/"] },
   { name: "store / llm / tools / runtimes", paths: ["^src/store/", "^src/llm/", "^src/tools/", "^src/runtimes/"] },
   { name: "attachments / skills / mcp / history", paths: ["^src/attachments/", "^src/skills/", "^src/mcp/", "^src/history/"] },

@@ -14,6 +14,7 @@
 import type { Histogram, Registry } from "prom-client";
 import type { NotificationMethod, NotificationParams } from "../../protocol/index.js";
 import { importCommonJs } from "../lazy-commonjs.js";
+import { monotonicMs } from "../monotonic-ms.js";
 import type { RuntimeObserver } from "../sessions/runtime-observer.js";
 import type { GenerationSummary } from "../store/conversation-store.js";
 
@@ -255,18 +256,18 @@ export class ServerMetrics implements RuntimeObserver {
       const call = this.calls.get((payload as Payload<"generation_progress">).generationId);
       if (call && !call.firstToken) {
         call.firstToken = true;
-        this.observe("firstToken", (performance.now() - call.start) / 1000);
+        this.observe("firstToken", (monotonicMs() - call.start) / 1000);
       }
       return;
     }
     switch (method) {
       case "generation_started":
-        this.calls.set((payload as Payload<"generation_started">).generationId, { start: performance.now(), firstToken: false });
+        this.calls.set((payload as Payload<"generation_started">).generationId, { start: monotonicMs(), firstToken: false });
         return;
       case "generation_complete": {
         const { generationId, usage } = payload as Payload<"generation_complete">;
         const call = this.calls.get(generationId);
-        if (call) this.observe("modelCall", (performance.now() - call.start) / 1000);
+        if (call) this.observe("modelCall", (monotonicMs() - call.start) / 1000);
         this.calls.delete(generationId);
         this.totals.modelCalls++;
         if (usage) {

@@ -4,6 +4,7 @@
  * memory a single frame can cost, so one client cannot stall the others.
  */
 import { CONFIG_DEFAULTS } from "../../protocol/config-defaults.js";
+import { monotonicMs } from "../monotonic-ms.js";
 
 export interface FrameLimits {
   /** Most members in one batch; a larger batch is refused as a whole (-32600). */
@@ -93,13 +94,13 @@ function closingQuote(open: number, at: (i: number) => number, nextQuote: (from:
  * callbacks run) once `sliceMs` have passed since the last yield.
  */
 export class TimeSlicer {
-  private sliceStart = performance.now();
+  private sliceStart = monotonicMs();
 
   constructor(private readonly sliceMs: number) {}
 
   async pause(): Promise<void> {
-    if (performance.now() - this.sliceStart < this.sliceMs) return;
+    if (monotonicMs() - this.sliceStart < this.sliceMs) return;
     await new Promise<void>((resolve) => setImmediate(resolve));
-    this.sliceStart = performance.now();
+    this.sliceStart = monotonicMs();
   }
 }

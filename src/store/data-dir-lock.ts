@@ -1,8 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { link, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { link, readFile, rename, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { DataDirLockedError, type ServerAdvert } from "./conversation-store.js";
+import { removeFile } from "./remove-file.js";
 
 /**
  * One process per data dir: `<dataDir>/LOCK` holds the owner's pid. The file
@@ -56,7 +57,7 @@ export class DataDirLock {
     const temp = `${file}.${process.pid}-${randomBytes(4).toString("hex")}.tmp`;
     await writeFile(temp, `${JSON.stringify(content)}\n`, { mode: 0o644 });
     await rename(temp, file).catch(async (error: unknown) => {
-      await rm(temp, { force: true });
+      await removeFile(temp);
       throw error;
     });
   }
@@ -67,7 +68,7 @@ export class DataDirLock {
     await removeOurAdvert(join(this.dataDir, SERVER_FILE));
     if (!heldHere.delete(this.file)) return;
     const content = await readFile(this.file, "utf8").catch(() => null);
-    if (content !== null && parsePid(content) === process.pid) await rm(this.file, { force: true });
+    if (content !== null && parsePid(content) === process.pid) await removeFile(this.file);
   }
 }
 
@@ -116,7 +117,7 @@ async function readAdvert(file: string): Promise<AdvertFile | undefined> {
 
 async function removeOurAdvert(file: string): Promise<void> {
   const advert = await readAdvert(file);
-  if (advert?.pid === process.pid) await rm(file, { force: true });
+  if (advert?.pid === process.pid) await removeFile(file);
 }
 
 /** Lock files held by this process, so a second store here is refused too. */
@@ -184,5 +185,5 @@ async function removeStale(file: string, staleContent: string): Promise<void> {
   }
   const moved = await readFile(aside, "utf8").catch(() => null);
   if (moved !== staleContent) await link(aside, file).catch(() => undefined);
-  await rm(aside, { force: true });
+  await removeFile(aside);
 }

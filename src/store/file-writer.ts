@@ -1,6 +1,7 @@
-import { open, rm, rename, writeFile } from "node:fs/promises";
+import { open, rename, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import type { Worker } from "node:worker_threads";
+import { removeFile } from "./remove-file.js";
 
 /**
  * Replaces store files (temp file, then rename), and appends lines to them
@@ -319,7 +320,7 @@ async function replaceHere(path: string, temp: string, data: string): Promise<vo
     await writeFile(temp, data, "utf8");
     await rename(temp, path);
   } catch (error) {
-    await rm(temp, { force: true }).catch(() => {});
+    await removeFile(temp).catch(() => {});
     throw error;
   }
 }
@@ -332,7 +333,7 @@ async function appendHere(path: string, data: string, before: number): Promise<v
     const { bytesWritten } = await file.write(bytes, 0, bytes.length);
     if (bytesWritten !== bytes.length) throw Object.assign(new Error(`short write to ${path} (${bytesWritten} of ${bytes.length} bytes)`), { code: "ENOSPC" });
   } catch (error) {
-    const cutOff = await (before > 0 ? file.truncate(before) : file.close().then(() => rm(path, { force: true }))).then(
+    const cutOff = await (before > 0 ? file.truncate(before) : file.close().then(() => removeFile(path))).then(
       () => true,
       () => false,
     );

@@ -1,9 +1,10 @@
-import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rename, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { ASSET_ID_PATTERN, isImageMimeType } from "../../protocol/index.js";
 import type { AssetReservation } from "./asset-quota.js";
 import type { AssetInfo } from "./conversation-store.js";
 import { asStoreFileError, errorCode } from "./store-file-error.js";
+import { removeFile } from "./remove-file.js";
 
 /**
  * The assets of one conversation of the lowdb store, as plain files beside
@@ -91,7 +92,7 @@ export class LowdbAssets {
       await writeFile(temps[1], JSON.stringify(info));
       await rename(temps[1], meta);
     } catch (error) {
-      await Promise.all([...temps, data].map((path) => rm(path, { force: true }).catch(() => undefined)));
+      await Promise.all([...temps, data].map((path) => removeFile(path).catch(() => undefined)));
       reservation.release();
       throw asStoreFileError(error, data, "could not be written");
     }

@@ -1,4 +1,3 @@
-import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { Conversation, ConversationRecord, ToolCallRecord } from "../../protocol/index.js";
 import type { AssetReservation } from "./asset-quota.js";
@@ -11,6 +10,7 @@ import { LowdbFile } from "./lowdb-file.js";
 import { ConversationJournal, JOURNAL_FILE, overlay, type JournalBudget, type JournalContent } from "./lowdb-journal.js";
 import { QueuedConversationHandle, type WriteOp } from "./queued-handle.js";
 import type { CachedSegment, SegmentCache } from "./segment-cache.js";
+import { removeFile } from "./remove-file.js";
 
 /** What a handle needs from its store. */
 export interface HandleContext {
@@ -179,7 +179,7 @@ export class LowdbConversationHandle extends QueuedConversationHandle implements
     let file = this.#documents.get(name);
     if (!file) this.#documents.set(name, (file = new LowdbFile(join(this.#ctx.dir, documentFileName(name)))));
     if (value === undefined) {
-      await file.write({ value: null }).then(() => rm(file.path, { force: true }));
+      await file.write({ value: null }).then(() => removeFile(file.path));
       return;
     }
     await file.write({ value });
@@ -271,7 +271,7 @@ export class LowdbConversationHandle extends QueuedConversationHandle implements
       await this.#writeMeta(next);
       this.#metaBehind = false;
       this.#truncating = true;
-      for (let s = counts.length - 1; s > segment; s--) await rm(join(this.#ctx.dir, segmentFileName(s)), { force: true });
+      for (let s = counts.length - 1; s > segment; s--) await removeFile(join(this.#ctx.dir, segmentFileName(s)));
       await new LowdbFile<SegmentData>(join(this.#ctx.dir, segmentFileName(segment))).write({ records });
     } catch (error) {
       this.#truncating = false;

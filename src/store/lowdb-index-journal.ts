@@ -1,4 +1,4 @@
-import { rm } from "node:fs/promises";
+import { removeFile } from "./remove-file.js";
 import { isValidConversationId } from "./conversation-id.js";
 import { AppendError, appendLine } from "./file-writer.js";
 import { readJournalLines } from "./journal-lines.js";
@@ -123,7 +123,7 @@ export class IndexJournal {
   async clear(): Promise<void> {
     if (this.#lines === 0 && this.#bytes === 0 && !this.#dirty) return;
     try {
-      await rm(this.path, { force: true });
+      await removeFile(this.path);
     } catch (error) {
       this.#dirty = true;
       throw asStoreFileError(error, this.path, "could not be removed");

@@ -1,4 +1,4 @@
-import { copyFile, readdir, rm, stat } from "node:fs/promises";
+import { copyFile, readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { CommitQueue, settleGroup, type Queued } from "./commit-queue.js";
 import { isValidConversationId } from "./conversation-id.js";
@@ -8,6 +8,7 @@ import { INDEX_JOURNAL_FILE, IndexJournal, readIndexJournal, type IndexChange } 
 import { compareNewestFirst, type ListEntry } from "./list-page.js";
 import { mapBounded } from "./bounded-map.js";
 import { asStoreFileError } from "./store-file-error.js";
+import { removeFile } from "./remove-file.js";
 
 /** A change, or (at a clean stop) a request to write index.json whole and empty the journal. */
 type IndexOp = IndexChange | { kind: "compact" };
@@ -92,7 +93,7 @@ export class ConversationIndex {
     await file.write(index.#data(entries));
     // The folders are the whole index: a journal (damaged or not) has nothing to add once index.json is rewritten from them.
     try {
-      await rm(journalPath, { force: true });
+      await removeFile(journalPath);
     } catch (error) {
       throw asStoreFileError(error, journalPath, "could not be removed");
     }

@@ -1,10 +1,11 @@
 import { close as fsClose, ftruncate, open as fsOpen, write as fsWrite } from "node:fs";
-import { readFile, rm } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import type { ConversationRecord } from "../../protocol/index.js";
 import { checkMeta, segmentFileName, type MetaData } from "./lowdb-file-checks.js";
 import { AppendError, fileWriter } from "./file-writer.js";
 import { readJournalLines } from "./journal-lines.js";
 import { asStoreFileError } from "./store-file-error.js";
+import { removeFile } from "./remove-file.js";
 
 /**
  * A conversation's journal: the changes since its last segment and meta.json
@@ -275,7 +276,7 @@ export class ConversationJournal {
   async #remove(): Promise<void> {
     const removing = (async () => {
       await this.close();
-      await rm(this.path, { force: true });
+      await removeFile(this.path);
     })();
     this.#removing = removing.then(noop, noop);
     try {
@@ -343,7 +344,7 @@ export class ConversationJournal {
       let cutOff = true;
       if (before > 0) await truncateFd(fd, before).catch(() => (cutOff = false));
       await closeFd(fd).catch(noop);
-      if (before === 0) await rm(this.path, { force: true }).catch(() => (cutOff = false));
+      if (before === 0) await removeFile(this.path).catch(() => (cutOff = false));
       throw new AppendError(error as Error, cutOff);
     }
     await closeFd(fd).catch(noop);

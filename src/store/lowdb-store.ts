@@ -292,9 +292,13 @@ export class LowdbConversationStore implements ConversationStore {
     const dir = this.#dir(id);
     const meta: MetaData = { version: 1, conversation: { ...conversation, recordCount: 0 }, seqReserved: 0, segments: [] };
     try {
-      // A folder without an index entry is left over from a crash: discard it.
-      await rm(dir, { recursive: true, force: true });
-      await mkdir(dir);
+      await mkdir(dir).catch(async (error: NodeJS.ErrnoException) => {
+        if (error.code !== "EEXIST") throw error;
+        // A folder without an index entry is left over from a crash: discard it. Only then: an rm before every
+        // mkdir cost each create a round trip to the thread pool, and a one-shot command Node's rimraf module.
+        await rm(dir, { recursive: true, force: true });
+        await mkdir(dir);
+      });
       await new LowdbFile<MetaData>(join(dir, META_FILE)).write(meta);
       await index.add(id, createdAt, conversation.parentConversationId);
     } catch (error) {

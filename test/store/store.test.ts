@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { readdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { once } from "node:events";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -54,6 +54,19 @@ describe("LowdbConversationStore", () => {
     await expect(store.create(conversation("../escape"))).rejects.toThrow(/invalid conversation id/);
     expect(await readdir(join(dir.path, ".."))).not.toContain("escape");
     expect(await readdir(join(dir.path, "conversations"))).toEqual(["c1"]);
+  });
+
+  it("creates over a folder a crash left without an index entry, discarding what it held", async () => {
+    const store = await openStore();
+    await mkdir(join(conversationDir("c1"), "nested"), { recursive: true });
+    await writeFile(join(conversationDir("c1"), "records-000003.json"), "{\"records\": []}");
+    await writeFile(join(conversationDir("c1"), "nested", "stray"), "x");
+    const handle = await store.create(conversation("c1"));
+    await handle.append(message(1));
+    expect((await readdir(conversationDir("c1"))).filter((name) => name === "nested" || name === "records-000003.json")).toEqual([]);
+    await closeStore(store);
+    const reopened = await openStore();
+    expect(await (await reopened.get("c1"))!.readRecords()).toEqual([message(1)]);
   });
 
   it("lets list and get run while a create is in flight", async () => {

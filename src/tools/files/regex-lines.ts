@@ -12,6 +12,7 @@
  * worker's own deadline, a little later, is the hard limit behind that.
  */
 import vm from "node:vm";
+import { monotonicMs } from "../../monotonic-ms.js";
 
 export interface LineMatchesInput {
   /** The pattern's source and flags, compiled here (and kept for the next job of the same search). */
@@ -69,8 +70,8 @@ let compiled: { source: string; flags: string; re: RegExp } | undefined;
 
 export function matchLines({ source, flags, texts, max, maxChars, budgetMs }: LineMatchesInput): LineMatches {
   if (compiled?.source !== source || compiled.flags !== flags) compiled = { source, flags, re: new RegExp(source, flags) };
-  const started = performance.now();
-  const elapsed = () => performance.now() - started;
+  const started = monotonicMs();
+  const elapsed = () => monotonicMs() - started;
   const matches: LineMatch[][] = [];
   let left = max;
   try {
