@@ -126,7 +126,7 @@ function serverConfig(command: Command, env: NodeJS.ProcessEnv, where: CommandPl
 /**
  * A client command's connection flags, then, grouped apart, the flags of
  * the server it embeds when no --url is given (the configuration keys'
- * flags, but those that place a server: it listens on a free loopback port).
+ * flags, but those that place a server: it does not listen, its command speaks to it in memory).
  */
 function addClientOptions(command: Command, jsonHelp: string | undefined, own: (command: Command) => void = () => {}, environment: [string, string][] = []): Command {
   if (notRun(command)) return command;

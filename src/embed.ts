@@ -8,11 +8,11 @@
  * InMemoryTransport. docs/clients.md#embedding-the-server shows it in use.
  */
 import { AgentwireClient, type AgentwireClientOptions } from "../clients/typescript/index.js";
-import { inMemoryWebSocket, type LinkAcceptor } from "./transport/in-memory-link.js";
+import { IN_MEMORY_URL, inMemoryWebSocket, type LinkAcceptor } from "./transport/in-memory-link.js";
 
 export { AgentwireClient, type AgentwireClientOptions } from "../clients/typescript/index.js";
 export { defaultConfig, type ServerConfig } from "./config/server-config.js";
-export { ConfigError, startServer, type RunningServer, type ServerParts } from "./server.js";
+export { ConfigError, startServer, type LinkServer, type RunningServer, type ServerParts } from "./server.js";
 export {
   InMemoryClientSocket,
   inMemoryWebSocket,
@@ -28,5 +28,5 @@ export {
  * `client.close()` closes the link, not the server.
  */
 export function connectInMemory(server: LinkAcceptor, options: Omit<AgentwireClientOptions, "WebSocket"> = {}): Promise<AgentwireClient> {
-  return AgentwireClient.connect("memory://agentwire", { ...options, WebSocket: inMemoryWebSocket(server) });
+  return AgentwireClient.connect(IN_MEMORY_URL, { ...options, WebSocket: inMemoryWebSocket(server) });
 }

@@ -74,12 +74,20 @@ export interface ServerParts {
    * Default true: they do.
    */
   shared?: boolean;
+  /**
+   * false: no socket at all, so no address: clients come through acceptLink
+   * only (the in-memory link). A client command's own server, which its
+   * command speaks to in memory: listening was a tokenless loopback port
+   * nothing said where to find, and it cost the command Node's dns (with
+   * c-ares reading resolv.conf) and cluster modules and the bind, ~3 ms.
+   * Never shared (its data dir's SERVER file says so); cluster mode needs an
+   * address. Default true.
+   */
+  listen?: boolean;
 }
 
-export interface RunningServer {
-  readonly url: string;
-  readonly host: string;
-  readonly port: number;
+/** A server without an address (ServerParts.listen false): served through acceptLink only. */
+export interface LinkServer {
   readonly app: App;
   /**
    * Serve a client over any message-passing link (the WebSocket server does
@@ -88,6 +96,13 @@ export interface RunningServer {
    */
   acceptLink(link: Link): LinkSession;
   close(): Promise<void>;
+}
+
+/** A server listening for HTTP and WebSocket clients on its host and port, besides acceptLink. */
+export interface RunningServer extends LinkServer {
+  readonly url: string;
+  readonly host: string;
+  readonly port: number;
 }
 
 /**
@@ -142,9 +157,12 @@ function providerRegistry(config: Pick<AgentwireConfig, "providers" | "defaultPr
   return registry;
 }
 
-export async function startServer(config: ServerConfig, parts: ServerParts = {}): Promise<RunningServer> {
+export function startServer(config: ServerConfig, parts: ServerParts & { listen: false }): Promise<LinkServer>;
+export function startServer(config: ServerConfig, parts?: ServerParts): Promise<RunningServer>;
+export async function startServer(config: ServerConfig, parts: ServerParts = {}): Promise<LinkServer | RunningServer> {
   const { server: settings, limits } = config;
-  if (!isLoopbackHost(settings.host) && !settings.token) {
+  const listens = parts.listen !== false;
+  if (listens && !isLoopbackHost(settings.host) && !settings.token) {
     throw new ConfigError(
       `refusing to listen on ${settings.host} without a token: anyone who can reach it could run shell commands. ` +
         `Pass --token (or AGENTWIRE_TOKEN), or listen on 127.0.0.1.`,
@@ -162,6 +180,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
   if (startMode !== undefined && !modes.get(startMode)) {
     throw new ConfigError(`conversations.settings.mode: ${unknownModeMessage(startMode, modes.list).replace("; see modes.list", "; add it under `modes`")}`);
   }
+  if (settings.redis && !listens) throw new ConfigError("--redis needs a server that listens: the other instances dial its address");
   // Several instances on one lowdb data dir would lose writes (one process per data dir): cluster mode needs a shared store.
   if (settings.redis && !parts.store && !isPostgresUrl(settings.store)) {
     throw new ConfigError(
@@ -263,7 +282,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
   // headroom over the WebSocket cap keeps /healthz answering when it is full.
   const maxTcpConnections = limits.maxConnections + 64;
   // With server.socketThread the sockets live in their own thread (started where the server would listen).
-  const http = settings.socketThread ? undefined : createHttpServer((req, res) => handleHttp(req, res, { startedAt, metrics, token: settings.token, webDir: parts.webDir }));
+  const http = !listens || settings.socketThread ? undefined : createHttpServer((req, res) => handleHttp(req, res, { startedAt, metrics, token: settings.token, webDir: parts.webDir }));
   let ws: { close(): Promise<void> } | undefined;
   if (http) {
     http.on("clientError", (_error, socket) => socket.destroy());
@@ -284,7 +303,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
       throw error instanceof ConfigError ? error : new ConfigError((error as Error).message);
     }
   }
-  let address: { address: string; family: string; port: number };
+  let address: { address: string; family: string; port: number } | undefined;
   try {
     if (http) {
       // A server others connect to is ready for their upgrades when it says it listens; a client command's own
@@ -298,7 +317,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
         });
       });
       address = http.address() as AddressInfo;
-    } else {
+    } else if (listens) {
       const { startSocketThread } = await import("./transport/socket-thread.js");
       socketThread = await startSocketThread({
         // What the socket layer reads, and nothing else of the configuration (no provider's key crosses).
@@ -328,8 +347,8 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
     await store.close();
     throw error;
   }
-  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
-  if (app.cluster) {
+  const host = address && (address.family === "IPv6" ? `[${address.address}]` : address.address);
+  if (app.cluster && address) {
     try {
       await app.cluster.announce(`ws://${host}:${address.port}`);
     } catch (error) {
@@ -340,9 +359,12 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
     }
   }
   // Where the client commands find this server (data-dir-lock.ts): an address they can dial, never the token.
-  const advertised = `ws://${dialableHost(host)}:${address.port}`;
   await store
-    .advertise?.(parts.shared === false ? { shared: false } : { shared: true, url: advertised, tokenRequired: settings.token !== undefined })
+    .advertise?.(
+      parts.shared === false || !address
+        ? { shared: false }
+        : { shared: true, url: `ws://${dialableHost(host!)}:${address.port}`, tokenRequired: settings.token !== undefined },
+    )
     .catch((error: unknown) => log.warn(`could not say where this server listens beside its data dir's LOCK; client commands will not find it`, error));
   // In the background: `listening` never waits for an MCP server to start. prom-client loads at the first scrape.
   void mcp.start();
@@ -353,10 +375,7 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
   /** Links served through acceptLink (not sockets): closed with the server like sockets are. */
   const links = new Map<Link, LinkSession>();
   let closing: Promise<void> | undefined;
-  return {
-    url: `ws://${host}:${address.port}`,
-    host,
-    port: address.port,
+  const server: LinkServer = {
     app,
     acceptLink(link) {
       const s = openSession(link, newId("k"), { ...session, log });
@@ -403,6 +422,9 @@ export async function startServer(config: ServerConfig, parts: ServerParts = {})
       return closing;
     },
   };
+  if (!address) return server;
+  const running: RunningServer = Object.assign(server, { url: `ws://${host}:${address.port}`, host: host!, port: address.port });
+  return running;
 }
 
 /**

@@ -85,7 +85,7 @@ export function parseAttachSpec(spec: string): AttachSpec {
 /** Flag values by flag name without the dashes: "data-dir" → "/tmp/x"; a repeated list flag gives an array. */
 export type FlagValues = Record<string, string | string[] | boolean | undefined>;
 
-/** Configuration flags that do not reach an embedded server: it always listens on a free loopback port. */
+/** Configuration flags that do not reach an embedded server: it does not listen (its command speaks to it in memory). */
 export const NOT_FOR_EMBEDDED = new Set(["--host", "--port"]);
 
 const text = (values: FlagValues, name: string): string | undefined => {
@@ -126,7 +126,7 @@ export function connectionTarget(values: FlagValues, env: NodeJS.ProcessEnv, whe
   };
   set("--log-level", "error");
   for (const flag of given) {
-    if (NOT_FOR_EMBEDDED.has(flag)) throw new UsageError(`${flag} is serve's: an embedded server listens on a free loopback port`);
+    if (NOT_FOR_EMBEDDED.has(flag)) throw new UsageError(`${flag} is serve's: an embedded server does not listen (the command speaks to it in memory)`);
     set(flag, values[flag.slice(2)] as string | string[]);
   }
   set("--host", "127.0.0.1");

@@ -2,21 +2,21 @@
  * A client connection for the client commands: to `--url`; else to the
  * server already running on this machine that holds the data dir (it says
  * where it listens beside its LOCK, src/store/data-dir-lock.ts); else to a
- * server started in this process on a free loopback port, so that one
- * command works on a fresh machine with nothing else running. Either way the
+ * server started in this process, spoken to over the in-memory link, so that
+ * one command works on a fresh machine with nothing else running. Either way the
  * commands speak the protocol through the generated client, as any other
  * client would.
  */
 import { AgentwireClient } from "../../clients/typescript/index.js";
-import type { RunningServer } from "../server.js";
-import type { LinkAcceptor } from "../transport/in-memory-link.js";
+import type { LinkServer } from "../server.js";
+import { IN_MEMORY_URL, type LinkAcceptor } from "../transport/in-memory-link.js";
 import { SERVER_VERSION } from "../server-version.js";
 import { loadWs } from "../transport/ws-load.js";
 import type { ConnectionTarget } from "./chat-options.js";
 
 export interface OpenConnection {
   client: AgentwireClient;
-  /** Where it connected (the embedded server's URL when embedded). */
+  /** Where it connected (IN_MEMORY_URL when embedded: the command's own server has no address). */
   url: string;
   embedded: boolean;
   /** Close the client, then stop the embedded server (if any). */
@@ -141,7 +141,7 @@ async function localServer(dataDir: string, waitMs: number): Promise<Serving | u
  * maxPayloadBytes closes the link with 1009, as ws closes a socket (chat
  * says in words what that means, frame-limit.ts).
  */
-function frameLimited(server: RunningServer, maxPayloadBytes: number): LinkAcceptor {
+function frameLimited(server: LinkServer, maxPayloadBytes: number): LinkAcceptor {
   return {
     acceptLink(link) {
       const session = server.acceptLink(link);
@@ -169,8 +169,9 @@ async function embed(config: NonNullable<ConnectionTarget["embedded"]>, clientIn
   process.on("exit", killAllProcessGroups);
   let server;
   try {
-    // Not shared: it stops with this command, so no other command may come to depend on it.
-    server = await startServer(config, { shared: false });
+    // Not shared: it stops with this command, so no other command may come to depend on it. Nor listening: the command
+    // speaks to it in memory, and a port nothing says where to find would be only a tokenless door to its tools.
+    server = await startServer(config, { shared: false, listen: false });
   } catch (error) {
     const known = knownStartFailure(error);
     if (known?.kind === "data-dir-locked") throw new DataDirTaken(known.message);
@@ -180,15 +181,15 @@ async function embed(config: NonNullable<ConnectionTarget["embedded"]>, clientIn
   let client;
   try {
     // In this process the command's client needs no socket: the in-memory link (as agentwire/embed's connectInMemory)
-    // spares a loopback connection, its HTTP upgrade and every frame's WebSocket framing. The server still listens.
-    client = await AgentwireClient.connect(server.url, { WebSocket: inMemoryWebSocket(frameLimited(server, config.limits.maxPayloadBytes)), token: config.server.token, clientInfo });
+    // spares a loopback connection, its HTTP upgrade and every frame's WebSocket framing.
+    client = await AgentwireClient.connect(IN_MEMORY_URL, { WebSocket: inMemoryWebSocket(frameLimited(server, config.limits.maxPayloadBytes)), token: config.server.token, clientInfo });
   } catch (error) {
     await server.close();
     throw new ConnectError(`cannot connect to the embedded server: ${(error as Error).message}`);
   }
   return {
     client,
-    url: server.url,
+    url: IN_MEMORY_URL,
     embedded: true,
     close: async () => {
       await client.close();

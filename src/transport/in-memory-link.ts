@@ -21,6 +21,9 @@ const CLOSED = 3;
 
 type Listener = (event: any) => void;
 
+/** The address an in-memory client is given: no socket dials it (the link's WebSocket stand-in takes any). */
+export const IN_MEMORY_URL = "memory://agentwire";
+
 /** What serves the server end: a running server (`startServer`'s `acceptLink`). */
 export interface LinkAcceptor {
   acceptLink(link: Link): Pick<LinkSession, "receive" | "closed">;

@@ -120,12 +120,13 @@ it("a one-shot chat --json (embedded server) runs to its end without the lazy pa
   }
 }, 60_000);
 
-it("a one-shot chat --json loads none of Node's modules it has no use for: the ES module loader's, perf_hooks, fs.rm's rimraf", async () => {
+it("a one-shot chat --json loads none of Node's modules it has no use for: the ES module loader's, perf_hooks, fs.rm's rimraf, dns and cluster", async () => {
   // Each was loaded by a line that did not need it, and cost the one-shot on the bench host: an import() of a module
   // outside the bundle (a node: builtin included) loads the ES module loader's own modules and links a module job
   // (~2.6 ms; the store's first journal line imported node:fs/promises so); the global performance loads perf_hooks
   // (~0.7 ms; the dispatcher's time slicer and the metrics' timings); fs.rm loads rimraf (~1.1 ms; the store's file
-  // removals).
+  // removals). A listening socket loads dns (whose resolver reads resolv.conf) and cluster: the command's own server
+  // listened on a loopback port nothing used (~3 ms with the bind).
   const fake = await startFakeOpenAI({ apiKey: "test-key" });
   try {
     fake.enqueue({ kind: "reply", text: ["Hi."] });
@@ -147,7 +148,7 @@ it("a one-shot chat --json loads none of Node's modules it has no use for: the E
     // The list is the process's own: it holds what every run loads.
     expect(modules).toContain("NativeModule vm");
     expect(modules.filter((name) => name.startsWith("NativeModule internal/modules/esm/") && !/\/(assert|loader|utils)$/.test(name))).toEqual([]);
-    expect(modules.filter((name) => ["NativeModule perf_hooks", "NativeModule internal/fs/rimraf"].includes(name))).toEqual([]);
+    expect(modules.filter((name) => ["NativeModule perf_hooks", "NativeModule internal/fs/rimraf", "NativeModule dns", "NativeModule cluster"].includes(name))).toEqual([]);
   } finally {
     await fake.close();
   }
