@@ -7,7 +7,10 @@
  * cache. Each twin is compiled with the bytecode an earlier run of this
  * bundle, on this Node, wrote for it; a twin that had none (or whose cache V8
  * refused) has its cache written once the process has run a second, or at
- * its exit if that comes first and is a success. The cache lives in the bundle's
+ * its exit if that comes first and is a success. A cache holds the functions
+ * compiled when it was written, so a successful run that loaded more of the
+ * bundle than the run that wrote a cache it used writes that cache again at
+ * its exit (writeCaches). The cache lives in the bundle's
  * `.code-cache` directory, or in the one AGENTWIRE_CODE_CACHE names (`off`:
  * none); a directory that cannot be written only means no cache, and one
  * that other users can write to is not used (usable).
@@ -82,6 +85,8 @@ interface Twin {
   cacheFile?: string;
   /** Whether it ran from an accepted cache (or its cache was written since). */
   cached: boolean;
+  /** How many twins the run that wrote its cache had loaded when it wrote it (0: no cache). */
+  writerLoaded: number;
 }
 const twins = new Map<string, Twin>();
 
@@ -89,13 +94,22 @@ function cacheFileOf(name: string): string | undefined {
   return cacheDir && `${join(cacheDir, `${name}-${manifest[name]}-`)}${cacheSuffix}`;
 }
 
-function readCache(file: string | undefined): Buffer | undefined {
+/**
+ * A cache file: the number of twins its writer had loaded (4 bytes,
+ * little-endian), then V8's cache. The bytes are the file's own, not copied.
+ */
+const CACHE_HEADER_BYTES = 4;
+
+function readCache(file: string | undefined): { data: Buffer; writerLoaded: number } | undefined {
   if (!file) return undefined;
+  let bytes: Buffer;
   try {
-    return readFileSync(file);
+    bytes = readFileSync(file);
   } catch {
     return undefined; // none yet
   }
+  if (bytes.length <= CACHE_HEADER_BYTES) return undefined;
+  return { data: bytes.subarray(CACHE_HEADER_BYTES), writerLoaded: bytes.readUInt32LE(0) };
 }
 
 /** The exports of the bundle's file `name` (`x.mjs`), run from its twin the first time. */
@@ -105,10 +119,11 @@ function load(name: string): unknown {
   if (!(name in manifest)) throw new Error(`agentwire: the bundle has no twin of ${name} (rebuild it: npm run bundle)`);
   const file = join(here, twinName(name));
   const cacheFile = cacheFileOf(name);
-  const cachedData = readCache(cacheFile);
+  const cache = readCache(cacheFile);
   // The twin is the function expression itself (src/build/commonjs-twins.ts), called with cli-twin-names.ts TWIN_PARAMETERS.
-  const script = new Script(readFileSync(file, "utf8"), { filename: file, cachedData });
-  const twin: Twin = { module: { exports: {} }, script, cacheFile, cached: cachedData !== undefined && !script.cachedDataRejected };
+  const script = new Script(readFileSync(file, "utf8"), { filename: file, cachedData: cache?.data });
+  const cached = cache !== undefined && !script.cachedDataRejected;
+  const twin: Twin = { module: { exports: {} }, script, cacheFile, cached, writerLoaded: cached ? cache.writerLoaded : 0 };
   twins.set(name, twin);
   const url = pathToFileURL(join(here, name)).href;
   loaded.push(url);
@@ -132,20 +147,35 @@ function dynamicImport(id: string): Promise<unknown> {
 }
 
 let writing = false;
-/** Writes the cache of every twin that ran without one. */
-function writeCaches(): void {
-  const pending = [...twins.values()].filter((twin): twin is Twin & { cacheFile: string } => !twin.cached && twin.cacheFile !== undefined);
+/**
+ * Writes the cache of every twin that ran without one; at a successful exit
+ * (`atExit`), also of every twin whose cache was written by a run (this one
+ * earlier, or another) that had loaded fewer twins than this one has. A run
+ * that accepts a cache compiles what it lacks itself, every time: a
+ * `chat --url` loads serve-start too and wrote its cache with 241 of the 507
+ * KB a one-shot with its own server compiles, and every one-shot after it
+ * took ~10 ms more. Runs that load the same twins leave each other's caches;
+ * a path that loads more rewrites them once.
+ */
+function writeCaches(atExit: boolean): void {
+  const loadedNow = twins.size;
+  const pending = [...twins.values()].filter(
+    (twin): twin is Twin & { cacheFile: string } => (!twin.cached || (atExit && twin.writerLoaded < loadedNow)) && twin.cacheFile !== undefined,
+  );
   // Nothing to write (every twin ran from its cache, or none ran): not even the directory is touched.
   if (writing || !cacheDir || pending.length === 0) return;
   writing = true;
   try {
     mkdirSync(cacheDir, { recursive: true, mode: 0o700 });
+    const header = Buffer.alloc(CACHE_HEADER_BYTES);
+    header.writeUInt32LE(loadedNow, 0);
     for (const twin of pending) {
       twin.cached = true;
+      twin.writerLoaded = loadedNow;
       // Whole or not at all: another process may read it meanwhile.
       const temporary = `${twin.cacheFile}.${process.pid}`;
       try {
-        writeFileSync(temporary, twin.script.createCachedData());
+        writeFileSync(temporary, Buffer.concat([header, twin.script.createCachedData()]));
         renameSync(temporary, twin.cacheFile);
       } catch {
         rmSync(temporary, { force: true });
@@ -160,10 +190,10 @@ function writeCaches(): void {
 
 // A second: serve's start-up has run by then (its listening line), and what its
 // first requests compile is in the cache too; a one-shot command writes at its exit.
-setTimeout(writeCaches, 1000).unref();
+setTimeout(() => writeCaches(false), 1000).unref();
 // Not for a run that failed (a mistyped command would leave a cache of its own).
 process.on("exit", (code) => {
-  if (code === 0) writeCaches();
+  if (code === 0) writeCaches(true);
 });
 
 if (process.sourceMapsEnabled) {

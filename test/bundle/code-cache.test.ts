@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { startFakeOpenAI } from "../fake-openai/server.js";
 import { killAllCli, REPO_ROOT, runCli } from "../harness/cli-process.js";
 import { loadedModules, recordModuleLoads } from "../harness/module-loads.js";
 import { shippedBundle } from "../harness/shipped-bundle.js";
@@ -76,6 +77,38 @@ it("each command keeps a cache of its own; a run that fails writes none", async 
   const typo = runCli(["confgi"], { AGENTWIRE_CODE_CACHE: cache });
   expect((await typo.exited).code).toBe(2);
   expect([...(await cacheFiles(cache)).keys()].filter((name) => name.includes("-confgi-"))).toEqual([]);
+}, 60_000);
+
+it("a run that loaded more of the bundle than the run that wrote a cache it used writes it again at its exit; one that loaded as much does not", async () => {
+  // A cache holds the functions compiled when it was written: `chat --help` compiles little of the command line's
+  // files, a chat with its own server much more, and without the rewrite every chat after the help would compile
+  // the rest itself (a chat --url that wrote serve-start's cache cost each later one-shot ~10 ms).
+  const cache = join(root, "richer");
+  const fake = await startFakeOpenAI({ apiKey: "test-key" });
+  try {
+    const help = runCli(["chat", "--help"], { AGENTWIRE_CODE_CACHE: cache });
+    expect((await help.exited).code, help.stderr()).toBe(0);
+    const byHelp = await cacheFiles(cache);
+    const cliMain = [...byHelp.keys()].find((name) => name.startsWith("cli-main.mjs-"))!;
+    expect(cliMain).toBeDefined();
+    const sizeByHelp = (await stat(join(cache, cliMain))).size;
+    const chat = async () => {
+      fake.enqueue({ kind: "reply", text: ["Hi."] });
+      const env = { AGENTWIRE_CODE_CACHE: cache, OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: "test-key", AGENTWIRE_MODEL: "fake-model", XDG_DATA_HOME: join(root, "richer-data") };
+      const run = runCli(["chat", "hello", "--json"], env);
+      expect((await run.exited).code, run.stderr()).toBe(0);
+      expect(run.stdout()).toContain('"outcome":"completed"');
+    };
+    await chat();
+    const byChat = await cacheFiles(cache);
+    expect(byChat.get(cliMain)).not.toBe(byHelp.get(cliMain));
+    expect((await stat(join(cache, cliMain))).size).toBeGreaterThan(sizeByHelp);
+    // The next chat loads as much as the one that wrote them: every cache stays as it is.
+    await chat();
+    await expectUntouched(cache, byChat);
+  } finally {
+    await fake.close();
+  }
 }, 60_000);
 
 it("a damaged cache is refused by V8 and written again; the run is the same", async () => {
