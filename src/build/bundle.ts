@@ -176,14 +176,25 @@ async function mergeStartPaths(dir: string, metafile: Metafile): Promise<void> {
     { host: CLI_MODULES, members: cliClosure.filter((name) => name !== CLI_MAIN && !unmerged.has(name)) },
     { host: CLI_MAIN, root: CLI_MAIN, members: [CLI_MAIN] },
   ];
-  // Each start path's chunks (not on an earlier path), the command line's first.
+  // Each start path's chunks (not on an earlier path), the command line's first. What two lazy start paths share goes
+  // with the command line's modules, which both load: left on serve's path, it made a client command speaking to a
+  // running server (--url, or the serve holding the data dir) load serve's whole start (~450 KB) for the mode table
+  // (~2 KB).
   const paths = [cliClosure];
-  for (const source of LAZY_START_PATHS) {
-    const root = rootOf(source);
-    const closure = staticClosure(outputs, root).filter((name) => !taken.has(name));
-    for (const name of closure) taken.add(name);
-    paths.push(closure);
-    groups.push({ host: root, root, members: closure.filter((name) => !unmerged.has(name)) });
+  const lazy = LAZY_START_PATHS.map(rootOf).map((root) => ({ root, closure: staticClosure(outputs, root).filter((name) => !taken.has(name)) }));
+  const roots = new Set(lazy.map(({ root }) => root));
+  const uses = new Map<string, number>();
+  for (const { closure } of lazy) for (const name of closure) uses.set(name, (uses.get(name) ?? 0) + 1);
+  // In evaluation order: a shared chunk's imports are shared too (or the command line's), and come first in each closure.
+  // (Those a worker loads too stay where they were, in the files merged by the workers loading them.)
+  const common = [...new Set(lazy.flatMap(({ closure }) => closure))].filter((name) => uses.get(name)! > 1 && !roots.has(name) && !unmerged.has(name));
+  for (const name of common) taken.add(name);
+  groups[0]!.members.push(...common);
+  for (const { root, closure } of lazy) {
+    const own = closure.filter((name) => !taken.has(name));
+    for (const name of own) taken.add(name);
+    paths.push(own);
+    groups.push({ host: root, root, members: own.filter((name) => !unmerged.has(name)) });
   }
   // A path's chunks that unmerged entries load too: one file for those the same entries load (loading one, a process
   // loads only what it loaded before, in fewer files).

@@ -85,6 +85,22 @@ it("serve's start path is five files (the bin's loader, the command line, its mo
   expect(files.length, files.join(", ")).toBeLessThanOrEqual(9);
 }, 60_000);
 
+it("a client command speaking to a running server does not load serve's start (what the start paths share is in the command line's modules)", async () => {
+  const serve = runCli(["serve", "--port", "0", "--data-dir", join(root, "for-clients")], { OPENAI_BASE_URL: "http://127.0.0.1:9/v1" }, entry);
+  const url = await serve.listening(20_000);
+  try {
+    const loads = join(root, "client-loads.txt");
+    const list = runCli(["conversations", "list", "--url", url], recordModuleLoads(loads), entry);
+    expect((await list.exited).code, list.stderr()).toBe(0);
+    const files = bundleFiles(await loadedModules(loads)).map((name) => name.replace(/-[A-Z0-9]{8}\.mjs$/, ""));
+    expect(files).toContain("chat-command");
+    expect(files).not.toContain("serve-start");
+  } finally {
+    serve.child.kill("SIGTERM");
+    await serve.exited;
+  }
+}, 60_000);
+
 it("serve answers its first server.status without the lazy parts and without ws's native addon", async () => {
   const chunks = await lazyChunks();
   const loads = join(root, "serve-loads.txt");
