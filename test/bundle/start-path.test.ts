@@ -5,8 +5,10 @@
  * client (the chat's model call is sent without it: src/llm/wires/openai-headers.ts) — are chunks of their own in the shipped bundle, loaded when
  * first used (bundle-smoke.test.ts makes them load), and ws's optional
  * native addon (bufferutil) is not loaded at all. A client command's own
- * server loads ws (and the node:tls it brings) only when a socket asks to
- * upgrade.
+ * server opens no port, so it loads neither ws (with the node:tls it brings)
+ * nor what listening loads; embedded through agentwire/embed with
+ * `shared: false`, ws loads when a socket first asks to upgrade. A client
+ * command speaking to a running server does not load serve's start.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
@@ -117,23 +119,28 @@ it("serve answers its first server.status without the lazy parts and without ws'
   expect([...chunks].filter(([, file]) => loaded.has(file)).map(([name]) => name)).toEqual([]);
 }, 60_000);
 
-it("a one-shot chat --json (embedded server) runs to its end without the lazy parts", async () => {
-  const chunks = await lazyChunks();
+/** Runs `chat hello --json` (with its own server) against a fake that answers "Hi.", in a work dir and data home of `name`'s, with `env`; it must complete. */
+async function oneShotChat(name: string, env: Record<string, string>): Promise<void> {
   const fake = await startFakeOpenAI({ apiKey: "test-key" });
   try {
     fake.enqueue({ kind: "reply", text: ["Hi."] });
-    const loads = join(root, "chat-loads.txt");
-    const cwd = join(root, "work");
+    const cwd = join(root, `work-${name}`);
     await mkdir(cwd, { recursive: true });
-    const env = { ...recordModuleLoads(loads), OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: "test-key", AGENTWIRE_MODEL: "fake-model", XDG_DATA_HOME: join(root, "xdg") };
-    const chat = runCli(["chat", "hello", "--json"], env, entry, cwd);
+    const own = { OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: "test-key", AGENTWIRE_MODEL: "fake-model", XDG_DATA_HOME: join(root, `xdg-${name}`) };
+    const chat = runCli(["chat", "hello", "--json"], { ...env, ...own }, entry, cwd);
     expect((await chat.exited).code, chat.stderr()).toBe(0);
     expect(chat.stdout()).toContain('"outcome":"completed"');
-    const loaded = await loadedModules(loads);
-    expect([...chunks].filter(([, file]) => loaded.has(file)).map(([name]) => name)).toEqual([]);
   } finally {
     await fake.close();
   }
+}
+
+it("a one-shot chat --json (embedded server) runs to its end without the lazy parts", async () => {
+  const chunks = await lazyChunks();
+  const loads = join(root, "chat-loads.txt");
+  await oneShotChat("lazy", recordModuleLoads(loads));
+  const loaded = await loadedModules(loads);
+  expect([...chunks].filter(([, file]) => loaded.has(file)).map(([name]) => name)).toEqual([]);
 }, 60_000);
 
 it("a one-shot chat --json loads none of Node's modules it has no use for: the ES module loader's, perf_hooks, fs.rm's rimraf, dns and cluster", async () => {
@@ -143,31 +150,13 @@ it("a one-shot chat --json loads none of Node's modules it has no use for: the E
   // (~0.7 ms; the dispatcher's time slicer and the metrics' timings); fs.rm loads rimraf (~1.1 ms; the store's file
   // removals). A listening socket loads dns (whose resolver reads resolv.conf) and cluster: the command's own server
   // listened on a loopback port nothing used (~3 ms with the bind).
-  const fake = await startFakeOpenAI({ apiKey: "test-key" });
-  try {
-    fake.enqueue({ kind: "reply", text: ["Hi."] });
-    const list = join(root, "chat-node-modules.txt");
-    const cwd = join(root, "work-esm");
-    await mkdir(cwd, { recursive: true });
-    const env = {
-      NODE_OPTIONS: `--require=${join(REPO_ROOT, "test", "harness", "record-node-modules.cjs")}`,
-      AGENTWIRE_TEST_NODE_MODULES: list,
-      OPENAI_BASE_URL: fake.url,
-      OPENAI_API_KEY: "test-key",
-      AGENTWIRE_MODEL: "fake-model",
-      XDG_DATA_HOME: join(root, "xdg-esm"),
-    };
-    const chat = runCli(["chat", "hello", "--json"], env, entry, cwd);
-    expect((await chat.exited).code, chat.stderr()).toBe(0);
-    expect(chat.stdout()).toContain('"outcome":"completed"');
-    const modules = readFileSync(list, "utf8").split("\n");
-    // The list is the process's own: it holds what every run loads.
-    expect(modules).toContain("NativeModule vm");
-    expect(modules.filter((name) => name.startsWith("NativeModule internal/modules/esm/") && !/\/(assert|loader|utils)$/.test(name))).toEqual([]);
-    expect(modules.filter((name) => ["NativeModule perf_hooks", "NativeModule internal/fs/rimraf", "NativeModule dns", "NativeModule cluster"].includes(name))).toEqual([]);
-  } finally {
-    await fake.close();
-  }
+  const list = join(root, "chat-node-modules.txt");
+  await oneShotChat("node-modules", { NODE_OPTIONS: `--require=${join(REPO_ROOT, "test", "harness", "record-node-modules.cjs")}`, AGENTWIRE_TEST_NODE_MODULES: list });
+  const modules = readFileSync(list, "utf8").split("\n");
+  // The list is the process's own: it holds what every run loads.
+  expect(modules).toContain("NativeModule vm");
+  expect(modules.filter((name) => name.startsWith("NativeModule internal/modules/esm/") && !/\/(assert|loader|utils)$/.test(name))).toEqual([]);
+  expect(modules.filter((name) => ["NativeModule perf_hooks", "NativeModule internal/fs/rimraf", "NativeModule dns", "NativeModule cluster"].includes(name))).toEqual([]);
 }, 60_000);
 
 it("the one-shot's model request, sent without the SDK, carries the headers the SDK builds itself", async () => {
