@@ -10,7 +10,9 @@ import { chmod, copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
+import { WebSocket } from "ws";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { AgentwireClient } from "../../clients/typescript/index.js";
 import { startFakeOpenAI } from "../fake-openai/server.js";
 import { killAllCli, REPO_ROOT, runCli } from "../harness/cli-process.js";
 import { loadedModules, recordModuleLoads } from "../harness/module-loads.js";
@@ -173,6 +175,37 @@ it("serve writes its start path's cache once it has run a second, and starts fro
   expect((await again.exited).code, again.stderr()).toBe(0);
   // What the first wrote was taken as it was (the kill may have come before the rest was written: this run wrote that).
   await expectUntouched(cache, written);
+}, 60_000);
+
+it("serve keeps its first second's cache: a turn run later loads more files, and its exit writes only theirs", async () => {
+  const cache = join(root, "serve-turn");
+  const fake = await startFakeOpenAI({ apiKey: "test-key" });
+  try {
+    fake.enqueue({ kind: "reply", text: ["Hi."] });
+    const env = { AGENTWIRE_CODE_CACHE: cache, OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: "test-key", AGENTWIRE_MODEL: "fake-model" };
+    const cli = runCli(["serve", "--port", "0", "--data-dir", join(root, "serve-turn-data")], env);
+    const url = await cli.listening(20_000);
+    let first = await cacheFiles(cache);
+    for (let i = 0; i < 100 && ![...first.keys()].some((name) => name.startsWith("serve-start-")); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      first = await cacheFiles(cache);
+    }
+    expect([...first.keys()].some((name) => name.startsWith("create-provider-")), [...first.keys()].join(", ")).toBe(false);
+    // A turn: the model call loads the provider's file.
+    const client = await AgentwireClient.connect(url, { WebSocket });
+    const { id } = await client.conversation.create({ title: "a turn" });
+    await client.message.append({ conversationId: id, role: "user", content: "hello" });
+    const { generationId } = await client.step({ conversationId: id });
+    expect((await client.generation.wait({ conversationId: id, generationId })).done).toBe(true);
+    await client.close();
+    cli.child.kill("SIGTERM");
+    expect((await cli.exited).code, cli.stderr()).toBe(0);
+    const after = await cacheFiles(cache);
+    expect([...after.keys()].some((name) => name.startsWith("create-provider-")), [...after.keys()].join(", ")).toBe(true);
+    await expectUntouched(cache, first);
+  } finally {
+    await fake.close();
+  }
 }, 60_000);
 
 it("the loader's import(): the bundle's files from their twins (one instance each), anything else through Node's own", async () => {
