@@ -22,6 +22,8 @@ export class BusOutlet implements EventOutlet {
   send(event: LoggedEvent): void {
     const prevSeq = this.prevSeq;
     this.prevSeq = event.seq;
-    this.publish({ ...event, prevSeq });
+    // Field by field, not spread: a kept event may hold its frame behind a getter (ProgressEvent).
+    const { seq, method, frame, endsGeneration } = event;
+    this.publish(endsGeneration === undefined ? { seq, method, frame, prevSeq } : { seq, method, frame, endsGeneration, prevSeq });
   }
 }

@@ -16,6 +16,7 @@ import type { ClientMessageIdEntry, ConversationHandle, GenerationSummary, RunSt
 import type { ActiveGeneration } from "./active-generation.js";
 import type { Connection } from "./connection.js";
 import { EventLog, type LoggedEvent, type ReplayBudget } from "./event-log.js";
+import { ProgressEvent } from "./progress-event.js";
 import { eventTimestamp, notificationFrame, ProgressFrames } from "./notification-frame.js";
 import { pendingToolOf } from "./pending-tool.js";
 import { InputRequests } from "./input-requests.js";
@@ -664,7 +665,7 @@ export class ConversationRuntime {
     this.lastUsed = now;
     this.observer?.event("generation_progress", { generationId, kind, delta });
     this.#progressFrames ??= new ProgressFrames(this.id);
-    this.dispatch({ seq, method: "generation_progress", frame: this.#progressFrames.frame(seq, eventTimestamp(now), generationId, kind, delta) });
+    this.dispatch(new ProgressEvent(this.#progressFrames, seq, eventTimestamp(now), generationId, kind, delta));
     return seq;
   }
 
@@ -738,9 +739,12 @@ export class ConversationRuntime {
     this.outlet?.send(event);
     this.sent = event.seq;
     this.events.push(event);
+    const frame = event.frame;
     for (const connection of this.subscribers) {
-      if (connection.wants(event.method as NotificationMethod)) connection.send(event.frame);
+      if (connection.wants(event.method as NotificationMethod)) connection.send(frame);
     }
+    // The log keeps a token's event as its parts from now on (see ProgressEvent).
+    if (event instanceof ProgressEvent) event.sent();
   }
 
   private reserve(upTo: number): void {

@@ -40,6 +40,8 @@ export class ReplayBudget {
 export class EventLog {
   /** Live events are entries[head..]; the dead prefix is dropped in batches. */
   private entries: LoggedEvent[] = [];
+  /** sizes[i] is entries[i]'s frame length, read once: a kept event may join its frame again only when asked (ProgressEvent). */
+  private sizes: number[] = [];
   private head = 0;
   private byteCount = 0;
 
@@ -59,22 +61,25 @@ export class EventLog {
   }
 
   push(event: LoggedEvent): void {
+    const size = event.frame.length;
     this.entries.push(event);
-    this.byteCount += event.frame.length;
+    this.sizes.push(size);
+    this.byteCount += size;
     while (this.length > 1 && (this.length > this.maxCount || this.byteCount > this.maxBytes)) this.dropOldest();
     if (this.length === 1 && this.byteCount > this.maxBytes) this.dropOldest(); // a single frame over the limit is not kept
-    this.budget.charge(event.frame.length);
+    this.budget.charge(size);
   }
 
   /** Drop the oldest event; returns false when the log is empty. */
   dropOldest(): boolean {
     if (this.length === 0) return false;
-    const event = this.entries[this.head]!;
+    const size = this.sizes[this.head]!;
     this.entries[this.head++] = undefined as never;
-    this.byteCount -= event.frame.length;
-    this.budget.release(event.frame.length);
+    this.byteCount -= size;
+    this.budget.release(size);
     if (this.head >= 1024 && this.head * 2 >= this.entries.length) {
       this.entries = this.entries.slice(this.head);
+      this.sizes = this.sizes.slice(this.head);
       this.head = 0;
     }
     return true;
@@ -84,6 +89,7 @@ export class EventLog {
   clear(): void {
     this.budget.release(this.byteCount);
     this.entries = [];
+    this.sizes = [];
     this.head = 0;
     this.byteCount = 0;
   }

@@ -43,10 +43,28 @@ export class ProgressFrames {
     if (generationId !== this.#generationId || kind !== this.#kind) {
       this.#generationId = generationId;
       this.#kind = kind;
-      this.#middle = ['","generationId":', JSON.stringify(generationId), ',"kind":"', kind, '","delta":'].join("");
+      this.#middle = middleOf(generationId, kind);
     }
-    return `${this.#head}${seq},"timestamp":"${timestamp}${this.#middle}${JSON.stringify(delta)}}}`;
+    return this.#join(seq, timestamp, this.#middle, delta);
   }
+
+  /**
+   * frame() again for an event sent earlier (a replay), leaving what is kept
+   * for the live stream as it is: a replay in the middle of a generation
+   * does not make its next token's frame join its middle afresh.
+   */
+  again(seq: number, timestamp: string, generationId: string, kind: "text" | "reasoning", delta: string): string {
+    const middle = generationId === this.#generationId && kind === this.#kind ? this.#middle : middleOf(generationId, kind);
+    return this.#join(seq, timestamp, middle, delta);
+  }
+
+  #join(seq: number, timestamp: string, middle: string, delta: string): string {
+    return `${this.#head}${seq},"timestamp":"${timestamp}${middle}${JSON.stringify(delta)}}}`;
+  }
+}
+
+function middleOf(generationId: string, kind: "text" | "reasoning"): string {
+  return ['","generationId":', JSON.stringify(generationId), ',"kind":"', kind, '","delta":'].join("");
 }
 
 let lastMs = Number.NaN;

@@ -1,5 +1,7 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { eventTimestamp, notificationFrame, ProgressFrames } from "../../src/sessions/notification-frame.js";
+import { ProgressEvent } from "../../src/sessions/progress-event.js";
+import { gatedHandle, runtimeOn } from "../harness/gated-handle.js";
 
 /** What publish() makes of a generation_progress event: the generic path ProgressFrames stands in for. */
 function generic(conversationId: string, seq: number, timestamp: string, generationId: string, kind: "text" | "reasoning", delta: string): string {
@@ -54,6 +56,47 @@ describe("ProgressFrames", () => {
       const timestamp = new Date(1_700_000_000_000 + seq).toISOString();
       expect(frames.frame(seq, timestamp, generationId, kind, `d${seq}`)).toBe(generic("c_one", seq, timestamp, generationId, kind, `d${seq}`));
     });
+  });
+});
+
+describe("the replay log's progress events", () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it("replay the very frames the live stream sent, joined again from their parts", async () => {
+    const handle = gatedHandle();
+    const live: string[] = [];
+    const runtime = runtimeOn(handle, (frame) => live.push(frame));
+    const again = vi.spyOn(ProgressFrames.prototype, "again");
+    const steps: Array<[string, "text" | "reasoning", string]> = [
+      ["g_1", "reasoning", "think"],
+      ["g_1", "text", 'say "this"\n'],
+      ["g_1", "text", "émoji 🎉"],
+      ["g_2", "text", "\u2028 next"],
+      ["g_2", "reasoning", ""],
+    ];
+    // Published before the first seq reservation is durable: held in the outbox, then sent.
+    for (const [generationId, kind, delta] of steps) runtime.publishProgress(generationId, kind, delta);
+    runtime.publish("generation_progress", { generationId: "g_2", kind: "text", delta: "generic" });
+    handle.release();
+    await runtime.delivered();
+    expect(live).toHaveLength(steps.length + 1);
+    expect(again).not.toHaveBeenCalled();
+
+    // A replay in the middle of generation g_2, then its next token: the live frame is unchanged by the replay.
+    const kept = runtime.events.since(0, runtime.state().seq)!;
+    expect(kept.slice(0, steps.length).every((event) => event instanceof ProgressEvent)).toBe(true);
+    expect(kept.map((event) => event.frame)).toEqual(live);
+    // The kept events no longer hold their frames: each replayed one was joined again.
+    expect(again).toHaveBeenCalledTimes(steps.length);
+    runtime.publishProgress("g_2", "reasoning", "after the replay");
+    const last = JSON.parse(live.at(-1)!).params;
+    expect(live.at(-1)).toBe(notificationFrame("generation_progress", last));
+    expect(last).toMatchObject({ generationId: "g_2", kind: "reasoning", delta: "after the replay" });
+    expect(runtime.events.since(0, runtime.state().seq)!.map((event) => event.frame)).toEqual(live);
+    // Each frame parses back to what was published.
+    expect(live.slice(0, steps.length).map((frame) => JSON.parse(frame).params)).toEqual(
+      steps.map(([generationId, kind, delta], i) => expect.objectContaining({ seq: i + 1, generationId, kind, delta })),
+    );
   });
 });
 
